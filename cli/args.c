@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+/* Argument helpers shared by the commands: popt contexts, sizes, the write guard. */
+#include <errno.h>
+#include <string.h>
+
+#include "awr.h"
+
+int cmd_parse(struct cmd_ctx *c, int argc, const char **argv,
+	      const struct poptOption *table, const char *operand_name, bool operand_required)
+{
+	const char *extra;
+	int rc;
+
+	c->name = argv[0];
+	c->operand = NULL;
+	c->pc = poptGetContext(argv[0], argc, argv, table, 0);
+	while ((rc = poptGetNextOpt(c->pc)) > 0)
+		;
+	if (rc < -1) {
+		out_error("%s: %s: %s", c->name, poptBadOption(c->pc, 0), poptStrerror(rc));
+		goto usage;
+	}
+	if (out_apply_options())
+		goto err;
+	c->operand = poptGetArg(c->pc);
+	extra = poptGetArg(c->pc);
+	if (extra) {
+		out_error("%s: unexpected argument '%s'", c->name, extra);
+		goto usage;
+	}
+	if (operand_required && !c->operand) {
+		out_error("%s: missing %s", c->name, operand_name);
+		goto usage;
+	}
+	return 0;
+usage:
+	poptPrintUsage(c->pc, stderr, 0);
+err:
+	poptFreeContext(c->pc);
+	c->pc = NULL;
+	return -EINVAL;
+}
+
+void cmd_done(struct cmd_ctx *c)
+{
+	if (c->pc)
+		poptFreeContext(c->pc);
+	c->pc = NULL;
+}
+
+int parse_size_arg(const char *opt, const char *text, uint64_t *out)
+{
+	int ret;
+
+	if (!text) {
+		out_error("--%s is required", opt);
+		return -EINVAL;
+	}
+	ret = awr_parse_size(text, out);
+	if (ret == -ERANGE)
+		out_error("--%s '%s' is too large: it must fit in 64 bits", opt, text);
+	else if (ret)
+		out_error("--%s '%s' is not a size: use a non-negative number with an optional unit, such as 4096, 16k, 16KiB or 1MiB", opt, text);
+	return ret;
+}
+
+int guard_target(const char *path, bool force)
+{
+	struct awr_safety s;
+	int ret = awr_target_safety(path, &s);
+
+	if (ret) {
+		out_error("cannot examine %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (!s.reasons)
+		return 0;
+	if (force) {
+		out_error("warning: writing %s although it is in use or formatted (%s): --force given", path, s.detail);
+		return 0;
+	}
+	out_error("refusing to write %s: %s. Nothing was written. Use --force to overwrite it and lose its data.",
+		  path, s.detail);
+	return -EBUSY;
+}

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+/* awr: the command table and dispatch. Commands are thin layers over libatomicwr. */
+#include <stdio.h>
+#include <string.h>
+
+#include "awr.h"
+
+static int cmd_help(int argc, const char **argv);
+static int cmd_version(int argc, const char **argv);
+
+static const struct awr_cmd commands[] = {
+	{ "probe",   "show statx, sysfs and device limits, effective limits and findings", cmd_probe },
+	{ "check",   "would a write at --offset of --length be atomic? which rule fails?", cmd_check },
+	{ "write",   "atomic writes from a pattern or a file, optionally read back", cmd_write },
+	{ "help",    "show the commands, or the options of one: awr help COMMAND", cmd_help },
+	{ "version", "print the library version", cmd_version },
+};
+
+#define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const struct awr_cmd *find_command(const char *name)
+{
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "Usage: awr COMMAND [OPTIONS] [PATH]\n\nCommands:\n");
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\nEvery command takes --help and -o normal|json. See awr(1).\n");
+}
+
+static int cmd_help(int argc, const char **argv)
+{
+	const struct awr_cmd *c;
+	const char *args[] = { NULL, "--help", NULL };
+
+	if (argc < 2) {
+		usage(stdout);
+		return AWR_EXIT_OK;
+	}
+	c = find_command(argv[1]);
+	if (!c || c->handler == cmd_help) {
+		out_error("unknown command '%s'", argv[1]);
+		usage(stderr);
+		return AWR_EXIT_USAGE;
+	}
+	args[0] = c->name;
+	return c->handler(2, args);
+}
+
+static int cmd_version(int argc, const char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("awr %s\n", awr_version());
+	return AWR_EXIT_OK;
+}
+
+int main(int argc, const char **argv)
+{
+	const struct awr_cmd *c;
+
+	if (argc < 2) {
+		usage(stderr);
+		return AWR_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return AWR_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version"))
+		return cmd_version(argc - 1, argv + 1);
+	c = find_command(argv[1]);
+	if (!c) {
+		out_error("unknown command '%s'", argv[1]);
+		usage(stderr);
+		return AWR_EXIT_USAGE;
+	}
+	return c->handler(argc - 1, argv + 1);
+}

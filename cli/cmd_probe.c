@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: MIT
+/* awr probe PATH: every discovery source side by side, effective limits, findings. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "awr.h"
+
+static const char *sev_name(enum awr_severity s)
+{
+	return s == AWR_SEV_ERROR ? "error" : s == AWR_SEV_WARN ? "warn" : "info";
+}
+
+static const char *kind_name(const struct awr_statx_view *s)
+{
+	if (!s)
+		return "unknown";
+	if (S_ISREG(s->mode))
+		return "file";
+	if (S_ISBLK(s->mode))
+		return "block";
+	if (S_ISCHR(s->mode))
+		return "char";
+	return "other";
+}
+
+static struct json_object *statx_json(const struct awr_statx_view *s)
+{
+	struct json_object *o;
+
+	if (!s)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "atomic_reported", json_object_new_boolean(s->atomic_reported));
+	json_object_object_add(o, "unit_min", out_u64(s->unit_min));
+	json_object_object_add(o, "unit_max", out_u64(s->unit_max));
+	json_object_object_add(o, "segments_max", out_u64(s->segments_max));
+	json_object_object_add(o, "unit_max_opt", out_u64(s->unit_max_opt));
+	json_object_object_add(o, "dio_mem_align", out_u64(s->dio_mem_align));
+	json_object_object_add(o, "dio_offset_align", out_u64(s->dio_offset_align));
+	return o;
+}
+
+static struct json_object *sysfs_json(const struct awr_sysfs_view *y)
+{
+	struct json_object *o;
+
+	if (!y)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "disk", json_object_new_string(y->disk));
+	json_object_object_add(o, "partition", y->partition[0] ? json_object_new_string(y->partition) : NULL);
+	json_object_object_add(o, "unit_min", out_u64(y->unit_min));
+	json_object_object_add(o, "unit_max", out_u64(y->unit_max));
+	json_object_object_add(o, "max_bytes", out_u64(y->max_bytes));
+	json_object_object_add(o, "boundary", out_u64(y->boundary));
+	json_object_object_add(o, "logical_block_size", out_u64(y->logical_block_size));
+	json_object_object_add(o, "physical_block_size", out_u64(y->physical_block_size));
+	json_object_object_add(o, "max_hw_bytes", out_u64(y->max_hw_bytes));
+	json_object_object_add(o, "max_segments", out_u64(y->max_segments));
+	if (y->partition[0]) {
+		json_object_object_add(o, "partition_start", out_u64(y->part_start));
+		json_object_object_add(o, "partition_aligned", json_object_new_boolean(y->part_aligned));
+	}
+	return o;
+}
+
+static struct json_object *findings_json(const struct awr_probe *p)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (unsigned int i = 0; i < awr_probe_nr_findings(p); i++) {
+		const struct awr_finding *f = awr_probe_finding(p, i);
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "id", json_object_new_string(f->id));
+		json_object_object_add(o, "severity", json_object_new_string(sev_name(f->severity)));
+		json_object_object_add(o, "message", json_object_new_string(f->message));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static struct json_object *probe_json(const struct awr_probe *p)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "path", json_object_new_string(awr_probe_path_name(p)));
+	json_object_object_add(o, "type", json_object_new_string(kind_name(awr_probe_statx(p))));
+	json_object_object_add(o, "effective", out_limits_json(awr_probe_effective(p)));
+	json_object_object_add(o, "statx", statx_json(awr_probe_statx(p)));
+	json_object_object_add(o, "sysfs", sysfs_json(awr_probe_sysfs(p)));
+	json_object_object_add(o, "findings", findings_json(p));
+	return o;
+}
+
+/* One row of the side-by-side table; a NULL cell prints "-". */
+static void row(const char *label, const uint64_t *a, const uint64_t *b, const uint64_t *c)
+{
+	const uint64_t *cells[3] = { a, b, c };
+	bool count = !strcmp(label, "segments_max");
+	char buf[32];
+
+	printf("  %-20s", label);
+	for (int i = 0; i < 3; i++) {
+		if (cells[i] && count)
+			snprintf(buf, sizeof(buf), "%" PRIu64, *cells[i]);
+		printf(" %-14s", !cells[i] ? "-" : count ? buf : out_size(*cells[i], buf, sizeof(buf)));
+	}
+	putchar('\n');
+}
+
+#define CELL(cond, v) ((cond) ? &(uint64_t){ (v) } : NULL)
+
+static void probe_print(const struct awr_probe *p)
+{
+	const struct awr_statx_view *s = awr_probe_statx(p);
+	const struct awr_sysfs_view *y = awr_probe_sysfs(p);
+	const struct awr_limits *e = awr_probe_effective(p);
+	bool sa = s && s->atomic_reported;
+	char col[80], a[32], b[32];
+
+	printf("%s: %s", awr_probe_path_name(p), kind_name(s));
+	if (y)
+		printf(" on %s%s%s", y->disk, y->partition[0] ? ", partition " : "", y->partition);
+	printf("\n\n");
+	snprintf(col, sizeof(col), "sysfs(%s)", y ? y->disk : "-");
+	printf("  %-20s %-14s %-14s %-14s\n", "", "statx", col, "effective");
+	row("unit_min", CELL(sa, s->unit_min), CELL(y, y->unit_min), &(uint64_t){ e->unit_min });
+	row("unit_max", CELL(sa, s->unit_max), CELL(y, y->unit_max), &(uint64_t){ e->unit_max });
+	row("max_bytes", NULL, CELL(y, y->max_bytes), &(uint64_t){ e->max_bytes });
+	row("boundary", NULL, CELL(y, y->boundary), &(uint64_t){ e->boundary });
+	row("segments_max", CELL(sa, s->segments_max), NULL, &(uint64_t){ e->segments_max });
+	row("unit_max_opt", CELL(sa, s->unit_max_opt), NULL, &(uint64_t){ e->unit_max_opt });
+	row("logical_block_size", NULL, CELL(y, y->logical_block_size), NULL);
+	row("physical_block_size", NULL, CELL(y, y->physical_block_size), NULL);
+	row("dio_mem_align", CELL(s && s->dio_reported, s->dio_mem_align), NULL, &(uint64_t){ e->mem_align });
+	row("dio_offset_align", CELL(s && s->dio_reported, s->dio_offset_align), NULL,
+	    &(uint64_t){ e->offset_align });
+	if (e->supported)
+		printf("\natomic writes: supported, %s .. %s\n", out_size(e->unit_min, a, sizeof(a)),
+		       out_size(e->unit_max, b, sizeof(b)));
+	else
+		printf("\natomic writes: not supported\n");
+	if (awr_probe_nr_findings(p))
+		printf("\nfindings:\n");
+	for (unsigned int i = 0; i < awr_probe_nr_findings(p); i++) {
+		const struct awr_finding *f = awr_probe_finding(p, i);
+
+		printf("  [%s] %s: %s\n", sev_name(f->severity), f->id, f->message);
+	}
+}
+
+static int check_require(const struct awr_limits *e, uint64_t size)
+{
+	char a[32], b[32], c[32];
+
+	out_size(size, c, sizeof(c));
+	if (!e->supported)
+		out_error("required size %s is not atomic here: no atomic write support", c);
+	else if (size < e->unit_min || size > e->unit_max || (size & (size - 1)))
+		out_error("required size %s is not atomic here: atomic writes are powers of two from %s to %s",
+			  c, out_size(e->unit_min, a, sizeof(a)), out_size(e->unit_max, b, sizeof(b)));
+	else
+		return AWR_EXIT_OK;
+	return AWR_EXIT_FAIL;
+}
+
+int cmd_probe(int argc, const char **argv)
+{
+	char *require = NULL;
+	struct poptOption table[] = {
+		{ "require", 0, POPT_ARG_STRING, &require, 0,
+		  "exit 1 unless a write of SIZE is atomic here", "SIZE" },
+		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options, 0, "Output:", NULL },
+		POPT_AUTOHELP
+		POPT_TABLEEND
+	};
+	struct cmd_ctx c;
+	struct awr_probe *p;
+	uint64_t req = 0;
+	int ret;
+
+	if (cmd_parse(&c, argc, argv, table, "PATH", true))
+		return AWR_EXIT_USAGE;
+	if (require && parse_size_arg("require", require, &req)) {
+		cmd_done(&c);
+		return AWR_EXIT_USAGE;
+	}
+	ret = awr_probe_path(c.operand, 0, &p);
+	if (ret) {
+		out_error("cannot probe %s: %s", c.operand, strerror(-ret));
+		cmd_done(&c);
+		return AWR_EXIT_USAGE;
+	}
+	if (out_mode == OUT_JSON)
+		out_print_json(probe_json(p));
+	else
+		probe_print(p);
+	ret = require ? check_require(awr_probe_effective(p), req) : AWR_EXIT_OK;
+	awr_probe_free(p);
+	cmd_done(&c);
+	return ret;
+}

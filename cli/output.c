@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+/* The output layer: -o normal|json, JSON through json-c, errors on stderr. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "awr.h"
+
+enum out_mode out_mode = OUT_NORMAL;
+static char *out_arg;
+
+const struct poptOption out_options[] = {
+	{ "output", 'o', POPT_ARG_STRING, &out_arg, 0,
+	  "output format", "normal|json" },
+	POPT_TABLEEND
+};
+
+int out_apply_options(void)
+{
+	if (!out_arg || !strcmp(out_arg, "normal"))
+		out_mode = OUT_NORMAL;
+	else if (!strcmp(out_arg, "json"))
+		out_mode = OUT_JSON;
+	else {
+		out_error("invalid output format '%s': use -o normal or -o json", out_arg);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+void out_print_json(struct json_object *obj)
+{
+	puts(json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY |
+					    JSON_C_TO_STRING_SPACED |
+					    JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(obj);
+}
+
+void out_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("awr: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+bool out_is_tty(void)
+{
+	return out_mode == OUT_NORMAL && isatty(STDOUT_FILENO);
+}
+
+struct json_object *out_u64(uint64_t v)
+{
+	return json_object_new_uint64(v);
+}
+
+struct json_object *out_limits_json(const struct awr_limits *l)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "supported", json_object_new_boolean(l->supported));
+	json_object_object_add(o, "unit_min", out_u64(l->unit_min));
+	json_object_object_add(o, "unit_max", out_u64(l->unit_max));
+	json_object_object_add(o, "max_bytes", out_u64(l->max_bytes));
+	json_object_object_add(o, "boundary", out_u64(l->boundary));
+	json_object_object_add(o, "segments_max", out_u64(l->segments_max));
+	json_object_object_add(o, "unit_max_opt", out_u64(l->unit_max_opt));
+	json_object_object_add(o, "mem_align", out_u64(l->mem_align));
+	json_object_object_add(o, "offset_align", out_u64(l->offset_align));
+	return o;
+}
+
+const char *out_errno_name(int err)
+{
+	switch (err < 0 ? -err : err) {
+	case 0: return "0";
+	case EINVAL: return "EINVAL";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case EBADF: return "EBADF";
+	case EAGAIN: return "EAGAIN";
+	case EIO: return "EIO";
+	case ENOSPC: return "ENOSPC";
+	case EPERM: return "EPERM";
+	case EACCES: return "EACCES";
+	case ENOENT: return "ENOENT";
+	case EBUSY: return "EBUSY";
+	default: return "errno";
+	}
+}
+
+struct json_object *out_verdict_json(const struct awr_verdict *v)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "atomic", json_object_new_boolean(v->rule == AWR_RULE_OK));
+	json_object_object_add(o, "rule", json_object_new_string(awr_rule_name(v->rule)));
+	json_object_object_add(o, "errno", json_object_new_string(out_errno_name(v->error)));
+	json_object_object_add(o, "message", json_object_new_string(v->message));
+	return o;
+}
+
+const char *out_size(uint64_t bytes, char *buf, size_t len)
+{
+	return awr_format_size(bytes, buf, len);
+}

@@ -1,0 +1,450 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libatomicwr - discover, check, perform and verify Linux atomic (untorn)
+ * block writes (RWF_ATOMIC, Linux 6.11+).
+ *
+ * Data flows one way: discover -> decide -> write -> verify.
+ *
+ * Every function returns 0 (or a count) on success and a negative errno on
+ * failure; errno is never relied upon.
+ */
+#ifndef LIBATOMICWR_H
+#define LIBATOMICWR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define AWR_VERSION_MAJOR 0
+#define AWR_VERSION_MINOR 1
+
+/**
+ * awr_version() - the library's version string
+ *
+ * Return: a static string such as "0.1.0".
+ */
+const char *awr_version(void);
+
+/* ------------------------------------------------------------------------ */
+/* Sizes                                                                    */
+/* ------------------------------------------------------------------------ */
+
+/**
+ * awr_parse_size() - parse a human size such as "4096", "16k", "16KiB", "1M"
+ * @str:	the text; suffixes k/K/KiB/KB, m/M/MiB/MB, g/G/GiB/GB, t/T/TiB/TB,
+ *		all powers of 1024; an optional "B" alone means bytes
+ * @out:	where the value in bytes is stored
+ *
+ * Return: 0, -EINVAL for garbage or a negative number, -ERANGE on overflow.
+ */
+int awr_parse_size(const char *str, uint64_t *out);
+
+/**
+ * awr_format_size() - format a byte count as "16 KiB", "1 MiB", "4097 B"
+ * @bytes:	the value
+ * @buf:	destination
+ * @len:	size of @buf (32 is always enough)
+ *
+ * Exact multiples of a binary unit use that unit; other values print in bytes.
+ *
+ * Return: @buf.
+ */
+char *awr_format_size(uint64_t bytes, char *buf, size_t len);
+
+/* ------------------------------------------------------------------------ */
+/* Limits and rule checking (decide)                                        */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The limits that decide whether one write is atomic. A plain value type:
+ * all sizes in bytes, 0 meaning "none" (boundary) or "unsupported" (unit_*).
+ */
+struct awr_limits {
+	bool supported;		/* the kernel accepts RWF_ATOMIC on this target */
+	uint32_t unit_min;	/* smallest atomic write, power of two */
+	uint32_t unit_max;	/* largest atomic write, power of two */
+	uint32_t max_bytes;	/* device maximum (may exceed unit_max); 0 unknown */
+	uint32_t boundary;	/* no atomic write may cross a multiple of it; 0 none */
+	uint32_t segments_max;	/* iovecs per atomic write (1 today) */
+	uint32_t unit_max_opt;	/* writes up to it take the fast (hardware) path; 0 no hint */
+	uint32_t mem_align;	/* O_DIRECT buffer alignment; 0 unknown */
+	uint32_t offset_align;	/* O_DIRECT offset alignment; 0 unknown */
+	uint64_t dev_size;	/* block device size in bytes; 0 for files or unknown */
+	uint32_t reserved[6];
+};
+
+/* Which rule a planned atomic write breaks. */
+enum awr_rule {
+	AWR_RULE_OK = 0,
+	AWR_RULE_UNSUPPORTED,		/* target has no atomic support: -EOPNOTSUPP */
+	AWR_RULE_NOT_WRITABLE,		/* fd not opened for writing: -EBADF */
+	AWR_RULE_SEGMENTS,		/* more iovecs than segments_max: -EINVAL */
+	AWR_RULE_NOT_POWER_OF_TWO,	/* length not a power of two: -EINVAL */
+	AWR_RULE_MISALIGNED,		/* offset not a multiple of length: -EINVAL */
+	AWR_RULE_NOT_DIRECT,		/* fd not O_DIRECT: -EOPNOTSUPP */
+	AWR_RULE_TOO_SMALL,		/* length < unit_min: -EINVAL */
+	AWR_RULE_TOO_LARGE,		/* length > unit_max: -EINVAL */
+	AWR_RULE_CROSSES_BOUNDARY,	/* write crosses the atomic boundary: -EINVAL */
+	AWR_RULE_BUFFER_ALIGNMENT,	/* buffer not aligned for O_DIRECT: -EINVAL */
+	AWR_RULE_PAST_END,		/* write ends past the end of the device: -EINVAL */
+	AWR_RULE__COUNT
+};
+
+/* The verdict of a check: the rule, the errno the kernel gives, a sentence. */
+struct awr_verdict {
+	enum awr_rule rule;
+	int error;		/* 0 or the negative errno the kernel returns */
+	char message[192];	/* "offset 4096 is not a multiple of the length 16384" */
+};
+
+/* A planned write, as the kernel will see it. */
+struct awr_write_plan {
+	uint64_t offset;
+	uint64_t length;
+	const void *buf;	/* NULL: buffer alignment not checked */
+	unsigned int nr_segs;	/* iovecs; 0 means 1 */
+	int open_flags;		/* fcntl(F_GETFL) of the fd, or -1: not checked */
+};
+
+/**
+ * awr_check() - check one planned atomic write against limits
+ * @lim:	the target's limits (from a probe or awr_file_limits())
+ * @plan:	the write
+ * @v:		optional; filled with the rule broken and a sentence with numbers
+ *
+ * Rules are checked in the kernel's order, so the result predicts its errno.
+ *
+ * Return: 0 when the write is atomic, else the negative errno the kernel
+ * would return (-EINVAL, -EOPNOTSUPP or -EBADF).
+ */
+int awr_check(const struct awr_limits *lim, const struct awr_write_plan *plan,
+	      struct awr_verdict *v);
+
+/**
+ * awr_rule_name() - stable snake_case name of a rule ("misaligned")
+ * @rule:	the rule
+ *
+ * Return: a static string; "unknown" for values out of range.
+ */
+const char *awr_rule_name(enum awr_rule rule);
+
+/**
+ * awr_rule_errno() - the negative errno the kernel returns for a rule
+ * @rule:	the rule
+ *
+ * Return: 0 for AWR_RULE_OK, else -EINVAL, -EOPNOTSUPP or -EBADF.
+ */
+int awr_rule_errno(enum awr_rule rule);
+
+/* ------------------------------------------------------------------------ */
+/* Discovery (discover)                                                     */
+/* ------------------------------------------------------------------------ */
+
+/* What statx(STATX_WRITE_ATOMIC | STATX_DIOALIGN) said. */
+struct awr_statx_view {
+	uint32_t mask;			/* stx_mask as returned */
+	uint64_t attributes;		/* stx_attributes */
+	bool atomic_reported;		/* STATX_WRITE_ATOMIC set in mask */
+	uint32_t unit_min;
+	uint32_t unit_max;
+	uint32_t segments_max;
+	uint32_t unit_max_opt;
+	bool dio_reported;		/* STATX_DIOALIGN set in mask */
+	uint32_t dio_mem_align;
+	uint32_t dio_offset_align;
+	uint32_t mode;			/* st_mode */
+	uint64_t size;
+	uint32_t dev_major, dev_minor;	/* filesystem's device (st_dev) */
+	uint32_t rdev_major, rdev_minor;/* device number of a block device */
+	uint32_t reserved[8];
+};
+
+/* What sysfs of the backing block device said. */
+struct awr_sysfs_view {
+	char disk[64];			/* "nvme0n1" */
+	char partition[64];		/* "nvme0n1p1", or "" for a whole disk */
+	bool has_atomic_attrs;		/* queue/atomic_write_* exist (6.11+) */
+	uint32_t unit_min;		/* queue/atomic_write_unit_min_bytes */
+	uint32_t unit_max;		/* queue/atomic_write_unit_max_bytes */
+	uint32_t max_bytes;		/* queue/atomic_write_max_bytes */
+	uint32_t boundary;		/* queue/atomic_write_boundary_bytes */
+	uint32_t logical_block_size;
+	uint32_t physical_block_size;
+	uint64_t max_hw_bytes;		/* queue/max_hw_sectors_kb in bytes */
+	uint32_t max_segments;
+	uint64_t part_start;		/* partition start in bytes */
+	bool part_aligned;		/* start aligned to max(unit_min, boundary) */
+	uint64_t size;			/* device size in bytes */
+	uint32_t reserved[8];
+};
+
+/* One explained disagreement or noteworthy fact. */
+enum awr_severity {
+	AWR_SEV_INFO = 0,
+	AWR_SEV_WARN,
+	AWR_SEV_ERROR,
+};
+
+struct awr_finding {
+	const char *id;			/* stable snake_case id, e.g. "partition_misaligned" */
+	enum awr_severity severity;
+	char message[256];		/* one sentence with the numbers */
+};
+
+struct awr_probe;
+
+/* awr_probe_path() flags */
+#define AWR_PROBE_NO_DEVICE	(1U << 0)	/* skip NVMe/SCSI device views */
+
+/**
+ * awr_probe_path() - discover the atomic write limits of a file or device
+ * @path:	a regular file, a block device or (for device views) a char device
+ * @flags:	AWR_PROBE_* flags
+ * @out:	the new probe, freed with awr_probe_free()
+ *
+ * Collects each source that applies (statx, sysfs, device) separately, then
+ * the effective limits and findings explaining every disagreement.
+ *
+ * Return: 0, or a negative errno when @path cannot be examined at all.
+ */
+int awr_probe_path(const char *path, unsigned int flags, struct awr_probe **out);
+
+/**
+ * awr_probe_fd() - like awr_probe_path() for an open file descriptor
+ * @fd:		the descriptor (not closed, not kept)
+ * @flags:	AWR_PROBE_* flags
+ * @out:	the new probe
+ *
+ * Return: 0 or a negative errno.
+ */
+int awr_probe_fd(int fd, unsigned int flags, struct awr_probe **out);
+
+/**
+ * awr_probe_free() - free a probe
+ * @p:	the probe, may be NULL
+ */
+void awr_probe_free(struct awr_probe *p);
+
+/**
+ * awr_probe_statx() - the statx view
+ * @p:	the probe
+ *
+ * Return: the view, or NULL when statx could not be called.
+ */
+const struct awr_statx_view *awr_probe_statx(const struct awr_probe *p);
+
+/**
+ * awr_probe_sysfs() - the sysfs view of the backing block device
+ * @p:	the probe
+ *
+ * Return: the view, or NULL when no block device in sysfs backs the path.
+ */
+const struct awr_sysfs_view *awr_probe_sysfs(const struct awr_probe *p);
+
+/**
+ * awr_probe_effective() - the limits that will hold for RWF_ATOMIC writes
+ * @p:	the probe
+ *
+ * Return: the limits; ->supported false when the kernel refuses atomic writes.
+ */
+const struct awr_limits *awr_probe_effective(const struct awr_probe *p);
+
+/**
+ * awr_probe_nr_findings() - number of findings
+ * @p:	the probe
+ *
+ * Return: the count.
+ */
+unsigned int awr_probe_nr_findings(const struct awr_probe *p);
+
+/**
+ * awr_probe_finding() - one finding
+ * @p:	the probe
+ * @i:	index below awr_probe_nr_findings()
+ *
+ * Return: the finding, or NULL when @i is out of range.
+ */
+const struct awr_finding *awr_probe_finding(const struct awr_probe *p, unsigned int i);
+
+/**
+ * awr_probe_path_name() - the path the probe was made for
+ * @p:	the probe
+ *
+ * Return: the path, or "" for a probe made from an fd.
+ */
+const char *awr_probe_path_name(const struct awr_probe *p);
+
+/**
+ * awr_set_sysfs_root() - read sysfs below another root (for tests)
+ * @root:	a directory standing for /sys, or NULL for the default
+ *
+ * The environment variable AWR_SYSFS_ROOT (read with secure_getenv) does the
+ * same for programs. The setting is process-wide.
+ */
+void awr_set_sysfs_root(const char *root);
+
+/**
+ * awr_sysfs_lookup() - read the sysfs view of a block device number
+ * @major:	device major
+ * @minor:	device minor
+ * @out:	filled on success
+ *
+ * Return: 0, -ENOENT when no such device is in sysfs, other negative errno.
+ */
+int awr_sysfs_lookup(unsigned int major, unsigned int minor, struct awr_sysfs_view *out);
+
+/* ------------------------------------------------------------------------ */
+/* Writing (write): an open target with its limits, synchronous engine      */
+/* ------------------------------------------------------------------------ */
+
+struct awr_file;
+
+/* awr_file_open() flags */
+#define AWR_OPEN_DSYNC		(1U << 0)	/* open O_DSYNC: every write durable */
+#define AWR_OPEN_BUFFERED	(1U << 1)	/* do not open O_DIRECT (tests only: atomic writes then fail) */
+#define AWR_OPEN_READONLY	(1U << 2)	/* open read-only */
+
+/* awr_pwrite() flags */
+#define AWR_WRITE_DSYNC		(1U << 0)	/* RWF_DSYNC: durable when it returns */
+#define AWR_WRITE_NOCHECK	(1U << 1)	/* skip the rule check (tests: let the kernel judge) */
+
+/**
+ * awr_file_open() - open a file or block device for atomic writes
+ * @path:	the target
+ * @flags:	AWR_OPEN_* flags
+ * @out:	the new handle, closed with awr_file_close()
+ *
+ * Opens O_RDWR | O_DIRECT (| O_DSYNC) and probes its limits once.
+ * It does not check whether a block device is in use: see awr_target_safety().
+ *
+ * Return: 0 or a negative errno.
+ */
+int awr_file_open(const char *path, unsigned int flags, struct awr_file **out);
+
+/**
+ * awr_file_from_fd() - wrap an open descriptor (not closed by awr_file_close())
+ * @fd:		the descriptor
+ * @out:	the new handle
+ *
+ * Return: 0 or a negative errno.
+ */
+int awr_file_from_fd(int fd, struct awr_file **out);
+
+/**
+ * awr_file_close() - close the handle (and the fd when it opened it)
+ * @f:	the handle, may be NULL
+ */
+void awr_file_close(struct awr_file *f);
+
+/**
+ * awr_file_fd() - the descriptor
+ * @f:	the handle
+ *
+ * Return: the fd.
+ */
+int awr_file_fd(const struct awr_file *f);
+
+/**
+ * awr_file_limits() - the effective limits found at open
+ * @f:	the handle
+ *
+ * Return: the limits.
+ */
+const struct awr_limits *awr_file_limits(const struct awr_file *f);
+
+/**
+ * awr_file_probe() - the probe made at open
+ * @f:	the handle
+ *
+ * Return: the probe, owned by @f.
+ */
+const struct awr_probe *awr_file_probe(const struct awr_file *f);
+
+/**
+ * awr_file_check() - check one write against the handle's limits and fd
+ * @f:		the handle
+ * @buf:	the buffer (alignment is checked)
+ * @len:	length
+ * @offset:	file offset
+ * @v:		optional verdict
+ *
+ * Return: 0 or the negative errno the kernel would give.
+ */
+int awr_file_check(const struct awr_file *f, const void *buf, size_t len,
+		   uint64_t offset, struct awr_verdict *v);
+
+/**
+ * awr_pwrite() - one synchronous atomic write (pwritev2 with RWF_ATOMIC)
+ * @f:		the handle
+ * @buf:	data, aligned to the limits' mem_align
+ * @len:	length, a power of two within [unit_min, unit_max]
+ * @offset:	a multiple of @len
+ * @flags:	AWR_WRITE_* flags
+ * @v:		optional verdict, filled when a rule is broken before the syscall
+ *
+ * The write is refused before the syscall when a rule is broken.
+ *
+ * Return: bytes written (always @len), or a negative errno.
+ */
+ssize_t awr_pwrite(struct awr_file *f, const void *buf, size_t len, uint64_t offset,
+		   unsigned int flags, struct awr_verdict *v);
+
+/**
+ * awr_pwrite_raw() - pwritev2 with RWF_ATOMIC on any fd, no checks
+ * @fd:		the descriptor
+ * @iov:	the iovecs (struct iovec *)
+ * @iovcnt:	their number
+ * @offset:	file offset
+ * @flags:	AWR_WRITE_* flags
+ *
+ * For tests and tools that want the kernel's own answer.
+ *
+ * Return: bytes written or a negative errno.
+ */
+ssize_t awr_pwrite_raw(int fd, const void *iov, int iovcnt, uint64_t offset, unsigned int flags);
+
+/* ------------------------------------------------------------------------ */
+/* Target safety (prepare)                                                  */
+/* ------------------------------------------------------------------------ */
+
+/* Why a target must not be written without --force. */
+#define AWR_UNSAFE_MOUNTED	(1U << 0)	/* it or a partition is mounted */
+#define AWR_UNSAFE_BUSY		(1U << 1)	/* opened exclusively elsewhere / has holders */
+#define AWR_UNSAFE_SIGNATURE	(1U << 2)	/* holds a filesystem, RAID, LVM or swap signature */
+#define AWR_UNSAFE_PTABLE	(1U << 3)	/* holds a partition table */
+
+struct awr_safety {
+	unsigned int reasons;		/* AWR_UNSAFE_* bits; 0 = safe to write */
+	bool is_block_device;
+	char detail[256];		/* "mounted on /mnt/x", "xfs signature", ... */
+};
+
+/**
+ * awr_target_safety() - would writing to @path destroy something?
+ * @path:	the target
+ * @out:	filled with the reasons found
+ *
+ * Regular files are always safe (reasons 0). A block device is unsafe when it
+ * or one of its partitions is mounted, it is held or opened exclusively, or it
+ * carries a filesystem/RAID/swap signature or a partition table (libblkid).
+ *
+ * Return: 0 when examined (see @out->reasons), else a negative errno.
+ */
+int awr_target_safety(const char *path, struct awr_safety *out);
+
+/* --- device views (NVMe / SCSI): see below, added by their module ------- */
+
+/* --- io_uring engine and page batches ----------------------------------- */
+
+/* --- stamped units and verification ------------------------------------- */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBATOMICWR_H */

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Kernel ABI that Debian 12's headers (glibc 2.36, linux-libc-dev 6.1) lack.
+ * Values are the merged ones (Linux 6.11+), not the 2023 RFC's.
+ */
+#ifndef AWR_COMPAT_H
+#define AWR_COMPAT_H
+
+#include <stdint.h>
+
+#ifndef RWF_DSYNC
+#define RWF_DSYNC		0x00000002
+#endif
+#ifndef RWF_ATOMIC
+#define RWF_ATOMIC		0x00000040
+#endif
+#ifndef STATX_BASIC_STATS
+#define STATX_BASIC_STATS	0x000007ffU
+#endif
+#ifndef STATX_DIOALIGN
+#define STATX_DIOALIGN		0x00002000U
+#endif
+#ifndef STATX_WRITE_ATOMIC
+#define STATX_WRITE_ATOMIC	0x00010000U
+#endif
+#ifndef STATX_ATTR_WRITE_ATOMIC
+#define STATX_ATTR_WRITE_ATOMIC	0x00400000
+#endif
+
+/* struct statx as the kernel lays it out (256 bytes), with the 6.11+ fields. */
+struct awr_kstatx_ts {
+	int64_t tv_sec;
+	uint32_t tv_nsec;
+	int32_t reserved;
+};
+
+struct awr_kstatx {
+	uint32_t stx_mask;			/* 0x00 */
+	uint32_t stx_blksize;
+	uint64_t stx_attributes;		/* 0x08 */
+	uint32_t stx_nlink;			/* 0x10 */
+	uint32_t stx_uid;
+	uint32_t stx_gid;
+	uint16_t stx_mode;
+	uint16_t spare0;
+	uint64_t stx_ino;			/* 0x20 */
+	uint64_t stx_size;
+	uint64_t stx_blocks;
+	uint64_t stx_attributes_mask;		/* 0x38 */
+	struct awr_kstatx_ts stx_atime;		/* 0x40 */
+	struct awr_kstatx_ts stx_btime;
+	struct awr_kstatx_ts stx_ctime;
+	struct awr_kstatx_ts stx_mtime;
+	uint32_t stx_rdev_major;		/* 0x80 */
+	uint32_t stx_rdev_minor;
+	uint32_t stx_dev_major;
+	uint32_t stx_dev_minor;
+	uint64_t stx_mnt_id;			/* 0x90 */
+	uint32_t stx_dio_mem_align;		/* 0x98 */
+	uint32_t stx_dio_offset_align;		/* 0x9c */
+	uint64_t stx_subvol;			/* 0xa0 */
+	uint32_t stx_atomic_write_unit_min;	/* 0xa8 */
+	uint32_t stx_atomic_write_unit_max;	/* 0xac */
+	uint32_t stx_atomic_write_segments_max;	/* 0xb0 */
+	uint32_t stx_dio_read_offset_align;	/* 0xb4 */
+	uint32_t stx_atomic_write_unit_max_opt;	/* 0xb8 */
+	uint32_t spare2;
+	uint64_t spare3[8];			/* 0xc0 */
+};
+
+_Static_assert(sizeof(struct awr_kstatx) == 0x100, "struct statx is 256 bytes");
+_Static_assert(__builtin_offsetof(struct awr_kstatx, stx_dio_mem_align) == 0x98, "statx dio");
+_Static_assert(__builtin_offsetof(struct awr_kstatx, stx_atomic_write_unit_min) == 0xa8, "statx atomic");
+_Static_assert(__builtin_offsetof(struct awr_kstatx, stx_atomic_write_unit_max_opt) == 0xb8, "statx opt");
+
+#endif /* AWR_COMPAT_H */

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Validation across sources: the effective limits, and one finding per
+ * disagreement between statx and sysfs, each explained in one sentence.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+
+#include "private.h"
+
+void awr__add_finding(struct awr_probe *p, const char *id, enum awr_severity sev,
+		      const char *fmt, ...)
+{
+	struct awr_finding *f;
+	va_list ap;
+
+	if (p->nr_findings >= AWR_MAX_FINDINGS)
+		return;
+	f = &p->findings[p->nr_findings++];
+	f->id = id;
+	f->severity = sev;
+	va_start(ap, fmt);
+	vsnprintf(f->message, sizeof(f->message), fmt, ap);
+	va_end(ap);
+}
+
+/* Kernel version as major * 1000 + minor, 0 when unknown. */
+static unsigned int kernel_version(char *release, size_t len)
+{
+	struct utsname u;
+	unsigned int maj = 0, min = 0;
+
+	if (uname(&u))
+		return 0;
+	snprintf(release, len, "%s", u.release);
+	if (sscanf(u.release, "%u.%u", &maj, &min) != 2)
+		return 0;
+	return maj * 1000 + min;
+}
+
+static const char *dev_name(const struct awr_sysfs_view *y)
+{
+	return y->partition[0] ? y->partition : y->disk;
+}
+
+static void limits_from_statx(struct awr_probe *p)
+{
+	const struct awr_statx_view *s = &p->statx;
+	struct awr_limits *e = &p->effective;
+
+	e->mem_align = s->dio_mem_align;
+	e->offset_align = s->dio_offset_align;
+	if (!s->atomic_reported || !s->unit_min)
+		return;
+	e->supported = true;
+	e->unit_min = s->unit_min;
+	e->unit_max = s->unit_max;
+	e->segments_max = s->segments_max;
+	e->unit_max_opt = s->unit_max_opt;
+	e->max_bytes = s->unit_max;
+	if (S_ISBLK(s->mode) && p->have_sysfs) {
+		e->max_bytes = p->sysfs.max_bytes;
+		e->boundary = p->sysfs.boundary;
+		e->dev_size = p->sysfs.size ? p->sysfs.size : s->size;
+	}
+}
+
+static void explain_unsupported(struct awr_probe *p, unsigned int kver, const char *rel)
+{
+	const struct awr_statx_view *s = &p->statx;
+	const struct awr_sysfs_view *y = p->have_sysfs ? &p->sysfs : NULL;
+	bool dev_atomic = y && y->unit_max;
+
+	if (!S_ISREG(s->mode) && !S_ISBLK(s->mode)) {
+		awr__add_finding(p, "not_file_or_block", AWR_SEV_WARN,
+				 "the path is neither a regular file nor a block device: RWF_ATOMIC does not apply (a passthrough engine may)");
+		return;
+	}
+	if (kver && kver < 6011) {
+		awr__add_finding(p, "kernel_too_old", AWR_SEV_ERROR,
+				 "kernel %s predates atomic writes (6.11 for block devices, 6.13 for XFS/ext4 files)", rel);
+		return;
+	}
+	if (y && !y->has_atomic_attrs)
+		awr__add_finding(p, "kernel_too_old", AWR_SEV_ERROR,
+				 "sysfs of %s has no queue/atomic_write_* attributes: the kernel lacks atomic write support", y->disk);
+	if (y && y->partition[0] && dev_atomic && !y->part_aligned) {
+		awr__add_finding(p, "partition_misaligned", AWR_SEV_ERROR,
+				 "partition %s starts at byte %" PRIu64 ", not a multiple of %" PRIu64 " (max of unit_min and boundary of %s): the kernel disables atomic writes on it",
+				 y->partition, y->part_start, awr_max_u64(y->unit_min, y->boundary), y->disk);
+		return;
+	}
+	if (y && y->has_atomic_attrs && !dev_atomic)
+		awr__add_finding(p, "device_no_atomic", AWR_SEV_WARN,
+				 "block device %s reports no atomic write support (queue/atomic_write_unit_max_bytes is 0)", y->disk);
+	if (S_ISREG(s->mode) && dev_atomic)
+		awr__add_finding(p, "fs_no_atomic", AWR_SEV_ERROR,
+				 "statx reports no atomic writes for this file although %s supports %" PRIu32 "..%" PRIu32 " bytes: the filesystem does not support them (XFS/ext4 need 6.13+)",
+				 y->disk, y->unit_min, y->unit_max);
+	else if (S_ISREG(s->mode))
+		awr__add_finding(p, "fs_no_atomic", AWR_SEV_WARN,
+				 "statx reports no atomic writes for this file: the filesystem offers no atomic write path here");
+	else if (S_ISBLK(s->mode) && dev_atomic)
+		awr__add_finding(p, "statx_sysfs_disagree", AWR_SEV_ERROR,
+				 "statx reports no atomic writes on %s although sysfs says %" PRIu32 "..%" PRIu32 " bytes",
+				 dev_name(y), y->unit_min, y->unit_max);
+	if (!y && S_ISREG(s->mode))
+		awr__add_finding(p, "no_block_device", AWR_SEV_INFO,
+				 "no block device in sysfs backs device %u:%u (network, FUSE or multi-device filesystem)",
+				 s->dev_major, s->dev_minor);
+}
+
+static void explain_file(struct awr_probe *p)
+{
+	const struct awr_statx_view *s = &p->statx;
+	const struct awr_sysfs_view *y = p->have_sysfs ? &p->sysfs : NULL;
+	uint32_t hw = y ? y->unit_max : 0;
+
+	if (!s->unit_max_opt && !hw) {
+		awr__add_finding(p, "software_path_only", AWR_SEV_INFO,
+				 "the device has no atomic write support, so every atomic write of %" PRIu32 "..%" PRIu32 " bytes takes the filesystem's software (copy-on-write) path: correct but slower",
+				 s->unit_min, s->unit_max);
+		return;
+	}
+	if (s->unit_max_opt && s->unit_max_opt < s->unit_max)
+		awr__add_finding(p, "hardware_path_limit", AWR_SEV_INFO,
+				 "writes up to %" PRIu32 " bytes may take the hardware path; larger ones up to %" PRIu32 " take the filesystem's slower software path",
+				 s->unit_max_opt, s->unit_max);
+	else if (!s->unit_max_opt && hw && s->unit_max > hw)
+		awr__add_finding(p, "above_device_limit", AWR_SEV_INFO,
+				 "statx allows %" PRIu32 " bytes but the device only %" PRIu32 ": larger writes rely on the filesystem's software path",
+				 s->unit_max, hw);
+}
+
+static void explain_block(struct awr_probe *p)
+{
+	const struct awr_statx_view *s = &p->statx;
+	const struct awr_sysfs_view *y = &p->sysfs;
+
+	if (!p->have_sysfs)
+		return;
+	if (s->unit_min != y->unit_min || s->unit_max != y->unit_max)
+		awr__add_finding(p, "statx_sysfs_mismatch", AWR_SEV_WARN,
+				 "statx says %" PRIu32 "..%" PRIu32 " bytes but sysfs of %s says %" PRIu32 "..%" PRIu32,
+				 s->unit_min, s->unit_max, y->disk, y->unit_min, y->unit_max);
+	if (y->max_bytes > y->unit_max)
+		awr__add_finding(p, "max_bytes_above_unit_max", AWR_SEV_INFO,
+				 "the device accepts merged atomic writes up to %" PRIu32 " bytes, but one write may be at most %" PRIu32,
+				 y->max_bytes, y->unit_max);
+	if (y->boundary)
+		awr__add_finding(p, "boundary", AWR_SEV_INFO,
+				 "no atomic write may cross a multiple of %" PRIu32 " bytes", y->boundary);
+}
+
+void awr__derive_effective(struct awr_probe *p)
+{
+	char rel[128] = "";
+	unsigned int kver = kernel_version(rel, sizeof(rel));
+
+	memset(&p->effective, 0, sizeof(p->effective));
+	limits_from_statx(p);
+	if (!p->effective.supported)
+		explain_unsupported(p, kver, rel);
+	else if (S_ISREG(p->statx.mode))
+		explain_file(p);
+	else
+		explain_block(p);
+	if (!p->statx.dio_reported && (S_ISREG(p->statx.mode) || S_ISBLK(p->statx.mode)))
+		awr__add_finding(p, "dio_alignment_unknown", AWR_SEV_INFO,
+				 "statx did not report direct I/O alignment; buffers are checked against no alignment");
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/* Private declarations shared between the library's source files. */
+#ifndef AWR_PRIVATE_H
+#define AWR_PRIVATE_H
+
+#include "libatomicwr.h"
+#include "compat.h"
+
+#define AWR_MAX_FINDINGS 32
+
+struct awr_probe {
+	char path[4096];
+	bool have_statx;
+	bool have_sysfs;
+	struct awr_statx_view statx;
+	struct awr_sysfs_view sysfs;
+	struct awr_limits effective;
+	unsigned int nr_findings;
+	struct awr_finding findings[AWR_MAX_FINDINGS];
+};
+
+struct awr_file {
+	int fd;
+	bool owns_fd;
+	int open_flags;			/* fcntl(F_GETFL), read once */
+	struct awr_probe *probe;
+	struct awr_limits limits;
+};
+
+static inline bool awr_is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static inline uint64_t awr_max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+/* statx.c */
+int awr__statx_fd(int dirfd, const char *path, struct awr_statx_view *out);
+
+/* sysfs.c */
+const char *awr__sysfs_root(void);
+int awr__sysfs_read_u64(const char *dir, const char *name, uint64_t *out);
+
+/* findings.c */
+void awr__add_finding(struct awr_probe *p, const char *id, enum awr_severity sev,
+		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void awr__derive_effective(struct awr_probe *p);
+
+#endif /* AWR_PRIVATE_H */

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The rule checker: would this write be atomic? Rules are checked in the
+ * order the kernel checks them (kiocb_set_rw_flags, generic_atomic_write_valid,
+ * then the filesystem or block limits), so the first broken rule carries the
+ * errno the kernel will return.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "private.h"
+
+static const struct {
+	const char *name;
+	int err;
+} rules[AWR_RULE__COUNT] = {
+	[AWR_RULE_OK]			= { "ok", 0 },
+	[AWR_RULE_UNSUPPORTED]		= { "unsupported", -EOPNOTSUPP },
+	[AWR_RULE_NOT_WRITABLE]		= { "not_writable", -EBADF },
+	[AWR_RULE_SEGMENTS]		= { "segments", -EINVAL },
+	[AWR_RULE_NOT_POWER_OF_TWO]	= { "not_power_of_two", -EINVAL },
+	[AWR_RULE_MISALIGNED]		= { "misaligned", -EINVAL },
+	[AWR_RULE_NOT_DIRECT]		= { "not_direct", -EOPNOTSUPP },
+	[AWR_RULE_TOO_SMALL]		= { "too_small", -EINVAL },
+	[AWR_RULE_TOO_LARGE]		= { "too_large", -EINVAL },
+	[AWR_RULE_CROSSES_BOUNDARY]	= { "crosses_boundary", -EINVAL },
+	[AWR_RULE_BUFFER_ALIGNMENT]	= { "buffer_alignment", -EINVAL },
+	[AWR_RULE_PAST_END]		= { "past_end", -EINVAL },
+};
+
+const char *awr_rule_name(enum awr_rule rule)
+{
+	if ((unsigned int)rule >= AWR_RULE__COUNT)
+		return "unknown";
+	return rules[rule].name;
+}
+
+int awr_rule_errno(enum awr_rule rule)
+{
+	if ((unsigned int)rule >= AWR_RULE__COUNT)
+		return -EINVAL;
+	return rules[rule].err;
+}
+
+static int verdict(struct awr_verdict *v, enum awr_rule rule, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (v) {
+		v->rule = rule;
+		v->error = rules[rule].err;
+		va_start(ap, fmt);
+		vsnprintf(v->message, sizeof(v->message), fmt, ap);
+		va_end(ap);
+	}
+	return rules[rule].err;
+}
+
+static int check_fd(const struct awr_write_plan *w, struct awr_verdict *v)
+{
+	int acc = w->open_flags & O_ACCMODE;
+
+	if (w->open_flags < 0)
+		return 0;
+	if (acc != O_WRONLY && acc != O_RDWR)
+		return verdict(v, AWR_RULE_NOT_WRITABLE,
+			       "the file is not open for writing (open it O_WRONLY or O_RDWR)");
+	return 0;
+}
+
+static int check_shape(const struct awr_write_plan *w, struct awr_verdict *v)
+{
+	unsigned int segs = w->nr_segs ? w->nr_segs : 1;
+
+	if (segs > 1)
+		return verdict(v, AWR_RULE_SEGMENTS,
+			       "%u iovecs given, but an atomic write takes exactly one buffer", segs);
+	if (!awr_is_pow2(w->length))
+		return verdict(v, AWR_RULE_NOT_POWER_OF_TWO,
+			       "length %" PRIu64 " is not a power of two", w->length);
+	if (w->offset % w->length)
+		return verdict(v, AWR_RULE_MISALIGNED,
+			       "offset %" PRIu64 " is not a multiple of the length %" PRIu64,
+			       w->offset, w->length);
+	if (w->open_flags >= 0 && !(w->open_flags & O_DIRECT))
+		return verdict(v, AWR_RULE_NOT_DIRECT,
+			       "the file is not open with O_DIRECT; atomic writes need direct I/O");
+	return 0;
+}
+
+static int check_limits(const struct awr_limits *l, const struct awr_write_plan *w,
+			struct awr_verdict *v)
+{
+	uint64_t end = w->offset + w->length;
+
+	if (w->length < l->unit_min)
+		return verdict(v, AWR_RULE_TOO_SMALL,
+			       "length %" PRIu64 " is below the atomic unit minimum %" PRIu32,
+			       w->length, l->unit_min);
+	if (w->length > l->unit_max)
+		return verdict(v, AWR_RULE_TOO_LARGE,
+			       "length %" PRIu64 " exceeds the atomic unit maximum %" PRIu32,
+			       w->length, l->unit_max);
+	if (l->boundary && w->offset / l->boundary != (end - 1) / l->boundary)
+		return verdict(v, AWR_RULE_CROSSES_BOUNDARY,
+			       "the write %" PRIu64 "..%" PRIu64 " crosses the atomic boundary at %" PRIu64,
+			       w->offset, end, (w->offset / l->boundary + 1) * l->boundary);
+	if (w->buf && l->mem_align && ((uintptr_t)w->buf % l->mem_align))
+		return verdict(v, AWR_RULE_BUFFER_ALIGNMENT,
+			       "the buffer address is not a multiple of the direct I/O memory alignment %" PRIu32,
+			       l->mem_align);
+	if (l->dev_size && end > l->dev_size)
+		return verdict(v, AWR_RULE_PAST_END,
+			       "the write ends at %" PRIu64 ", past the end of the device (%" PRIu64 " bytes)",
+			       end, l->dev_size);
+	return 0;
+}
+
+int awr_check(const struct awr_limits *lim, const struct awr_write_plan *plan,
+	      struct awr_verdict *v)
+{
+	int ret;
+
+	if (!lim || !plan)
+		return -EINVAL;
+	if (!lim->supported)
+		return verdict(v, AWR_RULE_UNSUPPORTED,
+			       "the target does not support atomic writes (see awr probe)");
+	ret = check_fd(plan, v);
+	if (!ret)
+		ret = check_shape(plan, v);
+	if (!ret)
+		ret = check_limits(lim, plan, v);
+	if (!ret)
+		verdict(v, AWR_RULE_OK, "the write of %" PRIu64 " bytes at %" PRIu64 " is atomic",
+			plan->length, plan->offset);
+	return ret;
+}

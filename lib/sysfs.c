@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Discovery source: sysfs of the backing block device. A device number maps
+ * through /sys/dev/block/MAJ:MIN; a partition's queue/ is its parent disk's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "private.h"
+
+static const char *sysfs_root_override;
+
+void awr_set_sysfs_root(const char *root)
+{
+	sysfs_root_override = root;
+}
+
+const char *awr__sysfs_root(void)
+{
+	const char *env;
+
+	if (sysfs_root_override)
+		return sysfs_root_override;
+	env = secure_getenv("AWR_SYSFS_ROOT");
+	return (env && *env) ? env : "/sys";
+}
+
+int awr__sysfs_read_u64(const char *dir, const char *name, uint64_t *out)
+{
+	char path[PATH_MAX], buf[64];
+	ssize_t n;
+	char *end;
+	int fd;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	errno = 0;
+	*out = strtoull(buf, &end, 10);
+	if (errno || end == buf)
+		return -EINVAL;
+	return 0;
+}
+
+static uint32_t read_u32_or0(const char *dir, const char *name)
+{
+	uint64_t v = 0;
+
+	if (awr__sysfs_read_u64(dir, name, &v) || v > UINT32_MAX)
+		return 0;
+	return (uint32_t)v;
+}
+
+static void copy_name(char *dst, size_t len, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	const char *name = base ? base + 1 : path;
+	size_t n = strlen(name);
+
+	if (n >= len)
+		n = len - 1;
+	memcpy(dst, name, n);
+	dst[n] = '\0';
+}
+
+static void read_queue(const char *disk, struct awr_sysfs_view *out)
+{
+	char q[PATH_MAX + 8];
+	uint64_t v;
+
+	snprintf(q, sizeof(q), "%s/queue", disk);
+	out->has_atomic_attrs = !awr__sysfs_read_u64(q, "atomic_write_max_bytes", &v);
+	out->max_bytes = read_u32_or0(q, "atomic_write_max_bytes");
+	out->unit_min = read_u32_or0(q, "atomic_write_unit_min_bytes");
+	out->unit_max = read_u32_or0(q, "atomic_write_unit_max_bytes");
+	out->boundary = read_u32_or0(q, "atomic_write_boundary_bytes");
+	out->logical_block_size = read_u32_or0(q, "logical_block_size");
+	out->physical_block_size = read_u32_or0(q, "physical_block_size");
+	out->max_hw_bytes = (uint64_t)read_u32_or0(q, "max_hw_sectors_kb") * 1024;
+	out->max_segments = read_u32_or0(q, "max_segments");
+}
+
+static void read_partition(const char *part, struct awr_sysfs_view *out)
+{
+	uint64_t start = 0;
+	uint64_t align = awr_max_u64(out->unit_min, out->boundary);
+
+	awr__sysfs_read_u64(part, "start", &start);
+	out->part_start = start * 512;
+	out->part_aligned = !align || !(out->part_start % align);
+}
+
+int awr_sysfs_lookup(unsigned int major, unsigned int minor, struct awr_sysfs_view *out)
+{
+	char link[PATH_MAX], real[PATH_MAX], disk[PATH_MAX];
+	uint64_t v, sectors = 0;
+	bool is_part;
+	char *slash;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(link, sizeof(link), "%s/dev/block/%u:%u", awr__sysfs_root(), major, minor);
+	if (!realpath(link, real))
+		return errno == ENOENT ? -ENOENT : -errno;
+	is_part = !awr__sysfs_read_u64(real, "partition", &v);
+	snprintf(disk, sizeof(disk), "%s", real);
+	if (is_part) {
+		slash = strrchr(disk, '/');
+		if (!slash)
+			return -ENOENT;
+		*slash = '\0';
+		copy_name(out->partition, sizeof(out->partition), real);
+	}
+	copy_name(out->disk, sizeof(out->disk), disk);
+	read_queue(disk, out);
+	if (is_part)
+		read_partition(real, out);
+	else
+		out->part_aligned = true;
+	awr__sysfs_read_u64(real, "size", &sectors);
+	out->size = sectors * 512;
+	return 0;
+}
