@@ -12,6 +12,9 @@ static const struct awr_cmd commands[] = {
 	{ "probe",   "show statx, sysfs and device limits, effective limits and findings", cmd_probe },
 	{ "check",   "would a write at --offset of --length be atomic? which rule fails?", cmd_check },
 	{ "write",   "atomic writes from a pattern or a file, optionally read back", cmd_write },
+	{ "stress",  "concurrent stamped atomic writers, journaled for a crash check", cmd_stress },
+	{ "verify",  "scan stamped units: torn, corrupt, misplaced, lost writes", cmd_verify },
+	{ "qualify", "scripted device qualification: every check PASS/FAIL/SKIP and a verdict", cmd_qualify },
 	{ "help",    "show the commands, or the options of one: awr help COMMAND", cmd_help },
 	{ "version", "print the library version", cmd_version },
 };

@@ -52,20 +52,22 @@ static void rec_encode(uint8_t *b, const struct awr_jrec *r)
 	put64(b + 8, r->unit);
 	put64(b + 16, r->generation);
 	put64(b + 24, r->value);
-	put64(b + 32, XXH3_64bits(b, 32));
+	put64(b + 32, r->time_ns);
+	put64(b + 40, XXH3_64bits(b, 40));
 }
 
 static int rec_decode(const uint8_t *b, struct awr_jrec *r)
 {
 	uint32_t tag = get32(b);
 
-	if (get64(b + 32) != XXH3_64bits(b, 32) || (tag & 0x00ffffffU) != (AWR_JREC_MAGIC & 0x00ffffffU))
+	if (get64(b + 40) != XXH3_64bits(b, 40) || (tag & 0x00ffffffU) != (AWR_JREC_MAGIC & 0x00ffffffU))
 		return -EBADMSG;
 	r->type = (tag ^ AWR_JREC_MAGIC) >> 24;
 	r->writer = get32(b + 4);
 	r->unit = get64(b + 8);
 	r->generation = get64(b + 16);
 	r->value = get64(b + 24);
+	r->time_ns = get64(b + 32);
 	return 0;
 }
 

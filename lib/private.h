@@ -52,5 +52,6 @@ void awr__derive_effective(struct awr_probe *p);
 /* span.c */
 int awr__fd_size(int fd, uint64_t *size);
 uint64_t awr__now_ns(void);
+uint64_t awr__realtime_ns(void);
 
 #endif /* AWR_PRIVATE_H */
