@@ -45,6 +45,22 @@ done < <(python3 "$src/tests/meson-results.py" "$build/meson-logs/testlog.json")
 grep -q 'FAIL\|TIMEOUT' <(python3 "$src/tests/meson-results.py" "$build/meson-logs/testlog.json" | cut -f1) &&
 	sed -n '/Summary of Failures/,$p' "$build/meson-test.out" | head -60
 
+echo "== the same tests built with AddressSanitizer and UBSan"
+asan=$build-asan
+if { [ -f "$asan/build.ninja" ] || meson setup "$asan" "$src" -Db_sanitize=address,undefined \
+	-Db_lundef=false >"$build/asan-setup.out" 2>&1; } && ninja -C "$asan" >"$build/asan-build.out" 2>&1; then
+	if UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 meson test -C "$asan" --no-suite vm \
+		--print-errorlogs >"$build/asan-test.out" 2>&1; then
+		count PASS sanitizers "$(grep -c ' OK ' "$build/asan-test.out") tests clean"
+	else
+		sed -n '/Summary of Failures/,$p' "$build/asan-test.out" | head -80
+		count FAIL sanitizers "a test failed or a sanitizer reported an error (above)"
+	fi
+else
+	tail -30 "$build/asan-setup.out" "$build/asan-build.out" 2>/dev/null
+	count FAIL sanitizers "the sanitizer build failed"
+fi
+
 echo "== install and build a consumer through pkg-config"
 if "$src/tests/install-consumer.sh" "$build" >"$build/consumer.out" 2>&1; then
 	count PASS install-consumer
