@@ -75,7 +75,7 @@ cleanup() {
 	qpid=
 }
 trap cleanup EXIT
-trap 'echo "vm: interrupted"; exit 130' INT TERM HUP
+trap 'echo "FAIL vm.run: interrupted"; echo "vm: 0 passed, 1 failed, 0 skipped"; exit 130' INT TERM HUP
 
 # ---------------------------------------------------------------- checks
 
@@ -305,6 +305,17 @@ if [ $((pass + fail)) = 0 ]; then
 	fail=$((fail + 1))
 	echo "FAIL vm.cases: no guest case reported a result"
 fi
+# one line per device configuration: its parameters and the sysfs result
+awk '
+	$2 == "params" { p = $0; sub(/^INFO params [^ ]+ /, "", p); params[$3] = p; order[++n] = $3 }
+	$2 == "sysfs" && / partition=0 / {
+		s = ""
+		for (i = 4; i <= NF; i++)
+			if ($i ~ /^(dev|unit_min|unit_max|max_bytes|boundary)=/) s = s " " $i
+		res[$3] = s
+	}
+	END { for (i = 1; i <= n; i++) printf "vm: set %s: %s ->%s\n", order[i], params[order[i]], res[order[i]] }
+' "$results"
 say "guest ran ${boot_secs} s, whole stage $(( $(date +%s) - t_start )) s; facts in $results"
 echo "vm: $pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]

@@ -281,6 +281,8 @@ static const char *awr_bin(void)
 }
 
 /* run awr with args; capture stdout into *out (malloc'd) if out != NULL; return exit status or -1 */
+static char awr_err[256];	/* first line of the last awr run's stderr */
+
 static int run_awr(char **out, const char *const *args)
 {
 	const char *argv[32];
@@ -299,6 +301,10 @@ static int run_awr(char **out, const char *const *args)
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
+		int efd = open("/tmp/awr-vmtest.stderr", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		if (efd >= 0)
+			dup2(efd, 2);
 		dup2(pfd[1], 1);
 		close(pfd[0]);
 		close(pfd[1]);
@@ -331,6 +337,17 @@ static int run_awr(char **out, const char *const *args)
 		*out = buf;
 	else
 		free(buf);
+	awr_err[0] = '\0';
+	{
+		FILE *ef = fopen("/tmp/awr-vmtest.stderr", "r");
+
+		if (ef) {
+			if (!fgets(awr_err, sizeof(awr_err), ef))
+				awr_err[0] = '\0';
+			awr_err[strcspn(awr_err, "\n")] = '\0';
+			fclose(ef);
+		}
+	}
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
@@ -480,7 +497,7 @@ static struct json_object *probe_json(const char *dev, char *why, size_t wl, int
 
 	*rc = run_awr(&out, args);
 	if (!out || !*out) {
-		snprintf(why, wl, "awr probe printed nothing (exit %d)", *rc);
+		snprintf(why, wl, "awr probe printed nothing (exit %d; %s)", *rc, awr_err);
 		free(out);
 		return NULL;
 	}
@@ -717,8 +734,24 @@ static void case_errnos(const char *tag, const char *dev, const struct ksysfs *s
 	if (s->boundary && s->boundary >= 2 * um)
 		bad_case(tag, dev, lim, "errno.crosses_boundary", 2 * um, s->boundary - um, 1, false,
 			 -EINVAL);
-	/* beyond the end (offset == size) */
-	bad_case(tag, dev, lim, "errno.past_end", um, s->size, 1, false, 0);
+	/* starting at or beyond the end (the first naturally aligned offset >= size) */
+	bad_case(tag, dev, lim, "errno.past_end", um, (s->size + um - 1) / um * um, 1, false, 0);
+	/* starting inside, ending past the end: needs a size that is not a multiple of the length */
+	{
+		uint64_t len = 0;
+
+		for (uint64_t l = um; l <= uM; l *= 2)
+			if (s->size % l) {
+				len = l;
+				break;
+			}
+		if (len)
+			bad_case(tag, dev, lim, "errno.straddles_end", len, s->size / len * len, 1, false,
+				 -EINVAL);
+		else
+			SKIPF(cname(tag, dev, "errno.straddles_end"),
+			      "the size is a multiple of every atomic write size");
+	}
 	/* buffered: 6.11/6.12 EINVAL, 6.13+ EOPNOTSUPP; the library must predict it */
 	bad_case(tag, dev, lim, "errno.buffered", um, 0, 1, true, 0);
 out:
@@ -795,7 +828,8 @@ static void cli_expect(const char *tag, const char *dev, const char *what, int w
 		strncat(cmd, args[i], sizeof(cmd) - strlen(cmd) - 1);
 	}
 	if (rc != want)
-		return FAILF(n, "'%s' exited %d, expected %d", cmd, rc, want);
+		return FAILF(n, "'%s' exited %d, expected %d%s%s", cmd, rc, want,
+			     awr_err[0] ? "; stderr: " : "", awr_err);
 	PASS(n);
 }
 
@@ -886,9 +920,10 @@ static void mbr_entry(unsigned char *e, uint32_t start, uint32_t count)
 }
 
 /*
- * Partition 1 starts at 1 MiB (aligned), partition 2 one logical block after
- * a 1 MiB multiple (misaligned for any unit_min above one block). Each 1/4 of
- * the disk. LBAs are in logical blocks.
+ * Partition 1 starts at 1 MiB (aligned) and is a quarter of the disk plus one
+ * logical block (so a write can straddle its end); partition 2 starts one
+ * logical block after a 1 MiB multiple (misaligned for any unit_min above one
+ * block) and is a quarter of the disk. LBAs are in logical blocks.
  */
 static int cmd_mbr(const char *dev)
 {
@@ -906,9 +941,9 @@ static int cmd_mbr(const char *dev)
 	blocks = s.size / lbs;
 	mib = (1 << 20) / lbs;
 	p1s = (uint32_t)mib;
-	p1n = (uint32_t)(blocks / 4 / mib * mib);
-	p2s = (uint32_t)(p1s + p1n + mib + 1);
-	p2n = p1n;
+	p1n = (uint32_t)(blocks / 4 / mib * mib + 1);
+	p2s = (uint32_t)(p1s + p1n + mib);
+	p2n = p1n - 1;
 	if (p2s + p2n > blocks) {
 		FAILF("mbr", "%s is too small", dev);
 		return 1;
