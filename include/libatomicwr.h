@@ -441,6 +441,156 @@ int awr_target_safety(const char *path, struct awr_safety *out);
 
 /* --- io_uring engine and page batches ----------------------------------- */
 
+/*
+ * An asynchronous engine on io_uring for one struct awr_file: atomic writes
+ * (IORING_OP_WRITE with RWF_ATOMIC) are queued without a system call, sent to
+ * the kernel in batches and reaped with the caller's tag. Every atomic write
+ * passes the rule checker when queued: a refused write never reaches the
+ * kernel and completes at once with the rule's errno and the rule.
+ * Registered buffers (IORING_OP_WRITE_FIXED) are not offered: the kernel
+ * refuses RWF_ATOMIC on them (-EINVAL). A ring is used by one thread.
+ */
+struct awr_ring;
+
+/* awr_ring_create() flags */
+#define AWR_RING_REGISTER_FILE	(1U << 0)	/* register the fd (IOSQE_FIXED_FILE) */
+
+/* awr_ring_queue_write() / awr_write_units() flags, besides AWR_WRITE_DSYNC and AWR_WRITE_NOCHECK */
+#define AWR_WRITE_PLAIN		(1U << 8)	/* a plain O_DIRECT write: no RWF_ATOMIC, no rule check */
+
+/* One completed write. A plain value type. */
+struct awr_completion {
+	uint64_t tag;		/* the caller's tag given to awr_ring_queue_write() */
+	int32_t res;		/* bytes written, or a negative errno */
+	enum awr_rule rule;	/* the rule that refused it before the kernel; AWR_RULE_OK otherwise */
+};
+
+/**
+ * awr_ring_create() - create an io_uring engine for an open target
+ * @f:		the target (its limits and fd flags are used by the rule check);
+ *		it must stay open while the ring lives
+ * @depth:	queue depth: the most writes queued and not yet reaped, 1..32768
+ * @flags:	AWR_RING_* flags
+ * @out:	the new ring, freed with awr_ring_free()
+ *
+ * Return: 0, -EINVAL for a bad @depth, or the negative errno of io_uring
+ * setup (-ENOSYS or -EPERM when io_uring is unavailable or disabled).
+ */
+int awr_ring_create(struct awr_file *f, unsigned int depth, unsigned int flags,
+		    struct awr_ring **out);
+
+/**
+ * awr_ring_free() - tear the ring down
+ * @r:	the ring, may be NULL
+ *
+ * Writes still in the kernel complete before the ring is gone; their buffers
+ * must stay valid until then (reap everything first).
+ */
+void awr_ring_free(struct awr_ring *r);
+
+/**
+ * awr_ring_queue_write() - queue one write (no system call)
+ * @r:		the ring
+ * @buf:	data, aligned for O_DIRECT; it must stay valid until reaped
+ * @len:	length (for atomic writes a power of two within the limits)
+ * @offset:	file offset (for atomic writes a multiple of @len)
+ * @tag:	returned in the completion
+ * @flags:	AWR_WRITE_DSYNC (RWF_DSYNC), AWR_WRITE_PLAIN (no RWF_ATOMIC),
+ *		AWR_WRITE_NOCHECK (skip the rule check: let the kernel judge)
+ *
+ * An atomic write that breaks a rule is not sent: its completion carries the
+ * rule's errno in res and the rule in rule, and is returned by the next
+ * awr_ring_reap() ahead of kernel completions.
+ *
+ * Return: 0 when a completion will follow (also for a refused write),
+ * -EBUSY when @depth writes are already queued and not reaped, -EINVAL for a
+ * NULL @buf or a @len over 4 GiB - 1.
+ */
+int awr_ring_queue_write(struct awr_ring *r, const void *buf, size_t len, uint64_t offset,
+			 uint64_t tag, unsigned int flags);
+
+/**
+ * awr_ring_submit() - send the queued writes to the kernel (one system call)
+ * @r:	the ring
+ *
+ * Return: the number of writes sent, or a negative errno.
+ */
+int awr_ring_submit(struct awr_ring *r);
+
+/**
+ * awr_ring_reap() - collect completions, submitting and waiting if needed
+ * @r:		the ring
+ * @out:	array for the completions
+ * @max:	its size
+ * @wait_nr:	wait until at least this many are collected (capped at the
+ *		number outstanding); 0 never waits nor submits
+ *
+ * Refused writes come first, then kernel completions. When it has to wait,
+ * it submits queued writes in the same system call.
+ *
+ * Return: the number of completions stored (0..@max), or a negative errno.
+ */
+int awr_ring_reap(struct awr_ring *r, struct awr_completion *out, unsigned int max,
+		  unsigned int wait_nr);
+
+/**
+ * awr_ring_depth() - the queue depth given at creation
+ * @r:	the ring
+ *
+ * Return: the depth.
+ */
+unsigned int awr_ring_depth(const struct awr_ring *r);
+
+/**
+ * awr_ring_outstanding() - writes queued and not yet reaped
+ * @r:	the ring
+ *
+ * Return: the count (refused writes not yet reaped included).
+ */
+unsigned int awr_ring_outstanding(const struct awr_ring *r);
+
+/**
+ * awr_ring_file() - the target the ring writes
+ * @r:	the ring
+ *
+ * Return: the handle given to awr_ring_create().
+ */
+struct awr_file *awr_ring_file(const struct awr_ring *r);
+
+/* The outcome of a page batch. A plain value type. */
+struct awr_batch_result {
+	uint64_t units_done;		/* units that landed whole */
+	uint64_t units_failed;		/* units refused or failed */
+	int error;			/* 0 or the first error (lowest offset) */
+	uint64_t error_offset;		/* offset of the unit that failed first */
+	struct awr_verdict verdict;	/* its verdict: a rule, or AWR_RULE_OK when the kernel refused */
+	uint32_t reserved[8];
+};
+
+/**
+ * awr_write_units() - write a range as naturally aligned units through a ring
+ * @r:		an idle ring (no writes outstanding)
+ * @buf:	@length bytes of data, aligned for O_DIRECT
+ * @offset:	file offset of the first unit
+ * @length:	a multiple of @unit
+ * @unit:	the size of each write (a database page), at most 4 GiB - 1
+ * @flags:	AWR_WRITE_DSYNC, AWR_WRITE_PLAIN (plain O_DIRECT writes, to
+ *		compare), AWR_WRITE_NOCHECK
+ * @res:	optional: units landed, the first error and its verdict
+ *
+ * Each unit is one atomic write (each page untorn, not the whole range).
+ * Units are queued as the ring has room and submitted in batches; it returns
+ * when all queued units completed. After the first failure no further units
+ * are queued; those in flight complete.
+ *
+ * Return: 0 when every unit landed; else the first error (the unit at the
+ * lowest offset that failed); -EBUSY when the ring has writes outstanding;
+ * -EINVAL for a zero @unit, a @length that is not a multiple of it, or NULL.
+ */
+int awr_write_units(struct awr_ring *r, const void *buf, uint64_t offset, uint64_t length,
+		    uint64_t unit, unsigned int flags, struct awr_batch_result *res);
+
+
 /* --- stamped units and verification ------------------------------------- */
 
 /*
