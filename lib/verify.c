@@ -107,7 +107,7 @@ static void model_free(struct jmodel *m)
 	free(m->newest_ack);
 }
 
-static int model_load(struct jmodel *m, const char *path, uint64_t nr_units,
+static int model_load(struct jmodel *m, const char *path, uint32_t unit, uint64_t nr_units,
 		      struct awr_verify_result *out)
 {
 	int64_t n;
@@ -125,7 +125,7 @@ static int model_load(struct jmodel *m, const char *path, uint64_t nr_units,
 	out->acked_late = m->acked_late;
 	for (uint64_t u = 0; u < nr_units; u++)
 		out->acked_units += m->newest_ack[u] != 0;
-	return m->unit_mismatch ? -EINVAL : 0;
+	return m->unit_mismatch || (m->unit_size && m->unit_size != unit) ? -EINVAL : 0;
 }
 
 /*
@@ -257,7 +257,7 @@ int awr_verify_run(const char *path, const struct awr_verify_opts *o,
 	out->units = span / o->unit;
 	if (o->journal) {
 		m.crash_time_ns = o->crash_time_ns;
-		ret = model_load(&m, o->journal, out->units, out);
+		ret = model_load(&m, o->journal, o->unit, out->units, out);
 		if (ret)
 			goto err;
 		s.m = &m;
