@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "qualify.h"
@@ -298,6 +299,17 @@ static unsigned int bad_writes(const struct awr_limits *l, struct bad_write *w)
 	return n;
 }
 
+/* Kernels before 6.13 refuse a buffered atomic write with EINVAL, later ones with EOPNOTSUPP. */
+static int kernel_errno(int predicted, enum awr_rule rule)
+{
+	unsigned int maj = 0, min = 0;
+	struct utsname u;
+
+	if (rule != AWR_RULE_NOT_DIRECT || uname(&u) || sscanf(u.release, "%u.%u", &maj, &min) != 2)
+		return predicted;
+	return maj * 1000 + min < 6013 ? -EINVAL : predicted;
+}
+
 /* Issue one bad write; 0 when the kernel refused it with the predicted errno. */
 static int refuse_one(struct qctx *q, const struct bad_write *w, void *buf, struct json_object *list,
 		      char *why, size_t len)
@@ -310,7 +322,7 @@ static int refuse_one(struct qctx *q, const struct bad_write *w, void *buf, stru
 	int predicted, fd;
 	ssize_t got;
 
-	predicted = awr_check(&q->lim, &plan, &v);
+	predicted = kernel_errno(awr_check(&q->lim, &plan, &v), v.rule);
 	fd = open(q->target, O_RDWR | O_CLOEXEC | (w->buffered ? 0 : O_DIRECT));
 	got = fd < 0 ? -errno : awr_pwrite_raw(fd, &iov, 1, w->offset, 0);
 	if (fd >= 0)
@@ -341,7 +353,7 @@ void q_refusals(struct qctx *q, struct qcheck *c)
 	struct json_object *list = json_object_new_array();
 	struct bad_write w[8];
 	unsigned int n, bad = 0;
-	char why[320], first[320] = "";
+	char why[320], first[320] = "", names[128] = "";
 	size_t blen = 2 * (size_t)q->lim.unit_max;
 	void *buf;
 
@@ -361,13 +373,13 @@ void q_refusals(struct qctx *q, struct qcheck *c)
 	for (unsigned int i = 0; i < n; i++) {
 		if (refuse_one(q, &w[i], buf, list, why, sizeof(why)) && !bad++)
 			snprintf(first, sizeof(first), "%s", why);
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s", i ? ", " : "", w[i].name);
 	}
 	free(buf);
 	if (bad)
 		q_set(c, Q_FAIL, "%u of %u bad writes not refused as predicted; %s", bad, n, first);
 	else
-		q_set(c, Q_PASS, "%u bad writes (misaligned, not a power of two, too large, too small, buffered) "
-		      "refused with the errno awr_check predicts", n);
+		q_set(c, Q_PASS, "%u bad writes (%s) refused with the errno awr_check predicts", n, names);
 }
 
 /* ------------------------------------------------------------ concurrency */
@@ -432,7 +444,7 @@ static uint64_t stress_span(const struct qctx *q)
 }
 
 void q_stress_figures(struct json_object *fig, const struct awr_stress_opts *so,
-			   const struct awr_stress_result *sr)
+		      const struct awr_stress_result *sr)
 {
 	double sec = (double)sr->nsec / 1e9;
 
