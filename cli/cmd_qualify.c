@@ -116,6 +116,12 @@ static int setup_target(struct qctx *q)
 			  "give a directory on the filesystem to qualify, a file, or a block device", q->path);
 		return -EINVAL;
 	}
+	if (S_ISREG(st.st_mode) && st.st_size && !q->force) {
+		out_error("refusing to qualify on %s: it holds %lld bytes of data that qualify would overwrite. "
+			  "Give its directory (qualify then uses a scratch file), an empty file, or --force.",
+			  q->path, (long long)st.st_size);
+		return -EEXIST;
+	}
 	ret = file_target(q, q->path, S_ISDIR(st.st_mode));
 	if (!ret && S_ISDIR(st.st_mode))
 		ret = create_file(q);

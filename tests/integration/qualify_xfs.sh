@@ -70,6 +70,14 @@ rc=$?
 [ "$rc" = 2 ] || { cat "$work/refused.out"; fail "qualify of the mounted $dev exited $rc, expected 2"; }
 grep -q "refusing to write" "$work/refused.out" || { cat "$work/refused.out"; fail "no refusal message"; }
 
+# a file holding data is not overwritten without --force
+head -c 8192 /dev/urandom >"$dir/data.file"
+cp "$dir/data.file" "$work/data.copy"
+"$awr" qualify "$dir/data.file" --quick >"$work/file.out" 2>&1
+rc=$?
+[ "$rc" = 2 ] || { cat "$work/file.out"; fail "qualify of a file with data exited $rc, expected 2"; }
+cmp -s "$dir/data.file" "$work/data.copy" || fail "qualify changed a file it refused"
+
 # a raw loop device: no atomic support, so discovery fails and the write checks skip
 truncate -s 64M "$work/raw.img" || exit 2
 loop=$(losetup -f --show "$work/raw.img") || { echo "SKIP: no free loop device"; exit 77; }
