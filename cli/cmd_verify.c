@@ -14,6 +14,7 @@ struct issues {
 	unsigned int max;	/* how many to keep */
 	unsigned int nr;
 	uint32_t unit;
+	uint32_t other_size;	/* a misplaced stamp's unit size, when not unit */
 	struct json_object *list;
 	char text[16][200];
 };
@@ -72,6 +73,8 @@ static int keep_issue(const struct awr_verify_issue *is, void *arg)
 {
 	struct issues *k = arg;
 
+	if (is->state.cls == AWR_UNIT_MISPLACED && is->state.found_unit_size != k->unit && !k->other_size)
+		k->other_size = is->state.found_unit_size;
 	if (k->nr >= k->max)
 		return 0;
 	if (k->list)
@@ -135,6 +138,9 @@ static void report_text(const struct awr_verify_opts *o, const struct awr_verify
 		       r->acked_late);
 	for (unsigned int i = 0; i < k->nr; i++)
 		printf("  %s\n", k->text[i]);
+	if (k->other_size)
+		printf("hint: units were stamped with a unit size of %u bytes: give --unit %u\n",
+		       k->other_size, k->other_size);
 	printf("result: %s\n", verify_failed(r) ? "FAILED" : "OK");
 }
 
