@@ -111,17 +111,18 @@ static bool views_disagree(const struct awr_probe *p, char *why, size_t len)
 	return true;
 }
 
-static void note_single_block(struct qctx *q)
+static bool note_single_block(struct qctx *q)
 {
 	const struct awr_sysfs_view *y = awr_probe_sysfs(q->probe);
 	uint32_t lbs = y ? y->logical_block_size : 0;
 	char a[32];
 
 	if (q->lim.unit_min != q->lim.unit_max || (lbs && q->lim.unit_min != lbs))
-		return;
-	q_note(q, "the atomic unit is exactly one %s: every atomic write is a single logical block, "
-	       "which is written whole anyway; writes of more than one block cannot be made untorn here",
+		return false;
+	q_note(q, "the atomic unit is exactly one logical block (%s): an atomic write here is a single-block "
+	       "write, which is written whole anyway; writes of more than one block cannot be made untorn",
 	       out_size(q->lim.unit_min, a, sizeof(a)));
+	return true;
 }
 
 void q_discovery(struct qctx *q, struct qcheck *c)
@@ -129,6 +130,7 @@ void q_discovery(struct qctx *q, struct qcheck *c)
 	const struct awr_finding *f;
 	unsigned int errors = 0;
 	char why[256], a[32], b[32];
+	bool single;
 
 	json_object_object_add(c->figures, "limits", out_limits_json(&q->lim));
 	json_object_object_add(c->figures, "findings", findings_json(q->probe, &errors));
@@ -148,10 +150,12 @@ void q_discovery(struct qctx *q, struct qcheck *c)
 		return;
 	}
 	q->atomic_ok = true;
-	note_single_block(q);
-	q_set(c, Q_PASS, "atomic writes of %s to %s%s, no finding of severity error",
+	single = note_single_block(q);
+	json_object_object_add(c->figures, "single_block_unit", json_object_new_boolean(single));
+	q_set(c, Q_PASS, "atomic writes of %s to %s%s, no finding of severity error%s",
 	      out_size(q->lim.unit_min, a, sizeof(a)), out_size(q->lim.unit_max, b, sizeof(b)),
-	      q->lim.boundary ? " within a boundary" : "");
+	      q->lim.boundary ? " within a boundary" : "",
+	      single ? "; the atomic unit is exactly one logical block (see the note)" : "");
 }
 
 /* ------------------------------------------------------------- size sweep */
@@ -412,20 +416,28 @@ int q_verify(const char *target, uint32_t unit, uint64_t span, const char *journ
 	return ret;
 }
 
-/* Clear the sweep's stamps (another unit size) before stamping with q->unit. */
+/*
+ * Zero the span before stamping with q->unit: stamps left by the sweep (other
+ * unit sizes) or by earlier runs would count as misplaced or unjournaled.
+ */
 static int clear_area(const struct qctx *q, uint64_t len)
 {
+	const size_t chunk = 1U << 20;
 	void *z;
 	int fd, ret = 0;
 
-	if (posix_memalign(&z, 4096, len))
+	if (posix_memalign(&z, 4096, chunk))
 		return -ENOMEM;
-	memset(z, 0, len);
+	memset(z, 0, chunk);
 	fd = open_direct(q->target, O_WRONLY);
 	if (fd < 0)
 		ret = fd;
-	else if (pwrite(fd, z, len, 0) != (ssize_t)len)
-		ret = -EIO;
+	for (uint64_t off = 0; !ret && off < len; off += chunk) {
+		size_t n = len - off < chunk ? (size_t)(len - off) : chunk;
+
+		if (pwrite(fd, z, n, (off_t)off) != (ssize_t)n)
+			ret = -EIO;
+	}
 	if (fd >= 0)
 		close(fd);
 	free(z);
@@ -476,7 +488,7 @@ void q_concurrency(struct qctx *q, struct qcheck *c)
 	}
 	q_journal_path(journal, sizeof(journal), tmp, 0);
 	so.journal = journal;
-	ret = clear_area(q, sweep_area(q));
+	ret = clear_area(q, so.span > sweep_area(q) ? so.span : sweep_area(q));
 	if (!ret)
 		ret = awr_stress_run(q->target, &so, &sr);
 	if (ret) {
