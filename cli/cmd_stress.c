@@ -28,6 +28,8 @@ static void report_text(const char *path, const struct awr_stress_opts *o,
 	       (o->flags & AWR_STRESS_DSYNC) ? ", each write durable (RWF_DSYNC)" : "");
 	if (o->journal)
 		printf("  journal %s (%" PRIu64 " fdatasync)\n", o->journal, r->journal_syncs);
+	if (r->journal_error)
+		printf("  the journal failed: %s; writes after that are not recorded\n", strerror(-r->journal_error));
 	if (r->error)
 		printf("  stopped by a failed write at offset %" PRIu64 ": %s; the writes before it are %s\n",
 		       r->error_offset, strerror(-r->error), o->journal ? "journaled" : "counted");
@@ -54,6 +56,8 @@ static void report_json(const char *path, const struct awr_stress_opts *o,
 	json_object_object_add(j, "journal_syncs", out_u64(r->journal_syncs));
 	json_object_object_add(j, "error", r->error ? json_object_new_string(out_errno_name(r->error)) : NULL);
 	json_object_object_add(j, "error_offset", r->error ? out_u64(r->error_offset) : NULL);
+	json_object_object_add(j, "journal_error",
+			       r->journal_error ? json_object_new_string(out_errno_name(r->journal_error)) : NULL);
 	out_print_json(j);
 }
 
@@ -158,7 +162,7 @@ int cmd_stress(int argc, const char **argv)
 		report_json(c.operand, &o, &r);
 	else
 		report_text(c.operand, &o, &r);
-	rc = r.error ? AWR_EXIT_FAIL : AWR_EXIT_OK;
+	rc = r.journal_error ? AWR_EXIT_USAGE : r.error ? AWR_EXIT_FAIL : AWR_EXIT_OK;
 out:
 	cmd_done(&c);
 	return rc;

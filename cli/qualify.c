@@ -499,6 +499,8 @@ void q_concurrency(struct qctx *q, struct qcheck *c)
 	ret = q_verify(q->target, so.unit, so.span, journal, 0, &vr, c->figures, issue, sizeof(issue));
 	if (ret)
 		q_set(c, Q_FAIL, "cannot verify: %s", strerror(-ret));
+	else if (sr.journal_error)
+		q_set(c, Q_FAIL, "the journal in %s failed: %s", tmp, strerror(-sr.journal_error));
 	else if (sr.error)
 		q_set(c, Q_FAIL, "a write failed after %" PRIu64 " writes: %s at offset %" PRIu64, sr.writes,
 		      strerror(-sr.error), sr.error_offset);

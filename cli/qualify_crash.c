@@ -162,9 +162,29 @@ static int shutdown_fs(const char *point, uint64_t *crash_ns)
 	return ret;
 }
 
-static int remount(const struct mnt *m, char *why, size_t len)
+/* The backing file of a loop device, from sysfs. */
+static void loop_backing(const char *dev, char *out, size_t len)
 {
-	char data[1024];
+	char p[256];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "/sys/block/%.64s/loop/backing_file", strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev);
+	out[0] = '\0';
+	f = fopen(p, "re");
+	if (!f)
+		return;
+	if (!fgets(out, (int)len, f))
+		out[0] = '\0';
+	fclose(f);
+}
+
+/*
+ * Unmount and mount again. The caller holds the loop device open, so it
+ * stays attached to the same image; mount only when it still is.
+ */
+static int remount(const struct mnt *m, const char *backing, char *why, size_t len)
+{
+	char data[1024], now[PATH_MAX];
 	int tries = 0;
 
 	while (umount2(m->point, 0)) {
@@ -174,6 +194,12 @@ static int remount(const struct mnt *m, char *why, size_t len)
 			return -1;
 		}
 		usleep(100000);
+	}
+	loop_backing(m->source, now, sizeof(now));
+	if (strcmp(now, backing)) {
+		snprintf(why, len, "%.200s no longer holds the image it held (detached by another program?): "
+			 "the filesystem is left unmounted", m->source);
+		return -1;
 	}
 	mount_data(m->super_opts, data, sizeof(data));
 	if (mount(m->source, m->point, m->fstype, m->flags, data) &&
@@ -199,9 +225,10 @@ static int crash_cycle(struct qctx *q, const struct mnt *m, const char *tmp, uns
 					 .duration_ms = 3000 }, { 0 }, 0 };
 	struct awr_verify_result vr;
 	struct json_object *fig = json_object_new_object();
+	char backing[PATH_MAX];
 	uint64_t crash_ns = 0;
 	pthread_t t;
-	int ret;
+	int ret, hold;
 
 	json_object_array_add(list, fig);
 	snprintf(target, sizeof(target), "%s/awr-qualify-crash.%d.dat", q->dir, (int)getpid());
@@ -213,16 +240,23 @@ static int crash_cycle(struct qctx *q, const struct mnt *m, const char *tmp, uns
 		return -1;
 	}
 	usleep(300000 + (unsigned int)(rand() % 700) * 1000);
+	hold = open(m->source, O_RDONLY | O_CLOEXEC);	/* keeps the loop device attached */
+	loop_backing(m->source, backing, sizeof(backing));
 	ret = shutdown_fs(m->point, &crash_ns);
 	pthread_join(t, NULL);
 	if (ret) {
 		snprintf(why, len, "XFS_IOC_GOINGDOWN on %.200s failed: %s", m->point, strerror(-ret));
-		return -1;
+		ret = -1;
+	} else {
+		ret = remount(m, backing, why, len);
 	}
-	if (remount(m, why, len))
+	if (hold >= 0)
+		close(hold);
+	if (ret)
 		return -1;
-	if (r.ret) {
-		snprintf(why, len, "the writers could not start: %s", strerror(-r.ret));
+	if (r.ret || r.sr.journal_error) {
+		snprintf(why, len, "the writers %s: %s", r.ret ? "could not start" : "lost their journal",
+			 strerror(-(r.ret ? r.ret : r.sr.journal_error)));
 		return -1;
 	}
 	q_stress_figures(fig, &r.so, &r.sr);

@@ -695,6 +695,7 @@ struct awr_stress_result {
 	uint64_t journal_syncs;		/* journal fdatasync calls */
 	int error;			/* 0, or the negative errno of the write that ended the run */
 	uint64_t error_offset;		/* that write's offset */
+	int journal_error;		/* 0, or the negative errno of a failed journal append or sync */
 	struct awr_verdict verdict;	/* a rule broken by the unit before any write */
 	uint32_t reserved[8];
 };
@@ -712,8 +713,8 @@ struct awr_stress_result {
  * recorded (durably) before its write and acknowledged after it. A failed
  * write (EIO after a shutdown or power loss) ends the run for every writer.
  *
- * Return: 0 when the run ran (a write error is in @out->error), or a negative
- * errno when it could not start (-EINVAL with @out->verdict when the unit
+ * Return: 0 when the run ran (a write error is in @out->error, a journal
+ * error in @out->journal_error), or a negative errno when it could not start (-EINVAL with @out->verdict when the unit
  * breaks a rule of the target's limits).
  */
 int awr_stress_run(const char *path, const struct awr_stress_opts *o,

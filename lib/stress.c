@@ -34,6 +34,7 @@ struct stress {
 	pthread_mutex_t err_lock;
 	int error;
 	uint64_t error_offset;
+	int journal_error;
 };
 
 struct writer {
@@ -67,6 +68,15 @@ static void set_error(struct stress *s, int err, uint64_t offset)
 		s->error = err;
 		s->error_offset = offset;
 	}
+	pthread_mutex_unlock(&s->err_lock);
+	__atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
+}
+
+static void set_journal_error(struct stress *s, int err)
+{
+	pthread_mutex_lock(&s->err_lock);
+	if (!s->journal_error)
+		s->journal_error = err;
 	pthread_mutex_unlock(&s->err_lock);
 	__atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
 }
@@ -145,9 +155,9 @@ static void *writer_main(void *arg)
 	int ret;
 
 	while (keep_going(w->s)) {
-		ret = write_one(w);
+		ret = write_one(w);	/* data write errors are set inside */
 		if (ret)
-			set_error(w->s, ret, 0);
+			set_journal_error(w->s, ret);
 	}
 	return NULL;
 }
@@ -254,9 +264,12 @@ static void finish(struct stress *s, struct awr_stress_result *out, uint64_t sta
 	out->last_generation = s->next_gen - 1;
 	out->error = s->error;
 	out->error_offset = s->error_offset;
+	out->journal_error = s->journal_error;
 	if (s->journaled) {
-		if (awr__journal_sync(&s->j, s->j.appended) && !out->error)
-			out->error = -EIO;
+		int ret = awr__journal_sync(&s->j, s->j.appended);
+
+		if (ret && !out->journal_error)
+			out->journal_error = ret;
 		out->journal_syncs = s->j.syncs;
 	}
 }

@@ -28,9 +28,14 @@ jdir=$(mktemp -d "${TMPDIR:-/tmp}/awr-crash-journal.XXXXXX") || exit 2
 stress_pid=
 cleanup() {
 	[ -n "$stress_pid" ] && kill "$stress_pid" 2>/dev/null && wait "$stress_pid" 2>/dev/null
+	exec 8<&-
 	rm -rf "$jdir"
 }
 trap cleanup EXIT
+# Hold the loop device open while the filesystem is unmounted, so that it stays attached to our
+# image even if another program asks to detach it; check that before each mount.
+exec 8<"$dev" || fail "cannot open $dev"
+backing=$(cat "/sys/block/${dev##*/}/loop/backing_file" 2>/dev/null)
 
 units=(16k 4k 64k)
 field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))$2)" "$1"; }
@@ -52,6 +57,8 @@ for ((i = 1; i <= cycles; i++)); do
 	# 0: the run ended before the shutdown; 1: a write failed (EIO): the end, not a crash
 	[ "$rc" -le 1 ] || { cat "$jdir/stress.err"; fail "cycle $i: stress exited $rc"; }
 	umount "$dir" || fail "cycle $i: umount failed"
+	[ "$(cat "/sys/block/${dev##*/}/loop/backing_file" 2>/dev/null)" = "$backing" ] ||
+		fail "cycle $i: $dev no longer holds $backing (detached by another program?): not mounting it"
 	mount "$dev" "$dir" || fail "cycle $i: mount (log recovery) failed"
 	"$awr" verify "$target" --unit "$u" --journal "$journal" --crash-time "$crash_ns" -o json >"$jdir/verify.json"
 	rc=$?
