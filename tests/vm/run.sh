@@ -38,6 +38,7 @@ tool_version=1				# bump when the tool tree's content changes
 tree=$cache/toolchain
 qpid=
 qemu_pidfile=
+child=
 
 # NVMe controllers: serial awun awupf (serials are matched in guest/cases.sh)
 nvme_ctrls=(
@@ -58,6 +59,10 @@ die() {
 
 cleanup() {
 	local p
+	if [ -n "$child" ] && kill -0 "$child" 2>/dev/null; then
+		kill "$child" 2>/dev/null
+		wait "$child" 2>/dev/null
+	fi
 	if [ -n "$qpid" ] && kill -0 "$qpid" 2>/dev/null; then
 		kill "$qpid" 2>/dev/null
 	fi
@@ -126,8 +131,10 @@ build_tree() {
 	remove_tree "$tmp"
 	: >"$log"
 	debootstrap --variant=minbase --include=qemu-system-x86,kmod,xz-utils,cpio \
-		"$suite" "$tmp" "$mirror" >>"$log" 2>&1 ||
-		die "debootstrap $suite from $mirror failed (see $log)"
+		"$suite" "$tmp" "$mirror" >>"$log" 2>&1 &
+	child=$!
+	wait "$child" || { child=; die "debootstrap $suite from $mirror failed (see $log)"; }
+	child=
 	chroot "$tmp" apt-get -q update >>"$log" 2>&1 || die "apt-get update in the tool tree failed (see $log)"
 	kpkg=${AWR_VM_KERNEL_PKG:-$(chroot "$tmp" apt-cache depends linux-image-amd64 2>>"$log" |
 		awk '$1 == "Depends:" && $2 ~ /^linux-image-6\.12\..*-amd64$/ { print $2; exit }')}
