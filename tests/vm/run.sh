@@ -275,7 +275,7 @@ qemu_pidfile=$run/qemu.pid
 
 if [ "$shell_mode" = 1 ]; then
 	say "booting a guest shell (kernel $kver); 'exit' powers the guest off"
-	chroot "$tree" "${qemu[@]}" -serial mon:stdio
+	chroot "$tree" "${qemu[@]}" -serial mon:stdio 9>&-
 	exit $?
 fi
 
@@ -284,7 +284,7 @@ log=$out/serial.log
 t0=$(date +%s)
 say "booting the guest (kernel $kver, timeout ${boot_timeout} s); serial log $log"
 timeout -k 10 "$boot_timeout" chroot "$tree" "${qemu[@]}" -serial stdio \
-	</dev/null >"$log" 2>"$out/qemu.stderr" &
+	</dev/null >"$log" 2>"$out/qemu.stderr" 9>&- &
 qpid=$!
 wait "$qpid"
 qrc=$?

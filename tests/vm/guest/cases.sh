@@ -55,7 +55,7 @@ relay() {
 
 wait_for() {	# wait_for TEST-EXPR... : up to 10 s
 	i=0
-	while ! eval "$@"; do
+	while ! eval "$*"; do
 		i=$((i + 1))
 		[ $i -gt 100 ] && return 1
 		sleep 0.1
@@ -180,6 +180,7 @@ run_nvme() {
 		$T chardev "$g" "/dev/$ng"
 	else
 		say "SKIP $g.$ng.json: /dev/$ng does not exist"
+		ng=
 	fi
 	if [ -x /awr/guest-devices ]; then
 		relay "$g" devices /awr/guest-devices --nvme "/dev/$ns" ${ng:+--ng "/dev/$ng"} --awr "$AWR"
