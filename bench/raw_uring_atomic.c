@@ -43,11 +43,21 @@ static uint64_t next_page(uint64_t npages, int sequential)
 	return (uint64_t)(((unsigned __int128)(rng * 0x2545F4914F6CDD1DULL) * npages) >> 64);
 }
 
+static void prep(struct io_uring *ring, unsigned char *buf, unsigned int unit, uint64_t slot,
+		 uint64_t npages, int plain, int sequential)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	io_uring_prep_write(sqe, 0, buf + slot * unit, unit, next_page(npages, sequential) * unit);
+	sqe->rw_flags = plain ? 0 : RWF_ATOMIC;
+	sqe->flags |= IOSQE_FIXED_FILE;
+	sqe->user_data = slot;
+}
+
 int main(int argc, char **argv)
 {
 	struct io_uring ring;
 	struct io_uring_cqe *cqes[64];
-	struct io_uring_sqe *sqe;
 	unsigned int unit, qd, n;
 	uint64_t span, npages, pages = 0, start, deadline, now;
 	int plain = 0, sequential = 0, fd, ret, inflight = 0, failed = 0;
@@ -82,13 +92,8 @@ int main(int argc, char **argv)
 	}
 	start = now_ns();
 	deadline = start + (uint64_t)(seconds * 1e9);
-	for (unsigned int s = 0; s < qd; s++, inflight++) {
-		sqe = io_uring_get_sqe(&ring);
-		io_uring_prep_write(sqe, 0, buf + (size_t)s * unit, unit, next_page(npages, sequential) * unit);
-		sqe->rw_flags = plain ? 0 : RWF_ATOMIC;
-		sqe->flags |= IOSQE_FIXED_FILE;
-		sqe->user_data = s;
-	}
+	for (unsigned int s = 0; s < qd; s++, inflight++)
+		prep(&ring, buf, unit, s, npages, plain, sequential);
 	while (inflight) {
 		ret = io_uring_submit_and_wait(&ring, 1);
 		if (ret < 0 && ret != -EINTR)
@@ -106,11 +111,7 @@ int main(int argc, char **argv)
 			pages++;
 			if (now >= deadline || failed)
 				continue;
-			sqe = io_uring_get_sqe(&ring);
-			io_uring_prep_write(sqe, 0, buf + s * unit, unit, next_page(npages, sequential) * unit);
-			sqe->rw_flags = plain ? 0 : RWF_ATOMIC;
-			sqe->flags |= IOSQE_FIXED_FILE;
-			sqe->user_data = s;
+			prep(&ring, buf, unit, s, npages, plain, sequential);
 			inflight++;
 		}
 		io_uring_cq_advance(&ring, n);
