@@ -19,18 +19,6 @@ struct bench_args {
 	int force;
 };
 
-/* popt allocates string arguments; the caller frees them. */
-static void args_free(struct bench_args *a)
-{
-	char **all[] = { &a->unit, &a->qd, &a->batch, &a->seconds, &a->size, &a->mode, &a->order,
-			 &a->durability };
-
-	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
-		free(*all[i]);
-		*all[i] = NULL;
-	}
-}
-
 static int pick(const char *opt, const char *text, const char *const *names, int n, int *out)
 {
 	if (!text)
@@ -234,6 +222,5 @@ int cmd_bench(int argc, const char **argv)
 			rc = AWR_EXIT_FAIL;
 out:
 	cmd_done(&c);
-	args_free(&a);
 	return rc;
 }

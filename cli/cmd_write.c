@@ -272,8 +272,6 @@ int cmd_write(int argc, const char **argv)
 out:
 	awr_file_close(f);
 	free(j.buf);
-	free(engine);
-	free(qd_s);
 	cmd_done(&c);
 	return rc;
 }

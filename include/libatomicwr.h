@@ -593,6 +593,186 @@ int awr_write_units(struct awr_ring *r, const void *buf, uint64_t offset, uint64
 
 /* --- stamped units and verification ------------------------------------- */
 
+/*
+ * The stamped-unit format (awr-stamp(5)). A unit of U bytes (a multiple of
+ * 512) is split in 512-byte sectors; each sector starts with a 40-byte stamp
+ * (little endian): magic "AWRSTMP1", unit index, generation, sector index,
+ * writer id, unit size, reserved. The rest is filler derived from the stamp,
+ * and the unit's last 8 bytes hold XXH3_64bits of its first U - 8 bytes.
+ */
+#define AWR_STAMP_SECTOR	512
+#define AWR_STAMP_MAGIC		0x31504d5453525741ULL	/* "AWRSTMP1" */
+
+/* What a unit read back holds. */
+enum awr_unit_class {
+	AWR_UNIT_NEVER_WRITTEN = 0,	/* no sector carries the magic (all zero or foreign data) */
+	AWR_UNIT_INTACT,		/* every sector of one generation, checksum good */
+	AWR_UNIT_TORN,			/* sectors of different generations (0: unstamped) */
+	AWR_UNIT_CORRUPT,		/* stamps agree, the checksum (or writer) does not */
+	AWR_UNIT_MISPLACED,		/* a stamp of another unit, sector or unit size */
+	AWR_UNIT__COUNT
+};
+
+/* The classification of one unit: a plain value type. */
+struct awr_unit_state {
+	enum awr_unit_class cls;
+	bool all_zero;			/* never written: every byte is zero */
+	uint64_t generation;		/* intact, corrupt: its generation; torn: sector 0's (0 = unstamped) */
+	uint64_t other_generation;	/* torn: the generation of bad_sector */
+	uint64_t newest_generation;	/* highest generation of any sector */
+	uint32_t writer;		/* writer id of sector 0's stamp */
+	uint32_t bad_sector;		/* torn, corrupt, misplaced: first sector that disagrees */
+	uint64_t found_unit;		/* misplaced: unit index found at bad_sector */
+	uint32_t found_sector;		/* misplaced: sector index found there */
+	uint32_t found_unit_size;	/* misplaced: unit size found there */
+	uint32_t reserved[6];
+};
+
+/**
+ * awr_stamp_fill() - fill a buffer with one stamped unit
+ * @buf:	destination, @unit_size bytes
+ * @unit_size:	unit size in bytes, a non-zero multiple of AWR_STAMP_SECTOR
+ * @unit:	the unit's index in the target (its offset / @unit_size)
+ * @generation:	the generation, at least 1 (0 means "never written")
+ * @writer:	the writer's id
+ *
+ * Every sector gets a stamp, the filler is a function of the stamp, and the
+ * last 8 bytes the checksum (awr-stamp(5)).
+ *
+ * Return: 0, or -EINVAL for a bad size or generation 0.
+ */
+int awr_stamp_fill(void *buf, uint32_t unit_size, uint64_t unit, uint64_t generation,
+		   uint32_t writer);
+
+/**
+ * awr_stamp_classify() - classify a unit read back
+ * @buf:	the unit's content, @unit_size bytes
+ * @unit_size:	unit size in bytes, a non-zero multiple of AWR_STAMP_SECTOR
+ * @unit:	the index the unit is expected to carry
+ * @out:	the classification
+ *
+ * Misplaced is decided first, then torn, then corrupt; else intact or never
+ * written.
+ *
+ * Return: 0, or -EINVAL for a bad size.
+ */
+int awr_stamp_classify(const void *buf, uint32_t unit_size, uint64_t unit,
+		       struct awr_unit_state *out);
+
+/**
+ * awr_unit_class_name() - stable snake_case name of a unit class ("torn")
+ * @cls:	the class
+ *
+ * Return: a static string; "unknown" for values out of range.
+ */
+const char *awr_unit_class_name(enum awr_unit_class cls);
+
+
+/* awr_stress_opts.flags */
+#define AWR_STRESS_DSYNC	(1U << 0)	/* RWF_DSYNC: each acknowledged write is durable */
+
+/* What awr_stress_run() does. */
+struct awr_stress_opts {
+	uint32_t unit;		/* bytes per atomic write (the stamped unit) */
+	uint32_t threads;	/* writer threads; 0 means 4 */
+	uint64_t span;		/* bytes from offset 0 to write; 0: the whole file or device */
+	uint64_t writes;	/* stop after this many writes in all; 0: no count limit */
+	uint64_t duration_ms;	/* stop after this time; 0: no time limit */
+	unsigned int flags;	/* AWR_STRESS_* */
+	const char *journal;	/* record intents and acknowledgements here (implies DSYNC) */
+	uint32_t reserved[8];
+};
+
+/* What a stress run did. */
+struct awr_stress_result {
+	uint64_t writes;		/* acknowledged atomic writes */
+	uint64_t bytes;			/* their bytes */
+	uint64_t units;			/* units in the span */
+	uint64_t first_generation;	/* the run's first generation */
+	uint64_t last_generation;	/* the highest generation issued */
+	uint64_t nsec;			/* run time */
+	uint64_t journal_syncs;		/* journal fdatasync calls */
+	int error;			/* 0, or the negative errno of the write that ended the run */
+	uint64_t error_offset;		/* that write's offset */
+	struct awr_verdict verdict;	/* a rule broken by the unit before any write */
+	uint32_t reserved[8];
+};
+
+/**
+ * awr_stress_run() - concurrent stamped atomic writers over a target
+ * @path:	a regular file (created when missing, extended to @o->span) or a
+ *		block device (not checked for use: see awr_target_safety())
+ * @o:		the run's options; one of @o->writes and @o->duration_ms is needed
+ * @out:	what the run did
+ *
+ * Writer threads overwrite units of the span, half of their writes on a hot
+ * set of 8 units so that writers overlap, with unique increasing generations
+ * from one atomic counter (awr-stamp(5)). With a journal each generation is
+ * recorded (durably) before its write and acknowledged after it. A failed
+ * write (EIO after a shutdown or power loss) ends the run for every writer.
+ *
+ * Return: 0 when the run ran (a write error is in @out->error), or a negative
+ * errno when it could not start (-EINVAL with @out->verdict when the unit
+ * breaks a rule of the target's limits).
+ */
+int awr_stress_run(const char *path, const struct awr_stress_opts *o,
+		   struct awr_stress_result *out);
+
+/* One offending unit found by awr_verify_run(). */
+struct awr_verify_issue {
+	uint64_t unit;			/* unit index */
+	uint64_t offset;		/* byte offset of the unit */
+	struct awr_unit_state state;	/* its classification */
+	bool lost;			/* an acknowledged write is missing */
+	bool unjournaled;		/* holds a generation the journal never issued for it */
+	uint64_t acked_generation;	/* lost: the newest acknowledged generation */
+};
+
+/* What awr_verify_run() checks. */
+struct awr_verify_opts {
+	uint32_t unit;		/* unit size the target was stamped with */
+	uint64_t span;		/* bytes from offset 0 to scan; 0: the whole file or device */
+	const char *journal;	/* a stress journal: also find lost writes; NULL: no */
+	/* called for every offending unit in offset order; non-zero stops the scan */
+	int (*issue)(const struct awr_verify_issue *is, void *arg);
+	void *arg;
+	uint32_t reserved[8];
+};
+
+/* What a scan found. */
+struct awr_verify_result {
+	uint64_t units;				/* units scanned */
+	uint64_t count[AWR_UNIT__COUNT];	/* units per class */
+	uint64_t lost;				/* units missing an acknowledged write */
+	uint64_t unjournaled;			/* units with a generation not issued for them */
+	uint64_t journal_records;		/* valid journal records read */
+	uint64_t acked_writes;			/* acknowledged writes in the span */
+	uint64_t acked_units;			/* units with an acknowledged write */
+	uint32_t journal_unit;			/* the unit size the journal's runs used */
+	bool direct;				/* read with O_DIRECT */
+	uint64_t bytes;				/* bytes read */
+	uint64_t nsec;				/* scan time */
+	uint32_t reserved[8];
+};
+
+/**
+ * awr_verify_run() - scan a stamped target for torn, corrupt, misplaced and lost units
+ * @path:	the file or block device written by awr_stress_run()
+ * @o:		unit size, span, optional journal and issue callback
+ * @out:	counts per class and of lost units
+ *
+ * Reads with large O_DIRECT reads. With a journal a unit has lost a write
+ * when the journal acknowledges a write to it that was issued after the
+ * write of the generation it holds had been acknowledged, or acknowledges
+ * any write to a unit that holds none (the rule in awr-stamp(5)).
+ *
+ * Return: 0 when the scan completed (problems are in @out), -EINVAL when
+ * the journal's unit size differs (@out->journal_unit), -EBADMSG for a
+ * damaged journal, other negative errno for I/O errors.
+ */
+int awr_verify_run(const char *path, const struct awr_verify_opts *o,
+		   struct awr_verify_result *out);
+
 #ifdef __cplusplus
 }
 #endif
