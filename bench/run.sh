@@ -5,8 +5,8 @@
 #   bench/run.sh [-B BUILDDIR] [-s SECONDS] [-r REPEATS] [RESULTS.md]
 #
 # BUILDDIR (default: build/ in the source tree) is set up and built when
-# needed. Each comparison runs REPEATS times (default 3), the two tools
-# interleaved, each on a freshly written file; the median is reported.
+# needed. Each comparison runs REPEATS rounds (default 3), the two tools in
+# alternating order, each run on a freshly written file; medians are reported.
 # Results go to RESULTS.md (default bench/results.md) and stdout.
 # Needs root (loop device, mount), xfsprogs, fio.
 set -u
@@ -50,6 +50,7 @@ dw_span=$((span - qd * unit))	# awr bench keeps the last batch for its doublewri
 fresh() {
 	rm -f "$f"
 	dd if=/dev/zero of="$f" bs=1M count=$((span >> 20)) oflag=direct status=none
+	sync
 }
 
 # json_get MODE KEY: the first "KEY": value after "MODE": { in awr's pretty JSON.
@@ -60,21 +61,57 @@ json_get() {
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "n/a" }'; }
 
-awr_stream() {	# MODE: pages/s of awr bench, durability none, queue kept full
-	fresh
-	"$awr" bench "$f" --mode "$1" --durability none --unit $unit --qd $qd --seconds "$seconds" \
-		--size $span -o json | json_get "$1" pages_per_s
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/awr-bench.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+
+# timed CMD...: run CMD, stdout in $tmp/out; $cpu = its user + system CPU seconds.
+timed() {
+	local TIMEFORMAT='%3U %3S'
+	{ time "$@" >"$tmp/out" 2>"$tmp/err"; } 2>"$tmp/time"
+	cpu=$(awk '{ print $1 + $2 }' "$tmp/time")
 }
-raw_stream() {	# [plain]: pages/s of the raw liburing loop
+per_page_us() { awk -v c="$1" -v p="$2" 'BEGIN { if (p > 0) printf "%.2f", c * 1e6 / p; else print "n/a" }'; }
+
+# Each prints "PAGES_PER_S CPU_US_PER_PAGE" for one run on a fresh file.
+awr_stream() {	# MODE: awr bench, durability none, queue kept full
 	fresh
-	"$raw" "$f" $unit $qd "$seconds" $dw_span "$@" | sed -n 's/^pages_per_s=\([0-9.]*\).*/\1/p'
+	timed "$awr" bench "$f" --mode "$1" --durability none --unit $unit --qd $qd --seconds "$seconds" \
+		--size $span -o json
+	echo "$(json_get "$1" pages_per_s <"$tmp/out") $(per_page_us "$cpu" "$(json_get "$1" pages <"$tmp/out")")"
 }
-fio_plain() {	# IOPS of fio randwrite, io_uring, same depth, size, block size
+raw_stream() {	# [plain]: the raw liburing loop
 	fresh
-	fio --name=plain --filename="$f" --ioengine=io_uring --direct=1 --rw=randwrite --bs=$unit \
+	timed "$raw" "$f" $unit $qd "$seconds" $dw_span "$@"
+	echo "$(sed -n 's/^pages_per_s=\([0-9.]*\).*/\1/p' "$tmp/out")" \
+		"$(per_page_us "$cpu" "$(sed -n 's/.* pages=\([0-9]*\).*/\1/p' "$tmp/out")")"
+}
+fio_plain() {	# fio randwrite, io_uring, same depth, size, block size
+	fresh
+	timed fio --name=plain --filename="$f" --ioengine=io_uring --direct=1 --rw=randwrite --bs=$unit \
 		--iodepth=$qd --size=$span --time_based --runtime="$seconds" --norandommap --randrepeat=0 \
-		--output-format=terse | cut -d';' -f49
+		--output-format=terse
+	echo "$(cut -d';' -f49 "$tmp/out") $(per_page_us "$cpu" $(( $(cut -d';' -f47 "$tmp/out") * 1024 / unit )))"
 }
+
+# pair NAME AWR_CMD REF_CMD: REPEATS rounds, the order alternating; appends to runs/NAME.{awr,ref}.
+pair() {
+	local name=$1 awr_cmd=$2 ref_cmd=$3 i a r
+	for i in $(seq "$repeats"); do
+		if [ $((i % 2)) = 1 ]; then r=$($ref_cmd); a=$($awr_cmd); else a=$($awr_cmd); r=$($ref_cmd); fi
+		echo "$a" >>"$tmp/$name.awr"
+		echo "$r" >>"$tmp/$name.ref"
+		echo "  $name round $i: awr $a | reference $r (pages/s, CPU us/page)" >&2
+	done
+}
+col() { awk -v c="$1" '{ print $c }' "$2"; }
+med() { col "$1" "$2" | median; }
+ratios() { paste -d' ' "$tmp/$1.awr" "$tmp/$1.ref" | awk '$3 > 0 { printf "%.3f\n", $1 / $3 }'; }
+row() {	# NAME LABEL TARGET: a markdown row of medians and ratios
+	echo "| $2 | $(med 1 "$tmp/$1.awr") | $(med 1 "$tmp/$1.ref") |" \
+		"$(ratio "$(med 1 "$tmp/$1.awr")" "$(med 1 "$tmp/$1.ref")") | $(ratios "$1" | median) |" \
+		"$(med 2 "$tmp/$1.awr") | $(med 2 "$tmp/$1.ref") | $3 |"
+}
+runs() { echo "$1: awr $(col 1 "$tmp/$1.awr" | tr '\n' ' ')/ reference $(col 1 "$tmp/$1.ref" | tr '\n' ' ')"; }
 
 modes_table() {	# DURABILITY: the awr bench --mode all table
 	local j m
@@ -92,19 +129,9 @@ modes_table() {	# DURABILITY: the awr bench --mode all table
 		"atomic/plain: $(json_get ratios atomic_to_plain <<<"$j")x"
 }
 
-echo "running: $repeats x (raw loop, awr atomic, awr plain, fio plain) of ${seconds} s, then the mode tables" >&2
-a_runs= r_runs= p_runs= f_runs=
-for i in $(seq "$repeats"); do
-	r_runs="$r_runs $(raw_stream)"
-	a_runs="$a_runs $(awr_stream atomic)"
-	f_runs="$f_runs $(fio_plain)"
-	p_runs="$p_runs $(awr_stream plain)"
-	echo "  round $i: raw$r_runs | awr atomic$a_runs | fio$f_runs | awr plain$p_runs" >&2
-done
-raw_med=$(tr ' ' '\n' <<<"$r_runs" | grep . | median)
-awr_med=$(tr ' ' '\n' <<<"$a_runs" | grep . | median)
-fio_med=$(tr ' ' '\n' <<<"$f_runs" | grep . | median)
-plain_med=$(tr ' ' '\n' <<<"$p_runs" | grep . | median)
+echo "running: $repeats rounds each of awr atomic vs the raw loop and awr plain vs fio, ${seconds} s a run" >&2
+pair atomic "awr_stream atomic" raw_stream
+pair plain "awr_stream plain" fio_plain
 fresh
 cost=$("$qcost" "$f" $unit 200)
 check_ns=$(sed -n 's/.*check_ns=\([0-9.]*\).*/\1/p' <<<"$cost")
@@ -123,16 +150,22 @@ table_none=$(modes_table none)
 	echo "copy-on-write software path. Pages of $((unit / 1024)) KiB, queue depth $qd, span 256 MiB, random page order,"
 	echo "$seconds s per run; each run on a freshly written file."
 	echo
-	echo "## Library overhead (median of $repeats runs, queue kept full, no durability step)"
+	echo "## Library overhead ($repeats rounds, queue kept full, no durability step)"
 	echo
-	echo "| measure | awr | reference | awr / reference | target |"
-	echo "|---|---:|---:|---:|---|"
-	echo "| RWF_ATOMIC pages/s: awr bench --mode atomic vs raw liburing loop | $awr_med | $raw_med | $(ratio "$awr_med" "$raw_med") | >= 0.97 |"
-	echo "| plain O_DIRECT randwrite pages/s: awr bench --mode plain vs fio io_uring | $plain_med | $fio_med | $(ratio "$plain_med" "$fio_med") | >= 0.95 |"
-	echo "| CPU ns per queued atomic write (rule check + SQE) vs liburing prep alone | $queue_ns | $prep_ns | | < 200 ns |"
-	echo "| CPU ns per rule check alone (awr_file_check) | $check_ns | | | |"
+	echo "| measure | awr pages/s | reference pages/s | ratio of medians | median of per-round ratios | awr CPU us/page | reference CPU us/page | target |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---|"
+	row atomic "RWF_ATOMIC: awr bench --mode atomic vs the raw liburing loop" ">= 0.97"
+	row plain "plain O_DIRECT randwrite: awr bench --mode plain vs fio (io_uring)" ">= 0.95"
 	echo
-	echo "Runs (pages/s): raw loop$r_runs; awr atomic$a_runs; fio plain$f_runs; awr plain$p_runs."
+	echo "| CPU per write, no I/O | ns |"
+	echo "|---|---:|"
+	echo "| awr_ring_queue_write(): rule check + SQE (target < 200 ns) | $queue_ns |"
+	echo "| awr_file_check(): rule check alone | $check_ns |"
+	echo "| liburing get_sqe + prep_write alone (floor) | $prep_ns |"
+	echo
+	echo "Runs in pages/s, each on a freshly written file, the order alternating per round:"
+	echo "$(runs atomic); $(runs plain)."
+	echo "CPU us/page: user + system CPU time of the writing process per page written."
 	echo
 	echo "## awr bench --mode all, durability fdatasync after each batch of $qd pages"
 	echo
