@@ -12,6 +12,7 @@ static const struct awr_cmd commands[] = {
 	{ "probe",   "show statx, sysfs and device limits, effective limits and findings", cmd_probe },
 	{ "check",   "would a write at --offset of --length be atomic? which rule fails?", cmd_check },
 	{ "write",   "atomic writes from a pattern or a file, optionally read back", cmd_write },
+	{ "bench",   "atomic vs plain vs doublewrite page writes: pages/s, MB/s, latency", cmd_bench },
 	{ "help",    "show the commands, or the options of one: awr help COMMAND", cmd_help },
 	{ "version", "print the library version", cmd_version },
 };
