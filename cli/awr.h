@@ -120,5 +120,15 @@ int cmd_probe(int argc, const char **argv);
 int cmd_check(int argc, const char **argv);
 int cmd_write(int argc, const char **argv);
 int cmd_bench(int argc, const char **argv);
+int cmd_stress(int argc, const char **argv);
+int cmd_verify(int argc, const char **argv);
+int cmd_qualify(int argc, const char **argv);
+
+/* cmd_verify.c: verification results, shared with qualify */
+void verify_issue_text(const struct awr_verify_issue *is, uint32_t unit, char *buf, size_t len);
+struct json_object *verify_issue_json(const struct awr_verify_issue *is);
+struct json_object *verify_result_json(const struct awr_verify_result *r, bool journal);
+bool verify_failed(const struct awr_verify_result *r);
+double verify_mbps(const struct awr_verify_result *r);
 
 #endif /* AWR_CLI_H */
