@@ -11,6 +11,7 @@ static int cmd_version(int argc, const char **argv);
 static const struct awr_cmd commands[] = {
 	{ "probe",   "show statx, sysfs and device limits, effective limits and findings", cmd_probe },
 	{ "check",   "would a write at --offset of --length be atomic? which rule fails?", cmd_check },
+	{ "decode",  "analyse saved NVMe identify or SCSI Block Limits VPD dumps", cmd_decode },
 	{ "write",   "atomic writes from a pattern or a file, optionally read back", cmd_write },
 	{ "help",    "show the commands, or the options of one: awr help COMMAND", cmd_help },
 	{ "version", "print the library version", cmd_version },

@@ -49,9 +49,16 @@ void cmd_done(struct cmd_ctx *c);
 int parse_size_arg(const char *opt, const char *text, uint64_t *out);
 int guard_target(const char *path, bool force);
 
+/* device_out.c: device views (NVMe / SCSI) */
+void device_add_json(struct json_object *o, const struct awr_device *d);
+void device_print(const struct awr_device *d);
+const char *device_severity_name(enum awr_severity s);
+struct json_object *device_findings_json(const struct awr_device *d);
+
 /* commands */
 int cmd_probe(int argc, const char **argv);
 int cmd_check(int argc, const char **argv);
 int cmd_write(int argc, const char **argv);
+int cmd_decode(int argc, const char **argv);
 
 #endif /* AWR_CLI_H */
