@@ -55,6 +55,14 @@ void device_print(const struct awr_device *d);
 const char *device_severity_name(enum awr_severity s);
 struct json_object *device_findings_json(const struct awr_device *d);
 
+/* write_pt.c: the passthrough engines of awr write */
+struct pt_target;
+int pt_open(const char *engine, const char *path, bool force, struct pt_target **out);
+ssize_t pt_write(struct pt_target *t, const void *buf, size_t len, uint64_t off, bool fua,
+		 struct awr_verdict *v);
+int pt_read_fd(const struct pt_target *t);
+void pt_close(struct pt_target *t);
+
 /* commands */
 int cmd_probe(int argc, const char **argv);
 int cmd_check(int argc, const char **argv);

@@ -87,7 +87,7 @@ static int run_sync(struct write_job *j, struct awr_file *f)
 	return 0;
 }
 
-static int verify(struct write_job *j, struct awr_file *f)
+static int verify(struct write_job *j, int fd)
 {
 	unsigned char *rb;
 	ssize_t n;
@@ -95,7 +95,7 @@ static int verify(struct write_job *j, struct awr_file *f)
 
 	if (posix_memalign((void **)&rb, 4096, j->length))
 		return -ENOMEM;
-	n = pread(awr_file_fd(f), rb, j->length, (off_t)j->offset);
+	n = pread(fd, rb, j->length, (off_t)j->offset);
 	if (n < 0 || (uint64_t)n != j->length) {
 		out_error("read-back of %s failed: %s", j->path, n < 0 ? strerror(errno) : "short read");
 		ret = -EIO;
@@ -111,6 +111,52 @@ static int verify(struct write_job *j, struct awr_file *f)
 	}
 	free(rb);
 	return ret;
+}
+
+/* --engine nvme|scsi: passthrough writes, checked against the device's own limits. */
+static int run_pt(struct write_job *j, struct pt_target *t)
+{
+	struct awr_verdict v;
+	ssize_t ret;
+
+	for (uint64_t pos = 0; pos < j->length; pos += j->unit) {
+		v.rule = AWR_RULE_OK;
+		ret = pt_write(t, j->buf + pos, j->unit, j->offset + pos, j->flags & AWR_WRITE_DSYNC, &v);
+		if (ret < 0 && v.rule != AWR_RULE_OK && v.rule != AWR_RULE_DEVICE_ERROR)
+			out_error("refused before writing at %" PRIu64 ": %s (rule %s)",
+				  j->offset + pos, v.message, awr_rule_name(v.rule));
+		else if (ret < 0)
+			out_error("atomic write of %" PRIu64 " bytes at %" PRIu64 " failed: %s", j->unit,
+				  j->offset + pos, v.rule == AWR_RULE_DEVICE_ERROR ? v.message : strerror((int)-ret));
+		if (ret < 0)
+			return (int)ret;
+		j->written += j->unit;
+		j->writes++;
+	}
+	return 0;
+}
+
+static void report(const struct write_job *j, int verified);
+
+static int run_passthrough(struct write_job *j, const char *engine, bool force, bool do_verify)
+{
+	struct pt_target *t = NULL;
+	int verified = -1, rc = AWR_EXIT_FAIL;
+
+	if (strcmp(engine, "nvme") && strcmp(engine, "scsi")) {
+		out_error("--engine '%s' is unknown: use sync, nvme or scsi", engine);
+		return AWR_EXIT_USAGE;
+	}
+	if (pt_open(engine, j->path, force, &t))
+		return AWR_EXIT_USAGE;
+	if (!run_pt(j, t)) {
+		if (do_verify)
+			verified = pt_read_fd(t) >= 0 && !verify(j, pt_read_fd(t));
+		report(j, verified);
+		rc = verified == 0 ? AWR_EXIT_FAIL : AWR_EXIT_OK;
+	}
+	pt_close(t);
+	return rc;
 }
 
 static int ensure_regular_file(const char *path)
@@ -183,6 +229,7 @@ static int job_setup(struct write_job *j, const char *offset_s, const char *leng
 int cmd_write(int argc, const char **argv)
 {
 	char *offset_s = NULL, *length_s = NULL, *unit_s = NULL, *pattern = NULL, *input = NULL;
+	char *engine = NULL;
 	int dsync = 0, do_verify = 0, force = 0;
 	struct poptOption table[] = {
 		{ "offset", 0, POPT_ARG_STRING, &offset_s, 0, "byte offset of the first write", "O" },
@@ -191,7 +238,9 @@ int cmd_write(int argc, const char **argv)
 		  "size of each atomic write (default: the whole length)", "U" },
 		{ "pattern", 0, POPT_ARG_STRING, &pattern, 0, "fill byte (default 0x5a)", "BYTE" },
 		{ "input", 0, POPT_ARG_STRING, &input, 0, "take the data from FILE", "FILE" },
-		{ "dsync", 0, POPT_ARG_NONE, &dsync, 0, "make each write durable (RWF_DSYNC)", NULL },
+		{ "dsync", 0, POPT_ARG_NONE, &dsync, 0, "make each write durable (RWF_DSYNC; FUA for nvme/scsi)", NULL },
+		{ "engine", 0, POPT_ARG_STRING, &engine, 0,
+		  "sync (pwritev2), nvme (uring_cmd on /dev/ngXnY) or scsi (WRITE ATOMIC(16) via SG_IO)", "ENGINE" },
 		{ "verify", 0, POPT_ARG_NONE, &do_verify, 0, "read back with O_DIRECT and compare", NULL },
 		{ "force", 0, POPT_ARG_NONE, &force, 0,
 		  "write a block device even if mounted, in use or formatted", NULL },
@@ -210,6 +259,10 @@ int cmd_write(int argc, const char **argv)
 	j.flags = dsync ? AWR_WRITE_DSYNC : 0;
 	if (job_setup(&j, offset_s, length_s, unit_s, pattern, input))
 		goto out;
+	if (engine && strcmp(engine, "sync")) {
+		rc = run_passthrough(&j, engine, force, do_verify);
+		goto out;
+	}
 	if (guard_target(j.path, force) || ensure_regular_file(j.path))
 		goto out;
 	ret = awr_file_open(j.path, 0, &f);
@@ -221,7 +274,7 @@ int cmd_write(int argc, const char **argv)
 	if (run_sync(&j, f))
 		goto out;
 	if (do_verify)
-		verified = !verify(&j, f);
+		verified = !verify(&j, awr_file_fd(f));
 	report(&j, verified);
 	rc = verified == 0 ? AWR_EXIT_FAIL : AWR_EXIT_OK;
 out:

@@ -462,6 +462,7 @@ struct awr_nvme_id {
 	uint16_t awupf;		/* 0's based */
 	uint16_t acwu;		/* 0's based */
 	uint32_t nsid;		/* namespace id, 0 when unknown */
+	uint64_t nsze;		/* namespace size in logical blocks */
 	uint8_t nsfeat;		/* bit 1: NAWUN/NAWUPF/NACWU valid */
 	uint8_t nlbaf;		/* number of LBA formats, 0's based */
 	uint8_t flbas;		/* formatted LBA size field as reported */
@@ -674,6 +675,14 @@ enum awr_device_type awr_device_type(const struct awr_device *d);
  * Return: "nvme0n1", "ng0n1", "sg0", ..., or "" for decoded dumps.
  */
 const char *awr_device_name(const struct awr_device *d);
+
+/**
+ * awr_device_disk() - the block disk of the device (for sysfs and read-back)
+ * @d:	the view
+ *
+ * Return: "nvme0n1", "sda", ..., or "" when it has none or for dumps.
+ */
+const char *awr_device_disk(const struct awr_device *d);
 
 /**
  * awr_device_nvme() - the NVMe identify fields

@@ -112,6 +112,11 @@ const char *awr_device_name(const struct awr_device *d)
 	return d->name;
 }
 
+const char *awr_device_disk(const struct awr_device *d)
+{
+	return d->disk;
+}
+
 const struct awr_nvme_id *awr_device_nvme(const struct awr_device *d)
 {
 	return d->type == AWR_DEVICE_NVME ? &d->nvme : NULL;

@@ -3,6 +3,8 @@
 #ifndef AWR_DEVICE_H
 #define AWR_DEVICE_H
 
+#include <string.h>
+
 #include "private.h"
 
 struct awr_device {
@@ -33,6 +35,21 @@ struct awr_devnode {
 	char disk[64];			/* block disk for sysfs caps, "" when none */
 	char generic[64];		/* "ng0n1" / "sg0" when known */
 };
+
+/* dst = a followed by b, cut to fit @len (no format-truncation warnings). */
+static inline void awr__strjoin(char *dst, size_t len, const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+
+	if (na > len - 1)
+		na = len - 1;
+	if (nb > len - 1 - na)
+		nb = len - 1 - na;
+
+	memcpy(dst, a, na);
+	memcpy(dst + na, b, nb);
+	dst[na + nb] = '\0';
+}
 
 /* little/big endian field access with bounds known by the caller */
 static inline uint16_t awr__le16(const uint8_t *p)
@@ -91,6 +108,11 @@ int awr__device_read(const struct awr_devnode *n, struct awr_device **out, char 
 /* scsi_pt.c: one CDB through sg_pt; sense decoded into @msg on CHECK CONDITION */
 int awr__scsi_cdb(int fd, const uint8_t *cdb, int cdb_len, void *buf, int len, bool data_out,
 		  int *resid, char *msg, size_t msglen);
+
+/* passthru.c */
+int awr__pt_verdict(struct awr_verdict *v, enum awr_rule rule, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int awr__pt_node(const char *path, struct awr_devnode *n);
 
 /* device_probe.c */
 void awr__probe_device(struct awr_probe *p, unsigned int flags);

@@ -58,6 +58,8 @@ int awr_nvme_decode_ns(const void *buf, size_t len, struct awr_nvme_id *id)
 		return -EINVAL;
 	if (len < AWR_NVME_ID_SIZE)
 		return -EMSGSIZE;
+	id->nsze = (uint64_t)awr__le16(b + 6) << 48 | (uint64_t)awr__le16(b + 4) << 32 |
+		   (uint64_t)awr__le16(b + 2) << 16 | awr__le16(b);
 	id->nsfeat = b[NS_NSFEAT];
 	id->nlbaf = b[NS_NLBAF];
 	id->flbas = b[NS_FLBAS];
