@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Argument helpers shared by the commands: popt contexts, sizes, the write guard. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "awr.h"
@@ -12,6 +13,7 @@ int cmd_parse(struct cmd_ctx *c, int argc, const char **argv,
 	int rc;
 
 	c->name = argv[0];
+	c->table = table;
 	c->operand = NULL;
 	c->pc = poptGetContext(argv[0], argc, argv, table, 0);
 	while ((rc = poptGetNextOpt(c->pc)) > 0)
@@ -36,9 +38,23 @@ int cmd_parse(struct cmd_ctx *c, int argc, const char **argv,
 usage:
 	poptPrintUsage(c->pc, stderr, 0);
 err:
-	poptFreeContext(c->pc);
-	c->pc = NULL;
+	cmd_done(c);
 	return -EINVAL;
+}
+
+/* popt allocates the values of string options: free them, in included tables too. */
+static void free_strings(const struct poptOption *t)
+{
+	for (; t->longName || t->shortName || t->argInfo; t++) {
+		unsigned int type = t->argInfo & POPT_ARG_MASK;
+
+		if (type == POPT_ARG_INCLUDE_TABLE && t->arg) {
+			free_strings(t->arg);
+		} else if (type == POPT_ARG_STRING && t->arg) {
+			free(*(char **)t->arg);
+			*(char **)t->arg = NULL;
+		}
+	}
 }
 
 void cmd_done(struct cmd_ctx *c)
@@ -46,6 +62,9 @@ void cmd_done(struct cmd_ctx *c)
 	if (c->pc)
 		poptFreeContext(c->pc);
 	c->pc = NULL;
+	if (c->table)
+		free_strings(c->table);
+	c->table = NULL;
 }
 
 int parse_size_arg(const char *opt, const char *text, uint64_t *out)

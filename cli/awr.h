@@ -40,6 +40,7 @@ const char *out_errno_name(int err);
 struct cmd_ctx {
 	const char *name;
 	poptContext pc;
+	const struct poptOption *table;
 	const char *operand;	/* the PATH operand */
 };
 

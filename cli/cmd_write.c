@@ -87,6 +87,51 @@ static int run_sync(struct write_job *j, struct awr_file *f)
 	return 0;
 }
 
+/* --engine uring: the whole range as one page batch through a ring of depth @qd. */
+static int run_uring(struct write_job *j, struct awr_file *f, unsigned int qd)
+{
+	struct awr_batch_result res;
+	struct awr_ring *r;
+	int ret = awr_ring_create(f, qd, AWR_RING_REGISTER_FILE, &r);
+
+	if (ret) {
+		out_error("cannot set up io_uring with queue depth %u: %s", qd, strerror(-ret));
+		return ret;
+	}
+	ret = awr_write_units(r, j->buf, j->offset, j->length, j->unit, j->flags, &res);
+	j->written = res.units_done * j->unit;
+	j->writes = (unsigned int)res.units_done;
+	if (ret && res.verdict.rule != AWR_RULE_OK)
+		out_error("refused before writing at %" PRIu64 ": %s (rule %s)",
+			  res.error_offset, res.verdict.message, awr_rule_name(res.verdict.rule));
+	else if (ret)
+		out_error("%s; %" PRIu64 " of %" PRIu64 " units landed", res.verdict.message,
+			  res.units_done, j->length / j->unit);
+	awr_ring_free(r);
+	return ret;
+}
+
+static bool is_passthrough(const char *engine)
+{
+	return engine && (!strcmp(engine, "nvme") || !strcmp(engine, "scsi"));
+}
+
+static int parse_engine(const char *engine, const char *qd_s, unsigned int *qd)
+{
+	uint64_t v = 32;
+
+	if (engine && strcmp(engine, "sync") && strcmp(engine, "uring") && !is_passthrough(engine)) {
+		out_error("--engine '%s' is unknown: use sync, uring, nvme or scsi", engine);
+		return -EINVAL;
+	}
+	if (qd_s && (parse_size_arg("qd", qd_s, &v) || !v || v > 32768)) {
+		out_error("--qd %s: give a queue depth from 1 to 32768", qd_s);
+		return -EINVAL;
+	}
+	*qd = engine && !strcmp(engine, "uring") ? (unsigned int)v : 0;
+	return 0;
+}
+
 static int verify(struct write_job *j, int fd)
 {
 	unsigned char *rb;
@@ -143,10 +188,6 @@ static int run_passthrough(struct write_job *j, const char *engine, bool force, 
 	struct pt_target *t = NULL;
 	int verified = -1, rc = AWR_EXIT_FAIL;
 
-	if (strcmp(engine, "nvme") && strcmp(engine, "scsi")) {
-		out_error("--engine '%s' is unknown: use sync, nvme or scsi", engine);
-		return AWR_EXIT_USAGE;
-	}
 	if (pt_open(engine, j->path, force, &t))
 		return AWR_EXIT_USAGE;
 	if (!run_pt(j, t)) {
@@ -229,7 +270,8 @@ static int job_setup(struct write_job *j, const char *offset_s, const char *leng
 int cmd_write(int argc, const char **argv)
 {
 	char *offset_s = NULL, *length_s = NULL, *unit_s = NULL, *pattern = NULL, *input = NULL;
-	char *engine = NULL;
+	char *engine = NULL, *qd_s = NULL;
+	unsigned int qd = 0;
 	int dsync = 0, do_verify = 0, force = 0;
 	struct poptOption table[] = {
 		{ "offset", 0, POPT_ARG_STRING, &offset_s, 0, "byte offset of the first write", "O" },
@@ -239,9 +281,11 @@ int cmd_write(int argc, const char **argv)
 		{ "pattern", 0, POPT_ARG_STRING, &pattern, 0, "fill byte (default 0x5a)", "BYTE" },
 		{ "input", 0, POPT_ARG_STRING, &input, 0, "take the data from FILE", "FILE" },
 		{ "dsync", 0, POPT_ARG_NONE, &dsync, 0, "make each write durable (RWF_DSYNC; FUA for nvme/scsi)", NULL },
-		{ "engine", 0, POPT_ARG_STRING, &engine, 0,
-		  "sync (pwritev2), nvme (uring_cmd on /dev/ngXnY) or scsi (WRITE ATOMIC(16) via SG_IO)", "ENGINE" },
 		{ "verify", 0, POPT_ARG_NONE, &do_verify, 0, "read back with O_DIRECT and compare", NULL },
+		{ "engine", 0, POPT_ARG_STRING, &engine, 0,
+		  "sync (pwritev2), uring (io_uring batch), nvme (uring_cmd on /dev/ngXnY) or scsi (WRITE ATOMIC(16))",
+		  "sync|uring|nvme|scsi" },
+		{ "qd", 0, POPT_ARG_STRING, &qd_s, 0, "io_uring queue depth (default 32)", "N" },
 		{ "force", 0, POPT_ARG_NONE, &force, 0,
 		  "write a block device even if mounted, in use or formatted", NULL },
 		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options, 0, "Output:", NULL },
@@ -257,13 +301,14 @@ int cmd_write(int argc, const char **argv)
 		return AWR_EXIT_USAGE;
 	j.path = c.operand;
 	j.flags = dsync ? AWR_WRITE_DSYNC : 0;
-	if (job_setup(&j, offset_s, length_s, unit_s, pattern, input))
+	if (parse_engine(engine, qd_s, &qd) ||
+	    job_setup(&j, offset_s, length_s, unit_s, pattern, input))
 		goto out;
-	if (engine && strcmp(engine, "sync")) {
+	if (is_passthrough(engine)) {
 		rc = run_passthrough(&j, engine, force, do_verify);
 		goto out;
 	}
-	if (guard_target(j.path, force) || ensure_regular_file(j.path))
+	if (ensure_regular_file(j.path) || guard_target(j.path, force))
 		goto out;
 	ret = awr_file_open(j.path, 0, &f);
 	if (ret) {
@@ -271,7 +316,7 @@ int cmd_write(int argc, const char **argv)
 		goto out;
 	}
 	rc = AWR_EXIT_FAIL;
-	if (run_sync(&j, f))
+	if (qd ? run_uring(&j, f, qd) : run_sync(&j, f))
 		goto out;
 	if (do_verify)
 		verified = !verify(&j, awr_file_fd(f));

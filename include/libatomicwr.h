@@ -878,7 +878,337 @@ ssize_t awr_scsi_write(struct awr_scsi *h, const void *buf, size_t len, uint64_t
 
 /* --- io_uring engine and page batches ----------------------------------- */
 
+/*
+ * An asynchronous engine on io_uring for one struct awr_file: atomic writes
+ * (IORING_OP_WRITE with RWF_ATOMIC) are queued without a system call, sent to
+ * the kernel in batches and reaped with the caller's tag. Every atomic write
+ * passes the rule checker when queued: a refused write never reaches the
+ * kernel and completes at once with the rule's errno and the rule.
+ * Registered buffers (IORING_OP_WRITE_FIXED) are not offered: the kernel
+ * refuses RWF_ATOMIC on them (-EINVAL). A ring is used by one thread.
+ */
+struct awr_ring;
+
+/* awr_ring_create() flags */
+#define AWR_RING_REGISTER_FILE	(1U << 0)	/* register the fd (IOSQE_FIXED_FILE) */
+
+/* awr_ring_queue_write() / awr_write_units() flags, besides AWR_WRITE_DSYNC and AWR_WRITE_NOCHECK */
+#define AWR_WRITE_PLAIN		(1U << 8)	/* a plain O_DIRECT write: no RWF_ATOMIC, no rule check */
+
+/* One completed write. A plain value type. */
+struct awr_completion {
+	uint64_t tag;		/* the caller's tag given to awr_ring_queue_write() */
+	int32_t res;		/* bytes written, or a negative errno */
+	enum awr_rule rule;	/* the rule that refused it before the kernel; AWR_RULE_OK otherwise */
+};
+
+/**
+ * awr_ring_create() - create an io_uring engine for an open target
+ * @f:		the target (its limits and fd flags are used by the rule check);
+ *		it must stay open while the ring lives
+ * @depth:	queue depth: the most writes queued and not yet reaped, 1..32768
+ * @flags:	AWR_RING_* flags
+ * @out:	the new ring, freed with awr_ring_free()
+ *
+ * Return: 0, -EINVAL for a bad @depth, or the negative errno of io_uring
+ * setup (-ENOSYS or -EPERM when io_uring is unavailable or disabled).
+ */
+int awr_ring_create(struct awr_file *f, unsigned int depth, unsigned int flags,
+		    struct awr_ring **out);
+
+/**
+ * awr_ring_free() - tear the ring down
+ * @r:	the ring, may be NULL
+ *
+ * Writes still in the kernel complete before the ring is gone; their buffers
+ * must stay valid until then (reap everything first).
+ */
+void awr_ring_free(struct awr_ring *r);
+
+/**
+ * awr_ring_queue_write() - queue one write (no system call)
+ * @r:		the ring
+ * @buf:	data, aligned for O_DIRECT; it must stay valid until reaped
+ * @len:	length (for atomic writes a power of two within the limits)
+ * @offset:	file offset (for atomic writes a multiple of @len)
+ * @tag:	returned in the completion
+ * @flags:	AWR_WRITE_DSYNC (RWF_DSYNC), AWR_WRITE_PLAIN (no RWF_ATOMIC),
+ *		AWR_WRITE_NOCHECK (skip the rule check: let the kernel judge)
+ *
+ * An atomic write that breaks a rule is not sent: its completion carries the
+ * rule's errno in res and the rule in rule, and is returned by the next
+ * awr_ring_reap() ahead of kernel completions.
+ *
+ * Return: 0 when a completion will follow (also for a refused write),
+ * -EBUSY when @depth writes are already queued and not reaped, -EINVAL for a
+ * NULL @buf or a @len over 4 GiB - 1.
+ */
+int awr_ring_queue_write(struct awr_ring *r, const void *buf, size_t len, uint64_t offset,
+			 uint64_t tag, unsigned int flags);
+
+/**
+ * awr_ring_submit() - send the queued writes to the kernel (one system call)
+ * @r:	the ring
+ *
+ * Return: the number of writes sent, or a negative errno.
+ */
+int awr_ring_submit(struct awr_ring *r);
+
+/**
+ * awr_ring_reap() - collect completions, submitting and waiting if needed
+ * @r:		the ring
+ * @out:	array for the completions
+ * @max:	its size
+ * @wait_nr:	wait until at least this many are collected (capped at the
+ *		number outstanding); 0 never waits nor submits
+ *
+ * Refused writes come first, then kernel completions. When it has to wait,
+ * it submits queued writes in the same system call.
+ *
+ * Return: the number of completions stored (0..@max), or a negative errno.
+ */
+int awr_ring_reap(struct awr_ring *r, struct awr_completion *out, unsigned int max,
+		  unsigned int wait_nr);
+
+/**
+ * awr_ring_depth() - the queue depth given at creation
+ * @r:	the ring
+ *
+ * Return: the depth.
+ */
+unsigned int awr_ring_depth(const struct awr_ring *r);
+
+/**
+ * awr_ring_outstanding() - writes queued and not yet reaped
+ * @r:	the ring
+ *
+ * Return: the count (refused writes not yet reaped included).
+ */
+unsigned int awr_ring_outstanding(const struct awr_ring *r);
+
+/**
+ * awr_ring_file() - the target the ring writes
+ * @r:	the ring
+ *
+ * Return: the handle given to awr_ring_create().
+ */
+struct awr_file *awr_ring_file(const struct awr_ring *r);
+
+/* The outcome of a page batch. A plain value type. */
+struct awr_batch_result {
+	uint64_t units_done;		/* units that landed whole */
+	uint64_t units_failed;		/* units refused or failed */
+	int error;			/* 0 or the first error (lowest offset) */
+	uint64_t error_offset;		/* offset of the unit that failed first */
+	struct awr_verdict verdict;	/* its verdict: a rule, or AWR_RULE_OK when the kernel refused */
+	uint32_t reserved[8];
+};
+
+/**
+ * awr_write_units() - write a range as naturally aligned units through a ring
+ * @r:		an idle ring (no writes outstanding)
+ * @buf:	@length bytes of data, aligned for O_DIRECT
+ * @offset:	file offset of the first unit
+ * @length:	a multiple of @unit
+ * @unit:	the size of each write (a database page), at most 4 GiB - 1
+ * @flags:	AWR_WRITE_DSYNC, AWR_WRITE_PLAIN (plain O_DIRECT writes, to
+ *		compare), AWR_WRITE_NOCHECK
+ * @res:	optional: units landed, the first error and its verdict
+ *
+ * Each unit is one atomic write (each page untorn, not the whole range).
+ * Units are queued as the ring has room and submitted in batches; it returns
+ * when all queued units completed. After the first failure no further units
+ * are queued; those in flight complete.
+ *
+ * Return: 0 when every unit landed; else the first error (the unit at the
+ * lowest offset that failed); -EBUSY when the ring has writes outstanding;
+ * -EINVAL for a zero @unit, a @length that is not a multiple of it, or NULL.
+ */
+int awr_write_units(struct awr_ring *r, const void *buf, uint64_t offset, uint64_t length,
+		    uint64_t unit, unsigned int flags, struct awr_batch_result *res);
+
+
 /* --- stamped units and verification ------------------------------------- */
+
+/*
+ * The stamped-unit format (awr-stamp(5)). A unit of U bytes (a multiple of
+ * 512) is split in 512-byte sectors; each sector starts with a 40-byte stamp
+ * (little endian): magic "AWRSTMP1", unit index, generation, sector index,
+ * writer id, unit size, reserved. The rest is filler derived from the stamp,
+ * and the unit's last 8 bytes hold XXH3_64bits of its first U - 8 bytes.
+ */
+#define AWR_STAMP_SECTOR	512
+#define AWR_STAMP_MAGIC		0x31504d5453525741ULL	/* "AWRSTMP1" */
+
+/* What a unit read back holds. */
+enum awr_unit_class {
+	AWR_UNIT_NEVER_WRITTEN = 0,	/* no sector carries the magic (all zero or foreign data) */
+	AWR_UNIT_INTACT,		/* every sector of one generation, checksum good */
+	AWR_UNIT_TORN,			/* sectors of different generations (0: unstamped) */
+	AWR_UNIT_CORRUPT,		/* stamps agree, the checksum (or writer) does not */
+	AWR_UNIT_MISPLACED,		/* a stamp of another unit, sector or unit size */
+	AWR_UNIT__COUNT
+};
+
+/* The classification of one unit: a plain value type. */
+struct awr_unit_state {
+	enum awr_unit_class cls;
+	bool all_zero;			/* never written: every byte is zero */
+	uint64_t generation;		/* intact, corrupt: its generation; torn: sector 0's (0 = unstamped) */
+	uint64_t other_generation;	/* torn: the generation of bad_sector */
+	uint64_t newest_generation;	/* highest generation of any sector */
+	uint32_t writer;		/* writer id of sector 0's stamp */
+	uint32_t bad_sector;		/* torn, corrupt, misplaced: first sector that disagrees */
+	uint64_t found_unit;		/* misplaced: unit index found at bad_sector */
+	uint32_t found_sector;		/* misplaced: sector index found there */
+	uint32_t found_unit_size;	/* misplaced: unit size found there */
+	uint32_t reserved[6];
+};
+
+/**
+ * awr_stamp_fill() - fill a buffer with one stamped unit
+ * @buf:	destination, @unit_size bytes
+ * @unit_size:	unit size in bytes, a non-zero multiple of AWR_STAMP_SECTOR
+ * @unit:	the unit's index in the target (its offset / @unit_size)
+ * @generation:	the generation, at least 1 (0 means "never written")
+ * @writer:	the writer's id
+ *
+ * Every sector gets a stamp, the filler is a function of the stamp, and the
+ * last 8 bytes the checksum (awr-stamp(5)).
+ *
+ * Return: 0, or -EINVAL for a bad size or generation 0.
+ */
+int awr_stamp_fill(void *buf, uint32_t unit_size, uint64_t unit, uint64_t generation,
+		   uint32_t writer);
+
+/**
+ * awr_stamp_classify() - classify a unit read back
+ * @buf:	the unit's content, @unit_size bytes
+ * @unit_size:	unit size in bytes, a non-zero multiple of AWR_STAMP_SECTOR
+ * @unit:	the index the unit is expected to carry
+ * @out:	the classification
+ *
+ * Misplaced is decided first, then torn, then corrupt; else intact or never
+ * written.
+ *
+ * Return: 0, or -EINVAL for a bad size.
+ */
+int awr_stamp_classify(const void *buf, uint32_t unit_size, uint64_t unit,
+		       struct awr_unit_state *out);
+
+/**
+ * awr_unit_class_name() - stable snake_case name of a unit class ("torn")
+ * @cls:	the class
+ *
+ * Return: a static string; "unknown" for values out of range.
+ */
+const char *awr_unit_class_name(enum awr_unit_class cls);
+
+
+/* awr_stress_opts.flags */
+#define AWR_STRESS_DSYNC	(1U << 0)	/* RWF_DSYNC: each acknowledged write is durable */
+
+/* What awr_stress_run() does. */
+struct awr_stress_opts {
+	uint32_t unit;		/* bytes per atomic write (the stamped unit) */
+	uint32_t threads;	/* writer threads; 0 means 4 */
+	uint64_t span;		/* bytes from offset 0 to write; 0: the whole file or device */
+	uint64_t writes;	/* stop after this many writes in all; 0: no count limit */
+	uint64_t duration_ms;	/* stop after this time; 0: no time limit */
+	unsigned int flags;	/* AWR_STRESS_* */
+	const char *journal;	/* record intents and acknowledgements here (implies DSYNC) */
+	uint32_t reserved[8];
+};
+
+/* What a stress run did. */
+struct awr_stress_result {
+	uint64_t writes;		/* acknowledged atomic writes */
+	uint64_t bytes;			/* their bytes */
+	uint64_t units;			/* units in the span */
+	uint64_t first_generation;	/* the run's first generation */
+	uint64_t last_generation;	/* the highest generation issued */
+	uint64_t nsec;			/* run time */
+	uint64_t journal_syncs;		/* journal fdatasync calls */
+	int error;			/* 0, or the negative errno of the write that ended the run */
+	uint64_t error_offset;		/* that write's offset */
+	struct awr_verdict verdict;	/* a rule broken by the unit before any write */
+	uint32_t reserved[8];
+};
+
+/**
+ * awr_stress_run() - concurrent stamped atomic writers over a target
+ * @path:	a regular file (created when missing, extended to @o->span) or a
+ *		block device (not checked for use: see awr_target_safety())
+ * @o:		the run's options; one of @o->writes and @o->duration_ms is needed
+ * @out:	what the run did
+ *
+ * Writer threads overwrite units of the span, half of their writes on a hot
+ * set of 8 units so that writers overlap, with unique increasing generations
+ * from one atomic counter (awr-stamp(5)). With a journal each generation is
+ * recorded (durably) before its write and acknowledged after it. A failed
+ * write (EIO after a shutdown or power loss) ends the run for every writer.
+ *
+ * Return: 0 when the run ran (a write error is in @out->error), or a negative
+ * errno when it could not start (-EINVAL with @out->verdict when the unit
+ * breaks a rule of the target's limits).
+ */
+int awr_stress_run(const char *path, const struct awr_stress_opts *o,
+		   struct awr_stress_result *out);
+
+/* One offending unit found by awr_verify_run(). */
+struct awr_verify_issue {
+	uint64_t unit;			/* unit index */
+	uint64_t offset;		/* byte offset of the unit */
+	struct awr_unit_state state;	/* its classification */
+	bool lost;			/* an acknowledged write is missing */
+	bool unjournaled;		/* holds a generation the journal never issued for it */
+	uint64_t acked_generation;	/* lost: the newest acknowledged generation */
+};
+
+/* What awr_verify_run() checks. */
+struct awr_verify_opts {
+	uint32_t unit;		/* unit size the target was stamped with */
+	uint64_t span;		/* bytes from offset 0 to scan; 0: the whole file or device */
+	const char *journal;	/* a stress journal: also find lost writes; NULL: no */
+	/* called for every offending unit in offset order; non-zero stops the scan */
+	int (*issue)(const struct awr_verify_issue *is, void *arg);
+	void *arg;
+	uint32_t reserved[8];
+};
+
+/* What a scan found. */
+struct awr_verify_result {
+	uint64_t units;				/* units scanned */
+	uint64_t count[AWR_UNIT__COUNT];	/* units per class */
+	uint64_t lost;				/* units missing an acknowledged write */
+	uint64_t unjournaled;			/* units with a generation not issued for them */
+	uint64_t journal_records;		/* valid journal records read */
+	uint64_t acked_writes;			/* acknowledged writes in the span */
+	uint64_t acked_units;			/* units with an acknowledged write */
+	uint32_t journal_unit;			/* the unit size the journal's runs used */
+	bool direct;				/* read with O_DIRECT */
+	uint64_t bytes;				/* bytes read */
+	uint64_t nsec;				/* scan time */
+	uint32_t reserved[8];
+};
+
+/**
+ * awr_verify_run() - scan a stamped target for torn, corrupt, misplaced and lost units
+ * @path:	the file or block device written by awr_stress_run()
+ * @o:		unit size, span, optional journal and issue callback
+ * @out:	counts per class and of lost units
+ *
+ * Reads with large O_DIRECT reads. With a journal a unit has lost a write
+ * when the journal acknowledges a write to it that was issued after the
+ * write of the generation it holds had been acknowledged, or acknowledges
+ * any write to a unit that holds none (the rule in awr-stamp(5)).
+ *
+ * Return: 0 when the scan completed (problems are in @out), -EINVAL when
+ * the journal's unit size differs (@out->journal_unit), -EBADMSG for a
+ * damaged journal, other negative errno for I/O errors.
+ */
+int awr_verify_run(const char *path, const struct awr_verify_opts *o,
+		   struct awr_verify_result *out);
 
 #ifdef __cplusplus
 }

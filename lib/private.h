@@ -54,4 +54,8 @@ void awr__add_finding(struct awr_probe *p, const char *id, enum awr_severity sev
 		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void awr__derive_effective(struct awr_probe *p);
 
+/* span.c */
+int awr__fd_size(int fd, uint64_t *size);
+uint64_t awr__now_ns(void);
+
 #endif /* AWR_PRIVATE_H */

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The stress journal (awr-stamp(5), "JOURNAL"): fixed 40-byte little-endian
+ * records appended to a file on another filesystem than the target.
+ */
+#ifndef AWR_JOURNAL_H
+#define AWR_JOURNAL_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#define AWR_JREC_SIZE	40
+#define AWR_JREC_MAGIC	0x4a525741U	/* "AWRJ" */
+
+enum awr_jrec_type {
+	AWR_JREC_RUN = 1,	/* a stress run starts: unit = unit size, generation = first, value = span */
+	AWR_JREC_INTENT = 2,	/* generation issued for unit, durable before the data write */
+	AWR_JREC_ACK = 3,	/* the RWF_DSYNC write returned; value = the ack horizon */
+};
+
+struct awr_jrec {
+	uint32_t type;
+	uint32_t writer;
+	uint64_t unit;
+	uint64_t generation;
+	uint64_t value;
+};
+
+/* An open journal for appending, shared by writer threads. */
+struct awr_journal {
+	int fd;
+	pthread_mutex_t lock;		/* serialises appends */
+	pthread_mutex_t sync_lock;	/* one fdatasync at a time: group commit */
+	uint64_t appended;		/* records appended (under lock) */
+	uint64_t synced;		/* records known durable */
+	uint64_t syncs;			/* fdatasync calls */
+	uint64_t max_generation;	/* highest generation found when opened */
+};
+
+int awr__journal_open(const char *path, struct awr_journal *j);
+int awr__journal_append(struct awr_journal *j, const struct awr_jrec *r, uint64_t *seq);
+int awr__journal_sync(struct awr_journal *j, uint64_t seq);
+void awr__journal_close(struct awr_journal *j);
+
+/*
+ * Read every valid record; a torn last record (short or bad checksum) is
+ * ignored. @cb returns 0 to go on or a negative errno to stop.
+ * Return: records read, or a negative errno (-EBADMSG: damaged before the end).
+ */
+int64_t awr__journal_read(const char *path, int (*cb)(const struct awr_jrec *r, void *arg),
+			  void *arg);
+
+#endif /* AWR_JOURNAL_H */

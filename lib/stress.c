@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Stamped stress writers: threads overwrite overlapping units with atomic
+ * writes of unique increasing generations; with a journal each generation
+ * is recorded durably before its write (intent) and after it (ack), so a
+ * verifier can tell lost writes after a crash (man/awr-stamp.5).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "journal.h"
+#include "private.h"
+
+#define HOT_UNITS	8
+
+struct stress {
+	const struct awr_stress_opts *o;
+	struct awr_file *f;
+	struct awr_journal j;
+	bool journaled;
+	unsigned int wflags;	/* AWR_WRITE_* */
+	uint64_t nr_units;
+	uint64_t deadline;	/* ns, 0 none */
+	uint64_t next_gen;	/* atomic: the next generation to issue */
+	uint64_t issued;	/* atomic: writes started (for o->writes) */
+	uint64_t done;		/* atomic: writes acknowledged */
+	int stop;		/* atomic */
+	pthread_mutex_t err_lock;
+	int error;
+	uint64_t error_offset;
+};
+
+struct writer {
+	struct stress *s;
+	uint32_t id;
+	uint64_t rng;
+	void *buf;
+};
+
+static uint64_t next_rand(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+static uint64_t pick_unit(struct writer *w)
+{
+	uint64_t r = next_rand(&w->rng), n = w->s->nr_units;
+
+	if ((r & 1) && n > HOT_UNITS)
+		n = HOT_UNITS;	/* half the writes on a few hot units: writers overlap */
+	return (r >> 1) % n;
+}
+
+static void set_error(struct stress *s, int err, uint64_t offset)
+{
+	pthread_mutex_lock(&s->err_lock);
+	if (!s->error) {
+		s->error = err;
+		s->error_offset = offset;
+	}
+	pthread_mutex_unlock(&s->err_lock);
+	__atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
+}
+
+static bool keep_going(struct stress *s)
+{
+	if (__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE))
+		return false;
+	if (s->deadline && awr__now_ns() >= s->deadline)
+		return false;
+	if (s->o->writes && __atomic_fetch_add(&s->issued, 1, __ATOMIC_RELAXED) >= s->o->writes)
+		return false;
+	return true;
+}
+
+static int journal_intent(struct stress *s, uint32_t id, uint64_t unit, uint64_t gen)
+{
+	struct awr_jrec r = { AWR_JREC_INTENT, id, unit, gen, 0 };
+	uint64_t seq;
+	int ret;
+
+	if (!s->journaled)
+		return 0;
+	ret = awr__journal_append(&s->j, &r, &seq);
+	return ret ? ret : awr__journal_sync(&s->j, seq);
+}
+
+/* The ack carries the counter after the write returned: its horizon. */
+static int journal_ack(struct stress *s, uint32_t id, uint64_t unit, uint64_t gen)
+{
+	struct awr_jrec r = { AWR_JREC_ACK, id, unit, gen, 0 };
+
+	if (!s->journaled)
+		return 0;
+	r.value = __atomic_load_n(&s->next_gen, __ATOMIC_ACQUIRE);
+	return awr__journal_append(&s->j, &r, NULL);
+}
+
+static int write_one(struct writer *w)
+{
+	struct stress *s = w->s;
+	uint64_t unit = pick_unit(w), off = unit * s->o->unit;
+	uint64_t gen = __atomic_fetch_add(&s->next_gen, 1, __ATOMIC_ACQ_REL);
+	ssize_t ret;
+
+	ret = journal_intent(s, w->id, unit, gen);
+	if (ret)
+		return (int)ret;
+	awr_stamp_fill(w->buf, s->o->unit, unit, gen, w->id);
+	ret = awr_pwrite(s->f, w->buf, s->o->unit, off, s->wflags, NULL);
+	if (ret < 0) {
+		set_error(s, (int)ret, off);
+		return 0;
+	}
+	__atomic_fetch_add(&s->done, 1, __ATOMIC_RELAXED);
+	return journal_ack(s, w->id, unit, gen);
+}
+
+static void *writer_main(void *arg)
+{
+	struct writer *w = arg;
+	int ret;
+
+	while (keep_going(w->s)) {
+		ret = write_one(w);
+		if (ret)
+			set_error(w->s, ret, 0);
+	}
+	return NULL;
+}
+
+static int open_target(const char *path, const struct awr_stress_opts *o, struct stress *s)
+{
+	uint64_t size;
+	int fd, ret;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	ret = awr__fd_size(fd, &size);
+	if (!ret && !o->span && !size)
+		ret = -EINVAL;	/* a new file needs a span */
+	/* a block device cannot grow (EINVAL): check_target() finds it too small */
+	if (!ret && o->span > size && ftruncate(fd, (off_t)o->span) && errno != EINVAL)
+		ret = -errno;
+	close(fd);
+	if (ret)
+		return ret;
+	s->nr_units = (o->span ? o->span : size) / o->unit;
+	return awr_file_open(path, 0, &s->f);
+}
+
+static int check_target(struct stress *s, struct awr_stress_result *out)
+{
+	uint64_t size;
+	void *probe_buf;
+	int ret;
+
+	ret = awr__fd_size(awr_file_fd(s->f), &size);
+	if (ret)
+		return ret;
+	if (s->nr_units * s->o->unit > size || !s->nr_units)
+		return -ENOSPC;
+	if (posix_memalign(&probe_buf, 4096, s->o->unit))
+		return -ENOMEM;
+	ret = awr_file_check(s->f, probe_buf, s->o->unit, 0, &out->verdict);
+	free(probe_buf);
+	return ret;
+}
+
+static int start_journal(struct stress *s)
+{
+	struct awr_jrec r = { AWR_JREC_RUN, 0, s->o->unit, 0, 0 };
+	uint64_t seq;
+	int ret;
+
+	if (!s->o->journal)
+		return 0;
+	ret = awr__journal_open(s->o->journal, &s->j);
+	if (ret)
+		return ret;
+	s->journaled = true;
+	s->next_gen = s->j.max_generation + 1;
+	r.generation = s->next_gen;
+	r.value = s->nr_units * s->o->unit;
+	ret = awr__journal_append(&s->j, &r, &seq);
+	if (!ret)
+		ret = awr__journal_sync(&s->j, seq);
+	return ret;
+}
+
+static int run_writers(struct stress *s)
+{
+	unsigned int n = s->o->threads ? s->o->threads : 4;
+	struct writer *w = calloc(n, sizeof(*w));
+	pthread_t *t = calloc(n, sizeof(*t));
+	unsigned int started = 0;
+	int ret = 0;
+
+	if (!w || !t) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	for (; started < n; started++) {
+		w[started] = (struct writer){ s, started, 0x9e3779b97f4a7c15ULL * (started + 1) ^ awr__now_ns(), NULL };
+		if (posix_memalign(&w[started].buf, 4096, s->o->unit) ||
+		    pthread_create(&t[started], NULL, writer_main, &w[started])) {
+			free(w[started].buf);
+			set_error(s, -EAGAIN, 0);
+			ret = -EAGAIN;
+			break;
+		}
+	}
+	for (unsigned int i = 0; i < started; i++) {
+		pthread_join(t[i], NULL);
+		free(w[i].buf);
+	}
+err:
+	free(w);
+	free(t);
+	return ret;
+}
+
+static void finish(struct stress *s, struct awr_stress_result *out, uint64_t start)
+{
+	out->nsec = awr__now_ns() - start;
+	out->writes = s->done;
+	out->bytes = s->done * s->o->unit;
+	out->units = s->nr_units;
+	out->last_generation = s->next_gen - 1;
+	out->error = s->error;
+	out->error_offset = s->error_offset;
+	if (s->journaled) {
+		if (awr__journal_sync(&s->j, s->j.appended) && !out->error)
+			out->error = -EIO;
+		out->journal_syncs = s->j.syncs;
+	}
+}
+
+int awr_stress_run(const char *path, const struct awr_stress_opts *o,
+		   struct awr_stress_result *out)
+{
+	struct stress s = { .o = o, .next_gen = 1 };
+	uint64_t start;
+	int ret;
+
+	if (!path || !o || !out || !o->unit || o->unit % AWR_STAMP_SECTOR ||
+	    (!o->writes && !o->duration_ms))
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	s.wflags = (o->flags & AWR_STRESS_DSYNC) || o->journal ? AWR_WRITE_DSYNC : 0;
+	pthread_mutex_init(&s.err_lock, NULL);
+	ret = open_target(path, o, &s);
+	if (!ret)
+		ret = check_target(&s, out);
+	if (!ret)
+		ret = start_journal(&s);
+	if (ret)
+		goto err;
+	out->first_generation = s.next_gen;
+	start = awr__now_ns();
+	s.deadline = o->duration_ms ? start + o->duration_ms * 1000000ULL : 0;
+	ret = run_writers(&s);
+	finish(&s, out, start);
+err:
+	if (s.journaled)
+		awr__journal_close(&s.j);
+	awr_file_close(s.f);
+	pthread_mutex_destroy(&s.err_lock);
+	return ret;
+}

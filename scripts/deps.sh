@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: MIT
+# Debian 12 packages the project needs; sourced by the set-up scripts.
+# shellcheck shell=bash
+BUILD_DEPS=(
+	build-essential meson ninja-build pkg-config
+	liburing-dev libnvme-dev libsgutils2-dev libpopt-dev
+	libjson-c-dev libblkid-dev libxxhash-dev
+)
+# The main job's scratch XFS image.
+RUN_DEPS=(xfsprogs util-linux python3)
+# Tests: the VM rig's guest toolchain, fio for benchmarks, libssl for static libnvme.
+TEST_DEPS=(
+	"${RUN_DEPS[@]}" fio debootstrap busybox-static cpio xz-utils kmod
+	libssl-dev zstd
+)
+
+install_packages() {
+	export DEBIAN_FRONTEND=noninteractive
+	local missing=()
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	echo "== installing: ${missing[*]}"
+	apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+require_root() {
+	if [ "$(id -u)" != 0 ]; then
+		echo "$0: run as root (it installs packages and uses loop devices): sudo $0 $*" >&2
+		exit 2
+	fi
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# Description: the public header, the version map and the shared library's exports agree.
+import re
+import subprocess
+import sys
+
+header, mapfile, solib, mandir = sys.argv[1:5]
+import os
+
+text = open(header).read()
+text = re.sub(r'/\*.*?\*/', '', text, flags=re.S)
+declared = set(re.findall(r'^[A-Za-z_][\w \*]*?\b(awr_\w+)\s*\(', text, flags=re.M))
+
+mapped = set()
+for block in re.findall(r'global:(.*?)(?:local:|\};)', open(mapfile).read(), flags=re.S):
+    mapped |= set(re.findall(r'\b(awr_\w+)\s*;', block))
+
+out = subprocess.run(['nm', '-D', '--defined-only', solib], capture_output=True, text=True, check=True)
+exported = set(m.group(1) for m in re.finditer(r'\s[TW]\s+(awr_\w+)(@\S*)?$', out.stdout, flags=re.M))
+
+bad = 0
+for name, missing_from, source in ((declared - mapped, 'the version map', 'header'),
+                                   (mapped - declared, 'the header', 'version map'),
+                                   (mapped - exported, 'the library exports', 'version map'),
+                                   (exported - mapped, 'the version map', 'library exports')):
+    for n in sorted(name):
+        print(f'FAIL: {n} is in the {source} but not in {missing_from}')
+        bad += 1
+man_index = open(os.path.join(mandir, 'meson.build')).read()
+for n in sorted(mapped):
+    if not os.path.exists(os.path.join(mandir, n + '.3')) and f"'{n}'" not in man_index:
+        print(f'FAIL: {n} has no man page (man/{n}.3 or an alias in man/meson.build)')
+        bad += 1
+print(f'symbols: {len(declared)} declared, {len(mapped)} mapped, {len(exported)} exported')
+sys.exit(1 if bad else 0)

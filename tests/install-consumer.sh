@@ -1,0 +1,26 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Description: meson install into a staging dir, then build and run the example
+# through pkg-config against the installed header, library and .pc file.
+set -eu
+build=$1
+src=$(cd "$(dirname "$0")/.." && pwd)
+stage=$(mktemp -d "${TMPDIR:-/tmp}/awr-stage.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+
+DESTDIR=$stage meson install -C "$build" --quiet
+prefix=$(meson introspect "$build" --buildoptions | python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="prefix"][0])')
+libdir=$(meson introspect "$build" --buildoptions | python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="libdir"][0])')
+case "$libdir" in /*) ;; *) libdir=$prefix/$libdir ;; esac
+for f in "$prefix/include/libatomicwr.h" "$libdir/pkgconfig/libatomicwr.pc" "$prefix/bin/awr" \
+	 "$prefix/share/man/man1/awr.1" "$prefix/share/man/man7/libatomicwr.7" "$libdir/libatomicwr.a"; do
+	[ -e "$stage$f" ] || { echo "not installed: $f"; exit 1; }
+done
+export PKG_CONFIG_PATH=$stage$libdir/pkgconfig PKG_CONFIG_SYSROOT_DIR=$stage
+cc -Wall -Werror "$src/examples/page_write.c" $(pkg-config --cflags --libs libatomicwr) -o "$stage/page_write"
+# The consumer loads the installed shared library (it prints its usage and exits 2).
+set +e
+LD_LIBRARY_PATH=$stage$libdir "$stage/page_write" 2>&1 | grep -q usage || { echo "consumer does not run"; exit 1; }
+set -e
+LD_LIBRARY_PATH=$stage$libdir "$stage$prefix/bin/awr" version
+echo "consumer built and linked through pkg-config"

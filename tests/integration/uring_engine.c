@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Description: the io_uring engine on a real target: mixed valid and refused writes in one batch, QD 1 and 128, batches larger than the ring, registered file on and off, plain writes, and the kernel agreeing with the rule checker.
+ *
+ *   uring_engine [TARGET]
+ *
+ * TARGET is a file or a block device that may be overwritten (its first few
+ * MiB); without it, $AWR_TEST_TARGET, else $AWR_SCRATCH_DIR/uring_engine.dat.
+ * Prints one "PASS name", "FAIL name: why" or "SKIP name: why" line per case;
+ * exits 0, 1 on any failure, 77 when the target has no atomic support.
+ */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "libatomicwr.h"
+#include "../helpers.h"
+
+#define MAX_WRITES 1024
+
+struct target {
+	const char *path;
+	struct awr_file *file;
+	const struct awr_limits *lim;
+	uint64_t unit;		/* the page size used: unit_min, at least 4 KiB */
+	uint64_t area;		/* bytes of the target the test may use, from 0 */
+	unsigned char *buf;	/* area bytes of data, page aligned */
+	unsigned char *rb;	/* read-back buffer */
+};
+
+struct planned {
+	uint64_t offset;
+	uint64_t len;
+	unsigned int buf_shift;	/* bytes added to the buffer address */
+	unsigned int flags;
+	enum awr_rule rule;	/* expected rule; AWR_RULE_OK: expected to land */
+};
+
+static int case_failures;
+
+#define CHECK(cond, ...) do {							\
+	if (!(cond)) {								\
+		case_failures++;						\
+		printf("    %s:%d: ", __FILE__, __LINE__);			\
+		printf(__VA_ARGS__);						\
+		printf("\n");							\
+	}									\
+} while (0)
+
+static int prefill(struct target *t, unsigned char byte)
+{
+	ssize_t n;
+
+	memset(t->rb, byte, t->area);
+	n = pwrite(awr_file_fd(t->file), t->rb, t->area, 0);
+	if (n != (ssize_t)t->area)
+		return -EIO;
+	return fdatasync(awr_file_fd(t->file)) ? -errno : 0;
+}
+
+static int read_back(struct target *t)
+{
+	ssize_t n = pread(awr_file_fd(t->file), t->rb, t->area, 0);
+
+	return n == (ssize_t)t->area ? 0 : -EIO;
+}
+
+/* Bytes [off, off+len) of the target read back as @want. */
+static bool region_is(struct target *t, uint64_t off, uint64_t len, const unsigned char *want)
+{
+	return !memcmp(t->rb + off, want, len);
+}
+
+static bool region_is_byte(struct target *t, uint64_t off, uint64_t len, unsigned char b)
+{
+	for (uint64_t i = 0; i < len; i++)
+		if (t->rb[off + i] != b)
+			return false;
+	return true;
+}
+
+/* Queue @n planned writes (data taken from t->buf at the same offset), reap them all. */
+static int run_plan(struct awr_ring *r, struct target *t, const struct planned *p, unsigned int n,
+		    struct awr_completion *done)
+{
+	struct awr_completion c[64];
+	unsigned int queued = 0, reaped = 0;
+	int ret;
+
+	while (reaped < n) {
+		while (queued < n) {
+			ret = awr_ring_queue_write(r, t->buf + p[queued].offset % t->area + p[queued].buf_shift,
+						   p[queued].len, p[queued].offset, queued, p[queued].flags);
+			if (ret == -EBUSY) {
+				CHECK(awr_ring_outstanding(r) == awr_ring_depth(r),
+				      "-EBUSY with %u of %u outstanding", awr_ring_outstanding(r),
+				      awr_ring_depth(r));
+				break;
+			}
+			if (ret)
+				return ret;
+			queued++;
+		}
+		ret = awr_ring_reap(r, c, 64, 1);
+		if (ret <= 0)
+			return ret ? ret : -EIO;
+		for (int i = 0; i < ret; i++) {
+			CHECK(c[i].tag < n && done[c[i].tag].tag == UINT64_MAX,
+			      "tag %" PRIu64 " unexpected or completed twice", c[i].tag);
+			if (c[i].tag < n)
+				done[c[i].tag] = c[i];
+		}
+		reaped += (unsigned int)ret;
+	}
+	CHECK(awr_ring_outstanding(r) == 0, "%u writes outstanding after all reaped",
+	      awr_ring_outstanding(r));
+	return 0;
+}
+
+static void check_results(struct target *t, const struct planned *p, unsigned int n,
+			  const struct awr_completion *done)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		if (p[i].rule == AWR_RULE_OK) {
+			CHECK(done[i].res == (int)p[i].len && done[i].rule == AWR_RULE_OK,
+			      "write %u (%" PRIu64 " at %" PRIu64 "): res %d rule %s, expected %" PRIu64,
+			      i, p[i].len, p[i].offset, done[i].res, awr_rule_name(done[i].rule), p[i].len);
+			CHECK(region_is(t, p[i].offset, p[i].len, t->buf + p[i].offset),
+			      "write %u at %" PRIu64 " does not read back", i, p[i].offset);
+		} else {
+			CHECK(done[i].rule == p[i].rule && done[i].res == awr_rule_errno(p[i].rule),
+			      "write %u (%" PRIu64 " at %" PRIu64 "): res %d rule %s, expected refusal %s",
+			      i, p[i].len, p[i].offset, done[i].res, awr_rule_name(done[i].rule),
+			      awr_rule_name(p[i].rule));
+		}
+	}
+}
+
+static void fill_pattern(struct target *t, unsigned int seed)
+{
+	for (uint64_t i = 0; i < t->area; i++)
+		t->buf[i] = (unsigned char)(((i / t->unit) * 7 + seed) | 1);
+}
+
+static int with_ring(struct target *t, unsigned int qd, bool reg, struct awr_ring **r)
+{
+	int ret = awr_ring_create(t->file, qd, reg ? AWR_RING_REGISTER_FILE : 0, r);
+
+	CHECK(!ret, "awr_ring_create(qd %u, registered %d): %s", qd, reg, strerror(-ret));
+	return ret;
+}
+
+/*
+ * Valid writes on even pages; refused ones aimed at odd pages only, so a
+ * refused write that reached the kernel and landed would show in the read-back.
+ */
+static unsigned int plan_mixed(struct target *t, struct planned *p)
+{
+	uint64_t u = t->unit;
+	unsigned int n = 0;
+
+	for (uint64_t page = 0; page < 16; page += 2)
+		p[n++] = (struct planned){ page * u, u, 0, 0, AWR_RULE_OK };
+	p[n++] = (struct planned){ 1 * u + u / 4, u / 2, 0, 0, AWR_RULE_MISALIGNED };
+	p[n++] = (struct planned){ 3 * u, u / 2 + u / 4, 0, 0, AWR_RULE_NOT_POWER_OF_TWO };
+	p[n++] = (struct planned){ 0, 2ULL * t->lim->unit_max, 0, 0, AWR_RULE_TOO_LARGE };
+	if (t->lim->mem_align > 1)
+		p[n++] = (struct planned){ 5 * u, u, t->lim->mem_align / 2, 0, AWR_RULE_BUFFER_ALIGNMENT };
+	if (t->lim->unit_min >= 1024 && (!t->lim->offset_align || t->lim->offset_align <= t->lim->unit_min / 2))
+		p[n++] = (struct planned){ 7 * u, t->lim->unit_min / 2, 0, 0, AWR_RULE_TOO_SMALL };
+	if (t->lim->dev_size)
+		p[n++] = (struct planned){ t->lim->dev_size, u, 0, 0, AWR_RULE_PAST_END };
+	p[n++] = (struct planned){ 9 * u, u, 0, AWR_WRITE_DSYNC, AWR_RULE_OK };
+	return n;
+}
+
+static int case_mixed(struct target *t, unsigned int qd, bool reg)
+{
+	struct awr_completion done[MAX_WRITES];
+	struct planned p[32];
+	struct awr_ring *r;
+	unsigned int n = plan_mixed(t, p);
+
+	if (with_ring(t, qd, reg, &r))
+		return -1;
+	fill_pattern(t, qd + reg);
+	memset(done, 0xff, sizeof(done));
+	CHECK(!prefill(t, 0), "prefill failed");
+	CHECK(!run_plan(r, t, p, n, done), "queue/reap failed");
+	CHECK(!read_back(t), "read-back failed");
+	check_results(t, p, n, done);
+	for (uint64_t page = 1; page < 9; page += 2)
+		CHECK(region_is_byte(t, page * t->unit, t->unit, 0),
+		      "page %" PRIu64 ", aimed at by refused writes only, changed", page);
+	awr_ring_free(r);
+	return 0;
+}
+
+static int case_larger_than_ring(struct target *t, unsigned int qd, bool reg)
+{
+	static struct awr_completion done[MAX_WRITES];
+	static struct planned p[MAX_WRITES];
+	unsigned int n = 4 * qd + 3;
+	struct awr_ring *r;
+
+	if (n > MAX_WRITES || n * t->unit > t->area)
+		n = (unsigned int)(t->area / t->unit);
+	if (with_ring(t, qd, reg, &r))
+		return -1;
+	for (unsigned int i = 0; i < n; i++)
+		p[i] = (struct planned){ (uint64_t)((i * 37) % n) * t->unit, t->unit, 0, 0, AWR_RULE_OK };
+	fill_pattern(t, 3 * qd + reg);
+	memset(done, 0xff, sizeof(done));
+	CHECK(!prefill(t, 0), "prefill failed");
+	CHECK(!run_plan(r, t, p, n, done), "queue/reap failed");
+	CHECK(!read_back(t), "read-back failed");
+	check_results(t, p, n, done);
+	awr_ring_free(r);
+	return 0;
+}
+
+/* A plain write is not checked and carries no RWF_ATOMIC: 3 pages at once land. */
+static int case_plain(struct target *t, unsigned int qd, bool reg)
+{
+	struct awr_completion done[4];
+	struct planned p[1] = { { t->unit, 3 * t->unit, 0, AWR_WRITE_PLAIN, AWR_RULE_OK } };
+	struct awr_ring *r;
+
+	if (with_ring(t, qd, reg, &r))
+		return -1;
+	fill_pattern(t, 11);
+	memset(done, 0xff, sizeof(done));
+	CHECK(!prefill(t, 0), "prefill failed");
+	CHECK(!run_plan(r, t, p, 1, done), "queue/reap failed");
+	CHECK(!read_back(t), "read-back failed");
+	check_results(t, p, 1, done);
+	CHECK(region_is_byte(t, 0, t->unit, 0), "page 0 changed by a write at page 1");
+	awr_ring_free(r);
+	return 0;
+}
+
+/* With the check skipped the kernel itself refuses, with the errno the rule predicted. */
+static int case_kernel_agrees(struct target *t, unsigned int qd, bool reg)
+{
+	struct awr_completion done[4];
+	struct planned p[2];
+	unsigned int n = 0;
+	struct awr_ring *r;
+
+	p[n++] = (struct planned){ t->unit + t->unit / 4, t->unit / 2, 0, AWR_WRITE_NOCHECK, AWR_RULE_MISALIGNED };
+	p[n++] = (struct planned){ 3 * t->unit, t->unit / 2 + t->unit / 4, 0, AWR_WRITE_NOCHECK,
+				   AWR_RULE_NOT_POWER_OF_TWO };
+	if (with_ring(t, qd, reg, &r))
+		return -1;
+	memset(done, 0xff, sizeof(done));
+	CHECK(!run_plan(r, t, p, n, done), "queue/reap failed");
+	for (unsigned int i = 0; i < n; i++)
+		CHECK(done[i].rule == AWR_RULE_OK && done[i].res == awr_rule_errno(p[i].rule),
+		      "write %u: kernel gave res %d, the checker predicted %d (%s)", i, done[i].res,
+		      awr_rule_errno(p[i].rule), awr_rule_name(p[i].rule));
+	awr_ring_free(r);
+	return 0;
+}
+
+static int open_target(struct target *t)
+{
+	struct stat st;
+	int ret, fd;
+
+	if (stat(t->path, &st) && errno == ENOENT) {
+		fd = open(t->path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return -errno;
+		close(fd);
+	} else if (!S_ISBLK(st.st_mode) && truncate(t->path, 0)) {
+		return -errno;
+	}
+	ret = awr_file_open(t->path, 0, &t->file);
+	if (ret)
+		return ret;
+	t->lim = awr_file_limits(t->file);
+	t->unit = t->lim->unit_min > 4096 ? t->lim->unit_min : 4096;
+	t->area = 1040 * t->unit;
+	if (t->lim->dev_size && t->lim->dev_size < t->area)
+		t->area = t->lim->dev_size / t->unit * t->unit;
+	if (posix_memalign((void **)&t->buf, 4096, t->area + 4096) ||
+	    posix_memalign((void **)&t->rb, 4096, t->area))
+		return -ENOMEM;
+	return 0;
+}
+
+typedef int (*case_fn)(struct target *t, unsigned int qd, bool reg);
+
+static void run_case(struct target *t, const char *name, case_fn fn, unsigned int qd, bool reg)
+{
+	char label[96];
+
+	snprintf(label, sizeof(label), "%s_qd%u_%s", name, qd, reg ? "registered" : "fd");
+	case_failures = 0;
+	if (fn(t, qd, reg) < 0 || case_failures) {
+		printf("FAIL %s\n", label);
+		t_failures++;
+		return;
+	}
+	printf("PASS %s\n", label);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct { const char *name; case_fn fn; } cases[] = {
+		{ "mixed_batch", case_mixed },
+		{ "larger_than_ring", case_larger_than_ring },
+		{ "plain_write", case_plain },
+		{ "kernel_agrees", case_kernel_agrees },
+	};
+	static const unsigned int depths[] = { 1, 128 };
+	char path[4096];
+	struct target t = { 0 };
+	struct awr_ring *probe = NULL;
+	const char *dir = getenv("AWR_SCRATCH_DIR");
+	int ret;
+
+	t.path = argc > 1 ? argv[1] : getenv("AWR_TEST_TARGET");
+	if (!t.path && dir) {
+		snprintf(path, sizeof(path), "%s/uring_engine.dat", dir);
+		t.path = path;
+	}
+	if (!t.path)
+		T_SKIP("no target: give a path, or set AWR_TEST_TARGET or AWR_SCRATCH_DIR");
+	ret = open_target(&t);
+	if (ret)
+		T_SKIP("cannot open %s for direct I/O: %s", t.path, strerror(-ret));
+	if (!t.lim->supported || t.unit > t.lim->unit_max || t.area < 16 * t.unit) {
+		printf("SKIP uring_engine: %s has no usable atomic write support (unit %" PRIu64
+		       ", limits %u..%u)\n", t.path, t.unit, t.lim->unit_min, t.lim->unit_max);
+		return T_EXIT_SKIP;
+	}
+	ret = awr_ring_create(t.file, 1, 0, &probe);
+	if (ret == -EPERM || ret == -ENOSYS)
+		T_SKIP("io_uring is unavailable or disabled: %s", strerror(-ret));
+	awr_ring_free(probe);
+	printf("target %s: unit %" PRIu64 ", atomic %u..%u, mem_align %u\n", t.path, t.unit,
+	       t.lim->unit_min, t.lim->unit_max, t.lim->mem_align);
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)
+		for (size_t d = 0; d < sizeof(depths) / sizeof(depths[0]); d++)
+			for (int reg = 0; reg < 2; reg++) {
+				run_case(&t, cases[c].name, cases[c].fn, depths[d], reg);
+			}
+	awr_file_close(t.file);
+	free(t.buf);
+	free(t.rb);
+	return t_done("uring_engine");
+}

@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+/* Description: the rule checker over a table of cases covering every rule, in the kernel's order. */
+#include <fcntl.h>
+
+#include "helpers.h"
+#include "libatomicwr.h"
+
+static const struct awr_limits lim = {
+	.supported = true, .unit_min = 4096, .unit_max = 65536, .max_bytes = 65536,
+	.segments_max = 1, .mem_align = 512, .offset_align = 512, .dev_size = 1 << 20,
+};
+
+/* Artificial limits whose boundary is below unit_max, to reach the boundary rule. */
+static const struct awr_limits lim_bnd = {
+	.supported = true, .unit_min = 4096, .unit_max = 65536, .boundary = 8192,
+	.segments_max = 1,
+};
+
+static const struct awr_limits lim_none = { .supported = false };
+
+#define DIO (O_RDWR | O_DIRECT)
+#define ALIGNED ((const void *)0x10000)
+
+static const struct {
+	const char *name;
+	const struct awr_limits *lim;
+	struct awr_write_plan plan;
+	enum awr_rule rule;
+	int err;
+	const char *msg;	/* expected substring of the message */
+} cases[] = {
+	{ "4k at 0", &lim, { 0, 4096, ALIGNED, 1, DIO }, AWR_RULE_OK, 0, "is atomic" },
+	{ "64k at 64k", &lim, { 65536, 65536, ALIGNED, 1, DIO }, AWR_RULE_OK, 0, "is atomic" },
+	{ "fd flags unknown", &lim, { 8192, 8192, NULL, 0, -1 }, AWR_RULE_OK, 0, "is atomic" },
+	{ "unsupported target", &lim_none, { 0, 4096, ALIGNED, 1, DIO }, AWR_RULE_UNSUPPORTED,
+	  -EOPNOTSUPP, "does not support" },
+	{ "read-only fd", &lim, { 0, 4096, ALIGNED, 1, O_RDONLY | O_DIRECT }, AWR_RULE_NOT_WRITABLE,
+	  -EBADF, "not open for writing" },
+	{ "two iovecs", &lim, { 0, 8192, ALIGNED, 2, DIO }, AWR_RULE_SEGMENTS, -EINVAL, "2 iovecs" },
+	{ "12k not pow2", &lim, { 0, 12288, ALIGNED, 1, DIO }, AWR_RULE_NOT_POWER_OF_TWO, -EINVAL,
+	  "length 12288 is not a power of two" },
+	{ "zero length", &lim, { 0, 0, ALIGNED, 1, DIO }, AWR_RULE_NOT_POWER_OF_TWO, -EINVAL,
+	  "length 0" },
+	{ "16k at 4k", &lim, { 4096, 16384, ALIGNED, 1, DIO }, AWR_RULE_MISALIGNED, -EINVAL,
+	  "offset 4096 is not a multiple of the length 16384" },
+	{ "buffered fd", &lim, { 0, 4096, ALIGNED, 1, O_RDWR }, AWR_RULE_NOT_DIRECT, -EOPNOTSUPP,
+	  "O_DIRECT" },
+	{ "2k below unit_min", &lim, { 0, 2048, ALIGNED, 1, DIO }, AWR_RULE_TOO_SMALL, -EINVAL,
+	  "below the atomic unit minimum 4096" },
+	{ "128k above unit_max", &lim, { 0, 131072, ALIGNED, 1, DIO }, AWR_RULE_TOO_LARGE, -EINVAL,
+	  "exceeds the atomic unit maximum 65536" },
+	{ "16k crosses 8k boundary", &lim_bnd, { 16384, 16384, NULL, 1, DIO }, AWR_RULE_CROSSES_BOUNDARY,
+	  -EINVAL, "crosses the atomic boundary at 24576" },
+	{ "8k within boundary", &lim_bnd, { 8192, 8192, NULL, 1, DIO }, AWR_RULE_OK, 0, "is atomic" },
+	{ "buffer at odd address", &lim, { 0, 4096, (const void *)0x10001, 1, DIO },
+	  AWR_RULE_BUFFER_ALIGNMENT, -EINVAL, "memory alignment 512" },
+	{ "past end of device", &lim, { 1 << 20, 4096, ALIGNED, 1, DIO }, AWR_RULE_PAST_END, -EINVAL,
+	  "past the end" },
+	/* First broken rule wins, in the kernel's order. */
+	{ "misaligned and too large", &lim, { 4096, 131072, ALIGNED, 1, DIO }, AWR_RULE_MISALIGNED,
+	  -EINVAL, "offset 4096" },
+	{ "two iovecs and not pow2", &lim, { 0, 12288, ALIGNED, 3, DIO }, AWR_RULE_SEGMENTS, -EINVAL,
+	  "3 iovecs" },
+};
+
+int main(void)
+{
+	struct awr_verdict v;
+	int ret;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(&v, 0xff, sizeof(v));
+		ret = awr_check(cases[i].lim, &cases[i].plan, &v);
+		T_EXPECT(ret == cases[i].err, "%s: returned %d, expected %d", cases[i].name, ret,
+			 cases[i].err);
+		T_EXPECT(v.rule == cases[i].rule, "%s: rule %s, expected %s", cases[i].name,
+			 awr_rule_name(v.rule), awr_rule_name(cases[i].rule));
+		T_EXPECT(v.error == ret, "%s: verdict errno %d, returned %d", cases[i].name, v.error, ret);
+		T_EXPECT(strstr(v.message, cases[i].msg), "%s: message '%s' lacks '%s'", cases[i].name,
+			 v.message, cases[i].msg);
+		/* A NULL verdict gives the same answer. */
+		T_EXPECT_EQ(awr_check(cases[i].lim, &cases[i].plan, NULL), ret, cases[i].name);
+	}
+	/* Every rule has a distinct name and the errno its comment promises. */
+	for (int r = 0; r < AWR_RULE__COUNT; r++) {
+		T_EXPECT(strcmp(awr_rule_name((enum awr_rule)r), "unknown"), "rule %d has no name", r);
+		for (int q = 0; q < r; q++)
+			T_EXPECT(strcmp(awr_rule_name((enum awr_rule)r), awr_rule_name((enum awr_rule)q)),
+				 "rules %d and %d share a name", r, q);
+	}
+	T_EXPECT(!strcmp(awr_rule_name(AWR_RULE__COUNT), "unknown"), "out of range name");
+	T_EXPECT_EQ(awr_rule_errno(AWR_RULE_NOT_DIRECT), -EOPNOTSUPP, "not_direct errno");
+	T_EXPECT_EQ(awr_check(NULL, &cases[0].plan, &v), -EINVAL, "NULL limits");
+	return t_done("rules");
+}

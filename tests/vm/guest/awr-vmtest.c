@@ -1,0 +1,1263 @@
+// SPDX-License-Identifier: MIT
+/*
+ * awr-vmtest: the guest side of the VM test rig. Runs inside the test guest
+ * (a 6.12 kernel with scsi_debug and QEMU NVMe) and compares libatomicwr and
+ * the awr tool against what the kernel itself reports and does.
+ *
+ * Every case prints one line on stdout:
+ *   AWRVM: PASS name
+ *   AWRVM: FAIL name: reason
+ *   AWRVM: SKIP name: reason
+ * and facts for the record as
+ *   AWRVM: INFO topic key=value ...
+ *
+ * Commands:
+ *   awr-vmtest disk TAG DEV        whole disk: statx, probe, json, sweep, errno, awr_pwrite, cli
+ *   awr-vmtest part TAG DEV        partition: aligned -> like a disk; misaligned -> refused
+ *   awr-vmtest mbr DEV             write an MBR (one aligned, one misaligned partition), re-read it
+ *   awr-vmtest chardev TAG DEV     awr probe on /dev/sgN or /dev/ngXnY: valid JSON
+ *   awr-vmtest vpd TAG SGDEV       record the SCSI Block Limits VPD atomic fields
+ *   awr-vmtest nvmeid TAG CTRLDEV  record NVMe Identify atomic fields
+ *   awr-vmtest sysfs TAG DEV       record the sysfs atomic values
+ *
+ * The awr binary is taken from $AWR (default /awr/awr).
+ * Exit status: 0 when no case failed, 1 otherwise, 2 on usage errors.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+#include <libnvme.h>
+#include <scsi/sg_cmds_basic.h>
+#include <scsi/sg_lib.h>
+#include <scsi/sg_unaligned.h>
+
+#include "libatomicwr.h"
+
+/* Merged kernel ABI (6.11+); Debian 12 headers lack these. */
+#define VM_RWF_ATOMIC		0x00000040
+#define VM_STATX_WRITE_ATOMIC	0x00010000U
+#define VM_STATX_BASIC_STATS	0x000007ffU
+#define VM_STATX_DIOALIGN	0x00002000U
+#ifndef BLKRRPART
+#define BLKRRPART _IO(0x12, 95)
+#endif
+#ifndef BLKGETSIZE64
+#define BLKGETSIZE64 _IOR(0x12, 114, size_t)
+#endif
+
+static int failures;
+
+static void result(const char *status, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void result(const char *status, const char *name, const char *fmt, ...)
+{
+	char msg[512] = "";
+	va_list ap;
+
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+	}
+	for (char *p = msg; *p; p++)
+		if (*p == '\n')
+			*p = ' ';
+	if (!strcmp(status, "FAIL"))
+		failures++;
+	if (msg[0])
+		printf("AWRVM: %s %s: %s\n", status, name, msg);
+	else
+		printf("AWRVM: %s %s\n", status, name);
+	fflush(stdout);
+}
+
+#define PASS(name) result("PASS", name, NULL)
+#define FAILF(name, ...) result("FAIL", name, __VA_ARGS__)
+#define SKIPF(name, ...) result("SKIP", name, __VA_ARGS__)
+
+static const char *cname(const char *tag, const char *dev, const char *what)
+{
+	static char buf[4][256];
+	static int i;
+	const char *b = strrchr(dev, '/');
+
+	i = (i + 1) % 4;
+	snprintf(buf[i], sizeof(buf[i]), "%s.%s.%s", tag, b ? b + 1 : dev, what);
+	return buf[i];
+}
+
+static const char *ename(int err)
+{
+	static char buf[32];
+
+	switch (err < 0 ? -err : err) {
+	case 0: return "0";
+	case EINVAL: return "EINVAL";
+	case EOPNOTSUPP: return "EOPNOTSUPP";
+	case ENOSPC: return "ENOSPC";
+	case EBADF: return "EBADF";
+	case EAGAIN: return "EAGAIN";
+	case EIO: return "EIO";
+	case EFAULT: return "EFAULT";
+	case EPERM: return "EPERM";
+	case ENOTTY: return "ENOTTY";
+	default:
+		snprintf(buf, sizeof(buf), "errno %d", err < 0 ? -err : err);
+		return buf;
+	}
+}
+
+/* ---------------------------------------------------------------- kernel */
+
+struct kstatx {
+	bool ok;
+	uint32_t mask;
+	uint32_t unit_min, unit_max, segments_max, unit_max_opt;
+};
+
+static struct kstatx raw_statx(const char *path)
+{
+	unsigned char buf[256];
+	struct kstatx s = { 0 };
+	long r;
+
+	memset(buf, 0, sizeof(buf));
+	r = syscall(SYS_statx, AT_FDCWD, path, 0,
+		    VM_STATX_BASIC_STATS | VM_STATX_DIOALIGN | VM_STATX_WRITE_ATOMIC, buf);
+	if (r)
+		return s;
+	s.ok = true;
+	memcpy(&s.mask, buf + 0x00, 4);
+	memcpy(&s.unit_min, buf + 0xa8, 4);
+	memcpy(&s.unit_max, buf + 0xac, 4);
+	memcpy(&s.segments_max, buf + 0xb0, 4);
+	memcpy(&s.unit_max_opt, buf + 0xb8, 4);
+	return s;
+}
+
+struct ksysfs {
+	bool ok;
+	char name[64];		/* sda, sda1 */
+	char disk[64];		/* sda */
+	bool partition;
+	uint64_t start;		/* partition start, bytes */
+	uint64_t size;		/* bytes */
+	uint64_t unit_min, unit_max, max_bytes, boundary, lbs, pbs, max_segments, max_hw_kb;
+};
+
+static int read_u64(const char *dir, const char *file, uint64_t *out)
+{
+	char path[PATH_MAX], line[64];
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	ok = fgets(line, sizeof(line), f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -EIO;
+	*out = strtoull(line, NULL, 10);
+	return 0;
+}
+
+static struct ksysfs raw_sysfs(const char *dev)
+{
+	struct ksysfs s = { 0 };
+	char link[PATH_MAX], real[PATH_MAX], q[PATH_MAX + 16];
+	struct stat st;
+	uint64_t v;
+	char *b;
+
+	if (stat(dev, &st) || !S_ISBLK(st.st_mode))
+		return s;
+	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(st.st_rdev), minor(st.st_rdev));
+	if (!realpath(link, real))
+		return s;
+	b = strrchr(real, '/');
+	snprintf(s.name, sizeof(s.name), "%s", b + 1);
+	s.partition = read_u64(real, "partition", &v) == 0;
+	if (s.partition) {
+		read_u64(real, "start", &v);
+		s.start = v * 512;
+		*b = '\0';
+		snprintf(s.disk, sizeof(s.disk), "%s", strrchr(real, '/') + 1);
+		*b = '/';
+		snprintf(q, sizeof(q), "%s/../queue", real);
+	} else {
+		snprintf(s.disk, sizeof(s.disk), "%s", s.name);
+		snprintf(q, sizeof(q), "%s/queue", real);
+	}
+	if (read_u64(real, "size", &v) == 0)
+		s.size = v * 512;
+	s.ok = read_u64(q, "atomic_write_unit_min_bytes", &s.unit_min) == 0 &&
+	       read_u64(q, "atomic_write_unit_max_bytes", &s.unit_max) == 0 &&
+	       read_u64(q, "atomic_write_max_bytes", &s.max_bytes) == 0 &&
+	       read_u64(q, "atomic_write_boundary_bytes", &s.boundary) == 0 &&
+	       read_u64(q, "logical_block_size", &s.lbs) == 0 &&
+	       read_u64(q, "physical_block_size", &s.pbs) == 0;
+	read_u64(q, "max_segments", &s.max_segments);
+	read_u64(q, "max_hw_sectors_kb", &s.max_hw_kb);
+	return s;
+}
+
+/* Would the kernel allow atomic writes on this block device (6.11+ rule)? */
+static bool kernel_allows(const struct ksysfs *s)
+{
+	uint64_t align;
+
+	if (!s->unit_min)
+		return false;
+	if (!s->partition)
+		return true;
+	align = s->unit_min > s->boundary ? s->unit_min : s->boundary;
+	return s->start % align == 0;
+}
+
+static void *abuf(size_t len)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, 4096, len ? len : 4096))
+		return NULL;
+	return p;
+}
+
+static void fill(unsigned char *b, size_t len, uint64_t seed)
+{
+	uint64_t x = seed * 0x9e3779b97f4a7c15ULL + 1;
+
+	for (size_t i = 0; i < len; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		b[i] = (unsigned char)x;
+	}
+}
+
+/* pwritev2(RWF_ATOMIC) with @nseg equal iovecs: bytes or -errno */
+static long kwrite(int fd, void *buf, size_t len, uint64_t off, int nseg)
+{
+	struct iovec iov[2];
+	ssize_t r;
+
+	if (nseg < 1 || nseg > 2)
+		nseg = 1;
+	for (int i = 0; i < nseg; i++) {
+		iov[i].iov_base = (char *)buf + i * (len / nseg);
+		iov[i].iov_len = len / nseg;
+	}
+	r = pwritev2(fd, iov, nseg, (off_t)off, VM_RWF_ATOMIC);
+	return r < 0 ? -errno : r;
+}
+
+/* ----------------------------------------------------------- awr binary */
+
+static const char *awr_bin(void)
+{
+	const char *p = getenv("AWR");
+
+	return p && *p ? p : "/awr/awr";
+}
+
+/* run awr with args; capture stdout into *out (malloc'd) if out != NULL; return exit status or -1 */
+static char awr_err[256];	/* first line of the last awr run's stderr */
+
+static int run_awr(char **out, const char *const *args)
+{
+	const char *argv[32];
+	int pfd[2], st, n = 0;
+	size_t len = 0, cap = 0;
+	char *buf = NULL;
+	pid_t pid;
+
+	argv[n++] = awr_bin();
+	for (int i = 0; args[i] && n < 31; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	if (pipe(pfd))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int efd = open("/tmp/awr-vmtest.stderr", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		if (efd >= 0)
+			dup2(efd, 2);
+		dup2(pfd[1], 1);
+		close(pfd[0]);
+		close(pfd[1]);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	for (;;) {
+		ssize_t r;
+
+		if (cap - len < 4096) {
+			cap = cap ? cap * 2 : 16384;
+			buf = realloc(buf, cap);
+			if (!buf)
+				abort();
+		}
+		r = read(pfd[0], buf + len, cap - len - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+	}
+	close(pfd[0]);
+	if (buf)
+		buf[len] = '\0';
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (out)
+		*out = buf;
+	else
+		free(buf);
+	awr_err[0] = '\0';
+	{
+		FILE *ef = fopen("/tmp/awr-vmtest.stderr", "r");
+
+		if (ef) {
+			if (!fgets(awr_err, sizeof(awr_err), ef))
+				awr_err[0] = '\0';
+			awr_err[strcspn(awr_err, "\n")] = '\0';
+			fclose(ef);
+		}
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* ---------------------------------------------------------------- cases */
+
+static void info_sysfs(const char *tag, const struct ksysfs *s)
+{
+	printf("AWRVM: INFO sysfs %s dev=%s disk=%s partition=%d start=%" PRIu64 " size=%" PRIu64
+	       " unit_min=%" PRIu64 " unit_max=%" PRIu64 " max_bytes=%" PRIu64 " boundary=%" PRIu64
+	       " logical_block_size=%" PRIu64 " physical_block_size=%" PRIu64
+	       " max_segments=%" PRIu64 " max_hw_sectors_kb=%" PRIu64 "\n",
+	       tag, s->name, s->disk, s->partition, s->start, s->size, s->unit_min, s->unit_max,
+	       s->max_bytes, s->boundary, s->lbs, s->pbs, s->max_segments, s->max_hw_kb);
+	fflush(stdout);
+}
+
+static void case_statx(const char *tag, const char *dev, const struct ksysfs *s)
+{
+	const char *n = cname(tag, dev, "statx");
+	struct kstatx x = raw_statx(dev);
+	bool want = kernel_allows(s);
+	bool got = x.mask & VM_STATX_WRITE_ATOMIC;
+
+	printf("AWRVM: INFO statx %s dev=%s mask=0x%x unit_min=%u unit_max=%u segments_max=%u unit_max_opt=%u\n",
+	       tag, s->name, x.mask, x.unit_min, x.unit_max, x.segments_max, x.unit_max_opt);
+	if (!x.ok)
+		return FAILF(n, "statx failed");
+	if (got != want)
+		return FAILF(n, "STATX_WRITE_ATOMIC %s, expected %s (sysfs unit_min %" PRIu64 ")",
+			     got ? "set" : "clear", want ? "set" : "clear", s->unit_min);
+	if (want && (x.unit_min != s->unit_min || x.unit_max != s->unit_max))
+		return FAILF(n, "statx unit_min/max %u/%u, sysfs %" PRIu64 "/%" PRIu64,
+			     x.unit_min, x.unit_max, s->unit_min, s->unit_max);
+	if (want && x.segments_max != 1)
+		return FAILF(n, "segments_max %u, expected 1", x.segments_max);
+	PASS(n);
+}
+
+static void case_probe(const char *tag, const char *dev, const struct ksysfs *s)
+{
+	const char *n = cname(tag, dev, "probe");
+	struct awr_probe *p = NULL;
+	const struct awr_limits *e;
+	const struct awr_sysfs_view *sv;
+	const struct awr_statx_view *xv;
+	struct kstatx x = raw_statx(dev);
+	bool want = kernel_allows(s);
+	char why[256] = "";
+	int r;
+
+	r = awr_probe_path(dev, 0, &p);
+	if (r)
+		return FAILF(n, "awr_probe_path: %s", ename(r));
+	e = awr_probe_effective(p);
+	sv = awr_probe_sysfs(p);
+	xv = awr_probe_statx(p);
+	if (!e || !sv || !xv)
+		snprintf(why, sizeof(why), "missing view (effective %p sysfs %p statx %p)",
+			 (void *)e, (void *)sv, (void *)xv);
+	else if (e->supported != want)
+		snprintf(why, sizeof(why), "effective.supported %d, kernel %d", e->supported, want);
+	else if (want && (e->unit_min != s->unit_min || e->unit_max != s->unit_max ||
+			  e->max_bytes != s->max_bytes || e->boundary != s->boundary))
+		snprintf(why, sizeof(why),
+			 "effective min/max/max_bytes/boundary %u/%u/%u/%u, sysfs %" PRIu64 "/%" PRIu64
+			 "/%" PRIu64 "/%" PRIu64,
+			 e->unit_min, e->unit_max, e->max_bytes, e->boundary,
+			 s->unit_min, s->unit_max, s->max_bytes, s->boundary);
+	else if (want && e->segments_max != 1)
+		snprintf(why, sizeof(why), "effective.segments_max %u", e->segments_max);
+	else if (sv->unit_min != s->unit_min || sv->unit_max != s->unit_max ||
+		 sv->max_bytes != s->max_bytes || sv->boundary != s->boundary ||
+		 sv->logical_block_size != s->lbs || sv->physical_block_size != s->pbs)
+		snprintf(why, sizeof(why), "sysfs view %u/%u/%u/%u lbs %u pbs %u differs from sysfs",
+			 sv->unit_min, sv->unit_max, sv->max_bytes, sv->boundary,
+			 sv->logical_block_size, sv->physical_block_size);
+	else if (strcmp(sv->disk, s->disk) || strcmp(sv->partition, s->partition ? s->name : ""))
+		snprintf(why, sizeof(why), "sysfs view names disk '%s' partition '%s'", sv->disk, sv->partition);
+	else if (xv->atomic_reported != !!(x.mask & VM_STATX_WRITE_ATOMIC) ||
+		 xv->unit_min != x.unit_min || xv->unit_max != x.unit_max ||
+		 xv->segments_max != x.segments_max)
+		snprintf(why, sizeof(why), "statx view %d %u/%u/%u, kernel mask 0x%x %u/%u/%u",
+			 xv->atomic_reported, xv->unit_min, xv->unit_max, xv->segments_max,
+			 x.mask, x.unit_min, x.unit_max, x.segments_max);
+	else if (!want && s->partition && s->unit_min) {
+		bool found = false;
+
+		for (unsigned int i = 0; i < awr_probe_nr_findings(p); i++) {
+			const struct awr_finding *f = awr_probe_finding(p, i);
+
+			if (f && f->id && !strcmp(f->id, "partition_misaligned"))
+				found = true;
+		}
+		if (!found)
+			snprintf(why, sizeof(why), "no partition_misaligned finding");
+	}
+	for (unsigned int i = 0; i < awr_probe_nr_findings(p); i++) {
+		const struct awr_finding *f = awr_probe_finding(p, i);
+
+		if (f)
+			printf("AWRVM: INFO finding %s dev=%s id=%s\n", tag, s->name, f->id ? f->id : "(null)");
+	}
+	awr_probe_free(p);
+	if (why[0])
+		return FAILF(n, "%s", why);
+	PASS(n);
+}
+
+static struct json_object *jget(struct json_object *o, const char *path)
+{
+	char buf[128], *save = NULL, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (tok = strtok_r(buf, ".", &save); tok && o; tok = strtok_r(NULL, ".", &save)) {
+		struct json_object *c = NULL;
+
+		if (!json_object_object_get_ex(o, tok, &c))
+			return NULL;
+		o = c;
+	}
+	return o;
+}
+
+/* check that @key exists as an integer (or boolean when @boolean) and return it */
+static bool jnum(struct json_object *root, const char *key, bool boolean, int64_t *v, char *why, size_t wl)
+{
+	struct json_object *o = jget(root, key);
+
+	if (!o) {
+		snprintf(why, wl, "key %s missing", key);
+		return false;
+	}
+	if (boolean ? !json_object_is_type(o, json_type_boolean) : !json_object_is_type(o, json_type_int)) {
+		snprintf(why, wl, "key %s is not %s", key, boolean ? "a boolean" : "an integer");
+		return false;
+	}
+	*v = boolean ? json_object_get_boolean(o) : json_object_get_int64(o);
+	return true;
+}
+
+static struct json_object *probe_json(const char *dev, char *why, size_t wl, int *rc)
+{
+	const char *args[] = { "probe", "-o", "json", dev, NULL };
+	struct json_object *root;
+	enum json_tokener_error jerr;
+	char *out = NULL;
+
+	*rc = run_awr(&out, args);
+	if (!out || !*out) {
+		snprintf(why, wl, "awr probe printed nothing (exit %d; %s)", *rc, awr_err);
+		free(out);
+		return NULL;
+	}
+	root = json_tokener_parse_verbose(out, &jerr);
+	if (!root || !json_object_is_type(root, json_type_object)) {
+		snprintf(why, wl, "invalid JSON (%s)", json_tokener_error_desc(jerr));
+		if (root)
+			json_object_put(root);
+		free(out);
+		return NULL;
+	}
+	free(out);
+	return root;
+}
+
+static void case_json(const char *tag, const char *dev, const struct ksysfs *s)
+{
+	static const char *const eff[] = { "unit_min", "unit_max", "max_bytes", "boundary", "segments_max" };
+	static const char *const stx[] = { "unit_min", "unit_max", "segments_max", "unit_max_opt" };
+	static const char *const sfs[] = { "unit_min", "unit_max", "max_bytes", "boundary",
+					   "logical_block_size", "physical_block_size" };
+	const char *n = cname(tag, dev, "json");
+	struct kstatx x = raw_statx(dev);
+	uint64_t sv[] = { s->unit_min, s->unit_max, s->max_bytes, s->boundary, s->lbs, s->pbs };
+	uint64_t xv[] = { x.unit_min, x.unit_max, x.segments_max, x.unit_max_opt };
+	bool want = kernel_allows(s), misaligned_found = false;
+	struct json_object *root, *fa;
+	char why[256] = "", key[64];
+	int64_t v, sup = 0;
+	int rc;
+
+	root = probe_json(dev, why, sizeof(why), &rc);
+	if (!root)
+		return FAILF(n, "%s", why);
+	if (!jnum(root, "effective.supported", true, &sup, why, sizeof(why)))
+		goto out;
+	if (sup != want) {
+		snprintf(why, sizeof(why), "effective.supported %d, kernel %d", (int)sup, want);
+		goto out;
+	}
+	for (size_t i = 0; i < sizeof(eff) / sizeof(eff[0]); i++) {
+		snprintf(key, sizeof(key), "effective.%s", eff[i]);
+		if (!jnum(root, key, false, &v, why, sizeof(why)))
+			goto out;
+		if (want && i < 4 && (uint64_t)v != sv[i]) {
+			snprintf(why, sizeof(why), "%s %" PRId64 ", sysfs %" PRIu64, key, v, sv[i]);
+			goto out;
+		}
+		if (want && i == 4 && v != 1) {
+			snprintf(why, sizeof(why), "%s %" PRId64 ", expected 1", key, v);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < sizeof(stx) / sizeof(stx[0]); i++) {
+		snprintf(key, sizeof(key), "statx.%s", stx[i]);
+		if (!jnum(root, key, false, &v, why, sizeof(why)))
+			goto out;
+		if ((uint64_t)v != xv[i]) {
+			snprintf(why, sizeof(why), "%s %" PRId64 ", kernel statx %" PRIu64, key, v, xv[i]);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < sizeof(sfs) / sizeof(sfs[0]); i++) {
+		snprintf(key, sizeof(key), "sysfs.%s", sfs[i]);
+		if (!jnum(root, key, false, &v, why, sizeof(why)))
+			goto out;
+		if ((uint64_t)v != sv[i]) {
+			snprintf(why, sizeof(why), "%s %" PRId64 ", sysfs %" PRIu64, key, v, sv[i]);
+			goto out;
+		}
+	}
+	fa = jget(root, "findings");
+	if (!fa || !json_object_is_type(fa, json_type_array)) {
+		snprintf(why, sizeof(why), "findings is not an array");
+		goto out;
+	}
+	for (size_t i = 0; i < json_object_array_length(fa); i++) {
+		struct json_object *f = json_object_array_get_idx(fa, i), *id = NULL, *msg = NULL;
+
+		if (!json_object_object_get_ex(f, "id", &id) || !json_object_is_type(id, json_type_string) ||
+		    !json_object_object_get_ex(f, "message", &msg) ||
+		    !json_object_is_type(msg, json_type_string)) {
+			snprintf(why, sizeof(why), "findings[%zu] lacks a string id or message", i);
+			goto out;
+		}
+		if (!strcmp(json_object_get_string(id), "partition_misaligned"))
+			misaligned_found = true;
+	}
+	if (!want && s->partition && s->unit_min && !misaligned_found)
+		snprintf(why, sizeof(why), "no partition_misaligned finding in JSON");
+	else if (want && misaligned_found)
+		snprintf(why, sizeof(why), "partition_misaligned reported for an aligned target");
+	else if (rc != 0 && rc != 1)
+		snprintf(why, sizeof(why), "awr probe exit status %d", rc);
+out:
+	json_object_put(root);
+	if (why[0])
+		return FAILF(n, "%s", why);
+	PASS(n);
+}
+
+/* every power of two from unit_min to unit_max, written atomically and read back */
+static void case_sweep(const char *tag, const char *dev, const struct ksysfs *s)
+{
+	const char *n = cname(tag, dev, "sweep");
+	unsigned char *wb, *rb;
+	unsigned int count = 0;
+	char why[256] = "";
+	int fd;
+
+	if (!kernel_allows(s))
+		return SKIPF(n, "no atomic support on this target");
+	wb = abuf(s->unit_max);
+	rb = abuf(s->unit_max);
+	fd = open(dev, O_RDWR | O_DIRECT);
+	if (fd < 0 || !wb || !rb) {
+		FAILF(n, "open %s: %s", dev, strerror(errno));
+		goto out;
+	}
+	for (uint64_t len = s->unit_min; len <= s->unit_max; len *= 2) {
+		uint64_t off = 2 * len <= s->size ? len : 0;
+		long r;
+
+		fill(wb, len, len ^ 0xa5);
+		r = kwrite(fd, wb, len, off, 1);
+		if (r != (long)len) {
+			snprintf(why, sizeof(why), "RWF_ATOMIC %" PRIu64 "@%" PRIu64 " returned %s",
+				 len, off, r < 0 ? ename((int)r) : "a short count");
+			break;
+		}
+		memset(rb, 0, len);
+		if (pread(fd, rb, len, (off_t)off) != (ssize_t)len || memcmp(wb, rb, len)) {
+			snprintf(why, sizeof(why), "read back of %" PRIu64 "@%" PRIu64 " differs", len, off);
+			break;
+		}
+		count++;
+	}
+	if (why[0])
+		FAILF(n, "%s", why);
+	else
+		PASS(n);
+	printf("AWRVM: INFO sweep %s dev=%s sizes=%u from=%" PRIu64 " to=%" PRIu64 "\n",
+	       tag, s->name, count, s->unit_min, s->unit_max);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(wb);
+	free(rb);
+}
+
+/*
+ * One bad write: the kernel's errno must be the one awr_check() predicts.
+ * @flags_extra: 0 = O_DIRECT fd, 1 = buffered fd
+ */
+static void bad_case(const char *tag, const char *dev, const struct awr_limits *lim,
+		     const char *what, uint64_t len, uint64_t off, int nseg, bool buffered,
+		     int expect)
+{
+	const char *n = cname(tag, dev, what);
+	struct awr_write_plan plan = { 0 };
+	struct awr_verdict v = { 0 };
+	unsigned char *b = abuf(len);
+	int fd, pred;
+	long got;
+
+	fd = open(dev, O_RDWR | (buffered ? 0 : O_DIRECT));
+	if (fd < 0 || !b) {
+		FAILF(n, "open: %s", strerror(errno));
+		goto out;
+	}
+	fill(b, len, 7);
+	plan.offset = off;
+	plan.length = len;
+	plan.buf = b;
+	plan.nr_segs = (unsigned int)nseg;
+	plan.open_flags = fcntl(fd, F_GETFL);
+	pred = awr_check(lim, &plan, &v);
+	got = kwrite(fd, b, len, off, nseg);
+	if (got >= 0)
+		got = 0;
+	printf("AWRVM: INFO errno %s dev=%s case=%s len=%" PRIu64 " off=%" PRIu64 " segs=%d buffered=%d"
+	       " kernel=%s library=%s rule=%s\n", tag, dev, what, len, off, nseg, buffered,
+	       ename((int)got), ename(pred), awr_rule_name(v.rule));
+	if (expect && got != expect)
+		FAILF(n, "kernel returned %s, this case expects %s", ename((int)got), ename(expect));
+	else if (got != pred)
+		FAILF(n, "kernel returned %s, library predicted %s (rule %s)", ename((int)got),
+		      ename(pred), awr_rule_name(v.rule));
+	else if (!got)
+		FAILF(n, "the bad write succeeded and the library agreed");
+	else
+		PASS(n);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(b);
+}
+
+static void case_errnos(const char *tag, const char *dev, const struct ksysfs *s)
+{
+	struct awr_probe *p = NULL;
+	const struct awr_limits *lim;
+	uint64_t um = s->unit_min, uM = s->unit_max, lbs = s->lbs;
+	int r = awr_probe_path(dev, 0, &p);
+
+	if (r) {
+		FAILF(cname(tag, dev, "errno"), "awr_probe_path: %s", ename(r));
+		return;
+	}
+	lim = awr_probe_effective(p);
+	if (!kernel_allows(s)) {
+		bad_case(tag, dev, lim, "errno.unsupported", um ? um : lbs, 0, 1, false, -EOPNOTSUPP);
+		goto out;
+	}
+	/* misaligned: offset not a multiple of the length */
+	if (2 * um <= uM)
+		bad_case(tag, dev, lim, "errno.misaligned", 2 * um, um, 1, false, -EINVAL);
+	else if (um >= 2 * lbs)
+		bad_case(tag, dev, lim, "errno.misaligned", um, um / 2, 1, false, -EINVAL);
+	else
+		SKIPF(cname(tag, dev, "errno.misaligned"), "unit_min == unit_max == logical block");
+	bad_case(tag, dev, lim, "errno.not_pow2", 3 * um, 0, 1, false, -EINVAL);
+	bad_case(tag, dev, lim, "errno.too_large", 2 * uM, 0, 1, false, -EINVAL);
+	if (um >= 2 * lbs)
+		bad_case(tag, dev, lim, "errno.too_small", um / 2, 0, 1, false, -EINVAL);
+	else
+		SKIPF(cname(tag, dev, "errno.too_small"), "unit_min is one logical block");
+	if (um >= 2 * lbs)
+		bad_case(tag, dev, lim, "errno.two_iovecs", um, 0, 2, false, -EINVAL);
+	else if (2 * um <= uM)
+		bad_case(tag, dev, lim, "errno.two_iovecs", 2 * um, 0, 2, false, -EINVAL);
+	else
+		SKIPF(cname(tag, dev, "errno.two_iovecs"), "no size splits into two block-aligned iovecs");
+	if (s->boundary && s->boundary >= 2 * um)
+		bad_case(tag, dev, lim, "errno.crosses_boundary", 2 * um, s->boundary - um, 1, false,
+			 -EINVAL);
+	/* starting at or beyond the end (the first naturally aligned offset >= size) */
+	bad_case(tag, dev, lim, "errno.past_end", um, (s->size + um - 1) / um * um, 1, false, 0);
+	/* starting inside, ending past the end: needs a size that is not a multiple of the length */
+	{
+		uint64_t len = 0;
+
+		for (uint64_t l = um; l <= uM; l *= 2)
+			if (s->size % l) {
+				len = l;
+				break;
+			}
+		if (len)
+			bad_case(tag, dev, lim, "errno.straddles_end", len, s->size / len * len, 1, false,
+				 -EINVAL);
+		else
+			SKIPF(cname(tag, dev, "errno.straddles_end"),
+			      "the size is a multiple of every atomic write size");
+	}
+	/* buffered: 6.11/6.12 EINVAL, 6.13+ EOPNOTSUPP; the library must predict it */
+	bad_case(tag, dev, lim, "errno.buffered", um, 0, 1, true, 0);
+out:
+	awr_probe_free(p);
+}
+
+static void case_api_write(const char *tag, const char *dev, const struct ksysfs *s)
+{
+	const char *n = cname(tag, dev, "awr_pwrite");
+	struct awr_file *f = NULL;
+	struct awr_verdict v;
+	unsigned char *b = NULL, *rb = NULL;
+	char why[256] = "";
+	ssize_t r;
+	int ret;
+
+	if (!kernel_allows(s))
+		return SKIPF(n, "no atomic support on this target");
+	ret = awr_file_open(dev, 0, &f);
+	if (ret)
+		return FAILF(n, "awr_file_open: %s", ename(ret));
+	b = abuf(s->unit_max);
+	rb = abuf(s->unit_max);
+	for (uint64_t len = s->unit_min; len <= s->unit_max && !why[0]; len *= 2) {
+		uint64_t off = 3 * len + len <= s->size ? 3 * len : 0;
+
+		fill(b, len, len + 99);
+		memset(&v, 0, sizeof(v));
+		r = awr_pwrite(f, b, len, off, 0, &v);
+		if (r != (ssize_t)len) {
+			snprintf(why, sizeof(why), "awr_pwrite %" PRIu64 "@%" PRIu64 ": %s (%s)", len, off,
+				 r < 0 ? ename((int)r) : "short", v.message);
+			break;
+		}
+		if (pread(awr_file_fd(f), rb, len, (off_t)off) != (ssize_t)len || memcmp(b, rb, len))
+			snprintf(why, sizeof(why), "read back of %" PRIu64 "@%" PRIu64 " differs", len, off);
+	}
+	if (!why[0] && 2 * s->unit_min <= s->unit_max) {
+		/* refused before the syscall, and the kernel agrees when let through */
+		memset(&v, 0, sizeof(v));
+		r = awr_pwrite(f, b, 2 * s->unit_min, s->unit_min, 0, &v);
+		if (r != -EINVAL || v.rule != AWR_RULE_MISALIGNED)
+			snprintf(why, sizeof(why), "misaligned awr_pwrite gave %s rule %s",
+				 r < 0 ? ename((int)r) : "success", awr_rule_name(v.rule));
+		else {
+			r = awr_pwrite(f, b, 2 * s->unit_min, s->unit_min, AWR_WRITE_NOCHECK, NULL);
+			if (r != -EINVAL)
+				snprintf(why, sizeof(why), "misaligned NOCHECK write gave %s",
+					 r < 0 ? ename((int)r) : "success");
+		}
+	}
+	if (!why[0]) {
+		r = awr_pwrite(f, b, s->unit_min, 0, AWR_WRITE_DSYNC, NULL);
+		if (r != (ssize_t)s->unit_min)
+			snprintf(why, sizeof(why), "DSYNC write: %s", r < 0 ? ename((int)r) : "short");
+	}
+	awr_file_close(f);
+	free(b);
+	free(rb);
+	if (why[0])
+		return FAILF(n, "%s", why);
+	PASS(n);
+}
+
+/* io_uring engine: page batches of unit_min and unit_max units, refused and kernel-judged writes */
+static void case_uring(const char *tag, const char *dev, const struct ksysfs *s)
+{
+	const char *n = cname(tag, dev, "uring");
+	struct awr_file *f = NULL;
+	struct awr_ring *r = NULL;
+	struct awr_batch_result br;
+	struct awr_completion c[4];
+	unsigned char *b = NULL, *rb = NULL;
+	uint64_t units[2] = { s->unit_min, s->unit_max };
+	char why[256] = "";
+	int ret;
+
+	if (!kernel_allows(s))
+		return SKIPF(n, "no atomic support on this target");
+	ret = awr_file_open(dev, 0, &f);
+	if (ret)
+		return FAILF(n, "awr_file_open: %s", ename(ret));
+	for (int reg = 0; reg < 2 && !why[0]; reg++) {
+		ret = awr_ring_create(f, 32, reg ? AWR_RING_REGISTER_FILE : 0, &r);
+		if (ret) {
+			snprintf(why, sizeof(why), "awr_ring_create(flags %d): %s", reg, ename(ret));
+			break;
+		}
+		for (int i = 0; i < 2 && !why[0]; i++) {
+			uint64_t unit = units[i], len = 8 * unit, off = reg ? len : 0;
+
+			if (off + len > s->size)
+				len = (s->size - off) / unit * unit;
+			free(b);
+			free(rb);
+			b = abuf(len);
+			rb = abuf(len);
+			fill(b, len, unit * 3 + (uint64_t)reg);
+			memset(&br, 0, sizeof(br));
+			ret = awr_write_units(r, b, off, len, unit, 0, &br);
+			if (ret || br.units_done != len / unit)
+				snprintf(why, sizeof(why), "awr_write_units %" PRIu64 "x%" PRIu64 "@%" PRIu64
+					 " (register %d): %s, %" PRIu64 " done, %" PRIu64 " failed", len / unit,
+					 unit, off, reg, ename(ret), br.units_done, br.units_failed);
+			else if (pread(awr_file_fd(f), rb, len, (off_t)off) != (ssize_t)len || memcmp(b, rb, len))
+				snprintf(why, sizeof(why), "read back after awr_write_units of %" PRIu64 "-byte units differs",
+					 unit);
+		}
+		if (!why[0] && 2 * s->unit_min <= s->unit_max) {
+			/* refused before the kernel, then the same write judged by the kernel */
+			int got;
+
+			ret = awr_ring_queue_write(r, b, 2 * s->unit_min, s->unit_min, 1, 0);
+			got = ret ? ret : awr_ring_reap(r, c, 4, 1);
+			if (got != 1 || c[0].tag != 1 || c[0].res != -EINVAL || c[0].rule != AWR_RULE_MISALIGNED)
+				snprintf(why, sizeof(why), "refused misaligned write: reap %d res %s rule %s", got,
+					 got == 1 ? ename(c[0].res) : "-", got == 1 ? awr_rule_name(c[0].rule) : "-");
+			if (!why[0]) {
+				ret = awr_ring_queue_write(r, b, 2 * s->unit_min, s->unit_min, 2, AWR_WRITE_NOCHECK);
+				got = ret ? ret : awr_ring_reap(r, c, 4, 1);
+				printf("AWRVM: INFO uring %s dev=%s case=misaligned_nocheck register=%d res=%s\n", tag,
+				       s->name, reg, got == 1 ? ename(c[0].res) : "-");
+				if (got != 1 || c[0].res != -EINVAL)
+					snprintf(why, sizeof(why), "kernel-judged misaligned write: reap %d res %s", got,
+						 got == 1 ? ename(c[0].res) : "-");
+			}
+		}
+		if (!why[0]) {
+			int got;
+
+			ret = awr_ring_queue_write(r, b, s->unit_min, 0, 3, AWR_WRITE_DSYNC);
+			got = ret ? ret : awr_ring_reap(r, c, 4, 1);
+			if (got != 1 || c[0].res != (int32_t)s->unit_min)
+				snprintf(why, sizeof(why), "DSYNC write: reap %d res %s", got,
+					 got == 1 ? ename(c[0].res) : "-");
+		}
+		awr_ring_free(r);
+		r = NULL;
+	}
+	awr_file_close(f);
+	free(b);
+	free(rb);
+	if (why[0])
+		return FAILF(n, "%s", why);
+	PASS(n);
+}
+
+/* concurrent stamped writers with a journal, then a verify scan: nothing torn or lost */
+static void case_stress(const char *tag, const char *dev, const struct ksysfs *s)
+{
+	const char *n = cname(tag, dev, "stress_verify");
+	const char *journal = "/tmp/awr-vmtest.journal";
+	struct awr_stress_opts so = { 0 };
+	struct awr_stress_result sr = { 0 };
+	struct awr_verify_opts vo = { 0 };
+	struct awr_verify_result vr = { 0 };
+	uint64_t span;
+	int ret;
+
+	if (!kernel_allows(s))
+		return SKIPF(n, "no atomic support on this target");
+	unlink(journal);
+	span = 64 * (uint64_t)s->unit_max;
+	if (span > s->size / 2)
+		span = s->size / 2 / s->unit_max * s->unit_max;
+	so.unit = (uint32_t)s->unit_max;
+	so.threads = 2;
+	so.span = span;
+	so.duration_ms = 1500;
+	so.journal = journal;
+	ret = awr_stress_run(dev, &so, &sr);
+	if (ret || sr.error)
+		return FAILF(n, "awr_stress_run: %s, write error %s at %" PRIu64 " (%s)", ename(ret),
+			     ename(sr.error), sr.error_offset, sr.verdict.message);
+	vo.unit = so.unit;
+	vo.span = span;
+	vo.journal = journal;
+	ret = awr_verify_run(dev, &vo, &vr);
+	printf("AWRVM: INFO stress %s dev=%s unit=%u span=%" PRIu64 " writes=%" PRIu64 " units=%" PRIu64
+	       " intact=%" PRIu64 " never=%" PRIu64 " torn=%" PRIu64 " corrupt=%" PRIu64 " misplaced=%" PRIu64
+	       " lost=%" PRIu64 " unjournaled=%" PRIu64 "\n", tag, s->name, so.unit, span, sr.writes, vr.units,
+	       vr.count[AWR_UNIT_INTACT], vr.count[AWR_UNIT_NEVER_WRITTEN], vr.count[AWR_UNIT_TORN],
+	       vr.count[AWR_UNIT_CORRUPT], vr.count[AWR_UNIT_MISPLACED], vr.lost, vr.unjournaled);
+	unlink(journal);
+	if (ret)
+		return FAILF(n, "awr_verify_run: %s", ename(ret));
+	if (!sr.writes || !vr.count[AWR_UNIT_INTACT])
+		return FAILF(n, "no intact unit after %" PRIu64 " writes", sr.writes);
+	if (vr.count[AWR_UNIT_TORN] || vr.count[AWR_UNIT_CORRUPT] || vr.count[AWR_UNIT_MISPLACED] ||
+	    vr.lost || vr.unjournaled)
+		return FAILF(n, "torn %" PRIu64 " corrupt %" PRIu64 " misplaced %" PRIu64 " lost %" PRIu64
+			     " unjournaled %" PRIu64, vr.count[AWR_UNIT_TORN], vr.count[AWR_UNIT_CORRUPT],
+			     vr.count[AWR_UNIT_MISPLACED], vr.lost, vr.unjournaled);
+	PASS(n);
+}
+
+static void cli_expect(const char *tag, const char *dev, const char *what, int want,
+		       const char *const *args)
+{
+	const char *n = cname(tag, dev, what);
+	int rc = run_awr(NULL, args);
+	char cmd[512] = "awr";
+
+	for (int i = 0; args[i]; i++) {
+		strncat(cmd, " ", sizeof(cmd) - strlen(cmd) - 1);
+		strncat(cmd, args[i], sizeof(cmd) - strlen(cmd) - 1);
+	}
+	if (rc != want)
+		return FAILF(n, "'%s' exited %d, expected %d%s%s", cmd, rc, want,
+			     awr_err[0] ? "; stderr: " : "", awr_err);
+	PASS(n);
+}
+
+static void case_cli(const char *tag, const char *dev, const struct ksysfs *s)
+{
+	char a[8][32];
+	uint64_t um = s->unit_min, uM = s->unit_max;
+
+	{
+		const char *args[] = { "probe", dev, NULL };
+
+		cli_expect(tag, dev, "cli.probe", kernel_allows(s) ? 0 : 0, args);
+	}
+	if (!kernel_allows(s)) {
+		snprintf(a[0], 32, "%" PRIu64, um ? um : s->lbs);
+		const char *args[] = { "write", dev, "--offset", "0", "--length", a[0], "--force", NULL };
+
+		cli_expect(tag, dev, "cli.write_refused", 1, args);
+		return;
+	}
+	snprintf(a[0], 32, "%" PRIu64, um);
+	snprintf(a[1], 32, "%" PRIu64, uM);
+	snprintf(a[2], 32, "%" PRIu64, 2 * uM);
+	snprintf(a[3], 32, "%" PRIu64, 4 * uM);
+	snprintf(a[4], 32, "%" PRIu64, 2 * um);
+	{
+		const char *args[] = { "write", dev, "--offset", a[0], "--length", a[0], "--verify", "--force", NULL };
+
+		cli_expect(tag, dev, "cli.write_unit_min", 0, args);
+	}
+	{
+		const char *args[] = { "write", dev, "--offset", a[1], "--length", a[1], "--verify", "--force",
+				       "--dsync", NULL };
+
+		cli_expect(tag, dev, "cli.write_unit_max", 0, args);
+	}
+	{
+		const char *args[] = { "write", dev, "--offset", a[2], "--length", a[3], "--unit", a[1],
+				       "--verify", "--force", "--pattern", "0x3c", NULL };
+
+		cli_expect(tag, dev, "cli.write_units", 0, args);
+	}
+	{
+		const char *args[] = { "write", dev, "--offset", a[2], "--length", a[3], "--unit", a[0],
+				       "--engine", "uring", "--qd", "8", "--verify", "--force", NULL };
+
+		cli_expect(tag, dev, "cli.write_uring", 0, args);
+	}
+	{
+		const char *args[] = { "write", dev, "--offset", "0", "--length", a[2], "--force", NULL };
+
+		cli_expect(tag, dev, "cli.write_too_large", 1, args);
+	}
+	if (2 * um <= uM) {
+		const char *args[] = { "write", dev, "--offset", a[0], "--length", a[4], "--force", NULL };
+		const char *cargs[] = { "check", dev, "--offset", a[0], "--length", a[4], NULL };
+		const char *okargs[] = { "check", dev, "--offset", a[4], "--length", a[4], NULL };
+
+		cli_expect(tag, dev, "cli.write_misaligned", 1, args);
+		cli_expect(tag, dev, "cli.check_misaligned", 1, cargs);
+		cli_expect(tag, dev, "cli.check_ok", 0, okargs);
+	}
+}
+
+static int cmd_disk(const char *tag, const char *dev)
+{
+	struct ksysfs s = raw_sysfs(dev);
+
+	if (!s.ok) {
+		FAILF(cname(tag, dev, "sysfs"), "no sysfs atomic attributes for %s", dev);
+		return 1;
+	}
+	info_sysfs(tag, &s);
+	case_statx(tag, dev, &s);
+	case_probe(tag, dev, &s);
+	case_json(tag, dev, &s);
+	case_sweep(tag, dev, &s);
+	case_errnos(tag, dev, &s);
+	case_api_write(tag, dev, &s);
+	case_uring(tag, dev, &s);
+	case_stress(tag, dev, &s);
+	case_cli(tag, dev, &s);
+	return failures ? 1 : 0;
+}
+
+/* ----------------------------------------------------------------- MBR */
+
+static void mbr_entry(unsigned char *e, uint32_t start, uint32_t count)
+{
+	e[0] = 0x00;			/* not bootable */
+	e[1] = 0xfe; e[2] = 0xff; e[3] = 0xff;	/* CHS: use LBA */
+	e[4] = 0x83;			/* Linux */
+	e[5] = 0xfe; e[6] = 0xff; e[7] = 0xff;
+	memcpy(e + 8, &start, 4);	/* little-endian host */
+	memcpy(e + 12, &count, 4);
+}
+
+/*
+ * Partition 1 starts at 1 MiB (aligned) and is a quarter of the disk plus one
+ * logical block (so a write can straddle its end); partition 2 starts one
+ * logical block after a 1 MiB multiple (misaligned for any unit_min above one
+ * block) and is a quarter of the disk. LBAs are in logical blocks.
+ */
+static int cmd_mbr(const char *dev)
+{
+	struct ksysfs s = raw_sysfs(dev);
+	unsigned char *sec;
+	uint64_t lbs, blocks, mib;
+	uint32_t p1s, p1n, p2s, p2n;
+	int fd, r;
+
+	if (!s.ok || s.partition) {
+		FAILF("mbr", "%s is not a whole disk with sysfs attributes", dev);
+		return 1;
+	}
+	lbs = s.lbs;
+	blocks = s.size / lbs;
+	mib = (1 << 20) / lbs;
+	p1s = (uint32_t)mib;
+	p1n = (uint32_t)(blocks / 4 / mib * mib + 1);
+	p2s = (uint32_t)(p1s + p1n + mib);
+	p2n = p1n - 1;
+	if (p2s + p2n > blocks) {
+		FAILF("mbr", "%s is too small", dev);
+		return 1;
+	}
+	sec = abuf(lbs);
+	memset(sec, 0, lbs);
+	mbr_entry(sec + 446, p1s, p1n);
+	mbr_entry(sec + 462, p2s, p2n);
+	sec[510] = 0x55;
+	sec[511] = 0xaa;
+	fd = open(dev, O_RDWR | O_DIRECT);
+	if (fd < 0 || pwrite(fd, sec, lbs, 0) != (ssize_t)lbs || fsync(fd)) {
+		printf("AWRVM: INFO mbr %s: write failed: %s\n", dev, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		free(sec);
+		return 1;
+	}
+	r = ioctl(fd, BLKRRPART);
+	close(fd);
+	free(sec);
+	printf("AWRVM: INFO mbr dev=%s p1_start=%" PRIu64 " p1_size=%" PRIu64 " p2_start=%" PRIu64
+	       " p2_size=%" PRIu64 " rereadpt=%s\n", dev, (uint64_t)p1s * lbs, (uint64_t)p1n * lbs,
+	       (uint64_t)p2s * lbs, (uint64_t)p2n * lbs, r ? strerror(errno) : "ok");
+	fflush(stdout);
+	return r ? 1 : 0;
+}
+
+static int cmd_part(const char *tag, const char *dev)
+{
+	struct ksysfs s = raw_sysfs(dev);
+
+	if (!s.ok || !s.partition) {
+		FAILF(cname(tag, dev, "sysfs"), "%s is not a partition with sysfs attributes", dev);
+		return 1;
+	}
+	info_sysfs(tag, &s);
+	printf("AWRVM: INFO partition %s dev=%s start=%" PRIu64 " kernel_allows=%d\n", tag, s.name,
+	       s.start, kernel_allows(&s));
+	case_statx(tag, dev, &s);
+	case_probe(tag, dev, &s);
+	case_json(tag, dev, &s);
+	case_sweep(tag, dev, &s);
+	case_errnos(tag, dev, &s);
+	if (kernel_allows(&s)) {
+		case_api_write(tag, dev, &s);
+		case_uring(tag, dev, &s);
+	}
+	case_cli(tag, dev, &s);
+	return failures ? 1 : 0;
+}
+
+/* ------------------------------------------------------ char devices */
+
+static int cmd_chardev(const char *tag, const char *dev)
+{
+	const char *n = cname(tag, dev, "json");
+	struct json_object *root, *t, *sup;
+	char why[256] = "";
+	int rc;
+
+	root = probe_json(dev, why, sizeof(why), &rc);
+	if (!root) {
+		FAILF(n, "%s", why);
+		return 1;
+	}
+	t = jget(root, "type");
+	sup = jget(root, "effective.supported");
+	printf("AWRVM: INFO chardev %s dev=%s exit=%d type=%s effective.supported=%s\n", tag, dev, rc,
+	       t ? json_object_get_string(t) : "-", sup ? json_object_get_string(sup) : "-");
+	if (!sup || !json_object_is_type(sup, json_type_boolean))
+		FAILF(n, "effective.supported missing or not a boolean");
+	else if (!jget(root, "findings"))
+		FAILF(n, "findings missing");
+	else if (rc != 0 && rc != 1)
+		FAILF(n, "awr probe exit status %d", rc);
+	else
+		PASS(n);
+	json_object_put(root);
+	return failures ? 1 : 0;
+}
+
+/* ------------------------------------------------------ device records */
+
+static int cmd_vpd(const char *tag, const char *dev)
+{
+	unsigned char r[64];
+	int fd, resid = 0, ret;
+
+	fd = sg_cmds_open_device(dev, false, 0);
+	if (fd < 0) {
+		printf("AWRVM: INFO vpd %s dev=%s open failed: %s\n", tag, dev, strerror(-fd));
+		return 0;
+	}
+	memset(r, 0, sizeof(r));
+	ret = sg_ll_inquiry_v2(fd, true, 0xb0, r, sizeof(r), 0, &resid, true, 0);
+	sg_cmds_close_device(fd);
+	if (ret) {
+		printf("AWRVM: INFO vpd %s dev=%s inquiry failed: %d\n", tag, dev, ret);
+		return 0;
+	}
+	printf("AWRVM: INFO vpd %s dev=%s page_length=%u max_atomic_transfer_length=%u atomic_alignment=%u"
+	       " atomic_granularity=%u max_atomic_length_with_boundary=%u max_atomic_boundary_size=%u\n",
+	       tag, dev, sg_get_unaligned_be16(r + 2), sg_get_unaligned_be32(r + 44),
+	       sg_get_unaligned_be32(r + 48), sg_get_unaligned_be32(r + 52),
+	       sg_get_unaligned_be32(r + 56), sg_get_unaligned_be32(r + 60));
+	fflush(stdout);
+	return 0;
+}
+
+static int cmd_nvmeid(const char *tag, const char *dev)
+{
+	struct nvme_id_ctrl c;
+	struct nvme_id_ns ns;
+	__u32 nsid = 1;
+	int fd, r1, r2;
+	unsigned int lbads;
+
+	fd = open(dev, O_RDONLY);
+	if (fd < 0) {
+		printf("AWRVM: INFO nvmeid %s dev=%s open failed: %s\n", tag, dev, strerror(errno));
+		return 0;
+	}
+	memset(&c, 0, sizeof(c));
+	memset(&ns, 0, sizeof(ns));
+	r1 = nvme_identify_ctrl(fd, &c);
+	r2 = nvme_identify_ns(fd, nsid, &ns);
+	close(fd);
+	if (r1 || r2) {
+		printf("AWRVM: INFO nvmeid %s dev=%s identify failed: %d %d\n", tag, dev, r1, r2);
+		return 0;
+	}
+	lbads = ns.lbaf[ns.flbas & 0xf].ds;
+	printf("AWRVM: INFO nvmeid %s dev=%s awun=%u awupf=%u acwu=%u mdts=%u nsfeat=0x%x nawun=%u nawupf=%u"
+	       " nabsn=%u nabo=%u nabspf=%u lbads=%u\n", tag, dev, le16toh(c.awun), le16toh(c.awupf),
+	       le16toh(c.acwu), c.mdts, ns.nsfeat, le16toh(ns.nawun), le16toh(ns.nawupf),
+	       le16toh(ns.nabsn), le16toh(ns.nabo), le16toh(ns.nabspf), lbads);
+	fflush(stdout);
+	return 0;
+}
+
+static int cmd_sysfs(const char *tag, const char *dev)
+{
+	struct ksysfs s = raw_sysfs(dev);
+
+	if (!s.ok) {
+		printf("AWRVM: INFO sysfs %s dev=%s no atomic attributes\n", tag, dev);
+		return 0;
+	}
+	info_sysfs(tag, &s);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 3 && !strcmp(argv[1], "mbr"))
+		return cmd_mbr(argv[2]);
+	if (argc != 4) {
+		fprintf(stderr, "usage: awr-vmtest disk|part|chardev|vpd|nvmeid|sysfs TAG DEV | mbr DEV\n");
+		return 2;
+	}
+	if (!strcmp(argv[1], "disk"))
+		return cmd_disk(argv[2], argv[3]);
+	if (!strcmp(argv[1], "part"))
+		return cmd_part(argv[2], argv[3]);
+	if (!strcmp(argv[1], "chardev"))
+		return cmd_chardev(argv[2], argv[3]);
+	if (!strcmp(argv[1], "vpd"))
+		return cmd_vpd(argv[2], argv[3]);
+	if (!strcmp(argv[1], "nvmeid"))
+		return cmd_nvmeid(argv[2], argv[3]);
+	if (!strcmp(argv[1], "sysfs"))
+		return cmd_sysfs(argv[2], argv[3]);
+	fprintf(stderr, "awr-vmtest: unknown command %s\n", argv[1]);
+	return 2;
+}

@@ -1,0 +1,179 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The guest cases, grouped by device configuration. Runs inside the guest.
+#   cases.sh              every group
+#   cases.sh GROUP...     only these groups (see --list)
+# Results go to stdout as "AWRVM: PASS|FAIL|SKIP name[: reason]" and
+# "AWRVM: INFO ..." lines (see awr-vmtest.c).
+export AWR=/awr/awr
+T=/awr/awr-vmtest
+SD_BASE="atomic_wr=1 sector_size=4096 dev_size_mb=64"
+SD_PARAMS="atomic_wr atomic_wr_max_length atomic_wr_align atomic_wr_gran atomic_wr_max_length_bndry atomic_wr_max_bndry sector_size physblk_exp dev_size_mb"
+
+GROUPS_ALL="sd_default sd_maxlen sd_bndry sd_gran nvme_awupf15 nvme_awupf0 nvme_awupf7"
+
+say() { echo "AWRVM: $*"; }
+
+# scsi_debug parameter sets: group name -> extra module parameters
+sd_params() {
+	case "$1" in
+	sd_default) echo "" ;;
+	sd_maxlen) echo "atomic_wr_max_length=16" ;;
+	sd_bndry) echo "atomic_wr_max_length=0 atomic_wr_max_length_bndry=64 atomic_wr_max_bndry=32" ;;
+	sd_gran) echo "atomic_wr_gran=4 atomic_wr_align=4" ;;
+	esac
+}
+
+# NVMe controller serial per group (set on the QEMU command line by run.sh)
+nvme_serial() {
+	case "$1" in
+	nvme_awupf15) echo awrpf15 ;;
+	nvme_awupf0) echo awrpf0 ;;
+	nvme_awupf7) echo awrpf7 ;;
+	esac
+}
+
+wait_for() {	# wait_for TEST-EXPR... : up to 10 s
+	i=0
+	while ! eval "$@"; do
+		i=$((i + 1))
+		[ $i -gt 100 ] && return 1
+		sleep 0.1
+	done
+	return 0
+}
+
+sd_disk() {	# the scsi_debug disk's name
+	for d in /sys/block/sd*; do
+		[ -e "$d/device/model" ] || continue
+		case "$(cat "$d/device/model")" in scsi_debug*) echo "${d##*/}"; return 0 ;; esac
+	done
+	return 1
+}
+
+run_sd() {
+	g=$1
+	params="$SD_BASE $(sd_params "$g")"
+	modprobe sd_mod; modprobe sg
+	if [ -d /sys/module/scsi_debug ]; then
+		rmmod scsi_debug || { say "FAIL $g.load: rmmod scsi_debug failed"; return; }
+	fi
+	# shellcheck disable=SC2086
+	if ! modprobe scsi_debug $params; then
+		say "FAIL $g.load: modprobe scsi_debug $params failed"
+		return
+	fi
+	if ! wait_for 'sd_disk >/dev/null && [ -b /dev/$(sd_disk) ]'; then
+		say "FAIL $g.load: no scsi_debug disk appeared"
+		return
+	fi
+	disk=$(sd_disk)
+	sg=$(ls /sys/block/$disk/device/scsi_generic/ 2>/dev/null | head -n 1)
+	say "PASS $g.load"
+	line="params $g module=scsi_debug"
+	for p in $SD_PARAMS; do
+		line="$line $p=$(cat /sys/module/scsi_debug/parameters/$p 2>/dev/null)"
+	done
+	say "INFO $line"
+	[ -n "$sg" ] && $T vpd "$g" "/dev/$sg"
+	if [ "$g" = sd_bndry ]; then
+		merged_atomic_writes "$g" "$disk"
+		# keep the other cases deterministic: see merged_atomic_writes
+		echo 2 > "/sys/block/$disk/queue/nomerges"
+		say "INFO nomerges $g dev=$disk nomerges=2 (request merging off for the remaining cases)"
+	fi
+	$T disk "$g" "/dev/$disk"
+	[ -n "$sg" ] && $T chardev "$g" "/dev/$sg"
+	run_parts "$g" "$disk"
+}
+
+# In SCSI boundary mode (MAXIMUM ATOMIC TRANSFER LENGTH 0) the block layer
+# merges atomic writes up to atomic_write_max_bytes (from MAXIMUM ATOMIC
+# TRANSFER LENGTH WITH ATOMIC BOUNDARY), and sd sends WRITE ATOMIC(16) with
+# ATOMIC BOUNDARY = the whole transfer length, which can exceed MAXIMUM ATOMIC
+# BOUNDARY SIZE: the device refuses (ILLEGAL REQUEST, invalid field in CDB)
+# and the writes fail with EREMOTEIO. Seen on 6.12. A batch of unit_max
+# writes through io_uring provokes the merge.
+merged_atomic_writes() {
+	g=$1 disk=$2
+	um=$(cat "/sys/block/$disk/queue/atomic_write_unit_max_bytes")
+	echo 0 > "/sys/block/$disk/queue/nomerges"
+	out=$(awr write "/dev/$disk" --offset 0 --length $((8 * um)) --unit "$um" --engine uring --qd 8 --force 2>&1)
+	rc=$?
+	say "INFO merged_atomic_writes $g dev=$disk unit=$um count=8 exit=$rc output=$(echo "$out" | head -n 1)"
+	if [ $rc = 0 ]; then
+		say "PASS $g.$disk.merged_atomic_writes"
+	elif echo "$out" | grep -q 'Remote I/O error'; then
+		say "SKIP $g.$disk.merged_atomic_writes: known kernel issue (sd boundary mode): merged atomic writes are sent with ATOMIC BOUNDARY above the device maximum and fail with EREMOTEIO"
+	else
+		say "FAIL $g.$disk.merged_atomic_writes: awr write --engine uring exited $rc: $(echo "$out" | head -n 1)"
+	fi
+}
+
+run_parts() {	# MBR with an aligned and a misaligned partition, then both
+	g=$1 disk=$2
+	case "$disk" in *[0-9]) p=${disk}p ;; *) p=$disk ;; esac
+	if ! $T mbr "/dev/$disk"; then
+		say "FAIL $g.$disk.partition_table: could not write or re-read the MBR"
+		return
+	fi
+	if ! wait_for '[ -b /dev/${p}1 ] && [ -b /dev/${p}2 ]'; then
+		say "FAIL $g.$disk.partition_table: partitions did not appear"
+		return
+	fi
+	say "PASS $g.$disk.partition_table"
+	$T part "$g" "/dev/${p}1"
+	$T part "$g" "/dev/${p}2"
+	# drop the table again so the next user sees a bare disk
+	dd if=/dev/zero of="/dev/$disk" bs=4096 count=1 conv=fsync 2>/dev/null
+	blockdev --rereadpt "/dev/$disk" 2>/dev/null
+}
+
+run_nvme() {
+	g=$1
+	serial=$(nvme_serial "$g")
+	modprobe nvme
+	ctrl=
+	wait_for 'for c in /sys/class/nvme/nvme*; do [ "$(cat $c/serial 2>/dev/null | tr -d " ")" = "$serial" ] && ctrl=${c##*/}; done; [ -n "$ctrl" ]'
+	if [ -z "$ctrl" ]; then
+		say "SKIP $g.load: no NVMe controller with serial $serial (QEMU without it?)"
+		return
+	fi
+	if ! wait_for "ls -d /sys/class/nvme/$ctrl/${ctrl}*n1 >/dev/null 2>&1"; then
+		say "FAIL $g.load: controller $ctrl has no namespace"
+		return
+	fi
+	ns=$(basename "$(ls -d /sys/class/nvme/$ctrl/${ctrl}*n1 | head -n 1)")
+	if ! wait_for "[ -b /dev/$ns ]"; then
+		say "FAIL $g.load: /dev/$ns did not appear"
+		return
+	fi
+	say "PASS $g.load"
+	say "INFO params $g module=nvme controller=$ctrl namespace=$ns serial=$serial"
+	$T nvmeid "$g" "/dev/$ctrl"
+	$T disk "$g" "/dev/$ns"
+	ng=ng${ns#nvme}
+	if [ -c "/dev/$ng" ]; then
+		$T chardev "$g" "/dev/$ng"
+	else
+		say "SKIP $g.$ng.json: /dev/$ng does not exist"
+	fi
+	run_parts "$g" "$ns"
+}
+
+if [ "$1" = --list ]; then
+	echo "$GROUPS_ALL"
+	exit 0
+fi
+groups=${*:-$GROUPS_ALL}
+for g in $groups; do
+	say "INFO group $g uptime=$(cut -d' ' -f1 /proc/uptime)"
+	case "$g" in
+	sd_*) run_sd "$g" ;;
+	nvme_*) run_nvme "$g" ;;
+	*) say "FAIL $g: unknown group (known: $GROUPS_ALL)" ;;
+	esac
+done
+say "INFO end uptime=$(cut -d' ' -f1 /proc/uptime)"
+[ -d /sys/module/scsi_debug ] && rmmod scsi_debug
+exit 0
