@@ -158,7 +158,7 @@ void awr__scsi_findings(struct awr_device *d)
 	sd_findings(d, id);
 	if (id->write_atomic16 == 0 && (id->max_atomic_transfer_length ||
 					id->max_atomic_transfer_length_with_boundary))
-		awr__dev_finding(d, "scsi_write_atomic16_unsupported", AWR_SEV_ERROR,
-				 "the VPD advertises atomic writes, but REPORT SUPPORTED OPERATION CODES says WRITE ATOMIC(16) (9Ch) is not supported");
+		awr__dev_finding(d, "scsi_write_atomic16_unsupported", AWR_SEV_WARN,
+				 "the VPD advertises atomic writes, but REPORT SUPPORTED OPERATION CODES says WRITE ATOMIC(16) (9Ch) is not supported: Linux does not ask and sends it anyway, so writes fail unless the list is wrong");
 	awr__blk_findings(d, &d->derived, id->logical_block_size);
 }

@@ -49,7 +49,8 @@ int awr__sysfs_read_u64(const char *dir, const char *name, uint64_t *out);
 
 /* findings.c */
 void awr__findings_vadd(struct awr_finding *arr, unsigned int *nr, const char *id,
-			enum awr_severity sev, const char *fmt, va_list ap);
+			enum awr_severity sev, const char *fmt, va_list ap)
+	__attribute__((format(printf, 5, 0)));
 void awr__add_finding(struct awr_probe *p, const char *id, enum awr_severity sev,
 		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void awr__derive_effective(struct awr_probe *p);

@@ -36,6 +36,7 @@ static void sense_sentence(const uint8_t *sense, int len, char *msg, size_t msgl
 	struct sg_scsi_sense_hdr h;
 	char key[64], asc[128];
 	bool in_cdb = false;
+	const char *text;
 	int fp;
 
 	if (!sg_scsi_normalize_sense(sense, len, &h)) {
@@ -44,12 +45,13 @@ static void sense_sentence(const uint8_t *sense, int len, char *msg, size_t msgl
 	}
 	sg_get_sense_key_str(h.sense_key, sizeof(key), key);
 	sg_get_asc_ascq_str(h.asc, h.ascq, sizeof(asc), asc);
+	text = strncmp(asc, "Additional sense: ", 18) ? asc : asc + 18;
 	fp = field_pointer(sense, len, &in_cdb);
 	if (fp >= 0 && in_cdb)
 		snprintf(msg, msglen, "%s: %s (ASC/ASCQ %02Xh/%02Xh), CDB byte %d",
-			 key, asc, h.asc, h.ascq, fp);
+			 key, text, h.asc, h.ascq, fp);
 	else
-		snprintf(msg, msglen, "%s: %s (ASC/ASCQ %02Xh/%02Xh)", key, asc, h.asc, h.ascq);
+		snprintf(msg, msglen, "%s: %s (ASC/ASCQ %02Xh/%02Xh)", key, text, h.asc, h.ascq);
 }
 
 static int pt_result(struct sg_pt_base *pt, int ret, const uint8_t *sense, char *msg, size_t msglen)

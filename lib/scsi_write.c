@@ -125,12 +125,12 @@ int awr_scsi_check(const struct awr_scsi *h, size_t len, uint64_t offset, uint32
 	if (!h)
 		return -EINVAL;
 	s = &h->dev->scsi;
-	if (s->write_atomic16 == 0 || !s->vpd_has_atomic ||
+	/* REPORT SUPPORTED OPERATION CODES is not asked: sd does not ask it either, and
+	 * some devices (scsi_debug in 6.12) execute WRITE ATOMIC(16) without listing it */
+	if (!s->vpd_has_atomic ||
 	    (!s->max_atomic_transfer_length && !s->max_atomic_transfer_length_with_boundary))
 		return awr__pt_verdict(v, AWR_RULE_UNSUPPORTED,
-				       "the device does not support WRITE ATOMIC(16) (%s)",
-				       s->write_atomic16 == 0 ? "REPORT SUPPORTED OPERATION CODES says so" :
-				       "its Block Limits VPD reports no atomic transfer length");
+				       "the device does not support atomic writes: its Block Limits VPD reports no atomic transfer length");
 	ret = check_shape(h, len, offset, v);
 	if (!ret)
 		ret = check_vpd(s, offset / h->bs, len / h->bs, boundary, v);
