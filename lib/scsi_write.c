@@ -92,6 +92,19 @@ static int check_shape(const struct awr_scsi *h, size_t len, uint64_t offset, st
 	return 0;
 }
 
+/*
+ * ATOMIC BOUNDARY 0 makes the whole transfer one atomic operation, bounded by
+ * the MAXIMUM ATOMIC TRANSFER LENGTH. A device that reports only the maximum
+ * with boundary (0 without) gets the same meaning as sd sends it: a boundary
+ * of the whole transfer length.
+ */
+static uint32_t effective_boundary(const struct awr_scsi_id *s, uint64_t nlb, uint32_t boundary)
+{
+	if (boundary || s->max_atomic_transfer_length)
+		return boundary;
+	return (uint32_t)nlb;
+}
+
 static int check_vpd(const struct awr_scsi_id *s, uint64_t lba, uint64_t nlb, uint32_t boundary,
 		     struct awr_verdict *v)
 {
@@ -133,7 +146,8 @@ int awr_scsi_check(const struct awr_scsi *h, size_t len, uint64_t offset, uint32
 				       "the device does not support atomic writes: its Block Limits VPD reports no atomic transfer length");
 	ret = check_shape(h, len, offset, v);
 	if (!ret)
-		ret = check_vpd(s, offset / h->bs, len / h->bs, boundary, v);
+		ret = check_vpd(s, offset / h->bs, len / h->bs,
+				effective_boundary(s, len / h->bs, boundary), v);
 	if (!ret)
 		awr__pt_verdict(v, AWR_RULE_OK, "WRITE ATOMIC(16) of %zu bytes at %" PRIu64 " is within the device's limits",
 				len, offset);
@@ -169,6 +183,7 @@ ssize_t awr_scsi_write(struct awr_scsi *h, const void *buf, size_t len, uint64_t
 	if (ret)
 		return ret;
 	lba = offset / h->bs;
+	boundary = effective_boundary(&h->dev->scsi, len / h->bs, boundary);
 	cdb[1] = (flags & AWR_PT_FUA) ? CDB_FUA : 0;
 	for (int i = 0; i < 8; i++)
 		cdb[2 + i] = (uint8_t)(lba >> (56 - 8 * i));

@@ -287,7 +287,7 @@ static void scsi_cases(const char *blk, const char *sg)
 	struct awr_verdict v = { 0 };
 	struct awr_scsi *h = NULL;
 	const struct awr_scsi_id *s;
-	uint32_t align, gran;
+	uint32_t align, gran, max;
 	uint64_t len, lba;
 	void *b = NULL;
 	char why[160];
@@ -339,14 +339,15 @@ static void scsi_cases(const char *blk, const char *sg)
 		else
 			result("PASS", "scsi_misaligned_sense_decoded", "%s", v.message);
 	}
-	ret = awr_scsi_check(h, (s->max_atomic_transfer_length + gran) * (size_t)s->logical_block_size,
-			     0, 0, &v);
+	max = s->max_atomic_transfer_length ? s->max_atomic_transfer_length :
+					      s->max_atomic_transfer_length_with_boundary;
+	ret = awr_scsi_check(h, (max + gran) * (size_t)s->logical_block_size, 0, 0, &v);
 	if (ret != -EINVAL)
 		FAIL("scsi_too_large_refused_by_library", "%zd (rule %s)", ret, awr_rule_name(v.rule));
 	else
 		PASS("scsi_too_large_refused_by_library");
-	cli_write("scsi_cli_write_engine", "scsi", sg, len,
-		  ((uint64_t)s->max_atomic_transfer_length + gran) * s->logical_block_size, lba * s->logical_block_size);
+	cli_write("scsi_cli_write_engine", "scsi", sg, len, ((uint64_t)max + gran) * s->logical_block_size,
+		  lba * s->logical_block_size);
 	free(b);
 	awr_scsi_close(h);
 }
