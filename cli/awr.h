@@ -55,6 +55,7 @@ void device_add_json(struct json_object *o, const struct awr_device *d);
 void device_print(const struct awr_device *d);
 const char *device_severity_name(enum awr_severity s);
 struct json_object *device_findings_json(const struct awr_device *d);
+struct json_object *finding_json(const struct awr_finding *f);
 
 /* write_pt.c: the passthrough engines of awr write */
 struct pt_target;

@@ -70,15 +70,8 @@ static struct json_object *findings_json(const struct awr_probe *p)
 {
 	struct json_object *a = json_object_new_array();
 
-	for (unsigned int i = 0; i < awr_probe_nr_findings(p); i++) {
-		const struct awr_finding *f = awr_probe_finding(p, i);
-		struct json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "id", json_object_new_string(f->id));
-		json_object_object_add(o, "severity", json_object_new_string(sev_name(f->severity)));
-		json_object_object_add(o, "message", json_object_new_string(f->message));
-		json_object_array_add(a, o);
-	}
+	for (unsigned int i = 0; i < awr_probe_nr_findings(p); i++)
+		json_object_array_add(a, finding_json(awr_probe_finding(p, i)));
 	return a;
 }
 

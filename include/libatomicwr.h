@@ -139,7 +139,8 @@ const char *awr_rule_name(enum awr_rule rule);
  * awr_rule_errno() - the negative errno the kernel returns for a rule
  * @rule:	the rule
  *
- * Return: 0 for AWR_RULE_OK, else -EINVAL, -EOPNOTSUPP or -EBADF.
+ * Return: 0 for AWR_RULE_OK, else -EINVAL, -EOPNOTSUPP, -EBADF, or -EIO
+ * (AWR_RULE_DEVICE_ERROR: a passthrough command failed on the device).
  */
 int awr_rule_errno(enum awr_rule rule);
 

@@ -113,6 +113,8 @@ int awr__scsi_cdb(int fd, const uint8_t *cdb, int cdb_len, void *buf, int len, b
 int awr__pt_verdict(struct awr_verdict *v, enum awr_rule rule, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int awr__pt_node(const char *path, struct awr_devnode *n);
+int awr__pt_check_blocks(size_t len, uint64_t offset, uint32_t bs, uint64_t nr_blocks,
+			 struct awr_verdict *v);
 
 /* device_probe.c */
 void awr__probe_device(struct awr_probe *p, unsigned int flags);

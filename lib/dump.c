@@ -160,58 +160,68 @@ static int line_data(struct hexbuf *h, const char *p, const char *end, bool with
 	return 0;
 }
 
-static int parse_lines(struct hexbuf *h, const char *s, const char *end, bool offsets)
+/* The next non-blank line of [*pos, end): [*line, *stop), *first its first non-blank. */
+static bool next_line(const char **pos, const char *end, const char **line, const char **stop,
+		      const char **first)
 {
-	const char *line = s, *nl, *rest;
+	const char *nl;
+
+	while (*pos < end) {
+		*line = *pos;
+		nl = memchr(*line, '\n', (size_t)(end - *line));
+		*stop = nl ? nl : end;
+		*pos = nl ? nl + 1 : end;
+		*first = *line;
+		while (*first < *stop && isspace((unsigned char)**first))
+			(*first)++;
+		if (*first < *stop)
+			return true;
+	}
+	return false;
+}
+
+static int parse_line(struct hexbuf *h, const char *line, const char *stop, bool offsets)
+{
+	const char *rest = line;
 	size_t off;
 	int ret;
 
-	for (; line < end; line = nl + 1) {
-		nl = memchr(line, '\n', (size_t)(end - line));
-		if (!nl)
-			nl = end;
-		rest = line;
-		while (rest < nl && isspace((unsigned char)*rest))
-			rest++;
-		if (rest == nl)
-			continue;
-		if (*rest == '*' && offsets) {
+	if (!offsets)
+		return line_data(h, line, stop, false);
+	if (!line_offset(line, stop, &off, &rest))
+		return -EINVAL;
+	ret = sync_offset(h, off);
+	return ret ? ret : line_data(h, rest, stop, true);
+}
+
+static int parse_lines(struct hexbuf *h, const char *s, const char *end, bool offsets)
+{
+	const char *pos = s, *line, *stop, *first;
+	int ret;
+
+	while (next_line(&pos, end, &line, &stop, &first)) {
+		if (*first == '*' && offsets) {
 			h->repeat = true;
 			continue;
 		}
-		if (offsets) {
-			if (!line_offset(line, nl, &off, &rest))
-				return -EINVAL;
-			ret = sync_offset(h, off);
-		} else {
-			rest = line;
-			ret = 0;
-		}
-		if (!ret)
-			ret = line_data(h, rest, nl, offsets);
+		ret = parse_line(h, line, stop, offsets);
 		if (ret)
 			return ret;
 	}
 	return h->repeat ? -EINVAL : 0;
 }
 
-/* Offset mode when every non-empty line starts with an offset column. */
+/* Offset mode when every non-empty line starts with an offset column, the first at 0. */
 static bool has_offsets(const char *s, const char *end)
 {
-	const char *line = s, *nl, *rest;
+	const char *pos = s, *line, *stop, *first, *rest;
 	size_t off;
 	bool any = false;
 
-	for (; line < end; line = nl + 1) {
-		nl = memchr(line, '\n', (size_t)(end - line));
-		if (!nl)
-			nl = end;
-		rest = line;
-		while (rest < nl && isspace((unsigned char)*rest))
-			rest++;
-		if (rest == nl || *rest == '*')
+	while (next_line(&pos, end, &line, &stop, &first)) {
+		if (*first == '*')
 			continue;
-		if (!line_offset(line, nl, &off, &rest) || (!any && off))
+		if (!line_offset(line, stop, &off, &rest) || (!any && off))
 			return false;
 		any = true;
 	}

@@ -121,16 +121,7 @@ static uint64_t region(const struct awr_nvme *h, uint64_t lba)
 
 static int check_blocks(const struct awr_nvme *h, size_t len, uint64_t offset, struct awr_verdict *v)
 {
-	if (!len || len % h->bs)
-		return awr__pt_verdict(v, AWR_RULE_DEVICE_LIMIT,
-				       "length %zu is not a whole number of %" PRIu32 "-byte blocks", len, h->bs);
-	if (offset % h->bs)
-		return awr__pt_verdict(v, AWR_RULE_MISALIGNED,
-				       "offset %" PRIu64 " is not a multiple of the %" PRIu32 "-byte block", offset, h->bs);
-	if (h->dev->nvme.nsze && offset / h->bs + len / h->bs > h->dev->nvme.nsze)
-		return awr__pt_verdict(v, AWR_RULE_PAST_END,
-				       "the write ends past the namespace's %" PRIu64 " blocks", h->dev->nvme.nsze);
-	return 0;
+	return awr__pt_check_blocks(len, offset, h->bs, h->dev->nvme.nsze, v);
 }
 
 int awr_nvme_check(const struct awr_nvme *h, size_t len, uint64_t offset, struct awr_verdict *v)

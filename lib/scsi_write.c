@@ -75,21 +75,12 @@ const struct awr_device *awr_scsi_device(const struct awr_scsi *h)
 
 static int check_shape(const struct awr_scsi *h, size_t len, uint64_t offset, struct awr_verdict *v)
 {
-	const struct awr_scsi_id *s = &h->dev->scsi;
+	int ret = awr__pt_check_blocks(len, offset, h->bs, h->dev->scsi.nr_blocks, v);
 
-	if (!len || len % h->bs)
-		return awr__pt_verdict(v, AWR_RULE_DEVICE_LIMIT,
-				       "length %zu is not a whole number of %" PRIu32 "-byte blocks", len, h->bs);
-	if (offset % h->bs)
-		return awr__pt_verdict(v, AWR_RULE_MISALIGNED,
-				       "offset %" PRIu64 " is not a multiple of the %" PRIu32 "-byte block", offset, h->bs);
-	if (len / h->bs > 0xffff)
+	if (!ret && len / h->bs > 0xffff)
 		return awr__pt_verdict(v, AWR_RULE_DEVICE_LIMIT,
 				       "%zu blocks exceed the 65535 a WRITE ATOMIC(16) can carry", len / h->bs);
-	if (s->nr_blocks && offset / h->bs + len / h->bs > s->nr_blocks)
-		return awr__pt_verdict(v, AWR_RULE_PAST_END,
-				       "the write ends past the device's %" PRIu64 " blocks", s->nr_blocks);
-	return 0;
+	return ret;
 }
 
 /*

@@ -10,6 +10,14 @@
 #include "helpers.h"
 #include "libatomicwr.h"
 
+/* Derived limits in bytes, as sysfs shows them. */
+#define EXPECT_LIMITS(l, umin, umax, maxb, bnd, what) do {			\
+	T_EXPECT_EQ((l)->unit_min, umin, what " unit_min");			\
+	T_EXPECT_EQ((l)->unit_max, umax, what " unit_max");			\
+	T_EXPECT_EQ((l)->max_bytes, maxb, what " max_bytes");			\
+	T_EXPECT_EQ((l)->boundary, bnd, what " boundary");			\
+} while (0)
+
 static const char *fixture_dir = "tests/fixtures";
 
 /* Raw file content (up to @cap bytes) of a fixture; exits on I/O errors. */

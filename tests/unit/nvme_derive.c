@@ -35,13 +35,6 @@ static struct awr_device *view(const char *ctrl, const char *ns, const struct aw
 	return d;
 }
 
-#define EXPECT_LIMITS(l, umin, umax, maxb, bnd, what) do {			\
-	T_EXPECT_EQ((l)->unit_min, umin, what " unit_min");			\
-	T_EXPECT_EQ((l)->unit_max, umax, what " unit_max");			\
-	T_EXPECT_EQ((l)->max_bytes, maxb, what " max_bytes");			\
-	T_EXPECT_EQ((l)->boundary, bnd, what " boundary");			\
-} while (0)
-
 /* QEMU atomic.awun=31 atomic.awupf=15, 4 KiB LBA, NSFEAT 0x34: the guest's sysfs. */
 static void test_qemu(void)
 {

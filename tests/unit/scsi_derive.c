@@ -36,13 +36,6 @@ static struct awr_device *view(const char *name, uint32_t lbs, uint32_t pbs,
 	return view_id(&id, caps);
 }
 
-#define EXPECT_LIMITS(l, umin, umax, maxb, bnd, what) do {			\
-	T_EXPECT_EQ((l)->unit_min, umin, what " unit_min");			\
-	T_EXPECT_EQ((l)->unit_max, umax, what " unit_max");			\
-	T_EXPECT_EQ((l)->max_bytes, maxb, what " max_bytes");			\
-	T_EXPECT_EQ((l)->boundary, bnd, what " boundary");			\
-} while (0)
-
 /* scsi_debug atomic_wr=1 sector_size=4096 on 6.12: the guest's sysfs of sda. */
 static void test_scsi_debug(void)
 {
