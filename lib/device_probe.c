@@ -5,10 +5,13 @@
  * Device I/O failures become findings, never probe errors.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "device.h"
 
@@ -41,6 +44,29 @@ static void compare_sysfs(struct awr_probe *p, const struct awr_device *d)
 			 y->unit_min, y->unit_max, y->max_bytes, y->boundary);
 }
 
+/* A char device (/dev/sgN, /dev/ngXnY) shows the sysfs view of its block disk. */
+static void sysfs_of_disk(struct awr_probe *p, const char *disk)
+{
+	char dir[PATH_MAX], buf[32];
+	unsigned int maj, min;
+	ssize_t n;
+	int fd;
+
+	if (p->have_sysfs || !disk[0])
+		return;
+	snprintf(dir, sizeof(dir), "%s/block/%s/dev", awr__sysfs_root(), disk);
+	fd = open(dir, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	if (sscanf(buf, "%u:%u", &maj, &min) == 2)
+		p->have_sysfs = !awr_sysfs_lookup(maj, min, &p->sysfs);
+}
+
 static int find_node(const struct awr_probe *p, struct awr_devnode *n)
 {
 	const struct awr_statx_view *s = &p->statx;
@@ -63,6 +89,8 @@ void awr__probe_device(struct awr_probe *p, unsigned int flags)
 		return;
 	if (find_node(p, &n))
 		return;		/* not on NVMe or SCSI (loop, dm, md, network ...) */
+	if (S_ISCHR(p->statx.mode))
+		sysfs_of_disk(p, n.disk);
 	ret = awr__device_read(&n, &p->device, err, sizeof(err));
 	if (ret) {
 		awr__add_finding(p, "device_query_failed", AWR_SEV_WARN,

@@ -61,6 +61,9 @@ static void build_tree(void)
 	put("devices/nvme0/nvme0n1/queue/max_hw_sectors_kb", "512\n");
 	mk("devices/nvme0/ng0n1");
 	mk("devices/host0/sda/device/scsi_generic/sg0");
+	mk("devices/host0/sda/queue");
+	put("devices/host0/sda/dev", "8:0\n");
+	put("devices/host0/sda/queue/logical_block_size", "4096\n");
 	mk("devices/host0/sg0/device/block/sda");
 	mk("devices/virtual/vda");
 	mk("devices/virtual/mem/null");
@@ -77,6 +80,7 @@ static void build_tree(void)
 	ln("../../devices/nvme0/nvme0n1", "dev/block/259:0");
 	ln("../../devices/nvme0/nvme0n1/nvme0n1p1", "dev/block/259:1");
 	ln("../../devices/virtual/vda", "dev/block/252:250");
+	ln("../../devices/host0/sda", "dev/block/8:0");
 	ln("../../devices/nvme0/ng0n1", "dev/char/242:0");
 	ln("../../devices/nvme0", "dev/char/241:0");
 	ln("../../devices/host0/sg0", "dev/char/21:0");
@@ -157,21 +161,49 @@ static void test_probe_finding(void)
 	awr_probe_free(p);
 }
 
-int main(void)
+/* A char device that sysfs calls an sg node: its disk's sysfs view, and the failed query as a finding. */
+static void test_probe_char(void)
+{
+	struct awr_probe *p = NULL;
+	const struct awr_sysfs_view *y;
+	struct stat st;
+	char rel[64];
+	bool found = false;
+
+	if (stat("/dev/zero", &st) || !S_ISCHR(st.st_mode))
+		T_SKIP("no /dev/zero char device");
+	snprintf(rel, sizeof(rel), "dev/char/%u:%u", major(st.st_rdev), minor(st.st_rdev));
+	ln("../../devices/host0/sg0", rel);
+	T_EXPECT_EQ(awr_probe_path("/dev/zero", 0, &p), 0, "probe of a char device");
+	y = p ? awr_probe_sysfs(p) : NULL;
+	T_EXPECT(y && !strcmp(y->disk, "sda"), "the sg node shows its disk's sysfs");
+	T_EXPECT(y && y->logical_block_size == 4096, "sysfs of sda read");
+	for (unsigned int i = 0; p && i < awr_probe_nr_findings(p); i++)
+		found |= !strcmp(awr_probe_finding(p, i)->id, "device_query_failed");
+	T_EXPECT(found, "INQUIRY on a node that is no SCSI device is a finding");
+	awr_probe_free(p);
+}
+
+/* The fixture tree goes on every exit, skips included. */
+static void remove_tree(void)
 {
 	char cmd[PATH_MAX + 16];
-	int ret;
 
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	if (system(cmd))
+		printf("cannot remove %s\n", root);
+}
+
+int main(void)
+{
 	snprintf(root, sizeof(root), "/tmp/awr-devnode-XXXXXX");
 	if (!mkdtemp(root))
 		return T_EXIT_FAIL;
+	atexit(remove_tree);
 	awr_set_sysfs_root(root);
 	build_tree();
 	test_mapping();
 	test_probe_finding();
-	ret = t_done("devnode_map");
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	if (system(cmd))
-		return T_EXIT_FAIL;
-	return ret;
+	test_probe_char();
+	return t_done("devnode_map");
 }
