@@ -30,6 +30,8 @@ static const struct {
 	[AWR_RULE_CROSSES_BOUNDARY]	= { "crosses_boundary", -EINVAL },
 	[AWR_RULE_BUFFER_ALIGNMENT]	= { "buffer_alignment", -EINVAL },
 	[AWR_RULE_PAST_END]		= { "past_end", -EINVAL },
+	[AWR_RULE_DEVICE_LIMIT]		= { "device_limit", -EINVAL },
+	[AWR_RULE_DEVICE_ERROR]		= { "device_error", -EIO },
 };
 
 const char *awr_rule_name(enum awr_rule rule)
