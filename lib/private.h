@@ -5,6 +5,7 @@
 
 #include <endian.h>
 #include <string.h>
+#include <stdarg.h>
 
 #include "libatomicwr.h"
 #include "compat.h"
@@ -18,6 +19,7 @@ struct awr_probe {
 	struct awr_statx_view statx;
 	struct awr_sysfs_view sysfs;
 	struct awr_limits effective;
+	struct awr_device *device;	/* NVMe/SCSI view, or NULL */
 	unsigned int nr_findings;
 	struct awr_finding findings[AWR_MAX_FINDINGS];
 };
@@ -77,6 +79,9 @@ const char *awr__sysfs_root(void);
 int awr__sysfs_read_u64(const char *dir, const char *name, uint64_t *out);
 
 /* findings.c */
+void awr__findings_vadd(struct awr_finding *arr, unsigned int *nr, const char *id,
+			enum awr_severity sev, const char *fmt, va_list ap)
+	__attribute__((format(printf, 5, 0)));
 void awr__add_finding(struct awr_probe *p, const char *id, enum awr_severity sev,
 		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void awr__derive_effective(struct awr_probe *p);
