@@ -96,6 +96,53 @@ static const struct awr_finding *first_error(const struct awr_probe *p)
 	return NULL;
 }
 
+static struct json_object *device_json(const struct awr_device *d)
+{
+	const struct awr_device_limits *l = awr_device_derived(d);
+	struct json_object *o = json_object_new_object();
+	enum awr_device_type t = awr_device_type(d);
+
+	json_object_object_add(o, "type", json_object_new_string(t == AWR_DEVICE_NVME ? "nvme" :
+								 t == AWR_DEVICE_SCSI ? "scsi" : "none"));
+	json_object_object_add(o, "name", json_object_new_string(awr_device_name(d)));
+	json_object_object_add(o, "supported", json_object_new_boolean(l->supported));
+	json_object_object_add(o, "unit_min", out_u64(l->unit_min));
+	json_object_object_add(o, "unit_max", out_u64(l->unit_max));
+	json_object_object_add(o, "max_bytes", out_u64(l->max_bytes));
+	json_object_object_add(o, "boundary", out_u64(l->boundary));
+	return o;
+}
+
+/* What each view says, side by side. */
+static struct json_object *views_json(const struct awr_probe *p)
+{
+	const struct awr_statx_view *s = awr_probe_statx(p);
+	const struct awr_sysfs_view *y = awr_probe_sysfs(p);
+	const struct awr_device *d = awr_probe_device(p);
+	struct json_object *o = json_object_new_object(), *v;
+
+	if (s) {
+		v = json_object_new_object();
+		json_object_object_add(v, "atomic_reported", json_object_new_boolean(s->atomic_reported));
+		json_object_object_add(v, "unit_min", out_u64(s->unit_min));
+		json_object_object_add(v, "unit_max", out_u64(s->unit_max));
+		json_object_object_add(v, "unit_max_opt", out_u64(s->unit_max_opt));
+		json_object_object_add(o, "statx", v);
+	}
+	if (y) {
+		v = json_object_new_object();
+		json_object_object_add(v, "disk", json_object_new_string(y->disk));
+		json_object_object_add(v, "unit_min", out_u64(y->unit_min));
+		json_object_object_add(v, "unit_max", out_u64(y->unit_max));
+		json_object_object_add(v, "max_bytes", out_u64(y->max_bytes));
+		json_object_object_add(v, "boundary", out_u64(y->boundary));
+		json_object_object_add(v, "logical_block_size", out_u64(y->logical_block_size));
+		json_object_object_add(o, "sysfs", v);
+	}
+	json_object_object_add(o, "device", d ? device_json(d) : NULL);
+	return o;
+}
+
 /* A block device's statx must say what its sysfs queue says. */
 static bool views_disagree(const struct awr_probe *p, char *why, size_t len)
 {
@@ -133,6 +180,7 @@ void q_discovery(struct qctx *q, struct qcheck *c)
 	bool single;
 
 	json_object_object_add(c->figures, "limits", out_limits_json(&q->lim));
+	json_object_object_add(c->figures, "views", views_json(q->probe));
 	json_object_object_add(c->figures, "findings", findings_json(q->probe, &errors));
 	if (views_disagree(q->probe, why, sizeof(why))) {
 		q_set(c, Q_FAIL, "the views disagree: %s", why);
