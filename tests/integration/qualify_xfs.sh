@@ -44,6 +44,10 @@ assert [w["size"] for w in sweep] == [4096 << i for i in range(9)], sweep
 assert all(w["read_back"] == "intact" for w in sweep)
 refused = out["checks"][2]["figures"]["cases"]
 assert all(c["kernel"] == c["predicted"] != "0" for c in refused), refused
+perf = out["checks"][5]["figures"]
+assert all(perf[m]["pages"] > 0 and perf[m]["error"] is None for m in ("atomic", "plain", "doublewrite")), perf
+views = out["checks"][0]["figures"]["views"]
+assert views["statx"]["atomic_reported"] and views["statx"]["unit_min"] == 4096, views
 v = out["checks"][3]["figures"]["verify"]
 assert v["counts"]["torn"] == 0 and v["lost"] == 0 and v["acked_writes"] > 0, v
 print("quick: verdict", out["verdict"], "in", round(out["seconds"], 1), "s")
