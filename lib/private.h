@@ -86,6 +86,12 @@ void awr__add_finding(struct awr_probe *p, const char *id, enum awr_severity sev
 		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void awr__derive_effective(struct awr_probe *p);
 
+/* readahead.c: two-slot read-ahead of a span */
+struct awr__readahead;
+int awr__ra_start(struct awr__readahead **out, int fd, uint64_t total, size_t chunk);
+ssize_t awr__ra_next(struct awr__readahead *ra, const uint8_t **buf, uint64_t *off, ssize_t *got);
+void awr__ra_stop(struct awr__readahead *ra);
+
 /* span.c */
 int awr__fd_size(int fd, uint64_t *size);
 uint64_t awr__now_ns(void);

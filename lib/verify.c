@@ -191,48 +191,24 @@ static int open_for_scan(const char *path, bool *direct)
 	return fd < 0 ? -errno : fd;
 }
 
-static ssize_t read_chunk(int fd, uint8_t *buf, size_t len, uint64_t off)
-{
-	size_t done = 0;
-	ssize_t got;
-
-	while (done < len) {
-		got = pread(fd, buf + done, len - done, (off_t)(off + done));
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			return -errno;
-		if (!got)
-			break;
-		done += (size_t)got;
-	}
-	memset(buf + done, 0, len - done);	/* past the end of a short file: never written */
-	return (ssize_t)done;
-}
-
 static int scan_all(struct scan *s, int fd, uint64_t nr_units)
 {
 	uint32_t u = s->o->unit;
-	uint64_t per = SCAN_CHUNK / u ? SCAN_CHUNK / u : 1;
-	uint8_t *buf;
-	ssize_t got;
-	int ret = 0;
+	size_t chunk = (SCAN_CHUNK / u ? SCAN_CHUNK / u : 1) * (size_t)u;
+	struct awr__readahead *ra = NULL;
+	const uint8_t *buf;
+	uint64_t off;
+	ssize_t len, got;
+	int ret = awr__ra_start(&ra, fd, nr_units * u, chunk);
 
-	if (posix_memalign((void **)&buf, 4096, per * u))
-		return -ENOMEM;
-	for (uint64_t first = 0; first < nr_units && !ret; first += per) {
-		uint64_t n = nr_units - first < per ? nr_units - first : per;
-
-		got = read_chunk(fd, buf, n * u, first * u);
-		if (got < 0) {
-			ret = (int)got;
-			break;
-		}
+	while (!ret && (len = awr__ra_next(ra, &buf, &off, &got)) > 0) {
 		s->out->bytes += (uint64_t)got;
-		for (uint64_t i = 0; i < n && !ret; i++)
-			ret = scan_unit(s, buf + i * u, first + i);
+		for (uint64_t i = 0; i < (uint64_t)len / u && !ret; i++)
+			ret = scan_unit(s, buf + i * u, off / u + i);
 	}
-	free(buf);
+	if (!ret && len < 0)
+		ret = (int)len;
+	awr__ra_stop(ra);
 	return ret;
 }
 
