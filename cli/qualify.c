@@ -193,8 +193,10 @@ void q_discovery(struct qctx *q, struct qcheck *c)
 		return;
 	}
 	if (!q->lim.supported) {
-		q_set(c, Q_FAIL, "the kernel refuses atomic writes on %s (see the findings of awr probe)",
-		      q->target);
+		errors = awr_probe_nr_findings(q->probe);	/* the last finding says why */
+		f = errors ? awr_probe_finding(q->probe, errors - 1) : NULL;
+		q_set(c, Q_FAIL, "the kernel refuses atomic writes on %s%s%s", q->target, f ? ": " : "",
+		      f ? f->message : "");
 		return;
 	}
 	q->atomic_ok = true;
