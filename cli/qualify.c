@@ -175,7 +175,7 @@ static bool note_single_block(struct qctx *q)
 void q_discovery(struct qctx *q, struct qcheck *c)
 {
 	const struct awr_finding *f;
-	unsigned int errors = 0;
+	unsigned int errors = 0, n;
 	char why[256], a[32], b[32];
 	bool single;
 
@@ -193,8 +193,8 @@ void q_discovery(struct qctx *q, struct qcheck *c)
 		return;
 	}
 	if (!q->lim.supported) {
-		errors = awr_probe_nr_findings(q->probe);	/* the last finding says why */
-		f = errors ? awr_probe_finding(q->probe, errors - 1) : NULL;
+		n = awr_probe_nr_findings(q->probe);	/* the last finding says why */
+		f = n ? awr_probe_finding(q->probe, n - 1) : NULL;
 		q_set(c, Q_FAIL, "the kernel refuses atomic writes on %s%s%s", q->target, f ? ": " : "",
 		      f ? f->message : "");
 		return;
