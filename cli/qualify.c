@@ -73,16 +73,11 @@ void q_rmdir(const char *dir)
 static struct json_object *findings_json(const struct awr_probe *p, unsigned int *errors)
 {
 	struct json_object *a = json_object_new_array();
-	static const char *const sev[] = { "info", "warn", "error" };
 
 	for (unsigned int i = 0; i < awr_probe_nr_findings(p); i++) {
 		const struct awr_finding *f = awr_probe_finding(p, i);
-		struct json_object *o = json_object_new_object();
 
-		json_object_object_add(o, "id", json_object_new_string(f->id));
-		json_object_object_add(o, "severity", json_object_new_string(sev[f->severity]));
-		json_object_object_add(o, "message", json_object_new_string(f->message));
-		json_object_array_add(a, o);
+		json_object_array_add(a, finding_json(f));
 		*errors += f->severity == AWR_SEV_ERROR;
 	}
 	return a;
@@ -94,23 +89,6 @@ static const struct awr_finding *first_error(const struct awr_probe *p)
 		if (awr_probe_finding(p, i)->severity == AWR_SEV_ERROR)
 			return awr_probe_finding(p, i);
 	return NULL;
-}
-
-static struct json_object *device_json(const struct awr_device *d)
-{
-	const struct awr_device_limits *l = awr_device_derived(d);
-	struct json_object *o = json_object_new_object();
-	enum awr_device_type t = awr_device_type(d);
-
-	json_object_object_add(o, "type", json_object_new_string(t == AWR_DEVICE_NVME ? "nvme" :
-								 t == AWR_DEVICE_SCSI ? "scsi" : "none"));
-	json_object_object_add(o, "name", json_object_new_string(awr_device_name(d)));
-	json_object_object_add(o, "supported", json_object_new_boolean(l->supported));
-	json_object_object_add(o, "unit_min", out_u64(l->unit_min));
-	json_object_object_add(o, "unit_max", out_u64(l->unit_max));
-	json_object_object_add(o, "max_bytes", out_u64(l->max_bytes));
-	json_object_object_add(o, "boundary", out_u64(l->boundary));
-	return o;
 }
 
 /* What each view says, side by side. */
@@ -139,7 +117,12 @@ static struct json_object *views_json(const struct awr_probe *p)
 		json_object_object_add(v, "logical_block_size", out_u64(y->logical_block_size));
 		json_object_object_add(o, "sysfs", v);
 	}
-	json_object_object_add(o, "device", d ? device_json(d) : NULL);
+	v = NULL;
+	if (d) {
+		v = json_object_new_object();
+		device_add_json(v, d);
+	}
+	json_object_object_add(o, "device", v);
 	return o;
 }
 
