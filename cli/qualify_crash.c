@@ -185,6 +185,8 @@ static void loop_backing(const char *dev, char *out, size_t len)
 static int remount(const struct mnt *m, const char *backing, char *why, size_t len)
 {
 	char data[1024], now[PATH_MAX];
+	struct mnt other;
+	struct stat st;
 	int tries = 0;
 
 	while (umount2(m->point, 0)) {
@@ -194,6 +196,12 @@ static int remount(const struct mnt *m, const char *backing, char *why, size_t l
 			return -1;
 		}
 		usleep(100000);
+	}
+	if (!stat(m->source, &st) && !find_mount(st.st_rdev, &other)) {
+		snprintf(why, len, "%.100s is still mounted at %.160s after the unmount: that mount keeps the "
+			 "shut-down filesystem alive; unmount it and mount the device again by hand",
+			 m->source, other.point);
+		return -1;
 	}
 	loop_backing(m->source, now, sizeof(now));
 	if (strcmp(now, backing)) {

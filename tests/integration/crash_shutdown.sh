@@ -57,6 +57,7 @@ for ((i = 1; i <= cycles; i++)); do
 	# 0: the run ended before the shutdown; 1: a write failed (EIO): the end, not a crash
 	[ "$rc" -le 1 ] || { cat "$jdir/stress.err"; fail "cycle $i: stress exited $rc"; }
 	umount "$dir" || fail "cycle $i: umount failed"
+	! findmnt -n -S "$dev" >/dev/null || fail "cycle $i: $dev is still mounted: $(findmnt -n -S "$dev")"
 	[ "$(cat "/sys/block/${dev##*/}/loop/backing_file" 2>/dev/null)" = "$backing" ] ||
 		fail "cycle $i: $dev no longer holds $backing (detached by another program?): not mounting it"
 	mount "$dev" "$dir" || fail "cycle $i: mount (log recovery) failed"
