@@ -1153,8 +1153,9 @@ struct awr_stress_result {
  * write (EIO after a shutdown or power loss) ends the run for every writer.
  *
  * Return: 0 when the run ran (a write error is in @out->error, a journal
- * error in @out->journal_error), or a negative errno when it could not start (-EINVAL with @out->verdict when the unit
- * breaks a rule of the target's limits).
+ * error in @out->journal_error), or a negative errno when it could not
+ * start (-EINVAL with @out->verdict when the unit breaks a rule of the
+ * target's limits).
  */
 int awr_stress_run(const char *path, const struct awr_stress_opts *o,
 		   struct awr_stress_result *out);
@@ -1204,7 +1205,8 @@ struct awr_verify_result {
  * @o:		unit size, span, optional journal and issue callback
  * @out:	counts per class and of lost units
  *
- * Reads with large O_DIRECT reads. With a journal a unit has lost a write
+ * Reads with large O_DIRECT reads, the next one while the current chunk is
+ * classified. With a journal a unit has lost a write
  * when the journal acknowledges a write to it that was issued after the
  * write of the generation it holds had been acknowledged, or acknowledges
  * any write to a unit that holds none (the rule in awr-stamp(5)).
