@@ -48,10 +48,17 @@ qd=32
 span=$((256 << 20))
 dw_span=$((span - qd * unit))	# awr bench keeps the last batch for its doublewrite area
 
+# Stop the whole run (also from a $(...) subshell): no table from a broken filesystem.
+abort() {
+	echo "run.sh: $*; no results written" >&2
+	kill -TERM $$
+	exit 1
+}
+
 # A fresh, fully written file: every run starts from the same allocation.
 fresh() {
-	rm -f "$f"
-	dd if=/dev/zero of="$f" bs=1M count=$((span >> 20)) oflag=direct status=none
+	rm -f "$f" && dd if=/dev/zero of="$f" bs=1M count=$((span >> 20)) oflag=direct status=none ||
+		abort "cannot write $f (was the scratch filesystem shut down? see dmesg)"
 	sync
 }
 
@@ -65,6 +72,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/awr-bench.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' TERM INT
 
 # timed CMD...: run CMD, stdout in $tmp/out; $cpu = "USER SYS" CPU seconds it used.
 timed() {
