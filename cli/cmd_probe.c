@@ -70,15 +70,8 @@ static struct json_object *findings_json(const struct awr_probe *p)
 {
 	struct json_object *a = json_object_new_array();
 
-	for (unsigned int i = 0; i < awr_probe_nr_findings(p); i++) {
-		const struct awr_finding *f = awr_probe_finding(p, i);
-		struct json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "id", json_object_new_string(f->id));
-		json_object_object_add(o, "severity", json_object_new_string(sev_name(f->severity)));
-		json_object_object_add(o, "message", json_object_new_string(f->message));
-		json_object_array_add(a, o);
-	}
+	for (unsigned int i = 0; i < awr_probe_nr_findings(p); i++)
+		json_object_array_add(a, finding_json(awr_probe_finding(p, i)));
 	return a;
 }
 
@@ -91,19 +84,21 @@ static struct json_object *probe_json(const struct awr_probe *p)
 	json_object_object_add(o, "effective", out_limits_json(awr_probe_effective(p)));
 	json_object_object_add(o, "statx", statx_json(awr_probe_statx(p)));
 	json_object_object_add(o, "sysfs", sysfs_json(awr_probe_sysfs(p)));
+	device_add_json(o, awr_probe_device(p));
 	json_object_object_add(o, "findings", findings_json(p));
 	return o;
 }
 
-/* One row of the side-by-side table; a NULL cell prints "-". */
-static void row(const char *label, const uint64_t *a, const uint64_t *b, const uint64_t *c)
+/* One row of the side-by-side table (statx, sysfs, device, effective); NULL prints "-". */
+static void row(const char *label, const uint64_t *a, const uint64_t *b, const uint64_t *d,
+		const uint64_t *c)
 {
-	const uint64_t *cells[3] = { a, b, c };
+	const uint64_t *cells[4] = { a, b, d, c };
 	bool count = !strcmp(label, "segments_max");
 	char buf[32];
 
 	printf("  %-20s", label);
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		if (cells[i] && count)
 			snprintf(buf, sizeof(buf), "%" PRIu64, *cells[i]);
 		printf(" %-14s", !cells[i] ? "-" : count ? buf : out_size(*cells[i], buf, sizeof(buf)));
@@ -113,31 +108,69 @@ static void row(const char *label, const uint64_t *a, const uint64_t *b, const u
 
 #define CELL(cond, v) ((cond) ? &(uint64_t){ (v) } : NULL)
 
+/* The device column: derived limits when the device's data gave them. */
+struct dev_cells {
+	bool have;
+	uint64_t unit_min, unit_max, max_bytes, boundary, lbs, pbs;
+	char title[80];
+};
+
+static void dev_cells(const struct awr_device *d, struct dev_cells *c)
+{
+	const struct awr_device_limits *l = d ? awr_device_derived(d) : NULL;
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->title, sizeof(c->title), "device(%s)", d ? awr_device_name(d) : "-");
+	if (!d)
+		return;
+	if (awr_device_type(d) == AWR_DEVICE_NVME) {
+		c->have = awr_device_nvme(d)->have_ns;
+		c->lbs = awr_device_nvme(d)->lba_size;
+	} else {
+		c->have = awr_device_scsi(d)->logical_block_size != 0;
+		c->lbs = awr_device_scsi(d)->logical_block_size;
+		c->pbs = awr_device_scsi(d)->physical_block_size;
+	}
+	c->unit_min = l->unit_min;
+	c->unit_max = l->unit_max;
+	c->max_bytes = l->max_bytes;
+	c->boundary = l->boundary;
+}
+
 static void probe_print(const struct awr_probe *p)
 {
 	const struct awr_statx_view *s = awr_probe_statx(p);
 	const struct awr_sysfs_view *y = awr_probe_sysfs(p);
 	const struct awr_limits *e = awr_probe_effective(p);
+	const struct awr_device *d = awr_probe_device(p);
 	bool sa = s && s->atomic_reported;
 	char col[80], a[32], b[32];
+	struct dev_cells dc;
 
+	dev_cells(d, &dc);
 	printf("%s: %s", awr_probe_path_name(p), kind_name(s));
 	if (y)
 		printf(" on %s%s%s", y->disk, y->partition[0] ? ", partition " : "", y->partition);
 	printf("\n\n");
 	snprintf(col, sizeof(col), "sysfs(%s)", y ? y->disk : "-");
-	printf("  %-20s %-14s %-14s %-14s\n", "", "statx", col, "effective");
-	row("unit_min", CELL(sa, s->unit_min), CELL(y, y->unit_min), &(uint64_t){ e->unit_min });
-	row("unit_max", CELL(sa, s->unit_max), CELL(y, y->unit_max), &(uint64_t){ e->unit_max });
-	row("max_bytes", NULL, CELL(y, y->max_bytes), &(uint64_t){ e->max_bytes });
-	row("boundary", NULL, CELL(y, y->boundary), &(uint64_t){ e->boundary });
-	row("segments_max", CELL(sa, s->segments_max), NULL, &(uint64_t){ e->segments_max });
-	row("unit_max_opt", CELL(sa, s->unit_max_opt), NULL, &(uint64_t){ e->unit_max_opt });
-	row("logical_block_size", NULL, CELL(y, y->logical_block_size), NULL);
-	row("physical_block_size", NULL, CELL(y, y->physical_block_size), NULL);
-	row("dio_mem_align", CELL(s && s->dio_reported, s->dio_mem_align), NULL, &(uint64_t){ e->mem_align });
-	row("dio_offset_align", CELL(s && s->dio_reported, s->dio_offset_align), NULL,
+	printf("  %-20s %-14s %-14s %-14s %-14s\n", "", "statx", col, dc.title, "effective");
+	row("unit_min", CELL(sa, s->unit_min), CELL(y, y->unit_min), CELL(dc.have, dc.unit_min),
+	    &(uint64_t){ e->unit_min });
+	row("unit_max", CELL(sa, s->unit_max), CELL(y, y->unit_max), CELL(dc.have, dc.unit_max),
+	    &(uint64_t){ e->unit_max });
+	row("max_bytes", NULL, CELL(y, y->max_bytes), CELL(dc.have, dc.max_bytes), &(uint64_t){ e->max_bytes });
+	row("boundary", NULL, CELL(y, y->boundary), CELL(dc.have, dc.boundary), &(uint64_t){ e->boundary });
+	row("segments_max", CELL(sa, s->segments_max), NULL, NULL, &(uint64_t){ e->segments_max });
+	row("unit_max_opt", CELL(sa, s->unit_max_opt), NULL, NULL, &(uint64_t){ e->unit_max_opt });
+	row("logical_block_size", NULL, CELL(y, y->logical_block_size), CELL(dc.lbs, dc.lbs), NULL);
+	row("physical_block_size", NULL, CELL(y, y->physical_block_size), CELL(dc.pbs, dc.pbs), NULL);
+	row("dio_mem_align", CELL(s && s->dio_reported, s->dio_mem_align), NULL, NULL, &(uint64_t){ e->mem_align });
+	row("dio_offset_align", CELL(s && s->dio_reported, s->dio_offset_align), NULL, NULL,
 	    &(uint64_t){ e->offset_align });
+	if (d) {
+		putchar('\n');
+		device_print(d);
+	}
 	if (e->supported)
 		printf("\natomic writes: supported, %s .. %s\n", out_size(e->unit_min, a, sizeof(a)),
 		       out_size(e->unit_max, b, sizeof(b)));

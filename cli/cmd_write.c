@@ -111,12 +111,17 @@ static int run_uring(struct write_job *j, struct awr_file *f, unsigned int qd)
 	return ret;
 }
 
+static bool is_passthrough(const char *engine)
+{
+	return engine && (!strcmp(engine, "nvme") || !strcmp(engine, "scsi"));
+}
+
 static int parse_engine(const char *engine, const char *qd_s, unsigned int *qd)
 {
 	uint64_t v = 32;
 
-	if (engine && strcmp(engine, "sync") && strcmp(engine, "uring")) {
-		out_error("--engine '%s' is unknown: use sync or uring", engine);
+	if (engine && strcmp(engine, "sync") && strcmp(engine, "uring") && !is_passthrough(engine)) {
+		out_error("--engine '%s' is unknown: use sync, uring, nvme or scsi", engine);
 		return -EINVAL;
 	}
 	if (qd_s && (parse_size_arg("qd", qd_s, &v) || !v || v > 32768)) {
@@ -127,7 +132,7 @@ static int parse_engine(const char *engine, const char *qd_s, unsigned int *qd)
 	return 0;
 }
 
-static int verify(struct write_job *j, struct awr_file *f)
+static int verify(struct write_job *j, int fd)
 {
 	unsigned char *rb;
 	ssize_t n;
@@ -135,7 +140,7 @@ static int verify(struct write_job *j, struct awr_file *f)
 
 	if (posix_memalign((void **)&rb, 4096, j->length))
 		return -ENOMEM;
-	n = pread(awr_file_fd(f), rb, j->length, (off_t)j->offset);
+	n = pread(fd, rb, j->length, (off_t)j->offset);
 	if (n < 0 || (uint64_t)n != j->length) {
 		out_error("read-back of %s failed: %s", j->path, n < 0 ? strerror(errno) : "short read");
 		ret = -EIO;
@@ -151,6 +156,48 @@ static int verify(struct write_job *j, struct awr_file *f)
 	}
 	free(rb);
 	return ret;
+}
+
+/* --engine nvme|scsi: passthrough writes, checked against the device's own limits. */
+static int run_pt(struct write_job *j, struct pt_target *t)
+{
+	struct awr_verdict v;
+	ssize_t ret;
+
+	for (uint64_t pos = 0; pos < j->length; pos += j->unit) {
+		v.rule = AWR_RULE_OK;
+		ret = pt_write(t, j->buf + pos, j->unit, j->offset + pos, j->flags & AWR_WRITE_DSYNC, &v);
+		if (ret < 0 && v.rule != AWR_RULE_OK && v.rule != AWR_RULE_DEVICE_ERROR)
+			out_error("refused before writing at %" PRIu64 ": %s (rule %s)",
+				  j->offset + pos, v.message, awr_rule_name(v.rule));
+		else if (ret < 0)
+			out_error("atomic write of %" PRIu64 " bytes at %" PRIu64 " failed: %s", j->unit,
+				  j->offset + pos, v.rule == AWR_RULE_DEVICE_ERROR ? v.message : strerror((int)-ret));
+		if (ret < 0)
+			return (int)ret;
+		j->written += j->unit;
+		j->writes++;
+	}
+	return 0;
+}
+
+static void report(const struct write_job *j, int verified);
+
+static int run_passthrough(struct write_job *j, const char *engine, bool force, bool do_verify)
+{
+	struct pt_target *t = NULL;
+	int verified = -1, rc = AWR_EXIT_FAIL;
+
+	if (pt_open(engine, j->path, force, &t))
+		return AWR_EXIT_USAGE;
+	if (!run_pt(j, t)) {
+		if (do_verify)
+			verified = pt_read_fd(t) >= 0 && !verify(j, pt_read_fd(t));
+		report(j, verified);
+		rc = verified == 0 ? AWR_EXIT_FAIL : AWR_EXIT_OK;
+	}
+	pt_close(t);
+	return rc;
 }
 
 static int ensure_regular_file(const char *path)
@@ -233,9 +280,11 @@ int cmd_write(int argc, const char **argv)
 		  "size of each atomic write (default: the whole length)", "U" },
 		{ "pattern", 0, POPT_ARG_STRING, &pattern, 0, "fill byte (default 0x5a)", "BYTE" },
 		{ "input", 0, POPT_ARG_STRING, &input, 0, "take the data from FILE", "FILE" },
-		{ "dsync", 0, POPT_ARG_NONE, &dsync, 0, "make each write durable (RWF_DSYNC)", NULL },
+		{ "dsync", 0, POPT_ARG_NONE, &dsync, 0, "make each write durable (RWF_DSYNC; FUA for nvme/scsi)", NULL },
 		{ "verify", 0, POPT_ARG_NONE, &do_verify, 0, "read back with O_DIRECT and compare", NULL },
-		{ "engine", 0, POPT_ARG_STRING, &engine, 0, "sync (pwritev2) or uring (io_uring batch)", "sync|uring" },
+		{ "engine", 0, POPT_ARG_STRING, &engine, 0,
+		  "sync (pwritev2), uring (io_uring batch), nvme (uring_cmd on /dev/ngXnY) or scsi (WRITE ATOMIC(16))",
+		  "sync|uring|nvme|scsi" },
 		{ "qd", 0, POPT_ARG_STRING, &qd_s, 0, "io_uring queue depth (default 32)", "N" },
 		{ "force", 0, POPT_ARG_NONE, &force, 0,
 		  "write a block device even if mounted, in use or formatted", NULL },
@@ -255,6 +304,10 @@ int cmd_write(int argc, const char **argv)
 	if (parse_engine(engine, qd_s, &qd) ||
 	    job_setup(&j, offset_s, length_s, unit_s, pattern, input))
 		goto out;
+	if (is_passthrough(engine)) {
+		rc = run_passthrough(&j, engine, force, do_verify);
+		goto out;
+	}
 	if (ensure_regular_file(j.path) || guard_target(j.path, force))
 		goto out;
 	ret = awr_file_open(j.path, 0, &f);
@@ -266,7 +319,7 @@ int cmd_write(int argc, const char **argv)
 	if (qd ? run_uring(&j, f, qd) : run_sync(&j, f))
 		goto out;
 	if (do_verify)
-		verified = !verify(&j, f);
+		verified = !verify(&j, awr_file_fd(f));
 	report(&j, verified);
 	rc = verified == 0 ? AWR_EXIT_FAIL : AWR_EXIT_OK;
 out:

@@ -92,6 +92,9 @@ enum awr_rule {
 	AWR_RULE_CROSSES_BOUNDARY,	/* write crosses the atomic boundary: -EINVAL */
 	AWR_RULE_BUFFER_ALIGNMENT,	/* buffer not aligned for O_DIRECT: -EINVAL */
 	AWR_RULE_PAST_END,		/* write ends past the end of the device: -EINVAL */
+	AWR_RULE_DEVICE_LIMIT,		/* beyond the device's own atomic limits (passthrough): -EINVAL */
+	AWR_RULE_DEVICE_ERROR,		/* the device refused the command (status/sense): -EIO */
+	AWR_RULE_BEYOND_END,		/* write starts at or past the end of the device: -ENOSPC */
 	AWR_RULE__COUNT
 };
 
@@ -137,7 +140,8 @@ const char *awr_rule_name(enum awr_rule rule);
  * awr_rule_errno() - the negative errno the kernel returns for a rule
  * @rule:	the rule
  *
- * Return: 0 for AWR_RULE_OK, else -EINVAL, -EOPNOTSUPP or -EBADF.
+ * Return: 0 for AWR_RULE_OK, else -EINVAL, -EOPNOTSUPP, -EBADF, -ENOSPC, or -EIO
+ * (AWR_RULE_DEVICE_ERROR: a passthrough command failed on the device).
  */
 int awr_rule_errno(enum awr_rule rule);
 
@@ -437,7 +441,442 @@ struct awr_safety {
  */
 int awr_target_safety(const char *path, struct awr_safety *out);
 
-/* --- device views (NVMe / SCSI): see below, added by their module ------- */
+/* --- device views (NVMe / SCSI) ----------------------------------------- */
+
+/*
+ * The device's own description of its atomic writes (NVMe Identify, SCSI
+ * Block Limits VPD), decoded raw, and the limits the Linux driver and block
+ * layer derive from it. Dumps saved by `nvme id-ctrl -b`, `nvme id-ns -b`
+ * and `sg_vpd -p bl -r` decode the same way as a live device.
+ */
+
+#define AWR_NVME_ID_SIZE	4096	/* Identify Controller / Namespace data */
+#define AWR_SCSI_VPD_BL_ATOMIC_LEN 0x3C	/* page length carrying the atomic fields */
+
+/* NVMe identify fields that matter for atomic writes, as the device reports them. */
+struct awr_nvme_id {
+	bool have_ctrl;		/* Identify Controller decoded */
+	bool have_ns;		/* Identify Namespace decoded */
+	bool have_dn;		/* feature 0Ah (Write Atomicity Normal) was read */
+	bool dn;		/* its DN bit: only (N)AWUPF honoured */
+	uint8_t mdts;		/* max data transfer size, 2^n min pages; 0 none */
+	uint16_t awun;		/* 0's based, logical blocks */
+	uint16_t awupf;		/* 0's based */
+	uint16_t acwu;		/* 0's based */
+	uint32_t nsid;		/* namespace id, 0 when unknown */
+	uint64_t nsze;		/* namespace size in logical blocks */
+	uint8_t nsfeat;		/* bit 1: NAWUN/NAWUPF/NACWU valid */
+	uint8_t nlbaf;		/* number of LBA formats, 0's based */
+	uint8_t flbas;		/* formatted LBA size field as reported */
+	uint8_t lbaf_index;	/* LBA format in use (FLBAS bits 3:0 and 6:5) */
+	uint8_t lbads;		/* log2 of the block size of that format */
+	uint16_t lba_ms;	/* metadata bytes per block of that format */
+	uint16_t nawun, nawupf, nacwu;	/* 0's based */
+	uint16_t nabsn;		/* 0 none, else 0's based */
+	uint16_t nabo;		/* LBA of the first boundary, not 0's based */
+	uint16_t nabspf;	/* 0 none, else 0's based */
+	uint16_t noiob;		/* optimal I/O boundary in blocks, 0 none */
+	uint32_t lba_size;	/* 1 << lbads in bytes, 0 when the namespace is unknown */
+	uint32_t reserved[8];
+};
+
+/* SCSI Block Limits VPD (B0h) atomic fields and block sizes. */
+struct awr_scsi_id {
+	bool have_vpd;			/* a Block Limits page was decoded */
+	bool vpd_has_atomic;		/* page length >= 0x3C: atomic fields present */
+	uint16_t vpd_page_length;	/* PAGE LENGTH (bytes 2-3) */
+	uint32_t max_transfer_length;	/* bytes 8-11, blocks, 0 none */
+	uint32_t max_atomic_transfer_length;		/* bytes 44-47, blocks */
+	uint32_t atomic_alignment;			/* bytes 48-51, blocks, 0 none */
+	uint32_t atomic_granularity;			/* bytes 52-55, blocks, 0 none */
+	uint32_t max_atomic_transfer_length_with_boundary;/* bytes 56-59, blocks */
+	uint32_t max_atomic_boundary_size;		/* bytes 60-63, blocks */
+	uint32_t logical_block_size;	/* bytes, 0 unknown */
+	uint32_t physical_block_size;	/* bytes, 0 unknown */
+	bool have_capacity;		/* READ CAPACITY(16) decoded */
+	bool prot_en;			/* its PROT_EN bit */
+	uint8_t p_type;			/* its P_TYPE (PI type = p_type + 1 when prot_en) */
+	uint64_t nr_blocks;		/* logical blocks, 0 unknown */
+	int write_atomic16;		/* WRITE ATOMIC(16): 1 supported, 0 not, -1 unknown */
+	uint32_t reserved[8];
+};
+
+/* Inputs of the block layer's caps; 0 = unknown (then the caps are skipped). */
+struct awr_queue_caps {
+	uint32_t max_segments;		/* queue/max_segments */
+	uint64_t max_hw_bytes;		/* queue/max_hw_sectors_kb * 1024 */
+	uint32_t page_size;		/* 0: the system's page size */
+};
+
+/* Limits derived the kernel's way, in bytes; 0 = unsupported / none. */
+struct awr_device_limits {
+	bool supported;		/* the block layer keeps atomic writes on */
+	bool capped;		/* the block layer's caps were applied */
+	uint32_t hw_max;	/* what the driver sets: atomic_write_hw_max */
+	uint32_t hw_unit_min;
+	uint32_t hw_unit_max;
+	uint32_t hw_boundary;
+	uint32_t unit_min;	/* what sysfs should say */
+	uint32_t unit_max;
+	uint32_t max_bytes;
+	uint32_t boundary;
+	uint32_t reserved[6];
+};
+
+/* awr_nvme_derive() flags */
+#define AWR_NVME_IGNORE_AWUPF	(1U << 0)	/* kernels with "nvme: stop using AWUPF" */
+
+enum awr_device_type {
+	AWR_DEVICE_NONE = 0,
+	AWR_DEVICE_NVME,
+	AWR_DEVICE_SCSI,
+};
+
+struct awr_device;
+
+/**
+ * awr_dump_parse() - turn a saved dump (binary or hex text) into bytes
+ * @data:	the file's content
+ * @len:	its length
+ * @out:	destination
+ * @cap:	size of @out
+ *
+ * Text made only of printable characters and whitespace is read as hex:
+ * plain pairs, optional "0x", offsets such as "0000:" (nvme-cli, xxd),
+ * hexdump -C (with "*" for repeated lines) and sg_vpd -H; ASCII columns are
+ * ignored. Anything else is taken as binary and copied.
+ *
+ * Return: the number of bytes, -EINVAL for malformed text (bad digit, odd
+ * digit count, offsets out of order), -EOVERFLOW when it exceeds @cap.
+ */
+ssize_t awr_dump_parse(const void *data, size_t len, void *out, size_t cap);
+
+/**
+ * awr_nvme_decode_ctrl() - decode Identify Controller data
+ * @buf:	the data (little-endian, as the device returns it)
+ * @len:	its length; at least 534 bytes (through ACWU), normally 4096
+ * @id:		the controller fields are filled, others kept
+ *
+ * Return: 0, -EINVAL for a NULL pointer, -EMSGSIZE when @len is too short.
+ */
+int awr_nvme_decode_ctrl(const void *buf, size_t len, struct awr_nvme_id *id);
+
+/**
+ * awr_nvme_decode_ns() - decode Identify Namespace data
+ * @buf:	the data
+ * @len:	its length; 4096 (a shorter namespace page is an error)
+ * @id:		the namespace fields are filled, others kept
+ *
+ * The LBA format in use is FLBAS bits 3:0, plus bits 6:5 as the high bits
+ * when NLBAF >= 16; it must not exceed NLBAF and its LBADS must be 9..31.
+ *
+ * Return: 0, -EINVAL for a NULL pointer or an invalid LBA format,
+ * -EMSGSIZE when @len is below 4096.
+ */
+int awr_nvme_decode_ns(const void *buf, size_t len, struct awr_nvme_id *id);
+
+/**
+ * awr_scsi_decode_bl_vpd() - decode a Block Limits VPD page (B0h)
+ * @buf:	the page from byte 0 (peripheral byte, page code, page length)
+ * @len:	bytes available
+ * @id:		the VPD fields are filled, others kept
+ *
+ * Fields beyond the page length (or @len) are left 0; a page length below
+ * 0x3C leaves ->vpd_has_atomic false.
+ *
+ * Return: 0, -EINVAL when it is not page B0h or is NULL, -EMSGSIZE when
+ * shorter than its 4-byte header.
+ */
+int awr_scsi_decode_bl_vpd(const void *buf, size_t len, struct awr_scsi_id *id);
+
+/**
+ * awr_nvme_derive() - the limits Linux derives from NVMe identify data
+ * @id:		decoded identify data (controller and namespace)
+ * @flags:	AWR_NVME_* flags
+ * @caps:	block layer caps' inputs, or NULL when unknown
+ * @out:	the result
+ *
+ * The driver's rule (nvme_configure_atomic_write), then the block layer's
+ * validation and caps. A pure function.
+ *
+ * Return: 0, -EINVAL when @id lacks the namespace or a block size.
+ */
+int awr_nvme_derive(const struct awr_nvme_id *id, unsigned int flags,
+		    const struct awr_queue_caps *caps, struct awr_device_limits *out);
+
+/**
+ * awr_scsi_derive() - the limits Linux derives from SCSI Block Limits VPD
+ * @id:		decoded VPD and block sizes
+ * @caps:	block layer caps' inputs, or NULL when unknown
+ * @out:	the result
+ *
+ * The sd driver's rule (sd_config_atomic), then the block layer's validation
+ * and caps. A pure function.
+ *
+ * Return: 0, -EINVAL when the logical block size is unknown.
+ */
+int awr_scsi_derive(const struct awr_scsi_id *id, const struct awr_queue_caps *caps,
+		    struct awr_device_limits *out);
+
+/**
+ * awr_device_from_nvme() - a device view from decoded NVMe identify data
+ * @id:		the identify fields (copied)
+ * @caps:	block layer caps' inputs, or NULL when unknown
+ * @out:	the new view, freed with awr_device_free()
+ *
+ * Derives the limits both ways (with and without AWUPF) and the findings.
+ *
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+int awr_device_from_nvme(const struct awr_nvme_id *id, const struct awr_queue_caps *caps,
+			 struct awr_device **out);
+
+/**
+ * awr_device_from_scsi() - a device view from decoded SCSI data
+ * @id:		the VPD and block size fields (copied)
+ * @caps:	block layer caps' inputs, or NULL when unknown
+ * @out:	the new view
+ *
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+int awr_device_from_scsi(const struct awr_scsi_id *id, const struct awr_queue_caps *caps,
+			 struct awr_device **out);
+
+/**
+ * awr_device_open() - read the device view of an NVMe or SCSI device
+ * @path:	/dev/nvmeX, /dev/nvmeXnY[pZ], /dev/ngXnY, /dev/sdX[N] or /dev/sgN
+ * @out:	the new view
+ *
+ * Identify (libnvme) or INQUIRY VPD B0h, READ CAPACITY(16) and REPORT
+ * SUPPORTED OPERATION CODES (libsgutils2). A partition maps to its disk.
+ * The block layer caps come from the disk's sysfs when it has one.
+ *
+ * Return: 0, -ENODEV when @path is neither NVMe nor SCSI, -EIO when the
+ * device answered with an error, other negative errno.
+ */
+int awr_device_open(const char *path, struct awr_device **out);
+
+/**
+ * awr_device_free() - free a device view
+ * @d:	the view, may be NULL
+ */
+void awr_device_free(struct awr_device *d);
+
+/**
+ * awr_device_type() - which kind of device the view describes
+ * @d:	the view
+ *
+ * Return: AWR_DEVICE_NVME or AWR_DEVICE_SCSI.
+ */
+enum awr_device_type awr_device_type(const struct awr_device *d);
+
+/**
+ * awr_device_name() - the device node the data came from
+ * @d:	the view
+ *
+ * Return: "nvme0n1", "ng0n1", "sg0", ..., or "" for decoded dumps.
+ */
+const char *awr_device_name(const struct awr_device *d);
+
+/**
+ * awr_device_disk() - the block disk of the device (for sysfs and read-back)
+ * @d:	the view
+ *
+ * Return: "nvme0n1", "sda", ..., or "" when it has none or for dumps.
+ */
+const char *awr_device_disk(const struct awr_device *d);
+
+/**
+ * awr_device_nvme() - the NVMe identify fields
+ * @d:	the view
+ *
+ * Return: the fields, or NULL for a SCSI view.
+ */
+const struct awr_nvme_id *awr_device_nvme(const struct awr_device *d);
+
+/**
+ * awr_device_scsi() - the SCSI fields
+ * @d:	the view
+ *
+ * Return: the fields, or NULL for an NVMe view.
+ */
+const struct awr_scsi_id *awr_device_scsi(const struct awr_device *d);
+
+/**
+ * awr_device_derived() - the limits the kernel derives
+ * @d:	the view
+ *
+ * For NVMe this is the interpretation that uses AWUPF (Linux up to 6.18);
+ * see awr_device_derived_alt().
+ *
+ * Return: the limits; ->supported false when Linux turns atomics off.
+ */
+const struct awr_device_limits *awr_device_derived(const struct awr_device *d);
+
+/**
+ * awr_device_derived_alt() - the other interpretation, when there is one
+ * @d:	the view
+ *
+ * Return: for NVMe whose namespace gives no NAWUPF, the limits of kernels
+ * that ignore AWUPF (one logical block); NULL otherwise.
+ */
+const struct awr_device_limits *awr_device_derived_alt(const struct awr_device *d);
+
+/**
+ * awr_device_caps() - the block layer caps' inputs used
+ * @d:	the view
+ *
+ * Return: the caps; fields 0 when unknown.
+ */
+const struct awr_queue_caps *awr_device_caps(const struct awr_device *d);
+
+/**
+ * awr_device_nr_findings() - number of findings about the device's data
+ * @d:	the view
+ *
+ * Return: the count.
+ */
+unsigned int awr_device_nr_findings(const struct awr_device *d);
+
+/**
+ * awr_device_finding() - one finding
+ * @d:	the view
+ * @i:	index below awr_device_nr_findings()
+ *
+ * Return: the finding, or NULL when @i is out of range.
+ */
+const struct awr_finding *awr_device_finding(const struct awr_device *d, unsigned int i);
+
+/**
+ * awr_probe_device() - the device view a probe found
+ * @p:	the probe
+ *
+ * Return: the view (owned by @p), or NULL when the path is on no NVMe or
+ * SCSI device, device I/O failed (see the findings) or AWR_PROBE_NO_DEVICE.
+ */
+const struct awr_device *awr_probe_device(const struct awr_probe *p);
+
+/* Passthrough writes: the device does not refuse a too-large write, so these check first. */
+
+struct awr_nvme;
+struct awr_scsi;
+
+/* awr_nvme_write() / awr_scsi_write() flags */
+#define AWR_PT_FUA		(1U << 0)	/* force unit access: durable on completion */
+#define AWR_PT_NOCHECK		(1U << 1)	/* skip the library's checks (tests only) */
+
+/**
+ * awr_nvme_open() - open an NVMe namespace char device for passthrough writes
+ * @path:	/dev/ngXnY (a /dev/nvmeXnY path is mapped to its ngXnY)
+ * @flags:	0
+ * @out:	the handle, closed with awr_nvme_close()
+ *
+ * Reads the identify data and sets up an io_uring with SQE128 | CQE32.
+ *
+ * Return: 0, -ENODEV when it is not an NVMe namespace, -EOPNOTSUPP when the
+ * kernel lacks uring_cmd passthrough, other negative errno.
+ */
+int awr_nvme_open(const char *path, unsigned int flags, struct awr_nvme **out);
+
+/**
+ * awr_nvme_close() - close the handle
+ * @h:	the handle, may be NULL
+ */
+void awr_nvme_close(struct awr_nvme *h);
+
+/**
+ * awr_nvme_device() - the device view read at open
+ * @h:	the handle
+ *
+ * Return: the view, owned by @h.
+ */
+const struct awr_device *awr_nvme_device(const struct awr_nvme *h);
+
+/**
+ * awr_nvme_check() - would the device write this atomically (power fail)?
+ * @h:		the handle
+ * @len:	bytes
+ * @offset:	byte offset in the namespace
+ * @v:		optional verdict
+ *
+ * The write must be whole blocks, within NAWUPF (or AWUPF) blocks, and must
+ * not cross a NABSPF boundary (counted from NABO).
+ *
+ * Return: 0, or -EINVAL with the rule in @v.
+ */
+int awr_nvme_check(const struct awr_nvme *h, size_t len, uint64_t offset,
+		   struct awr_verdict *v);
+
+/**
+ * awr_nvme_write() - one NVMe Write through io_uring uring_cmd
+ * @h:		the handle
+ * @buf:	data (4096-byte aligned is safest)
+ * @len:	bytes, a multiple of the block size
+ * @offset:	byte offset, a multiple of the block size
+ * @flags:	AWR_PT_* flags
+ * @v:		optional verdict, filled on a refusal or a device error
+ *
+ * Return: @len, -EINVAL when refused (nothing sent), -EIO when the device
+ * returned an error status (in @v), other negative errno.
+ */
+ssize_t awr_nvme_write(struct awr_nvme *h, const void *buf, size_t len, uint64_t offset,
+		       unsigned int flags, struct awr_verdict *v);
+
+/**
+ * awr_scsi_open() - open a SCSI device for WRITE ATOMIC(16)
+ * @path:	/dev/sgN or /dev/sdX
+ * @flags:	0
+ * @out:	the handle, closed with awr_scsi_close()
+ *
+ * Return: 0, -ENODEV when it is not a SCSI device, other negative errno.
+ */
+int awr_scsi_open(const char *path, unsigned int flags, struct awr_scsi **out);
+
+/**
+ * awr_scsi_close() - close the handle
+ * @h:	the handle, may be NULL
+ */
+void awr_scsi_close(struct awr_scsi *h);
+
+/**
+ * awr_scsi_device() - the device view read at open
+ * @h:	the handle
+ *
+ * Return: the view, owned by @h.
+ */
+const struct awr_device *awr_scsi_device(const struct awr_scsi *h);
+
+/**
+ * awr_scsi_check() - would WRITE ATOMIC(16) accept this write?
+ * @h:		the handle
+ * @len:	bytes
+ * @offset:	byte offset
+ * @boundary:	ATOMIC BOUNDARY field in blocks (0: the whole write is one unit)
+ * @v:		optional verdict
+ *
+ * Checks whole blocks, the opcode's support, granularity, alignment and the
+ * maximum lengths of the Block Limits VPD.
+ *
+ * Return: 0, -EOPNOTSUPP (no WRITE ATOMIC(16)), or -EINVAL with the rule in @v.
+ */
+int awr_scsi_check(const struct awr_scsi *h, size_t len, uint64_t offset,
+		   uint32_t boundary, struct awr_verdict *v);
+
+/**
+ * awr_scsi_write() - one WRITE ATOMIC(16) through SG_IO
+ * @h:		the handle
+ * @buf:	data
+ * @len:	bytes
+ * @offset:	byte offset
+ * @boundary:	ATOMIC BOUNDARY in blocks (0: the whole write is one unit)
+ * @flags:	AWR_PT_* flags
+ * @v:		optional verdict; on a CHECK CONDITION it holds the decoded sense
+ *
+ * Return: @len, -EINVAL when refused (nothing sent), -EIO when the device
+ * returned sense data (decoded in @v), other negative errno.
+ */
+ssize_t awr_scsi_write(struct awr_scsi *h, const void *buf, size_t len, uint64_t offset,
+		       uint32_t boundary, unsigned int flags, struct awr_verdict *v);
 
 /* --- io_uring engine and page batches ----------------------------------- */
 
@@ -670,6 +1109,7 @@ const char *awr_unit_class_name(enum awr_unit_class cls);
 
 /* awr_stress_opts.flags */
 #define AWR_STRESS_DSYNC	(1U << 0)	/* RWF_DSYNC: each acknowledged write is durable */
+#define AWR_STRESS_PLAIN	(1U << 1)	/* plain O_DIRECT writes, no RWF_ATOMIC (a control run) */
 
 /* What awr_stress_run() does. */
 struct awr_stress_opts {
@@ -733,6 +1173,7 @@ struct awr_verify_opts {
 	uint32_t unit;		/* unit size the target was stamped with */
 	uint64_t span;		/* bytes from offset 0 to scan; 0: the whole file or device */
 	const char *journal;	/* a stress journal: also find lost writes; NULL: no */
+	uint64_t crash_time_ns;	/* CLOCK_REALTIME of the crash: later acks count as in flight; 0 none */
 	/* called for every offending unit in offset order; non-zero stops the scan */
 	int (*issue)(const struct awr_verify_issue *is, void *arg);
 	void *arg;
@@ -748,6 +1189,7 @@ struct awr_verify_result {
 	uint64_t journal_records;		/* valid journal records read */
 	uint64_t acked_writes;			/* acknowledged writes in the span */
 	uint64_t acked_units;			/* units with an acknowledged write */
+	uint64_t acked_late;			/* acks at or after crash_time_ns (in flight) */
 	uint32_t journal_unit;			/* the unit size the journal's runs used */
 	bool direct;				/* read with O_DIRECT */
 	uint64_t bytes;				/* bytes read */

@@ -7,6 +7,7 @@
 #define AWR_COMPAT_H
 
 #include <stdint.h>
+#include <sys/ioctl.h>
 
 #ifndef RWF_DSYNC
 #define RWF_DSYNC		0x00000002
@@ -25,6 +26,14 @@
 #endif
 #ifndef STATX_ATTR_WRITE_ATOMIC
 #define STATX_ATTR_WRITE_ATOMIC	0x00400000
+#endif
+
+/* XFS shutdown ioctl (xfsprogs' xfs_fs.h, not installed without xfslibs-dev) */
+#ifndef XFS_IOC_GOINGDOWN
+#define XFS_IOC_GOINGDOWN		_IOR('X', 125, uint32_t)
+#endif
+#ifndef XFS_FSOP_GOING_FLAGS_NOLOGFLUSH
+#define XFS_FSOP_GOING_FLAGS_NOLOGFLUSH	0x2	/* shut down without flushing the log */
 #endif
 
 /* struct statx as the kernel lays it out (256 bytes), with the 6.11+ fields. */
@@ -72,5 +81,34 @@ _Static_assert(sizeof(struct awr_kstatx) == 0x100, "struct statx is 256 bytes");
 _Static_assert(__builtin_offsetof(struct awr_kstatx, stx_dio_mem_align) == 0x98, "statx dio");
 _Static_assert(__builtin_offsetof(struct awr_kstatx, stx_atomic_write_unit_min) == 0xa8, "statx atomic");
 _Static_assert(__builtin_offsetof(struct awr_kstatx, stx_atomic_write_unit_max_opt) == 0xb8, "statx opt");
+
+/* NVMe passthrough through io_uring (5.19+): struct nvme_uring_cmd, 72 bytes. */
+#ifndef IORING_SETUP_SQE128
+#define IORING_SETUP_SQE128	(1U << 10)
+#endif
+#ifndef IORING_SETUP_CQE32
+#define IORING_SETUP_CQE32	(1U << 11)
+#endif
+#define AWR_NVME_URING_CMD_IO	0xc0484e80U	/* _IOWR('N', 0x80, struct nvme_uring_cmd) */
+
+struct awr_nvme_uring_cmd {
+	uint8_t opcode;
+	uint8_t flags;
+	uint16_t rsvd1;
+	uint32_t nsid;
+	uint32_t cdw2;
+	uint32_t cdw3;
+	uint64_t metadata;
+	uint64_t addr;
+	uint32_t metadata_len;
+	uint32_t data_len;
+	uint32_t cdw10, cdw11, cdw12, cdw13, cdw14, cdw15;
+	uint32_t timeout_ms;
+	uint32_t rsvd2;
+};
+
+_Static_assert(sizeof(struct awr_nvme_uring_cmd) == 72, "nvme_uring_cmd is 72 bytes");
+_Static_assert(__builtin_offsetof(struct awr_nvme_uring_cmd, cdw10) == 40, "nvme_uring_cmd cdw10");
+_Static_assert(__builtin_offsetof(struct awr_nvme_uring_cmd, timeout_ms) == 64, "nvme_uring_cmd timeout");
 
 #endif /* AWR_COMPAT_H */

@@ -15,7 +15,7 @@ static int file_init(struct awr_file *f)
 	f->open_flags = fcntl(f->fd, F_GETFL);
 	if (f->open_flags < 0)
 		return -errno;
-	ret = awr_probe_fd(f->fd, 0, &f->probe);
+	ret = awr_probe_fd(f->fd, AWR_PROBE_NO_DEVICE, &f->probe);
 	if (ret)
 		return ret;
 	f->limits = *awr_probe_effective(f->probe);

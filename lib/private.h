@@ -3,6 +3,10 @@
 #ifndef AWR_PRIVATE_H
 #define AWR_PRIVATE_H
 
+#include <endian.h>
+#include <string.h>
+#include <stdarg.h>
+
 #include "libatomicwr.h"
 #include "compat.h"
 
@@ -15,6 +19,7 @@ struct awr_probe {
 	struct awr_statx_view statx;
 	struct awr_sysfs_view sysfs;
 	struct awr_limits effective;
+	struct awr_device *device;	/* NVMe/SCSI view, or NULL */
 	unsigned int nr_findings;
 	struct awr_finding findings[AWR_MAX_FINDINGS];
 };
@@ -26,6 +31,35 @@ struct awr_file {
 	struct awr_probe *probe;
 	struct awr_limits limits;
 };
+
+/* Little-endian fields of on-disk formats (stamps, journal records). */
+static inline void awr__put_le32(uint8_t *p, uint32_t v)
+{
+	v = htole32(v);
+	memcpy(p, &v, 4);
+}
+
+static inline void awr__put_le64(uint8_t *p, uint64_t v)
+{
+	v = htole64(v);
+	memcpy(p, &v, 8);
+}
+
+static inline uint32_t awr__get_le32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return le32toh(v);
+}
+
+static inline uint64_t awr__get_le64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return le64toh(v);
+}
 
 static inline bool awr_is_pow2(uint64_t v)
 {
@@ -45,6 +79,9 @@ const char *awr__sysfs_root(void);
 int awr__sysfs_read_u64(const char *dir, const char *name, uint64_t *out);
 
 /* findings.c */
+void awr__findings_vadd(struct awr_finding *arr, unsigned int *nr, const char *id,
+			enum awr_severity sev, const char *fmt, va_list ap)
+	__attribute__((format(printf, 5, 0)));
 void awr__add_finding(struct awr_probe *p, const char *id, enum awr_severity sev,
 		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void awr__derive_effective(struct awr_probe *p);
@@ -52,5 +89,6 @@ void awr__derive_effective(struct awr_probe *p);
 /* span.c */
 int awr__fd_size(int fd, uint64_t *size);
 uint64_t awr__now_ns(void);
+uint64_t awr__realtime_ns(void);
 
 #endif /* AWR_PRIVATE_H */

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "private.h"
+#include "device.h"
 
 static void probe_sysfs(struct awr_probe *p)
 {
@@ -21,7 +21,7 @@ static void probe_sysfs(struct awr_probe *p)
 	p->have_sysfs = !awr_sysfs_lookup(maj, min, &p->sysfs);
 }
 
-static int probe_run(struct awr_probe *p, int dirfd, const char *path)
+static int probe_run(struct awr_probe *p, int dirfd, const char *path, unsigned int flags)
 {
 	int ret = awr__statx_fd(dirfd, path, &p->statx);
 
@@ -29,11 +29,12 @@ static int probe_run(struct awr_probe *p, int dirfd, const char *path)
 		return ret;
 	p->have_statx = true;
 	probe_sysfs(p);
+	awr__probe_device(p, flags);
 	awr__derive_effective(p);
 	return 0;
 }
 
-static int probe_new(int dirfd, const char *path, struct awr_probe **out)
+static int probe_new(int dirfd, const char *path, unsigned int flags, struct awr_probe **out)
 {
 	struct awr_probe *p;
 	int ret;
@@ -45,9 +46,9 @@ static int probe_new(int dirfd, const char *path, struct awr_probe **out)
 		return -ENOMEM;
 	if (path)
 		strncpy(p->path, path, sizeof(p->path) - 1);
-	ret = probe_run(p, dirfd, path);
+	ret = probe_run(p, dirfd, path, flags);
 	if (ret) {
-		free(p);
+		awr_probe_free(p);
 		return ret;
 	}
 	*out = p;
@@ -56,22 +57,22 @@ static int probe_new(int dirfd, const char *path, struct awr_probe **out)
 
 int awr_probe_path(const char *path, unsigned int flags, struct awr_probe **out)
 {
-	(void)flags;
 	if (!path || !*path)
 		return -EINVAL;
-	return probe_new(AT_FDCWD, path, out);
+	return probe_new(AT_FDCWD, path, flags, out);
 }
 
 int awr_probe_fd(int fd, unsigned int flags, struct awr_probe **out)
 {
-	(void)flags;
 	if (fd < 0)
 		return -EBADF;
-	return probe_new(fd, NULL, out);
+	return probe_new(fd, NULL, flags, out);
 }
 
 void awr_probe_free(struct awr_probe *p)
 {
+	if (p)
+		awr_device_free(p->device);
 	free(p);
 }
 

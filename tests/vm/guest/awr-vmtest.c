@@ -816,6 +816,138 @@ static void case_api_write(const char *tag, const char *dev, const struct ksysfs
 	PASS(n);
 }
 
+/* io_uring engine: page batches of unit_min and unit_max units, refused and kernel-judged writes */
+static void case_uring(const char *tag, const char *dev, const struct ksysfs *s)
+{
+	const char *n = cname(tag, dev, "uring");
+	struct awr_file *f = NULL;
+	struct awr_ring *r = NULL;
+	struct awr_batch_result br;
+	struct awr_completion c[4];
+	unsigned char *b = NULL, *rb = NULL;
+	uint64_t units[2] = { s->unit_min, s->unit_max };
+	char why[256] = "";
+	int ret;
+
+	if (!kernel_allows(s))
+		return SKIPF(n, "no atomic support on this target");
+	ret = awr_file_open(dev, 0, &f);
+	if (ret)
+		return FAILF(n, "awr_file_open: %s", ename(ret));
+	for (int reg = 0; reg < 2 && !why[0]; reg++) {
+		ret = awr_ring_create(f, 32, reg ? AWR_RING_REGISTER_FILE : 0, &r);
+		if (ret) {
+			snprintf(why, sizeof(why), "awr_ring_create(flags %d): %s", reg, ename(ret));
+			break;
+		}
+		for (int i = 0; i < 2 && !why[0]; i++) {
+			uint64_t unit = units[i], len = 8 * unit, off = reg ? len : 0;
+
+			if (off + len > s->size)
+				len = (s->size - off) / unit * unit;
+			free(b);
+			free(rb);
+			b = abuf(len);
+			rb = abuf(len);
+			fill(b, len, unit * 3 + (uint64_t)reg);
+			memset(&br, 0, sizeof(br));
+			ret = awr_write_units(r, b, off, len, unit, 0, &br);
+			if (ret || br.units_done != len / unit)
+				snprintf(why, sizeof(why), "awr_write_units %" PRIu64 "x%" PRIu64 "@%" PRIu64
+					 " (register %d): %s, %" PRIu64 " done, %" PRIu64 " failed", len / unit,
+					 unit, off, reg, ename(ret), br.units_done, br.units_failed);
+			else if (pread(awr_file_fd(f), rb, len, (off_t)off) != (ssize_t)len || memcmp(b, rb, len))
+				snprintf(why, sizeof(why), "read back after awr_write_units of %" PRIu64 "-byte units differs",
+					 unit);
+		}
+		if (!why[0] && 2 * s->unit_min <= s->unit_max) {
+			/* refused before the kernel, then the same write judged by the kernel */
+			int got;
+
+			ret = awr_ring_queue_write(r, b, 2 * s->unit_min, s->unit_min, 1, 0);
+			got = ret ? ret : awr_ring_reap(r, c, 4, 1);
+			if (got != 1 || c[0].tag != 1 || c[0].res != -EINVAL || c[0].rule != AWR_RULE_MISALIGNED)
+				snprintf(why, sizeof(why), "refused misaligned write: reap %d res %s rule %s", got,
+					 got == 1 ? ename(c[0].res) : "-", got == 1 ? awr_rule_name(c[0].rule) : "-");
+			if (!why[0]) {
+				ret = awr_ring_queue_write(r, b, 2 * s->unit_min, s->unit_min, 2, AWR_WRITE_NOCHECK);
+				got = ret ? ret : awr_ring_reap(r, c, 4, 1);
+				printf("AWRVM: INFO uring %s dev=%s case=misaligned_nocheck register=%d res=%s\n", tag,
+				       s->name, reg, got == 1 ? ename(c[0].res) : "-");
+				if (got != 1 || c[0].res != -EINVAL)
+					snprintf(why, sizeof(why), "kernel-judged misaligned write: reap %d res %s", got,
+						 got == 1 ? ename(c[0].res) : "-");
+			}
+		}
+		if (!why[0]) {
+			int got;
+
+			ret = awr_ring_queue_write(r, b, s->unit_min, 0, 3, AWR_WRITE_DSYNC);
+			got = ret ? ret : awr_ring_reap(r, c, 4, 1);
+			if (got != 1 || c[0].res != (int32_t)s->unit_min)
+				snprintf(why, sizeof(why), "DSYNC write: reap %d res %s", got,
+					 got == 1 ? ename(c[0].res) : "-");
+		}
+		awr_ring_free(r);
+		r = NULL;
+	}
+	awr_file_close(f);
+	free(b);
+	free(rb);
+	if (why[0])
+		return FAILF(n, "%s", why);
+	PASS(n);
+}
+
+/* concurrent stamped writers with a journal, then a verify scan: nothing torn or lost */
+static void case_stress(const char *tag, const char *dev, const struct ksysfs *s)
+{
+	const char *n = cname(tag, dev, "stress_verify");
+	const char *journal = "/tmp/awr-vmtest.journal";
+	struct awr_stress_opts so = { 0 };
+	struct awr_stress_result sr = { 0 };
+	struct awr_verify_opts vo = { 0 };
+	struct awr_verify_result vr = { 0 };
+	uint64_t span;
+	int ret;
+
+	if (!kernel_allows(s))
+		return SKIPF(n, "no atomic support on this target");
+	unlink(journal);
+	span = 64 * (uint64_t)s->unit_max;
+	if (span > s->size / 2)
+		span = s->size / 2 / s->unit_max * s->unit_max;
+	so.unit = (uint32_t)s->unit_max;
+	so.threads = 2;
+	so.span = span;
+	so.duration_ms = 1500;
+	so.journal = journal;
+	ret = awr_stress_run(dev, &so, &sr);
+	if (ret || sr.error)
+		return FAILF(n, "awr_stress_run: %s, write error %s at %" PRIu64 " (%s)", ename(ret),
+			     ename(sr.error), sr.error_offset, sr.verdict.message);
+	vo.unit = so.unit;
+	vo.span = span;
+	vo.journal = journal;
+	ret = awr_verify_run(dev, &vo, &vr);
+	printf("AWRVM: INFO stress %s dev=%s unit=%u span=%" PRIu64 " writes=%" PRIu64 " units=%" PRIu64
+	       " intact=%" PRIu64 " never=%" PRIu64 " torn=%" PRIu64 " corrupt=%" PRIu64 " misplaced=%" PRIu64
+	       " lost=%" PRIu64 " unjournaled=%" PRIu64 "\n", tag, s->name, so.unit, span, sr.writes, vr.units,
+	       vr.count[AWR_UNIT_INTACT], vr.count[AWR_UNIT_NEVER_WRITTEN], vr.count[AWR_UNIT_TORN],
+	       vr.count[AWR_UNIT_CORRUPT], vr.count[AWR_UNIT_MISPLACED], vr.lost, vr.unjournaled);
+	unlink(journal);
+	if (ret)
+		return FAILF(n, "awr_verify_run: %s", ename(ret));
+	if (!sr.writes || !vr.count[AWR_UNIT_INTACT])
+		return FAILF(n, "no intact unit after %" PRIu64 " writes", sr.writes);
+	if (vr.count[AWR_UNIT_TORN] || vr.count[AWR_UNIT_CORRUPT] || vr.count[AWR_UNIT_MISPLACED] ||
+	    vr.lost || vr.unjournaled)
+		return FAILF(n, "torn %" PRIu64 " corrupt %" PRIu64 " misplaced %" PRIu64 " lost %" PRIu64
+			     " unjournaled %" PRIu64, vr.count[AWR_UNIT_TORN], vr.count[AWR_UNIT_CORRUPT],
+			     vr.count[AWR_UNIT_MISPLACED], vr.lost, vr.unjournaled);
+	PASS(n);
+}
+
 static void cli_expect(const char *tag, const char *dev, const char *what, int want,
 		       const char *const *args)
 {
@@ -873,6 +1005,12 @@ static void case_cli(const char *tag, const char *dev, const struct ksysfs *s)
 		cli_expect(tag, dev, "cli.write_units", 0, args);
 	}
 	{
+		const char *args[] = { "write", dev, "--offset", a[2], "--length", a[3], "--unit", a[0],
+				       "--engine", "uring", "--qd", "8", "--verify", "--force", NULL };
+
+		cli_expect(tag, dev, "cli.write_uring", 0, args);
+	}
+	{
 		const char *args[] = { "write", dev, "--offset", "0", "--length", a[2], "--force", NULL };
 
 		cli_expect(tag, dev, "cli.write_too_large", 1, args);
@@ -903,6 +1041,8 @@ static int cmd_disk(const char *tag, const char *dev)
 	case_sweep(tag, dev, &s);
 	case_errnos(tag, dev, &s);
 	case_api_write(tag, dev, &s);
+	case_uring(tag, dev, &s);
+	case_stress(tag, dev, &s);
 	case_cli(tag, dev, &s);
 	return failures ? 1 : 0;
 }
@@ -988,8 +1128,10 @@ static int cmd_part(const char *tag, const char *dev)
 	case_json(tag, dev, &s);
 	case_sweep(tag, dev, &s);
 	case_errnos(tag, dev, &s);
-	if (kernel_allows(&s))
+	if (kernel_allows(&s)) {
 		case_api_write(tag, dev, &s);
+		case_uring(tag, dev, &s);
+	}
 	case_cli(tag, dev, &s);
 	return failures ? 1 : 0;
 }

@@ -33,9 +33,29 @@ nvme_serial() {
 	esac
 }
 
+# Run another suite's guest program (PASS/FAIL/SKIP lines) and relay its
+# cases as GROUP.NAME.CASE; a crash or an unexpected exit status is a failure.
+relay() {
+	g=$1 name=$2
+	shift 2
+	"$@" >/tmp/relay.out 2>/tmp/relay.err
+	rc=$?
+	while IFS= read -r l; do
+		case "$l" in
+		PASS\ *|FAIL\ *|SKIP\ *) say "${l%% *} $g.$name.${l#* }" ;;
+		*) echo "$l" ;;
+		esac
+	done </tmp/relay.out
+	if [ $rc != 0 ] && [ $rc != 1 ]; then
+		say "FAIL $g.$name: exited $rc: $(head -n 1 /tmp/relay.err)"
+	elif [ $rc = 1 ] && ! grep -q '^FAIL ' /tmp/relay.out; then
+		say "FAIL $g.$name: exited 1 without a failed case: $(head -n 1 /tmp/relay.err)"
+	fi
+}
+
 wait_for() {	# wait_for TEST-EXPR... : up to 10 s
 	i=0
-	while ! eval "$@"; do
+	while ! eval "$*"; do
 		i=$((i + 1))
 		[ $i -gt 100 ] && return 1
 		sleep 0.1
@@ -76,9 +96,70 @@ run_sd() {
 	done
 	say "INFO $line"
 	[ -n "$sg" ] && $T vpd "$g" "/dev/$sg"
+	if [ "$g" = sd_bndry ]; then
+		merged_atomic_writes "$g" "$disk"
+		# keep the other cases deterministic: see merged_atomic_writes
+		echo 2 > "/sys/block/$disk/queue/nomerges"
+		say "INFO nomerges $g dev=$disk nomerges=2 (request merging off for the remaining cases)"
+	fi
 	$T disk "$g" "/dev/$disk"
+	[ "$g" = sd_default ] && qualify_case "$g" "$disk"
 	[ -n "$sg" ] && $T chardev "$g" "/dev/$sg"
+	if [ -x /awr/guest-devices ]; then
+		relay "$g" devices /awr/guest-devices --scsi "/dev/$disk" ${sg:+--sg "/dev/$sg"} --awr "$AWR"
+	fi
 	run_parts "$g" "$disk"
+}
+
+# In SCSI boundary mode (MAXIMUM ATOMIC TRANSFER LENGTH 0) the block layer
+# merges atomic writes up to atomic_write_max_bytes (from MAXIMUM ATOMIC
+# TRANSFER LENGTH WITH ATOMIC BOUNDARY), and sd sends WRITE ATOMIC(16) with
+# ATOMIC BOUNDARY = the whole transfer length, which can exceed MAXIMUM ATOMIC
+# BOUNDARY SIZE: the device refuses (ILLEGAL REQUEST, invalid field in CDB)
+# and the writes fail with EREMOTEIO. Seen on 6.12. A batch of unit_max
+# writes through io_uring provokes the merge.
+merged_atomic_writes() {
+	g=$1 disk=$2
+	um=$(cat "/sys/block/$disk/queue/atomic_write_unit_max_bytes")
+	echo 0 > "/sys/block/$disk/queue/nomerges"
+	out=$(awr write "/dev/$disk" --offset 0 --length $((8 * um)) --unit "$um" --engine uring --qd 8 --force 2>&1)
+	rc=$?
+	say "INFO merged_atomic_writes $g dev=$disk unit=$um count=8 exit=$rc output=$(echo "$out" | head -n 1)"
+	if [ $rc = 0 ]; then
+		say "PASS $g.$disk.merged_atomic_writes"
+	elif echo "$out" | grep -q 'Remote I/O error'; then
+		say "SKIP $g.$disk.merged_atomic_writes: known kernel issue (sd boundary mode): merged atomic writes are sent with ATOMIC BOUNDARY above the device maximum and fail with EREMOTEIO"
+	else
+		say "FAIL $g.$disk.merged_atomic_writes: awr write --engine uring exited $rc: $(echo "$out" | head -n 1)"
+	fi
+}
+
+# awr qualify --quick on the raw device: every check relayed as a case, the
+# verdict must be PASS; on a one-block atomic unit it must say so plainly.
+qualify_case() {
+	g=$1 disk=$2
+	$AWR qualify --quick --force "/dev/$disk" >/tmp/qualify.out 2>&1
+	rc=$?
+	while read -r res name reason; do
+		case "$res" in
+		PASS|FAIL|SKIP) say "$res $g.$disk.qualify.$name${reason:+: $reason}" ;;
+		esac
+	done </tmp/qualify.out
+	verdict=$(grep '^verdict:' /tmp/qualify.out)
+	say "INFO qualify $g dev=$disk exit=$rc $verdict"
+	case "$rc:$verdict" in
+	"0:verdict: PASS"*) say "PASS $g.$disk.qualify" ;;
+	*) say "FAIL $g.$disk.qualify: exit $rc, $(echo "${verdict:-no verdict line}"; tail -n 3 /tmp/qualify.out)" ;;
+	esac
+	um=$(cat "/sys/block/$disk/queue/atomic_write_unit_max_bytes")
+	lbs=$(cat "/sys/block/$disk/queue/logical_block_size")
+	if [ "$um" = "$lbs" ]; then
+		if grep -q 'one block' /tmp/qualify.out; then
+			say "PASS $g.$disk.qualify_one_block_note"
+		else
+			say "FAIL $g.$disk.qualify_one_block_note: the atomic unit is one block but qualify does not say so"
+		fi
+	fi
 }
 
 run_parts() {	# MBR with an aligned and a misaligned partition, then both
@@ -123,11 +204,16 @@ run_nvme() {
 	say "INFO params $g module=nvme controller=$ctrl namespace=$ns serial=$serial"
 	$T nvmeid "$g" "/dev/$ctrl"
 	$T disk "$g" "/dev/$ns"
+	[ "$g" != nvme_awupf7 ] && qualify_case "$g" "$ns"
 	ng=ng${ns#nvme}
 	if [ -c "/dev/$ng" ]; then
 		$T chardev "$g" "/dev/$ng"
 	else
 		say "SKIP $g.$ng.json: /dev/$ng does not exist"
+		ng=
+	fi
+	if [ -x /awr/guest-devices ]; then
+		relay "$g" devices /awr/guest-devices --nvme "/dev/$ns" ${ng:+--ng "/dev/$ng"} --awr "$AWR"
 	fi
 	run_parts "$g" "$ns"
 }
@@ -138,12 +224,13 @@ if [ "$1" = --list ]; then
 fi
 groups=${*:-$GROUPS_ALL}
 for g in $groups; do
-	say "INFO group $g"
+	say "INFO group $g uptime=$(cut -d' ' -f1 /proc/uptime)"
 	case "$g" in
 	sd_*) run_sd "$g" ;;
 	nvme_*) run_nvme "$g" ;;
 	*) say "FAIL $g: unknown group (known: $GROUPS_ALL)" ;;
 	esac
 done
+say "INFO end uptime=$(cut -d' ' -f1 /proc/uptime)"
 [ -d /sys/module/scsi_debug ] && rmmod scsi_debug
 exit 0

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+/* Output of a device view (NVMe identify / SCSI VPD and derived limits), text and JSON. */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "awr.h"
+
+static struct json_object *u64_if(bool have, uint64_t v)
+{
+	return have ? out_u64(v) : NULL;
+}
+
+static struct json_object *limits_json(const struct awr_device_limits *l)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "supported", json_object_new_boolean(l->supported));
+	json_object_object_add(o, "unit_min", out_u64(l->unit_min));
+	json_object_object_add(o, "unit_max", out_u64(l->unit_max));
+	json_object_object_add(o, "max_bytes", out_u64(l->max_bytes));
+	json_object_object_add(o, "boundary", out_u64(l->boundary));
+	json_object_object_add(o, "block_caps_applied", json_object_new_boolean(l->capped));
+	json_object_object_add(o, "hw_max", out_u64(l->hw_max));
+	json_object_object_add(o, "hw_unit_min", out_u64(l->hw_unit_min));
+	json_object_object_add(o, "hw_unit_max", out_u64(l->hw_unit_max));
+	json_object_object_add(o, "hw_boundary", out_u64(l->hw_boundary));
+	return o;
+}
+
+static struct json_object *nvme_json(const struct awr_device *d)
+{
+	const struct awr_nvme_id *n = awr_device_nvme(d);
+	const struct awr_device_limits *alt = awr_device_derived_alt(d);
+	struct json_object *o = json_object_new_object();
+	bool c = n->have_ctrl, s = n->have_ns;
+
+	json_object_object_add(o, "device", json_object_new_string(awr_device_name(d)));
+	json_object_object_add(o, "awun", u64_if(c, n->awun));
+	json_object_object_add(o, "awupf", u64_if(c, n->awupf));
+	json_object_object_add(o, "acwu", u64_if(c, n->acwu));
+	json_object_object_add(o, "mdts", u64_if(c, n->mdts));
+	json_object_object_add(o, "nsid", u64_if(s && n->nsid, n->nsid));
+	json_object_object_add(o, "nsfeat", u64_if(s, n->nsfeat));
+	json_object_object_add(o, "nlbaf", u64_if(s, n->nlbaf));
+	json_object_object_add(o, "flbas", u64_if(s, n->flbas));
+	json_object_object_add(o, "lba_format", u64_if(s, n->lbaf_index));
+	json_object_object_add(o, "nawun", u64_if(s, n->nawun));
+	json_object_object_add(o, "nawupf", u64_if(s, n->nawupf));
+	json_object_object_add(o, "nacwu", u64_if(s, n->nacwu));
+	json_object_object_add(o, "nabsn", u64_if(s, n->nabsn));
+	json_object_object_add(o, "nabo", u64_if(s, n->nabo));
+	json_object_object_add(o, "nabspf", u64_if(s, n->nabspf));
+	json_object_object_add(o, "noiob", u64_if(s, n->noiob));
+	json_object_object_add(o, "lba_size", u64_if(s, n->lba_size));
+	json_object_object_add(o, "metadata_size", u64_if(s, n->lba_ms));
+	json_object_object_add(o, "dn", n->have_dn ? json_object_new_boolean(n->dn) : NULL);
+	json_object_object_add(o, "derived", s ? limits_json(awr_device_derived(d)) : NULL);
+	json_object_object_add(o, "derived_without_awupf", alt ? limits_json(alt) : NULL);
+	return o;
+}
+
+static struct json_object *scsi_json(const struct awr_device *d)
+{
+	const struct awr_scsi_id *s = awr_device_scsi(d);
+	struct json_object *o = json_object_new_object();
+	bool v = s->have_vpd, a = s->vpd_has_atomic;
+
+	json_object_object_add(o, "device", json_object_new_string(awr_device_name(d)));
+	json_object_object_add(o, "vpd_page_length", u64_if(v, s->vpd_page_length));
+	json_object_object_add(o, "max_transfer_length", u64_if(v, s->max_transfer_length));
+	json_object_object_add(o, "max_atomic_transfer_length", u64_if(a, s->max_atomic_transfer_length));
+	json_object_object_add(o, "atomic_alignment", u64_if(a, s->atomic_alignment));
+	json_object_object_add(o, "atomic_granularity", u64_if(a, s->atomic_granularity));
+	json_object_object_add(o, "max_atomic_transfer_length_with_boundary",
+			       u64_if(a, s->max_atomic_transfer_length_with_boundary));
+	json_object_object_add(o, "max_atomic_boundary_size", u64_if(a, s->max_atomic_boundary_size));
+	json_object_object_add(o, "write_atomic16_supported",
+			       s->write_atomic16 < 0 ? NULL : json_object_new_boolean(s->write_atomic16));
+	json_object_object_add(o, "logical_block_size", u64_if(s->logical_block_size, s->logical_block_size));
+	json_object_object_add(o, "physical_block_size", u64_if(s->physical_block_size, s->physical_block_size));
+	json_object_object_add(o, "protection_type",
+			       u64_if(s->have_capacity, s->prot_en ? s->p_type + 1U : 0));
+	json_object_object_add(o, "derived", s->logical_block_size ? limits_json(awr_device_derived(d)) : NULL);
+	return o;
+}
+
+void device_add_json(struct json_object *o, const struct awr_device *d)
+{
+	bool nvme = d && awr_device_type(d) == AWR_DEVICE_NVME;
+	bool scsi = d && awr_device_type(d) == AWR_DEVICE_SCSI;
+
+	json_object_object_add(o, "nvme", nvme ? nvme_json(d) : NULL);
+	json_object_object_add(o, "scsi", scsi ? scsi_json(d) : NULL);
+}
+
+static void print_limits(const char *label, const struct awr_device_limits *l)
+{
+	char a[32], b[32], c[32], e[32];
+
+	if (!l->supported) {
+		printf("  %-14s atomic writes off\n", label);
+		return;
+	}
+	printf("  %-14s unit_min %s, unit_max %s, max_bytes %s, boundary %s%s\n", label,
+	       out_size(l->unit_min, a, sizeof(a)), out_size(l->unit_max, b, sizeof(b)),
+	       out_size(l->max_bytes, c, sizeof(c)), out_size(l->boundary, e, sizeof(e)),
+	       l->capped ? "" : " (block layer caps not applied)");
+}
+
+static void nvme_print(const struct awr_device *d)
+{
+	const struct awr_nvme_id *n = awr_device_nvme(d);
+	const struct awr_device_limits *alt = awr_device_derived_alt(d);
+
+	if (n->have_ctrl)
+		printf("  %-14s AWUN %u, AWUPF %u, ACWU %u (0's based blocks), MDTS %u\n", "controller",
+		       n->awun, n->awupf, n->acwu, n->mdts);
+	if (n->have_dn)
+		printf("  %-14s DN %u\n", "feature 0Ah", n->dn);
+	if (!n->have_ns)
+		return;
+	printf("  %-14s NSFEAT 0x%02x (atomic fields %s), NAWUN %u, NAWUPF %u, NACWU %u\n", "namespace",
+	       n->nsfeat, (n->nsfeat & 2) ? "valid" : "not valid", n->nawun, n->nawupf, n->nacwu);
+	printf("  %-14s NABSN %u, NABO %u, NABSPF %u, NOIOB %u\n", "", n->nabsn, n->nabo, n->nabspf, n->noiob);
+	printf("  %-14s LBA format %u of %u: %" PRIu32 " bytes, %u metadata\n", "", n->lbaf_index,
+	       n->nlbaf + 1U, n->lba_size, n->lba_ms);
+	print_limits("derived", awr_device_derived(d));
+	if (alt)
+		print_limits("without AWUPF", alt);
+}
+
+static void scsi_print(const struct awr_device *d)
+{
+	const struct awr_scsi_id *s = awr_device_scsi(d);
+
+	if (s->have_vpd)
+		printf("  %-14s page length 0x%02x, max atomic transfer %" PRIu32 ", alignment %" PRIu32 ", granularity %" PRIu32 ", with boundary %" PRIu32 ", max boundary %" PRIu32 " (blocks)\n",
+		       "block limits", s->vpd_page_length, s->max_atomic_transfer_length,
+		       s->atomic_alignment, s->atomic_granularity,
+		       s->max_atomic_transfer_length_with_boundary, s->max_atomic_boundary_size);
+	printf("  %-14s logical %" PRIu32 ", physical %" PRIu32 " bytes", "block size",
+	       s->logical_block_size, s->physical_block_size);
+	if (s->have_capacity)
+		printf(", protection type %u", s->prot_en ? s->p_type + 1U : 0);
+	printf("\n  %-14s %s\n", "WRITE ATOMIC16", s->write_atomic16 < 0 ? "unknown" :
+	       s->write_atomic16 ? "supported" : "not supported");
+	if (s->logical_block_size)
+		print_limits("derived", awr_device_derived(d));
+}
+
+void device_print(const struct awr_device *d)
+{
+	const char *name = awr_device_name(d);
+
+	printf("device%s%s%s: %s\n", *name ? " (" : "", name, *name ? ")" : "",
+	       awr_device_type(d) == AWR_DEVICE_NVME ? "NVMe" : "SCSI");
+	if (awr_device_type(d) == AWR_DEVICE_NVME)
+		nvme_print(d);
+	else
+		scsi_print(d);
+}
+
+const char *device_severity_name(enum awr_severity s)
+{
+	return s == AWR_SEV_ERROR ? "error" : s == AWR_SEV_WARN ? "warn" : "info";
+}
+
+struct json_object *finding_json(const struct awr_finding *f)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "id", json_object_new_string(f->id));
+	json_object_object_add(o, "severity", json_object_new_string(device_severity_name(f->severity)));
+	json_object_object_add(o, "message", json_object_new_string(f->message));
+	return o;
+}
+
+struct json_object *device_findings_json(const struct awr_device *d)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (unsigned int i = 0; i < awr_device_nr_findings(d); i++)
+		json_object_array_add(a, finding_json(awr_device_finding(d, i)));
+	return a;
+}

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The passthrough engines of awr write (--engine nvme|scsi): open the device
+ * handle, guard its block disk like any target, write, and read back through
+ * the block disk with O_DIRECT.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "awr.h"
+
+struct pt_target {
+	struct awr_nvme *nvme;
+	struct awr_scsi *scsi;
+	int read_fd;		/* the block disk, O_DIRECT, for read-back; -1 none */
+};
+
+static const struct awr_device *pt_device(const struct pt_target *t)
+{
+	return t->nvme ? awr_nvme_device(t->nvme) : awr_scsi_device(t->scsi);
+}
+
+static int pt_guard(struct pt_target *t, const char *path, bool force)
+{
+	const char *disk = awr_device_disk(pt_device(t));
+	char node[128];
+	int ret = guard_target(path, force);
+
+	if (ret || !*disk)
+		return ret;
+	snprintf(node, sizeof(node), "/dev/%s", disk);
+	ret = strcmp(node, path) ? guard_target(node, force) : 0;
+	if (!ret)
+		t->read_fd = open(node, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	return ret;
+}
+
+int pt_open(const char *engine, const char *path, bool force, struct pt_target **out)
+{
+	struct pt_target *t = calloc(1, sizeof(*t));
+	bool nvme = !strcmp(engine, "nvme");
+	int ret;
+
+	if (!t)
+		return -ENOMEM;
+	t->read_fd = -1;
+	ret = nvme ? awr_nvme_open(path, 0, &t->nvme) : awr_scsi_open(path, 0, &t->scsi);
+	if (ret == -ENODEV)
+		out_error("%s is not an %s device%s", path, nvme ? "NVMe namespace" : "SCSI",
+			  nvme ? " (use /dev/ngXnY or /dev/nvmeXnY)" : " (use /dev/sgN or /dev/sdX)");
+	else if (ret)
+		out_error("cannot open %s for %s passthrough: %s", path, engine, strerror(-ret));
+	if (!ret)
+		ret = pt_guard(t, path, force);
+	if (ret) {
+		pt_close(t);
+		return ret;
+	}
+	*out = t;
+	return 0;
+}
+
+ssize_t pt_write(struct pt_target *t, const void *buf, size_t len, uint64_t off, bool fua,
+		 struct awr_verdict *v)
+{
+	unsigned int flags = fua ? AWR_PT_FUA : 0;
+
+	if (t->nvme)
+		return awr_nvme_write(t->nvme, buf, len, off, flags, v);
+	return awr_scsi_write(t->scsi, buf, len, off, 0, flags, v);
+}
+
+int pt_read_fd(const struct pt_target *t)
+{
+	return t->read_fd;
+}
+
+void pt_close(struct pt_target *t)
+{
+	if (!t)
+		return;
+	awr_nvme_close(t->nvme);
+	awr_scsi_close(t->scsi);
+	if (t->read_fd >= 0)
+		close(t->read_fd);
+	free(t);
+}

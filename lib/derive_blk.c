@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The block layer's part (block/blk-settings.c, 6.11+): validate the limits a
+ * driver sets, then cap them by what one bio is guaranteed to carry
+ * (max_segments, max_hw_sectors). Pure functions on values.
+ */
+#include <inttypes.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "device.h"
+
+#define BIO_MAX_VECS	256
+
+static const char *blk_reject(const struct awr_device_limits *l)
+{
+	if (!l->hw_max)
+		return "the driver set no atomic write maximum";
+	if (!awr_is_pow2(l->hw_unit_min))
+		return "the minimum unit is not a power of two";
+	if (!awr_is_pow2(l->hw_unit_max))
+		return "the maximum unit is not a power of two";
+	if (l->hw_unit_min > l->hw_unit_max)
+		return "the minimum unit exceeds the maximum unit";
+	if (l->hw_unit_max > l->hw_max)
+		return "the maximum unit exceeds the device maximum";
+	if (l->hw_boundary && !awr_is_pow2(l->hw_boundary))
+		return "the boundary is not a power of two";
+	if (l->hw_boundary && l->hw_boundary < l->hw_max)
+		return "the boundary is smaller than the device maximum";
+	return NULL;
+}
+
+/* Bytes one bio is guaranteed to hold: the first and last segment may be a block only. */
+static uint64_t guaranteed_bio(uint32_t max_segments, uint32_t lbs, uint32_t page)
+{
+	uint64_t segs = max_segments < BIO_MAX_VECS ? max_segments : BIO_MAX_VECS;
+	uint64_t len = (segs < 2 ? segs : 2) * lbs;
+
+	return segs > 2 ? len + (segs - 2) * page : len;
+}
+
+static uint32_t min_u32(uint64_t a, uint64_t b)
+{
+	return (uint32_t)(a < b ? a : b);
+}
+
+/* Returns NULL, or why the block layer turns atomic writes off (all limits 0). */
+const char *awr__blk_finish(struct awr_device_limits *l, const struct awr_queue_caps *caps,
+			    uint32_t lbs)
+{
+	const char *why = blk_reject(l);
+	uint32_t page;
+	uint64_t limit, hw_bytes, bio;
+
+	l->supported = false;
+	l->unit_min = l->unit_max = l->max_bytes = l->boundary = 0;
+	l->capped = caps && caps->max_segments && caps->max_hw_bytes;
+	if (why)
+		return why;
+	l->supported = true;
+	l->boundary = l->hw_boundary;
+	if (!l->capped) {
+		l->unit_min = l->hw_unit_min;
+		l->unit_max = l->hw_unit_max;
+		l->max_bytes = l->hw_max;
+		return NULL;
+	}
+	page = caps->page_size ? caps->page_size : (uint32_t)sysconf(_SC_PAGESIZE);
+	hw_bytes = caps->max_hw_bytes & ~511ULL;
+	bio = guaranteed_bio(caps->max_segments, lbs, page);
+	limit = awr__pow2_down(hw_bytes < bio ? hw_bytes : bio);
+	l->max_bytes = min_u32(l->hw_max, hw_bytes);
+	l->unit_min = min_u32(l->hw_unit_min, limit);
+	l->unit_max = min_u32(l->hw_unit_max, limit);
+	return NULL;
+}
+
+/* Findings about the block layer's part, shared by NVMe and SCSI. */
+void awr__blk_findings(struct awr_device *d, const struct awr_device_limits *l, uint32_t lbs)
+{
+	const struct awr_queue_caps *c = &d->caps;
+	const char *why;
+	struct awr_device_limits tmp = *l;
+
+	if (!l->hw_max)
+		return;
+	why = awr__blk_finish(&tmp, NULL, lbs);
+	if (why) {
+		awr__dev_finding(d, "block_layer_rejects", AWR_SEV_ERROR,
+				 "the block layer turns atomic writes off: %s (unit %" PRIu32 "..%" PRIu32 ", max %" PRIu32 ", boundary %" PRIu32 " bytes)",
+				 why, l->hw_unit_min, l->hw_unit_max, l->hw_max, l->hw_boundary);
+		return;
+	}
+	if (!l->capped) {
+		awr__dev_finding(d, "block_caps_unknown", AWR_SEV_INFO,
+				 "max_segments and max_hw_sectors are not known here, so the block layer's caps are not applied: the derived limits are the driver's");
+		return;
+	}
+	if (l->unit_max < l->hw_unit_max)
+		awr__dev_finding(d, "block_caps_unit_max", AWR_SEV_INFO,
+				 "the block layer caps unit_max from %" PRIu32 " to %" PRIu32 " bytes (max_segments %" PRIu32 ", max_hw_sectors %" PRIu64 " bytes)",
+				 l->hw_unit_max, l->unit_max, c->max_segments, c->max_hw_bytes);
+	if (l->max_bytes < l->hw_max)
+		awr__dev_finding(d, "block_caps_max_bytes", AWR_SEV_INFO,
+				 "the block layer caps max_bytes from %" PRIu32 " to %" PRIu32 " bytes (max_hw_sectors)",
+				 l->hw_max, l->max_bytes);
+}

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What Linux derives from NVMe identify data (drivers/nvme/host/core.c,
+ * nvme_configure_atomic_write), and findings for each case that disables or
+ * narrows atomic writes. Pure functions: no I/O.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "device.h"
+
+#define NSFEAT_NSABP	(1U << 1)	/* NAWUN/NAWUPF/NACWU valid */
+
+static bool ns_atomics(const struct awr_nvme_id *id)
+{
+	return (id->nsfeat & NSFEAT_NSABP) && id->nawupf;
+}
+
+/* The driver's atomic_bs in 64 bits (the kernel computes it in 32). */
+static uint64_t atomic_bs64(const struct awr_nvme_id *id, unsigned int flags)
+{
+	uint64_t bs = id->lba_size;
+
+	if (ns_atomics(id))
+		return (id->nawupf + 1ULL) * bs;
+	if (flags & AWR_NVME_IGNORE_AWUPF)
+		return bs;
+	return (id->awupf + 1ULL) * bs;
+}
+
+int awr_nvme_derive(const struct awr_nvme_id *id, unsigned int flags,
+		    const struct awr_queue_caps *caps, struct awr_device_limits *out)
+{
+	uint32_t bs, atomic_bs;
+
+	if (!id || !out)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	if (!id->have_ns || !id->lba_size)
+		return -EINVAL;
+	if (!ns_atomics(id) && !(flags & AWR_NVME_IGNORE_AWUPF) && !id->have_ctrl)
+		return -ENODATA;
+	bs = id->lba_size;
+	if (id->nabo) {
+		/* no atomic limits set: the block layer keeps atomics off */
+		awr__blk_finish(out, caps, bs);
+		return 0;
+	}
+	atomic_bs = (uint32_t)atomic_bs64(id, flags);
+	out->hw_max = atomic_bs;
+	out->hw_unit_min = bs;
+	out->hw_unit_max = (uint32_t)awr__pow2_down(atomic_bs);
+	if (ns_atomics(id) && id->nabspf)
+		out->hw_boundary = (uint32_t)((uint64_t)(id->nabspf + 1ULL) * bs);
+	awr__blk_finish(out, caps, bs);
+	return 0;
+}
+
+static void spec_relations(struct awr_device *d, const struct awr_nvme_id *id)
+{
+	bool ns = id->have_ns && (id->nsfeat & NSFEAT_NSABP);
+
+	if (id->have_ctrl && id->awun != 0xffff && id->awupf > id->awun)
+		awr__dev_finding(d, "nvme_spec_awupf_above_awun", AWR_SEV_WARN,
+				 "AWUPF %u exceeds AWUN %u: the specification requires AWUPF <= AWUN",
+				 id->awupf, id->awun);
+	if (!ns)
+		return;
+	if (id->have_ctrl && id->awun != 0xffff && id->nawun < id->awun)
+		awr__dev_finding(d, "nvme_spec_nawun_below_awun", AWR_SEV_WARN,
+				 "NAWUN %u is below AWUN %u: the specification requires NAWUN >= AWUN",
+				 id->nawun, id->awun);
+	if (id->have_ctrl && id->nawupf && id->nawupf < id->awupf)
+		awr__dev_finding(d, "nvme_spec_nawupf_below_awupf", AWR_SEV_WARN,
+				 "NAWUPF %u is below AWUPF %u: the specification requires AWUPF <= NAWUPF",
+				 id->nawupf, id->awupf);
+	if (id->nawupf > id->nawun)
+		awr__dev_finding(d, "nvme_spec_nawupf_above_nawun", AWR_SEV_WARN,
+				 "NAWUPF %u exceeds NAWUN %u: the specification requires NAWUPF <= NAWUN",
+				 id->nawupf, id->nawun);
+	if (id->nabsn && id->nabsn < id->nawun)
+		awr__dev_finding(d, "nvme_spec_nabsn_below_nawun", AWR_SEV_WARN,
+				 "NABSN %u is below NAWUN %u: the specification requires NABSN >= NAWUN",
+				 id->nabsn, id->nawun);
+	if (id->nabspf && id->nabspf < id->nawupf)
+		awr__dev_finding(d, "nvme_spec_nabspf_below_nawupf", AWR_SEV_WARN,
+				 "NABSPF %u is below NAWUPF %u: the specification requires NABSPF >= NAWUPF",
+				 id->nabspf, id->nawupf);
+	if ((id->nabsn && id->nabo > id->nabsn) || (id->nabspf && id->nabo > id->nabspf))
+		awr__dev_finding(d, "nvme_spec_nabo_beyond_boundary", AWR_SEV_WARN,
+				 "NABO %u exceeds NABSN %u or NABSPF %u: the specification requires NABO <= both",
+				 id->nabo, id->nabsn, id->nabspf);
+}
+
+static void normal_vs_power_fail(struct awr_device *d, const struct awr_nvme_id *id)
+{
+	uint64_t bs = id->lba_size ? id->lba_size : 0;
+	bool ns = id->have_ns && (id->nsfeat & NSFEAT_NSABP);
+
+	if (id->have_ctrl && id->awun != 0xffff && id->awun > id->awupf)
+		awr__dev_finding(d, "nvme_awun_above_awupf", AWR_SEV_INFO,
+				 "AWUN %u exceeds AWUPF %u: writes up to %u blocks are atomic against other commands, but only %u blocks (%" PRIu64 " bytes) survive a power failure, and Linux uses the power-fail value",
+				 id->awun, id->awupf, id->awun + 1, id->awupf + 1, (id->awupf + 1) * bs);
+	if (ns && id->nawun > id->nawupf)
+		awr__dev_finding(d, "nvme_nawun_above_nawupf", AWR_SEV_INFO,
+				 "NAWUN %u exceeds NAWUPF %u: only %u blocks (%" PRIu64 " bytes) survive a power failure; Linux uses NAWUPF",
+				 id->nawun, id->nawupf, id->nawupf + 1, (id->nawupf + 1) * bs);
+	if (id->have_dn && id->dn)
+		awr__dev_finding(d, "nvme_dn_set", AWR_SEV_INFO,
+				 "Write Atomicity Normal (feature 0Ah) has DN set: only AWUPF/NAWUPF are honoured, AWUN/NAWUN give no guarantee");
+}
+
+static void namespace_findings(struct awr_device *d, const struct awr_nvme_id *id)
+{
+	uint64_t bs = id->lba_size;
+
+	if ((id->flbas & 0x60) && id->nlbaf < 16)
+		awr__dev_finding(d, "nvme_flbas_high_bits", AWR_SEV_WARN,
+				 "FLBAS 0x%02x has the format index high bits set although NLBAF is %u (< 16)",
+				 id->flbas, id->nlbaf);
+	if (id->nabo) {
+		awr__dev_finding(d, "nvme_nabo_nonzero", AWR_SEV_ERROR,
+				 "NABO is %u: Linux does not support an atomic boundary offset and turns atomic writes off",
+				 id->nabo);
+		return;
+	}
+	if (!(id->nsfeat & NSFEAT_NSABP))
+		awr__dev_finding(d, "nvme_nsabp_clear", AWR_SEV_INFO,
+				 "NSFEAT bit 1 is clear (NSFEAT 0x%02x): the namespace atomic fields are not valid, so the controller's AWUPF %u (%" PRIu64 " bytes) applies",
+				 id->nsfeat, id->awupf, (id->awupf + 1) * bs);
+	else if (!id->nawupf)
+		awr__dev_finding(d, "nvme_nawupf_zero", AWR_SEV_INFO,
+				 "NSFEAT bit 1 is set but NAWUPF is 0: Linux falls back to the controller's AWUPF %u (%" PRIu64 " bytes)",
+				 id->awupf, (id->awupf + 1) * bs);
+	if (ns_atomics(id) && id->nabspf && !awr_is_pow2((uint64_t)(id->nabspf + 1) * bs))
+		awr__dev_finding(d, "nvme_boundary_not_pow2", AWR_SEV_ERROR,
+				 "the power-fail boundary NABSPF %u is %" PRIu64 " bytes, not a power of two: the block layer turns atomic writes off",
+				 id->nabspf, (uint64_t)(id->nabspf + 1ULL) * bs);
+	if (atomic_bs64(id, 0) > UINT32_MAX)
+		awr__dev_finding(d, "nvme_atomic_overflow", AWR_SEV_WARN,
+				 "the atomic unit is %" PRIu64 " bytes, more than Linux's 32-bit limit holds",
+				 atomic_bs64(id, 0));
+}
+
+static void awupf_interpretations(struct awr_device *d)
+{
+	const struct awr_nvme_id *id = &d->nvme;
+
+	if (!d->have_alt || d->alt.unit_max == d->derived.unit_max)
+		return;
+	awr__dev_finding(d, "nvme_awupf_ignored", AWR_SEV_WARN,
+			 "kernels with \"nvme: stop using AWUPF\" ignore the controller's AWUPF %u: there atomic writes are %" PRIu32 "..%" PRIu32 " bytes instead of %" PRIu32 "..%" PRIu32,
+			 id->awupf, d->alt.unit_min, d->alt.unit_max, d->derived.unit_min, d->derived.unit_max);
+}
+
+void awr__nvme_findings(struct awr_device *d)
+{
+	const struct awr_nvme_id *id = &d->nvme;
+
+	spec_relations(d, id);
+	normal_vs_power_fail(d, id);
+	if (!id->have_ns) {
+		awr__dev_finding(d, "nvme_no_namespace", AWR_SEV_WARN,
+				 "no Identify Namespace data: the limits Linux derives need the namespace's block size and atomic fields");
+		return;
+	}
+	namespace_findings(d, id);
+	if (!ns_atomics(id) && !id->have_ctrl)
+		awr__dev_finding(d, "nvme_no_controller", AWR_SEV_WARN,
+				 "the namespace gives no NAWUPF and no Identify Controller data is present: AWUPF is needed to derive the limits");
+	awupf_interpretations(d);
+	awr__blk_findings(d, &d->derived, id->lba_size);
+	if (d->derived.supported && d->derived.unit_max == id->lba_size)
+		awr__dev_finding(d, "nvme_single_block", AWR_SEV_INFO,
+				 "only single-block (%" PRIu32 " bytes) writes are atomic", id->lba_size);
+}

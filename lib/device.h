@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/* Private declarations of the device views (NVMe / SCSI) and passthrough writes. */
+#ifndef AWR_DEVICE_H
+#define AWR_DEVICE_H
+
+#include <string.h>
+
+#include "private.h"
+
+struct awr_device {
+	enum awr_device_type type;
+	char name[64];			/* device node the data came from */
+	char disk[64];			/* block disk whose sysfs gave the caps, or "" */
+	struct awr_nvme_id nvme;
+	struct awr_scsi_id scsi;
+	struct awr_queue_caps caps;
+	struct awr_device_limits derived;
+	struct awr_device_limits alt;
+	bool have_alt;
+	unsigned int nr_findings;
+	struct awr_finding findings[AWR_MAX_FINDINGS];
+};
+
+/* Where a path's device data is read from. */
+enum awr_devnode_kind {
+	AWR_NODE_NONE = 0,
+	AWR_NODE_NVME_NS,		/* /dev/nvmeXnY (block) or /dev/ngXnY (char) */
+	AWR_NODE_NVME_CTRL,		/* /dev/nvmeX: controller only */
+	AWR_NODE_SCSI,			/* /dev/sdX or /dev/sgN */
+};
+
+struct awr_devnode {
+	enum awr_devnode_kind kind;
+	char node[80];			/* "/dev/nvme0n1", "/dev/ng0n1", "/dev/sg0" */
+	char disk[64];			/* block disk for sysfs caps, "" when none */
+	char generic[64];		/* "ng0n1" / "sg0" when known */
+};
+
+/* dst = a followed by b, cut to fit @len (no format-truncation warnings). */
+static inline void awr__strjoin(char *dst, size_t len, const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+
+	if (na > len - 1)
+		na = len - 1;
+	if (nb > len - 1 - na)
+		nb = len - 1 - na;
+
+	memcpy(dst, a, na);
+	memcpy(dst + na, b, nb);
+	dst[na + nb] = '\0';
+}
+
+/* little/big endian field access with bounds known by the caller */
+static inline uint16_t awr__le16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t awr__be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline uint64_t awr__be64(const uint8_t *p)
+{
+	return (uint64_t)awr__be32(p) << 32 | awr__be32(p + 4);
+}
+
+static inline uint64_t awr__pow2_down(uint64_t v)
+{
+	return v ? 1ULL << (63 - __builtin_clzll(v)) : 0;
+}
+
+/* device.c */
+void awr__dev_finding(struct awr_device *d, const char *id, enum awr_severity sev,
+		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* derive_blk.c: the block layer's validation and caps on the driver's hw limits */
+const char *awr__blk_finish(struct awr_device_limits *l, const struct awr_queue_caps *caps,
+			    uint32_t lbs);
+void awr__blk_findings(struct awr_device *d, const struct awr_device_limits *l, uint32_t lbs);
+
+/* derive_nvme.c / derive_scsi.c: findings from decoded data */
+void awr__nvme_findings(struct awr_device *d);
+void awr__scsi_findings(struct awr_device *d);
+
+/* scsi_decode.c */
+int awr__scsi_decode_readcap16(const uint8_t *buf, size_t len, struct awr_scsi_id *id);
+int awr__scsi_decode_rsoc(const uint8_t *buf, size_t len, struct awr_scsi_id *id);
+
+/* device.c */
+struct awr_device *awr__device_new(enum awr_device_type type);
+void awr__device_derive(struct awr_device *d);
+int awr__caps_from_sysfs(const char *disk, struct awr_queue_caps *caps);
+
+/* devnode.c: map a path or device number to the node to query */
+int awr__devnode_from_mode(uint32_t mode, uint32_t maj, uint32_t min, const char *path,
+			   struct awr_devnode *out);
+int awr__devnode_from_disk(const char *disk, struct awr_devnode *out);
+
+/* nvme_dev.c / scsi_dev.c: device I/O */
+int awr__nvme_read(int fd, bool want_ns, struct awr_nvme_id *id, char *err, size_t errlen);
+int awr__scsi_read(int fd, struct awr_scsi_id *id, char *err, size_t errlen);
+int awr__device_read(const struct awr_devnode *n, struct awr_device **out, char *err,
+		     size_t errlen);
+
+/* scsi_pt.c: one CDB through sg_pt; sense decoded into @msg on CHECK CONDITION */
+int awr__scsi_cdb(int fd, const uint8_t *cdb, int cdb_len, void *buf, int len, bool data_out,
+		  int *resid, char *msg, size_t msglen);
+
+/* passthru.c */
+int awr__pt_verdict(struct awr_verdict *v, enum awr_rule rule, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int awr__pt_node(const char *path, struct awr_devnode *n);
+int awr__pt_check_blocks(size_t len, uint64_t offset, uint32_t bs, uint64_t nr_blocks,
+			 struct awr_verdict *v);
+
+/* device_probe.c */
+void awr__probe_device(struct awr_probe *p, unsigned int flags);
+
+#endif /* AWR_DEVICE_H */

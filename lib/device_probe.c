@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The probe's device view: for a path on an NVMe or SCSI device, read the
+ * device's own data, then compare the limits derived from it with sysfs.
+ * Device I/O failures become findings, never probe errors.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "device.h"
+
+static bool same_as_sysfs(const struct awr_device_limits *l, const struct awr_sysfs_view *y)
+{
+	return l->unit_min == y->unit_min && l->unit_max == y->unit_max &&
+	       l->max_bytes == y->max_bytes && l->boundary == y->boundary;
+}
+
+static void compare_sysfs(struct awr_probe *p, const struct awr_device *d)
+{
+	const struct awr_sysfs_view *y = &p->sysfs;
+	const struct awr_device_limits *l = &d->derived;
+
+	if (!p->have_sysfs || !y->has_atomic_attrs || strcmp(y->disk, d->disk) ||
+	    (d->type == AWR_DEVICE_NVME && !d->nvme.have_ns) ||
+	    (d->type == AWR_DEVICE_SCSI && !d->scsi.logical_block_size))
+		return;
+	if (same_as_sysfs(l, y))
+		return;
+	if (d->have_alt && same_as_sysfs(&d->alt, y)) {
+		awr__add_finding(p, "nvme_kernel_ignores_awupf", AWR_SEV_WARN,
+				 "sysfs of %s matches the limits without AWUPF (%" PRIu32 "..%" PRIu32 " bytes): this kernel ignores the controller's AWUPF %u",
+				 y->disk, y->unit_min, y->unit_max, d->nvme.awupf);
+		return;
+	}
+	awr__add_finding(p, "device_sysfs_mismatch", AWR_SEV_WARN,
+			 "the device's data gives unit_min %" PRIu32 ", unit_max %" PRIu32 ", max_bytes %" PRIu32 ", boundary %" PRIu32 " the kernel's way, but sysfs of %s says %" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu32,
+			 l->unit_min, l->unit_max, l->max_bytes, l->boundary, y->disk,
+			 y->unit_min, y->unit_max, y->max_bytes, y->boundary);
+}
+
+/* A char device (/dev/sgN, /dev/ngXnY) shows the sysfs view of its block disk. */
+static void sysfs_of_disk(struct awr_probe *p, const char *disk)
+{
+	char dir[PATH_MAX], buf[32];
+	unsigned int maj, min;
+	ssize_t n;
+	int fd;
+
+	if (p->have_sysfs || !disk[0])
+		return;
+	snprintf(dir, sizeof(dir), "%s/block/%s/dev", awr__sysfs_root(), disk);
+	fd = open(dir, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	if (sscanf(buf, "%u:%u", &maj, &min) == 2)
+		p->have_sysfs = !awr_sysfs_lookup(maj, min, &p->sysfs);
+}
+
+static int find_node(const struct awr_probe *p, struct awr_devnode *n)
+{
+	const struct awr_statx_view *s = &p->statx;
+
+	if (S_ISCHR(s->mode))
+		return awr__devnode_from_mode(s->mode, s->rdev_major, s->rdev_minor,
+					      p->path[0] ? p->path : NULL, n);
+	if (!p->have_sysfs)
+		return -ENODEV;
+	return awr__devnode_from_disk(p->sysfs.disk, n);
+}
+
+void awr__probe_device(struct awr_probe *p, unsigned int flags)
+{
+	struct awr_devnode n;
+	char err[256] = "";
+	int ret;
+
+	if ((flags & AWR_PROBE_NO_DEVICE) || !p->have_statx)
+		return;
+	if (find_node(p, &n))
+		return;		/* not on NVMe or SCSI (loop, dm, md, network ...) */
+	if (S_ISCHR(p->statx.mode))
+		sysfs_of_disk(p, n.disk);
+	ret = awr__device_read(&n, &p->device, err, sizeof(err));
+	if (ret) {
+		awr__add_finding(p, "device_query_failed", AWR_SEV_WARN,
+				 "the %s data of %s could not be read: %s",
+				 n.kind == AWR_NODE_SCSI ? "SCSI VPD" : "NVMe identify", n.node,
+				 err[0] ? err : strerror(-ret));
+		return;
+	}
+	for (unsigned int i = 0; i < p->device->nr_findings; i++) {
+		const struct awr_finding *f = &p->device->findings[i];
+
+		awr__add_finding(p, f->id, f->severity, "%s", f->message);
+	}
+	compare_sysfs(p, p->device);
+}
+
+const struct awr_device *awr_probe_device(const struct awr_probe *p)
+{
+	return p->device;
+}

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+/*
+ * NVMe Identify Controller / Namespace decoding from the raw little-endian
+ * pages (NVMe Base Specification, Identify CNS 01h and 00h). Every read is
+ * within the length checked on entry.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "device.h"
+
+#define CTRL_MDTS	77
+#define CTRL_AWUN	526
+#define CTRL_AWUPF	528
+#define CTRL_ACWU	532
+#define CTRL_MIN_LEN	(CTRL_ACWU + 2)
+
+#define NS_NSFEAT	24
+#define NS_NLBAF	25
+#define NS_FLBAS	26
+#define NS_NAWUN	34
+#define NS_NAWUPF	36
+#define NS_NACWU	38
+#define NS_NABSN	40
+#define NS_NABO		42
+#define NS_NABSPF	44
+#define NS_NOIOB	46
+#define NS_LBAF		128
+#define NS_NR_LBAF	64
+
+int awr_nvme_decode_ctrl(const void *buf, size_t len, struct awr_nvme_id *id)
+{
+	const uint8_t *b = buf;
+
+	if (!buf || !id)
+		return -EINVAL;
+	if (len < CTRL_MIN_LEN)
+		return -EMSGSIZE;
+	id->mdts = b[CTRL_MDTS];
+	id->awun = awr__le16(b + CTRL_AWUN);
+	id->awupf = awr__le16(b + CTRL_AWUPF);
+	id->acwu = awr__le16(b + CTRL_ACWU);
+	id->have_ctrl = true;
+	return 0;
+}
+
+/* FLBAS bits 3:0 are the low bits of the format index, bits 6:5 the high bits. */
+static uint8_t lbaf_index(uint8_t flbas)
+{
+	return (uint8_t)((flbas & 0x0f) | ((flbas & 0x60) >> 1));
+}
+
+int awr_nvme_decode_ns(const void *buf, size_t len, struct awr_nvme_id *id)
+{
+	const uint8_t *b = buf, *f;
+
+	if (!buf || !id)
+		return -EINVAL;
+	if (len < AWR_NVME_ID_SIZE)
+		return -EMSGSIZE;
+	id->nsze = (uint64_t)awr__le16(b + 6) << 48 | (uint64_t)awr__le16(b + 4) << 32 |
+		   (uint64_t)awr__le16(b + 2) << 16 | awr__le16(b);
+	id->nsfeat = b[NS_NSFEAT];
+	id->nlbaf = b[NS_NLBAF];
+	id->flbas = b[NS_FLBAS];
+	id->nawun = awr__le16(b + NS_NAWUN);
+	id->nawupf = awr__le16(b + NS_NAWUPF);
+	id->nacwu = awr__le16(b + NS_NACWU);
+	id->nabsn = awr__le16(b + NS_NABSN);
+	id->nabo = awr__le16(b + NS_NABO);
+	id->nabspf = awr__le16(b + NS_NABSPF);
+	id->noiob = awr__le16(b + NS_NOIOB);
+	id->lbaf_index = lbaf_index(id->flbas);
+	id->lba_size = 0;
+	id->have_ns = false;
+	if (id->lbaf_index > id->nlbaf || id->lbaf_index >= NS_NR_LBAF)
+		return -EINVAL;
+	f = b + NS_LBAF + 4 * id->lbaf_index;
+	id->lba_ms = awr__le16(f);
+	id->lbads = f[2];
+	if (id->lbads < 9 || id->lbads > 31)
+		return -EINVAL;
+	id->lba_size = 1U << id->lbads;
+	id->have_ns = true;
+	return 0;
+}

@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Description: in a guest with real NVMe / scsi_debug devices, the derived limits equal the kernel's sysfs, passthrough writes land and read back, too-large or misaligned ones are refused, and sense data is decoded.
+ *
+ * Usage: guest-devices [--nvme /dev/nvmeXnY --ng /dev/ngXnY] [--scsi /dev/sdX --sg /dev/sgN]
+ *                      [--awr PATH-OF-awr]
+ * Writes to the given devices (they must be scratch devices). One line per
+ * case: "PASS name", "FAIL name: reason" or "SKIP name: reason"; exit 1 when
+ * any case failed, else 0.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "libatomicwr.h"
+
+static int failures;
+static const char *awr_bin;	/* --awr: also check awr write --engine nvme|scsi */
+
+static void result(const char *verdict, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s %s", verdict, name);
+	if (fmt) {
+		printf(": ");
+		va_start(ap, fmt);
+		vprintf(fmt, ap);
+		va_end(ap);
+	}
+	putchar('\n');
+	fflush(stdout);
+	if (!strcmp(verdict, "FAIL"))
+		failures++;
+}
+
+#define PASS(name) result("PASS", name, NULL)
+#define FAIL(name, ...) result("FAIL", name, __VA_ARGS__)
+#define SKIP(name, ...) result("SKIP", name, __VA_ARGS__)
+
+static void *aligned(size_t len, int fill)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, 4096, len ? len : 4096))
+		return NULL;
+	memset(p, fill, len);
+	return p;
+}
+
+/* Read @len bytes at @off of a block device with O_DIRECT; 0 when they all equal @fill. */
+static int read_check(const char *dev, uint64_t off, size_t len, int fill, char *why, size_t whylen)
+{
+	uint8_t *b = aligned(len, 0);
+	int fd = open(dev, O_RDONLY | O_DIRECT);
+	ssize_t n;
+	int ret = -1;
+
+	if (!b || fd < 0) {
+		snprintf(why, whylen, "cannot open %s: %s", dev, strerror(errno));
+		goto out;
+	}
+	n = pread(fd, b, len, (off_t)off);
+	if (n != (ssize_t)len) {
+		snprintf(why, whylen, "read-back of %zu bytes at %" PRIu64 " returned %zd", len, off, n);
+		goto out;
+	}
+	for (size_t i = 0; i < len; i++)
+		if (b[i] != fill) {
+			snprintf(why, whylen, "byte %" PRIu64 " reads 0x%02x, expected 0x%02x", off + i, b[i], fill);
+			goto out;
+		}
+	ret = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(b);
+	return ret;
+}
+
+static int fill_dev(const char *dev, uint64_t off, size_t len, int fill)
+{
+	void *b = aligned(len, fill);
+	int fd = open(dev, O_WRONLY | O_DIRECT);
+	ssize_t n = -1;
+
+	if (b && fd >= 0)
+		n = pwrite(fd, b, len, (off_t)off);
+	if (fd >= 0)
+		close(fd);
+	free(b);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+static int sysfs_of(const char *dev, struct awr_sysfs_view *y)
+{
+	struct stat st;
+
+	if (stat(dev, &st) || !S_ISBLK(st.st_mode))
+		return -ENODEV;
+	return awr_sysfs_lookup(major(st.st_rdev), minor(st.st_rdev), y);
+}
+
+static bool limits_equal(const struct awr_device_limits *l, const struct awr_sysfs_view *y)
+{
+	return l->unit_min == y->unit_min && l->unit_max == y->unit_max &&
+	       l->max_bytes == y->max_bytes && l->boundary == y->boundary;
+}
+
+static void derived_vs_sysfs(const char *name, const char *blk)
+{
+	struct awr_device *d = NULL;
+	struct awr_sysfs_view y;
+	const struct awr_device_limits *l, *alt;
+	int ret = awr_device_open(blk, &d);
+
+	if (ret || sysfs_of(blk, &y)) {
+		FAIL(name, "cannot read the device view or sysfs of %s: %s", blk, strerror(ret ? -ret : ENODEV));
+		goto out;
+	}
+	l = awr_device_derived(d);
+	alt = awr_device_derived_alt(d);
+	if (!l->capped)
+		FAIL(name, "the block layer caps were not applied (max_segments/max_hw_sectors unread)");
+	else if (limits_equal(l, &y))
+		PASS(name);
+	else if (alt && limits_equal(alt, &y))
+		result("PASS", name, "sysfs matches the interpretation without AWUPF (this kernel ignores AWUPF)");
+	else
+		FAIL(name, "derived %" PRIu32 "/%" PRIu32 "/%" PRIu32 "/%" PRIu32 " but sysfs %" PRIu32 "/%" PRIu32 "/%" PRIu32 "/%" PRIu32 " (unit_min/unit_max/max_bytes/boundary)",
+		     l->unit_min, l->unit_max, l->max_bytes, l->boundary,
+		     y.unit_min, y.unit_max, y.max_bytes, y.boundary);
+out:
+	awr_device_free(d);
+}
+
+/* The kernel takes an RWF_ATOMIC write of the derived unit_max and refuses twice that. */
+static void kernel_agrees(const char *name, const char *blk)
+{
+	struct awr_sysfs_view y;
+	struct iovec iov;
+	void *b = NULL;
+	ssize_t ok, bad;
+	int fd = -1;
+
+	if (sysfs_of(blk, &y) || !y.unit_max) {
+		SKIP(name, "%s has no atomic write support in sysfs", blk);
+		return;
+	}
+	b = aligned(2ULL * y.unit_max, 0x3c);
+	fd = open(blk, O_RDWR | O_DIRECT);
+	if (!b || fd < 0) {
+		FAIL(name, "cannot open %s: %s", blk, strerror(errno));
+		goto out;
+	}
+	iov = (struct iovec){ b, y.unit_max };
+	ok = awr_pwrite_raw(fd, &iov, 1, y.unit_max, 0);
+	iov.iov_len = 2ULL * y.unit_max;
+	bad = awr_pwrite_raw(fd, &iov, 1, 0, 0);
+	if (ok != (ssize_t)y.unit_max)
+		FAIL(name, "RWF_ATOMIC write of unit_max %" PRIu32 " returned %zd", y.unit_max, ok);
+	else if (bad != -EINVAL)
+		FAIL(name, "RWF_ATOMIC write of 2 x unit_max returned %zd, expected -EINVAL", bad);
+	else
+		PASS(name);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(b);
+}
+
+/* awr_probe_path() of a disk or char device carries the device view, without query failures. */
+static void probe_view(const char *name, const char *path, enum awr_device_type type)
+{
+	struct awr_probe *p = NULL;
+	const struct awr_device *d;
+	int ret = awr_probe_path(path, 0, &p);
+
+	if (ret) {
+		FAIL(name, "awr_probe_path(%s): %s", path, strerror(-ret));
+		return;
+	}
+	d = awr_probe_device(p);
+	for (unsigned int i = 0; i < awr_probe_nr_findings(p); i++) {
+		const struct awr_finding *f = awr_probe_finding(p, i);
+
+		if (!strcmp(f->id, "device_query_failed") || !strcmp(f->id, "device_sysfs_mismatch")) {
+			FAIL(name, "%s: %s", f->id, f->message);
+			goto out;
+		}
+	}
+	if (!d || awr_device_type(d) != type)
+		FAIL(name, "no %s device view for %s", type == AWR_DEVICE_NVME ? "NVMe" : "SCSI", path);
+	else if (!awr_device_derived(d)->supported)
+		FAIL(name, "the device view of %s derives no atomic support", path);
+	else
+		PASS(name);
+out:
+	awr_probe_free(p);
+}
+
+/* awr write --engine E: a write within the device's limits exits 0, one beyond them 1. */
+static void cli_write(const char *name, const char *engine, const char *dev, uint64_t ok_len,
+		      uint64_t bad_len, uint64_t off)
+{
+	char cmd[512];
+	int rc_ok, rc_bad;
+
+	if (!awr_bin) {
+		SKIP(name, "no --awr given");
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "%s write %s --engine %s --offset %" PRIu64 " --length %" PRIu64 " --verify --force --dsync >/dev/null 2>&1",
+		 awr_bin, dev, engine, off, ok_len);
+	rc_ok = system(cmd);
+	snprintf(cmd, sizeof(cmd), "%s write %s --engine %s --offset %" PRIu64 " --length %" PRIu64 " --force >/dev/null 2>&1",
+		 awr_bin, dev, engine, off, bad_len);
+	rc_bad = system(cmd);
+	if (!WIFEXITED(rc_ok) || WEXITSTATUS(rc_ok))
+		FAIL(name, "awr write --engine %s of %" PRIu64 " bytes exited %d", engine, ok_len, WEXITSTATUS(rc_ok));
+	else if (!WIFEXITED(rc_bad) || WEXITSTATUS(rc_bad) != 1)
+		FAIL(name, "awr write --engine %s of %" PRIu64 " bytes (too large) exited %d, expected 1",
+		     engine, bad_len, WEXITSTATUS(rc_bad));
+	else
+		PASS(name);
+}
+
+static void nvme_cases(const char *blk, const char *ng)
+{
+	struct awr_verdict v = { 0 };
+	struct awr_nvme *h = NULL;
+	const struct awr_nvme_id *id;
+	uint64_t unit, off;
+	void *b = NULL;
+	char why[160];
+	ssize_t ret;
+
+	derived_vs_sysfs("nvme_derived_equals_sysfs", blk);
+	kernel_agrees("nvme_kernel_takes_unit_max", blk);
+	probe_view("nvme_probe_disk_view", blk, AWR_DEVICE_NVME);
+	probe_view("nvme_probe_char_view", ng, AWR_DEVICE_NVME);
+	ret = awr_nvme_open(ng, 0, &h);
+	if (ret) {
+		FAIL("nvme_passthrough_open", "awr_nvme_open(%s): %s", ng, strerror((int)-ret));
+		return;
+	}
+	PASS("nvme_passthrough_open");
+	id = awr_device_nvme(awr_nvme_device(h));
+	unit = ((id->nsfeat & 2) ? id->nawupf : id->awupf) + 1ULL;
+	unit *= id->lba_size;
+	off = 2 * unit;
+	b = aligned(unit + id->lba_size, 0xa5);
+	if (fill_dev(blk, off, unit + id->lba_size, 0x11))
+		FAIL("nvme_passthrough_write", "cannot pre-fill %s", blk);
+	else if ((ret = awr_nvme_write(h, b, unit, off, AWR_PT_FUA, &v)) != (ssize_t)unit)
+		FAIL("nvme_passthrough_write", "write of %" PRIu64 " bytes at %" PRIu64 ": %zd %s", unit, off, ret, v.message);
+	else if (read_check(blk, off, unit, 0xa5, why, sizeof(why)))
+		FAIL("nvme_passthrough_write", "%s", why);
+	else
+		PASS("nvme_passthrough_write");
+	memset(b, 0x5a, unit + id->lba_size);
+	ret = awr_nvme_write(h, b, unit + id->lba_size, off, 0, &v);
+	if (ret != -EINVAL || v.rule != AWR_RULE_TOO_LARGE)
+		FAIL("nvme_passthrough_refuses_too_large", "a write of %" PRIu64 " bytes returned %zd (rule %s)",
+		     unit + id->lba_size, ret, awr_rule_name(v.rule));
+	else if (read_check(blk, off, unit, 0xa5, why, sizeof(why)))
+		FAIL("nvme_passthrough_refuses_too_large", "refused, but the data changed: %s", why);
+	else
+		PASS("nvme_passthrough_refuses_too_large");
+	free(b);
+	awr_nvme_close(h);
+	cli_write("nvme_cli_write_engine", "nvme", ng, unit, unit + id->lba_size, off);
+}
+
+static void scsi_cases(const char *blk, const char *sg)
+{
+	struct awr_verdict v = { 0 };
+	struct awr_scsi *h = NULL;
+	const struct awr_scsi_id *s;
+	uint32_t align, gran, max;
+	uint64_t len, lba;
+	void *b = NULL;
+	char why[160];
+	ssize_t ret;
+
+	derived_vs_sysfs("scsi_derived_equals_sysfs", blk);
+	kernel_agrees("scsi_kernel_takes_unit_max", blk);
+	probe_view("scsi_probe_disk_view", blk, AWR_DEVICE_SCSI);
+	probe_view("scsi_probe_char_view", sg, AWR_DEVICE_SCSI);
+	ret = awr_scsi_open(sg, 0, &h);
+	if (ret) {
+		FAIL("scsi_open", "awr_scsi_open(%s): %s", sg, strerror((int)-ret));
+		return;
+	}
+	s = awr_device_scsi(awr_scsi_device(h));
+	align = s->atomic_alignment > 1 ? s->atomic_alignment : 1;
+	gran = s->atomic_granularity > 1 ? s->atomic_granularity : 1;
+	lba = 2ULL * align;
+	len = 2ULL * gran * s->logical_block_size;
+	b = aligned(len, 0xc3);
+	if (fill_dev(blk, lba * s->logical_block_size, len, 0x22))
+		FAIL("scsi_write_atomic16", "cannot pre-fill %s", blk);
+	else if ((ret = awr_scsi_write(h, b, len, lba * s->logical_block_size, 0, AWR_PT_FUA, &v)) != (ssize_t)len)
+		FAIL("scsi_write_atomic16", "%zd: %s", ret, v.message);
+	else if (read_check(blk, lba * s->logical_block_size, len, 0xc3, why, sizeof(why)))
+		FAIL("scsi_write_atomic16", "%s", why);
+	else
+		PASS("scsi_write_atomic16");
+	/* REPORT SUPPORTED OPERATION CODES should list 9Ch; scsi_debug (6.12) does not */
+	if (s->write_atomic16 == 1)
+		PASS("scsi_write_atomic16_reported");
+	else if (s->write_atomic16 == 0 && ret == (ssize_t)len)
+		SKIP("scsi_write_atomic16_reported", "REPORT SUPPORTED OPERATION CODES says 9Ch is not supported, yet the device executed it (a known scsi_debug gap)");
+	else
+		FAIL("scsi_write_atomic16_reported", "REPORT SUPPORTED OPERATION CODES gave %d", s->write_atomic16);
+	if (align < 2) {
+		SKIP("scsi_misaligned_refused_by_library", "the device has no atomic alignment");
+		SKIP("scsi_misaligned_sense_decoded", "the device has no atomic alignment");
+	} else {
+		ret = awr_scsi_check(h, len, s->logical_block_size, 0, &v);
+		if (ret != -EINVAL || v.rule != AWR_RULE_MISALIGNED)
+			FAIL("scsi_misaligned_refused_by_library", "%zd (rule %s)", ret, awr_rule_name(v.rule));
+		else
+			PASS("scsi_misaligned_refused_by_library");
+		ret = awr_scsi_write(h, b, len, s->logical_block_size, 0, AWR_PT_NOCHECK, &v);
+		if (ret != -EIO || v.rule != AWR_RULE_DEVICE_ERROR || !strcasestr(v.message, "ILLEGAL REQUEST") ||
+		    !strcasestr(v.message, "invalid field in cdb"))
+			FAIL("scsi_misaligned_sense_decoded", "%zd: %s", ret, v.message);
+		else
+			result("PASS", "scsi_misaligned_sense_decoded", "%s", v.message);
+	}
+	max = s->max_atomic_transfer_length ? s->max_atomic_transfer_length :
+					      s->max_atomic_transfer_length_with_boundary;
+	ret = awr_scsi_check(h, (max + gran) * (size_t)s->logical_block_size, 0, 0, &v);
+	if (ret != -EINVAL)
+		FAIL("scsi_too_large_refused_by_library", "%zd (rule %s)", ret, awr_rule_name(v.rule));
+	else
+		PASS("scsi_too_large_refused_by_library");
+	cli_write("scsi_cli_write_engine", "scsi", sg, len, ((uint64_t)max + gran) * s->logical_block_size,
+		  lba * s->logical_block_size);
+	free(b);
+	awr_scsi_close(h);
+}
+
+int main(int argc, char **argv)
+{
+	const char *nvme = NULL, *ng = NULL, *scsi = NULL, *sg = NULL;
+
+	for (int i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--nvme"))
+			nvme = argv[i + 1];
+		else if (!strcmp(argv[i], "--ng"))
+			ng = argv[i + 1];
+		else if (!strcmp(argv[i], "--scsi"))
+			scsi = argv[i + 1];
+		else if (!strcmp(argv[i], "--sg"))
+			sg = argv[i + 1];
+		else if (!strcmp(argv[i], "--awr"))
+			awr_bin = argv[i + 1];
+	}
+	if (!nvme && !scsi) {
+		fprintf(stderr, "usage: %s [--nvme /dev/nvmeXnY --ng /dev/ngXnY] [--scsi /dev/sdX --sg /dev/sgN]\n", argv[0]);
+		return 2;
+	}
+	if (nvme)
+		nvme_cases(nvme, ng ? ng : nvme);
+	else
+		SKIP("nvme", "no --nvme device given");
+	if (scsi)
+		scsi_cases(scsi, sg ? sg : scsi);
+	else
+		SKIP("scsi", "no --scsi device given");
+	return failures ? 1 : 0;
+}
