@@ -5,8 +5,10 @@
 #   bench/run.sh [-B BUILDDIR] [-s SECONDS] [-r REPEATS] [RESULTS.md]
 #
 # BUILDDIR (default: build/ in the source tree) is set up and built when
-# needed. Each comparison runs REPEATS rounds (default 3), the two tools in
-# alternating order, each run on a freshly written file; medians are reported.
+# needed. Each comparison runs REPEATS rounds (default 4; keep it even), the
+# two tools in alternating order so that position effects cancel, each run on
+# a freshly written file; medians and the geometric mean of the per-round
+# ratios are reported.
 # Results go to RESULTS.md (default bench/results.md) and stdout.
 # Needs root (loop device, mount), xfsprogs, fio.
 set -u
@@ -15,7 +17,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 build=$top/build
 seconds=10
-repeats=3
+repeats=4
 out=$here/results.md
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -46,10 +48,17 @@ qd=32
 span=$((256 << 20))
 dw_span=$((span - qd * unit))	# awr bench keeps the last batch for its doublewrite area
 
+# Stop the whole run (also from a $(...) subshell): no table from a broken filesystem.
+abort() {
+	echo "run.sh: $*; no results written" >&2
+	kill -TERM $$
+	exit 1
+}
+
 # A fresh, fully written file: every run starts from the same allocation.
 fresh() {
-	rm -f "$f"
-	dd if=/dev/zero of="$f" bs=1M count=$((span >> 20)) oflag=direct status=none
+	rm -f "$f" && dd if=/dev/zero of="$f" bs=1M count=$((span >> 20)) oflag=direct status=none ||
+		abort "cannot write $f (was the scratch filesystem shut down? see dmesg)"
 	sync
 }
 
@@ -63,16 +72,20 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/awr-bench.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' TERM INT
 
-# timed CMD...: run CMD, stdout in $tmp/out; $cpu = its user + system CPU seconds.
+# timed CMD...: run CMD, stdout in $tmp/out; $cpu = "USER SYS" CPU seconds it used.
 timed() {
 	local TIMEFORMAT='%3U %3S'
 	{ time "$@" >"$tmp/out" 2>"$tmp/err"; } 2>"$tmp/time"
-	cpu=$(awk '{ print $1 + $2 }' "$tmp/time")
+	cpu=$(cat "$tmp/time")
 }
-per_page_us() { awk -v c="$1" -v p="$2" 'BEGIN { if (p > 0) printf "%.2f", c * 1e6 / p; else print "n/a" }'; }
+# per_page_us "USER SYS" PAGES: "TOTAL_US USER_US" of CPU per page
+per_page_us() {
+	awk -v p="$2" '{ if (p > 0) printf "%.2f %.3f", ($1 + $2) * 1e6 / p, $1 * 1e6 / p; else print "n/a n/a" }' <<<"$1"
+}
 
-# Each prints "PAGES_PER_S CPU_US_PER_PAGE" for one run on a fresh file.
+# Each prints "PAGES_PER_S CPU_US_PER_PAGE USER_CPU_US_PER_PAGE" for one run on a fresh file.
 awr_stream() {	# MODE: awr bench, durability none, queue kept full
 	fresh
 	timed "$awr" bench "$f" --mode "$1" --durability none --unit $unit --qd $qd --seconds "$seconds" \
@@ -100,16 +113,17 @@ pair() {
 		if [ $((i % 2)) = 1 ]; then r=$($ref_cmd); a=$($awr_cmd); else a=$($awr_cmd); r=$($ref_cmd); fi
 		echo "$a" >>"$tmp/$name.awr"
 		echo "$r" >>"$tmp/$name.ref"
-		echo "  $name round $i: awr $a | reference $r (pages/s, CPU us/page)" >&2
+		echo "  $name round $i: awr $a | reference $r (pages/s, CPU us/page, user CPU us/page)" >&2
 	done
 }
 col() { awk -v c="$1" '{ print $c }' "$2"; }
 med() { col "$1" "$2" | median; }
-ratios() { paste -d' ' "$tmp/$1.awr" "$tmp/$1.ref" | awk '$3 > 0 { printf "%.3f\n", $1 / $3 }'; }
+ratios() { paste -d' ' "$tmp/$1.awr" "$tmp/$1.ref" | awk '$4 > 0 { printf "%.3f\n", $1 / $4 }'; }
+geomean() { awk '$1 > 0 { s += log($1); n++ } END { if (n) printf "%.3f", exp(s / n); else print "n/a" }'; }
 row() {	# NAME LABEL TARGET: a markdown row of medians and ratios
 	echo "| $2 | $(med 1 "$tmp/$1.awr") | $(med 1 "$tmp/$1.ref") |" \
-		"$(ratio "$(med 1 "$tmp/$1.awr")" "$(med 1 "$tmp/$1.ref")") | $(ratios "$1" | median) |" \
-		"$(med 2 "$tmp/$1.awr") | $(med 2 "$tmp/$1.ref") | $3 |"
+		"$(ratio "$(med 1 "$tmp/$1.awr")" "$(med 1 "$tmp/$1.ref")") | $(ratios "$1" | geomean) |" \
+		"$(med 2 "$tmp/$1.awr") | $(med 2 "$tmp/$1.ref") | $(med 3 "$tmp/$1.awr") | $(med 3 "$tmp/$1.ref") | $3 |"
 }
 runs() { echo "$1: awr $(col 1 "$tmp/$1.awr" | tr '\n' ' ')/ reference $(col 1 "$tmp/$1.ref" | tr '\n' ' ')"; }
 
@@ -152,8 +166,8 @@ table_none=$(modes_table none)
 	echo
 	echo "## Library overhead ($repeats rounds, queue kept full, no durability step)"
 	echo
-	echo "| measure | awr pages/s | reference pages/s | ratio of medians | median of per-round ratios | awr CPU us/page | reference CPU us/page | target |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---|"
+	echo "| measure | awr pages/s | reference pages/s | ratio of medians | geometric mean of per-round ratios | awr CPU us/page | reference CPU us/page | awr user CPU us/page | reference user CPU us/page | target |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 	row atomic "RWF_ATOMIC: awr bench --mode atomic vs the raw liburing loop" ">= 0.97"
 	row plain "plain O_DIRECT randwrite: awr bench --mode plain vs fio (io_uring)" ">= 0.95"
 	echo
@@ -165,7 +179,8 @@ table_none=$(modes_table none)
 	echo
 	echo "Runs in pages/s, each on a freshly written file, the order alternating per round:"
 	echo "$(runs atomic); $(runs plain)."
-	echo "CPU us/page: user + system CPU time of the writing process per page written."
+	echo "CPU us/page: user + system CPU time of the writing process per page written (medians);"
+	echo "user CPU us/page: its user-space part alone, where a library's overhead shows."
 	echo
 	echo "## awr bench --mode all, durability fdatasync after each batch of $qd pages"
 	echo
