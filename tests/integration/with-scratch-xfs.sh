@@ -37,6 +37,7 @@ cleanup() {
 	if mountpoint -q "$mnt" 2>/dev/null; then
 		umount "$mnt" 2>/dev/null || umount -l "$mnt"
 	fi
+	exec 9<&-
 	[ -n "$dev" ] && losetup -d "$dev" 2>/dev/null
 	rm -rf "$work"
 }
@@ -47,6 +48,9 @@ mkdir -p "$mnt"
 truncate -s "$size" "$img" || exit 2
 mkfs.xfs -f -q "$img" || { echo "mkfs.xfs failed" >&2; exit 2; }
 dev=$(losetup -f --show "$img") || skip "no free loop device"
+# Hold the device open until the end: a test that unmounts and mounts it again (crash tests) then
+# keeps its own device even if another program asks to detach it (the detach waits for our close).
+exec 9<"$dev" || exit 2
 mount ${mount_opts:+-o "$mount_opts"} "$dev" "$mnt" || { echo "mount $dev failed" >&2; exit 2; }
 
 export AWR_SCRATCH_DIR=$mnt AWR_SCRATCH_DEV=$dev AWR_SCRATCH_IMG=$img
