@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,28 @@ static const struct {
 };
 
 #define NR_CHECKS (sizeof(checks) / sizeof(checks[0]))
+
+/* The scratch file to remove when qualify is interrupted (async-signal-safe unlink). */
+static char scratch[4200];
+
+static void on_signal(int sig)
+{
+	if (scratch[0])
+		unlink(scratch);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void remove_on_signal(const struct qctx *q)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
+
+	if (!q->created)
+		return;
+	snprintf(scratch, sizeof(scratch), "%s", q->target);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], on_signal);
+}
 
 static double now_s(void)
 {
@@ -280,7 +303,10 @@ int cmd_qualify(int argc, const char **argv)
 	q.crash = crash;
 	q.force = force;
 	q.notes = json_object_new_array();
-	if (setup_target(&q) || probe_target(&q))
+	if (setup_target(&q))
+		goto out;
+	remove_on_signal(&q);
+	if (probe_target(&q))
 		goto out;
 	run_checks(&q, c, &t);
 	rc = finish(&q, c, &t, report);
