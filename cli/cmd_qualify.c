@@ -38,13 +38,14 @@ static const struct {
 
 #define NR_CHECKS (sizeof(checks) / sizeof(checks[0]))
 
-/* The scratch file to remove when qualify is interrupted (async-signal-safe unlink). */
+/* What to remove when qualify is interrupted: its scratch file and journal directory. */
 static char scratch[4200];
 
 static void on_signal(int sig)
 {
 	if (scratch[0])
 		unlink(scratch);
+	q_rmdir();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -53,9 +54,8 @@ static void remove_on_signal(const struct qctx *q)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 
-	if (!q->created)
-		return;
-	snprintf(scratch, sizeof(scratch), "%s", q->target);
+	if (q->created)
+		snprintf(scratch, sizeof(scratch), "%s", q->target);
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		signal(sigs[i], on_signal);
 }

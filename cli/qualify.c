@@ -43,28 +43,36 @@ const char *q_result_name(enum q_result r)
 	return r == Q_PASS ? "PASS" : r == Q_FAIL ? "FAIL" : "SKIP";
 }
 
-int q_tmpdir(char *buf, size_t len)
-{
-	const char *t = getenv("TMPDIR");
-
-	snprintf(buf, len, "%s/awr-qualify.XXXXXX", t && *t ? t : "/tmp");
-	return mkdtemp(buf) ? 0 : -errno;
-}
+/* The journal directory in use, its files prepared for an async-signal-safe removal. */
+static char live_dir[4096], live_files[Q_JOURNALS][4200];
 
 void q_journal_path(char *buf, size_t len, const char *tmpdir, unsigned int n)
 {
 	snprintf(buf, len, "%s/journal-%u", tmpdir, n);
 }
 
-void q_rmdir(const char *dir)
+int q_tmpdir(char *buf, size_t len)
 {
-	char p[4200];
+	const char *t = getenv("TMPDIR");
 
-	for (unsigned int n = 0; n < 16; n++) {
-		q_journal_path(p, sizeof(p), dir, n);
-		unlink(p);
-	}
-	rmdir(dir);
+	snprintf(buf, len, "%s/awr-qualify.XXXXXX", t && *t ? t : "/tmp");
+	if (!mkdtemp(buf))
+		return -errno;
+	for (unsigned int n = 0; n < Q_JOURNALS; n++)
+		q_journal_path(live_files[n], sizeof(live_files[n]), buf, n);
+	snprintf(live_dir, sizeof(live_dir), "%s", buf);
+	return 0;
+}
+
+/* Also called from a signal handler: unlink and rmdir only. */
+void q_rmdir(void)
+{
+	if (!live_dir[0])
+		return;
+	for (unsigned int n = 0; n < Q_JOURNALS; n++)
+		unlink(live_files[n]);
+	rmdir(live_dir);
+	live_dir[0] = '\0';
 }
 
 /* ---------------------------------------------------------------- discovery */
@@ -534,5 +542,5 @@ void q_concurrency(struct qctx *q, struct qcheck *c)
 		      "0 torn, 0 corrupt, 0 lost of %" PRIu64 " acknowledged", so.threads, sr.writes,
 		      out_size(so.unit, a, sizeof(a)), (double)sr.nsec / 1e9, vr.acked_writes);
 out:
-	q_rmdir(tmp);
+	q_rmdir();
 }

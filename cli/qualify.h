@@ -42,9 +42,11 @@ void q_set(struct qcheck *c, enum q_result r, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void q_note(struct qctx *q, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *q_result_name(enum q_result r);
+#define Q_JOURNALS	4	/* journal-0 (concurrency), journal-1..3 (crash cycles) */
+
 void q_journal_path(char *buf, size_t len, const char *tmpdir, unsigned int n);
 int q_tmpdir(char *buf, size_t len);
-void q_rmdir(const char *dir);
+void q_rmdir(void);	/* the directory of the last q_tmpdir(); signal-safe */
 
 /* the checks, in the order qualify runs them */
 void q_discovery(struct qctx *q, struct qcheck *c);

@@ -320,5 +320,5 @@ void q_crash(struct qctx *q, struct qcheck *c)
 		      "instant counted in flight)", cycles, cycles == 1 ? "" : "es", out_size(q->unit, a, sizeof(a)),
 		      sum.acked, sum.late);
 out:
-	q_rmdir(tmp);
+	q_rmdir();
 }
