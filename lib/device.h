@@ -106,6 +106,7 @@ int awr__device_read(const struct awr_devnode *n, struct awr_device **out, char 
 		     size_t errlen);
 
 /* scsi_pt.c: one CDB through sg_pt; sense decoded into @msg on CHECK CONDITION */
+void awr__scsi_sense_sentence(const uint8_t *sense, int len, char *msg, size_t msglen);
 int awr__scsi_cdb(int fd, const uint8_t *cdb, int cdb_len, void *buf, int len, bool data_out,
 		  int *resid, char *msg, size_t msglen);
 
