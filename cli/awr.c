@@ -13,6 +13,10 @@ static const struct awr_cmd commands[] = {
 	{ "check",   "would a write at --offset of --length be atomic? which rule fails?", cmd_check },
 	{ "decode",  "analyse saved NVMe identify or SCSI Block Limits VPD dumps", cmd_decode },
 	{ "write",   "atomic writes from a pattern or a file, optionally read back", cmd_write },
+	{ "bench",   "atomic vs plain vs doublewrite page writes: pages/s, MB/s, latency", cmd_bench },
+	{ "stress",  "concurrent stamped atomic writers, journaled for a crash check", cmd_stress },
+	{ "verify",  "scan stamped units: torn, corrupt, misplaced, lost writes", cmd_verify },
+	{ "qualify", "scripted device qualification: every check PASS/FAIL/SKIP and a verdict", cmd_qualify },
 	{ "help",    "show the commands, or the options of one: awr help COMMAND", cmd_help },
 	{ "version", "print the library version", cmd_version },
 };

@@ -65,10 +65,86 @@ ssize_t pt_write(struct pt_target *t, const void *buf, size_t len, uint64_t off,
 int pt_read_fd(const struct pt_target *t);
 void pt_close(struct pt_target *t);
 
+/*
+ * bench.c: the measuring core of `awr bench`, also used by `awr qualify`.
+ *
+ * bench_run() writes pages of o->unit bytes at random or sequential
+ * page-aligned offsets within the first o->size bytes of @path, for
+ * o->seconds per mode, through an io_uring ring of depth o->qd:
+ *   atomic       each page one RWF_ATOMIC write;
+ *   plain        the same writes without RWF_ATOMIC (no torn-write protection);
+ *   doublewrite  per batch of o->batch pages: the pages written first to a
+ *                doublewrite area (the last batch*unit bytes of the span),
+ *                then in place, with the durability step after each phase.
+ * Durability: BENCH_DUR_FDATASYNC writes batches of o->batch pages and calls
+ * fdatasync after each; BENCH_DUR_DSYNC sets RWF_DSYNC on every write;
+ * BENCH_DUR_NONE only waits for completion. Without a batch step (dsync, none)
+ * atomic and plain keep o->qd writes in flight all the time.
+ * A page's latency runs from queueing it until it is complete: written in
+ * place and, with fdatasync, synced (pages of a batch share its end).
+ *
+ * A regular file is created and extended to o->size when shorter; a block
+ * device must already have passed guard_target(). The first o->size bytes of
+ * @path are overwritten. Modes not in o->modes are left with ran == false; a
+ * mode that fails (e.g. atomic writes refused) has error and message set and
+ * the others still run.
+ *
+ * Return: 0 when the target could be opened and measured (check each
+ * mode's error), else a negative errno after printing why (out_error).
+ */
+enum bench_mode { BENCH_ATOMIC, BENCH_PLAIN, BENCH_DOUBLEWRITE, BENCH__MODES };
+enum bench_durability { BENCH_DUR_FDATASYNC, BENCH_DUR_DSYNC, BENCH_DUR_NONE };
+enum bench_order { BENCH_RANDOM, BENCH_SEQUENTIAL };
+
+struct bench_opts {
+	uint64_t unit;			/* page size in bytes (default 16 KiB) */
+	unsigned int qd;		/* queue depth (default 32) */
+	unsigned int batch;		/* pages per flush; 0: the queue depth */
+	double seconds;			/* per mode (default 10) */
+	uint64_t size;			/* span in bytes (default 256 MiB) */
+	unsigned int modes;		/* bit (1 << enum bench_mode) per mode to run */
+	enum bench_durability durability;
+	enum bench_order order;
+	bool progress;			/* a \r progress line on stderr */
+};
+
+struct bench_mode_result {
+	bool ran;
+	int error;			/* 0, or the negative errno that stopped the mode */
+	char message[256];		/* why it stopped */
+	uint64_t pages;			/* pages written (in place) */
+	double seconds;
+	double pages_per_s;
+	double mb_per_s;		/* 10^6 bytes of pages per second */
+	double p50_us, p99_us, p999_us;	/* page latency percentiles */
+};
+
+struct bench_result {
+	uint64_t span;			/* bytes pages were written over */
+	uint64_t dw_offset;		/* where the doublewrite area starts */
+	struct bench_mode_result mode[BENCH__MODES];
+};
+
+void bench_opts_default(struct bench_opts *o);
+const char *bench_mode_name(enum bench_mode m);
+const char *bench_durability_name(enum bench_durability d);
+int bench_run(const char *path, const struct bench_opts *o, struct bench_result *out);
+
 /* commands */
 int cmd_probe(int argc, const char **argv);
 int cmd_check(int argc, const char **argv);
 int cmd_write(int argc, const char **argv);
 int cmd_decode(int argc, const char **argv);
+int cmd_bench(int argc, const char **argv);
+int cmd_stress(int argc, const char **argv);
+int cmd_verify(int argc, const char **argv);
+int cmd_qualify(int argc, const char **argv);
+
+/* cmd_verify.c: verification results, shared with qualify */
+void verify_issue_text(const struct awr_verify_issue *is, uint32_t unit, char *buf, size_t len);
+struct json_object *verify_issue_json(const struct awr_verify_issue *is);
+struct json_object *verify_result_json(const struct awr_verify_result *r, bool journal);
+bool verify_failed(const struct awr_verify_result *r);
+double verify_mbps(const struct awr_verify_result *r);
 
 #endif /* AWR_CLI_H */

@@ -1108,6 +1108,7 @@ const char *awr_unit_class_name(enum awr_unit_class cls);
 
 /* awr_stress_opts.flags */
 #define AWR_STRESS_DSYNC	(1U << 0)	/* RWF_DSYNC: each acknowledged write is durable */
+#define AWR_STRESS_PLAIN	(1U << 1)	/* plain O_DIRECT writes, no RWF_ATOMIC (a control run) */
 
 /* What awr_stress_run() does. */
 struct awr_stress_opts {
@@ -1171,6 +1172,7 @@ struct awr_verify_opts {
 	uint32_t unit;		/* unit size the target was stamped with */
 	uint64_t span;		/* bytes from offset 0 to scan; 0: the whole file or device */
 	const char *journal;	/* a stress journal: also find lost writes; NULL: no */
+	uint64_t crash_time_ns;	/* CLOCK_REALTIME of the crash: later acks count as in flight; 0 none */
 	/* called for every offending unit in offset order; non-zero stops the scan */
 	int (*issue)(const struct awr_verify_issue *is, void *arg);
 	void *arg;
@@ -1186,6 +1188,7 @@ struct awr_verify_result {
 	uint64_t journal_records;		/* valid journal records read */
 	uint64_t acked_writes;			/* acknowledged writes in the span */
 	uint64_t acked_units;			/* units with an acknowledged write */
+	uint64_t acked_late;			/* acks at or after crash_time_ns (in flight) */
 	uint32_t journal_unit;			/* the unit size the journal's runs used */
 	bool direct;				/* read with O_DIRECT */
 	uint64_t bytes;				/* bytes read */

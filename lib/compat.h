@@ -7,6 +7,7 @@
 #define AWR_COMPAT_H
 
 #include <stdint.h>
+#include <sys/ioctl.h>
 
 #ifndef RWF_DSYNC
 #define RWF_DSYNC		0x00000002
@@ -25,6 +26,14 @@
 #endif
 #ifndef STATX_ATTR_WRITE_ATOMIC
 #define STATX_ATTR_WRITE_ATOMIC	0x00400000
+#endif
+
+/* XFS shutdown ioctl (xfsprogs' xfs_fs.h, not installed without xfslibs-dev) */
+#ifndef XFS_IOC_GOINGDOWN
+#define XFS_IOC_GOINGDOWN		_IOR('X', 125, uint32_t)
+#endif
+#ifndef XFS_FSOP_GOING_FLAGS_NOLOGFLUSH
+#define XFS_FSOP_GOING_FLAGS_NOLOGFLUSH	0x2	/* shut down without flushing the log */
 #endif
 
 /* struct statx as the kernel lays it out (256 bytes), with the 6.11+ fields. */

@@ -4,7 +4,6 @@
  * stamped writes, appended with group-committed fdatasync so a verifier can
  * tell lost writes after a crash.
  */
-#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -16,56 +15,31 @@
 #include <xxhash.h>
 
 #include "journal.h"
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	v = htole32(v);
-	memcpy(p, &v, 4);
-}
-
-static void put64(uint8_t *p, uint64_t v)
-{
-	v = htole64(v);
-	memcpy(p, &v, 8);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return le32toh(v);
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return le64toh(v);
-}
+#include "private.h"
 
 static void rec_encode(uint8_t *b, const struct awr_jrec *r)
 {
-	put32(b, AWR_JREC_MAGIC ^ (r->type << 24));
-	put32(b + 4, r->writer);
-	put64(b + 8, r->unit);
-	put64(b + 16, r->generation);
-	put64(b + 24, r->value);
-	put64(b + 32, XXH3_64bits(b, 32));
+	awr__put_le32(b, AWR_JREC_MAGIC ^ (r->type << 24));
+	awr__put_le32(b + 4, r->writer);
+	awr__put_le64(b + 8, r->unit);
+	awr__put_le64(b + 16, r->generation);
+	awr__put_le64(b + 24, r->value);
+	awr__put_le64(b + 32, r->time_ns);
+	awr__put_le64(b + 40, XXH3_64bits(b, 40));
 }
 
 static int rec_decode(const uint8_t *b, struct awr_jrec *r)
 {
-	uint32_t tag = get32(b);
+	uint32_t tag = awr__get_le32(b);
 
-	if (get64(b + 32) != XXH3_64bits(b, 32) || (tag & 0x00ffffffU) != (AWR_JREC_MAGIC & 0x00ffffffU))
+	if (awr__get_le64(b + 40) != XXH3_64bits(b, 40) || (tag & 0x00ffffffU) != (AWR_JREC_MAGIC & 0x00ffffffU))
 		return -EBADMSG;
 	r->type = (tag ^ AWR_JREC_MAGIC) >> 24;
-	r->writer = get32(b + 4);
-	r->unit = get64(b + 8);
-	r->generation = get64(b + 16);
-	r->value = get64(b + 24);
+	r->writer = awr__get_le32(b + 4);
+	r->unit = awr__get_le64(b + 8);
+	r->generation = awr__get_le64(b + 16);
+	r->value = awr__get_le64(b + 24);
+	r->time_ns = awr__get_le64(b + 32);
 	return 0;
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The stress journal (awr-stamp(5), "JOURNAL"): fixed 40-byte little-endian
+ * The stress journal (awr-stamp(5), "JOURNAL"): fixed 48-byte little-endian
  * records appended to a file on another filesystem than the target.
  */
 #ifndef AWR_JOURNAL_H
@@ -9,7 +9,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#define AWR_JREC_SIZE	40
+#define AWR_JREC_SIZE	48
 #define AWR_JREC_MAGIC	0x4a525741U	/* "AWRJ" */
 
 enum awr_jrec_type {
@@ -24,6 +24,7 @@ struct awr_jrec {
 	uint64_t unit;
 	uint64_t generation;
 	uint64_t value;
+	uint64_t time_ns;	/* CLOCK_REALTIME when the record was made */
 };
 
 /* An open journal for appending, shared by writer threads. */

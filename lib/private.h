@@ -4,6 +4,8 @@
 #define AWR_PRIVATE_H
 
 #include <stdarg.h>
+#include <endian.h>
+#include <string.h>
 
 #include "libatomicwr.h"
 #include "compat.h"
@@ -29,6 +31,35 @@ struct awr_file {
 	struct awr_probe *probe;
 	struct awr_limits limits;
 };
+
+/* Little-endian fields of on-disk formats (stamps, journal records). */
+static inline void awr__put_le32(uint8_t *p, uint32_t v)
+{
+	v = htole32(v);
+	memcpy(p, &v, 4);
+}
+
+static inline void awr__put_le64(uint8_t *p, uint64_t v)
+{
+	v = htole64(v);
+	memcpy(p, &v, 8);
+}
+
+static inline uint32_t awr__get_le32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return le32toh(v);
+}
+
+static inline uint64_t awr__get_le64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return le64toh(v);
+}
 
 static inline bool awr_is_pow2(uint64_t v)
 {
@@ -58,5 +89,6 @@ void awr__derive_effective(struct awr_probe *p);
 /* span.c */
 int awr__fd_size(int fd, uint64_t *size);
 uint64_t awr__now_ns(void);
+uint64_t awr__realtime_ns(void);
 
 #endif /* AWR_PRIVATE_H */

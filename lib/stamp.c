@@ -4,7 +4,6 @@
  * carries a stamp, the unit carries an XXH3 checksum; a unit read back after
  * a crash is never written, intact, torn, corrupt or misplaced.
  */
-#include <endian.h>
 #include <errno.h>
 #include <string.h>
 #include <xxhash.h>
@@ -23,53 +22,25 @@ struct stamp {
 	uint32_t unit_size;
 };
 
-static void put64(uint8_t *p, uint64_t v)
-{
-	v = htole64(v);
-	memcpy(p, &v, 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	v = htole32(v);
-	memcpy(p, &v, 4);
-}
-
-static uint64_t get64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return le64toh(v);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return le32toh(v);
-}
-
 static void stamp_get(const uint8_t *p, struct stamp *s)
 {
-	s->magic = get64(p);
-	s->unit = get64(p + 8);
-	s->generation = get64(p + 16);
-	s->sector = get32(p + 24);
-	s->writer = get32(p + 28);
-	s->unit_size = get32(p + 32);
+	s->magic = awr__get_le64(p);
+	s->unit = awr__get_le64(p + 8);
+	s->generation = awr__get_le64(p + 16);
+	s->sector = awr__get_le32(p + 24);
+	s->writer = awr__get_le32(p + 28);
+	s->unit_size = awr__get_le32(p + 32);
 }
 
 static void stamp_put(uint8_t *p, const struct stamp *s)
 {
-	put64(p, s->magic);
-	put64(p + 8, s->unit);
-	put64(p + 16, s->generation);
-	put32(p + 24, s->sector);
-	put32(p + 28, s->writer);
-	put32(p + 32, s->unit_size);
-	put32(p + 36, 0);
+	awr__put_le64(p, s->magic);
+	awr__put_le64(p + 8, s->unit);
+	awr__put_le64(p + 16, s->generation);
+	awr__put_le32(p + 24, s->sector);
+	awr__put_le32(p + 28, s->writer);
+	awr__put_le32(p + 32, s->unit_size);
+	awr__put_le32(p + 36, 0);
 }
 
 static uint64_t splitmix64(uint64_t *x)
@@ -87,7 +58,7 @@ static void filler(uint8_t *p, size_t len, const struct stamp *s)
 	uint64_t x = s->unit * 0x100000001b3ULL ^ s->generation ^ ((uint64_t)s->sector << 48);
 
 	for (size_t i = 0; i + 8 <= len; i += 8)
-		put64(p + i, splitmix64(&x));
+		awr__put_le64(p + i, splitmix64(&x));
 }
 
 static bool bad_size(uint32_t unit_size)
@@ -120,7 +91,7 @@ int awr_stamp_fill(void *buf, uint32_t unit_size, uint64_t unit, uint64_t genera
 		stamp_put(sec, &s);
 		filler(sec + STAMP_HDR, filler_len(s.sector, nsec), &s);
 	}
-	put64(p + unit_size - STAMP_CSUM, unit_csum(p, unit_size));
+	awr__put_le64(p + unit_size - STAMP_CSUM, unit_csum(p, unit_size));
 	return 0;
 }
 
@@ -206,7 +177,7 @@ int awr_stamp_classify(const void *buf, uint32_t unit_size, uint64_t unit,
 		out->cls = AWR_UNIT_TORN;
 	} else if (writer) {
 		out->cls = AWR_UNIT_CORRUPT;
-	} else if (get64(p + unit_size - STAMP_CSUM) != unit_csum(p, unit_size)) {
+	} else if (awr__get_le64(p + unit_size - STAMP_CSUM) != unit_csum(p, unit_size)) {
 		out->cls = AWR_UNIT_CORRUPT;
 		out->bad_sector = first_bad_sector(p, unit_size, &s0);
 	} else {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "journal.h"
@@ -83,7 +84,7 @@ static bool keep_going(struct stress *s)
 
 static int journal_intent(struct stress *s, uint32_t id, uint64_t unit, uint64_t gen)
 {
-	struct awr_jrec r = { AWR_JREC_INTENT, id, unit, gen, 0 };
+	struct awr_jrec r = { AWR_JREC_INTENT, id, unit, gen, 0, awr__realtime_ns() };
 	uint64_t seq;
 	int ret;
 
@@ -96,12 +97,23 @@ static int journal_intent(struct stress *s, uint32_t id, uint64_t unit, uint64_t
 /* The ack carries the counter after the write returned: its horizon. */
 static int journal_ack(struct stress *s, uint32_t id, uint64_t unit, uint64_t gen)
 {
-	struct awr_jrec r = { AWR_JREC_ACK, id, unit, gen, 0 };
+	struct awr_jrec r = { AWR_JREC_ACK, id, unit, gen, 0, awr__realtime_ns() };
 
 	if (!s->journaled)
 		return 0;
 	r.value = __atomic_load_n(&s->next_gen, __ATOMIC_ACQUIRE);
 	return awr__journal_append(&s->j, &r, NULL);
+}
+
+static ssize_t plain_write(struct stress *s, void *buf, uint64_t off)
+{
+	struct iovec iov = { buf, s->o->unit };
+	int rwf = s->wflags & AWR_WRITE_DSYNC ? RWF_DSYNC : 0;
+	ssize_t ret = pwritev2(awr_file_fd(s->f), &iov, 1, (off_t)off, rwf);
+
+	if (ret < 0)
+		return -errno;
+	return ret == (ssize_t)s->o->unit ? ret : -EIO;
 }
 
 static int write_one(struct writer *w)
@@ -115,7 +127,10 @@ static int write_one(struct writer *w)
 	if (ret)
 		return (int)ret;
 	awr_stamp_fill(w->buf, s->o->unit, unit, gen, w->id);
-	ret = awr_pwrite(s->f, w->buf, s->o->unit, off, s->wflags, NULL);
+	if (s->o->flags & AWR_STRESS_PLAIN)
+		ret = plain_write(s, w->buf, off);
+	else
+		ret = awr_pwrite(s->f, w->buf, s->o->unit, off, s->wflags, NULL);
 	if (ret < 0) {
 		set_error(s, (int)ret, off);
 		return 0;
@@ -171,14 +186,15 @@ static int check_target(struct stress *s, struct awr_stress_result *out)
 		return -ENOSPC;
 	if (posix_memalign(&probe_buf, 4096, s->o->unit))
 		return -ENOMEM;
-	ret = awr_file_check(s->f, probe_buf, s->o->unit, 0, &out->verdict);
+	if (!(s->o->flags & AWR_STRESS_PLAIN))
+		ret = awr_file_check(s->f, probe_buf, s->o->unit, 0, &out->verdict);
 	free(probe_buf);
 	return ret;
 }
 
 static int start_journal(struct stress *s)
 {
-	struct awr_jrec r = { AWR_JREC_RUN, 0, s->o->unit, 0, 0 };
+	struct awr_jrec r = { AWR_JREC_RUN, 0, s->o->unit, 0, 0, awr__realtime_ns() };
 	uint64_t seq;
 	int ret;
 

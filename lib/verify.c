@@ -36,6 +36,8 @@ struct jmodel {
 	uint64_t *newest_ack;	/* per unit in the span */
 	uint64_t nr_units;
 	uint64_t acked_writes;
+	uint64_t acked_late;
+	uint64_t crash_time_ns;	/* acks at or after it count as in flight */
 };
 
 static int grow(void **p, uint64_t *cap, uint64_t need, size_t elem)
@@ -84,6 +86,10 @@ static int model_cb(const struct awr_jrec *r, void *arg)
 		g->flags |= GEN_INTENT;
 	if (r->type != AWR_JREC_ACK)
 		return 0;
+	if (m->crash_time_ns && r->time_ns >= m->crash_time_ns) {
+		m->acked_late++;	/* acknowledged while the crash was under way */
+		return 0;
+	}
 	g->flags |= GEN_ACKED;
 	g->horizon = r->value;
 	if (r->unit < m->nr_units) {
@@ -101,7 +107,7 @@ static void model_free(struct jmodel *m)
 	free(m->newest_ack);
 }
 
-static int model_load(struct jmodel *m, const char *path, uint64_t nr_units,
+static int model_load(struct jmodel *m, const char *path, uint32_t unit, uint64_t nr_units,
 		      struct awr_verify_result *out)
 {
 	int64_t n;
@@ -116,9 +122,10 @@ static int model_load(struct jmodel *m, const char *path, uint64_t nr_units,
 	out->journal_records = (uint64_t)n;
 	out->journal_unit = m->unit_size;
 	out->acked_writes = m->acked_writes;
+	out->acked_late = m->acked_late;
 	for (uint64_t u = 0; u < nr_units; u++)
 		out->acked_units += m->newest_ack[u] != 0;
-	return m->unit_mismatch ? -EINVAL : 0;
+	return m->unit_mismatch || (m->unit_size && m->unit_size != unit) ? -EINVAL : 0;
 }
 
 /*
@@ -249,7 +256,8 @@ int awr_verify_run(const char *path, const struct awr_verify_opts *o,
 	span = o->span ? o->span : size;
 	out->units = span / o->unit;
 	if (o->journal) {
-		ret = model_load(&m, o->journal, out->units, out);
+		m.crash_time_ns = o->crash_time_ns;
+		ret = model_load(&m, o->journal, o->unit, out->units, out);
 		if (ret)
 			goto err;
 		s.m = &m;

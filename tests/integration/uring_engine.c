@@ -264,6 +264,29 @@ static int case_kernel_agrees(struct target *t, unsigned int qd, bool reg)
 	return 0;
 }
 
+/* A target without atomic support: every atomic write refused before the kernel, plain ones land. */
+static int case_unsupported(struct target *t, unsigned int qd, bool reg)
+{
+	struct awr_completion done[4];
+	struct planned p[2] = {
+		{ 0, t->unit, 0, 0, AWR_RULE_UNSUPPORTED },
+		{ 2 * t->unit, t->unit, 0, AWR_WRITE_PLAIN, AWR_RULE_OK },
+	};
+	struct awr_ring *r;
+
+	if (with_ring(t, qd, reg, &r))
+		return -1;
+	fill_pattern(t, 5);
+	memset(done, 0xff, sizeof(done));
+	CHECK(!prefill(t, 0), "prefill failed");
+	CHECK(!run_plan(r, t, p, 2, done), "queue/reap failed");
+	CHECK(!read_back(t), "read-back failed");
+	check_results(t, p, 2, done);
+	CHECK(region_is_byte(t, 0, t->unit, 0), "page 0, aimed at by a refused write only, changed");
+	awr_ring_free(r);
+	return 0;
+}
+
 static int open_target(struct target *t)
 {
 	struct stat st;
@@ -332,15 +355,20 @@ int main(int argc, char **argv)
 	ret = open_target(&t);
 	if (ret)
 		T_SKIP("cannot open %s for direct I/O: %s", t.path, strerror(-ret));
+	ret = awr_ring_create(t.file, 1, 0, &probe);
+	if (ret == -EPERM || ret == -ENOSYS)
+		T_SKIP("io_uring is unavailable or disabled: %s", strerror(-ret));
+	awr_ring_free(probe);
+	if (!t.lim->supported && t.area >= 16 * t.unit) {
+		run_case(&t, "unsupported_refused", case_unsupported, 8, false);
+		if (t_failures)
+			return T_EXIT_FAIL;
+	}
 	if (!t.lim->supported || t.unit > t.lim->unit_max || t.area < 16 * t.unit) {
 		printf("SKIP uring_engine: %s has no usable atomic write support (unit %" PRIu64
 		       ", limits %u..%u)\n", t.path, t.unit, t.lim->unit_min, t.lim->unit_max);
 		return T_EXIT_SKIP;
 	}
-	ret = awr_ring_create(t.file, 1, 0, &probe);
-	if (ret == -EPERM || ret == -ENOSYS)
-		T_SKIP("io_uring is unavailable or disabled: %s", strerror(-ret));
-	awr_ring_free(probe);
 	printf("target %s: unit %" PRIu64 ", atomic %u..%u, mem_align %u\n", t.path, t.unit,
 	       t.lim->unit_min, t.lim->unit_max, t.lim->mem_align);
 	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++)

@@ -15,7 +15,8 @@
 #
 # Environment:
 #   AWR_VM_CACHE    cache directory (default /var/cache/awr-vm)
-#   AWR_VM_OUT      where the serial log and results go (default $AWR_VM_CACHE/out)
+#   AWR_VM_OUT      where the serial log and results go (default $AWR_VM_CACHE/out-HASH,
+#                   HASH from SRCDIR's path)
 #   AWR_VM_ONLY     comma-separated guest case groups (default all; see README)
 #   AWR_VM_SHELL=1  boot to an interactive shell in the guest instead
 #   AWR_VM_TIMEOUT  seconds the guest may run (default 480)
@@ -29,7 +30,8 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 src=$(cd "${1:-$here/../..}" && pwd) || { echo "FAIL vm.setup: no source tree"; echo "vm: 0 passed, 1 failed, 0 skipped"; exit 1; }
 cache=${AWR_VM_CACHE:-/var/cache/awr-vm}
-out=${AWR_VM_OUT:-$cache/out}
+srchash=$(printf '%s' "$src" | md5sum | cut -c1-12)	# one build and output dir per source tree
+out=${AWR_VM_OUT:-$cache/out-$srchash}
 only=${AWR_VM_ONLY:-}
 shell_mode=${AWR_VM_SHELL:-0}
 boot_timeout=${AWR_VM_TIMEOUT:-480}
@@ -38,6 +40,7 @@ tool_version=1				# bump when the tool tree's content changes
 tree=$cache/toolchain
 qpid=
 qemu_pidfile=
+child=
 
 # NVMe controllers: serial awun awupf (serials are matched in guest/cases.sh)
 nvme_ctrls=(
@@ -45,6 +48,10 @@ nvme_ctrls=(
 	"awrpf0 0 0"
 	"awrpf7 7 7"
 )
+
+# Guest programs of other suites (meson targets, built when their .c exists),
+# run by guest/cases.sh per device configuration when present.
+extra_guest=(tests/devices/guest-devices)
 
 t_start=$(date +%s)
 
@@ -58,6 +65,10 @@ die() {
 
 cleanup() {
 	local p
+	if [ -n "$child" ] && kill -0 "$child" 2>/dev/null; then
+		kill "$child" 2>/dev/null
+		wait "$child" 2>/dev/null
+	fi
 	if [ -n "$qpid" ] && kill -0 "$qpid" 2>/dev/null; then
 		kill "$qpid" 2>/dev/null
 	fi
@@ -88,7 +99,10 @@ done
 mkdir -p "$cache" "$out" || die "cannot create $cache"
 
 exec 9>"$cache/lock"
-flock -w 900 9 || die "another VM run holds $cache/lock"
+if ! flock -n 9; then
+	say "waiting for another VM run to finish (lock $cache/lock)"
+	flock -w 900 9 || die "another VM run holds $cache/lock"
+fi
 
 # Remove a (half-built) tool tree: unmount anything left mounted below it
 # first, never crossing into another filesystem.
@@ -126,8 +140,10 @@ build_tree() {
 	remove_tree "$tmp"
 	: >"$log"
 	debootstrap --variant=minbase --include=qemu-system-x86,kmod,xz-utils,cpio \
-		"$suite" "$tmp" "$mirror" >>"$log" 2>&1 ||
-		die "debootstrap $suite from $mirror failed (see $log)"
+		"$suite" "$tmp" "$mirror" >>"$log" 2>&1 &
+	child=$!
+	wait "$child" || { child=; die "debootstrap $suite from $mirror failed (see $log)"; }
+	child=
 	chroot "$tmp" apt-get -q update >>"$log" 2>&1 || die "apt-get update in the tool tree failed (see $log)"
 	kpkg=${AWR_VM_KERNEL_PKG:-$(chroot "$tmp" apt-cache depends linux-image-amd64 2>>"$log" |
 		awk '$1 == "Depends:" && $2 ~ /^linux-image-6\.12\..*-amd64$/ { print $2; exit }')}
@@ -166,7 +182,7 @@ kver=$(sed -n 's/^kver=//p' "$tree/awr/tree.env")
 # ------------------------------------------------- static awr + guest program
 
 t0=$(date +%s)
-bdir=$cache/build-$(printf '%s' "$src" | md5sum | cut -c1-12)
+bdir=$cache/build-$srchash
 blog=$out/build.log
 : >"$blog"
 if [ ! -f "$bdir/build.ninja" ]; then
@@ -174,15 +190,21 @@ if [ ! -f "$bdir/build.ninja" ]; then
 	meson setup "$bdir" "$src" -Dprefer_static=true -Dstatic_tools=true --buildtype=release \
 		>>"$blog" 2>&1 || { tail -n 20 "$blog"; die "meson setup of the static build failed (see $blog)"; }
 fi
-# only the static targets: the shared library cannot link static dependencies
-ninja -C "$bdir" cli/awr lib/libatomicwr.a >>"$blog" 2>&1 ||
+# only the static targets: the shared library cannot link static dependencies.
+# Guest programs of other test suites join when the source tree has them.
+targets=(cli/awr lib/libatomicwr.a)
+extra=()
+for t in "${extra_guest[@]}"; do
+	[ -f "$src/$t.c" ] && extra+=("$t")
+done
+ninja -C "$bdir" "${targets[@]}" "${extra[@]}" >>"$blog" 2>&1 ||
 	{ tail -n 20 "$blog"; die "static build of awr failed (see $blog)"; }
 # shellcheck disable=SC2046
 cc -std=gnu11 -O2 -Wall -Wextra -D_GNU_SOURCE -I"$src/include" \
 	-o "$bdir/awr-vmtest" "$here/guest/awr-vmtest.c" -static "$bdir/lib/libatomicwr.a" \
 	$(pkg-config --static --libs liburing libnvme json-c blkid libxxhash) -lsgutils2 -pthread \
 	>>"$blog" 2>&1 || { tail -n 20 "$blog"; die "building the guest test program failed (see $blog)"; }
-for b in "$bdir/cli/awr" "$bdir/awr-vmtest"; do
+for b in "$bdir/cli/awr" "$bdir/awr-vmtest" "${extra[@]/#/$bdir/}"; do
 	file_out=$(LC_ALL=C od -An -c -N4 "$b" 2>/dev/null | tr -d ' ')
 	[ "$file_out" = '177ELF' ] || die "$b is not an ELF executable"
 	if LC_ALL=C readelf -l "$b" 2>/dev/null | grep -q 'INTERP'; then
@@ -204,6 +226,9 @@ cp "$here/guest/cases.sh" "$ir/awr/cases.sh"
 cp "$bdir/cli/awr" "$ir/awr/awr"
 cp "$bdir/awr-vmtest" "$ir/awr/awr-vmtest"
 chmod 755 "$ir/init" "$ir/awr/cases.sh" "$ir/awr/awr" "$ir/awr/awr-vmtest"
+for t in "${extra[@]}"; do
+	install -m 755 "$bdir/$t" "$ir/awr/$(basename "$t")"
+done
 # the modules and their dependencies, decompressed, with a fresh modules.dep
 chroot "$tree" sh -ec '
 	kver=$1; shift
@@ -250,7 +275,7 @@ qemu_pidfile=$run/qemu.pid
 
 if [ "$shell_mode" = 1 ]; then
 	say "booting a guest shell (kernel $kver); 'exit' powers the guest off"
-	chroot "$tree" "${qemu[@]}" -serial mon:stdio
+	chroot "$tree" "${qemu[@]}" -serial mon:stdio 9>&-
 	exit $?
 fi
 
@@ -259,7 +284,7 @@ log=$out/serial.log
 t0=$(date +%s)
 say "booting the guest (kernel $kver, timeout ${boot_timeout} s); serial log $log"
 timeout -k 10 "$boot_timeout" chroot "$tree" "${qemu[@]}" -serial stdio \
-	</dev/null >"$log" 2>"$out/qemu.stderr" &
+	</dev/null >"$log" 2>"$out/qemu.stderr" 9>&- &
 qpid=$!
 wait "$qpid"
 qrc=$?

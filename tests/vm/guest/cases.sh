@@ -33,9 +33,29 @@ nvme_serial() {
 	esac
 }
 
+# Run another suite's guest program (PASS/FAIL/SKIP lines) and relay its
+# cases as GROUP.NAME.CASE; a crash or an unexpected exit status is a failure.
+relay() {
+	g=$1 name=$2
+	shift 2
+	"$@" >/tmp/relay.out 2>/tmp/relay.err
+	rc=$?
+	while IFS= read -r l; do
+		case "$l" in
+		PASS\ *|FAIL\ *|SKIP\ *) say "${l%% *} $g.$name.${l#* }" ;;
+		*) echo "$l" ;;
+		esac
+	done </tmp/relay.out
+	if [ $rc != 0 ] && [ $rc != 1 ]; then
+		say "FAIL $g.$name: exited $rc: $(head -n 1 /tmp/relay.err)"
+	elif [ $rc = 1 ] && ! grep -q '^FAIL ' /tmp/relay.out; then
+		say "FAIL $g.$name: exited 1 without a failed case: $(head -n 1 /tmp/relay.err)"
+	fi
+}
+
 wait_for() {	# wait_for TEST-EXPR... : up to 10 s
 	i=0
-	while ! eval "$@"; do
+	while ! eval "$*"; do
 		i=$((i + 1))
 		[ $i -gt 100 ] && return 1
 		sleep 0.1
@@ -84,6 +104,9 @@ run_sd() {
 	fi
 	$T disk "$g" "/dev/$disk"
 	[ -n "$sg" ] && $T chardev "$g" "/dev/$sg"
+	if [ -x /awr/guest-devices ]; then
+		relay "$g" devices /awr/guest-devices --scsi "/dev/$disk" ${sg:+--sg "/dev/$sg"} --awr "$AWR"
+	fi
 	run_parts "$g" "$disk"
 }
 
@@ -157,6 +180,10 @@ run_nvme() {
 		$T chardev "$g" "/dev/$ng"
 	else
 		say "SKIP $g.$ng.json: /dev/$ng does not exist"
+		ng=
+	fi
+	if [ -x /awr/guest-devices ]; then
+		relay "$g" devices /awr/guest-devices --nvme "/dev/$ns" ${ng:+--ng "/dev/$ng"} --awr "$AWR"
 	fi
 	run_parts "$g" "$ns"
 }

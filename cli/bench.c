@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The measuring core of awr bench (see bench_run() in awr.h): database-style
+ * page writes through the io_uring engine, atomic vs plain vs doublewrite,
+ * with page latency percentiles from a log-linear histogram.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "awr.h"
+
+#define REAP_MAX	64U
+#define HIST_SUB_BITS	6U			/* 64 buckets per power of two: ~1.6% */
+#define HIST_SUB	(1U << HIST_SUB_BITS)
+#define HIST_BUCKETS	(HIST_SUB * 40U)	/* up to 2^45 ns */
+#define DW_CHUNK_MAX	(1U << 20)		/* doublewrite copy: writes of up to 1 MiB */
+
+struct hist {
+	uint64_t count;
+	uint64_t b[HIST_BUCKETS];
+};
+
+struct bench {
+	const struct bench_opts *o;
+	struct awr_file *f;
+	struct awr_ring *r;
+	struct bench_mode_result *res;
+	const char *name;
+	unsigned int batch;
+	unsigned int flags;		/* AWR_WRITE_* of in-place writes */
+	unsigned char *buf;		/* max(qd, batch) pages */
+	uint64_t *t_start;		/* per slot: when queued (ns) */
+	uint64_t *off;			/* per slot: offset */
+	uint64_t npages;		/* pages in the data area */
+	uint64_t dw_offset;
+	uint64_t seq, rng;
+	uint64_t start, deadline, shown;
+	struct hist hist;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static unsigned int hist_index(uint64_t v)
+{
+	unsigned int e;
+
+	if (v < HIST_SUB)
+		return (unsigned int)v;
+	e = 63U - (unsigned int)__builtin_clzll(v);	/* >= HIST_SUB_BITS */
+	if (e - HIST_SUB_BITS + 1 >= HIST_BUCKETS / HIST_SUB)
+		return HIST_BUCKETS - 1;
+	return (e - HIST_SUB_BITS + 1) * HIST_SUB + (unsigned int)((v >> (e - HIST_SUB_BITS)) & (HIST_SUB - 1));
+}
+
+/* The middle of a bucket's range of values. */
+static double hist_value(unsigned int i)
+{
+	unsigned int e;
+	uint64_t lo;
+
+	if (i < HIST_SUB)
+		return i;
+	e = i / HIST_SUB + HIST_SUB_BITS - 1;
+	lo = (1ULL << e) + ((uint64_t)(i % HIST_SUB) << (e - HIST_SUB_BITS));
+	return (double)lo + (double)(1ULL << (e - HIST_SUB_BITS)) / 2;
+}
+
+static void hist_add(struct hist *h, uint64_t v, uint64_t n)
+{
+	h->b[hist_index(v)] += n;
+	h->count += n;
+}
+
+static double hist_percentile_us(const struct hist *h, double pct)
+{
+	uint64_t want = (uint64_t)((double)h->count * pct / 100.0 + 0.999999), seen = 0;
+
+	if (!h->count)
+		return 0;
+	for (unsigned int i = 0; i < HIST_BUCKETS; i++) {
+		seen += h->b[i];
+		if (seen >= want)
+			return hist_value(i) / 1000.0;
+	}
+	return hist_value(HIST_BUCKETS - 1) / 1000.0;
+}
+
+static uint64_t next_offset(struct bench *b)
+{
+	uint64_t page;
+
+	if (b->o->order == BENCH_SEQUENTIAL) {
+		page = b->seq++ % b->npages;
+	} else {
+		b->rng ^= b->rng >> 12;		/* xorshift64* */
+		b->rng ^= b->rng << 25;
+		b->rng ^= b->rng >> 27;
+		page = (uint64_t)(((unsigned __int128)(b->rng * 0x2545F4914F6CDD1DULL) * b->npages) >> 64);
+	}
+	return page * b->o->unit;
+}
+
+static int fail(struct bench *b, int err, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(struct bench *b, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (b->res->error)
+		return b->res->error;
+	b->res->error = err;
+	va_start(ap, fmt);
+	vsnprintf(b->res->message, sizeof(b->res->message), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/* A completion that is not a whole page: say why, with the rule when one refused it. */
+static int fail_write(struct bench *b, const struct awr_completion *c, uint64_t off, uint64_t len)
+{
+	struct awr_verdict v;
+
+	if (c->rule != AWR_RULE_OK) {
+		awr_file_check(b->f, b->buf, len, off, &v);
+		return fail(b, c->res, "refused before the kernel: %s (rule %s)", v.message,
+			    awr_rule_name(c->rule));
+	}
+	return fail(b, c->res < 0 ? c->res : -EIO, "the write of %" PRIu64 " bytes at %" PRIu64 " failed: %s",
+		    len, off, c->res < 0 ? strerror(-c->res) : "short write");
+}
+
+static void progress(struct bench *b, uint64_t now, bool last)
+{
+	double el = (double)(now - b->start) / 1e9;
+	double pps = el > 0 ? (double)b->res->pages / el : 0;
+
+	if (!b->o->progress || (!last && now - b->shown < 500000000ULL))
+		return;
+	b->shown = now;
+	if (last)
+		fprintf(stderr, "\r%60s\r", "");
+	else
+		fprintf(stderr, "\r%-11s %5.1f s %10.0f pages/s %9.1f MB/s ", b->name, el, pps,
+			pps * (double)b->o->unit / 1e6);
+	fflush(stderr);
+}
+
+static int queue_slot(struct bench *b, unsigned int slot, uint64_t now)
+{
+	b->off[slot] = next_offset(b);
+	b->t_start[slot] = now;
+	return awr_ring_queue_write(b->r, b->buf + (uint64_t)slot * b->o->unit, b->o->unit,
+				    b->off[slot], slot, b->flags);
+}
+
+/* Durability none or dsync: keep qd writes in flight until the deadline, latency per write. */
+static int run_stream(struct bench *b)
+{
+	struct awr_completion c[REAP_MAX];
+	uint64_t now = now_ns();
+	int n, ret = 0;
+
+	for (unsigned int s = 0; s < b->o->qd && !ret; s++)
+		ret = queue_slot(b, s, now);
+	while (!ret && awr_ring_outstanding(b->r)) {
+		n = awr_ring_reap(b->r, c, REAP_MAX, 1);
+		if (n < 0)
+			return fail(b, n, "waiting for completions failed: %s", strerror(-n));
+		now = now_ns();
+		for (int i = 0; i < n; i++) {
+			unsigned int s = (unsigned int)c[i].tag;
+
+			if (c[i].res != (int)b->o->unit) {
+				fail_write(b, &c[i], b->off[s], b->o->unit);
+				continue;
+			}
+			hist_add(&b->hist, now - b->t_start[s], 1);
+			b->res->pages++;
+			if (!b->res->error && now < b->deadline)
+				ret = queue_slot(b, s, now);
+		}
+		progress(b, now, false);
+	}
+	return ret ? fail(b, ret, "queueing failed: %s", strerror(-ret)) : b->res->error;
+}
+
+/* Write the batch's pages (slot i at b->off[i]) with qd in flight; wait for all. */
+static int write_batch(struct bench *b)
+{
+	struct awr_completion c[REAP_MAX];
+	unsigned int next = 0;
+	int n, ret;
+
+	while (next < b->batch || awr_ring_outstanding(b->r)) {
+		while (next < b->batch && !b->res->error) {
+			ret = awr_ring_queue_write(b->r, b->buf + (uint64_t)next * b->o->unit, b->o->unit,
+						   b->off[next], next, b->flags);
+			if (ret == -EBUSY)
+				break;
+			if (ret)
+				return fail(b, ret, "queueing failed: %s", strerror(-ret));
+			next++;
+		}
+		if (b->res->error && next < b->batch)
+			next = b->batch;
+		n = awr_ring_reap(b->r, c, REAP_MAX, 1);
+		if (n < 0)
+			return fail(b, n, "waiting for completions failed: %s", strerror(-n));
+		for (int i = 0; i < n; i++)
+			if (c[i].res != (int)b->o->unit)
+				fail_write(b, &c[i], b->off[c[i].tag], b->o->unit);
+	}
+	return b->res->error;
+}
+
+static int sync_step(struct bench *b)
+{
+	if (b->o->durability != BENCH_DUR_FDATASYNC)
+		return 0;
+	if (fdatasync(awr_file_fd(b->f)))
+		return fail(b, -errno, "fdatasync failed: %s", strerror(errno));
+	return 0;
+}
+
+/* The doublewrite copy: the batch's buffer written sequentially to the doublewrite area. */
+static int write_dw_copy(struct bench *b)
+{
+	uint64_t len = (uint64_t)b->batch * b->o->unit, chunk = b->o->unit;
+	struct awr_batch_result res;
+	int ret;
+
+	while (chunk * 2 <= DW_CHUNK_MAX && len % (chunk * 2) == 0)
+		chunk *= 2;
+	ret = awr_write_units(b->r, b->buf, b->dw_offset, len, chunk,
+			      AWR_WRITE_PLAIN | (b->flags & AWR_WRITE_DSYNC), &res);
+	if (ret)
+		return fail(b, ret, "doublewrite copy: %s", res.verdict.message[0] ? res.verdict.message : strerror(-ret));
+	return 0;
+}
+
+/* fdatasync durability or doublewrite: batches of pages, latency per batch. */
+static int run_batches(struct bench *b, bool doublewrite)
+{
+	uint64_t t0 = now_ns(), t1;
+
+	while (t0 < b->deadline) {
+		for (unsigned int i = 0; i < b->batch; i++)
+			b->off[i] = next_offset(b);
+		if (doublewrite && (write_dw_copy(b) || sync_step(b)))
+			return b->res->error;
+		if (write_batch(b) || sync_step(b))
+			return b->res->error;
+		t1 = now_ns();
+		hist_add(&b->hist, t1 - t0, b->batch);
+		b->res->pages += b->batch;
+		progress(b, t1, false);
+		t0 = t1;
+	}
+	return 0;
+}
+
+static void finish(struct bench *b)
+{
+	struct bench_mode_result *r = b->res;
+	uint64_t end = now_ns();
+
+	progress(b, end, true);
+	r->ran = true;
+	r->seconds = (double)(end - b->start) / 1e9;
+	r->pages_per_s = r->seconds > 0 ? (double)r->pages / r->seconds : 0;
+	r->mb_per_s = r->pages_per_s * (double)b->o->unit / 1e6;
+	r->p50_us = hist_percentile_us(&b->hist, 50);
+	r->p99_us = hist_percentile_us(&b->hist, 99);
+	r->p999_us = hist_percentile_us(&b->hist, 99.9);
+}
+
+static void run_mode(struct bench *b, enum bench_mode m, struct bench_mode_result *res)
+{
+	unsigned int dsync = b->o->durability == BENCH_DUR_DSYNC ? AWR_WRITE_DSYNC : 0;
+	int ret;
+
+	memset(&b->hist, 0, sizeof(b->hist));
+	memset(res, 0, sizeof(*res));
+	b->res = res;
+	b->name = bench_mode_name(m);
+	b->flags = (m == BENCH_ATOMIC ? 0 : AWR_WRITE_PLAIN) | dsync;
+	ret = awr_ring_create(b->f, b->o->qd, AWR_RING_REGISTER_FILE, &b->r);
+	b->start = b->shown = now_ns();
+	b->deadline = b->start + (uint64_t)(b->o->seconds * 1e9);
+	if (ret)
+		fail(b, ret, "cannot set up io_uring with queue depth %u: %s", b->o->qd, strerror(-ret));
+	else if (m == BENCH_DOUBLEWRITE || b->o->durability == BENCH_DUR_FDATASYNC)
+		run_batches(b, m == BENCH_DOUBLEWRITE);
+	else
+		run_stream(b);
+	awr_ring_free(b->r);
+	b->r = NULL;
+	finish(b);
+}
+
+/* A regular file is created and extended to @size; a block device spans min(size, device). */
+static int open_target(const char *path, uint64_t size, struct awr_file **f, uint64_t *span)
+{
+	struct stat st;
+	int fd, ret;
+
+	if (stat(path, &st) && errno == ENOENT) {
+		fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+		if (fd < 0 || fstat(fd, &st)) {
+			out_error("cannot create %s: %s", path, strerror(errno));
+			return -errno;
+		}
+		close(fd);
+	}
+	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size < size && truncate(path, (off_t)size)) {
+		out_error("cannot extend %s to %" PRIu64 " bytes: %s", path, size, strerror(errno));
+		return -errno;
+	}
+	ret = awr_file_open(path, 0, f);
+	if (ret) {
+		out_error("cannot open %s for direct writing: %s", path, strerror(-ret));
+		return ret;
+	}
+	*span = size;
+	if (awr_file_limits(*f)->dev_size && awr_file_limits(*f)->dev_size < size)
+		*span = awr_file_limits(*f)->dev_size;
+	return 0;
+}
+
+static int bench_setup(struct bench *b, const struct bench_opts *o, uint64_t span)
+{
+	unsigned int slots = o->qd > b->batch ? o->qd : b->batch;
+	uint64_t dw_bytes = (uint64_t)b->batch * o->unit;
+
+	if (!o->unit || o->unit % 512 || o->unit > (1ULL << 30) || !o->qd || !b->batch) {
+		out_error("bench: unit %" PRIu64 ", queue depth %u, batch %u: need a unit that is a multiple of 512 up to 1 GiB and non-zero depth and batch",
+			  o->unit, o->qd, b->batch);
+		return -EINVAL;
+	}
+	if (span < dw_bytes + (uint64_t)slots * o->unit) {
+		out_error("bench: span %" PRIu64 " is too small: it needs at least %" PRIu64 " bytes (doublewrite area plus one page per slot)",
+			  span, dw_bytes + (uint64_t)slots * o->unit);
+		return -EINVAL;
+	}
+	b->npages = (span - dw_bytes) / o->unit;
+	b->dw_offset = b->npages * o->unit;
+	b->rng = 0x9E3779B97F4A7C15ULL;
+	b->t_start = calloc(slots, sizeof(*b->t_start));
+	b->off = calloc(slots, sizeof(*b->off));
+	if (!b->t_start || !b->off || posix_memalign((void **)&b->buf, 4096, slots * o->unit))
+		return -ENOMEM;
+	for (uint64_t i = 0; i < slots * o->unit; i++)
+		b->buf[i] = (unsigned char)(i * 31 + (i >> 12));
+	return 0;
+}
+
+int bench_run(const char *path, const struct bench_opts *o, struct bench_result *out)
+{
+	struct bench b = { .o = o, .batch = o->batch ? o->batch : o->qd };
+	uint64_t span = 0;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = open_target(path, o->size, &b.f, &span);
+	if (ret)
+		return ret;
+	ret = bench_setup(&b, o, span);
+	if (ret)
+		goto err;
+	out->span = span;
+	out->dw_offset = b.dw_offset;
+	for (int m = 0; m < BENCH__MODES; m++)
+		if (o->modes & (1U << m))
+			run_mode(&b, (enum bench_mode)m, &out->mode[m]);
+err:
+	free(b.buf);
+	free(b.t_start);
+	free(b.off);
+	awr_file_close(b.f);
+	return ret;
+}
+
+void bench_opts_default(struct bench_opts *o)
+{
+	*o = (struct bench_opts){
+		.unit = 16384, .qd = 32, .seconds = 10, .size = 256ULL << 20,
+		.modes = (1U << BENCH__MODES) - 1, .durability = BENCH_DUR_FDATASYNC,
+		.order = BENCH_RANDOM,
+	};
+}
+
+const char *bench_mode_name(enum bench_mode m)
+{
+	static const char *const names[BENCH__MODES] = { "atomic", "plain", "doublewrite" };
+
+	return (unsigned int)m < BENCH__MODES ? names[m] : "unknown";
+}
+
+const char *bench_durability_name(enum bench_durability d)
+{
+	static const char *const names[] = { "fdatasync", "dsync", "none" };
+
+	return (unsigned int)d < 3 ? names[d] : "unknown";
+}

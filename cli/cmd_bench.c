@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: MIT
+/*
+ * awr bench PATH: database page writes, atomic vs plain vs doublewrite:
+ * pages/s, MB/s, page latency percentiles and the ratios. The measuring is
+ * in bench.c (bench_run()).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "awr.h"
+
+struct bench_args {
+	char *unit, *qd, *batch, *seconds, *size, *mode, *order, *durability;
+	int force;
+};
+
+static int pick(const char *opt, const char *text, const char *const *names, int n, int *out)
+{
+	if (!text)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		if (!strcmp(text, names[i])) {
+			*out = i;
+			return 0;
+		}
+	}
+	out_error("--%s '%s' is unknown: use %s%s%s%s%s", opt, text, names[0],
+		  n > 1 ? ", " : "", n > 1 ? names[1] : "", n > 2 ? " or " : "", n > 2 ? names[2] : "");
+	return -EINVAL;
+}
+
+static int parse_count(const char *opt, const char *text, unsigned int max, unsigned int *out)
+{
+	uint64_t v;
+
+	if (!text)
+		return 0;
+	if (awr_parse_size(text, &v) || !v || v > max) {
+		out_error("--%s '%s': give a whole number from 1 to %u", opt, text, max);
+		return -EINVAL;
+	}
+	*out = (unsigned int)v;
+	return 0;
+}
+
+static int parse_seconds(const char *text, double *out)
+{
+	char *end;
+
+	if (!text)
+		return 0;
+	errno = 0;
+	*out = strtod(text, &end);
+	if (errno || *end || end == text || !(*out > 0) || *out > 86400) {
+		out_error("--seconds '%s': give a duration in seconds, more than 0 and at most 86400 (0.5 is fine)", text);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_opts(const struct bench_args *a, struct bench_opts *o)
+{
+	static const char *const modes[] = { "atomic", "plain", "doublewrite", "all" };
+	static const char *const orders[] = { "random", "sequential" };
+	static const char *const durs[] = { "fdatasync", "dsync", "none" };
+	int mode = 3, order = BENCH_RANDOM, dur = BENCH_DUR_FDATASYNC;
+
+	if ((a->unit && parse_size_arg("unit", a->unit, &o->unit)) ||
+	    (a->size && parse_size_arg("size", a->size, &o->size)) ||
+	    parse_count("qd", a->qd, 32768, &o->qd) || parse_count("batch", a->batch, 65536, &o->batch) ||
+	    parse_seconds(a->seconds, &o->seconds) || pick("mode", a->mode, modes, 4, &mode) ||
+	    pick("order", a->order, orders, 2, &order) || pick("durability", a->durability, durs, 3, &dur))
+		return -EINVAL;
+	if (!o->unit || o->unit % 512 || o->unit > (1ULL << 30)) {
+		out_error("--unit %" PRIu64 " must be a multiple of 512 bytes up to 1 GiB (a page size such as 16k)", o->unit);
+		return -EINVAL;
+	}
+	o->modes = mode == 3 ? (1U << BENCH__MODES) - 1 : 1U << mode;
+	o->order = (enum bench_order)order;
+	o->durability = (enum bench_durability)dur;
+	return 0;
+}
+
+static double ratio(const struct bench_result *r, enum bench_mode a, enum bench_mode b)
+{
+	const struct bench_mode_result *x = &r->mode[a], *y = &r->mode[b];
+
+	if (!x->ran || !y->ran || x->error || y->error || y->pages_per_s <= 0)
+		return 0;
+	return x->pages_per_s / y->pages_per_s;
+}
+
+static void print_normal(const char *path, const struct bench_opts *o, const struct bench_result *r)
+{
+	unsigned int batch = o->batch ? o->batch : o->qd;
+	char u[32], s[32];
+
+	printf("awr bench %s: %s pages, queue depth %u, %s order, span %s, %.1f s per mode\n", path,
+	       out_size(o->unit, u, sizeof(u)), o->qd, o->order == BENCH_RANDOM ? "random" : "sequential",
+	       out_size(r->span, s, sizeof(s)), o->seconds);
+	if (o->durability == BENCH_DUR_FDATASYNC)
+		printf("durability: fdatasync after each batch of %u pages\n", batch);
+	else if (o->durability == BENCH_DUR_DSYNC)
+		printf("durability: RWF_DSYNC on every write (doublewrite: batches of %u pages)\n", batch);
+	else
+		printf("durability: none, completion only (doublewrite: batches of %u pages)\n", batch);
+	printf("%-12s %10s %9s %10s %10s %10s\n", "mode", "pages/s", "MB/s", "p50 us", "p99 us", "p99.9 us");
+	for (int m = 0; m < BENCH__MODES; m++) {
+		const struct bench_mode_result *x = &r->mode[m];
+
+		if (!x->ran)
+			continue;
+		if (x->error)
+			printf("%-12s failed: %s\n", bench_mode_name((enum bench_mode)m), x->message);
+		else
+			printf("%-12s %10.0f %9.1f %10.1f %10.1f %10.1f\n", bench_mode_name((enum bench_mode)m),
+			       x->pages_per_s, x->mb_per_s, x->p50_us, x->p99_us, x->p999_us);
+	}
+	if (ratio(r, BENCH_ATOMIC, BENCH_DOUBLEWRITE) > 0)
+		printf("atomic/doublewrite: %.2fx\n", ratio(r, BENCH_ATOMIC, BENCH_DOUBLEWRITE));
+	if (ratio(r, BENCH_ATOMIC, BENCH_PLAIN) > 0)
+		printf("atomic/plain: %.2fx\n", ratio(r, BENCH_ATOMIC, BENCH_PLAIN));
+}
+
+/* A double printed with a fixed number of decimals (JSON numbers, not strings). */
+static struct json_object *jnum(double v, int decimals)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	return json_object_new_double_s(v, buf);
+}
+
+static struct json_object *mode_json(const struct bench_mode_result *x)
+{
+	struct json_object *o = json_object_new_object(), *lat = json_object_new_object();
+
+	json_object_object_add(o, "pages", out_u64(x->pages));
+	json_object_object_add(o, "seconds", jnum(x->seconds, 3));
+	json_object_object_add(o, "pages_per_s", jnum(x->pages_per_s, 1));
+	json_object_object_add(o, "mb_per_s", jnum(x->mb_per_s, 2));
+	json_object_object_add(lat, "p50", jnum(x->p50_us, 1));
+	json_object_object_add(lat, "p99", jnum(x->p99_us, 1));
+	json_object_object_add(lat, "p99_9", jnum(x->p999_us, 1));
+	json_object_object_add(o, "latency_us", lat);
+	json_object_object_add(o, "error", x->error ? json_object_new_string(x->message) : NULL);
+	return o;
+}
+
+static void print_json(const char *path, const struct bench_opts *o, const struct bench_result *r)
+{
+	struct json_object *root = json_object_new_object(), *modes = json_object_new_object();
+	struct json_object *ratios = json_object_new_object();
+	double ad = ratio(r, BENCH_ATOMIC, BENCH_DOUBLEWRITE), ap = ratio(r, BENCH_ATOMIC, BENCH_PLAIN);
+
+	json_object_object_add(root, "path", json_object_new_string(path));
+	json_object_object_add(root, "unit", out_u64(o->unit));
+	json_object_object_add(root, "qd", out_u64(o->qd));
+	json_object_object_add(root, "batch", out_u64(o->batch ? o->batch : o->qd));
+	json_object_object_add(root, "span", out_u64(r->span));
+	json_object_object_add(root, "order", json_object_new_string(o->order == BENCH_RANDOM ? "random" : "sequential"));
+	json_object_object_add(root, "durability", json_object_new_string(bench_durability_name(o->durability)));
+	json_object_object_add(root, "seconds_per_mode", jnum(o->seconds, 3));
+	for (int m = 0; m < BENCH__MODES; m++)
+		if (r->mode[m].ran)
+			json_object_object_add(modes, bench_mode_name((enum bench_mode)m), mode_json(&r->mode[m]));
+	json_object_object_add(root, "modes", modes);
+	json_object_object_add(ratios, "atomic_to_doublewrite", ad > 0 ? jnum(ad, 3) : NULL);
+	json_object_object_add(ratios, "atomic_to_plain", ap > 0 ? jnum(ap, 3) : NULL);
+	json_object_object_add(root, "ratios", ratios);
+	out_print_json(root);
+}
+
+int cmd_bench(int argc, const char **argv)
+{
+	struct bench_args a = { 0 };
+	struct poptOption table[] = {
+		{ "unit", 0, POPT_ARG_STRING, &a.unit, 0, "page size (default 16k)", "U" },
+		{ "qd", 0, POPT_ARG_STRING, &a.qd, 0, "io_uring queue depth (default 32)", "N" },
+		{ "batch", 0, POPT_ARG_STRING, &a.batch, 0, "pages per flush (default: the queue depth)", "N" },
+		{ "seconds", 0, POPT_ARG_STRING, &a.seconds, 0, "seconds per mode (default 10)", "S" },
+		{ "size", 0, POPT_ARG_STRING, &a.size, 0, "span written (default 256MiB)", "SPAN" },
+		{ "mode", 0, POPT_ARG_STRING, &a.mode, 0, "what to measure (default all)",
+		  "atomic|plain|doublewrite|all" },
+		{ "order", 0, POPT_ARG_STRING, &a.order, 0, "page order (default random)", "random|sequential" },
+		{ "durability", 0, POPT_ARG_STRING, &a.durability, 0,
+		  "fdatasync per batch (default), RWF_DSYNC per write, or none", "fdatasync|dsync|none" },
+		{ "force", 0, POPT_ARG_NONE, &a.force, 0,
+		  "write a block device even if mounted, in use or formatted", NULL },
+		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options, 0, "Output:", NULL },
+		POPT_AUTOHELP
+		POPT_TABLEEND
+	};
+	struct bench_opts o;
+	struct bench_result r;
+	struct cmd_ctx c;
+	struct stat st;
+	int rc = AWR_EXIT_USAGE;
+
+	if (cmd_parse(&c, argc, argv, table, "PATH", true))
+		return AWR_EXIT_USAGE;
+	bench_opts_default(&o);
+	if (parse_opts(&a, &o))
+		goto out;
+	if (!stat(c.operand, &st) && guard_target(c.operand, a.force))
+		goto out;
+	o.progress = out_mode == OUT_NORMAL && isatty(STDERR_FILENO);
+	if (bench_run(c.operand, &o, &r))
+		goto out;
+	if (out_mode == OUT_JSON)
+		print_json(c.operand, &o, &r);
+	else
+		print_normal(c.operand, &o, &r);
+	rc = AWR_EXIT_OK;
+	for (int m = 0; m < BENCH__MODES; m++)
+		if (r.mode[m].ran && r.mode[m].error)
+			rc = AWR_EXIT_FAIL;
+out:
+	cmd_done(&c);
+	return rc;
+}

@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: MIT
+/*
+ * awr qualify PATH: the scripted device qualification. Runs the checks of
+ * qualify.c in order, each PASS, FAIL or SKIP with a reason, then a verdict;
+ * -o json or --report FILE give every check's figures for automation.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libgen.h>
+#include <limits.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "qualify.h"
+
+#define STRESS_UNIT	16384U	/* a database page */
+
+static const struct {
+	const char *name;
+	void (*run)(struct qctx *q, struct qcheck *c);
+} checks[] = {
+	{ "discovery", q_discovery },
+	{ "size_sweep", q_size_sweep },
+	{ "kernel_refusals", q_refusals },
+	{ "concurrent_torn", q_concurrency },
+	{ "crash", q_crash },
+	{ "performance", q_performance },
+};
+
+#define NR_CHECKS (sizeof(checks) / sizeof(checks[0]))
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int create_file(struct qctx *q)
+{
+	int fd = open(q->target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+	if (fd < 0) {
+		out_error("cannot create the scratch file %s: %s", q->target, strerror(errno));
+		return -errno;
+	}
+	close(fd);
+	q->created = true;
+	return 0;
+}
+
+static int file_target(struct qctx *q, const char *path, bool dir)
+{
+	char tmp[PATH_MAX];
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	if (!realpath(dir ? path : dirname(tmp), q->dir)) {
+		out_error("cannot resolve the directory of %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	if (dir)
+		snprintf(q->target, sizeof(q->target), "%s/awr-qualify.%d.dat", q->dir, (int)getpid());
+	else
+		snprintf(q->target, sizeof(q->target), "%s/%s", q->dir, basename(tmp));
+	return 0;
+}
+
+static int block_target(struct qctx *q, const char *path)
+{
+	int fd, ret;
+
+	ret = guard_target(path, q->force);
+	if (ret)
+		return ret;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || ioctl(fd, BLKGETSIZE64, &q->size)) {
+		out_error("cannot read the size of %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -errno;
+	}
+	close(fd);
+	snprintf(q->target, sizeof(q->target), "%s", path);
+	q->is_blk = true;
+	return 0;
+}
+
+/* PATH: a directory (scratch file inside), a file (created when missing) or a block device. */
+static int setup_target(struct qctx *q)
+{
+	struct stat st;
+	int ret;
+
+	if (stat(q->path, &st)) {
+		if (errno != ENOENT) {
+			out_error("cannot examine %s: %s", q->path, strerror(errno));
+			return -errno;
+		}
+		ret = file_target(q, q->path, false);
+		return ret ? ret : create_file(q);
+	}
+	if (S_ISBLK(st.st_mode))
+		return block_target(q, q->path);
+	if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
+		out_error("%s is neither a directory, a regular file nor a block device: "
+			  "give a directory on the filesystem to qualify, a file, or a block device", q->path);
+		return -EINVAL;
+	}
+	if (S_ISREG(st.st_mode) && st.st_size && !q->force) {
+		out_error("refusing to qualify on %s: it holds %lld bytes of data that qualify would overwrite. "
+			  "Give its directory (qualify then uses a scratch file), an empty file, or --force.",
+			  q->path, (long long)st.st_size);
+		return -EEXIST;
+	}
+	ret = file_target(q, q->path, S_ISDIR(st.st_mode));
+	if (!ret && S_ISDIR(st.st_mode))
+		ret = create_file(q);
+	return ret;
+}
+
+static int probe_target(struct qctx *q)
+{
+	int ret = awr_probe_path(q->target, 0, &q->probe);
+
+	if (ret) {
+		out_error("cannot probe %s: %s", q->target, strerror(-ret));
+		return ret;
+	}
+	q->lim = *awr_probe_effective(q->probe);
+	q->unit = STRESS_UNIT;
+	if (q->lim.supported && q->unit < q->lim.unit_min)
+		q->unit = q->lim.unit_min;
+	if (q->lim.supported && q->unit > q->lim.unit_max)
+		q->unit = q->lim.unit_max;
+	return 0;
+}
+
+static void print_check(const struct qcheck *c)
+{
+	printf("  %-4s  %-16s %s\n", q_result_name(c->result), c->name, c->reason);
+	fflush(stdout);
+}
+
+static struct json_object *check_json(const struct qcheck *c)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "name", json_object_new_string(c->name));
+	json_object_object_add(o, "result", json_object_new_string(q_result_name(c->result)));
+	json_object_object_add(o, "reason", json_object_new_string(c->reason));
+	json_object_object_add(o, "seconds", json_object_new_double(c->seconds));
+	json_object_object_add(o, "figures", json_object_get(c->figures));
+	return o;
+}
+
+struct tally {
+	unsigned int n[3];	/* per enum q_result */
+	double seconds;
+};
+
+static struct json_object *report_json(const struct qctx *q, const struct qcheck *c, const struct tally *t)
+{
+	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
+	struct utsname u;
+
+	json_object_object_add(o, "path", json_object_new_string(q->path));
+	json_object_object_add(o, "target", json_object_new_string(q->target));
+	json_object_object_add(o, "target_type", json_object_new_string(q->is_blk ? "block_device" : "file"));
+	json_object_object_add(o, "scratch_file", json_object_new_boolean(q->created));
+	json_object_object_add(o, "kernel", json_object_new_string(uname(&u) ? "" : u.release));
+	json_object_object_add(o, "awr_version", json_object_new_string(awr_version()));
+	json_object_object_add(o, "quick", json_object_new_boolean(q->quick));
+	json_object_object_add(o, "limits", out_limits_json(&q->lim));
+	for (size_t i = 0; i < NR_CHECKS; i++)
+		json_object_array_add(a, check_json(&c[i]));
+	json_object_object_add(o, "checks", a);
+	json_object_object_add(o, "notes", json_object_get(q->notes));
+	json_object_object_add(o, "passed", out_u64(t->n[Q_PASS]));
+	json_object_object_add(o, "failed", out_u64(t->n[Q_FAIL]));
+	json_object_object_add(o, "skipped", out_u64(t->n[Q_SKIP]));
+	json_object_object_add(o, "seconds", json_object_new_double(t->seconds));
+	json_object_object_add(o, "verdict", json_object_new_string(t->n[Q_FAIL] ? "FAIL" : "PASS"));
+	return o;
+}
+
+static int write_report(const char *file, struct json_object *o)
+{
+	FILE *f = fopen(file, "we");
+
+	if (!f) {
+		out_error("cannot write the report %s: %s", file, strerror(errno));
+		return -errno;
+	}
+	fprintf(f, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+			  JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+	return fclose(f) ? -errno : 0;
+}
+
+static void run_checks(struct qctx *q, struct qcheck *c, struct tally *t)
+{
+	double start = now_s(), t0;
+
+	if (out_mode == OUT_NORMAL)
+		printf("qualify %s (%s %s)%s\n", q->path, q->is_blk ? "block device" : "file", q->target,
+		       q->quick ? ", quick" : "");
+	for (size_t i = 0; i < NR_CHECKS; i++) {
+		c[i].name = checks[i].name;
+		c[i].figures = json_object_new_object();
+		t0 = now_s();
+		checks[i].run(q, &c[i]);
+		c[i].seconds = now_s() - t0;
+		t->n[c[i].result]++;
+		if (out_mode == OUT_NORMAL)
+			print_check(&c[i]);
+	}
+	t->seconds = now_s() - start;
+}
+
+static void print_verdict(const struct qctx *q, const struct tally *t)
+{
+	size_t n = json_object_array_length(q->notes);
+
+	for (size_t i = 0; i < n; i++)
+		printf("note: %s\n", json_object_get_string(json_object_array_get_idx(q->notes, i)));
+	printf("verdict: %s (%u passed, %u failed, %u skipped) in %.1f s\n", t->n[Q_FAIL] ? "FAIL" : "PASS",
+	       t->n[Q_PASS], t->n[Q_FAIL], t->n[Q_SKIP], t->seconds);
+}
+
+static int finish(struct qctx *q, struct qcheck *c, const struct tally *t, const char *report)
+{
+	struct json_object *o = report_json(q, c, t);
+	int rc = t->n[Q_FAIL] ? AWR_EXIT_FAIL : AWR_EXIT_OK;
+
+	if (report && write_report(report, o))
+		rc = AWR_EXIT_USAGE;
+	if (out_mode == OUT_JSON)
+		out_print_json(o);
+	else
+		json_object_put(o);
+	if (out_mode == OUT_NORMAL)
+		print_verdict(q, t);
+	return rc;
+}
+
+int cmd_qualify(int argc, const char **argv)
+{
+	int quick = 0, crash = 0, force = 0;
+	char *report = NULL;
+	struct poptOption table[] = {
+		{ "quick", 0, POPT_ARG_NONE, &quick, 0, "short runs: under 30 s on a scratch XFS", NULL },
+		{ "crash", 0, POPT_ARG_NONE, &crash, 0,
+		  "also crash-test: shut down the (scratch XFS on a loop device) filesystem mid-write", NULL },
+		{ "report", 0, POPT_ARG_STRING, &report, 0, "write the JSON report to FILE", "FILE" },
+		{ "force", 0, POPT_ARG_NONE, &force, 0,
+		  "write a block device even if mounted, in use or formatted", NULL },
+		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options, 0, "Output:", NULL },
+		POPT_AUTOHELP
+		POPT_TABLEEND
+	};
+	struct qcheck c[NR_CHECKS] = { 0 };
+	struct qctx q = { 0 };
+	struct tally t = { 0 };
+	struct cmd_ctx cc;
+	int rc = AWR_EXIT_USAGE;
+
+	if (cmd_parse(&cc, argc, argv, table, "PATH", true))
+		return AWR_EXIT_USAGE;
+	q.path = cc.operand;
+	q.quick = quick;
+	q.crash = crash;
+	q.force = force;
+	q.notes = json_object_new_array();
+	if (setup_target(&q) || probe_target(&q))
+		goto out;
+	run_checks(&q, c, &t);
+	rc = finish(&q, c, &t, report);
+out:
+	for (size_t i = 0; i < NR_CHECKS; i++)
+		json_object_put(c[i].figures);
+	if (q.created)
+		unlink(q.target);
+	json_object_put(q.notes);
+	awr_probe_free(q.probe);
+	cmd_done(&cc);
+	return rc;
+}

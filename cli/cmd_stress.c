@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: MIT
+/*
+ * awr stress PATH --unit U: concurrent stamped atomic writers, optionally
+ * journaled on another filesystem so that awr verify can find lost writes.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "awr.h"
+
+#define DEFAULT_SPAN	(64ULL << 20)
+
+static void report_text(const char *path, const struct awr_stress_opts *o,
+			const struct awr_stress_result *r)
+{
+	double sec = (double)r->nsec / 1e9;
+	char a[32], b[32];
+
+	printf("stress: %" PRIu64 " %s writes of %s (%s) over %" PRIu64 " units by %u writers in %.2f s",
+	       r->writes, (o->flags & AWR_STRESS_PLAIN) ? "plain (not atomic)" : "atomic", out_size(o->unit, a, sizeof(a)), out_size(r->bytes, b, sizeof(b)),
+	       r->units, o->threads, sec);
+	if (sec > 0)
+		printf(": %.0f writes/s, %.1f MB/s", (double)r->writes / sec, (double)r->bytes / 1e6 / sec);
+	printf("\n  generations %" PRIu64 "..%" PRIu64 "%s\n", r->first_generation, r->last_generation,
+	       (o->flags & AWR_STRESS_DSYNC) ? ", each write durable (RWF_DSYNC)" : "");
+	if (o->journal)
+		printf("  journal %s (%" PRIu64 " fdatasync)\n", o->journal, r->journal_syncs);
+	if (r->error)
+		printf("  stopped by a failed write at offset %" PRIu64 ": %s; the writes before it are %s\n",
+		       r->error_offset, strerror(-r->error), o->journal ? "journaled" : "counted");
+	(void)path;
+}
+
+static void report_json(const char *path, const struct awr_stress_opts *o,
+			const struct awr_stress_result *r)
+{
+	struct json_object *j = json_object_new_object();
+
+	json_object_object_add(j, "path", json_object_new_string(path));
+	json_object_object_add(j, "unit", out_u64(o->unit));
+	json_object_object_add(j, "threads", out_u64(o->threads));
+	json_object_object_add(j, "units", out_u64(r->units));
+	json_object_object_add(j, "writes", out_u64(r->writes));
+	json_object_object_add(j, "bytes", out_u64(r->bytes));
+	json_object_object_add(j, "seconds", json_object_new_double((double)r->nsec / 1e9));
+	json_object_object_add(j, "first_generation", out_u64(r->first_generation));
+	json_object_object_add(j, "last_generation", out_u64(r->last_generation));
+	json_object_object_add(j, "dsync", json_object_new_boolean(o->flags & AWR_STRESS_DSYNC));
+	json_object_object_add(j, "atomic", json_object_new_boolean(!(o->flags & AWR_STRESS_PLAIN)));
+	json_object_object_add(j, "journal", o->journal ? json_object_new_string(o->journal) : NULL);
+	json_object_object_add(j, "journal_syncs", out_u64(r->journal_syncs));
+	json_object_object_add(j, "error", r->error ? json_object_new_string(out_errno_name(r->error)) : NULL);
+	json_object_object_add(j, "error_offset", r->error ? out_u64(r->error_offset) : NULL);
+	out_print_json(j);
+}
+
+static int explain_start_error(const char *path, const struct awr_stress_opts *o,
+			       const struct awr_stress_result *r, int ret)
+{
+	if (r->verdict.rule != AWR_RULE_OK)
+		out_error("cannot stress %s with --unit %u: %s (rule %s)", path, o->unit,
+			  r->verdict.message, awr_rule_name(r->verdict.rule));
+	else if (ret == -ENOSPC)
+		out_error("%s is smaller than --size %" PRIu64 ": give a smaller --size", path, o->span);
+	else if (ret == -EBADMSG)
+		out_error("journal %s is damaged before its end: give a new journal file", o->journal);
+	else
+		out_error("cannot stress %s: %s", path, strerror(-ret));
+	return AWR_EXIT_USAGE;
+}
+
+static bool new_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) && errno == ENOENT;
+}
+
+/* Seconds or writes, the unit, the span; fills @o. */
+static int stress_setup(struct awr_stress_opts *o, const char *path, const char *unit_s,
+			const char *size_s, double seconds, long long writes)
+{
+	uint64_t v;
+
+	if (parse_size_arg("unit", unit_s, &v))
+		return -EINVAL;
+	if (!v || v % AWR_STAMP_SECTOR || v > (1U << 30)) {
+		out_error("--unit %" PRIu64 " must be a multiple of 512 up to 1 GiB, such as 16k", v);
+		return -EINVAL;
+	}
+	o->unit = (uint32_t)v;
+	if (size_s && parse_size_arg("size", size_s, &o->span))
+		return -EINVAL;
+	if (!size_s && new_file(path))
+		o->span = DEFAULT_SPAN;
+	if (seconds < 0 || writes < 0 || (seconds > 0 && writes > 0)) {
+		out_error("give --seconds S or --writes N (one, positive)");
+		return -EINVAL;
+	}
+	o->writes = (uint64_t)writes;
+	o->duration_ms = (uint64_t)(seconds * 1000);
+	if (!o->writes && !o->duration_ms)
+		o->duration_ms = 10000;
+	return 0;
+}
+
+int cmd_stress(int argc, const char **argv)
+{
+	char *unit_s = NULL, *size_s = NULL, *journal = NULL;
+	int threads = 4, dsync = 0, force = 0, plain = 0;
+	long long writes = 0;
+	double seconds = 0;
+	struct poptOption table[] = {
+		{ "unit", 0, POPT_ARG_STRING, &unit_s, 0, "bytes per atomic write (stamped unit)", "U" },
+		{ "threads", 0, POPT_ARG_INT, &threads, 0, "writer threads (default 4)", "T" },
+		{ "seconds", 0, POPT_ARG_DOUBLE, &seconds, 0, "run time (default 10 s)", "S" },
+		{ "writes", 0, POPT_ARG_LONGLONG, &writes, 0, "stop after N writes in all", "N" },
+		{ "dsync", 0, POPT_ARG_NONE, &dsync, 0, "make each write durable (RWF_DSYNC)", NULL },
+		{ "journal", 0, POPT_ARG_STRING, &journal, 0,
+		  "record issued and acknowledged writes in FILE, on another filesystem (implies --dsync)",
+		  "FILE" },
+		{ "size", 0, POPT_ARG_STRING, &size_s, 0,
+		  "bytes from offset 0 to write (default: the file or device; 64 MiB for a new file)", "SPAN" },
+		{ "no-atomic", 0, POPT_ARG_NONE, &plain, 0,
+		  "plain O_DIRECT writes without RWF_ATOMIC: a control run", NULL },
+		{ "force", 0, POPT_ARG_NONE, &force, 0,
+		  "write a block device even if mounted, in use or formatted", NULL },
+		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options, 0, "Output:", NULL },
+		POPT_AUTOHELP
+		POPT_TABLEEND
+	};
+	struct awr_stress_opts o = { 0 };
+	struct awr_stress_result r;
+	struct cmd_ctx c;
+	int ret, rc = AWR_EXIT_USAGE;
+
+	if (cmd_parse(&c, argc, argv, table, "PATH", true))
+		return AWR_EXIT_USAGE;
+	if (stress_setup(&o, c.operand, unit_s, size_s, seconds, writes) ||
+	    (!new_file(c.operand) && guard_target(c.operand, force)))
+		goto out;
+	if (threads < 1 || threads > 256) {
+		out_error("--threads %d must be between 1 and 256", threads);
+		goto out;
+	}
+	o.threads = (uint32_t)threads;
+	o.journal = journal;
+	o.flags = (dsync || journal ? AWR_STRESS_DSYNC : 0) | (plain ? AWR_STRESS_PLAIN : 0);
+	ret = awr_stress_run(c.operand, &o, &r);
+	if (ret) {
+		rc = explain_start_error(c.operand, &o, &r, ret);
+		goto out;
+	}
+	if (out_mode == OUT_JSON)
+		report_json(c.operand, &o, &r);
+	else
+		report_text(c.operand, &o, &r);
+	rc = r.error ? AWR_EXIT_FAIL : AWR_EXIT_OK;
+out:
+	cmd_done(&c);
+	return rc;
+}

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+/*
+ * awr verify PATH --unit U [--journal FILE]: scan a stamped target, count
+ * units per class, list the first offending ones, and find lost writes.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "awr.h"
+
+struct issues {
+	unsigned int max;	/* how many to keep */
+	unsigned int nr;
+	uint32_t unit;
+	uint32_t other_size;	/* a misplaced stamp's unit size, when not unit */
+	struct json_object *list;
+	char text[16][200];
+};
+
+void verify_issue_text(const struct awr_verify_issue *is, uint32_t unit, char *buf, size_t len)
+{
+	const struct awr_unit_state *s = &is->state;
+	uint64_t sec_off = is->offset + (uint64_t)s->bad_sector * AWR_STAMP_SECTOR;
+
+	switch (s->cls) {
+	case AWR_UNIT_TORN:
+		snprintf(buf, len, "unit %" PRIu64 " at %" PRIu64 ": torn: sector 0 holds generation %" PRIu64
+			 ", sector %u (offset %" PRIu64 ") generation %" PRIu64, is->unit, is->offset,
+			 s->generation, s->bad_sector, sec_off, s->other_generation);
+		return;
+	case AWR_UNIT_CORRUPT:
+		snprintf(buf, len, "unit %" PRIu64 " at %" PRIu64 ": corrupt: generation %" PRIu64
+			 ", checksum wrong, sector %u (offset %" PRIu64 ") differs", is->unit, is->offset,
+			 s->generation, s->bad_sector, sec_off);
+		return;
+	case AWR_UNIT_MISPLACED:
+		snprintf(buf, len, "unit %" PRIu64 " at %" PRIu64 ": misplaced: sector %u holds sector %u of unit %"
+			 PRIu64 " of size %u (expected unit %" PRIu64 " of size %u)", is->unit, is->offset,
+			 s->bad_sector, s->found_sector, s->found_unit, s->found_unit_size, is->unit, unit);
+		return;
+	default:
+		break;
+	}
+	if (is->lost)
+		snprintf(buf, len, "unit %" PRIu64 " at %" PRIu64 ": lost: holds generation %" PRIu64
+			 " but generation %" PRIu64 " was acknowledged after it", is->unit, is->offset,
+			 s->generation, is->acked_generation);
+	else
+		snprintf(buf, len, "unit %" PRIu64 " at %" PRIu64 ": unjournaled: holds generation %" PRIu64
+			 ", which the journal never issued for it", is->unit, is->offset, s->generation);
+}
+
+struct json_object *verify_issue_json(const struct awr_verify_issue *is)
+{
+	struct json_object *o = json_object_new_object();
+	const struct awr_unit_state *s = &is->state;
+
+	json_object_object_add(o, "unit", out_u64(is->unit));
+	json_object_object_add(o, "offset", out_u64(is->offset));
+	json_object_object_add(o, "class", json_object_new_string(awr_unit_class_name(s->cls)));
+	json_object_object_add(o, "generation", out_u64(s->generation));
+	json_object_object_add(o, "other_generation", out_u64(s->other_generation));
+	json_object_object_add(o, "bad_sector", out_u64(s->bad_sector));
+	json_object_object_add(o, "lost", json_object_new_boolean(is->lost));
+	json_object_object_add(o, "acked_generation", out_u64(is->acked_generation));
+	json_object_object_add(o, "unjournaled", json_object_new_boolean(is->unjournaled));
+	return o;
+}
+
+static int keep_issue(const struct awr_verify_issue *is, void *arg)
+{
+	struct issues *k = arg;
+
+	if (is->state.cls == AWR_UNIT_MISPLACED && is->state.found_unit_size != k->unit && !k->other_size)
+		k->other_size = is->state.found_unit_size;
+	if (k->nr >= k->max)
+		return 0;
+	if (k->list)
+		json_object_array_add(k->list, verify_issue_json(is));
+	else
+		verify_issue_text(is, k->unit, k->text[k->nr], sizeof(k->text[0]));
+	k->nr++;
+	return 0;
+}
+
+bool verify_failed(const struct awr_verify_result *r)
+{
+	return r->count[AWR_UNIT_TORN] || r->count[AWR_UNIT_CORRUPT] || r->count[AWR_UNIT_MISPLACED] ||
+	       r->lost || r->unjournaled;
+}
+
+double verify_mbps(const struct awr_verify_result *r)
+{
+	return r->nsec ? (double)r->bytes / 1e6 / ((double)r->nsec / 1e9) : 0;
+}
+
+struct json_object *verify_result_json(const struct awr_verify_result *r, bool journal)
+{
+	struct json_object *o = json_object_new_object(), *c = json_object_new_object();
+
+	for (int i = 0; i < AWR_UNIT__COUNT; i++)
+		json_object_object_add(c, awr_unit_class_name(i), out_u64(r->count[i]));
+	json_object_object_add(o, "units", out_u64(r->units));
+	json_object_object_add(o, "counts", c);
+	json_object_object_add(o, "lost", journal ? out_u64(r->lost) : NULL);
+	json_object_object_add(o, "unjournaled", journal ? out_u64(r->unjournaled) : NULL);
+	json_object_object_add(o, "journal_records", out_u64(r->journal_records));
+	json_object_object_add(o, "acked_writes", out_u64(r->acked_writes));
+	json_object_object_add(o, "acked_units", out_u64(r->acked_units));
+	json_object_object_add(o, "acked_late", out_u64(r->acked_late));
+	json_object_object_add(o, "bytes", out_u64(r->bytes));
+	json_object_object_add(o, "seconds", json_object_new_double((double)r->nsec / 1e9));
+	json_object_object_add(o, "mb_per_s", json_object_new_double(verify_mbps(r)));
+	json_object_object_add(o, "direct", json_object_new_boolean(r->direct));
+	json_object_object_add(o, "ok", json_object_new_boolean(!verify_failed(r)));
+	return o;
+}
+
+static void report_text(const struct awr_verify_opts *o, const struct awr_verify_result *r,
+			const struct issues *k)
+{
+	char a[32], b[32];
+
+	printf("verify: %" PRIu64 " units of %s (%s) in %.2f s, %.0f MB/s%s\n", r->units,
+	       out_size(o->unit, a, sizeof(a)), out_size(r->bytes, b, sizeof(b)), (double)r->nsec / 1e9,
+	       verify_mbps(r), r->direct ? " (O_DIRECT)" : " (through the page cache)");
+	printf("  never_written %" PRIu64 ", intact %" PRIu64 ", torn %" PRIu64 ", corrupt %" PRIu64
+	       ", misplaced %" PRIu64 "\n", r->count[AWR_UNIT_NEVER_WRITTEN], r->count[AWR_UNIT_INTACT],
+	       r->count[AWR_UNIT_TORN], r->count[AWR_UNIT_CORRUPT], r->count[AWR_UNIT_MISPLACED]);
+	if (o->journal)
+		printf("  journal: %" PRIu64 " records, %" PRIu64 " acknowledged writes to %" PRIu64
+		       " units; lost %" PRIu64 ", unjournaled %" PRIu64 "\n", r->journal_records,
+		       r->acked_writes, r->acked_units, r->lost, r->unjournaled);
+	if (r->acked_late)
+		printf("  %" PRIu64 " writes acknowledged after the crash began count as in flight\n",
+		       r->acked_late);
+	for (unsigned int i = 0; i < k->nr; i++)
+		printf("  %s\n", k->text[i]);
+	if (k->other_size)
+		printf("hint: units were stamped with a unit size of %u bytes: give --unit %u\n",
+		       k->other_size, k->other_size);
+	printf("result: %s\n", verify_failed(r) ? "FAILED" : "OK");
+}
+
+static int explain_error(const char *path, const struct awr_verify_opts *o,
+			 const struct awr_verify_result *r, int ret)
+{
+	if (ret == -EINVAL && o->journal && r->journal_unit)
+		out_error("journal %s was written with --unit %u, not %u: give --unit %u",
+			  o->journal, r->journal_unit, o->unit, r->journal_unit);
+	else if (ret == -EBADMSG)
+		out_error("journal %s is damaged before its end (a valid record follows a damaged one)",
+			  o->journal);
+	else
+		out_error("cannot verify %s: %s", path, strerror(-ret));
+	return AWR_EXIT_USAGE;
+}
+
+int cmd_verify(int argc, const char **argv)
+{
+	char *unit_s = NULL, *size_s = NULL, *journal = NULL;
+	long long crash_ns = 0;
+	int max_issues = 10;
+	struct poptOption table[] = {
+		{ "unit", 0, POPT_ARG_STRING, &unit_s, 0, "the unit size the target was stamped with", "U" },
+		{ "journal", 0, POPT_ARG_STRING, &journal, 0,
+		  "the stress journal: also report lost acknowledged writes", "FILE" },
+		{ "size", 0, POPT_ARG_STRING, &size_s, 0,
+		  "bytes from offset 0 to scan (default: the whole file or device)", "SPAN" },
+		{ "crash-time", 0, POPT_ARG_LONGLONG, &crash_ns, 0,
+		  "when the crash began (CLOCK_REALTIME ns, date +%s%N): later acks count as in flight", "NS" },
+		{ "show", 0, POPT_ARG_INT, &max_issues, 0, "list at most N offending units (default 10)", "N" },
+		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options, 0, "Output:", NULL },
+		POPT_AUTOHELP
+		POPT_TABLEEND
+	};
+	struct awr_verify_opts o = { .issue = keep_issue };
+	struct issues k = { 0 };
+	struct awr_verify_result r;
+	struct json_object *j;
+	struct cmd_ctx c;
+	uint64_t v;
+	int ret, rc = AWR_EXIT_USAGE;
+
+	if (cmd_parse(&c, argc, argv, table, "PATH", true))
+		return AWR_EXIT_USAGE;
+	if (parse_size_arg("unit", unit_s, &v) || (size_s && parse_size_arg("size", size_s, &o.span)))
+		goto out;
+	if (!v || v % AWR_STAMP_SECTOR || v > (1U << 30)) {
+		out_error("--unit %" PRIu64 " must be a multiple of 512 up to 1 GiB, such as 16k", v);
+		goto out;
+	}
+	o.unit = (uint32_t)v;
+	o.journal = journal;
+	o.crash_time_ns = crash_ns > 0 ? (uint64_t)crash_ns : 0;
+	k.unit = o.unit;
+	k.max = max_issues < 0 ? 0 : max_issues > 16 && out_mode == OUT_NORMAL ? 16 : (unsigned int)max_issues;
+	k.list = out_mode == OUT_JSON ? json_object_new_array() : NULL;
+	o.arg = &k;
+	ret = awr_verify_run(c.operand, &o, &r);
+	if (ret) {
+		json_object_put(k.list);
+		rc = explain_error(c.operand, &o, &r, ret);
+		goto out;
+	}
+	if (out_mode == OUT_JSON) {
+		j = verify_result_json(&r, journal);
+		json_object_object_add(j, "path", json_object_new_string(c.operand));
+		json_object_object_add(j, "unit", out_u64(o.unit));
+		json_object_object_add(j, "issues", k.list);
+		out_print_json(j);
+	} else {
+		report_text(&o, &r, &k);
+	}
+	rc = verify_failed(&r) ? AWR_EXIT_FAIL : AWR_EXIT_OK;
+out:
+	cmd_done(&c);
+	return rc;
+}

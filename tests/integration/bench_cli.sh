@@ -1,0 +1,57 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Description: awr bench measures atomic, plain and doublewrite page writes on a real file, reports a refused atomic size per mode, and refuses mounted devices and bad options.
+#
+#   bench_cli.sh AWR     (under with-scratch-xfs.sh: AWR_SCRATCH_DIR, AWR_SCRATCH_DEV)
+set -u
+awr=$1
+f=${AWR_SCRATCH_DIR:?run under with-scratch-xfs.sh}/bench.dat
+err=$(mktemp "${TMPDIR:-/tmp}/awr-bench.XXXXXX") || exit 2
+trap 'rm -f "$err" "$f"' EXIT
+fails=0
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; fails=$((fails + 1)); }
+
+# json_get MODE KEY: the first "KEY": value after "MODE": { in awr's pretty JSON.
+json_get() {
+	awk -v m="\"$1\": {" -v k="\"$2\":" 'index($0, m) { on = 1 } on && index($0, k) { sub(/.*: /, ""); sub(/,$/, ""); print; exit }'
+}
+
+out=$("$awr" bench "$f" --seconds 0.3 --size 16M --qd 8 -o json 2>"$err"); rc=$?
+ok=1
+for m in atomic plain doublewrite; do
+	p=$(json_get "$m" pages <<<"$out"); e=$(json_get "$m" error <<<"$out")
+	[ "${p:-0}" -gt 0 ] && [ "$e" = null ] || ok=0
+done
+size=$(stat -c %s "$f")
+if [ $rc = 0 ] && [ $ok = 1 ] && [ "$size" = 16777216 ] && grep -q '"atomic_to_doublewrite": [0-9]' <<<"$out" && [ ! -s "$err" ]; then
+	pass all_modes_json
+else
+	fail all_modes_json "rc $rc size $size: $out $(cat "$err")"
+fi
+
+out=$("$awr" bench "$f" --mode atomic --durability none --order sequential --qd 1 --seconds 0.2 --size 16M 2>"$err"); rc=$?
+if [ $rc = 0 ] && grep -q "durability: none" <<<"$out" && grep -Eq "^atomic +[0-9]+" <<<"$out" && ! grep -q $'\r' "$err"; then
+	pass atomic_sequential_qd1
+else
+	fail atomic_sequential_qd1 "rc $rc: $out $(cat "$err")"
+fi
+
+# 2 MiB pages exceed XFS's default atomic maximum (1 MiB): atomic refused with its rule, plain runs, exit 1.
+out=$("$awr" bench "$f" --unit 2M --qd 4 --mode all --durability dsync --seconds 0.2 --size 32M 2>&1); rc=$?
+if [ $rc = 1 ] && grep -q "^atomic .*failed: .*rule too_large" <<<"$out" && grep -Eq "^plain +[0-9]+" <<<"$out"; then
+	pass refused_unit_too_large
+else
+	fail refused_unit_too_large "rc $rc: $out"
+fi
+
+out=$("$awr" bench "$AWR_SCRATCH_DEV" --seconds 0.2 2>&1); rc=$?
+[ $rc = 2 ] && grep -q "refusing to write" <<<"$out" && pass refuses_mounted_device || fail refuses_mounted_device "rc $rc: $out"
+
+for bad in "--mode fast" "--seconds 0" "--unit 1000" "--qd 0" "--durability always" "--order backwards"; do
+	# shellcheck disable=SC2086
+	out=$("$awr" bench "$f" $bad 2>&1); rc=$?
+	[ $rc = 2 ] && grep -q "awr: --" <<<"$out" && pass "usage ${bad%% *}" || fail "usage $bad" "rc $rc: $out"
+done
+
+[ $fails = 0 ]

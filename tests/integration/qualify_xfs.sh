@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Description: awr qualify on scratch XFS: --quick -o json passes with a valid JSON report and a
+# verdict, --crash runs the crash check, an in-use device is refused, a raw loop device (no atomic
+# support) fails discovery and skips the write checks.
+#
+#   qualify_xfs.sh AWR   (run under with-scratch-xfs.sh)
+set -u
+
+awr=$1
+dir=${AWR_SCRATCH_DIR:?run under with-scratch-xfs.sh}
+dev=${AWR_SCRATCH_DEV:?run under with-scratch-xfs.sh}
+fail() { echo "FAIL: $*"; exit 1; }
+command -v python3 >/dev/null || { echo "SKIP: python3 not installed (reads the JSON)"; exit 77; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/awr-qualify-test.XXXXXX") || exit 2
+loop=
+cleanup() {
+	[ -n "$loop" ] && losetup -d "$loop"
+	rm -rf "$work"
+}
+trap cleanup EXIT
+cd "$work" || exit 2
+
+# --quick -o json on the scratch filesystem: exit 0, valid JSON, every check PASS or SKIP
+start=$(date +%s)
+"$awr" qualify "$dir" --quick -o json --report "$work/report.json" >"$work/out.json"
+rc=$?
+took=$(($(date +%s) - start))
+[ "$rc" = 0 ] || { cat "$work/out.json"; fail "qualify --quick exited $rc"; }
+python3 - "$work/out.json" "$work/report.json" <<'PY' || fail "JSON report"
+import json, sys
+out, rep = (json.load(open(p)) for p in sys.argv[1:3])
+assert out == rep, "stdout JSON and --report differ"
+assert out["verdict"] == "PASS", out["verdict"]
+names = [c["name"] for c in out["checks"]]
+assert names == ["discovery", "size_sweep", "kernel_refusals", "concurrent_torn", "crash", "performance"], names
+res = {c["name"]: c["result"] for c in out["checks"]}
+for n in ("discovery", "size_sweep", "kernel_refusals", "concurrent_torn", "performance"):
+    assert res[n] == "PASS", (n, res[n])
+assert res["crash"] == "SKIP", res["crash"]
+sweep = out["checks"][1]["figures"]["writes"]
+assert [w["size"] for w in sweep] == [4096 << i for i in range(9)], sweep
+assert all(w["read_back"] == "intact" for w in sweep)
+refused = out["checks"][2]["figures"]["cases"]
+assert all(c["kernel"] == c["predicted"] != "0" for c in refused), refused
+v = out["checks"][3]["figures"]["verify"]
+assert v["counts"]["torn"] == 0 and v["lost"] == 0 and v["acked_writes"] > 0, v
+print("quick: verdict", out["verdict"], "in", round(out["seconds"], 1), "s")
+PY
+[ "$took" -lt 30 ] || echo "note: qualify --quick took $took s (target: under 30 s)"
+ls "$dir" | grep -q awr-qualify && fail "qualify left its scratch file in $dir"
+
+# --crash: the filesystem is shut down, mounted again and verified
+"$awr" qualify "$dir" --quick --crash -o json >"$work/crash.json"
+rc=$?
+[ "$rc" = 0 ] || { cat "$work/crash.json"; fail "qualify --crash exited $rc"; }
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = [c for c in d['checks'] if c['name'] == 'crash'][0]
+assert c['result'] == 'PASS', c
+assert c['figures']['cycles'][0]['verify']['counts']['torn'] == 0
+print('crash:', c['reason'])" "$work/crash.json" || fail "crash check"
+mountpoint -q "$dir" || fail "the scratch filesystem is not mounted again after the crash check"
+
+# a mounted device is refused without --force, nothing written
+"$awr" qualify "$dev" --quick >"$work/refused.out" 2>&1
+rc=$?
+[ "$rc" = 2 ] || { cat "$work/refused.out"; fail "qualify of the mounted $dev exited $rc, expected 2"; }
+grep -q "refusing to write" "$work/refused.out" || { cat "$work/refused.out"; fail "no refusal message"; }
+
+# a file holding data is not overwritten without --force
+head -c 8192 /dev/urandom >"$dir/data.file"
+cp "$dir/data.file" "$work/data.copy"
+"$awr" qualify "$dir/data.file" --quick >"$work/file.out" 2>&1
+rc=$?
+[ "$rc" = 2 ] || { cat "$work/file.out"; fail "qualify of a file with data exited $rc, expected 2"; }
+cmp -s "$dir/data.file" "$work/data.copy" || fail "qualify changed a file it refused"
+
+# a raw loop device: no atomic support, so discovery fails and the write checks skip
+truncate -s 64M "$work/raw.img" || exit 2
+loop=$(losetup -f --show "$work/raw.img") || { echo "SKIP: no free loop device"; exit 77; }
+"$awr" qualify "$loop" --quick >"$work/raw.out" 2>&1
+rc=$?
+cat "$work/raw.out"
+[ "$rc" = 1 ] || fail "qualify of a raw loop device exited $rc, expected 1"
+grep -q "FAIL  discovery" "$work/raw.out" || fail "discovery did not fail on $loop"
+grep -q "SKIP  size_sweep" "$work/raw.out" || fail "the size sweep did not skip on $loop"
+grep -q "verdict: FAIL" "$work/raw.out" || fail "no FAIL verdict on $loop"
+echo "qualify_xfs: ok"
