@@ -159,8 +159,9 @@ static void scsi_print(const struct awr_device *d)
 	       s->logical_block_size, s->physical_block_size);
 	if (s->have_capacity)
 		printf(", protection type %u", s->prot_en ? s->p_type + 1U : 0);
-	printf("\n  %-14s %s\n", "WRITE ATOMIC16", s->write_atomic16 < 0 ? "unknown" :
-	       s->write_atomic16 ? "supported" : "not supported");
+	printf("\n  %-14s %s\n", "opcode 9Ch", s->write_atomic16 < 0 ? "support unknown" :
+	       s->write_atomic16 ? "WRITE ATOMIC(16) listed as supported" :
+	       "WRITE ATOMIC(16) not listed by REPORT SUPPORTED OPERATION CODES");
 	if (s->logical_block_size)
 		print_limits("derived", awr_device_derived(d));
 }
