@@ -50,21 +50,6 @@ void cmd_done(struct cmd_ctx *c);
 int parse_size_arg(const char *opt, const char *text, uint64_t *out);
 int guard_target(const char *path, bool force);
 
-/* device_out.c: device views (NVMe / SCSI) */
-void device_add_json(struct json_object *o, const struct awr_device *d);
-void device_print(const struct awr_device *d);
-const char *device_severity_name(enum awr_severity s);
-struct json_object *device_findings_json(const struct awr_device *d);
-struct json_object *finding_json(const struct awr_finding *f);
-
-/* write_pt.c: the passthrough engines of awr write */
-struct pt_target;
-int pt_open(const char *engine, const char *path, bool force, struct pt_target **out);
-ssize_t pt_write(struct pt_target *t, const void *buf, size_t len, uint64_t off, bool fua,
-		 struct awr_verdict *v);
-int pt_read_fd(const struct pt_target *t);
-void pt_close(struct pt_target *t);
-
 /*
  * bench.c: the measuring core of `awr bench`, also used by `awr qualify`.
  *
@@ -129,12 +114,25 @@ void bench_opts_default(struct bench_opts *o);
 const char *bench_mode_name(enum bench_mode m);
 const char *bench_durability_name(enum bench_durability d);
 int bench_run(const char *path, const struct bench_opts *o, struct bench_result *out);
+/* device_out.c: device views (NVMe / SCSI) */
+void device_add_json(struct json_object *o, const struct awr_device *d);
+void device_print(const struct awr_device *d);
+const char *device_severity_name(enum awr_severity s);
+struct json_object *device_findings_json(const struct awr_device *d);
+struct json_object *finding_json(const struct awr_finding *f);
+
+/* write_pt.c: the passthrough engines of awr write */
+struct pt_target;
+int pt_open(const char *engine, const char *path, bool force, struct pt_target **out);
+ssize_t pt_write(struct pt_target *t, const void *buf, size_t len, uint64_t off, bool fua,
+		 struct awr_verdict *v);
+int pt_read_fd(const struct pt_target *t);
+void pt_close(struct pt_target *t);
 
 /* commands */
 int cmd_probe(int argc, const char **argv);
 int cmd_check(int argc, const char **argv);
 int cmd_write(int argc, const char **argv);
-int cmd_decode(int argc, const char **argv);
 int cmd_bench(int argc, const char **argv);
 int cmd_stress(int argc, const char **argv);
 int cmd_verify(int argc, const char **argv);
@@ -146,5 +144,6 @@ struct json_object *verify_issue_json(const struct awr_verify_issue *is);
 struct json_object *verify_result_json(const struct awr_verify_result *r, bool journal);
 bool verify_failed(const struct awr_verify_result *r);
 double verify_mbps(const struct awr_verify_result *r);
+int cmd_decode(int argc, const char **argv);
 
 #endif /* AWR_CLI_H */

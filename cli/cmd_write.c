@@ -121,7 +121,7 @@ static int parse_engine(const char *engine, const char *qd_s, unsigned int *qd)
 	uint64_t v = 32;
 
 	if (engine && strcmp(engine, "sync") && strcmp(engine, "uring") && !is_passthrough(engine)) {
-		out_error("--engine '%s' is unknown: use sync or uring, or nvme or scsi for passthrough to a device", engine);
+		out_error("--engine '%s' is unknown: use sync, uring, nvme or scsi", engine);
 		return -EINVAL;
 	}
 	if (qd_s && (parse_size_arg("qd", qd_s, &v) || !v || v > 32768)) {

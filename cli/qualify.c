@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "qualify.h"
@@ -299,17 +298,6 @@ static unsigned int bad_writes(const struct awr_limits *l, struct bad_write *w)
 	return n;
 }
 
-/* Kernels before 6.13 refuse a buffered atomic write with EINVAL, later ones with EOPNOTSUPP. */
-static int kernel_errno(int predicted, enum awr_rule rule)
-{
-	unsigned int maj = 0, min = 0;
-	struct utsname u;
-
-	if (rule != AWR_RULE_NOT_DIRECT || uname(&u) || sscanf(u.release, "%u.%u", &maj, &min) != 2)
-		return predicted;
-	return maj * 1000 + min < 6013 ? -EINVAL : predicted;
-}
-
 /* Issue one bad write; 0 when the kernel refused it with the predicted errno. */
 static int refuse_one(struct qctx *q, const struct bad_write *w, void *buf, struct json_object *list,
 		      char *why, size_t len)
@@ -322,7 +310,7 @@ static int refuse_one(struct qctx *q, const struct bad_write *w, void *buf, stru
 	int predicted, fd;
 	ssize_t got;
 
-	predicted = kernel_errno(awr_check(&q->lim, &plan, &v), v.rule);
+	predicted = awr_check(&q->lim, &plan, &v);
 	fd = open(q->target, O_RDWR | O_CLOEXEC | (w->buffered ? 0 : O_DIRECT));
 	got = fd < 0 ? -errno : awr_pwrite_raw(fd, &iov, 1, w->offset, 0);
 	if (fd >= 0)

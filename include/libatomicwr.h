@@ -94,6 +94,7 @@ enum awr_rule {
 	AWR_RULE_PAST_END,		/* write ends past the end of the device: -EINVAL */
 	AWR_RULE_DEVICE_LIMIT,		/* beyond the device's own atomic limits (passthrough): -EINVAL */
 	AWR_RULE_DEVICE_ERROR,		/* the device refused the command (status/sense): -EIO */
+	AWR_RULE_BEYOND_END,		/* write starts at or past the end of the device: -ENOSPC */
 	AWR_RULE__COUNT
 };
 
@@ -139,7 +140,7 @@ const char *awr_rule_name(enum awr_rule rule);
  * awr_rule_errno() - the negative errno the kernel returns for a rule
  * @rule:	the rule
  *
- * Return: 0 for AWR_RULE_OK, else -EINVAL, -EOPNOTSUPP, -EBADF, or -EIO
+ * Return: 0 for AWR_RULE_OK, else -EINVAL, -EOPNOTSUPP, -EBADF, -ENOSPC, or -EIO
  * (AWR_RULE_DEVICE_ERROR: a passthrough command failed on the device).
  */
 int awr_rule_errno(enum awr_rule rule);

@@ -3,9 +3,9 @@
 #ifndef AWR_PRIVATE_H
 #define AWR_PRIVATE_H
 
-#include <stdarg.h>
 #include <endian.h>
 #include <string.h>
+#include <stdarg.h>
 
 #include "libatomicwr.h"
 #include "compat.h"

@@ -32,6 +32,7 @@ static const struct {
 	[AWR_RULE_PAST_END]		= { "past_end", -EINVAL },
 	[AWR_RULE_DEVICE_LIMIT]		= { "device_limit", -EINVAL },
 	[AWR_RULE_DEVICE_ERROR]		= { "device_error", -EIO },
+	[AWR_RULE_BEYOND_END]		= { "beyond_end", -ENOSPC },
 };
 
 const char *awr_rule_name(enum awr_rule rule)
@@ -133,6 +134,11 @@ int awr_check(const struct awr_limits *lim, const struct awr_write_plan *plan,
 		return verdict(v, AWR_RULE_UNSUPPORTED,
 			       "the target does not support atomic writes (see awr probe)");
 	ret = check_fd(plan, v);
+	/* A block device refuses a write starting at or past its end first (blkdev_write_iter). */
+	if (!ret && lim->dev_size && plan->offset >= lim->dev_size)
+		ret = verdict(v, AWR_RULE_BEYOND_END,
+			      "offset %" PRIu64 " is at or past the end of the device (%" PRIu64 " bytes)",
+			      plan->offset, lim->dev_size);
 	if (!ret)
 		ret = check_shape(plan, v);
 	if (!ret)

@@ -171,7 +171,7 @@ static unsigned int plan_mixed(struct target *t, struct planned *p)
 	if (t->lim->unit_min >= 1024 && (!t->lim->offset_align || t->lim->offset_align <= t->lim->unit_min / 2))
 		p[n++] = (struct planned){ 7 * u, t->lim->unit_min / 2, 0, 0, AWR_RULE_TOO_SMALL };
 	if (t->lim->dev_size)
-		p[n++] = (struct planned){ t->lim->dev_size, u, 0, 0, AWR_RULE_PAST_END };
+		p[n++] = (struct planned){ t->lim->dev_size, u, 0, 0, AWR_RULE_BEYOND_END };
 	p[n++] = (struct planned){ 9 * u, u, 0, AWR_WRITE_DSYNC, AWR_RULE_OK };
 	return n;
 }

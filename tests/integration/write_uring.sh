@@ -44,7 +44,7 @@ fi
 
 # Usage errors exit 2 with a message saying what would be right.
 out=$("$awr" write "$f" --offset 0 --length 16k --engine warp 2>&1); rc=$?
-[ $rc = 2 ] && grep -q "use sync or uring" <<<"$out" && pass bad_engine || fail bad_engine "rc $rc: $out"
+[ $rc = 2 ] && grep -q "use sync, uring, nvme or scsi" <<<"$out" && pass bad_engine || fail bad_engine "rc $rc: $out"
 out=$("$awr" write "$f" --offset 0 --length 16k --engine uring --qd 0 2>&1); rc=$?
 [ $rc = 2 ] && grep -q "queue depth from 1" <<<"$out" && pass bad_qd || fail bad_qd "rc $rc: $out"
 

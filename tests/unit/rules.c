@@ -16,6 +16,11 @@ static const struct awr_limits lim_bnd = {
 	.segments_max = 1,
 };
 
+/* A device whose size is not a multiple of unit_max. */
+static const struct awr_limits lim_past = {
+	.supported = true, .unit_min = 4096, .unit_max = 65536, .segments_max = 1, .dev_size = 12288,
+};
+
 static const struct awr_limits lim_none = { .supported = false };
 
 #define DIO (O_RDWR | O_DIRECT)
@@ -54,8 +59,16 @@ static const struct {
 	{ "8k within boundary", &lim_bnd, { 8192, 8192, NULL, 1, DIO }, AWR_RULE_OK, 0, "is atomic" },
 	{ "buffer at odd address", &lim, { 0, 4096, (const void *)0x10001, 1, DIO },
 	  AWR_RULE_BUFFER_ALIGNMENT, -EINVAL, "memory alignment 512" },
-	{ "past end of device", &lim, { 1 << 20, 4096, ALIGNED, 1, DIO }, AWR_RULE_PAST_END, -EINVAL,
+	{ "straddles the end of device", &lim, { (1 << 20) - 4096, 8192, ALIGNED, 1, DIO }, AWR_RULE_MISALIGNED,
+	  -EINVAL, "offset 1044480" },
+	{ "ends past the end of device", &lim, { (1 << 20) - 8192, 16384, NULL, 1, -1 }, AWR_RULE_MISALIGNED,
+	  -EINVAL, "not a multiple" },
+	{ "runs past the end of device", &lim_past, { 0, 16384, ALIGNED, 1, DIO }, AWR_RULE_PAST_END, -EINVAL,
 	  "past the end" },
+	{ "starts at the end of device", &lim, { 1 << 20, 4096, ALIGNED, 1, DIO }, AWR_RULE_BEYOND_END,
+	  -ENOSPC, "at or past the end" },
+	{ "starts past the end, misaligned", &lim, { (1 << 20) + 4096, 16384, ALIGNED, 1, DIO },
+	  AWR_RULE_BEYOND_END, -ENOSPC, "at or past the end" },
 	/* First broken rule wins, in the kernel's order. */
 	{ "misaligned and too large", &lim, { 4096, 131072, ALIGNED, 1, DIO }, AWR_RULE_MISALIGNED,
 	  -EINVAL, "offset 4096" },

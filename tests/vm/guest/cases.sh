@@ -103,6 +103,7 @@ run_sd() {
 		say "INFO nomerges $g dev=$disk nomerges=2 (request merging off for the remaining cases)"
 	fi
 	$T disk "$g" "/dev/$disk"
+	[ "$g" = sd_default ] && qualify_case "$g" "$disk"
 	[ -n "$sg" ] && $T chardev "$g" "/dev/$sg"
 	if [ -x /awr/guest-devices ]; then
 		relay "$g" devices /awr/guest-devices --scsi "/dev/$disk" ${sg:+--sg "/dev/$sg"} --awr "$AWR"
@@ -130,6 +131,34 @@ merged_atomic_writes() {
 		say "SKIP $g.$disk.merged_atomic_writes: known kernel issue (sd boundary mode): merged atomic writes are sent with ATOMIC BOUNDARY above the device maximum and fail with EREMOTEIO"
 	else
 		say "FAIL $g.$disk.merged_atomic_writes: awr write --engine uring exited $rc: $(echo "$out" | head -n 1)"
+	fi
+}
+
+# awr qualify --quick on the raw device: every check relayed as a case, the
+# verdict must be PASS; on a one-block atomic unit it must say so plainly.
+qualify_case() {
+	g=$1 disk=$2
+	$AWR qualify --quick --force "/dev/$disk" >/tmp/qualify.out 2>&1
+	rc=$?
+	while read -r res name reason; do
+		case "$res" in
+		PASS|FAIL|SKIP) say "$res $g.$disk.qualify.$name${reason:+: $reason}" ;;
+		esac
+	done </tmp/qualify.out
+	verdict=$(grep '^verdict:' /tmp/qualify.out)
+	say "INFO qualify $g dev=$disk exit=$rc $verdict"
+	case "$rc:$verdict" in
+	"0:verdict: PASS"*) say "PASS $g.$disk.qualify" ;;
+	*) say "FAIL $g.$disk.qualify: exit $rc, $(echo "${verdict:-no verdict line}"; tail -n 3 /tmp/qualify.out)" ;;
+	esac
+	um=$(cat "/sys/block/$disk/queue/atomic_write_unit_max_bytes")
+	lbs=$(cat "/sys/block/$disk/queue/logical_block_size")
+	if [ "$um" = "$lbs" ]; then
+		if grep -q 'one block' /tmp/qualify.out; then
+			say "PASS $g.$disk.qualify_one_block_note"
+		else
+			say "FAIL $g.$disk.qualify_one_block_note: the atomic unit is one block but qualify does not say so"
+		fi
 	fi
 }
 
@@ -175,6 +204,7 @@ run_nvme() {
 	say "INFO params $g module=nvme controller=$ctrl namespace=$ns serial=$serial"
 	$T nvmeid "$g" "/dev/$ctrl"
 	$T disk "$g" "/dev/$ns"
+	[ "$g" != nvme_awupf7 ] && qualify_case "$g" "$ns"
 	ng=ng${ns#nvme}
 	if [ -c "/dev/$ng" ]; then
 		$T chardev "$g" "/dev/$ng"
