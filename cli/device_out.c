@@ -107,20 +107,37 @@ static void print_limits(const char *label, const struct awr_device_limits *l)
 	       l->capped ? "" : " (block layer caps not applied)");
 }
 
+/* A 0's based block count as "15 (64 KiB)" when the block size is known. */
+static const char *blocks0(uint16_t v, uint32_t lbs, char *buf, size_t len)
+{
+	char sz[32];
+
+	if (lbs)
+		snprintf(buf, len, "%u (%s)", v, out_size((v + 1ULL) * lbs, sz, sizeof(sz)));
+	else
+		snprintf(buf, len, "%u", v);
+	return buf;
+}
+
 static void nvme_print(const struct awr_device *d)
 {
 	const struct awr_nvme_id *n = awr_device_nvme(d);
 	const struct awr_device_limits *alt = awr_device_derived_alt(d);
+	uint32_t lbs = n->have_ns ? n->lba_size : 0;
+	char a[48], b[48], c[48];
 
 	if (n->have_ctrl)
-		printf("  %-14s AWUN %u, AWUPF %u, ACWU %u (0's based blocks), MDTS %u\n", "controller",
-		       n->awun, n->awupf, n->acwu, n->mdts);
+		printf("  %-14s AWUN %s, AWUPF %s, ACWU %s (0's based blocks), MDTS %u\n", "controller",
+		       blocks0(n->awun, lbs, a, sizeof(a)), blocks0(n->awupf, lbs, b, sizeof(b)),
+		       blocks0(n->acwu, lbs, c, sizeof(c)), n->mdts);
 	if (n->have_dn)
 		printf("  %-14s DN %u\n", "feature 0Ah", n->dn);
 	if (!n->have_ns)
 		return;
-	printf("  %-14s NSFEAT 0x%02x (atomic fields %s), NAWUN %u, NAWUPF %u, NACWU %u\n", "namespace",
-	       n->nsfeat, (n->nsfeat & 2) ? "valid" : "not valid", n->nawun, n->nawupf, n->nacwu);
+	printf("  %-14s NSFEAT 0x%02x (atomic fields %s), NAWUN %s, NAWUPF %s, NACWU %u\n", "namespace",
+	       n->nsfeat, (n->nsfeat & 2) ? "valid" : "not valid",
+	       blocks0(n->nawun, (n->nsfeat & 2) ? lbs : 0, a, sizeof(a)),
+	       blocks0(n->nawupf, (n->nsfeat & 2) ? lbs : 0, b, sizeof(b)), n->nacwu);
 	printf("  %-14s NABSN %u, NABO %u, NABSPF %u, NOIOB %u\n", "", n->nabsn, n->nabo, n->nabspf, n->noiob);
 	printf("  %-14s LBA format %u of %u: %" PRIu32 " bytes, %u metadata\n", "", n->lbaf_index,
 	       n->nlbaf + 1U, n->lba_size, n->lba_ms);
@@ -142,8 +159,9 @@ static void scsi_print(const struct awr_device *d)
 	       s->logical_block_size, s->physical_block_size);
 	if (s->have_capacity)
 		printf(", protection type %u", s->prot_en ? s->p_type + 1U : 0);
-	printf("\n  %-14s %s\n", "WRITE ATOMIC16", s->write_atomic16 < 0 ? "unknown" :
-	       s->write_atomic16 ? "supported" : "not supported");
+	printf("\n  %-14s %s\n", "opcode 9Ch", s->write_atomic16 < 0 ? "support unknown" :
+	       s->write_atomic16 ? "WRITE ATOMIC(16) listed as supported" :
+	       "WRITE ATOMIC(16) not listed by REPORT SUPPORTED OPERATION CODES");
 	if (s->logical_block_size)
 		print_limits("derived", awr_device_derived(d));
 }

@@ -39,9 +39,10 @@ static void compare_sysfs(struct awr_probe *p, const struct awr_device *d)
 		return;
 	}
 	awr__add_finding(p, "device_sysfs_mismatch", AWR_SEV_WARN,
-			 "the device's data gives unit_min %" PRIu32 ", unit_max %" PRIu32 ", max_bytes %" PRIu32 ", boundary %" PRIu32 " the kernel's way, but sysfs of %s says %" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu32,
+			 "the device's data gives unit_min %" PRIu32 ", unit_max %" PRIu32 ", max_bytes %" PRIu32 ", boundary %" PRIu32 " the kernel's way, but sysfs of %s says %" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu32 "%s",
 			 l->unit_min, l->unit_max, l->max_bytes, l->boundary, y->disk,
-			 y->unit_min, y->unit_max, y->max_bytes, y->boundary);
+			 y->unit_min, y->unit_max, y->max_bytes, y->boundary,
+			 d->type == AWR_DEVICE_NVME ? " (the kernel keeps the AWUPF it read first: a format may have changed it since)" : "");
 }
 
 /* A char device (/dev/sgN, /dev/ngXnY) shows the sysfs view of its block disk. */

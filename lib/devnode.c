@@ -68,8 +68,9 @@ int awr__devnode_from_disk(const char *disk, struct awr_devnode *out)
 		return 0;
 	}
 	first_entry(dir, out->generic, sizeof(out->generic));
-	if (!out->generic[0])
-		return -ENODEV;
+	snprintf(dir, sizeof(dir), "%s/device/scsi_disk", base);
+	if (!out->generic[0] && access(dir, F_OK))
+		return -ENODEV;		/* neither sg nor sd: not SCSI */
 	out->kind = AWR_NODE_SCSI;
 	return 0;
 }

@@ -18,31 +18,13 @@
 
 #define NVME_CMD_WRITE	0x01
 #define NVME_RW_FUA	(1U << 30)
-#define NSFEAT_NSABP	(1U << 1)
 
 struct awr_nvme {
 	int fd;
 	struct io_uring ring;
 	struct awr_device *dev;
 	uint32_t bs;
-	uint64_t unit_blocks;		/* (N)AWUPF + 1 */
-	uint64_t bndry_blocks;		/* NABSPF + 1, 0 none */
-	uint64_t bndry_offset;		/* NABO */
-	const char *unit_name;		/* "NAWUPF" or "AWUPF" */
 };
-
-/* The device's own power-fail guarantee, per the specification. */
-static void set_guarantee(struct awr_nvme *h)
-{
-	const struct awr_nvme_id *id = &h->dev->nvme;
-	bool ns = id->nsfeat & NSFEAT_NSABP;
-
-	h->bs = id->lba_size;
-	h->unit_blocks = (ns ? id->nawupf : id->awupf) + 1ULL;
-	h->unit_name = ns ? "NAWUPF" : "AWUPF";
-	h->bndry_blocks = ns && id->nabspf ? id->nabspf + 1ULL : 0;
-	h->bndry_offset = id->nabo;
-}
 
 static int nvme_setup(struct awr_nvme *h, const struct awr_devnode *n)
 {
@@ -53,7 +35,7 @@ static int nvme_setup(struct awr_nvme *h, const struct awr_devnode *n)
 		return ret;
 	if (!h->dev->nvme.have_ns || !h->dev->nvme.have_ctrl)
 		return -ENODEV;
-	set_guarantee(h);
+	h->bs = h->dev->nvme.lba_size;
 	h->fd = open(n->node, O_RDWR | O_CLOEXEC);
 	if (h->fd < 0)
 		return -errno;
@@ -111,14 +93,6 @@ const struct awr_device *awr_nvme_device(const struct awr_nvme *h)
 	return h->dev;
 }
 
-/* Boundary region of an LBA: LBAs below NABO form region 0. */
-static uint64_t region(const struct awr_nvme *h, uint64_t lba)
-{
-	if (lba < h->bndry_offset)
-		return 0;
-	return 1 + (lba - h->bndry_offset) / h->bndry_blocks;
-}
-
 static int check_blocks(const struct awr_nvme *h, size_t len, uint64_t offset, struct awr_verdict *v)
 {
 	return awr__pt_check_blocks(len, offset, h->bs, h->dev->nvme.nsze, v);
@@ -126,24 +100,9 @@ static int check_blocks(const struct awr_nvme *h, size_t len, uint64_t offset, s
 
 int awr_nvme_check(const struct awr_nvme *h, size_t len, uint64_t offset, struct awr_verdict *v)
 {
-	uint64_t slba = offset / h->bs, nlb = len / h->bs;
-	int ret;
-
 	if (!h)
 		return -EINVAL;
-	ret = check_blocks(h, len, offset, v);
-	if (ret)
-		return ret;
-	if (nlb > h->unit_blocks)
-		return awr__pt_verdict(v, AWR_RULE_TOO_LARGE,
-				       "length %zu (%" PRIu64 " blocks) exceeds the device's power-fail atomic unit %s+1 = %" PRIu64 " blocks (%" PRIu64 " bytes)",
-				       len, nlb, h->unit_name, h->unit_blocks, h->unit_blocks * h->bs);
-	if (h->bndry_blocks && region(h, slba) != region(h, slba + nlb - 1))
-		return awr__pt_verdict(v, AWR_RULE_CROSSES_BOUNDARY,
-				       "blocks %" PRIu64 "..%" PRIu64 " cross a power-fail atomic boundary (every %" PRIu64 " blocks from LBA %" PRIu64 ")",
-				       slba, slba + nlb - 1, h->bndry_blocks, h->bndry_offset);
-	return awr__pt_verdict(v, AWR_RULE_OK, "the write of %zu bytes at %" PRIu64 " is atomic on the device",
-			       len, offset);
+	return awr__nvme_pt_check(&h->dev->nvme, len, offset, v);
 }
 
 static int submit(struct awr_nvme *h, const struct awr_nvme_uring_cmd *cmd, struct awr_verdict *v)

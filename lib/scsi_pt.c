@@ -31,7 +31,7 @@ static int field_pointer(const uint8_t *sense, int len, bool *in_cdb)
 	return sks[1] << 8 | sks[2];
 }
 
-static void sense_sentence(const uint8_t *sense, int len, char *msg, size_t msglen)
+void awr__scsi_sense_sentence(const uint8_t *sense, int len, char *msg, size_t msglen)
 {
 	struct sg_scsi_sense_hdr h;
 	char key[64], asc[128];
@@ -72,7 +72,7 @@ static int pt_result(struct sg_pt_base *pt, int ret, const uint8_t *sense, char 
 	case SCSI_PT_RESULT_GOOD:
 		return 0;
 	case SCSI_PT_RESULT_SENSE:
-		sense_sentence(sense, get_scsi_pt_sense_len(pt), msg, msglen);
+		awr__scsi_sense_sentence(sense, get_scsi_pt_sense_len(pt), msg, msglen);
 		return -EIO;
 	case SCSI_PT_RESULT_STATUS:
 		snprintf(msg, msglen, "SCSI status 0x%02x", get_scsi_pt_status_response(pt));

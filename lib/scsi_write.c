@@ -73,76 +73,12 @@ const struct awr_device *awr_scsi_device(const struct awr_scsi *h)
 	return h->dev;
 }
 
-static int check_shape(const struct awr_scsi *h, size_t len, uint64_t offset, struct awr_verdict *v)
-{
-	int ret = awr__pt_check_blocks(len, offset, h->bs, h->dev->scsi.nr_blocks, v);
-
-	if (!ret && len / h->bs > 0xffff)
-		return awr__pt_verdict(v, AWR_RULE_DEVICE_LIMIT,
-				       "%zu blocks exceed the 65535 a WRITE ATOMIC(16) can carry", len / h->bs);
-	return ret;
-}
-
-/*
- * ATOMIC BOUNDARY 0 makes the whole transfer one atomic operation, bounded by
- * the MAXIMUM ATOMIC TRANSFER LENGTH. A device that reports only the maximum
- * with boundary (0 without) gets the same meaning as sd sends it: a boundary
- * of the whole transfer length.
- */
-static uint32_t effective_boundary(const struct awr_scsi_id *s, uint64_t nlb, uint32_t boundary)
-{
-	if (boundary || s->max_atomic_transfer_length)
-		return boundary;
-	return (uint32_t)nlb;
-}
-
-static int check_vpd(const struct awr_scsi_id *s, uint64_t lba, uint64_t nlb, uint32_t boundary,
-		     struct awr_verdict *v)
-{
-	uint32_t max = boundary ? s->max_atomic_transfer_length_with_boundary : s->max_atomic_transfer_length;
-
-	if (s->atomic_granularity && nlb % s->atomic_granularity)
-		return awr__pt_verdict(v, AWR_RULE_DEVICE_LIMIT,
-				       "%" PRIu64 " blocks is not a multiple of the atomic transfer length granularity %" PRIu32,
-				       nlb, s->atomic_granularity);
-	if (s->atomic_alignment && lba % s->atomic_alignment)
-		return awr__pt_verdict(v, AWR_RULE_MISALIGNED,
-				       "LBA %" PRIu64 " is not a multiple of the atomic alignment %" PRIu32 " blocks",
-				       lba, s->atomic_alignment);
-	if (nlb > max)
-		return awr__pt_verdict(v, AWR_RULE_TOO_LARGE,
-				       "%" PRIu64 " blocks exceed the maximum atomic transfer length%s %" PRIu32,
-				       nlb, boundary ? " with boundary" : "", max);
-	if (boundary && boundary > s->max_atomic_boundary_size)
-		return awr__pt_verdict(v, AWR_RULE_DEVICE_LIMIT,
-				       "atomic boundary %" PRIu32 " blocks exceeds the maximum atomic boundary size %" PRIu32,
-				       boundary, s->max_atomic_boundary_size);
-	return 0;
-}
-
 int awr_scsi_check(const struct awr_scsi *h, size_t len, uint64_t offset, uint32_t boundary,
 		   struct awr_verdict *v)
 {
-	const struct awr_scsi_id *s;
-	int ret;
-
 	if (!h)
 		return -EINVAL;
-	s = &h->dev->scsi;
-	/* REPORT SUPPORTED OPERATION CODES is not asked: sd does not ask it either, and
-	 * some devices (scsi_debug in 6.12) execute WRITE ATOMIC(16) without listing it */
-	if (!s->vpd_has_atomic ||
-	    (!s->max_atomic_transfer_length && !s->max_atomic_transfer_length_with_boundary))
-		return awr__pt_verdict(v, AWR_RULE_UNSUPPORTED,
-				       "the device does not support atomic writes: its Block Limits VPD reports no atomic transfer length");
-	ret = check_shape(h, len, offset, v);
-	if (!ret)
-		ret = check_vpd(s, offset / h->bs, len / h->bs,
-				effective_boundary(s, len / h->bs, boundary), v);
-	if (!ret)
-		awr__pt_verdict(v, AWR_RULE_OK, "WRITE ATOMIC(16) of %zu bytes at %" PRIu64 " is within the device's limits",
-				len, offset);
-	return ret;
+	return awr__scsi_pt_check(&h->dev->scsi, len, offset, boundary, v);
 }
 
 /* Which CDB field a field pointer names, for the sentence. */
@@ -170,11 +106,12 @@ ssize_t awr_scsi_write(struct awr_scsi *h, const void *buf, size_t len, uint64_t
 
 	if (!h || !buf || boundary > 0xffff)
 		return -EINVAL;
-	ret = (flags & AWR_PT_NOCHECK) ? check_shape(h, len, offset, v) : awr_scsi_check(h, len, offset, boundary, v);
+	ret = (flags & AWR_PT_NOCHECK) ? awr__scsi_pt_shape(&h->dev->scsi, len, offset, v) :
+					  awr_scsi_check(h, len, offset, boundary, v);
 	if (ret)
 		return ret;
 	lba = offset / h->bs;
-	boundary = effective_boundary(&h->dev->scsi, len / h->bs, boundary);
+	boundary = awr__scsi_boundary(&h->dev->scsi, len / h->bs, boundary);
 	cdb[1] = (flags & AWR_PT_FUA) ? CDB_FUA : 0;
 	for (int i = 0; i < 8; i++)
 		cdb[2 + i] = (uint8_t)(lba >> (56 - 8 * i));

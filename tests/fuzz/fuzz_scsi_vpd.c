@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* Description: libFuzzer harness for the Block Limits VPD decoder and the SCSI derivation. */
+/* Description: libFuzzer harness for the SCSI decoders (Block Limits VPD, READ CAPACITY(16), RSOC) and the SCSI derivation. */
 #include "fuzz_common.h"
+#include "device.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -8,6 +9,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct awr_device *d;
 	uint8_t *copy = fuzz_copy(data, size);
 
+	/* the same bytes as READ CAPACITY(16) and REPORT SUPPORTED OPERATION CODES data */
+	awr__scsi_decode_readcap16(copy, size, &id);
+	awr__scsi_decode_rsoc(copy, size, &id);
 	if (!awr_scsi_decode_bl_vpd(copy, size, &id)) {
 		/* block sizes and PI from the last bytes, when there are some */
 		id.logical_block_size = size > 70 ? 512U << (copy[size - 1] % 8) : 4096;

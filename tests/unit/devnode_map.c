@@ -66,6 +66,7 @@ static void build_tree(void)
 	put("devices/host0/sda/queue/logical_block_size", "4096\n");
 	mk("devices/host0/sg0/device/block/sda");
 	mk("devices/virtual/vda");
+	mk("devices/host1/sdb/device/scsi_disk/1:0:0:0");
 	mk("devices/virtual/mem/null");
 	mk("class/nvme-generic");
 	mk("class/nvme");
@@ -77,6 +78,7 @@ static void build_tree(void)
 	ln("../devices/nvme0/nvme0n1", "block/nvme0n1");
 	ln("../devices/host0/sda", "block/sda");
 	ln("../devices/virtual/vda", "block/vda");
+	ln("../devices/host1/sdb", "block/sdb");
 	ln("../../devices/nvme0/nvme0n1", "dev/block/259:0");
 	ln("../../devices/nvme0/nvme0n1/nvme0n1p1", "dev/block/259:1");
 	ln("../../devices/virtual/vda", "dev/block/252:250");
@@ -118,6 +120,8 @@ static void test_mapping(void)
 		    AWR_NODE_SCSI, "/dev/sda", "sda", "sg0");
 	expect_node("sg", awr__devnode_from_mode(S_IFCHR, 21, 0, "/dev/sg0", &n), &n,
 		    AWR_NODE_SCSI, "/dev/sg0", "sda", "sg0");
+	expect_node("sd without sg", awr__devnode_from_disk("sdb", &n), &n,
+		    AWR_NODE_SCSI, "/dev/sdb", "sdb", "");
 	T_EXPECT_EQ(awr__devnode_from_disk("vda", &n), -ENODEV, "virtio disk");
 	T_EXPECT_EQ(awr__devnode_from_mode(S_IFBLK, 252, 250, NULL, &n), -ENODEV, "virtio by number");
 	T_EXPECT_EQ(awr__devnode_from_mode(S_IFCHR, 1, 3, "/dev/null", &n), -ENODEV, "/dev/null");

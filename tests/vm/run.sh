@@ -51,7 +51,7 @@ nvme_ctrls=(
 
 # Guest programs of other suites (meson targets, built when their .c exists),
 # run by guest/cases.sh per device configuration when present.
-extra_guest=(tests/devices/guest-devices)
+extra_guest=(tests/devices/guest-devices tests/integration/uring_engine tests/integration/page_batch)
 
 t_start=$(date +%s)
 

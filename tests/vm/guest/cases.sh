@@ -103,6 +103,7 @@ run_sd() {
 		say "INFO nomerges $g dev=$disk nomerges=2 (request merging off for the remaining cases)"
 	fi
 	$T disk "$g" "/dev/$disk"
+	[ "$g" = sd_default ] && engine_cases "$g" "$disk"
 	[ "$g" = sd_default ] && qualify_case "$g" "$disk"
 	[ -n "$sg" ] && $T chardev "$g" "/dev/$sg"
 	if [ -x /awr/guest-devices ]; then
@@ -132,6 +133,14 @@ merged_atomic_writes() {
 	else
 		say "FAIL $g.$disk.merged_atomic_writes: awr write --engine uring exited $rc: $(echo "$out" | head -n 1)"
 	fi
+}
+
+# The io_uring engine and page-batch tests of the host suite, on the raw device.
+engine_cases() {
+	g=$1 disk=$2
+	for t in uring_engine page_batch; do
+		[ -x "/awr/$t" ] && relay "$g" "$disk.$t" "/awr/$t" "/dev/$disk"
+	done
 }
 
 # awr qualify --quick on the raw device: every check relayed as a case, the
@@ -204,6 +213,7 @@ run_nvme() {
 	say "INFO params $g module=nvme controller=$ctrl namespace=$ns serial=$serial"
 	$T nvmeid "$g" "/dev/$ctrl"
 	$T disk "$g" "/dev/$ns"
+	[ "$g" = nvme_awupf15 ] && engine_cases "$g" "$ns"
 	[ "$g" != nvme_awupf7 ] && qualify_case "$g" "$ns"
 	ng=ng${ns#nvme}
 	if [ -c "/dev/$ng" ]; then
