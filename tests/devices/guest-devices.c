@@ -372,13 +372,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s [--nvme /dev/nvmeXnY --ng /dev/ngXnY] [--scsi /dev/sdX --sg /dev/sgN]\n", argv[0]);
 		return 2;
 	}
+	/* only the device classes given are checked: the rig gives one per configuration */
 	if (nvme)
 		nvme_cases(nvme, ng ? ng : nvme);
-	else
-		SKIP("nvme", "no --nvme device given");
 	if (scsi)
 		scsi_cases(scsi, sg ? sg : scsi);
-	else
-		SKIP("scsi", "no --scsi device given");
 	return failures ? 1 : 0;
 }

@@ -264,7 +264,7 @@ info=()
 i=0
 for c in "${nvme_ctrls[@]}"; do
 	read -r serial awun awupf <<<"$c"
-	truncate -s 64M "$run/nvme$i.img"
+	truncate -s $((64 * 1024 * 1024 + 12 * 1024)) "$run/nvme$i.img"
 	qemu+=(-drive "file=/awr/run/nvme$i.img,if=none,id=nvd$i,format=raw"
 	       -device "nvme,serial=$serial,id=nvme$i,atomic.dn=off,atomic.awun=$awun,atomic.awupf=$awupf"
 	       -device "nvme-ns,drive=nvd$i,bus=nvme$i,nsid=1,logical_block_size=4096,physical_block_size=4096")

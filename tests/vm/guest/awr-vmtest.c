@@ -1083,7 +1083,7 @@ static int cmd_mbr(const char *dev)
 	p1s = (uint32_t)mib;
 	p1n = (uint32_t)(blocks / 4 / mib * mib + 1);
 	p2s = (uint32_t)(p1s + p1n + mib);
-	p2n = p1n - 1;
+	p2n = p1n + 1;	/* neither size a multiple of a large unit: the end can be straddled */
 	if (p2s + p2n > blocks) {
 		FAILF("mbr", "%s is too small", dev);
 		return 1;
