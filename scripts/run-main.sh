@@ -17,22 +17,19 @@ fi
 ninja -C "$build" >/dev/null
 awr=$build/cli/awr
 
-main_job() {
-	local target=$1
-	echo "== awr probe $target"
-	"$awr" probe "$target"
+main_job() {	# main_job PROBE_PATH QUALIFY_PATH
+	echo "== awr probe $1"
+	"$awr" probe "$1"
 	echo
-	if "$awr" help qualify >/dev/null 2>&1; then
-		echo "== awr qualify --quick $target"
-		"$awr" qualify --quick "$target"
-	fi
+	echo "== awr qualify --quick $2"
+	"$awr" qualify --quick "$2"
 }
 
 if [ $# -ge 1 ]; then
-	main_job "$1"
+	main_job "$1" "$1"
 else
 	echo "== no PATH given: a scratch XFS image on a loop device"
 	export -f main_job
 	export awr
-	"$src/tests/integration/with-scratch-xfs.sh" bash -c 'touch "$AWR_SCRATCH_DIR/datafile" && main_job "$AWR_SCRATCH_DIR/datafile"'
+	"$src/tests/integration/with-scratch-xfs.sh" bash -c 'touch "$AWR_SCRATCH_DIR/datafile" && main_job "$AWR_SCRATCH_DIR/datafile" "$AWR_SCRATCH_DIR"'
 fi
