@@ -88,7 +88,7 @@ per_page_us() {
 # Each prints "PAGES_PER_S CPU_US_PER_PAGE USER_CPU_US_PER_PAGE" for one run on a fresh file.
 awr_stream() {	# MODE: awr bench, durability none, queue kept full
 	fresh
-	timed "$awr" bench "$f" --mode "$1" --durability none --unit $unit --qd $qd --seconds "$seconds" \
+	timed "$awr" bench "$f" --force --mode "$1" --durability none --unit $unit --qd $qd --seconds "$seconds" \
 		--size $span -o json
 	echo "$(json_get "$1" pages_per_s <"$tmp/out") $(per_page_us "$cpu" "$(json_get "$1" pages <"$tmp/out")")"
 }
@@ -130,7 +130,7 @@ runs() { echo "$1: awr $(col 1 "$tmp/$1.awr" | tr '\n' ' ')/ reference $(col 1 "
 modes_table() {	# DURABILITY: the awr bench --mode all table
 	local j m
 	fresh
-	j=$("$awr" bench "$f" --mode all --durability "$1" --unit $unit --qd $qd --seconds "$seconds" \
+	j=$("$awr" bench "$f" --force --mode all --durability "$1" --unit $unit --qd $qd --seconds "$seconds" \
 		--size $span -o json) || echo "awr bench --durability $1 reported a failed mode" >&2
 	echo "| mode | pages/s | MB/s | p50 us | p99 us | p99.9 us |"
 	echo "|---|---:|---:|---:|---:|---:|"

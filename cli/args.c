@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "awr.h"
 
@@ -101,4 +102,15 @@ int guard_target(const char *path, bool force)
 	out_error("refusing to write %s: %s. Nothing was written. Use --force to overwrite it and lose its data.",
 		  path, s.detail);
 	return -EBUSY;
+}
+
+int guard_data_file(const char *cmd, const char *path, bool force)
+{
+	struct stat st;
+
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || !st.st_size || force)
+		return 0;
+	out_error("refusing to %s %s: it holds %lld bytes of data that would be overwritten. "
+		  "Give a new or empty file, or --force.", cmd, path, (long long)st.st_size);
+	return -EEXIST;
 }

@@ -49,6 +49,8 @@ int cmd_parse(struct cmd_ctx *c, int argc, const char **argv,
 void cmd_done(struct cmd_ctx *c);
 int parse_size_arg(const char *opt, const char *text, uint64_t *out);
 int guard_target(const char *path, bool force);
+/* A regular file that holds data is refused unless --force (stress, bench). */
+int guard_data_file(const char *cmd, const char *path, bool force);
 
 /*
  * bench.c: the measuring core of `awr bench`, also used by `awr qualify`.

@@ -207,7 +207,8 @@ int cmd_bench(int argc, const char **argv)
 	bench_opts_default(&o);
 	if (parse_opts(&a, &o))
 		goto out;
-	if (!stat(c.operand, &st) && guard_target(c.operand, a.force))
+	if (!stat(c.operand, &st) && (guard_target(c.operand, a.force) ||
+				      guard_data_file("bench", c.operand, a.force)))
 		goto out;
 	o.progress = out_mode == OUT_NORMAL && isatty(STDERR_FILENO);
 	if (bench_run(c.operand, &o, &r))

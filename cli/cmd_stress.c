@@ -144,7 +144,8 @@ int cmd_stress(int argc, const char **argv)
 	if (cmd_parse(&c, argc, argv, table, "PATH", true))
 		return AWR_EXIT_USAGE;
 	if (stress_setup(&o, c.operand, unit_s, size_s, seconds, writes) ||
-	    (!new_file(c.operand) && guard_target(c.operand, force)))
+	    (!new_file(c.operand) && (guard_target(c.operand, force) ||
+				       guard_data_file("stress", c.operand, force))))
 		goto out;
 	if (threads < 1 || threads > 256) {
 		out_error("--threads %d must be between 1 and 256", threads);

@@ -55,23 +55,45 @@ static unsigned long mount_flags(const char *opts)
 	return f;
 }
 
-/* The mountinfo entry of the filesystem holding @dev. */
+/* mountinfo escapes blanks, tabs, newlines and backslashes as \ooo: undo it in place. */
+static void unescape_octal(char *s)
+{
+	char *out = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*out++ = *s;
+		}
+	}
+	*out = '\0';
+}
+
+/* The mountinfo entry of the filesystem holding @dev (the last one, as the kernel stacks them). */
 static int find_mount(dev_t dev, struct mnt *m)
 {
 	char line[4096], mopts[1024], *sep;
 	unsigned int maj, min;
+	struct mnt cur;
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	int ret = -ENOENT;
 
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%*u %*u %u:%u %*s %4095s %1023s", &maj, &min, m->point, mopts) != 4 ||
+		/* parse into a scratch entry: *m changes only for a line of @dev */
+		if (sscanf(line, "%*u %*u %u:%u %*s %4095s %1023s", &maj, &min, cur.point, mopts) != 4 ||
 		    makedev(maj, min) != dev || !(sep = strstr(line, " - ")))
 			continue;
-		if (sscanf(sep + 3, "%63s %4095s %1023s", m->fstype, m->source, m->super_opts) != 3)
+		if (sscanf(sep + 3, "%63s %4095s %1023s", cur.fstype, cur.source, cur.super_opts) != 3)
 			continue;
-		m->flags = mount_flags(mopts);
+		unescape_octal(cur.point);
+		unescape_octal(cur.source);
+		cur.flags = mount_flags(mopts);
+		*m = cur;
 		ret = 0;
 	}
 	fclose(f);

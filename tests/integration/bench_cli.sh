@@ -30,7 +30,16 @@ else
 	fail all_modes_json "rc $rc size $size: $out $(cat "$err")"
 fi
 
-out=$("$awr" bench "$f" --mode atomic --durability none --order sequential --qd 1 --seconds 0.2 --size 16M 2>"$err"); rc=$?
+# the file now holds data: refused without --force, and left alone
+sum=$(sha256sum <"$f")
+out=$("$awr" bench "$f" --seconds 0.2 --size 16M 2>&1); rc=$?
+if [ $rc = 2 ] && grep -q "holds .* bytes of data" <<<"$out" && [ "$(sha256sum <"$f")" = "$sum" ]; then
+	pass data_file_refused
+else
+	fail data_file_refused "rc $rc: $out"
+fi
+
+out=$("$awr" bench "$f" --force --mode atomic --durability none --order sequential --qd 1 --seconds 0.2 --size 16M 2>"$err"); rc=$?
 if [ $rc = 0 ] && grep -q "durability: none" <<<"$out" && grep -Eq "^atomic +[0-9]+" <<<"$out" && ! grep -q $'\r' "$err"; then
 	pass atomic_sequential_qd1
 else
@@ -38,7 +47,7 @@ else
 fi
 
 # 2 MiB pages exceed XFS's default atomic maximum (1 MiB): atomic refused with its rule, plain runs, exit 1.
-out=$("$awr" bench "$f" --unit 2M --qd 4 --mode all --durability dsync --seconds 0.2 --size 32M 2>&1); rc=$?
+out=$("$awr" bench "$f" --force --unit 2M --qd 4 --mode all --durability dsync --seconds 0.2 --size 32M 2>&1); rc=$?
 if [ $rc = 1 ] && grep -q "^atomic .*failed: .*rule too_large" <<<"$out" && grep -Eq "^plain +[0-9]+" <<<"$out"; then
 	pass refused_unit_too_large
 else

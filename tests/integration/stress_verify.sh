@@ -33,7 +33,7 @@ assert d['lost'] == 0 and d['unjournaled'] == 0 and d['acked_writes'] == 3000 an
 assert d['direct'] and d['mb_per_s'] > 0 and d['ok'], d" || fail "first verify figures"
 
 # a second run continues the journal's generations; the result still verifies
-"$awr" stress "$t" --unit 16k --seconds 1 --journal "$j" -o json >"$work/s2.json" || fail "second stress exited $?"
+"$awr" stress "$t" --force --unit 16k --seconds 1 --journal "$j" -o json >"$work/s2.json" || fail "second stress exited $?"
 py "$work/s2.json" "assert d['first_generation'] == 3001 and d['writes'] > 0, d" || fail "continued generations"
 expect_rc 0 "verify after the second run" "$awr" verify "$t" --unit 16k --journal "$j"
 grep -q "lost 0, unjournaled 0" "$work/out" || { cat "$work/out"; fail "no journal line"; }
@@ -61,6 +61,8 @@ expect_rc 2 "stress without --unit" "$awr" stress "$t"
 expect_rc 2 "stress --unit 1000" "$awr" stress "$t" --unit 1000
 expect_rc 2 "stress --seconds and --writes" "$awr" stress "$t" --unit 16k --seconds 1 --writes 5
 expect_rc 2 "verify of a missing file" "$awr" verify "$dir/missing" --unit 16k
-expect_rc 2 "stress with a unit the target refuses" "$awr" stress "$t" --unit 2M --writes 1
+expect_rc 2 "stress with a unit the target refuses" "$awr" stress "$t" --force --unit 2M --writes 1
 grep -q "rule" "$work/out" || { cat "$work/out"; fail "refused unit without its rule"; }
+expect_rc 2 "stress on a file holding data, without --force" "$awr" stress "$t" --unit 16k --writes 1
+grep -q "holds .* bytes of data" "$work/out" || { cat "$work/out"; fail "the data refusal does not say why"; }
 echo "stress_verify: ok"
