@@ -75,8 +75,12 @@ struct awr_limits {
 	uint32_t mem_align;	/* O_DIRECT buffer alignment; 0 unknown */
 	uint32_t offset_align;	/* O_DIRECT offset alignment; 0 unknown */
 	uint64_t dev_size;	/* block device size in bytes; 0 for files or unknown */
-	uint32_t reserved[6];
+	uint32_t flags;		/* AWR_LIMITS_* */
+	uint32_t reserved[5];
 };
+
+/* struct awr_limits flags */
+#define AWR_LIMITS_FILE	(1U << 0)	/* a filesystem's file: the size range is checked first */
 
 /* Which rule a planned atomic write breaks. */
 enum awr_rule {
@@ -95,6 +99,7 @@ enum awr_rule {
 	AWR_RULE_DEVICE_LIMIT,		/* beyond the device's own atomic limits (passthrough): -EINVAL */
 	AWR_RULE_DEVICE_ERROR,		/* the device refused the command (status/sense): -EIO */
 	AWR_RULE_BEYOND_END,		/* write starts at or past the end of the device: -ENOSPC */
+	AWR_RULE_OFFSET_RANGE,		/* offset + length beyond the largest file offset: -EINVAL */
 	AWR_RULE__COUNT
 };
 

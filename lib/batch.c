@@ -112,11 +112,11 @@ int awr_write_units(struct awr_ring *r, const void *buf, uint64_t offset, uint64
 	};
 	int ret;
 
+	memset(b.res, 0, sizeof(*b.res));	/* callers read it whenever the call fails */
 	if (!r || !buf || !unit || unit > UINT_MAX || length % unit)
 		return -EINVAL;
 	if (awr_ring_outstanding(r))
 		return -EBUSY;
-	memset(b.res, 0, sizeof(*b.res));
 	b.nr_units = length / unit;
 	ret = run(&b);
 	if (ret)

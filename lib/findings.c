@@ -61,6 +61,8 @@ static void limits_from_statx(struct awr_probe *p)
 
 	e->mem_align = s->dio_mem_align;
 	e->offset_align = s->dio_offset_align;
+	if (S_ISREG(s->mode))
+		e->flags |= AWR_LIMITS_FILE;
 	if (!s->atomic_reported || !s->unit_min)
 		return;
 	e->supported = true;

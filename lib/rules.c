@@ -33,6 +33,7 @@ static const struct {
 	[AWR_RULE_DEVICE_LIMIT]		= { "device_limit", -EINVAL },
 	[AWR_RULE_DEVICE_ERROR]		= { "device_error", -EIO },
 	[AWR_RULE_BEYOND_END]		= { "beyond_end", -ENOSPC },
+	[AWR_RULE_OFFSET_RANGE]		= { "offset_range", -EINVAL },
 };
 
 const char *awr_rule_name(enum awr_rule rule)
@@ -95,11 +96,9 @@ static int check_shape(const struct awr_write_plan *w, struct awr_verdict *v)
 	return 0;
 }
 
-static int check_limits(const struct awr_limits *l, const struct awr_write_plan *w,
-			struct awr_verdict *v)
+static int check_range(const struct awr_limits *l, const struct awr_write_plan *w,
+		       struct awr_verdict *v)
 {
-	uint64_t end = w->offset + w->length;
-
 	if (w->length < l->unit_min)
 		return verdict(v, AWR_RULE_TOO_SMALL,
 			       "length %" PRIu64 " is below the atomic unit minimum %" PRIu32,
@@ -108,6 +107,14 @@ static int check_limits(const struct awr_limits *l, const struct awr_write_plan 
 		return verdict(v, AWR_RULE_TOO_LARGE,
 			       "length %" PRIu64 " exceeds the atomic unit maximum %" PRIu32,
 			       w->length, l->unit_max);
+	return 0;
+}
+
+static int check_placement(const struct awr_limits *l, const struct awr_write_plan *w,
+			   struct awr_verdict *v)
+{
+	uint64_t end = w->offset + w->length;
+
 	if (l->boundary && w->offset / l->boundary != (end - 1) / l->boundary)
 		return verdict(v, AWR_RULE_CROSSES_BOUNDARY,
 			       "the write %" PRIu64 "..%" PRIu64 " crosses the atomic boundary at %" PRIu64,
@@ -123,6 +130,40 @@ static int check_limits(const struct awr_limits *l, const struct awr_write_plan 
 	return 0;
 }
 
+/*
+ * The order of the kernel: vfs_writev (write access, rw_verify_area), then
+ * kiocb_set_rw_flags (support), then the target's write_iter: a block device
+ * refuses a start past its end, then generic_atomic_write_valid (shape,
+ * O_DIRECT), then its limits; XFS and ext4 check the size range first.
+ */
+static int check_all(const struct awr_limits *l, const struct awr_write_plan *w,
+		     struct awr_verdict *v)
+{
+	bool file = l->flags & AWR_LIMITS_FILE;
+	int ret = check_fd(w, v);
+
+	if (ret)
+		return ret;
+	if (w->offset > (uint64_t)INT64_MAX || w->length > (uint64_t)INT64_MAX - w->offset)
+		return verdict(v, AWR_RULE_OFFSET_RANGE,
+			       "offset %" PRIu64 " plus length %" PRIu64 " is beyond the largest file offset",
+			       w->offset, w->length);
+	if (!l->supported)
+		return verdict(v, AWR_RULE_UNSUPPORTED,
+			       "the target does not support atomic writes (see awr probe)");
+	if (l->dev_size && w->offset >= l->dev_size)
+		return verdict(v, AWR_RULE_BEYOND_END,
+			       "offset %" PRIu64 " is at or past the end of the device (%" PRIu64 " bytes)",
+			       w->offset, l->dev_size);
+	if (file && (ret = check_range(l, w, v)))
+		return ret;
+	if ((ret = check_shape(w, v)))
+		return ret;
+	if (!file && (ret = check_range(l, w, v)))
+		return ret;
+	return check_placement(l, w, v);
+}
+
 int awr_check(const struct awr_limits *lim, const struct awr_write_plan *plan,
 	      struct awr_verdict *v)
 {
@@ -130,19 +171,7 @@ int awr_check(const struct awr_limits *lim, const struct awr_write_plan *plan,
 
 	if (!lim || !plan)
 		return -EINVAL;
-	if (!lim->supported)
-		return verdict(v, AWR_RULE_UNSUPPORTED,
-			       "the target does not support atomic writes (see awr probe)");
-	ret = check_fd(plan, v);
-	/* A block device refuses a write starting at or past its end first (blkdev_write_iter). */
-	if (!ret && lim->dev_size && plan->offset >= lim->dev_size)
-		ret = verdict(v, AWR_RULE_BEYOND_END,
-			      "offset %" PRIu64 " is at or past the end of the device (%" PRIu64 " bytes)",
-			      plan->offset, lim->dev_size);
-	if (!ret)
-		ret = check_shape(plan, v);
-	if (!ret)
-		ret = check_limits(lim, plan, v);
+	ret = check_all(lim, plan, v);
 	if (!ret)
 		verdict(v, AWR_RULE_OK, "the write of %" PRIu64 " bytes at %" PRIu64 " is atomic",
 			plan->length, plan->offset);

@@ -98,21 +98,30 @@ static void check_exclusive(const char *path, struct awr_safety *s)
 		add_detail(s, AWR_UNSAFE_BUSY, "opened exclusively by another program", "");
 }
 
+/* libblkid: a signature, several conflicting ones (-2: data for sure) or a failed probe. */
 static void check_signatures(const char *path, struct awr_safety *s)
 {
 	blkid_probe pr = blkid_new_probe_from_filename(path);
 	const char *val;
+	int rc;
 
-	if (!pr)
+	if (!pr) {
+		add_detail(s, AWR_UNSAFE_SIGNATURE, "cannot be examined for signatures", "");
 		return;
+	}
 	blkid_probe_enable_superblocks(pr, 1);
 	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
 	blkid_probe_enable_partitions(pr, 1);
-	if (blkid_do_safeprobe(pr) == 0) {
+	rc = blkid_do_safeprobe(pr);
+	if (rc == 0) {
 		if (!blkid_probe_lookup_value(pr, "TYPE", &val, NULL))
 			add_detail(s, AWR_UNSAFE_SIGNATURE, "holds a filesystem or volume signature: ", val);
 		if (!blkid_probe_lookup_value(pr, "PTTYPE", &val, NULL))
 			add_detail(s, AWR_UNSAFE_PTABLE, "holds a partition table: ", val);
+	} else if (rc == -2) {
+		add_detail(s, AWR_UNSAFE_SIGNATURE, "holds several conflicting signatures", "");
+	} else if (rc < 0) {
+		add_detail(s, AWR_UNSAFE_SIGNATURE, "cannot be examined for signatures", "");
 	}
 	blkid_free_probe(pr);
 }

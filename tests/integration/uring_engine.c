@@ -163,8 +163,13 @@ static unsigned int plan_mixed(struct target *t, struct planned *p)
 
 	for (uint64_t page = 0; page < 16; page += 2)
 		p[n++] = (struct planned){ page * u, u, 0, 0, AWR_RULE_OK };
-	p[n++] = (struct planned){ 1 * u + u / 4, u / 2, 0, 0, AWR_RULE_MISALIGNED };
-	p[n++] = (struct planned){ 3 * u, u / 2 + u / 4, 0, 0, AWR_RULE_NOT_POWER_OF_TWO };
+	/* XFS and ext4 check the size range before the shape: below unit_min is too_small there */
+	bool file_small = (t->lim->flags & AWR_LIMITS_FILE) && u / 2 < t->lim->unit_min;
+
+	p[n++] = (struct planned){ 1 * u + u / 4, u / 2, 0, 0,
+				   file_small ? AWR_RULE_TOO_SMALL : AWR_RULE_MISALIGNED };
+	p[n++] = (struct planned){ 3 * u, u / 2 + u / 4, 0, 0,
+				   file_small ? AWR_RULE_TOO_SMALL : AWR_RULE_NOT_POWER_OF_TWO };
 	p[n++] = (struct planned){ 0, 2ULL * t->lim->unit_max, 0, 0, AWR_RULE_TOO_LARGE };
 	if (t->lim->mem_align > 1)
 		p[n++] = (struct planned){ 5 * u, u, t->lim->mem_align / 2, 0, AWR_RULE_BUFFER_ALIGNMENT };

@@ -173,6 +173,10 @@ int main(void)
 		{ "smaller than unit_min", 0, umin / 2, 1, false, AWR_RULE_TOO_SMALL },
 		{ "two iovecs", 0, 2ULL * umin, 2, false, AWR_RULE_SEGMENTS },
 		{ "buffered fd", 0, umin, 1, true, AWR_RULE_NOT_DIRECT },
+		/* XFS checks the size range before the buffered-I/O rule */
+		{ "buffered and too large", 0, 0, 1, true, AWR_RULE_TOO_LARGE },
+		{ "misaligned and too small", umin / 4, umin / 2, 1, false, AWR_RULE_TOO_SMALL },
+		{ "past the largest offset", (1ULL << 63) - umin, 2ULL * umin, 1, false, AWR_RULE_OFFSET_RANGE },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		check_bad(&bad[i], dio, buffered, wbuf);

@@ -21,6 +21,12 @@ static const struct awr_limits lim_past = {
 	.supported = true, .unit_min = 4096, .unit_max = 65536, .segments_max = 1, .dev_size = 12288,
 };
 
+/* A filesystem's file: the size range comes before the shape (XFS, ext4). */
+static const struct awr_limits lim_file = {
+	.supported = true, .unit_min = 4096, .unit_max = 65536, .segments_max = 1,
+	.flags = AWR_LIMITS_FILE,
+};
+
 static const struct awr_limits lim_none = { .supported = false };
 
 #define DIO (O_RDWR | O_DIRECT)
@@ -69,6 +75,20 @@ static const struct {
 	  -ENOSPC, "at or past the end" },
 	{ "starts past the end, misaligned", &lim, { (1 << 20) + 4096, 16384, ALIGNED, 1, DIO },
 	  AWR_RULE_BEYOND_END, -ENOSPC, "at or past the end" },
+	{ "offset beyond the largest file offset", &lim_file, { UINT64_MAX - 65535, 65536, NULL, 1, DIO },
+	  AWR_RULE_OFFSET_RANGE, -EINVAL, "beyond the largest file offset" },
+	{ "offset range before support", &lim_none, { 1ULL << 63, 4096, NULL, 1, DIO },
+	  AWR_RULE_OFFSET_RANGE, -EINVAL, "beyond the largest file offset" },
+	{ "read-only fd before support", &lim_none, { 0, 4096, NULL, 1, O_RDONLY }, AWR_RULE_NOT_WRITABLE,
+	  -EBADF, "not open for writing" },
+	{ "file: buffered and too large", &lim_file, { 0, 131072, NULL, 1, O_RDWR }, AWR_RULE_TOO_LARGE,
+	  -EINVAL, "exceeds" },
+	{ "file: misaligned and too small", &lim_file, { 1024, 2048, NULL, 1, DIO }, AWR_RULE_TOO_SMALL,
+	  -EINVAL, "below" },
+	{ "file: buffered, size in range", &lim_file, { 0, 8192, NULL, 1, O_RDWR }, AWR_RULE_NOT_DIRECT,
+	  -EOPNOTSUPP, "O_DIRECT" },
+	{ "block: buffered and too large", &lim, { 0, 131072, NULL, 1, O_RDWR }, AWR_RULE_NOT_DIRECT,
+	  -EOPNOTSUPP, "O_DIRECT" },
 	/* First broken rule wins, in the kernel's order. */
 	{ "misaligned and too large", &lim, { 4096, 131072, ALIGNED, 1, DIO }, AWR_RULE_MISALIGNED,
 	  -EINVAL, "offset 4096" },
