@@ -191,10 +191,14 @@ static int run_passthrough(struct write_job *j, const char *engine, bool force, 
 	if (pt_open(engine, j->path, force, &t))
 		return AWR_EXIT_USAGE;
 	if (!run_pt(j, t)) {
-		if (do_verify)
-			verified = pt_read_fd(t) >= 0 && !verify(j, pt_read_fd(t));
+		if (do_verify && pt_read_fd(t) >= 0)
+			verified = !verify(j, pt_read_fd(t));
 		report(j, verified);
 		rc = verified == 0 ? AWR_EXIT_FAIL : AWR_EXIT_OK;
+		if (do_verify && pt_read_fd(t) < 0) {
+			out_error("cannot verify %s: no block device to read back through", j->path);
+			rc = AWR_EXIT_USAGE;
+		}
 	}
 	pt_close(t);
 	return rc;

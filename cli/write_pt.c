@@ -2,13 +2,16 @@
 /*
  * The passthrough engines of awr write (--engine nvme|scsi): open the device
  * handle, guard its block disk like any target, write, and read back through
- * the block disk with O_DIRECT.
+ * the block disk with O_DIRECT. Partitions are refused: a passthrough command
+ * addresses the whole namespace or disk.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "awr.h"
@@ -24,15 +27,48 @@ static const struct awr_device *pt_device(const struct pt_target *t)
 	return t->nvme ? awr_nvme_device(t->nvme) : awr_scsi_device(t->scsi);
 }
 
+/* A partition's offset 0 would be LBA 0 of its disk: say which node to give instead. */
+static int refuse_partition(const char *path, bool nvme)
+{
+	struct awr_sysfs_view y;
+	struct stat st;
+
+	if (stat(path, &st) || !S_ISBLK(st.st_mode) ||
+	    awr_sysfs_lookup(major(st.st_rdev), minor(st.st_rdev), &y) || !y.partition[0])
+		return 0;
+	if (nvme && !strncmp(y.disk, "nvme", 4))
+		out_error("%s is a partition of %s: the passthrough engines write whole namespaces and disks: use /dev/%s or /dev/ng%s, or --engine sync for a partition",
+			  path, y.disk, y.disk, y.disk + 4);
+	else
+		out_error("%s is a partition of %s: the passthrough engines write whole namespaces and disks: use /dev/%s or its /dev/sgN, or --engine sync for a partition",
+			  path, y.disk, y.disk);
+	return -EINVAL;
+}
+
+/* No block disk to examine (an sg node with no sd bound, an ngXnY without its nvmeXnY): its content is unknown. */
+static int guard_unbound(const char *path, bool force)
+{
+	if (force) {
+		out_error("warning: cannot tell whether %s holds data (no block device is bound to it): --force given",
+			  path);
+		return 0;
+	}
+	out_error("cannot tell whether %s holds data: no block device is bound to it. Nothing was written. Use --force to write it anyway.",
+		  path);
+	return -EBUSY;
+}
+
 static int pt_guard(struct pt_target *t, const char *path, bool force)
 {
 	const char *disk = awr_device_disk(pt_device(t));
 	char node[128];
 	int ret = guard_target(path, force);
 
-	if (ret || !*disk)
+	if (ret)
 		return ret;
 	snprintf(node, sizeof(node), "/dev/%s", disk);
+	if (!*disk || access(node, F_OK))
+		return guard_unbound(path, force);
 	ret = strcmp(node, path) ? guard_target(node, force) : 0;
 	if (!ret)
 		t->read_fd = open(node, O_RDONLY | O_DIRECT | O_CLOEXEC);
@@ -41,10 +77,13 @@ static int pt_guard(struct pt_target *t, const char *path, bool force)
 
 int pt_open(const char *engine, const char *path, bool force, struct pt_target **out)
 {
-	struct pt_target *t = calloc(1, sizeof(*t));
 	bool nvme = !strcmp(engine, "nvme");
-	int ret;
+	struct pt_target *t;
+	int ret = refuse_partition(path, nvme);
 
+	if (ret)
+		return ret;
+	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
 	t->read_fd = -1;

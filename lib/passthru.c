@@ -22,6 +22,18 @@ int awr__pt_verdict(struct awr_verdict *v, enum awr_rule rule, const char *fmt, 
 	return awr_rule_errno(rule);
 }
 
+/*
+ * A passthrough command addresses LBAs of the whole namespace or disk: a
+ * partition's offset 0 would be the disk's LBA 0, so a partition is refused.
+ */
+static bool is_partition(const struct stat *st)
+{
+	struct awr_sysfs_view y;
+
+	return S_ISBLK(st->st_mode) &&
+	       !awr_sysfs_lookup(major(st->st_rdev), minor(st->st_rdev), &y) && y.partition[0];
+}
+
 int awr__pt_node(const char *path, struct awr_devnode *n)
 {
 	struct stat st;
@@ -31,6 +43,8 @@ int awr__pt_node(const char *path, struct awr_devnode *n)
 		return -EINVAL;
 	if (stat(path, &st))
 		return -errno;
+	if (is_partition(&st))
+		return -EINVAL;
 	ret = awr__devnode_from_mode(st.st_mode, major(st.st_rdev), minor(st.st_rdev),
 				     S_ISCHR(st.st_mode) ? path : NULL, n);
 	return ret == -ENOENT ? -ENODEV : ret;

@@ -4,8 +4,9 @@
  * functions, no I/O): the checks of the passthrough engines.
  *
  * NVMe: a Write is untorn across power failure when it holds at most
- * (NAWUPF+1) blocks (NSFEAT bit 1 set) or (AWUPF+1) blocks, and crosses no
- * power-fail boundary of (NABSPF+1) blocks counted from LBA NABO.
+ * (NAWUPF+1) blocks (NSFEAT bit 1 set and NAWUPF non-zero) or else the
+ * controller's (AWUPF+1) blocks, and crosses no power-fail boundary of
+ * (NABSPF+1) blocks counted from LBA NABO (NSFEAT bit 1 set).
  * SCSI: WRITE ATOMIC(16) within the Block Limits VPD.
  */
 #include <errno.h>
@@ -41,12 +42,13 @@ int awr__nvme_pt_check(const struct awr_nvme_id *id, size_t len, uint64_t offset
 		       struct awr_verdict *v)
 {
 	bool ns = id->nsfeat & NSFEAT_NSABP;
-	uint64_t bs = id->lba_size, unit = (ns ? id->nawupf : id->awupf) + 1ULL;
+	bool ns_unit = ns && id->nawupf;	/* NAWUPF 0: the controller's AWUPF applies */
+	uint64_t bs = id->lba_size, unit = (ns_unit ? id->nawupf : id->awupf) + 1ULL;
 	uint64_t bndry = ns && id->nabspf ? id->nabspf + 1ULL : 0;
 	uint64_t slba = offset / bs, nlb = len / bs;
 	int ret;
 
-	if (!id->have_ns || !id->lba_size || (!ns && !id->have_ctrl))
+	if (!id->have_ns || !id->lba_size || (!ns_unit && !id->have_ctrl))
 		return -EINVAL;
 	ret = awr__pt_check_blocks(len, offset, id->lba_size, id->nsze, v);
 	if (ret)
@@ -54,7 +56,7 @@ int awr__nvme_pt_check(const struct awr_nvme_id *id, size_t len, uint64_t offset
 	if (nlb > unit)
 		return awr__pt_verdict(v, AWR_RULE_TOO_LARGE,
 				       "length %zu (%" PRIu64 " blocks) exceeds the device's power-fail atomic unit %s+1 = %" PRIu64 " blocks (%" PRIu64 " bytes)",
-				       len, nlb, ns ? "NAWUPF" : "AWUPF", unit, unit * bs);
+				       len, nlb, ns_unit ? "NAWUPF" : "AWUPF", unit, unit * bs);
 	if (bndry && region(slba, id->nabo, bndry) != region(slba + nlb - 1, id->nabo, bndry))
 		return awr__pt_verdict(v, AWR_RULE_CROSSES_BOUNDARY,
 				       "blocks %" PRIu64 "..%" PRIu64 " cross a power-fail atomic boundary (every %" PRIu64 " blocks from LBA %u)",

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Description: in a guest with real NVMe / scsi_debug devices, the derived limits equal the kernel's sysfs, passthrough writes land and read back, too-large or misaligned ones are refused, and sense data is decoded.
+ * Description: in a guest with real NVMe / scsi_debug devices, the derived limits equal the kernel's sysfs, passthrough writes land and read back, too-large or misaligned ones are refused, sense data is decoded, a partition is refused by the passthrough engines and an sg node without its sd disk is written only with --force.
  *
  * Usage: guest-devices [--nvme /dev/nvmeXnY --ng /dev/ngXnY] [--scsi /dev/sdX --sg /dev/sgN]
  *                      [--awr PATH-OF-awr]
@@ -11,11 +11,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
@@ -23,6 +25,10 @@
 #include <unistd.h>
 
 #include "libatomicwr.h"
+
+#ifndef BLKRRPART
+#define BLKRRPART _IO(0x12, 95)
+#endif
 
 static int failures;
 static const char *awr_bin;	/* --awr: also check awr write --engine nvme|scsi */
@@ -235,6 +241,143 @@ static void cli_write(const char *name, const char *engine, const char *dev, uin
 		PASS(name);
 }
 
+/* Run an awr command line with stdout and stderr in @out; its exit status, or -1. */
+static int run_awr(char *out, size_t len, const char *fmt, ...)
+{
+	char cmd[768], args[640];
+	size_t n = 0;
+	va_list ap;
+	FILE *p;
+	int rc;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof(cmd), "%s %s 2>&1", awr_bin, args);
+	out[0] = '\0';
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	while (n + 1 < len && fgets(out + n, (int)(len - n), p))
+		n += strlen(out + n);
+	rc = pclose(p);
+	for (char *c = out; *c; c++)
+		if (*c == '\n')
+			*c = ' ';
+	return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+/* Wait up to 10 s until @path exists as a block device (@want) or is gone (!@want). */
+static bool wait_blk(const char *path, bool want)
+{
+	struct stat st;
+
+	for (int i = 0; i < 100; i++) {
+		if ((!stat(path, &st) && S_ISBLK(st.st_mode)) == want)
+			return true;
+		usleep(100000);
+	}
+	return false;
+}
+
+/* An MBR with one partition of 1 MiB at 1 MiB (LBAs in logical blocks), or none (@sec zeroed). */
+static int write_mbr(const char *blk, uint8_t *sec, uint32_t lbs, bool part)
+{
+	uint32_t start = (1U << 20) / lbs, count = start;
+	int fd = open(blk, O_RDWR | O_DIRECT);
+	int ret = -1;
+
+	memset(sec, 0, lbs);
+	if (part) {
+		sec[446 + 1] = 0xfe; sec[446 + 2] = 0xff; sec[446 + 3] = 0xff;	/* CHS: use LBA */
+		sec[446 + 4] = 0x83;
+		sec[446 + 5] = 0xfe; sec[446 + 6] = 0xff; sec[446 + 7] = 0xff;
+		memcpy(sec + 446 + 8, &start, 4);	/* little-endian guest */
+		memcpy(sec + 446 + 12, &count, 4);
+		sec[510] = 0x55;
+		sec[511] = 0xaa;
+	}
+	if (fd >= 0 && pwrite(fd, sec, lbs, 0) == (ssize_t)lbs && !fsync(fd) && !ioctl(fd, BLKRRPART))
+		ret = 0;
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+/* The library's open of a partition: its errno (a handle it should not give is closed again). */
+static int lib_open(const char *engine, const char *path)
+{
+	struct awr_nvme *n = NULL;
+	struct awr_scsi *s = NULL;
+	int ret = !strcmp(engine, "nvme") ? awr_nvme_open(path, 0, &n) : awr_scsi_open(path, 0, &s);
+
+	awr_nvme_close(n);
+	awr_scsi_close(s);
+	return ret;
+}
+
+/* The partition check proper: nothing reaches the disk, the partition table included. */
+static void partition_write(const char *name, const char *engine, const char *blk, const char *part,
+			    const uint8_t *mbr, uint32_t lbs)
+{
+	char out[1024], why[160];
+	uint8_t *now = aligned(lbs, 0);
+	int fd = open(blk, O_RDONLY | O_DIRECT);
+	int rc, lib;
+
+	if (fill_dev(blk, 1U << 20, lbs, 0x33)) {
+		FAIL(name, "cannot pre-fill the partition's first block");
+		goto out;
+	}
+	rc = run_awr(out, sizeof(out), "write %s --engine %s --offset 0 --length %" PRIu32 " --pattern 0x77 --force --verify",
+		     part, engine, lbs);
+	lib = lib_open(engine, part);
+	if (!now || fd < 0 || pread(fd, now, lbs, 0) != (ssize_t)lbs)
+		FAIL(name, "cannot read LBA 0 of %s back", blk);
+	else if (rc != 2 || !strstr(out, "is a partition of"))
+		FAIL(name, "awr write %s --engine %s exited %d, expected 2 with a partition error: %s", part, engine, rc, out);
+	else if (lib != -EINVAL)
+		FAIL(name, "the library's open of %s returned %d, expected -EINVAL", part, lib);
+	else if (memcmp(now, mbr, lbs))
+		FAIL(name, "LBA 0 of %s (the partition table) changed", blk);
+	else if (read_check(blk, 1U << 20, lbs, 0x33, why, sizeof(why)))
+		FAIL(name, "the partition changed: %s", why);
+	else
+		result("PASS", name, "%s", out);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(now);
+}
+
+/* The passthrough engines address the whole disk: a partition's offset 0 is the disk's LBA 0. */
+static void partition_refused(const char *name, const char *engine, const char *blk)
+{
+	struct awr_sysfs_view y;
+	char part[96];
+	uint8_t *mbr;
+	size_t n = strlen(blk);
+
+	if (!awr_bin) {
+		SKIP(name, "no --awr given");
+		return;
+	}
+	if (sysfs_of(blk, &y) || !y.logical_block_size || y.partition[0]) {
+		FAIL(name, "%s is not a whole disk with a logical block size in sysfs", blk);
+		return;
+	}
+	snprintf(part, sizeof(part), "%s%s1", blk, n && blk[n - 1] >= '0' && blk[n - 1] <= '9' ? "p" : "");
+	mbr = aligned(y.logical_block_size, 0);
+	if (!mbr || write_mbr(blk, mbr, y.logical_block_size, true) || !wait_blk(part, true))
+		FAIL(name, "cannot make partition %s: %s", part, strerror(errno));
+	else
+		partition_write(name, engine, blk, part, mbr, y.logical_block_size);
+	/* drop the table again: the rig's own partition cases come later */
+	if (mbr && (write_mbr(blk, mbr, y.logical_block_size, false) || !wait_blk(part, false)))
+		FAIL(name, "cannot remove the partition table of %s again", blk);
+	free(mbr);
+}
+
 static void nvme_cases(const char *blk, const char *ng)
 {
 	struct awr_verdict v = { 0 };
@@ -256,7 +399,7 @@ static void nvme_cases(const char *blk, const char *ng)
 	}
 	PASS("nvme_passthrough_open");
 	id = awr_device_nvme(awr_nvme_device(h));
-	unit = ((id->nsfeat & 2) ? id->nawupf : id->awupf) + 1ULL;
+	unit = ((id->nsfeat & 2) && id->nawupf ? id->nawupf : id->awupf) + 1ULL;	/* NAWUPF 0: AWUPF */
 	unit *= id->lba_size;
 	off = 2 * unit;
 	b = aligned(unit + id->lba_size, 0xa5);
@@ -280,6 +423,85 @@ static void nvme_cases(const char *blk, const char *ng)
 	free(b);
 	awr_nvme_close(h);
 	cli_write("nvme_cli_write_engine", "nvme", ng, unit, unit + id->lba_size, off);
+	partition_refused("nvme_cli_partition_refused", "nvme", blk);
+}
+
+/* Bind or unbind the sd driver of an sg node's SCSI device (H:C:T:L); 0 on success. */
+static int sd_driver(const char *op, const char *sg)
+{
+	char link[PATH_MAX], real[PATH_MAX], path[80];
+	const char *base = strrchr(sg, '/');
+	FILE *f;
+	int ret;
+
+	snprintf(link, sizeof(link), "/sys/class/scsi_generic/%s/device", base ? base + 1 : sg);
+	if (!realpath(link, real))
+		return -1;
+	base = strrchr(real, '/');
+	snprintf(path, sizeof(path), "/sys/bus/scsi/drivers/sd/%s", op);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	ret = fputs(base ? base + 1 : real, f) < 0;
+	return fclose(f) || ret ? -1 : 0;
+}
+
+/* A JSON "verified": null, whatever the spacing. */
+static bool verified_null(const char *out)
+{
+	char squeezed[1024];
+	size_t n = 0;
+
+	for (const char *c = out; *c && n + 1 < sizeof(squeezed); c++)
+		if (*c != ' ' && *c != '\t')
+			squeezed[n++] = *c;
+	squeezed[n] = '\0';
+	return strstr(squeezed, "\"verified\":null");
+}
+
+/*
+ * With sd unbound, /dev/sgN has no block disk: whether it holds data cannot be
+ * checked (refused without --force) and --verify cannot read back (exit 2,
+ * "verified": null). The disk is bound again and the data checked through it.
+ */
+static void sg_unbound(const char *blk, const char *sg, uint64_t len, uint64_t off_a, uint64_t off_b)
+{
+	char out_a[1024], out_b[1024], why[160];
+	int rc_a, rc_b;
+
+	if (!awr_bin || !strcmp(blk, sg)) {
+		SKIP("scsi_cli_unbound_sg", "%s", !awr_bin ? "no --awr given" : "no --sg given");
+		return;
+	}
+	if (fill_dev(blk, off_a, len, 0x44) || fill_dev(blk, off_b, len, 0x44)) {
+		FAIL("scsi_cli_unbound_sg", "cannot pre-fill %s", blk);
+		return;
+	}
+	if (sd_driver("unbind", sg) || !wait_blk(blk, false)) {
+		FAIL("scsi_cli_unbound_sg", "cannot unbind sd from %s: %s", sg, strerror(errno));
+		return;
+	}
+	rc_a = run_awr(out_a, sizeof(out_a), "write %s --engine scsi --offset %" PRIu64 " --length %" PRIu64 " --pattern 0x55",
+		       sg, off_a, len);
+	rc_b = run_awr(out_b, sizeof(out_b), "write %s --engine scsi --offset %" PRIu64 " --length %" PRIu64 " --pattern 0x66 --force --verify -o json",
+		       sg, off_b, len);
+	if (sd_driver("bind", sg) || !wait_blk(blk, true)) {
+		FAIL("scsi_cli_unbound_sg", "cannot bind sd to %s again: %s did not come back", sg, blk);
+		return;
+	}
+	if (rc_a != 2 || !strstr(out_a, "cannot tell whether"))
+		FAIL("scsi_cli_unbound_sg_needs_force", "without --force exited %d, expected 2 with a refusal: %s", rc_a, out_a);
+	else if (read_check(blk, off_a, len, 0x44, why, sizeof(why)))
+		FAIL("scsi_cli_unbound_sg_needs_force", "refused, but the data changed: %s", why);
+	else
+		result("PASS", "scsi_cli_unbound_sg_needs_force", "%s", out_a);
+	if (rc_b != 2 || !strstr(out_b, "cannot verify") || !verified_null(out_b))
+		FAIL("scsi_cli_unbound_sg_cannot_verify", "--force --verify exited %d, expected 2, \"cannot verify\" and \"verified\": null: %s",
+		     rc_b, out_b);
+	else if (read_check(blk, off_b, len, 0x66, why, sizeof(why)))
+		FAIL("scsi_cli_unbound_sg_cannot_verify", "the forced write did not land: %s", why);
+	else
+		result("PASS", "scsi_cli_unbound_sg_cannot_verify", "%s", out_b);
 }
 
 static void scsi_cases(const char *blk, const char *sg)
@@ -288,7 +510,7 @@ static void scsi_cases(const char *blk, const char *sg)
 	struct awr_scsi *h = NULL;
 	const struct awr_scsi_id *s;
 	uint32_t align, gran, max;
-	uint64_t len, lba;
+	uint64_t len, lba, spot;
 	void *b = NULL;
 	char why[160];
 	ssize_t ret;
@@ -348,8 +570,11 @@ static void scsi_cases(const char *blk, const char *sg)
 		PASS("scsi_too_large_refused_by_library");
 	cli_write("scsi_cli_write_engine", "scsi", sg, len, ((uint64_t)max + gran) * s->logical_block_size,
 		  lba * s->logical_block_size);
+	spot = 64ULL * align * s->logical_block_size;	/* clear of the writes above */
 	free(b);
 	awr_scsi_close(h);
+	partition_refused("scsi_cli_partition_refused", "scsi", blk);
+	sg_unbound(blk, sg, len, spot, 2 * spot);
 }
 
 int main(int argc, char **argv)

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* Description: passthrough writes are judged against the device's own limits (NVMe (N)AWUPF, NABSPF from NABO; SCSI Block Limits VPD) before anything is sent. */
+/* Description: passthrough writes are judged against the device's own limits (NVMe (N)AWUPF, NABSPF from NABO; SCSI Block Limits VPD) before anything is sent, and a partition (on a sysfs fixture tree) is refused. */
+#include <limits.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
 #include "device_fixtures.h"
 #include "device.h"
 
@@ -78,6 +82,27 @@ static void test_nvme_boundary(void)
 	NVME(&id, 64 * K, 40 * 4 * K, AWR_RULE_OK);			/* 40..55 */
 }
 
+/* NSFEAT bit 1 with NAWUPF 0: the controller's AWUPF applies, as Linux takes it (not one block). */
+static void test_nvme_nawupf_zero(void)
+{
+	struct awr_verdict v = { .rule = AWR_RULE__COUNT };
+	struct awr_nvme_id id;
+
+	nvme_id("ctrl-qemu-awun31-awupf15.hex", "ns-nsabp-set-nawupf0.hex", &id);
+	T_EXPECT(id.nsfeat & 2 && !id.nawupf && id.awupf == 15, "fixture: NSFEAT bit 1, NAWUPF 0, AWUPF 15");
+	NVME(&id, 64 * K, 0, AWR_RULE_OK);				/* AWUPF 15: 16 blocks */
+	NVME(&id, 8 * K, 4 * K, AWR_RULE_OK);
+	NVME(&id, 68 * K, 0, AWR_RULE_TOO_LARGE);
+	awr__nvme_pt_check(&id, 68 * K, 0, &v);
+	T_EXPECT(strstr(v.message, "AWUPF+1 = 16 blocks") && !strstr(v.message, "NAWUPF"),
+		 "the refusal names AWUPF: %s", v.message);
+	nvme_id("ctrl-awupf0.hex", "ns-nsabp-set-nawupf0.hex", &id);
+	NVME(&id, 4 * K, 0, AWR_RULE_OK);				/* AWUPF 0: one block */
+	NVME(&id, 8 * K, 0, AWR_RULE_TOO_LARGE);
+	id.have_ctrl = false;
+	T_EXPECT_EQ(awr__nvme_pt_check(&id, 4 * K, 0, NULL), -EINVAL, "AWUPF unknown: no verdict");
+}
+
 /* scsi_debug defaults: 4 KiB blocks, MATL 8192, alignment 2, granularity 2, max boundary 128. */
 static void test_scsi(void)
 {
@@ -113,11 +138,93 @@ static void test_scsi_boundary_mode(void)
 	SCSI(&id, 512, 0, 0, AWR_RULE_UNSUPPORTED);
 }
 
+static char root[PATH_MAX];
+
+/* A shell command run inside the fixture tree. */
+static void in_tree(const char *cmd)
+{
+	char full[PATH_MAX * 2];
+
+	snprintf(full, sizeof(full), "cd '%s' && %s", root, cmd);
+	if (system(full)) {
+		printf("FAIL: %s\n", full);
+		exit(T_EXIT_FAIL);
+	}
+}
+
+/* sysfs as the kernel shapes it: nvme0n1 with partition nvme0n1p1, sda with sda1. */
+static void build_tree(void)
+{
+	in_tree("mkdir -p devices/nvme0/nvme0n1/nvme0n1p1 devices/nvme0/nvme0n1/queue "
+		"devices/host0/sda/sda1 devices/host0/sda/device/scsi_disk/0:0:0:0 block dev/block");
+	in_tree("ln -s ../devices/nvme0/nvme0n1 block/nvme0n1 && ln -s ../devices/host0/sda block/sda");
+	in_tree("ln -s ../../devices/nvme0/nvme0n1 dev/block/259:0 && "
+		"ln -s ../../devices/nvme0/nvme0n1/nvme0n1p1 dev/block/259:1 && "
+		"ln -s ../../devices/host0/sda dev/block/8:0 && "
+		"ln -s ../../devices/host0/sda/sda1 dev/block/8:1");
+	in_tree("for p in devices/nvme0/nvme0n1/nvme0n1p1 devices/host0/sda/sda1; do "
+		"echo 1 > $p/partition && echo 2048 > $p/start; done");
+}
+
+static void remove_tree(void)
+{
+	char cmd[PATH_MAX + 16];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	if (system(cmd))
+		printf("cannot remove %s\n", root);
+}
+
+/* A block node with the numbers of the fixture tree; false when this process may not make one. */
+static bool node(const char *name, unsigned int maj, unsigned int min, char *path, size_t len)
+{
+	snprintf(path, len, "%s/%s", root, name);
+	if (!mknod(path, S_IFBLK | 0600, makedev(maj, min)))
+		return true;
+	printf("skipping the partition checks: cannot make a block node: %s\n", strerror(errno));
+	return false;
+}
+
+/*
+ * A partition's offset 0 is its disk's LBA 0 to a passthrough command: the
+ * node lookup, and so both open calls, refuse it before any device I/O (the
+ * fixture has no /dev/ng0n1 or /dev/sg node to reach). The whole disk maps.
+ */
+static void test_partition_refused(void)
+{
+	char p1[PATH_MAX + 16], disk[PATH_MAX + 16], sda1[PATH_MAX + 16];
+	struct awr_nvme *nvme = NULL;
+	struct awr_scsi *scsi = NULL;
+	struct awr_devnode n;
+
+	snprintf(root, sizeof(root), "/tmp/awr-ptnode-XXXXXX");
+	if (!mkdtemp(root))
+		exit(T_EXIT_FAIL);
+	atexit(remove_tree);
+	build_tree();
+	if (!node("p1", 259, 1, p1, sizeof(p1)) || !node("disk", 259, 0, disk, sizeof(disk)) ||
+	    !node("sda1", 8, 1, sda1, sizeof(sda1)))
+		return;
+	awr_set_sysfs_root(root);
+	T_EXPECT_EQ(awr__pt_node(p1, &n), -EINVAL, "NVMe partition node");
+	T_EXPECT_EQ(awr__pt_node(sda1, &n), -EINVAL, "SCSI partition node");
+	T_EXPECT_EQ(awr__pt_node(disk, &n), 0, "whole namespace");
+	T_EXPECT(n.kind == AWR_NODE_NVME_NS && !strcmp(n.generic, "ng0n1"),
+		 "whole namespace maps to ng0n1 (kind %d, generic %s)", n.kind, n.generic);
+	T_EXPECT_EQ(awr__devnode_from_mode(S_IFBLK, 259, 1, NULL, &n), 0, "probe still maps a partition");
+	T_EXPECT_EQ(awr_nvme_open(p1, 0, &nvme), -EINVAL, "awr_nvme_open of a partition");
+	T_EXPECT_EQ(awr_scsi_open(sda1, 0, &scsi), -EINVAL, "awr_scsi_open of a partition");
+	T_EXPECT(!nvme && !scsi, "no handle for a partition");
+	awr_set_sysfs_root(NULL);
+}
+
 int main(int argc, char **argv)
 {
 	fixture_dir_from_args(argc, argv);
+	test_partition_refused();
 	test_nvme_awupf();
 	test_nvme_boundary();
+	test_nvme_nawupf_zero();
 	test_scsi();
 	test_scsi_boundary_mode();
 	return t_done("passthru_check");
