@@ -318,19 +318,19 @@ static int lib_open(const char *engine, const char *path)
 
 /* The partition check proper: nothing reaches the disk, the partition table included. */
 static void partition_write(const char *name, const char *engine, const char *blk, const char *part,
-			    const uint8_t *mbr, uint32_t lbs)
+			    const uint8_t *mbr, uint32_t lbs, uint64_t len)
 {
 	char out[1024], why[160];
 	uint8_t *now = aligned(lbs, 0);
 	int fd = open(blk, O_RDONLY | O_DIRECT);
 	int rc, lib;
 
-	if (fill_dev(blk, 1U << 20, lbs, 0x33)) {
-		FAIL(name, "cannot pre-fill the partition's first block");
+	if (fill_dev(blk, 1U << 20, len, 0x33)) {
+		FAIL(name, "cannot pre-fill the partition's first blocks");
 		goto out;
 	}
-	rc = run_awr(out, sizeof(out), "write %s --engine %s --offset 0 --length %" PRIu32 " --pattern 0x77 --force --verify",
-		     part, engine, lbs);
+	rc = run_awr(out, sizeof(out), "write %s --engine %s --offset 0 --length %" PRIu64 " --pattern 0x77 --force --verify",
+		     part, engine, len);
 	lib = lib_open(engine, part);
 	if (!now || fd < 0 || pread(fd, now, lbs, 0) != (ssize_t)lbs)
 		FAIL(name, "cannot read LBA 0 of %s back", blk);
@@ -340,7 +340,7 @@ static void partition_write(const char *name, const char *engine, const char *bl
 		FAIL(name, "the library's open of %s returned %d, expected -EINVAL", part, lib);
 	else if (memcmp(now, mbr, lbs))
 		FAIL(name, "LBA 0 of %s (the partition table) changed", blk);
-	else if (read_check(blk, 1U << 20, lbs, 0x33, why, sizeof(why)))
+	else if (read_check(blk, 1U << 20, len, 0x33, why, sizeof(why)))
 		FAIL(name, "the partition changed: %s", why);
 	else
 		result("PASS", name, "%s", out);
@@ -350,8 +350,12 @@ out:
 	free(now);
 }
 
-/* The passthrough engines address the whole disk: a partition's offset 0 is the disk's LBA 0. */
-static void partition_refused(const char *name, const char *engine, const char *blk)
+/*
+ * The passthrough engines address the whole disk: a partition's offset 0 is the
+ * disk's LBA 0. @len is a write the device takes at LBA 0, so only the
+ * partition refusal can stop it.
+ */
+static void partition_refused(const char *name, const char *engine, const char *blk, uint64_t len)
 {
 	struct awr_sysfs_view y;
 	char part[96];
@@ -371,7 +375,7 @@ static void partition_refused(const char *name, const char *engine, const char *
 	if (!mbr || write_mbr(blk, mbr, y.logical_block_size, true) || !wait_blk(part, true))
 		FAIL(name, "cannot make partition %s: %s", part, strerror(errno));
 	else
-		partition_write(name, engine, blk, part, mbr, y.logical_block_size);
+		partition_write(name, engine, blk, part, mbr, y.logical_block_size, len);
 	/* drop the table again: the rig's own partition cases come later */
 	if (mbr && (write_mbr(blk, mbr, y.logical_block_size, false) || !wait_blk(part, false)))
 		FAIL(name, "cannot remove the partition table of %s again", blk);
@@ -423,7 +427,7 @@ static void nvme_cases(const char *blk, const char *ng)
 	free(b);
 	awr_nvme_close(h);
 	cli_write("nvme_cli_write_engine", "nvme", ng, unit, unit + id->lba_size, off);
-	partition_refused("nvme_cli_partition_refused", "nvme", blk);
+	partition_refused("nvme_cli_partition_refused", "nvme", blk, unit);
 }
 
 /* Bind or unbind the sd driver of an sg node's SCSI device (H:C:T:L); 0 on success. */
@@ -573,7 +577,7 @@ static void scsi_cases(const char *blk, const char *sg)
 	spot = 64ULL * align * s->logical_block_size;	/* clear of the writes above */
 	free(b);
 	awr_scsi_close(h);
-	partition_refused("scsi_cli_partition_refused", "scsi", blk);
+	partition_refused("scsi_cli_partition_refused", "scsi", blk, len);
 	sg_unbound(blk, sg, len, spot, 2 * spot);
 }
 
