@@ -778,7 +778,8 @@ struct awr_scsi;
  *
  * Reads the identify data and sets up an io_uring with SQE128 | CQE32.
  *
- * Return: 0, -ENODEV when it is not an NVMe namespace, -EOPNOTSUPP when the
+ * Return: 0, -ENODEV when it is not an NVMe namespace, -EINVAL when @path is a
+ * partition (passthrough addresses the whole namespace), -EOPNOTSUPP when the
  * kernel lacks uring_cmd passthrough, other negative errno.
  */
 int awr_nvme_open(const char *path, unsigned int flags, struct awr_nvme **out);
@@ -833,7 +834,8 @@ ssize_t awr_nvme_write(struct awr_nvme *h, const void *buf, size_t len, uint64_t
  * @flags:	0
  * @out:	the handle, closed with awr_scsi_close()
  *
- * Return: 0, -ENODEV when it is not a SCSI device, other negative errno.
+ * Return: 0, -ENODEV when it is not a SCSI device, -EINVAL when @path is a
+ * partition (passthrough addresses the whole disk), other negative errno.
  */
 int awr_scsi_open(const char *path, unsigned int flags, struct awr_scsi **out);
 
