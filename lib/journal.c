@@ -77,15 +77,16 @@ err:
 
 /*
  * A crash may leave the last appends damaged (short, zero or half written):
- * damaged records are ignored when no valid record follows them.
+ * damaged records are ignored when no valid record follows them. @valid_end
+ * (optional) receives the length of the journal up to its last valid record.
  */
-int64_t awr__journal_read(const char *path, int (*cb)(const struct awr_jrec *r, void *arg),
-			  void *arg)
+static int64_t journal_scan(const char *path, int (*cb)(const struct awr_jrec *r, void *arg),
+			    void *arg, size_t *valid_end)
 {
 	uint8_t *buf = NULL;
 	struct awr_jrec r;
 	int64_t n = 0, damaged = -1;
-	size_t len = 0;
+	size_t len = 0, end = 0;
 	int ret = read_all(path, &buf, &len);
 
 	for (size_t off = 0; !ret && off + AWR_JREC_SIZE <= len; off += AWR_JREC_SIZE) {
@@ -98,9 +99,18 @@ int64_t awr__journal_read(const char *path, int (*cb)(const struct awr_jrec *r, 
 			ret = -EBADMSG;
 		else if (!(ret = cb(&r, arg)))
 			n++;
+		end = off + AWR_JREC_SIZE;
 	}
 	free(buf);
+	if (valid_end)
+		*valid_end = end;
 	return ret ? ret : n;
+}
+
+int64_t awr__journal_read(const char *path, int (*cb)(const struct awr_jrec *r, void *arg),
+			  void *arg)
+{
+	return journal_scan(path, cb, arg, NULL);
 }
 
 static int max_gen_cb(const struct awr_jrec *r, void *arg)
@@ -114,17 +124,25 @@ static int max_gen_cb(const struct awr_jrec *r, void *arg)
 
 int awr__journal_open(const char *path, struct awr_journal *j)
 {
+	size_t valid_end = 0;
+	struct stat st;
 	int64_t n;
+	int ret;
 
 	memset(j, 0, sizeof(*j));
 	j->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	if (j->fd < 0)
 		return -errno;
-	n = awr__journal_read(path, max_gen_cb, &j->max_generation);
-	if (n < 0) {
+	n = journal_scan(path, max_gen_cb, &j->max_generation, &valid_end);
+	ret = n < 0 ? (int)n : 0;
+	/* Cut a tail a crash damaged, so new records stay aligned and readable. */
+	if (!ret && !fstat(j->fd, &st) && (uint64_t)st.st_size > valid_end &&
+	    (ftruncate(j->fd, (off_t)valid_end) || fdatasync(j->fd)))
+		ret = -errno;
+	if (ret) {
 		close(j->fd);
 		j->fd = -1;
-		return (int)n;
+		return ret;
 	}
 	pthread_mutex_init(&j->lock, NULL);
 	pthread_mutex_init(&j->sync_lock, NULL);

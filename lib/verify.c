@@ -40,6 +40,9 @@ struct jmodel {
 	uint64_t crash_time_ns;	/* acks at or after it count as in flight */
 };
 
+/* More generations than any journal can hold: a damaged or hostile journal. */
+#define AWR_MAX_GENERATION (1ULL << 32)
+
 static int grow(void **p, uint64_t *cap, uint64_t need, size_t elem)
 {
 	uint64_t n = *cap ? *cap : 1024;
@@ -47,6 +50,8 @@ static int grow(void **p, uint64_t *cap, uint64_t need, size_t elem)
 
 	if (need < *cap)
 		return 0;
+	if (need >= AWR_MAX_GENERATION)
+		return -EBADMSG;
 	while (n <= need)
 		n *= 2;
 	q = realloc(*p, n * elem);
@@ -65,8 +70,10 @@ static int model_run(struct jmodel *m, const struct awr_jrec *r)
 	if (m->unit_size && m->unit_size != r->unit)
 		m->unit_mismatch = true;
 	m->unit_size = (uint32_t)r->unit;
-	if (grow((void **)&m->runs, &cap, m->nr_runs + 1, sizeof(*m->runs)))
-		return -ENOMEM;
+	int ret = grow((void **)&m->runs, &cap, m->nr_runs + 1, sizeof(*m->runs));
+
+	if (ret)
+		return ret;
 	m->runs[m->nr_runs++] = r->generation;
 	return 0;
 }
@@ -75,11 +82,13 @@ static int model_cb(const struct awr_jrec *r, void *arg)
 {
 	struct jmodel *m = arg;
 	struct gen_info *g;
+	int ret;
 
 	if (r->type == AWR_JREC_RUN)
 		return model_run(m, r);
-	if (grow((void **)&m->gens, &m->nr_gens, r->generation, sizeof(*m->gens)))
-		return -ENOMEM;
+	ret = grow((void **)&m->gens, &m->nr_gens, r->generation, sizeof(*m->gens));
+	if (ret)
+		return ret;	/* -EBADMSG: a generation no journal can hold */
 	g = &m->gens[r->generation];
 	g->unit = r->unit;
 	if (r->type == AWR_JREC_INTENT)
