@@ -76,6 +76,24 @@ err:
 }
 
 /*
+ * Generations a run may take without leaving a record: each writer holds at
+ * most one whose intent a crash or a failed append can lose (awr stress runs
+ * at most 256 writers).
+ */
+#define GEN_GAP_PER_RUN	256U
+
+/*
+ * Generations are issued once each, from 1, and each run continues after the
+ * journal's highest: a journal of @slots records with @runs RUN records so far
+ * cannot hold a higher one. A higher one is forged or damaged; refusing it
+ * keeps what readers allocate per generation in proportion to the journal.
+ */
+static bool gen_possible(uint64_t gen, size_t slots, uint64_t runs)
+{
+	return gen <= (uint64_t)slots + runs * GEN_GAP_PER_RUN;
+}
+
+/*
  * A crash may leave the last appends damaged (short, zero or half written):
  * damaged records are ignored when no valid record follows them. @valid_end
  * (optional) receives the length of the journal up to its last valid record.
@@ -87,6 +105,7 @@ static int64_t journal_scan(const char *path, int (*cb)(const struct awr_jrec *r
 	struct awr_jrec r;
 	int64_t n = 0, damaged = -1;
 	size_t len = 0, end = 0;
+	uint64_t runs = 0;
 	int ret = read_all(path, &buf, &len);
 
 	for (size_t off = 0; !ret && off + AWR_JREC_SIZE <= len; off += AWR_JREC_SIZE) {
@@ -95,7 +114,8 @@ static int64_t journal_scan(const char *path, int (*cb)(const struct awr_jrec *r
 				damaged = (int64_t)(off / AWR_JREC_SIZE);
 			continue;
 		}
-		if (damaged >= 0)
+		runs += r.type == AWR_JREC_RUN;
+		if (damaged >= 0 || !gen_possible(r.generation, len / AWR_JREC_SIZE, runs))
 			ret = -EBADMSG;
 		else if (!(ret = cb(&r, arg)))
 			n++;

@@ -40,9 +40,14 @@ struct jmodel {
 	uint64_t crash_time_ns;	/* acks at or after it count as in flight */
 };
 
-/* More generations than any journal can hold: a damaged or hostile journal. */
+/*
+ * More generations than any journal can hold: a damaged or hostile journal.
+ * (The journal reader already refuses generations its record count cannot
+ * explain; this keeps the table's size computation in range regardless.)
+ */
 #define AWR_MAX_GENERATION (1ULL << 32)
 
+/* Make room for element @need (zeroed) in *@p of *@cap elements of @elem bytes. */
 static int grow(void **p, uint64_t *cap, uint64_t need, size_t elem)
 {
 	uint64_t n = *cap ? *cap : 1024;
@@ -53,8 +58,10 @@ static int grow(void **p, uint64_t *cap, uint64_t need, size_t elem)
 	if (need >= AWR_MAX_GENERATION)
 		return -EBADMSG;
 	while (n <= need)
-		n *= 2;
-	q = realloc(*p, n * elem);
+		n *= 2;		/* n <= 2 * AWR_MAX_GENERATION: no wrap */
+	if (n > SIZE_MAX / elem)
+		return -ENOMEM;
+	q = realloc(*p, (size_t)n * elem);
 	if (!q)
 		return -ENOMEM;
 	memset((char *)q + *cap * elem, 0, (n - *cap) * elem);
@@ -66,12 +73,12 @@ static int grow(void **p, uint64_t *cap, uint64_t need, size_t elem)
 static int model_run(struct jmodel *m, const struct awr_jrec *r)
 {
 	uint64_t cap = m->nr_runs;
+	int ret;
 
 	if (m->unit_size && m->unit_size != r->unit)
 		m->unit_mismatch = true;
 	m->unit_size = (uint32_t)r->unit;
-	int ret = grow((void **)&m->runs, &cap, m->nr_runs + 1, sizeof(*m->runs));
-
+	ret = grow((void **)&m->runs, &cap, m->nr_runs + 1, sizeof(*m->runs));
 	if (ret)
 		return ret;
 	m->runs[m->nr_runs++] = r->generation;
