@@ -151,7 +151,7 @@ static int explain_error(const char *path, const struct awr_verify_opts *o,
 		out_error("journal %s was written with --unit %u, not %u: give --unit %u",
 			  o->journal, r->journal_unit, o->unit, r->journal_unit);
 	else if (ret == -EBADMSG)
-		out_error("journal %s is damaged before its end (a valid record follows a damaged one)",
+		out_error("journal %s is damaged or forged (a damaged record before its end, or a generation no stress run could have issued): give the journal awr stress wrote",
 			  o->journal);
 	else
 		out_error("cannot verify %s: %s", path, strerror(-ret));

@@ -1121,7 +1121,7 @@ const char *awr_unit_class_name(enum awr_unit_class cls);
 /* What awr_stress_run() does. */
 struct awr_stress_opts {
 	uint32_t unit;		/* bytes per atomic write (the stamped unit) */
-	uint32_t threads;	/* writer threads; 0 means 4 */
+	uint32_t threads;	/* writer threads, at most 256; 0 means 4 */
 	uint64_t span;		/* bytes from offset 0 to write; 0: the whole file or device */
 	uint64_t writes;	/* stop after this many writes in all; 0: no count limit */
 	uint64_t duration_ms;	/* stop after this time; 0: no time limit */

@@ -46,7 +46,8 @@ void awr__journal_close(struct awr_journal *j);
 /*
  * Read every valid record; a torn last record (short or bad checksum) is
  * ignored. @cb returns 0 to go on or a negative errno to stop.
- * Return: records read, or a negative errno (-EBADMSG: damaged before the end).
+ * Return: records read, or a negative errno (-EBADMSG: damaged before the end,
+ * or a generation its record count cannot explain).
  */
 int64_t awr__journal_read(const char *path, int (*cb)(const struct awr_jrec *r, void *arg),
 			  void *arg);

@@ -226,11 +226,16 @@ static int start_journal(struct stress *s)
 static int run_writers(struct stress *s)
 {
 	unsigned int n = s->o->threads ? s->o->threads : 4;
-	struct writer *w = calloc(n, sizeof(*w));
-	pthread_t *t = calloc(n, sizeof(*t));
+	struct writer *w;
+	pthread_t *t;
 	unsigned int started = 0;
 	int ret = 0;
 
+	/* the journal reader allows 256 unrecorded generations per run: one per writer */
+	if (n > 256)
+		return -EINVAL;
+	w = calloc(n, sizeof(*w));
+	t = calloc(n, sizeof(*t));
 	if (!w || !t) {
 		ret = -ENOMEM;
 		goto err;
