@@ -35,6 +35,9 @@ struct json_object *out_limits_json(const struct awr_limits *l);
 struct json_object *out_verdict_json(const struct awr_verdict *v);
 const char *out_size(uint64_t bytes, char *buf, size_t len);
 const char *out_errno_name(int err);
+const char *out_severity_name(enum awr_severity s);
+struct json_object *out_finding_json(const struct awr_finding *f);
+struct json_object *out_probe_findings_json(const struct awr_probe *p);
 
 /* args.c: popt context and operand helpers shared by commands */
 struct cmd_ctx {
@@ -119,9 +122,7 @@ int bench_run(const char *path, const struct bench_opts *o, struct bench_result 
 /* device_out.c: device views (NVMe / SCSI) */
 void device_add_json(struct json_object *o, const struct awr_device *d);
 void device_print(const struct awr_device *d);
-const char *device_severity_name(enum awr_severity s);
 struct json_object *device_findings_json(const struct awr_device *d);
-struct json_object *finding_json(const struct awr_finding *f);
 
 /* write_pt.c: the passthrough engines of awr write */
 struct pt_target;

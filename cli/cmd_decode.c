@@ -132,7 +132,7 @@ static void print_findings(const struct awr_device *d)
 	for (unsigned int i = 0; i < awr_device_nr_findings(d); i++) {
 		const struct awr_finding *f = awr_device_finding(d, i);
 
-		printf("  [%s] %s: %s\n", device_severity_name(f->severity), f->id, f->message);
+		printf("  [%s] %s: %s\n", out_severity_name(f->severity), f->id, f->message);
 	}
 }
 

@@ -7,11 +7,6 @@
 
 #include "awr.h"
 
-static const char *sev_name(enum awr_severity s)
-{
-	return s == AWR_SEV_ERROR ? "error" : s == AWR_SEV_WARN ? "warn" : "info";
-}
-
 static const char *kind_name(const struct awr_statx_view *s)
 {
 	if (!s)
@@ -66,15 +61,6 @@ static struct json_object *sysfs_json(const struct awr_sysfs_view *y)
 	return o;
 }
 
-static struct json_object *findings_json(const struct awr_probe *p)
-{
-	struct json_object *a = json_object_new_array();
-
-	for (unsigned int i = 0; i < awr_probe_nr_findings(p); i++)
-		json_object_array_add(a, finding_json(awr_probe_finding(p, i)));
-	return a;
-}
-
 static struct json_object *probe_json(const struct awr_probe *p)
 {
 	struct json_object *o = json_object_new_object();
@@ -85,7 +71,7 @@ static struct json_object *probe_json(const struct awr_probe *p)
 	json_object_object_add(o, "statx", statx_json(awr_probe_statx(p)));
 	json_object_object_add(o, "sysfs", sysfs_json(awr_probe_sysfs(p)));
 	device_add_json(o, awr_probe_device(p));
-	json_object_object_add(o, "findings", findings_json(p));
+	json_object_object_add(o, "findings", out_probe_findings_json(p));
 	return o;
 }
 
@@ -181,7 +167,7 @@ static void probe_print(const struct awr_probe *p)
 	for (unsigned int i = 0; i < awr_probe_nr_findings(p); i++) {
 		const struct awr_finding *f = awr_probe_finding(p, i);
 
-		printf("  [%s] %s: %s\n", sev_name(f->severity), f->id, f->message);
+		printf("  [%s] %s: %s\n", out_severity_name(f->severity), f->id, f->message);
 	}
 }
 

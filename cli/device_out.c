@@ -178,26 +178,11 @@ void device_print(const struct awr_device *d)
 		scsi_print(d);
 }
 
-const char *device_severity_name(enum awr_severity s)
-{
-	return s == AWR_SEV_ERROR ? "error" : s == AWR_SEV_WARN ? "warn" : "info";
-}
-
-struct json_object *finding_json(const struct awr_finding *f)
-{
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "id", json_object_new_string(f->id));
-	json_object_object_add(o, "severity", json_object_new_string(device_severity_name(f->severity)));
-	json_object_object_add(o, "message", json_object_new_string(f->message));
-	return o;
-}
-
 struct json_object *device_findings_json(const struct awr_device *d)
 {
 	struct json_object *a = json_object_new_array();
 
 	for (unsigned int i = 0; i < awr_device_nr_findings(d); i++)
-		json_object_array_add(a, finding_json(awr_device_finding(d, i)));
+		json_object_array_add(a, out_finding_json(awr_device_finding(d, i)));
 	return a;
 }

@@ -75,6 +75,30 @@ struct json_object *out_limits_json(const struct awr_limits *l)
 	return o;
 }
 
+const char *out_severity_name(enum awr_severity s)
+{
+	return s == AWR_SEV_ERROR ? "error" : s == AWR_SEV_WARN ? "warn" : "info";
+}
+
+struct json_object *out_finding_json(const struct awr_finding *f)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "id", json_object_new_string(f->id));
+	json_object_object_add(o, "severity", json_object_new_string(out_severity_name(f->severity)));
+	json_object_object_add(o, "message", json_object_new_string(f->message));
+	return o;
+}
+
+struct json_object *out_probe_findings_json(const struct awr_probe *p)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (unsigned int i = 0; i < awr_probe_nr_findings(p); i++)
+		json_object_array_add(a, out_finding_json(awr_probe_finding(p, i)));
+	return a;
+}
+
 const char *out_errno_name(int err)
 {
 	switch (err < 0 ? -err : err) {

@@ -77,19 +77,6 @@ void q_rmdir(void)
 
 /* ---------------------------------------------------------------- discovery */
 
-static struct json_object *findings_json(const struct awr_probe *p, unsigned int *errors)
-{
-	struct json_object *a = json_object_new_array();
-
-	for (unsigned int i = 0; i < awr_probe_nr_findings(p); i++) {
-		const struct awr_finding *f = awr_probe_finding(p, i);
-
-		json_object_array_add(a, finding_json(f));
-		*errors += f->severity == AWR_SEV_ERROR;
-	}
-	return a;
-}
-
 static const struct awr_finding *first_error(const struct awr_probe *p)
 {
 	for (unsigned int i = 0; i < awr_probe_nr_findings(p); i++)
@@ -171,7 +158,9 @@ void q_discovery(struct qctx *q, struct qcheck *c)
 
 	json_object_object_add(c->figures, "limits", out_limits_json(&q->lim));
 	json_object_object_add(c->figures, "views", views_json(q->probe));
-	json_object_object_add(c->figures, "findings", findings_json(q->probe, &errors));
+	json_object_object_add(c->figures, "findings", out_probe_findings_json(q->probe));
+	for (unsigned int i = 0; i < awr_probe_nr_findings(q->probe); i++)
+		errors += awr_probe_finding(q->probe, i)->severity == AWR_SEV_ERROR;
 	if (views_disagree(q->probe, why, sizeof(why))) {
 		q_set(c, Q_FAIL, "the views disagree: %s", why);
 		return;
