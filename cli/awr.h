@@ -119,6 +119,8 @@ void bench_opts_default(struct bench_opts *o);
 const char *bench_mode_name(enum bench_mode m);
 const char *bench_durability_name(enum bench_durability d);
 int bench_run(const char *path, const struct bench_opts *o, struct bench_result *out);
+/* cmd_bench.c: one mode's figures as awr bench -o json prints them (qualify reuses it) */
+struct json_object *bench_mode_json(const struct bench_mode_result *x);
 /* device_out.c: device views (NVMe / SCSI) */
 void device_add_json(struct json_object *o, const struct awr_device *d);
 void device_print(const struct awr_device *d);

@@ -136,7 +136,7 @@ static struct json_object *jnum(double v, int decimals)
 	return json_object_new_double_s(v, buf);
 }
 
-static struct json_object *mode_json(const struct bench_mode_result *x)
+struct json_object *bench_mode_json(const struct bench_mode_result *x)
 {
 	struct json_object *o = json_object_new_object(), *lat = json_object_new_object();
 
@@ -168,7 +168,7 @@ static void print_json(const char *path, const struct bench_opts *o, const struc
 	json_object_object_add(root, "seconds_per_mode", jnum(o->seconds, 3));
 	for (int m = 0; m < BENCH__MODES; m++)
 		if (r->mode[m].ran)
-			json_object_object_add(modes, bench_mode_name((enum bench_mode)m), mode_json(&r->mode[m]));
+			json_object_object_add(modes, bench_mode_name((enum bench_mode)m), bench_mode_json(&r->mode[m]));
 	json_object_object_add(root, "modes", modes);
 	json_object_object_add(ratios, "atomic_to_doublewrite", ad > 0 ? jnum(ad, 3) : NULL);
 	json_object_object_add(ratios, "atomic_to_plain", ap > 0 ? jnum(ap, 3) : NULL);

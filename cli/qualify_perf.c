@@ -13,21 +13,6 @@
 
 #define PERF_SPAN	(64ULL << 20)
 
-static struct json_object *mode_json(const struct bench_mode_result *m)
-{
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "pages", out_u64(m->pages));
-	json_object_object_add(o, "seconds", json_object_new_double(m->seconds));
-	json_object_object_add(o, "pages_per_s", json_object_new_double(m->pages_per_s));
-	json_object_object_add(o, "mb_per_s", json_object_new_double(m->mb_per_s));
-	json_object_object_add(o, "p50_us", json_object_new_double(m->p50_us));
-	json_object_object_add(o, "p99_us", json_object_new_double(m->p99_us));
-	json_object_object_add(o, "p999_us", json_object_new_double(m->p999_us));
-	json_object_object_add(o, "error", m->error ? json_object_new_string(m->message) : NULL);
-	return o;
-}
-
 static void bench_figures(struct json_object *fig, const struct bench_opts *o,
 			  const struct bench_result *r)
 {
@@ -39,7 +24,7 @@ static void bench_figures(struct json_object *fig, const struct bench_opts *o,
 	json_object_object_add(fig, "span", out_u64(r->span));
 	for (int m = 0; m < BENCH__MODES; m++)
 		if (r->mode[m].ran)
-			json_object_object_add(fig, bench_mode_name(m), mode_json(&r->mode[m]));
+			json_object_object_add(fig, bench_mode_name(m), bench_mode_json(&r->mode[m]));
 }
 
 void q_performance(struct qctx *q, struct qcheck *c)
