@@ -14,7 +14,26 @@
 
 static int t_failures;
 
-#define T_SKIP(...) do { printf("SKIP: "); printf(__VA_ARGS__); printf("\n"); exit(T_EXIT_SKIP); } while (0)
+/*
+ * Skip: the test cannot run here (say why). A skip after a recorded failure is
+ * a failure: the failures came first and a skip must not hide them.
+ */
+#define T_SKIP(...) do {							\
+	if (t_failures) {							\
+		printf("FAIL %s:%d: skip requested after %d failure(s) "	\
+		       "(the failures came first): ", __FILE__, __LINE__,	\
+		       t_failures);						\
+		printf(__VA_ARGS__);						\
+		printf("\n");							\
+		fflush(stdout);							\
+		exit(T_EXIT_FAIL);						\
+	}									\
+	printf("SKIP: ");							\
+	printf(__VA_ARGS__);							\
+	printf("\n");								\
+	fflush(stdout);								\
+	exit(T_EXIT_SKIP);							\
+} while (0)
 
 #define T_EXPECT(cond, ...) do {						\
 	if (!(cond)) {								\
