@@ -33,13 +33,29 @@ img=$work/xfs.img
 mnt=$work/mnt
 dev=
 
+# Is $1 a mount point? By /proc/self/mounts (which escapes blanks, tabs, newlines and backslashes as
+# octal), not by `mountpoint`, which stats the directory: that fails (EIO) on a shut-down filesystem.
+mounted() {
+	local esc=${1//\\/\\134}
+	esc=${esc// /\\040}
+	esc=${esc//$'\t'/\\011}
+	esc=${esc//$'\n'/\\012}
+	M=$esc awk '$2 == ENVIRON["M"] { found = 1 } END { exit !found }' /proc/self/mounts
+}
+
 cleanup() {
-	if mountpoint -q "$mnt" 2>/dev/null; then
+	# every mount stacked on $mnt, also a filesystem that a crash test left shut down
+	local n=0
+	while mounted "$mnt" && [ $((n += 1)) -le 10 ]; do
 		umount "$mnt" 2>/dev/null || umount -l "$mnt"
-	fi
+	done
 	exec 9<&-
 	[ -n "$dev" ] && losetup -d "$dev" 2>/dev/null
-	rm -rf "$work"
+	if mounted "$mnt"; then
+		echo "with-scratch-xfs: $mnt is still mounted: $work left in place" >&2
+	else
+		rm -rf "$work"
+	fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
