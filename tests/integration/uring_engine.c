@@ -13,6 +13,8 @@
 #include <inttypes.h>
 #include <stdint.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "libatomicwr.h"
@@ -292,6 +294,63 @@ static int case_unsupported(struct target *t, unsigned int qd, bool reg)
 	return 0;
 }
 
+/*
+ * Whether the kernel offers atomic writes on the target, read here and never
+ * through the library under test: statx(STATX_WRITE_ATOMIC) of the path and,
+ * for a block device, its queue's atomic_write_unit_max_bytes and its size.
+ */
+struct raw_atomic {
+	bool supported;
+	uint32_t unit_min, unit_max;
+	uint64_t dev_size;	/* a block device's bytes; 0 for a file */
+	char why[160];		/* why not supported */
+};
+
+static uint64_t sysfs_u64(const char *dir, const char *name)
+{
+	char path[128], line[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	fclose(f);
+	return strtoull(line, NULL, 10);
+}
+
+static void raw_atomic_read(const char *path, struct raw_atomic *r)
+{
+	unsigned char b[256] = { 0 };	/* struct statx: mask at 0, atomic unit_min/max at 0xa8/0xac */
+	char dir[96];
+	struct stat st;
+	uint32_t mask;
+
+	memset(r, 0, sizeof(*r));
+	if (syscall(SYS_statx, AT_FDCWD, path, 0, 0x7ffU | 0x10000U /* STATX_WRITE_ATOMIC */, b)) {
+		snprintf(r->why, sizeof(r->why), "statx: %s", strerror(errno));
+		return;
+	}
+	memcpy(&mask, b, 4);
+	memcpy(&r->unit_min, b + 0xa8, 4);
+	memcpy(&r->unit_max, b + 0xac, 4);
+	r->supported = (mask & 0x10000U) && r->unit_min && r->unit_max >= r->unit_min;
+	if (!r->supported)
+		snprintf(r->why, sizeof(r->why), "statx reports no atomic writes (mask 0x%x, unit %u..%u)", mask,
+			 r->unit_min, r->unit_max);
+	if (stat(path, &st) || !S_ISBLK(st.st_mode))
+		return;
+	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u", major(st.st_rdev), minor(st.st_rdev));
+	r->dev_size = sysfs_u64(dir, "size") * 512;
+	strncat(dir, sysfs_u64(dir, "partition") ? "/../queue" : "/queue", sizeof(dir) - strlen(dir) - 1);
+	if (r->supported && !sysfs_u64(dir, "atomic_write_unit_max_bytes")) {
+		r->supported = false;
+		snprintf(r->why, sizeof(r->why), "sysfs atomic_write_unit_max_bytes is 0");
+	}
+}
+
 static int open_target(struct target *t)
 {
 	struct stat st;
@@ -309,10 +368,16 @@ static int open_target(struct target *t)
 	if (ret)
 		return ret;
 	t->lim = awr_file_limits(t->file);
-	t->unit = t->lim->unit_min > 4096 ? t->lim->unit_min : 4096;
+	return 0;
+}
+
+/* The page size and area from the kernel's own figures, and the buffers. */
+static int size_target(struct target *t, const struct raw_atomic *raw)
+{
+	t->unit = raw->unit_min > 4096 ? raw->unit_min : 4096;
 	t->area = 1040 * t->unit;
-	if (t->lim->dev_size && t->lim->dev_size < t->area)
-		t->area = t->lim->dev_size / t->unit * t->unit;
+	if (raw->dev_size && raw->dev_size < t->area)
+		t->area = raw->dev_size / t->unit * t->unit;
 	if (posix_memalign((void **)&t->buf, 4096, t->area + 4096) ||
 	    posix_memalign((void **)&t->rb, 4096, t->area))
 		return -ENOMEM;
@@ -348,6 +413,7 @@ int main(int argc, char **argv)
 	struct target t = { 0 };
 	struct awr_ring *probe = NULL;
 	const char *dir = getenv("AWR_SCRATCH_DIR");
+	struct raw_atomic raw;
 	int ret;
 
 	t.path = argc > 1 ? argv[1] : getenv("AWR_TEST_TARGET");
@@ -360,18 +426,30 @@ int main(int argc, char **argv)
 	ret = open_target(&t);
 	if (ret)
 		T_SKIP("cannot open %s for direct I/O: %s", t.path, strerror(-ret));
+	/* whether to skip is the kernel's answer, read here; the library's must agree with it */
+	raw_atomic_read(t.path, &raw);
+	if (size_target(&t, &raw))
+		return T_EXIT_FAIL;
+	if (raw.supported != t.lim->supported) {
+		printf("FAIL library_agrees_with_kernel: the kernel %s atomic writes on %s (statx unit %u..%u%s%s),"
+		       " the library says %s\n", raw.supported ? "offers" : "does not offer", t.path, raw.unit_min,
+		       raw.unit_max, raw.why[0] ? "; " : "", raw.why, t.lim->supported ? "supported" : "unsupported");
+		return T_EXIT_FAIL;
+	}
 	ret = awr_ring_create(t.file, 1, 0, &probe);
 	if (ret == -EPERM || ret == -ENOSYS)
 		T_SKIP("io_uring is unavailable or disabled: %s", strerror(-ret));
 	awr_ring_free(probe);
-	if (!t.lim->supported && t.area >= 16 * t.unit) {
+	if (!raw.supported && t.area >= 16 * t.unit) {
 		run_case(&t, "unsupported_refused", case_unsupported, 8, false);
 		if (t_failures)
 			return T_EXIT_FAIL;
 	}
-	if (!t.lim->supported || t.unit > t.lim->unit_max || t.area < 16 * t.unit) {
-		printf("SKIP uring_engine: %s has no usable atomic write support (unit %" PRIu64
-		       ", limits %u..%u)\n", t.path, t.unit, t.lim->unit_min, t.lim->unit_max);
+	if (!raw.supported || t.unit > raw.unit_max || t.area < 16 * t.unit) {
+		printf("SKIP uring_engine: %s has no usable atomic write support: %s (page %" PRIu64
+		       ", kernel unit %u..%u, area %" PRIu64 ")\n", t.path,
+		       raw.why[0] ? raw.why : "the page size is outside the unit range or the target is too small",
+		       t.unit, raw.unit_min, raw.unit_max, t.area);
 		return T_EXIT_SKIP;
 	}
 	printf("target %s: unit %" PRIu64 ", atomic %u..%u, mem_align %u\n", t.path, t.unit,
