@@ -4,10 +4,12 @@
  * journaled on another filesystem so that awr verify can find lost writes.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "awr.h"
 
@@ -70,10 +72,117 @@ static int explain_start_error(const char *path, const struct awr_stress_opts *o
 	else if (ret == -ENOSPC)
 		out_error("%s is smaller than --size %" PRIu64 ": give a smaller --size", path, o->span);
 	else if (ret == -EBADMSG)
-		out_error("journal %s is damaged before its end: give a new journal file", o->journal);
+		out_error("journal %s is damaged before its end or forged: give a new journal file "
+			  "(or --force to replace it)", o->journal);
+	else if (o->journal && ret == -ENOEXEC)
+		out_error("refusing to use %s as the journal: it holds data that is not an awr journal "
+			  "(its first record is not valid). Give a new file or the journal of an earlier "
+			  "awr stress run, or --force to replace the file's content.", o->journal);
+	else if (o->journal && ret == -ELOOP)
+		out_error("refusing to use %s as the journal: it is a symbolic link; give the path of the "
+			  "file itself", o->journal);
 	else
 		out_error("cannot stress %s: %s", path, strerror(-ret));
 	return AWR_EXIT_USAGE;
+}
+
+/* The type of a file that is not a regular one, in words. */
+static const char *file_type(mode_t mode)
+{
+	if (S_ISLNK(mode))
+		return "a symbolic link";
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a regular file";
+}
+
+/* "AWRJ" XOR (type << 24), little endian: the first 4 bytes of every journal record. */
+static bool journal_record_start(const uint8_t *b, size_t len)
+{
+	uint8_t type = b[3] ^ 0x4a;
+
+	return len >= 48 && b[0] == 'A' && b[1] == 'W' && b[2] == 'R' && type >= 1 && type <= 3;
+}
+
+/* What the first bytes of a file that is not a journal look like, in words. */
+static void describe_data(const uint8_t *b, size_t len, char *out, size_t outlen)
+{
+	size_t text = 0, zero = 0, n = 0;
+	char shown[40];
+
+	for (size_t i = 0; i < len; i++) {
+		zero += !b[i];
+		text += (b[i] >= 32 && b[i] < 127) || b[i] == '\n' || b[i] == '\t' || b[i] == '\r';
+	}
+	if (zero == len) {
+		snprintf(out, outlen, "its first %zu bytes are zero", len);
+		return;
+	}
+	if (text == len) {
+		for (size_t i = 0; i < len && n + 3 < sizeof(shown); i++) {
+			if (b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
+				shown[n++] = '\\';
+				shown[n++] = b[i] == '\n' ? 'n' : b[i] == '\t' ? 't' : 'r';
+			} else {
+				shown[n++] = (char)b[i];
+			}
+		}
+		shown[n] = '\0';
+		snprintf(out, outlen, "text beginning \"%s\"", shown);
+		return;
+	}
+	for (size_t i = 0; i < len && i < 8 && n + 4 < sizeof(shown); i++)
+		n += (size_t)snprintf(shown + n, sizeof(shown) - n, "%s%02x", i ? " " : "", b[i]);
+	snprintf(out, outlen, "binary data beginning %s", shown);
+}
+
+/*
+ * The journal must be a new file or a journal of an earlier run: records
+ * appended to anything else destroy it (a block device even from offset 0).
+ * Checked before the target is opened, so a refusal changes nothing; the
+ * library checks again on the file it opens.
+ */
+static int guard_journal(const char *path, bool force)
+{
+	uint8_t head[48];
+	char what[128];
+	struct stat st;
+	ssize_t got;
+	int fd;
+
+	if (lstat(path, &st))
+		return 0;	/* missing: made new (other errors: the open says) */
+	if (!S_ISREG(st.st_mode)) {
+		out_error("refusing to use %s as the journal: it is %s. The journal must be a new or "
+			  "existing journal file (a regular file) on another filesystem than the target%s",
+			  path, file_type(st.st_mode),
+			  S_ISLNK(st.st_mode) ? "; give the path of the file itself, not a link" :
+			  S_ISBLK(st.st_mode) ? "; records written to a block device land from offset 0 over its data" : "");
+		return -EINVAL;
+	}
+	if (!st.st_size || force)
+		return 0;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	got = read(fd, head, sizeof(head));
+	close(fd);
+	if (got <= 0 || journal_record_start(head, (size_t)st.st_size))
+		return 0;	/* the library checks the whole record */
+	describe_data(head, (size_t)got, what, sizeof(what));
+	out_error("refusing to use %s as the journal: it holds %lld bytes that are not an awr journal "
+		  "(%s; a journal begins with an AWRJ record). Give a new file or the journal of an "
+		  "earlier awr stress run, or --force to replace the file's content.",
+		  path, (long long)st.st_size, what);
+	return -ENOEXEC;
 }
 
 static bool new_file(const char *path)
@@ -124,7 +233,8 @@ int cmd_stress(int argc, const char **argv)
 		{ "writes", 0, POPT_ARG_LONGLONG, &writes, 0, "stop after N writes in all", "N" },
 		{ "dsync", 0, POPT_ARG_NONE, &dsync, 0, "make each write durable (RWF_DSYNC)", NULL },
 		{ "journal", 0, POPT_ARG_STRING, &journal, 0,
-		  "record issued and acknowledged writes in FILE, on another filesystem (implies --dsync)",
+		  "record issued and acknowledged writes in FILE, a new file or an earlier run's journal, "
+		  "on another filesystem (implies --dsync)",
 		  "FILE" },
 		{ "size", 0, POPT_ARG_STRING, &size_s, 0,
 		  "bytes from offset 0 to write (default: the file or device; 64 MiB for a new file)", "SPAN" },
@@ -154,6 +264,9 @@ int cmd_stress(int argc, const char **argv)
 	o.threads = (uint32_t)threads;
 	o.journal = journal;
 	o.flags = (dsync || journal ? AWR_STRESS_DSYNC : 0) | (plain ? AWR_STRESS_PLAIN : 0);
+	o.journal_force = force;
+	if (journal && guard_journal(journal, force))
+		goto out;
 	ret = awr_stress_run(c.operand, &o, &r);
 	if (ret) {
 		rc = explain_start_error(c.operand, &o, &r, ret);

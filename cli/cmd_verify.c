@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "awr.h"
 
@@ -144,6 +145,20 @@ static void report_text(const struct awr_verify_opts *o, const struct awr_verify
 	printf("result: %s\n", verify_failed(r) ? "FAILED" : "OK");
 }
 
+static long long journal_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : (long long)st.st_size;
+}
+
+static bool journal_regular(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
 static int explain_error(const char *path, const struct awr_verify_opts *o,
 			 const struct awr_verify_result *r, int ret)
 {
@@ -153,6 +168,12 @@ static int explain_error(const char *path, const struct awr_verify_opts *o,
 	else if (ret == -EBADMSG)
 		out_error("journal %s is damaged or forged (a damaged record before its end, or a generation no stress run could have issued): give the journal awr stress wrote",
 			  o->journal);
+	else if (o->journal && ret == -ENOEXEC)
+		out_error("%s is not an awr journal: it holds %lld bytes whose first 48 are not a valid "
+			  "journal record; give the journal awr stress wrote", o->journal, journal_size(o->journal));
+	else if (o->journal && (ret == -EINVAL || ret == -EISDIR) && !journal_regular(o->journal))
+		out_error("%s is not an awr journal: it is not a regular file; give the journal file awr "
+			  "stress wrote", o->journal);
 	else
 		out_error("cannot verify %s: %s", path, strerror(-ret));
 	return AWR_EXIT_USAGE;

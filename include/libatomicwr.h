@@ -1128,6 +1128,12 @@ struct awr_stress_opts {
 	unsigned int flags;	/* AWR_STRESS_* */
 	const char *journal;	/* record intents and acknowledgements here (implies DSYNC) */
 	uint32_t reserved[8];
+	/*
+	 * The journal is a new file or a journal (first record valid), never a
+	 * link, device or FIFO; true: a regular file holding other data (or a
+	 * journal damaged before its end) is emptied and used instead of refused.
+	 */
+	bool journal_force;
 };
 
 /* What a stress run did. */

@@ -43,36 +43,23 @@ static int rec_decode(const uint8_t *b, struct awr_jrec *r)
 	return 0;
 }
 
-static int read_all(const char *path, uint8_t **out, size_t *len)
+/* Read up to @len bytes at @off; short only at the end of the file. */
+static ssize_t read_at(int fd, uint8_t *buf, size_t len, off_t off)
 {
-	struct stat st;
 	size_t done = 0;
 	ssize_t got;
-	int ret = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st)) {
-		ret = -errno;
-		goto err;
-	}
-	*out = malloc((size_t)st.st_size + 1);
-	if (!*out) {
-		ret = -ENOMEM;
-		goto err;
-	}
-	while (done < (size_t)st.st_size) {
-		got = read(fd, *out + done, (size_t)st.st_size - done);
+	while (done < len) {
+		got = pread(fd, buf + done, len - done, off + (off_t)done);
 		if (got < 0 && errno == EINTR)
 			continue;
-		if (got <= 0)
+		if (got < 0)
+			return -errno;
+		if (!got)
 			break;
 		done += (size_t)got;
 	}
-	*len = done;
-err:
-	close(fd);
-	return ret;
+	return (ssize_t)done;
 }
 
 /*
@@ -82,55 +69,113 @@ err:
  */
 #define GEN_GAP_PER_RUN	256U
 
+/* Records read at a time: the reader's memory does not grow with the journal. */
+#define SCAN_RECORDS	21845U		/* 48 * 21845 = 1048560 bytes */
+
 /*
  * Generations are issued once each, from 1, and each run continues after the
  * journal's highest: a journal of @slots records with @runs RUN records so far
  * cannot hold a higher one. A higher one is forged or damaged; refusing it
  * keeps what readers allocate per generation in proportion to the journal.
  */
-static bool gen_possible(uint64_t gen, size_t slots, uint64_t runs)
+static bool gen_possible(uint64_t gen, uint64_t slots, uint64_t runs)
 {
-	return gen <= (uint64_t)slots + runs * GEN_GAP_PER_RUN;
+	if (runs > (UINT64_MAX - slots) / GEN_GAP_PER_RUN)
+		return true;	/* beyond any file's record count */
+	return gen <= slots + runs * GEN_GAP_PER_RUN;
 }
 
-/*
- * A crash may leave the last appends damaged (short, zero or half written):
- * damaged records are ignored when no valid record follows them. @valid_end
- * (optional) receives the length of the journal up to its last valid record.
- */
-static int64_t journal_scan(const char *path, int (*cb)(const struct awr_jrec *r, void *arg),
-			    void *arg, size_t *valid_end)
-{
-	uint8_t *buf = NULL;
-	struct awr_jrec r;
-	int64_t n = 0, damaged = -1;
-	size_t len = 0, end = 0;
-	uint64_t runs = 0;
-	int ret = read_all(path, &buf, &len);
+/* What a scan found besides the records. */
+struct scan_info {
+	uint64_t size;		/* bytes in the file when the scan began */
+	uint64_t valid_end;	/* length up to the last valid record */
+	bool header;		/* the first record is valid: the file is a journal */
+};
 
-	for (size_t off = 0; !ret && off + AWR_JREC_SIZE <= len; off += AWR_JREC_SIZE) {
-		if (rec_decode(buf + off, &r)) {
-			if (damaged < 0)
-				damaged = (int64_t)(off / AWR_JREC_SIZE);
-			continue;
+/*
+ * Scan the journal open at @fd (a regular file). A crash may leave the last
+ * appends damaged (short, zero or half written): damaged records are ignored
+ * when no valid record follows them. A non-empty file whose first record is
+ * not valid is not a journal: -ENOEXEC (@info->header false).
+ */
+static int64_t journal_scan_fd(int fd, int (*cb)(const struct awr_jrec *r, void *arg), void *arg,
+			       struct scan_info *info)
+{
+	uint64_t runs = 0, slots, off = 0;
+	int64_t n = 0, damaged = -1;
+	struct awr_jrec r;
+	struct stat st;
+	uint8_t *buf;
+	ssize_t got;
+	int ret = 0;
+
+	memset(info, 0, sizeof(*info));
+	if (fstat(fd, &st))
+		return -errno;
+	info->size = (uint64_t)st.st_size;
+	if (!info->size)
+		return 0;
+	slots = info->size / AWR_JREC_SIZE;
+	buf = malloc((size_t)SCAN_RECORDS * AWR_JREC_SIZE);
+	if (!buf)
+		return -ENOMEM;
+	while (!ret && off + AWR_JREC_SIZE <= info->size) {
+		uint64_t want = info->size - off;
+
+		if (want > (uint64_t)SCAN_RECORDS * AWR_JREC_SIZE)
+			want = (uint64_t)SCAN_RECORDS * AWR_JREC_SIZE;
+		got = read_at(fd, buf, (size_t)(want - want % AWR_JREC_SIZE), (off_t)off);
+		if (got < 0) {
+			ret = (int)got;
+			break;
 		}
-		runs += r.type == AWR_JREC_RUN;
-		if (damaged >= 0 || !gen_possible(r.generation, len / AWR_JREC_SIZE, runs))
-			ret = -EBADMSG;
-		else if (!(ret = cb(&r, arg)))
-			n++;
-		end = off + AWR_JREC_SIZE;
+		if (got < AWR_JREC_SIZE)
+			break;		/* the file shrank */
+		for (size_t i = 0; !ret && i + AWR_JREC_SIZE <= (size_t)got; i += AWR_JREC_SIZE) {
+			uint64_t at = off + i;
+
+			if (rec_decode(buf + i, &r)) {
+				if (damaged < 0)
+					damaged = (int64_t)(at / AWR_JREC_SIZE);
+				continue;
+			}
+			if (!at)
+				info->header = true;
+			runs += r.type == AWR_JREC_RUN;
+			if (damaged >= 0 || !gen_possible(r.generation, slots, runs))
+				ret = -EBADMSG;
+			else if (!(ret = cb(&r, arg)))
+				n++;
+			info->valid_end = at + AWR_JREC_SIZE;
+		}
+		off += (uint64_t)got - (uint64_t)got % AWR_JREC_SIZE;
 	}
 	free(buf);
-	if (valid_end)
-		*valid_end = end;
+	if (!ret && !info->header)
+		ret = -ENOEXEC;		/* data, but not a journal's first record */
 	return ret ? ret : n;
 }
 
 int64_t awr__journal_read(const char *path, int (*cb)(const struct awr_jrec *r, void *arg),
 			  void *arg)
 {
-	return journal_scan(path, cb, arg, NULL);
+	struct scan_info info;
+	struct stat st;
+	int64_t n;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st))
+		n = -errno;
+	else if (S_ISDIR(st.st_mode))
+		n = -EISDIR;
+	else if (!S_ISREG(st.st_mode))
+		n = -EINVAL;	/* a device or FIFO: not a journal file (its size says nothing) */
+	else
+		n = journal_scan_fd(fd, cb, arg, &info);
+	close(fd);
+	return n;
 }
 
 static int max_gen_cb(const struct awr_jrec *r, void *arg)
@@ -142,22 +187,94 @@ static int max_gen_cb(const struct awr_jrec *r, void *arg)
 	return 0;
 }
 
-int awr__journal_open(const char *path, struct awr_journal *j)
+/* Type of a file that is not a regular file, as errno: -ELOOP link, -EISDIR, else -EINVAL. */
+static int not_regular(mode_t mode)
 {
-	size_t valid_end = 0;
-	struct stat st;
+	if (S_ISLNK(mode))
+		return -ELOOP;
+	return S_ISDIR(mode) ? -EISDIR : -EINVAL;
+}
+
+/*
+ * Open the existing @path for appending without following a symbolic link
+ * and without opening anything but a regular file: the file is looked at
+ * through an O_PATH descriptor first (opening a device or FIFO can have
+ * effects), then opened and checked to be the same file.
+ * Return: the fd, -ENOENT when there is no file, or a negative errno.
+ */
+static int open_existing(const char *path)
+{
+	struct stat st, st2;
+	int pfd, fd;
+
+	pfd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd < 0)
+		return -errno;
+	if (fstat(pfd, &st)) {
+		fd = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fd = not_regular(st.st_mode);
+		goto out;
+	}
+	fd = open(path, O_RDWR | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		fd = -errno;
+		goto out;
+	}
+	if (fstat(fd, &st2) || !S_ISREG(st2.st_mode) || st2.st_dev != st.st_dev || st2.st_ino != st.st_ino) {
+		close(fd);
+		fd = -EAGAIN;	/* the path was replaced while it was opened */
+	}
+out:
+	close(pfd);
+	return fd;
+}
+
+/*
+ * The journal's file: an existing regular file, or a new one made here
+ * (O_EXCL: a file or link planted after the check is not opened).
+ */
+static int open_journal_file(const char *path)
+{
+	int fd = -ENOENT;
+
+	for (int tries = 0; tries < 3 && fd == -ENOENT; tries++) {
+		fd = open_existing(path);
+		if (fd != -ENOENT)
+			break;
+		fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0)
+			fd = errno == EEXIST ? -ENOENT : -errno;	/* made meanwhile: look again */
+	}
+	return fd == -ENOENT ? -EAGAIN : fd;
+}
+
+int awr__journal_open_force(const char *path, bool force, struct awr_journal *j)
+{
+	struct scan_info info;
 	int64_t n;
-	int ret;
+	int ret = 0;
 
 	memset(j, 0, sizeof(*j));
-	j->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	j->fd = open_journal_file(path);
 	if (j->fd < 0)
-		return -errno;
-	n = journal_scan(path, max_gen_cb, &j->max_generation, &valid_end);
+		return j->fd;
+	n = journal_scan_fd(j->fd, max_gen_cb, &j->max_generation, &info);
+	if ((n == -ENOEXEC || n == -EBADMSG) && force) {
+		/* not a journal, or a damaged one: replaced on request */
+		j->max_generation = 0;
+		info.valid_end = 0;
+		n = 0;
+	}
 	ret = n < 0 ? (int)n : 0;
-	/* Cut a tail a crash damaged, so new records stay aligned and readable. */
-	if (!ret && !fstat(j->fd, &st) && (uint64_t)st.st_size > valid_end &&
-	    (ftruncate(j->fd, (off_t)valid_end) || fdatasync(j->fd)))
+	/*
+	 * Cut a tail a crash damaged, so new records stay aligned and readable
+	 * (only in a file whose first record shows it is a journal, or on request).
+	 */
+	if (!ret && info.size > info.valid_end &&
+	    (ftruncate(j->fd, (off_t)info.valid_end) || fdatasync(j->fd)))
 		ret = -errno;
 	if (ret) {
 		close(j->fd);
@@ -167,6 +284,11 @@ int awr__journal_open(const char *path, struct awr_journal *j)
 	pthread_mutex_init(&j->lock, NULL);
 	pthread_mutex_init(&j->sync_lock, NULL);
 	return 0;
+}
+
+int awr__journal_open(const char *path, struct awr_journal *j)
+{
+	return awr__journal_open_force(path, false, j);
 }
 
 int awr__journal_append(struct awr_journal *j, const struct awr_jrec *r, uint64_t *seq)

@@ -7,6 +7,7 @@
 #define AWR_JOURNAL_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #define AWR_JREC_SIZE	48
@@ -38,16 +39,32 @@ struct awr_journal {
 	uint64_t max_generation;	/* highest generation found when opened */
 };
 
+/*
+ * Open @path to append records: a new file (created with O_EXCL) or a regular
+ * file that already is a journal (its first record valid); never through a
+ * symbolic link. A damaged tail (torn appends) of a journal is cut back to its
+ * last valid record. With @force a regular file that is not a journal (or a
+ * journal damaged before its end) is emptied and used.
+ * Return: 0, or -ELOOP (a symbolic link), -EISDIR (a directory), -EINVAL
+ * (a device, FIFO or socket: never used), -ENOEXEC (data that is not a
+ * journal), -EBADMSG (a journal damaged before its end or forged), -EAGAIN
+ * (the path changed while it was opened), or another negative errno.
+ */
+int awr__journal_open_force(const char *path, bool force, struct awr_journal *j);
+/* awr__journal_open_force() without force. */
 int awr__journal_open(const char *path, struct awr_journal *j);
 int awr__journal_append(struct awr_journal *j, const struct awr_jrec *r, uint64_t *seq);
 int awr__journal_sync(struct awr_journal *j, uint64_t seq);
 void awr__journal_close(struct awr_journal *j);
 
 /*
- * Read every valid record; a torn last record (short or bad checksum) is
- * ignored. @cb returns 0 to go on or a negative errno to stop.
+ * Read every valid record of the journal at @path (a regular file, read a
+ * block at a time); a torn last record (short or bad checksum) is ignored.
+ * @cb returns 0 to go on or a negative errno to stop.
  * Return: records read, or a negative errno (-EBADMSG: damaged before the end,
- * or a generation its record count cannot explain).
+ * or a generation its record count cannot explain; -ENOEXEC: a non-empty file
+ * whose first record is not valid, so not a journal; -EINVAL / -EISDIR: not a
+ * regular file).
  */
 int64_t awr__journal_read(const char *path, int (*cb)(const struct awr_jrec *r, void *arg),
 			  void *arg);

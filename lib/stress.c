@@ -210,7 +210,7 @@ static int start_journal(struct stress *s)
 
 	if (!s->o->journal)
 		return 0;
-	ret = awr__journal_open(s->o->journal, &s->j);
+	ret = awr__journal_open_force(s->o->journal, s->o->journal_force, &s->j);
 	if (ret)
 		return ret;
 	s->journaled = true;

@@ -19,69 +19,70 @@
 #define GEN_INTENT	1U
 #define GEN_ACKED	2U
 
+/* One generation the journal names; several records of one are merged. */
 struct gen_info {
+	uint64_t gen;
+	uint64_t seq;		/* record order, until merged */
 	uint64_t unit;
 	uint64_t horizon;	/* acked: the counter after the ack */
 	uint8_t flags;		/* GEN_* */
 };
 
-/* The journal as the verifier needs it. */
+/* The newest acknowledged generation of a unit in the span. */
+struct unit_ack {
+	uint64_t unit;
+	uint64_t gen;
+};
+
+/*
+ * The journal as the verifier needs it. Every table holds what records name,
+ * sorted once the journal is read (binary search): memory in proportion to
+ * the journal's records, whatever generation or unit numbers they carry.
+ */
 struct jmodel {
 	uint32_t unit_size;	/* from the RUN records; 0 none seen */
 	bool unit_mismatch;
-	struct gen_info *gens;	/* indexed by generation */
-	uint64_t nr_gens;
-	uint64_t *runs;		/* first generation of each run, ascending */
-	size_t nr_runs;
-	uint64_t *newest_ack;	/* per unit in the span */
+	struct gen_info *gens;	/* sorted by generation, one per generation */
+	uint64_t nr_gens, cap_gens;
+	uint64_t *runs;		/* first generation of each run, sorted */
+	uint64_t nr_runs, cap_runs;
+	struct unit_ack *acks;	/* sorted by unit, one per unit */
+	uint64_t nr_acks, cap_acks;
 	uint64_t nr_units;
 	uint64_t acked_writes;
 	uint64_t acked_late;
 	uint64_t crash_time_ns;	/* acks at or after it count as in flight */
 };
 
-/*
- * More generations than any journal can hold: a damaged or hostile journal.
- * (The journal reader already refuses generations its record count cannot
- * explain; this keeps the table's size computation in range regardless.)
- */
-#define AWR_MAX_GENERATION (1ULL << 32)
-
-/* Make room for element @need (zeroed) in *@p of *@cap elements of @elem bytes. */
-static int grow(void **p, uint64_t *cap, uint64_t need, size_t elem)
+/* Append room for one element of @elem bytes to *@p (*@nr used of *@cap). */
+static void *push(void **p, uint64_t *nr, uint64_t *cap, size_t elem)
 {
-	uint64_t n = *cap ? *cap : 1024;
+	uint64_t n = *cap ? *cap * 2 : 1024;
 	void *q;
 
-	if (need < *cap)
-		return 0;
-	if (need >= AWR_MAX_GENERATION)
-		return -EBADMSG;
-	while (n <= need)
-		n *= 2;		/* n <= 2 * AWR_MAX_GENERATION: no wrap */
-	if (n > SIZE_MAX / elem)
-		return -ENOMEM;
-	q = realloc(*p, (size_t)n * elem);
-	if (!q)
-		return -ENOMEM;
-	memset((char *)q + *cap * elem, 0, (n - *cap) * elem);
-	*p = q;
-	*cap = n;
-	return 0;
+	if (*nr == *cap) {
+		if (n > SIZE_MAX / elem)
+			return NULL;
+		q = realloc(*p, (size_t)n * elem);
+		if (!q)
+			return NULL;
+		*p = q;
+		*cap = n;
+	}
+	return (char *)*p + (*nr)++ * elem;
 }
 
 static int model_run(struct jmodel *m, const struct awr_jrec *r)
 {
-	uint64_t cap = m->nr_runs;
-	int ret;
+	uint64_t *run;
 
 	if (m->unit_size && m->unit_size != r->unit)
 		m->unit_mismatch = true;
 	m->unit_size = (uint32_t)r->unit;
-	ret = grow((void **)&m->runs, &cap, m->nr_runs + 1, sizeof(*m->runs));
-	if (ret)
-		return ret;
-	m->runs[m->nr_runs++] = r->generation;
+	run = push((void **)&m->runs, &m->nr_runs, &m->cap_runs, sizeof(*run));
+	if (!run)
+		return -ENOMEM;
+	*run = r->generation;
 	return 0;
 }
 
@@ -89,38 +90,132 @@ static int model_cb(const struct awr_jrec *r, void *arg)
 {
 	struct jmodel *m = arg;
 	struct gen_info *g;
-	int ret;
+	struct unit_ack *a;
 
 	if (r->type == AWR_JREC_RUN)
 		return model_run(m, r);
-	ret = grow((void **)&m->gens, &m->nr_gens, r->generation, sizeof(*m->gens));
-	if (ret)
-		return ret;	/* -EBADMSG: a generation no journal can hold */
-	g = &m->gens[r->generation];
-	g->unit = r->unit;
+	g = push((void **)&m->gens, &m->nr_gens, &m->cap_gens, sizeof(*g));
+	if (!g)
+		return -ENOMEM;
+	*g = (struct gen_info){ .gen = r->generation, .seq = m->nr_gens, .unit = r->unit };
 	if (r->type == AWR_JREC_INTENT)
-		g->flags |= GEN_INTENT;
+		g->flags = GEN_INTENT;
 	if (r->type != AWR_JREC_ACK)
 		return 0;
 	if (m->crash_time_ns && r->time_ns >= m->crash_time_ns) {
 		m->acked_late++;	/* acknowledged while the crash was under way */
 		return 0;
 	}
-	g->flags |= GEN_ACKED;
+	g->flags = GEN_ACKED;
 	g->horizon = r->value;
 	if (r->unit < m->nr_units) {
 		m->acked_writes++;
-		if (r->generation > m->newest_ack[r->unit])
-			m->newest_ack[r->unit] = r->generation;
+		a = push((void **)&m->acks, &m->nr_acks, &m->cap_acks, sizeof(*a));
+		if (!a)
+			return -ENOMEM;
+		*a = (struct unit_ack){ r->unit, r->generation };
 	}
 	return 0;
+}
+
+static int cmp_gen(const void *a, const void *b)
+{
+	const struct gen_info *x = a, *y = b;
+
+	if (x->gen != y->gen)
+		return x->gen < y->gen ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_ack(const void *a, const void *b)
+{
+	const struct unit_ack *x = a, *y = b;
+
+	if (x->unit != y->unit)
+		return x->unit < y->unit ? -1 : 1;
+	return x->gen < y->gen ? -1 : x->gen > y->gen;
+}
+
+/*
+ * Sort the tables and merge the records of one generation in journal order
+ * (flags add up; the last record's unit and ack horizon count, as they
+ * would have had the records been applied one after the other).
+ */
+static void model_finish(struct jmodel *m)
+{
+	uint64_t n = 0;
+
+	qsort(m->gens, (size_t)m->nr_gens, sizeof(*m->gens), cmp_gen);
+	for (uint64_t i = 0; i < m->nr_gens; i++) {
+		struct gen_info *g = &m->gens[i];
+
+		if (n && m->gens[n - 1].gen == g->gen) {
+			struct gen_info *d = &m->gens[n - 1];
+
+			d->unit = g->unit;
+			d->flags |= g->flags;
+			if (g->flags & GEN_ACKED)
+				d->horizon = g->horizon;
+		} else {
+			m->gens[n++] = *g;
+		}
+	}
+	m->nr_gens = n;
+	qsort(m->runs, (size_t)m->nr_runs, sizeof(*m->runs), cmp_u64);
+	qsort(m->acks, (size_t)m->nr_acks, sizeof(*m->acks), cmp_ack);
+	n = 0;
+	for (uint64_t i = 0; i < m->nr_acks; i++) {
+		if (n && m->acks[n - 1].unit == m->acks[i].unit)
+			m->acks[n - 1].gen = m->acks[i].gen;	/* sorted: the newest last */
+		else
+			m->acks[n++] = m->acks[i];
+	}
+	m->nr_acks = n;
+}
+
+static const struct gen_info *find_gen(const struct jmodel *m, uint64_t gen)
+{
+	uint64_t lo = 0, hi = m->nr_gens;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (m->gens[mid].gen < gen)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->nr_gens && m->gens[lo].gen == gen ? &m->gens[lo] : NULL;
+}
+
+/* The newest acknowledged generation of @unit, 0 none. */
+static uint64_t newest_ack(const struct jmodel *m, uint64_t unit)
+{
+	uint64_t lo = 0, hi = m->nr_acks;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (m->acks[mid].unit < unit)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->nr_acks && m->acks[lo].unit == unit ? m->acks[lo].gen : 0;
 }
 
 static void model_free(struct jmodel *m)
 {
 	free(m->gens);
 	free(m->runs);
-	free(m->newest_ack);
+	free(m->acks);
 }
 
 static int model_load(struct jmodel *m, const char *path, uint32_t unit, uint64_t nr_units,
@@ -129,18 +224,16 @@ static int model_load(struct jmodel *m, const char *path, uint32_t unit, uint64_
 	int64_t n;
 
 	m->nr_units = nr_units;
-	m->newest_ack = calloc(nr_units ? nr_units : 1, sizeof(*m->newest_ack));
-	if (!m->newest_ack)
-		return -ENOMEM;
 	n = awr__journal_read(path, model_cb, m);
 	if (n < 0)
 		return (int)n;
+	model_finish(m);
 	out->journal_records = (uint64_t)n;
 	out->journal_unit = m->unit_size;
 	out->acked_writes = m->acked_writes;
 	out->acked_late = m->acked_late;
-	for (uint64_t u = 0; u < nr_units; u++)
-		out->acked_units += m->newest_ack[u] != 0;
+	for (uint64_t i = 0; i < m->nr_acks; i++)
+		out->acked_units += m->acks[i].gen != 0;
 	return m->unit_mismatch || (m->unit_size && m->unit_size != unit) ? -EINVAL : 0;
 }
 
@@ -149,27 +242,36 @@ static int model_load(struct jmodel *m, const char *path, uint32_t unit, uint64_
  * counter value recorded then), else when the next run started, else never
  * known (still in flight at the crash).
  */
-static uint64_t horizon(const struct jmodel *m, uint64_t g)
+static uint64_t horizon(const struct jmodel *m, const struct gen_info *g)
 {
-	if (m->gens[g].flags & GEN_ACKED)
-		return m->gens[g].horizon;
-	for (size_t i = 0; i < m->nr_runs; i++)
-		if (m->runs[i] > g)
-			return m->runs[i];
-	return NO_HORIZON;
+	uint64_t lo = 0, hi = m->nr_runs;
+
+	if (g->flags & GEN_ACKED)
+		return g->horizon;
+	while (lo < hi) {	/* the first run that starts after g */
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (m->runs[mid] > g->gen)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo < m->nr_runs ? m->runs[lo] : NO_HORIZON;
 }
 
 static void judge(const struct jmodel *m, struct awr_verify_issue *is)
 {
-	uint64_t newest = m->newest_ack[is->unit], g = is->state.generation;
+	uint64_t newest = newest_ack(m, is->unit), g = is->state.generation;
+	const struct gen_info *gi;
 
 	if (is->state.cls == AWR_UNIT_NEVER_WRITTEN) {
 		is->lost = newest != 0;
 	} else if (is->state.cls == AWR_UNIT_INTACT) {
-		if (g >= m->nr_gens || !(m->gens[g].flags & GEN_INTENT) || m->gens[g].unit != is->unit)
+		gi = find_gen(m, g);
+		if (!gi || !(gi->flags & GEN_INTENT) || gi->unit != is->unit)
 			is->unjournaled = true;
 		else
-			is->lost = newest && newest >= horizon(m, g);
+			is->lost = newest && newest >= horizon(m, gi);
 	}
 	if (is->lost)
 		is->acked_generation = newest;
