@@ -107,6 +107,75 @@ static void check_bad(const struct bad_case *c, struct awr_file *dio, struct awr
 	       got < 0 ? strerror(-got) : "accepted");
 }
 
+/*
+ * A file opened without O_DIRECT, written with a raw pwritev2(RWF_ATOMIC): the
+ * kernel checks the write's shape before O_DIRECT (6.18: a misaligned buffered
+ * write gets EINVAL, an aligned one EOPNOTSUPP). The library's prediction for
+ * the same write must carry the kernel's errno and the rule that gives it.
+ */
+struct buffered_case {
+	const char *name;
+	uint64_t offset, length;
+	enum awr_rule rule;
+};
+
+static void check_buffered_raw(const struct awr_kstatx *stx, unsigned char *buf)
+{
+	const uint32_t umin = stx->stx_atomic_write_unit_min, umax = stx->stx_atomic_write_unit_max;
+	/* a length in the size range (XFS checks it first), so the shape decides */
+	const uint64_t len = umax >= 2ULL * umin ? 2ULL * umin : umin;
+	const struct buffered_case cases[] = {
+		{ "buffered, misaligned", len / 2, len, AWR_RULE_MISALIGNED },
+		{ "buffered, aligned", 2 * len, len, AWR_RULE_NOT_DIRECT },
+		{ "buffered, not pow2", 0, 3ULL * umin, AWR_RULE_NOT_POWER_OF_TWO },
+	};
+	struct awr_file *f;
+	struct awr_verdict v;
+	int fd = open(path, O_RDWR);
+	int fl = fd < 0 ? -1 : fcntl(fd, F_GETFL);
+
+	T_EXPECT(fd >= 0 && fl >= 0 && !(fl & O_DIRECT), "open %s without O_DIRECT: %s", path,
+		 fd < 0 ? strerror(errno) : "ok");
+	T_EXPECT_EQ(awr_file_open(path, AWR_OPEN_BUFFERED, &f), 0, "awr_file_open buffered");
+	if (fd < 0 || fl < 0 || !f)
+		return;
+	T_EXPECT(!(fcntl(awr_file_fd(f), F_GETFL) & O_DIRECT), "the library's buffered file has no O_DIRECT");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct buffered_case *c = &cases[i];
+		struct iovec iov = { .iov_base = buf, .iov_len = c->length };
+		struct awr_write_plan plan = {
+			.offset = c->offset, .length = c->length, .buf = buf, .nr_segs = 1, .open_flags = fl,
+		};
+		ssize_t n;
+		int kernel, predicted, planned;
+
+		if (c->length > umax) {
+			printf("%-24s not run: %llu bytes exceed unit_max %u (the size rule would decide)\n",
+			       c->name, (unsigned long long)c->length, umax);
+			continue;
+		}
+		memset(buf, 0x5a, c->length);
+		n = pwritev2(fd, &iov, 1, (off_t)c->offset, RWF_ATOMIC);
+		kernel = n < 0 ? -errno : 0;
+		T_EXPECT(n < 0 || n == (ssize_t)c->length, "%s: short write %zd", c->name, n);
+		predicted = awr_file_check(f, buf, c->length, c->offset, &v);
+		T_EXPECT(predicted == kernel, "%s: the kernel returned %d (%s), awr_file_check predicted %d (%s, rule %s)",
+			 c->name, kernel, strerror(-kernel), predicted, strerror(-predicted), awr_rule_name(v.rule));
+		T_EXPECT(v.rule == c->rule, "%s: rule %s, expected %s", c->name, awr_rule_name(v.rule),
+			 awr_rule_name(c->rule));
+		T_EXPECT(v.error == predicted, "%s: verdict errno %d, returned %d", c->name, v.error, predicted);
+		planned = awr_check(awr_file_limits(f), &plan, &v);
+		T_EXPECT(planned == kernel && v.rule == c->rule,
+			 "%s: awr_check on the raw descriptor's flags: %d rule %s, the kernel %d", c->name,
+			 planned, awr_rule_name(v.rule), kernel);
+		printf("%-24s offset %-8llu length %-8llu kernel %-24s library rule %s\n", c->name,
+		       (unsigned long long)c->offset, (unsigned long long)c->length,
+		       kernel ? strerror(-kernel) : "accepted", awr_rule_name(v.rule));
+	}
+	awr_file_close(f);
+	close(fd);
+}
+
 static void check_loop_device(const char *dev)
 {
 	struct awr_probe *p;
@@ -181,6 +250,7 @@ int main(void)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		check_bad(&bad[i], dio, buffered, wbuf);
 
+	check_buffered_raw(&stx, wbuf);
 	check_loop_device(dev);
 	free(wbuf);
 	free(rbuf);

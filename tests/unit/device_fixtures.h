@@ -70,6 +70,15 @@ static inline bool has_finding(const struct awr_device *d, const char *id)
 	return false;
 }
 
+/* The message of finding @id, "" when there is none. */
+static inline const char *finding_message(const struct awr_device *d, const char *id)
+{
+	for (unsigned int i = 0; i < awr_device_nr_findings(d); i++)
+		if (!strcmp(awr_device_finding(d, i)->id, id))
+			return awr_device_finding(d, i)->message;
+	return "";
+}
+
 static inline void print_findings(const struct awr_device *d)
 {
 	for (unsigned int i = 0; i < awr_device_nr_findings(d); i++)

@@ -59,7 +59,48 @@ static void test_qemu(void)
 	T_EXPECT(has_finding(d, "nvme_nsabp_clear"), "nsabp_clear");
 	T_EXPECT(has_finding(d, "nvme_awun_above_awupf"), "awun_above_awupf");
 	T_EXPECT(has_finding(d, "nvme_awupf_ignored"), "awupf_ignored");
+	/* which interpretation is which: 64 KiB with AWUPF (6.12), one block without (7.0+) */
+	T_EXPECT(strstr(finding_message(d, "nvme_awupf_ignored"),
+			"there atomic writes are 4096..4096 bytes instead of 4096..65536"),
+		 "awupf_ignored names the limits without AWUPF first: %s",
+		 finding_message(d, "nvme_awupf_ignored"));
 	T_EXPECT(!has_finding(d, "block_caps_unknown"), "caps are known");
+	awr_device_free(d);
+}
+
+/*
+ * NSFEAT bit 1 set but NAWUPF 0: the kernel takes the per-namespace values only
+ * when NAWUPF is non-zero, so the controller's AWUPF 15 gives 64 KiB (as in the
+ * 6.12 guest), not one block, and NABSPF (valid only with NAWUPF) gives no
+ * boundary; a kernel ignoring AWUPF has one block.
+ */
+static void test_nawupf_zero_awupf15(void)
+{
+	struct awr_queue_caps caps = { .max_segments = 128, .max_hw_bytes = 512 * 1024, .page_size = 4096 };
+	struct awr_device *d = view("ctrl-qemu-awun31-awupf15.hex", "ns-nsabp-set-nawupf0.hex", &caps);
+	const struct awr_device_limits *alt = awr_device_derived_alt(d);
+	struct awr_nvme_id id;
+
+	T_EXPECT_EQ(awr_device_nvme(d)->nsfeat & 2, 2, "NSFEAT bit 1 set");
+	T_EXPECT_EQ(awr_device_nvme(d)->nawupf, 0, "NAWUPF 0");
+	EXPECT_LIMITS(awr_device_derived(d), 4096, 65536, 65536, 0, "NAWUPF 0 falls back to AWUPF 15");
+	T_EXPECT_EQ(awr_device_derived(d)->hw_max, 65536, "hw_max from AWUPF");
+	T_EXPECT(has_finding(d, "nvme_nawupf_zero"), "nawupf_zero finding");
+	T_EXPECT(strstr(finding_message(d, "nvme_nawupf_zero"), "AWUPF 15 (65536 bytes)"),
+		 "nawupf_zero names AWUPF: %s", finding_message(d, "nvme_nawupf_zero"));
+	T_EXPECT(!has_finding(d, "nvme_nsabp_clear"), "NSFEAT bit 1 is set");
+	T_EXPECT(!has_finding(d, "nvme_single_block"), "not a single block");
+	T_EXPECT(alt != NULL, "an interpretation without AWUPF exists");
+	if (alt)
+		EXPECT_LIMITS(alt, 4096, 4096, 4096, 0, "NAWUPF 0 without AWUPF");
+	T_EXPECT(has_finding(d, "nvme_awupf_ignored"), "awupf_ignored finding");
+	awr_device_free(d);
+
+	load("ctrl-qemu-awun31-awupf15.hex", "ns-nsabp-set-nawupf0.hex", &id);
+	id.nabspf = 31;			/* a boundary without NAWUPF: not used */
+	T_EXPECT_EQ(awr_device_from_nvme(&id, &caps, &d), 0, "from_nvme");
+	EXPECT_LIMITS(awr_device_derived(d), 4096, 65536, 65536, 0, "NABSPF without NAWUPF");
+	T_EXPECT_EQ(awr_device_derived(d)->hw_boundary, 0, "no hw boundary without NAWUPF");
 	awr_device_free(d);
 }
 
@@ -193,6 +234,7 @@ int main(int argc, char **argv)
 	test_offline();
 	test_caps_bind();
 	test_namespace_atomics();
+	test_nawupf_zero_awupf15();
 	test_nabo();
 	test_boundaries();
 	test_normal_vs_power_fail();

@@ -89,6 +89,24 @@ static const struct {
 	  -EOPNOTSUPP, "O_DIRECT" },
 	{ "block: buffered and too large", &lim, { 0, 131072, NULL, 1, O_RDWR }, AWR_RULE_NOT_DIRECT,
 	  -EOPNOTSUPP, "O_DIRECT" },
+	/* A write that ends exactly at the end of the device is inside it. */
+	{ "ends at the end of device", &lim_past, { 8192, 4096, ALIGNED, 1, DIO }, AWR_RULE_OK, 0,
+	  "is atomic" },
+	{ "64k ending at the end of device", &lim, { (1 << 20) - 65536, 65536, ALIGNED, 1, DIO },
+	  AWR_RULE_OK, 0, "is atomic" },
+	/*
+	 * The shape comes before O_DIRECT (generic_atomic_write_valid): a buffered
+	 * write of a bad shape gets EINVAL, not EOPNOTSUPP (XFS on 6.18, seen with
+	 * a raw pwritev2 in tests/integration/xfs_atomic.c).
+	 */
+	{ "buffered and misaligned", &lim, { 4096, 16384, ALIGNED, 1, O_RDWR }, AWR_RULE_MISALIGNED,
+	  -EINVAL, "offset 4096 is not a multiple of the length 16384" },
+	{ "file: buffered and misaligned", &lim_file, { 4096, 16384, NULL, 1, O_RDWR },
+	  AWR_RULE_MISALIGNED, -EINVAL, "offset 4096" },
+	{ "buffered and not pow2", &lim, { 0, 12288, ALIGNED, 1, O_WRONLY }, AWR_RULE_NOT_POWER_OF_TWO,
+	  -EINVAL, "length 12288" },
+	{ "buffered, two iovecs", &lim, { 0, 8192, ALIGNED, 2, O_RDWR }, AWR_RULE_SEGMENTS, -EINVAL,
+	  "2 iovecs" },
 	/* First broken rule wins, in the kernel's order. */
 	{ "misaligned and too large", &lim, { 4096, 131072, ALIGNED, 1, DIO }, AWR_RULE_MISALIGNED,
 	  -EINVAL, "offset 4096" },

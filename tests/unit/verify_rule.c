@@ -141,6 +141,41 @@ static void test_rule(void)
 	T_EXPECT(r.acked_late > 0, "late acks counted");
 }
 
+/*
+ * The horizon itself: a write whose generation equals the horizon of g was
+ * issued after g was complete ("at or above the horizon", awr-stamp(5)), so a
+ * unit still holding g lost it; one generation below the horizon overlapped g.
+ */
+static void test_horizon_edge(void)
+{
+	/* unit: 0 newest == horizon, 1 newest == horizon - 1, 2 newest == the next run's
+	 * first generation, 3 newest == run start - 1 (same run, acked before it) */
+	const uint64_t gens[NR] = { 10, 20, 5, 6 };
+	struct awr_verify_result r;
+	struct seen s;
+	int fd = new_journal();
+
+	rec(fd, RUN, U, 1, NR * U, 100);
+	write_rec(fd, 2, 5, 0, 100);		/* in flight when run 1 ended (run 2 starts at 40) */
+	write_rec(fd, 3, 6, 0, 101);		/* in flight, and ... */
+	write_rec(fd, 3, 39, 40, 102);		/* ... 39 issued while 6 was in flight */
+	write_rec(fd, 0, 10, 11, 110);		/* 10 done, the counter then 11 ... */
+	write_rec(fd, 0, 11, 12, 111);		/* ... 11 issued after it and acked */
+	write_rec(fd, 1, 19, 20, 119);
+	write_rec(fd, 1, 20, 22, 120);		/* 20 acked after 21 was issued ... */
+	write_rec(fd, 1, 21, 23, 121);		/* ... so 21 overlapped 20 */
+	rec(fd, RUN, U, 40, NR * U, 200);
+	write_rec(fd, 2, 40, 41, 210);		/* the run's first generation */
+	close(fd);
+	make_target(gens);
+	T_EXPECT_EQ(verify(&r, &s, 0), 0, "verify");
+	T_EXPECT(s.lost[0], "an acked write at exactly the horizon began after g: g is lost");
+	T_EXPECT(!s.lost[1], "an acked write just below the horizon overlapped g");
+	T_EXPECT(s.lost[2], "an acked write at exactly the next run's first generation began after g");
+	T_EXPECT(!s.lost[3], "an in-flight write of the same run may land after a later one");
+	T_EXPECT_EQ(r.lost, 2, "lost units");
+}
+
 static void test_journal_damage(void)
 {
 	const uint64_t gens[NR] = { 2 };
@@ -185,6 +220,7 @@ int main(void)
 	snprintf(journal, sizeof(journal), "%s/journal", dir);
 	atexit(cleanup);
 	test_rule();
+	test_horizon_edge();
 	test_journal_damage();
 	return t_done("verify_rule");
 }
