@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Argument helpers shared by the commands: popt contexts, sizes, the write guard. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -84,33 +85,43 @@ int parse_size_arg(const char *opt, const char *text, uint64_t *out)
 	return ret;
 }
 
-int guard_target(const char *path, bool force)
+int target_open(const char *verb, const char *path, int oflags, unsigned int tflags, bool force)
 {
 	struct awr_safety s;
-	int ret = awr_target_safety(path, &s);
+	int fd = awr_target_open(path, oflags, tflags | (force ? AWR_TARGET_FORCE : 0), &s);
 
-	if (ret) {
-		out_error("cannot examine %s: %s", path, strerror(-ret));
-		return ret;
+	if (fd >= 0) {
+		if (s.reasons)
+			out_error("warning: writing %s although it %s: --force given", path, s.detail);
+		return fd;
 	}
-	if (!s.reasons)
-		return 0;
-	if (force) {
-		out_error("warning: writing %s although it is in use or formatted (%s): --force given", path, s.detail);
-		return 0;
-	}
-	out_error("refusing to write %s: %s. Nothing was written. Use --force to overwrite it and lose its data.",
-		  path, s.detail);
-	return -EBUSY;
+	if (fd == -EINVAL && (s.reasons & AWR_UNSAFE_TYPE))
+		out_error("cannot %s %s: it %s; give a regular file or a block device", verb, path, s.detail);
+	else if (fd == -ELOOP && (s.reasons & AWR_UNSAFE_SYMLINK))
+		out_error("refusing to write %s (awr %s): it %s. Nothing was written.", path, verb, s.detail);
+	else if (fd == -ELOOP)
+		out_error("refusing to write %s (awr %s): it is a symbolic link that leads nowhere usable: give the real path",
+			  path, verb);
+	else if ((fd == -EBUSY || fd == -EEXIST) && s.reasons)
+		out_error("refusing to write %s (awr %s): it %s. Nothing was written. %s", path, verb, s.detail,
+			  fd == -EEXIST ? "Give a new or empty file, or --force to overwrite its data."
+					: "Use --force to write it anyway and lose its data.");
+	else if (fd == -ENOENT)
+		out_error("cannot %s %s: no such file or directory", verb, path);
+	else if (fd == -EINVAL && (oflags & O_DIRECT))
+		out_error("cannot open %s for direct I/O (O_DIRECT): %s; its filesystem may not support it",
+			  path, strerror(-fd));
+	else
+		out_error("cannot open %s to %s it: %s", path, verb, strerror(-fd));
+	return fd;
 }
 
-int guard_data_file(const char *cmd, const char *path, bool force)
+int reopen_fd(int fd, int oflags)
 {
-	struct stat st;
+	char p[64];
+	int nfd;
 
-	if (stat(path, &st) || !S_ISREG(st.st_mode) || !st.st_size || force)
-		return 0;
-	out_error("refusing to %s %s: it holds %lld bytes of data that would be overwritten. "
-		  "Give a new or empty file, or --force.", cmd, path, (long long)st.st_size);
-	return -EEXIST;
+	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
+	nfd = open(p, oflags | O_CLOEXEC);
+	return nfd < 0 ? -errno : nfd;
 }

@@ -2,6 +2,7 @@
 /* awr: the command table and dispatch. Commands are thin layers over libatomicwr. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "awr.h"
 
@@ -12,11 +13,11 @@ static const struct awr_cmd commands[] = {
 	{ "probe",   "show statx, sysfs and device limits, effective limits and findings", cmd_probe },
 	{ "check",   "would a write at --offset of --length be atomic? which rule fails?", cmd_check },
 	{ "decode",  "analyse saved NVMe identify or SCSI Block Limits VPD dumps", cmd_decode },
-	{ "write",   "atomic writes from a pattern or a file, optionally read back", cmd_write },
-	{ "bench",   "atomic vs plain vs doublewrite page writes: pages/s, MB/s, latency", cmd_bench },
-	{ "stress",  "concurrent stamped atomic writers, journaled for a crash check", cmd_stress },
+	{ "write",   "atomic writes from a pattern or a file, optionally read back", cmd_write, true },
+	{ "bench",   "atomic vs plain vs doublewrite page writes: pages/s, MB/s, latency", cmd_bench, true },
+	{ "stress",  "concurrent stamped atomic writers, journaled for a crash check", cmd_stress, true },
 	{ "verify",  "scan stamped units: torn, corrupt, misplaced, lost writes", cmd_verify },
-	{ "qualify", "scripted device qualification: every check PASS/FAIL/SKIP and a verdict", cmd_qualify },
+	{ "qualify", "scripted device qualification: every check PASS/FAIL/SKIP and a verdict", cmd_qualify, true },
 	{ "help",    "show the commands, or the options of one: awr help COMMAND", cmd_help },
 	{ "version", "print the library version", cmd_version },
 };
@@ -70,6 +71,11 @@ int main(int argc, const char **argv)
 {
 	const struct awr_cmd *c;
 
+	/* a tool that writes raw devices must not lend its privileges to whoever runs it */
+	if (getuid() != geteuid() || getgid() != getegid()) {
+		out_error("refusing to run set-user-ID or set-group-ID: run awr as the user whose rights it should have");
+		return AWR_EXIT_USAGE;
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return AWR_EXIT_USAGE;
@@ -86,5 +92,8 @@ int main(int argc, const char **argv)
 		usage(stderr);
 		return AWR_EXIT_USAGE;
 	}
+	/* the writing commands decide safety and partitions from the real /sys, never AWR_SYSFS_ROOT */
+	if (c->writes)
+		awr_set_sysfs_root("/sys");
 	return c->handler(argc - 1, argv + 1);
 }

@@ -19,6 +19,7 @@ struct awr_cmd {
 	const char *name;
 	const char *summary;
 	int (*handler)(int argc, const char **argv);
+	bool writes;	/* writes its target: safety decisions from the real /sys */
 };
 
 /* output.c: one output layer for every command */
@@ -51,9 +52,14 @@ int cmd_parse(struct cmd_ctx *c, int argc, const char **argv,
 	      const struct poptOption *table, const char *operand_name, bool operand_required);
 void cmd_done(struct cmd_ctx *c);
 int parse_size_arg(const char *opt, const char *text, uint64_t *out);
-int guard_target(const char *path, bool force);
-/* A regular file that holds data is refused unless --force (stress, bench). */
-int guard_data_file(const char *cmd, const char *path, bool force);
+/*
+ * The one way a command opens what it writes: awr_target_open() with the
+ * refusal explained ("refusing to VERB PATH: it is mounted on /mnt/x ...").
+ * Returns the descriptor, kept for the whole run, or a negative errno.
+ */
+int target_open(const char *verb, const char *path, int oflags, unsigned int tflags, bool force);
+/* Another open file description of the file behind @fd (by /proc/self/fd, never by name). */
+int reopen_fd(int fd, int oflags);
 
 /*
  * bench.c: the measuring core of `awr bench`, also used by `awr qualify`.
@@ -118,7 +124,7 @@ struct bench_result {
 void bench_opts_default(struct bench_opts *o);
 const char *bench_mode_name(enum bench_mode m);
 const char *bench_durability_name(enum bench_durability d);
-int bench_run(const char *path, const struct bench_opts *o, struct bench_result *out);
+int bench_run(int fd, const struct bench_opts *o, struct bench_result *out);
 /* cmd_bench.c: one mode's figures as awr bench -o json prints them (qualify reuses it) */
 struct json_object *bench_mode_json(const struct bench_mode_result *x);
 /* device_out.c: device views (NVMe / SCSI) */
@@ -132,6 +138,8 @@ int pt_open(const char *engine, const char *path, bool force, struct pt_target *
 ssize_t pt_write(struct pt_target *t, const void *buf, size_t len, uint64_t off, bool fua,
 		 struct awr_verdict *v);
 int pt_read_fd(const struct pt_target *t);
+int pt_check_range(const struct pt_target *t, uint64_t unit, uint64_t offset, uint64_t length,
+		   struct awr_verdict *v, uint64_t *bad);
 void pt_close(struct pt_target *t);
 
 /* commands */

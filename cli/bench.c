@@ -311,27 +311,23 @@ static void run_mode(struct bench *b, enum bench_mode m, struct bench_mode_resul
 	finish(b);
 }
 
-/* A regular file is created and extended to @size; a block device spans min(size, device). */
-static int open_target(const char *path, uint64_t size, struct awr_file **f, uint64_t *span)
+/* A regular file is extended to @size; a block device spans min(size, device). */
+static int open_target(int fd, uint64_t size, struct awr_file **f, uint64_t *span)
 {
 	struct stat st;
-	int fd, ret;
+	int ret;
 
-	if (stat(path, &st) && errno == ENOENT) {
-		fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-		if (fd < 0 || fstat(fd, &st)) {
-			out_error("cannot create %s: %s", path, strerror(errno));
-			return -errno;
-		}
-		close(fd);
-	}
-	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size < size && truncate(path, (off_t)size)) {
-		out_error("cannot extend %s to %" PRIu64 " bytes: %s", path, size, strerror(errno));
+	if (fstat(fd, &st)) {
+		out_error("cannot examine the bench target: %s", strerror(errno));
 		return -errno;
 	}
-	ret = awr_file_open(path, 0, f);
+	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size < size && ftruncate(fd, (off_t)size)) {
+		out_error("cannot extend the bench target to %" PRIu64 " bytes: %s", size, strerror(errno));
+		return -errno;
+	}
+	ret = awr_file_from_fd(fd, f);
 	if (ret) {
-		out_error("cannot open %s for direct writing: %s", path, strerror(-ret));
+		out_error("cannot use the bench target for direct writing: %s", strerror(-ret));
 		return ret;
 	}
 	*span = size;
@@ -367,14 +363,14 @@ static int bench_setup(struct bench *b, const struct bench_opts *o, uint64_t spa
 	return 0;
 }
 
-int bench_run(const char *path, const struct bench_opts *o, struct bench_result *out)
+int bench_run(int fd, const struct bench_opts *o, struct bench_result *out)
 {
 	struct bench b = { .o = o, .batch = o->batch ? o->batch : o->qd };
 	uint64_t span = 0;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	ret = open_target(path, o->size, &b.f, &span);
+	ret = open_target(fd, o->size, &b.f, &span);
 	if (ret)
 		return ret;
 	ret = bench_setup(&b, o, span);

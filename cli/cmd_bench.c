@@ -5,6 +5,7 @@
  * in bench.c (bench_run()).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,7 +192,7 @@ int cmd_bench(int argc, const char **argv)
 		{ "durability", 0, POPT_ARG_STRING, &a.durability, 0,
 		  "fdatasync per batch (default), RWF_DSYNC per write, or none", "fdatasync|dsync|none" },
 		{ "force", 0, POPT_ARG_NONE, &a.force, 0,
-		  "write a block device even if mounted, in use or formatted", NULL },
+		  "write even if the target is mounted, in use, formatted or holds data", NULL },
 		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options, 0, "Output:", NULL },
 		POPT_AUTOHELP
 		POPT_TABLEEND
@@ -199,19 +200,18 @@ int cmd_bench(int argc, const char **argv)
 	struct bench_opts o;
 	struct bench_result r;
 	struct cmd_ctx c;
-	struct stat st;
-	int rc = AWR_EXIT_USAGE;
+	int fd = -1, rc = AWR_EXIT_USAGE;
 
 	if (cmd_parse(&c, argc, argv, table, "PATH", true))
 		return AWR_EXIT_USAGE;
 	bench_opts_default(&o);
 	if (parse_opts(&a, &o))
 		goto out;
-	if (!stat(c.operand, &st) && (guard_target(c.operand, a.force) ||
-				      guard_data_file("bench", c.operand, a.force)))
+	fd = target_open("bench", c.operand, O_RDWR | O_DIRECT, AWR_TARGET_CREATE, a.force);
+	if (fd < 0)
 		goto out;
 	o.progress = out_mode == OUT_NORMAL && isatty(STDERR_FILENO);
-	if (bench_run(c.operand, &o, &r))
+	if (bench_run(fd, &o, &r))
 		goto out;
 	if (out_mode == OUT_JSON)
 		print_json(c.operand, &o, &r);
@@ -222,6 +222,8 @@ int cmd_bench(int argc, const char **argv)
 		if (r.mode[m].ran && r.mode[m].error)
 			rc = AWR_EXIT_FAIL;
 out:
+	if (fd >= 0)
+		close(fd);
 	cmd_done(&c);
 	return rc;
 }

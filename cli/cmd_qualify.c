@@ -38,7 +38,7 @@ static const struct {
 
 #define NR_CHECKS (sizeof(checks) / sizeof(checks[0]))
 
-/* What to remove when qualify is interrupted: its scratch file and journal directory. */
+/* What to remove when qualify is interrupted: its scratch file, journal directory and crash scratch XFS. */
 static char scratch[4200];
 
 static void on_signal(int sig)
@@ -46,6 +46,7 @@ static void on_signal(int sig)
 	if (scratch[0])
 		unlink(scratch);
 	q_rmdir();
+	q_crash_cleanup();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -68,9 +69,10 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* The scratch file: new (O_EXCL), then opened and held like any target. */
 static int create_file(struct qctx *q)
 {
-	int fd = open(q->target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	int fd = open(q->target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 
 	if (fd < 0) {
 		out_error("cannot create the scratch file %s: %s", q->target, strerror(errno));
@@ -78,7 +80,8 @@ static int create_file(struct qctx *q)
 	}
 	close(fd);
 	q->created = true;
-	return 0;
+	q->fd = target_open("qualify", q->target, O_RDWR | O_DIRECT, 0, q->force);
+	return q->fd < 0 ? q->fd : 0;
 }
 
 static int file_target(struct qctx *q, const char *path, bool dir)
@@ -100,19 +103,13 @@ static int file_target(struct qctx *q, const char *path, bool dir)
 
 static int block_target(struct qctx *q, const char *path)
 {
-	int fd, ret;
-
-	ret = guard_target(path, q->force);
-	if (ret)
-		return ret;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || ioctl(fd, BLKGETSIZE64, &q->size)) {
+	q->fd = target_open("qualify", path, O_RDWR | O_DIRECT, 0, q->force);
+	if (q->fd < 0)
+		return q->fd;
+	if (ioctl(q->fd, BLKGETSIZE64, &q->size)) {
 		out_error("cannot read the size of %s: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
 		return -errno;
 	}
-	close(fd);
 	snprintf(q->target, sizeof(q->target), "%s", path);
 	q->is_blk = true;
 	return 0;
@@ -130,7 +127,7 @@ static int setup_target(struct qctx *q)
 			return -errno;
 		}
 		ret = file_target(q, q->path, false);
-		return ret ? ret : create_file(q);
+		return ret ? ret : create_file(q);	/* a missing file: made new, removed at the end */
 	}
 	if (S_ISBLK(st.st_mode))
 		return block_target(q, q->path);
@@ -139,16 +136,14 @@ static int setup_target(struct qctx *q)
 			  "give a directory on the filesystem to qualify, a file, or a block device", q->path);
 		return -EINVAL;
 	}
-	if (S_ISREG(st.st_mode) && st.st_size && !q->force) {
-		out_error("refusing to qualify on %s: it holds %lld bytes of data that qualify would overwrite. "
-			  "Give its directory (qualify then uses a scratch file), an empty file, or --force.",
-			  q->path, (long long)st.st_size);
-		return -EEXIST;
-	}
 	ret = file_target(q, q->path, S_ISDIR(st.st_mode));
-	if (!ret && S_ISDIR(st.st_mode))
-		ret = create_file(q);
-	return ret;
+	if (ret)
+		return ret;
+	if (S_ISDIR(st.st_mode))
+		return create_file(q);
+	/* a file that holds data is refused: give its directory (a scratch file), an empty file, or --force */
+	q->fd = target_open("qualify", q->target, O_RDWR | O_DIRECT, 0, q->force);
+	return q->fd < 0 ? q->fd : 0;
 }
 
 static int probe_target(struct qctx *q)
@@ -282,16 +277,17 @@ int cmd_qualify(int argc, const char **argv)
 	struct poptOption table[] = {
 		{ "quick", 0, POPT_ARG_NONE, &quick, 0, "short runs: under 30 s on a scratch XFS", NULL },
 		{ "crash", 0, POPT_ARG_NONE, &crash, 0,
-		  "also crash-test: shut down the (scratch XFS on a loop device) filesystem mid-write", NULL },
+		  "also crash-test: shut down a scratch XFS that qualify makes itself (an image on "
+		  "PATH's filesystem, a loop device; needs root and mkfs.xfs) mid-write", NULL },
 		{ "report", 0, POPT_ARG_STRING, &report, 0, "write the JSON report to FILE", "FILE" },
 		{ "force", 0, POPT_ARG_NONE, &force, 0,
-		  "write a block device even if mounted, in use or formatted", NULL },
+		  "write even if the target is mounted, in use, formatted or holds data", NULL },
 		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options, 0, "Output:", NULL },
 		POPT_AUTOHELP
 		POPT_TABLEEND
 	};
 	struct qcheck c[NR_CHECKS] = { 0 };
-	struct qctx q = { 0 };
+	struct qctx q = { .fd = -1 };
 	struct tally t = { 0 };
 	struct cmd_ctx cc;
 	int rc = AWR_EXIT_USAGE;
@@ -313,6 +309,8 @@ int cmd_qualify(int argc, const char **argv)
 out:
 	for (size_t i = 0; i < NR_CHECKS; i++)
 		json_object_put(c[i].figures);
+	if (q.fd >= 0)
+		close(q.fd);
 	if (q.created)
 		unlink(q.target);
 	json_object_put(q.notes);

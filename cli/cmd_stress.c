@@ -208,7 +208,7 @@ static int stress_setup(struct awr_stress_opts *o, const char *path, const char 
 	if (size_s && parse_size_arg("size", size_s, &o->span))
 		return -EINVAL;
 	if (!size_s && new_file(path))
-		o->span = DEFAULT_SPAN;
+		o->span = DEFAULT_SPAN;	/* decided before the open creates it */
 	if (seconds < 0 || writes < 0 || (seconds > 0 && writes > 0)) {
 		out_error("give --seconds S or --writes N (one, positive)");
 		return -EINVAL;
@@ -241,7 +241,7 @@ int cmd_stress(int argc, const char **argv)
 		{ "no-atomic", 0, POPT_ARG_NONE, &plain, 0,
 		  "plain O_DIRECT writes without RWF_ATOMIC: a control run", NULL },
 		{ "force", 0, POPT_ARG_NONE, &force, 0,
-		  "write a block device even if mounted, in use or formatted", NULL },
+		  "write even if the target is mounted, in use, formatted or holds data", NULL },
 		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options, 0, "Output:", NULL },
 		POPT_AUTOHELP
 		POPT_TABLEEND
@@ -249,13 +249,11 @@ int cmd_stress(int argc, const char **argv)
 	struct awr_stress_opts o = { 0 };
 	struct awr_stress_result r;
 	struct cmd_ctx c;
-	int ret, rc = AWR_EXIT_USAGE;
+	int ret, fd = -1, rc = AWR_EXIT_USAGE;
 
 	if (cmd_parse(&c, argc, argv, table, "PATH", true))
 		return AWR_EXIT_USAGE;
-	if (stress_setup(&o, c.operand, unit_s, size_s, seconds, writes) ||
-	    (!new_file(c.operand) && (guard_target(c.operand, force) ||
-				       guard_data_file("stress", c.operand, force))))
+	if (stress_setup(&o, c.operand, unit_s, size_s, seconds, writes))
 		goto out;
 	if (threads < 1 || threads > 256) {
 		out_error("--threads %d must be between 1 and 256", threads);
@@ -267,7 +265,10 @@ int cmd_stress(int argc, const char **argv)
 	o.journal_force = force;
 	if (journal && guard_journal(journal, force))
 		goto out;
-	ret = awr_stress_run(c.operand, &o, &r);
+	fd = target_open("stress", c.operand, O_RDWR | O_DIRECT, AWR_TARGET_CREATE, force);
+	if (fd < 0)
+		goto out;
+	ret = awr_stress_run_fd(fd, &o, &r);
 	if (ret) {
 		rc = explain_start_error(c.operand, &o, &r, ret);
 		goto out;
@@ -278,6 +279,8 @@ int cmd_stress(int argc, const char **argv)
 		report_text(c.operand, &o, &r);
 	rc = r.journal_error ? AWR_EXIT_USAGE : r.error ? AWR_EXIT_FAIL : AWR_EXIT_OK;
 out:
+	if (fd >= 0)
+		close(fd);
 	cmd_done(&c);
 	return rc;
 }

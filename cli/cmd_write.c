@@ -188,9 +188,15 @@ static int run_passthrough(struct write_job *j, const char *engine, bool force, 
 	struct pt_target *t = NULL;
 	int verified = -1, rc = AWR_EXIT_FAIL;
 
+	struct awr_verdict v = { 0 };
+	uint64_t bad = 0;
+
 	if (pt_open(engine, j->path, force, &t))
 		return AWR_EXIT_USAGE;
-	if (!run_pt(j, t)) {
+	if (pt_check_range(t, j->unit, j->offset, j->length, &v, &bad)) {
+		out_error("refused before writing at %" PRIu64 ": %s (rule %s); nothing was written", bad,
+			  v.message, awr_rule_name(v.rule));
+	} else if (!run_pt(j, t)) {
 		if (do_verify && pt_read_fd(t) >= 0)
 			verified = !verify(j, pt_read_fd(t));
 		report(j, verified);
@@ -204,19 +210,20 @@ static int run_passthrough(struct write_job *j, const char *engine, bool force, 
 	return rc;
 }
 
-static int ensure_regular_file(const char *path)
+/* Every unit of the range against the target's limits, before the first write. */
+static int check_range(const struct write_job *j, const struct awr_file *f)
 {
-	struct stat st;
-	int fd;
+	struct awr_verdict v = { 0 };
+	int ret;
 
-	if (!stat(path, &st) || errno != ENOENT)
-		return 0;
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		out_error("cannot create %s: %s", path, strerror(errno));
-		return -errno;
+	for (uint64_t pos = 0; pos < j->length; pos += j->unit) {
+		ret = awr_file_check(f, j->buf + pos, j->unit, j->offset + pos, &v);
+		if (ret) {
+			out_error("refused before writing at %" PRIu64 ": %s (rule %s); nothing was written",
+				  j->offset + pos, v.message, awr_rule_name(v.rule));
+			return ret;
+		}
 	}
-	close(fd);
 	return 0;
 }
 
@@ -262,6 +269,11 @@ static int job_setup(struct write_job *j, const char *offset_s, const char *leng
 		out_error("--pattern and --input exclude each other: give one");
 		return -EINVAL;
 	}
+	if (j->offset > (uint64_t)INT64_MAX - j->length) {
+		out_error("--offset %" PRIu64 " plus --length %" PRIu64 " ends past the largest file offset (2^63 - 1)",
+			  j->offset, j->length);
+		return -EINVAL;
+	}
 	if (j->length > (1ULL << 30)) {
 		out_error("--length %" PRIu64 " is larger than 1 GiB: write in several runs", j->length);
 		return -EINVAL;
@@ -291,7 +303,7 @@ int cmd_write(int argc, const char **argv)
 		  "sync|uring|nvme|scsi" },
 		{ "qd", 0, POPT_ARG_STRING, &qd_s, 0, "io_uring queue depth (default 32)", "N" },
 		{ "force", 0, POPT_ARG_NONE, &force, 0,
-		  "write a block device even if mounted, in use or formatted", NULL },
+		  "write even if the target is mounted, in use, formatted or holds data", NULL },
 		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options, 0, "Output:", NULL },
 		POPT_AUTOHELP
 		POPT_TABLEEND
@@ -312,14 +324,18 @@ int cmd_write(int argc, const char **argv)
 		rc = run_passthrough(&j, engine, force, do_verify);
 		goto out;
 	}
-	if (ensure_regular_file(j.path) || guard_target(j.path, force))
+	/* the named range of a regular file may hold data: only it changes */
+	ret = target_open("write", j.path, O_RDWR | O_DIRECT, AWR_TARGET_CREATE | AWR_TARGET_KEEP_DATA, force);
+	if (ret < 0)
 		goto out;
-	ret = awr_file_open(j.path, 0, &f);
+	ret = awr_file_adopt(ret, &f);
 	if (ret) {
 		out_error("cannot open %s for direct writing: %s", j.path, strerror(-ret));
 		goto out;
 	}
-	rc = AWR_EXIT_FAIL;
+	rc = AWR_EXIT_FAIL;	/* a rule broken by any unit: refused before the first write, exit 1 */
+	if (check_range(&j, f))
+		goto out;
 	if (qd ? run_uring(&j, f, qd) : run_sync(&j, f))
 		goto out;
 	if (do_verify)

@@ -53,7 +53,7 @@ void q_journal_path(char *buf, size_t len, const char *tmpdir, unsigned int n)
 
 int q_tmpdir(char *buf, size_t len)
 {
-	const char *t = getenv("TMPDIR");
+	const char *t = secure_getenv("TMPDIR");
 
 	snprintf(buf, len, "%s/awr-qualify.XXXXXX", t && *t ? t : "/tmp");
 	if (!mkdtemp(buf))
@@ -189,11 +189,10 @@ void q_discovery(struct qctx *q, struct qcheck *c)
 
 /* ------------------------------------------------------------- size sweep */
 
-static int open_direct(const char *path, int flags)
+/* Another open of the held target (never by name: nothing can swap it underneath). */
+static int open_direct(const struct qctx *q, int flags)
 {
-	int fd = open(path, flags | O_DIRECT | O_CLOEXEC);
-
-	return fd < 0 ? -errno : fd;
+	return reopen_fd(q->fd, flags | O_DIRECT);
 }
 
 static int read_back(int fd, void *buf, uint32_t size, uint64_t off, uint64_t gen,
@@ -237,24 +236,15 @@ static int sweep_one(struct awr_file *f, int rfd, void *buf, uint32_t size, uint
 	return ret;
 }
 
-static int ensure_size(const char *path, uint64_t size)
+static int ensure_size(const struct qctx *q, uint64_t size)
 {
 	struct stat st;
-	int fd;
 
-	if (stat(path, &st))
+	if (fstat(q->fd, &st))
 		return -errno;
 	if (S_ISBLK(st.st_mode) || (uint64_t)st.st_size >= size)
 		return 0;
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (ftruncate(fd, (off_t)size)) {
-		close(fd);
-		return -errno;
-	}
-	close(fd);
-	return 0;
+	return ftruncate(q->fd, (off_t)size) ? -errno : 0;
 }
 
 /* The area the sweep and the refusals may write: [0, 2 * unit_max). */
@@ -281,11 +271,11 @@ void q_size_sweep(struct qctx *q, struct qcheck *c)
 		q_set(c, Q_SKIP, "the device (%" PRIu64 " bytes) is smaller than twice unit_max", q->size);
 		return;
 	}
-	ret = ensure_size(q->target, sweep_area(q));
+	ret = ensure_size(q, sweep_area(q));
 	if (!ret)
-		ret = awr_file_open(q->target, 0, &f);
+		ret = awr_file_from_fd(q->fd, &f);
 	if (!ret)
-		ret = rfd = open_direct(q->target, O_RDONLY);
+		ret = rfd = open_direct(q, O_RDONLY);
 	if (ret < 0 || posix_memalign(&buf, 4096, q->lim.unit_max)) {
 		q_set(c, Q_FAIL, "cannot open %s for direct I/O: %s", q->target, strerror(ret < 0 ? -ret : ENOMEM));
 		goto out;
@@ -345,8 +335,8 @@ static int refuse_one(struct qctx *q, const struct bad_write *w, void *buf, stru
 	ssize_t got;
 
 	predicted = awr_check(&q->lim, &plan, &v);
-	fd = open(q->target, O_RDWR | O_CLOEXEC | (w->buffered ? 0 : O_DIRECT));
-	got = fd < 0 ? -errno : awr_pwrite_raw(fd, &iov, 1, w->offset, 0);
+	fd = reopen_fd(q->fd, O_RDWR | (w->buffered ? 0 : O_DIRECT));
+	got = fd < 0 ? fd : awr_pwrite_raw(fd, &iov, 1, w->offset, 0);
 	if (fd >= 0)
 		close(fd);
 	json_object_object_add(o, "case", json_object_new_string(w->name));
@@ -447,7 +437,7 @@ static int clear_area(const struct qctx *q, uint64_t len)
 	if (posix_memalign(&z, 4096, chunk))
 		return -ENOMEM;
 	memset(z, 0, chunk);
-	fd = open_direct(q->target, O_WRONLY);
+	fd = open_direct(q, O_WRONLY);
 	if (fd < 0)
 		ret = fd;
 	for (uint64_t off = 0; !ret && off < len; off += chunk) {
@@ -508,7 +498,7 @@ void q_concurrency(struct qctx *q, struct qcheck *c)
 	so.journal = journal;
 	ret = clear_area(q, so.span > sweep_area(q) ? so.span : sweep_area(q));
 	if (!ret)
-		ret = awr_stress_run(q->target, &so, &sr);
+		ret = awr_stress_run_fd(q->fd, &so, &sr);
 	if (ret) {
 		q_set(c, Q_FAIL, "cannot run the writers: %s", strerror(-ret));
 		goto out;

@@ -25,6 +25,7 @@ struct qcheck {
 struct qctx {
 	const char *path;		/* PATH as given */
 	char target[4200];		/* the file or device written */
+	int fd;				/* the target, O_RDWR | O_DIRECT, held from setup to the end (target_open) */
 	char dir[4096];			/* directory of a file target (scratch files go here) */
 	bool is_blk;
 	bool created;			/* we created target: remove it at the end */
@@ -47,6 +48,7 @@ const char *q_result_name(enum q_result r);
 void q_journal_path(char *buf, size_t len, const char *tmpdir, unsigned int n);
 int q_tmpdir(char *buf, size_t len);
 void q_rmdir(void);	/* the directory of the last q_tmpdir(); signal-safe */
+void q_crash_cleanup(void);	/* unmount and remove the crash check's scratch XFS; signal-safe */
 
 /* the checks, in the order qualify runs them */
 void q_discovery(struct qctx *q, struct qcheck *c);

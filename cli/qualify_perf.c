@@ -43,7 +43,7 @@ void q_performance(struct qctx *q, struct qcheck *c)
 	o.unit = q->unit;
 	o.seconds = q->quick ? 1 : 5;
 	o.size = q->is_blk && q->size < PERF_SPAN ? q->size : PERF_SPAN;
-	ret = bench_run(q->target, &o, &r);
+	ret = bench_run(q->fd, &o, &r);
 	if (ret) {
 		q_set(c, Q_FAIL, "awr bench could not run on %s: %s", q->target, strerror(-ret));
 		return;

@@ -58,21 +58,41 @@ static int guard_unbound(const char *path, bool force)
 	return -EBUSY;
 }
 
+/*
+ * Guard the block disk behind the passthrough node like any target: claim it
+ * with awr_target_open() (O_EXCL) and keep that descriptor, also for the
+ * read-back, so nothing can mount or claim the disk while awr writes it.
+ */
 static int pt_guard(struct pt_target *t, const char *path, bool force)
 {
 	const char *disk = awr_device_disk(pt_device(t));
 	char node[128];
-	int ret = guard_target(path, force);
+	int fd;
 
-	if (ret)
-		return ret;
 	snprintf(node, sizeof(node), "/dev/%s", disk);
 	if (!*disk || access(node, F_OK))
 		return guard_unbound(path, force);
-	ret = strcmp(node, path) ? guard_target(node, force) : 0;
-	if (!ret)
-		t->read_fd = open(node, O_RDONLY | O_DIRECT | O_CLOEXEC);
-	return ret;
+	fd = target_open("write", node, O_RDONLY | O_DIRECT, 0, force);
+	if (fd < 0)
+		return fd;
+	t->read_fd = fd;
+	return 0;
+}
+
+/* Every unit of the range against the device's own limits, before the first write. */
+int pt_check_range(const struct pt_target *t, uint64_t unit, uint64_t offset, uint64_t length,
+		   struct awr_verdict *v, uint64_t *bad)
+{
+	int ret;
+
+	for (uint64_t pos = 0; pos < length; pos += unit) {
+		*bad = offset + pos;
+		ret = t->nvme ? awr_nvme_check(t->nvme, unit, offset + pos, v)
+			      : awr_scsi_check(t->scsi, unit, offset + pos, 0, v);
+		if (ret)
+			return ret;
+	}
+	return 0;
 }
 
 int pt_open(const char *engine, const char *path, bool force, struct pt_target **out)

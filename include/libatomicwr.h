@@ -329,7 +329,8 @@ struct awr_file;
  * @out:	the new handle, closed with awr_file_close()
  *
  * Opens O_RDWR | O_DIRECT (| O_DSYNC) and probes its limits once.
- * It does not check whether a block device is in use: see awr_target_safety().
+ * It does not check whether the target is in use: a tool opens with
+ * awr_target_open() and hands the descriptor to awr_file_adopt().
  *
  * Return: 0 or a negative errno.
  */
@@ -343,6 +344,16 @@ int awr_file_open(const char *path, unsigned int flags, struct awr_file **out);
  * Return: 0 or a negative errno.
  */
 int awr_file_from_fd(int fd, struct awr_file **out);
+
+/**
+ * awr_file_adopt() - like awr_file_from_fd(), but the handle owns @fd
+ * @fd:		an open descriptor, e.g. from awr_target_open(); closed by
+ *		awr_file_close(), also when this call fails
+ * @out:	the new handle
+ *
+ * Return: 0 or a negative errno.
+ */
+int awr_file_adopt(int fd, struct awr_file **out);
 
 /**
  * awr_file_close() - close the handle (and the fd when it opened it)
@@ -426,6 +437,10 @@ ssize_t awr_pwrite_raw(int fd, const void *iov, int iovcnt, uint64_t offset, uns
 #define AWR_UNSAFE_BUSY		(1U << 1)	/* opened exclusively elsewhere / has holders */
 #define AWR_UNSAFE_SIGNATURE	(1U << 2)	/* holds a filesystem, RAID, LVM or swap signature */
 #define AWR_UNSAFE_PTABLE	(1U << 3)	/* holds a partition table */
+#define AWR_UNSAFE_DATA		(1U << 4)	/* a regular file that holds data */
+#define AWR_UNSAFE_LOOP		(1U << 5)	/* a regular file that backs a loop device */
+#define AWR_UNSAFE_SYMLINK	(1U << 6)	/* a symbolic link to something else than a block device */
+#define AWR_UNSAFE_TYPE		(1U << 7)	/* neither a regular file nor a block device (never forced) */
 
 struct awr_safety {
 	unsigned int reasons;		/* AWR_UNSAFE_* bits; 0 = safe to write */
@@ -445,6 +460,36 @@ struct awr_safety {
  * Return: 0 when examined (see @out->reasons), else a negative errno.
  */
 int awr_target_safety(const char *path, struct awr_safety *out);
+
+/* awr_target_open() flags */
+#define AWR_TARGET_CREATE	(1U << 0)	/* create a missing regular file (O_CREAT | O_EXCL) */
+#define AWR_TARGET_FORCE	(1U << 1)	/* open even when in use, formatted or holding data */
+#define AWR_TARGET_KEEP_DATA	(1U << 2)	/* a regular file holding data is fine: the caller writes only a named range */
+
+/**
+ * awr_target_open() - open a write target once, safely, and keep it
+ * @path:	a regular file or a block device
+ * @oflags:	O_RDONLY, O_WRONLY or O_RDWR, optionally with O_DIRECT, O_DSYNC, O_SYNC
+ * @flags:	AWR_TARGET_* flags
+ * @why:	filled with every reason found (may be NULL)
+ *
+ * The one open that a writing tool uses. A block device is opened with O_EXCL
+ * (so nothing can mount, claim or exclusively open it while the descriptor is
+ * held); a new file is created with O_CREAT | O_EXCL; O_NOFOLLOW always (a
+ * symlink is followed only to a block device, as /dev/disk/by-id links are).
+ * Then every check runs on that descriptor: a block device mounted (it or a
+ * partition, from mountinfo by device number), held, swapped on, or carrying
+ * a signature or a partition table; a regular file that backs a loop device,
+ * is an active swap file, holds data, or is locked for writing by another
+ * program (an open-file-description write lock is taken and kept). Mounts and
+ * holders are read from the real /sys, whatever awr_set_sysfs_root() says.
+ *
+ * Return: the descriptor (close it when done), or -EBUSY (in use), -EEXIST
+ * (a file holding data), -EINVAL (not a regular file or block device, or bad
+ * arguments), -ELOOP (a symlink) or another negative errno, with @why saying
+ * what was found. With AWR_TARGET_FORCE only the type and open errors refuse.
+ */
+int awr_target_open(const char *path, int oflags, unsigned int flags, struct awr_safety *why);
 
 /* --- device views (NVMe / SCSI) ----------------------------------------- */
 
@@ -1117,6 +1162,7 @@ const char *awr_unit_class_name(enum awr_unit_class cls);
 /* awr_stress_opts.flags */
 #define AWR_STRESS_DSYNC	(1U << 0)	/* RWF_DSYNC: each acknowledged write is durable */
 #define AWR_STRESS_PLAIN	(1U << 1)	/* plain O_DIRECT writes, no RWF_ATOMIC (a control run) */
+#define AWR_STRESS_FORCE	(1U << 2)	/* awr_stress_run(): write a target in use or holding data */
 
 /* What awr_stress_run() does. */
 struct awr_stress_opts {
@@ -1155,7 +1201,8 @@ struct awr_stress_result {
 /**
  * awr_stress_run() - concurrent stamped atomic writers over a target
  * @path:	a regular file (created when missing, extended to @o->span) or a
- *		block device (not checked for use: see awr_target_safety())
+ *		block device, opened by awr_target_open(): one in use or holding
+ *		data is refused (-EBUSY, -EEXIST) unless AWR_STRESS_FORCE
  * @o:		the run's options; one of @o->writes and @o->duration_ms is needed
  * @out:	what the run did
  *
@@ -1172,6 +1219,18 @@ struct awr_stress_result {
  */
 int awr_stress_run(const char *path, const struct awr_stress_opts *o,
 		   struct awr_stress_result *out);
+
+/**
+ * awr_stress_run_fd() - awr_stress_run() on a descriptor the caller holds
+ * @fd:		a regular file or block device opened O_RDWR | O_DIRECT, e.g. by
+ *		awr_target_open(); not closed
+ * @o:		the run's options (AWR_STRESS_FORCE is not looked at: the caller
+ *		has decided)
+ * @out:	what the run did
+ *
+ * Return: as awr_stress_run().
+ */
+int awr_stress_run_fd(int fd, const struct awr_stress_opts *o, struct awr_stress_result *out);
 
 /* One offending unit found by awr_verify_run(). */
 struct awr_verify_issue {

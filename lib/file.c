@@ -71,6 +71,22 @@ int awr_file_from_fd(int fd, struct awr_file **out)
 	return file_new(fd, false, out);
 }
 
+int awr_file_adopt(int fd, struct awr_file **out)
+{
+	int ret;
+
+	if (fd < 0)
+		return -EBADF;
+	if (!out) {
+		close(fd);
+		return -EINVAL;
+	}
+	ret = file_new(fd, true, out);
+	if (ret)
+		close(fd);
+	return ret;
+}
+
 void awr_file_close(struct awr_file *f)
 {
 	if (!f)

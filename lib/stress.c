@@ -162,25 +162,24 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-static int open_target(const char *path, const struct awr_stress_opts *o, struct stress *s)
+/* Extend a regular file to the span; a block device cannot grow (check_target() finds it too small). */
+static int open_target(int fd, const struct awr_stress_opts *o, struct stress *s)
 {
+	struct stat st;
 	uint64_t size;
-	int fd, ret;
+	int ret;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
+	if (fstat(fd, &st))
 		return -errno;
 	ret = awr__fd_size(fd, &size);
 	if (!ret && !o->span && !size)
 		ret = -EINVAL;	/* a new file needs a span */
-	/* a block device cannot grow (EINVAL): check_target() finds it too small */
-	if (!ret && o->span > size && ftruncate(fd, (off_t)o->span) && errno != EINVAL)
+	if (!ret && S_ISREG(st.st_mode) && o->span > size && ftruncate(fd, (off_t)o->span))
 		ret = -errno;
-	close(fd);
 	if (ret)
 		return ret;
 	s->nr_units = (o->span ? o->span : size) / o->unit;
-	return awr_file_open(path, 0, &s->f);
+	return awr_file_from_fd(fd, &s->f);
 }
 
 static int check_target(struct stress *s, struct awr_stress_result *out)
@@ -279,20 +278,20 @@ static void finish(struct stress *s, struct awr_stress_result *out, uint64_t sta
 	}
 }
 
-int awr_stress_run(const char *path, const struct awr_stress_opts *o,
-		   struct awr_stress_result *out)
+int awr_stress_run_fd(int fd, const struct awr_stress_opts *o, struct awr_stress_result *out)
 {
 	struct stress s = { .o = o, .next_gen = 1 };
 	uint64_t start;
 	int ret;
 
-	if (!path || !o || !out || !o->unit || o->unit % AWR_STAMP_SECTOR ||
-	    (!o->writes && !o->duration_ms))
+	if (fd < 0)
+		return -EBADF;
+	if (!o || !out || !o->unit || o->unit % AWR_STAMP_SECTOR || (!o->writes && !o->duration_ms))
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
 	s.wflags = (o->flags & AWR_STRESS_DSYNC) || o->journal ? AWR_WRITE_DSYNC : 0;
 	pthread_mutex_init(&s.err_lock, NULL);
-	ret = open_target(path, o, &s);
+	ret = open_target(fd, o, &s);
 	if (!ret)
 		ret = check_target(&s, out);
 	if (!ret)
@@ -309,5 +308,21 @@ err:
 		awr__journal_close(&s.j);
 	awr_file_close(s.f);
 	pthread_mutex_destroy(&s.err_lock);
+	return ret;
+}
+
+int awr_stress_run(const char *path, const struct awr_stress_opts *o,
+		   struct awr_stress_result *out)
+{
+	int fd, ret;
+
+	if (!path || !o || !out)
+		return -EINVAL;
+	fd = awr_target_open(path, O_RDWR | O_DIRECT, AWR_TARGET_CREATE |
+			     ((o->flags & AWR_STRESS_FORCE) ? AWR_TARGET_FORCE : 0), NULL);
+	if (fd < 0)
+		return fd;
+	ret = awr_stress_run_fd(fd, o, out);
+	close(fd);
 	return ret;
 }
