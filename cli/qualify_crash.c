@@ -1,23 +1,39 @@
 // SPDX-License-Identifier: MIT
 /*
- * The crash check of awr qualify: journaled atomic writers on a scratch XFS
- * (a loop device), the filesystem shut down mid-write without flushing its
- * log, unmounted and mounted again (log recovery), then verified: no torn
- * unit, no lost acknowledged write.
+ * The crash check of awr qualify, on a filesystem it makes itself: a sparse
+ * image in a private directory on the target's filesystem, attached to a
+ * loop device, formatted XFS (mkfs.xfs) and mounted on a private directory
+ * in qualify's own mount namespace. Journaled atomic writers run there; the
+ * filesystem is shut down without flushing its log, unmounted and mounted
+ * again (log recovery), then verified against the journal. No filesystem of
+ * the user's is ever shut down: before every shutdown the check makes sure
+ * that the mount it shuts down is exactly its own (one mount of the device in
+ * every namespace, root "/", its own mount point, holding only its own file),
+ * and refuses otherwise, naming what it found.
+ *
+ * What it proves: writes acknowledged before the crash survive the shutdown
+ * and log recovery, and the verifier agrees with the journal. It cannot show
+ * untornness: a shutdown cannot tear a write that was sent on this stack.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <linux/loop.h>
 #include <pthread.h>
+#include <sched.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <sys/vfs.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,30 +46,224 @@
 #define XFS_FSOP_GOING_FLAGS_NOLOGFLUSH	0x2
 #endif
 #define XFS_MAGIC	0x58465342
-#define LOOP_MAJOR_NR	7
 #define CRASH_SPAN	(4ULL << 20)
+#define CRASH_THREADS	4
+#define IMAGE_SIZE	(512ULL << 20)	/* sparse; mkfs.xfs wants 300 MB at least */
+#define IMAGE_ROOM	(96ULL << 20)	/* free space the image may come to use */
+#define TARGET_NAME	"crash.dat"
+#define RUN_LIMIT_MS	10000	/* the writers' time limit: the shutdown must come first */
+extern char **environ;
 
-struct mnt {
-	char point[PATH_MAX];
-	char source[PATH_MAX];
-	char fstype[64];
-	char super_opts[1024];
-	unsigned long flags;
-};
+/* The scratch filesystem; static so that a signal handler can take it down. */
+static struct scratch {
+	char dir[PATH_MAX];	/* private directory (mkdtemp) on the target's filesystem */
+	char img[PATH_MAX + 16], mnt[PATH_MAX + 16], log[PATH_MAX + 16];
+	char journal[4][PATH_MAX + 16];	/* journal-1..3 (index 0 unused) */
+	char dev[32];			/* /dev/loopN */
+	dev_t rdev;
+	int loop_fd;			/* held open from attach to the end: the device stays ours */
+} sc = { .loop_fd = -1 };
 
-static unsigned long mount_flags(const char *opts)
+/* ---------------------------------------------------------------- set-up */
+
+static uint64_t realtime_ns(void)
 {
-	static const struct { const char *name; unsigned long flag; } map[] = {
-		{ "noatime", MS_NOATIME }, { "relatime", MS_RELATIME }, { "nodiratime", MS_NODIRATIME },
-		{ "nodev", MS_NODEV }, { "nosuid", MS_NOSUID }, { "noexec", MS_NOEXEC },
-	};
-	unsigned long f = 0;
+	struct timespec ts;
 
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (strstr(opts, map[i].name))
-			f |= map[i].flag;
-	return f;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
+
+/* mkfs.xfs on the image; 1: not installed. */
+static int make_xfs(char *why, size_t len)
+{
+	char *argv[] = { "mkfs.xfs", "-f", "-q", sc.img, NULL };
+	posix_spawn_file_actions_t fa;
+	int status, ret;
+	pid_t pid;
+	FILE *f;
+
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, sc.log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	posix_spawn_file_actions_adddup2(&fa, 1, 2);
+	ret = posix_spawnp(&pid, "mkfs.xfs", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (ret == ENOENT)
+		return 1;
+	if (ret) {
+		snprintf(why, len, "cannot run mkfs.xfs: %s", strerror(ret));
+		return -1;
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	snprintf(why, len, "mkfs.xfs on its scratch image failed (status %d): ", status);
+	f = fopen(sc.log, "re");
+	if (f) {
+		size_t n = strlen(why);
+
+		if (!fgets(why + n, (int)(len - n), f))
+			why[n] = '\0';
+		why[strcspn(why, "\n")] = '\0';
+		fclose(f);
+	}
+	return -1;
+}
+
+/* Attach the image to a free loop device (autoclear: it detaches itself when no longer used). */
+static int attach_loop(char *why, size_t len)
+{
+	struct loop_config cfg = { .info = { .lo_flags = LO_FLAGS_AUTOCLEAR } };
+	int ctl, img, n, ret = -1;
+
+	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+	if (ctl < 0) {
+		snprintf(why, len, "cannot open /dev/loop-control: %s", strerror(errno));
+		return errno == ENOENT ? 1 : (errno == EACCES || errno == EPERM) ? 2 : -1;
+	}
+	img = open(sc.img, O_RDWR | O_CLOEXEC);
+	if (img < 0) {
+		snprintf(why, len, "cannot open the scratch image: %s", strerror(errno));
+		close(ctl);
+		return -1;
+	}
+	cfg.fd = (uint32_t)img;
+	for (int tries = 0; tries < 10 && ret; tries++) {
+		n = ioctl(ctl, LOOP_CTL_GET_FREE);
+		if (n < 0) {
+			snprintf(why, len, "no free loop device: %s", strerror(errno));
+			break;
+		}
+		snprintf(sc.dev, sizeof(sc.dev), "/dev/loop%d", n);
+		sc.loop_fd = open(sc.dev, O_RDWR | O_CLOEXEC);
+		if (sc.loop_fd < 0) {
+			snprintf(why, len, "cannot open %s: %s", sc.dev, strerror(errno));
+			break;
+		}
+		if (!ioctl(sc.loop_fd, LOOP_CONFIGURE, &cfg)) {
+			ret = 0;
+			break;
+		}
+		snprintf(why, len, "cannot attach the scratch image to %s: %s", sc.dev, strerror(errno));
+		close(sc.loop_fd);
+		sc.loop_fd = -1;
+		if (errno != EBUSY)	/* taken by someone else meanwhile: try the next */
+			break;
+	}
+	close(img);
+	close(ctl);
+	if (!ret) {
+		struct stat st;
+
+		if (fstat(sc.loop_fd, &st))
+			return -1;
+		sc.rdev = st.st_rdev;
+	}
+	return ret;
+}
+
+/* A private mount namespace: the scratch mount is seen by no one else and vanishes with qualify. */
+static int private_namespace(char *why, size_t len)
+{
+	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+		snprintf(why, len, "cannot make a private mount namespace: %s", strerror(errno));
+		return errno == EPERM ? 2 : -1;
+	}
+	return 0;
+}
+
+static int mount_scratch(char *why, size_t len)
+{
+	if (mount(sc.dev, sc.mnt, "xfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL)) {
+		snprintf(why, len, "mounting its scratch XFS (%s on %.300s) failed: %s", sc.dev, sc.mnt, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* Also called from a signal handler: system calls only. */
+void q_crash_cleanup(void)
+{
+	if (!sc.dir[0])
+		return;
+	/* whether or not the mount call had returned: the directory is ours, in our own namespace */
+	umount2(sc.mnt, MNT_DETACH);
+	if (sc.loop_fd >= 0) {
+		ioctl(sc.loop_fd, LOOP_CLR_FD, 0);	/* deferred by autoclear while still mounted */
+		close(sc.loop_fd);
+		sc.loop_fd = -1;
+	}
+	unlink(sc.img);
+	unlink(sc.log);
+	for (int i = 1; i < 4; i++)
+		unlink(sc.journal[i]);
+	rmdir(sc.mnt);
+	rmdir(sc.dir);
+	sc.dir[0] = '\0';
+}
+
+/*
+ * Image, loop device, XFS, mount. 0: ready; 1: SKIP (why says the missing
+ * piece); -1: FAIL.
+ */
+static int scratch_up(const struct qctx *q, char *why, size_t len)
+{
+	struct statvfs vf;
+	int fd, ret;
+
+	if (statvfs(q->dir, &vf) == 0 && (uint64_t)vf.f_bavail * vf.f_frsize < IMAGE_ROOM) {
+		snprintf(why, len, "%.200s has less than %llu MiB free for the scratch image", q->dir,
+			 (unsigned long long)(IMAGE_ROOM >> 20));
+		return 1;
+	}
+	snprintf(sc.dir, sizeof(sc.dir), "%.4000s/.awr-crash.XXXXXX", q->dir);
+	if (!mkdtemp(sc.dir)) {
+		snprintf(why, len, "cannot make a private directory in %.200s: %s", q->dir, strerror(errno));
+		sc.dir[0] = '\0';
+		return -1;
+	}
+	snprintf(sc.img, sizeof(sc.img), "%s/xfs.img", sc.dir);
+	snprintf(sc.mnt, sizeof(sc.mnt), "%s/mnt", sc.dir);
+	snprintf(sc.log, sizeof(sc.log), "%s/mkfs.log", sc.dir);
+	for (int i = 1; i < 4; i++)
+		snprintf(sc.journal[i], sizeof(sc.journal[i]), "%s/journal-%d", sc.dir, i);
+	if (mkdir(sc.mnt, 0700)) {
+		snprintf(why, len, "cannot make %.300s: %s", sc.mnt, strerror(errno));
+		return -1;
+	}
+	fd = open(sc.img, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 || ftruncate(fd, (off_t)IMAGE_SIZE)) {
+		snprintf(why, len, "cannot make the scratch image in %.300s: %s", sc.dir, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	ret = make_xfs(why, len);
+	if (ret == 1) {
+		snprintf(why, len, "mkfs.xfs is not installed (xfsprogs): the crash check formats its own scratch XFS");
+		return 1;
+	}
+	if (ret)
+		return -1;
+	ret = attach_loop(why, len);
+	if (ret == 0)
+		ret = private_namespace(why, len);
+	if (ret > 0) {	/* 1: no loop support, 2: not privileged */
+		if (ret == 2)
+			snprintf(why + strlen(why), len - strlen(why), " (the crash check needs root for loop devices and mounts)");
+		return 1;
+	}
+	if (ret)
+		return -1;
+	unlink(sc.img);		/* the loop device holds it: nothing is left behind if qualify dies */
+	return mount_scratch(why, len);
+}
+
+/* -------------------------------------------------- is the mount exactly ours? */
 
 /* mountinfo escapes blanks, tabs, newlines and backslashes as \ooo: undo it in place. */
 static void unescape_octal(char *s)
@@ -72,85 +282,161 @@ static void unescape_octal(char *s)
 	*out = '\0';
 }
 
-/* The mountinfo entry of the filesystem holding @dev (the last one, as the kernel stacks them). */
-static int find_mount(dev_t dev, struct mnt *m)
+struct found {
+	unsigned int own;	/* lines in our namespace: the mount itself (root "/", our point) */
+	unsigned int foreign;	/* other lines: other mount points, bind mounts, other namespaces */
+	char what[400];		/* the first few foreign ones, named */
+};
+
+static void add_foreign(struct found *fd, const char *one)
 {
-	char line[4096], mopts[1024], *sep;
+	size_t n = strlen(fd->what);
+
+	if (++fd->foreign <= 3)
+		snprintf(fd->what + n, sizeof(fd->what) - n, "%s%s", n ? "; " : "", one);
+}
+
+/* Scan one mountinfo for lines of our device. */
+static void scan_mountinfo(const char *path, bool own_ns, long pid, struct found *fd)
+{
+	char line[8192], root[PATH_MAX], point[PATH_MAX], one[PATH_MAX];
 	unsigned int maj, min;
-	struct mnt cur;
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	int ret = -ENOENT;
+	FILE *f = fopen(path, "re");
 
 	if (!f)
-		return -errno;
+		return;
 	while (fgets(line, sizeof(line), f)) {
-		/* parse into a scratch entry: *m changes only for a line of @dev */
-		if (sscanf(line, "%*u %*u %u:%u %*s %4095s %1023s", &maj, &min, cur.point, mopts) != 4 ||
-		    makedev(maj, min) != dev || !(sep = strstr(line, " - ")))
+		if (sscanf(line, "%*u %*u %u:%u %4095s %4095s", &maj, &min, root, point) != 4 ||
+		    makedev(maj, min) != sc.rdev)
 			continue;
-		if (sscanf(sep + 3, "%63s %4095s %1023s", cur.fstype, cur.source, cur.super_opts) != 3)
+		unescape_octal(root);
+		unescape_octal(point);
+		if (own_ns && !strcmp(root, "/") && !strcmp(point, sc.mnt)) {
+			fd->own++;
 			continue;
-		unescape_octal(cur.point);
-		unescape_octal(cur.source);
-		cur.flags = mount_flags(mopts);
-		*m = cur;
-		ret = 0;
+		}
+		if (own_ns)
+			snprintf(one, sizeof(one), "%.200s (root %.200s)", point, root);
+		else
+			snprintf(one, sizeof(one), "%.200s (root %.100s) in the mount namespace of pid %ld",
+				 point, root, pid);
+		add_foreign(fd, one);
 	}
 	fclose(f);
-	return ret;
 }
 
-/* The filesystem options to mount again with: the super options but rw/ro. */
-static void mount_data(const char *super, char *out, size_t len)
+/* Every mount of our device: ours, and others in any namespace a process lives in. */
+static void find_mounts(struct found *fd)
 {
-	char tmp[1024], *save, *tok;
-	size_t used = 0;
+	struct stat self, other;
+	ino_t seen[64];
+	unsigned int nseen = 0;
+	char path[64];
+	struct dirent *d;
+	DIR *proc;
 
-	snprintf(tmp, sizeof(tmp), "%s", super);
-	out[0] = '\0';
-	for (tok = strtok_r(tmp, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (!strcmp(tok, "rw") || !strcmp(tok, "ro"))
+	memset(fd, 0, sizeof(*fd));
+	scan_mountinfo("/proc/self/mountinfo", true, 0, fd);
+	if (stat("/proc/self/ns/mnt", &self))
+		return;
+	proc = opendir("/proc");
+	if (!proc)
+		return;
+	while ((d = readdir(proc))) {
+		long pid = strtol(d->d_name, NULL, 10);
+		bool dup = false;
+
+		if (pid <= 0)
 			continue;
-		used += (size_t)snprintf(out + used, used < len ? len - used : 0, "%s%s", used ? "," : "", tok);
+		snprintf(path, sizeof(path), "/proc/%ld/ns/mnt", pid);
+		if (stat(path, &other) || other.st_ino == self.st_ino)
+			continue;
+		for (unsigned int i = 0; i < nseen && !dup; i++)
+			dup = seen[i] == other.st_ino;
+		if (dup)
+			continue;
+		if (nseen < sizeof(seen) / sizeof(seen[0]))
+			seen[nseen++] = other.st_ino;
+		snprintf(path, sizeof(path), "/proc/%ld/mountinfo", pid);
+		scan_mountinfo(path, false, pid, fd);
 	}
+	closedir(proc);
 }
 
-/* Why this target may not be crashed, or NULL when it may. */
-static const char *crash_refusal(struct qctx *q, struct mnt *m, char *why, size_t len)
+/* Names in the scratch filesystem's root other than our target. */
+static int foreign_files(int root_fd, char *names, size_t len)
 {
-	struct statfs sf;
-	struct stat st, src;
-	char cwd[PATH_MAX];
+	struct dirent *d;
+	int n = 0, dfd = dup(root_fd);
+	DIR *dir = dfd >= 0 ? fdopendir(dfd) : NULL;
 
-	if (!q->crash)
-		return "--crash not given: the crash test shuts the filesystem down";
-	if (q->is_blk)
-		return "the target is a block device: the crash test needs a file on a scratch XFS";
-	if (!q->writes_ok)
-		return "the size sweep did not pass";
-	if (statfs(q->dir, &sf) || sf.f_type != XFS_MAGIC || stat(q->dir, &st) || find_mount(st.st_dev, m)) {
-		snprintf(why, len, "%.200s is not on XFS: the crash test shuts down an XFS filesystem", q->dir);
-		return why;
+	names[0] = '\0';
+	if (!dir) {
+		if (dfd >= 0)
+			close(dfd);
+		snprintf(names, len, "(cannot read it: %s)", strerror(errno));
+		return 1;
 	}
-	if (stat(m->source, &src) || !S_ISBLK(src.st_mode) || major(src.st_rdev) != LOOP_MAJOR_NR) {
-		snprintf(why, len, "XFS at %.200s is on %.200s, not a loop device: qualify shuts down only a scratch XFS",
-			 m->point, m->source);
-		return why;
+	while ((d = readdir(dir))) {
+		size_t used = strlen(names);
+
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, "..") || !strcmp(d->d_name, TARGET_NAME))
+			continue;
+		if (n++ < 3)
+			snprintf(names + used, len - used, "%s%.100s", used ? ", " : "", d->d_name);
 	}
-	if (getcwd(cwd, sizeof(cwd)) && !strncmp(cwd, m->point, strlen(m->point)) &&
-	    (cwd[strlen(m->point)] == '/' || !cwd[strlen(m->point)])) {
-		snprintf(why, len, "the current directory is on %.200s, which then cannot be unmounted: run qualify from elsewhere",
-			 m->point);
-		return why;
-	}
-	return NULL;
+	closedir(dir);
+	return n;
 }
+
+/*
+ * Open the root of the filesystem to shut down, and only when it is exactly
+ * our scratch XFS: our device, mounted once in all namespaces, at our mount
+ * point with root "/", holding nothing but our target. Returns the fd, or
+ * -1 with the refusal in @why.
+ */
+static int open_own_root(char *why, size_t len)
+{
+	struct found fd;
+	struct statfs sf;
+	struct stat st;
+	char names[300];
+	int root;
+
+	find_mounts(&fd);
+	if (fd.foreign || fd.own != 1) {
+		snprintf(why, len, "refusing to shut down its scratch XFS: %s is mounted %u time%s at %.300s and "
+			 "%u time%s elsewhere%s%s; only a filesystem mounted once, by qualify, is shut down",
+			 sc.dev, fd.own, fd.own == 1 ? "" : "s", sc.mnt, fd.foreign, fd.foreign == 1 ? "" : "s",
+			 fd.foreign ? ": " : "", fd.what);
+		return -1;
+	}
+	root = open(sc.mnt, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (root < 0 || fstat(root, &st) || fstatfs(root, &sf) || st.st_dev != sc.rdev ||
+	    sf.f_type != XFS_MAGIC) {
+		snprintf(why, len, "refusing to shut down: %.300s is not the root of its scratch XFS on %s "
+			 "(something is mounted over it?)", sc.mnt, sc.dev);
+		if (root >= 0)
+			close(root);
+		return -1;
+	}
+	if (foreign_files(root, names, sizeof(names))) {
+		snprintf(why, len, "refusing to shut down its scratch XFS at %.300s: it holds files qualify did "
+			 "not make: %s", sc.mnt, names);
+		close(root);
+		return -1;
+	}
+	return root;
+}
+
+/* ---------------------------------------------------------------- cycles */
 
 struct crash_run {
 	const char *target;
 	struct awr_stress_opts so;
 	struct awr_stress_result sr;
 	int ret;
+	volatile int done;
 };
 
 static void *stress_thread(void *arg)
@@ -158,87 +444,50 @@ static void *stress_thread(void *arg)
 	struct crash_run *r = arg;
 
 	r->ret = awr_stress_run(r->target, &r->so, &r->sr);
+	__atomic_store_n(&r->done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
-static uint64_t realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-/* Shut down without flushing the log; the instant just before it is the crash. */
-static int shutdown_fs(const char *point, uint64_t *crash_ns)
-{
-	uint32_t flags = XFS_FSOP_GOING_FLAGS_NOLOGFLUSH;
-	int ret = 0, fd = open(point, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	*crash_ns = realtime_ns();
-	if (ioctl(fd, XFS_IOC_GOINGDOWN, &flags))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-/* The backing file of a loop device, from sysfs. */
-static void loop_backing(const char *dev, char *out, size_t len)
-{
-	char p[256];
-	FILE *f;
-
-	snprintf(p, sizeof(p), "/sys/block/%.64s/loop/backing_file", strrchr(dev, '/') ? strrchr(dev, '/') + 1 : dev);
-	out[0] = '\0';
-	f = fopen(p, "re");
-	if (!f)
-		return;
-	if (!fgets(out, (int)len, f))
-		out[0] = '\0';
-	fclose(f);
-}
-
 /*
- * Unmount and mount again. The caller holds the loop device open, so it
- * stays attached to the same image; mount only when it still is.
+ * Wait until the journal holds an acknowledgement: before the first ACK it
+ * has the RUN record and at most one INTENT per writer (48 bytes each).
  */
-static int remount(const struct mnt *m, const char *backing, char *why, size_t len)
+static bool first_ack(const char *journal, struct crash_run *r)
 {
-	char data[1024], now[PATH_MAX];
-	struct mnt other;
+	off_t need = 48 * (CRASH_THREADS + 2);
 	struct stat st;
+
+	for (int i = 0; i < 2000; i++) {
+		if (!stat(journal, &st) && st.st_size >= need)
+			return true;
+		if (__atomic_load_n(&r->done, __ATOMIC_ACQUIRE))
+			return false;
+		usleep(5000);
+	}
+	return false;
+}
+
+/* Unmount the shut-down filesystem and mount it again (log recovery), only when it is ours alone. */
+static int remount(char *why, size_t len)
+{
+	struct found fd;
 	int tries = 0;
 
-	while (umount2(m->point, 0)) {
-		if (errno != EBUSY || ++tries > 20) {
-			snprintf(why, len, "the filesystem at %.200s is shut down and cannot be unmounted (%s): "
-				 "unmount it and mount %.200s again by hand", m->point, strerror(errno), m->source);
+	while (umount2(sc.mnt, 0)) {
+		if (errno != EBUSY || ++tries > 50) {
+			snprintf(why, len, "its shut-down scratch XFS at %.300s cannot be unmounted: %s", sc.mnt,
+				 strerror(errno));
 			return -1;
 		}
 		usleep(100000);
 	}
-	if (!stat(m->source, &st) && !find_mount(st.st_rdev, &other)) {
-		snprintf(why, len, "%.100s is still mounted at %.160s after the unmount: that mount keeps the "
-			 "shut-down filesystem alive; unmount it and mount the device again by hand",
-			 m->source, other.point);
+	find_mounts(&fd);
+	if (fd.own || fd.foreign) {
+		snprintf(why, len, "after its unmount %s is still mounted (%.400s): not mounting it again", sc.dev,
+			 fd.foreign ? fd.what : sc.mnt);
 		return -1;
 	}
-	loop_backing(m->source, now, sizeof(now));
-	if (strcmp(now, backing)) {
-		snprintf(why, len, "%.200s no longer holds the image it held (detached by another program?): "
-			 "the filesystem is left unmounted", m->source);
-		return -1;
-	}
-	mount_data(m->super_opts, data, sizeof(data));
-	if (mount(m->source, m->point, m->fstype, m->flags, data) &&
-	    mount(m->source, m->point, m->fstype, m->flags, NULL)) {
-		snprintf(why, len, "mounting %.200s on %.200s again failed (%s): the filesystem is left unmounted",
-			 m->source, m->point, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return mount_scratch(why, len);
 }
 
 struct cycle_sum {
@@ -247,42 +496,52 @@ struct cycle_sum {
 };
 
 /* One cycle: writers, shutdown mid-flight, remount, verify. */
-static int crash_cycle(struct qctx *q, const struct mnt *m, const char *tmp, unsigned int n,
-		       struct cycle_sum *sum, struct json_object *list, char *why, size_t len)
+static int crash_cycle(struct qctx *q, unsigned int n, uint32_t unit, struct cycle_sum *sum,
+		       struct json_object *list, char *why, size_t len)
 {
-	char target[PATH_MAX + 64], journal[4200];
-	struct crash_run r = { target, { .unit = q->unit, .threads = 4, .span = CRASH_SPAN,
-					 .duration_ms = 3000 }, { 0 }, 0 };
+	char target[PATH_MAX + 64];
+	struct crash_run r = { target, { .unit = unit, .threads = CRASH_THREADS, .span = CRASH_SPAN,
+					 .duration_ms = RUN_LIMIT_MS, .journal = sc.journal[n] }, { 0 }, 0, 0 };
 	struct awr_verify_result vr;
 	struct json_object *fig = json_object_new_object();
-	char backing[PATH_MAX];
+	unsigned int delay_ms = 100 + (unsigned int)(rand() % 700);
+	uint32_t flags = XFS_FSOP_GOING_FLAGS_NOLOGFLUSH;
 	uint64_t crash_ns = 0;
 	pthread_t t;
-	int ret, hold;
+	int ret = 0, root;
 
 	json_object_array_add(list, fig);
-	snprintf(target, sizeof(target), "%s/awr-qualify-crash.%d.dat", q->dir, (int)getpid());
-	q_journal_path(journal, sizeof(journal), tmp, n + 1);
-	r.so.journal = journal;
+	snprintf(target, sizeof(target), "%s/" TARGET_NAME, sc.mnt);
 	unlink(target);
 	if (pthread_create(&t, NULL, stress_thread, &r)) {
 		snprintf(why, len, "cannot start the writers");
 		return -1;
 	}
-	usleep(300000 + (unsigned int)(rand() % 700) * 1000);
-	hold = open(m->source, O_RDONLY | O_CLOEXEC);	/* keeps the loop device attached */
-	loop_backing(m->source, backing, sizeof(backing));
-	ret = shutdown_fs(m->point, &crash_ns);
-	pthread_join(t, NULL);
-	if (ret) {
-		snprintf(why, len, "XFS_IOC_GOINGDOWN on %.200s failed: %s", m->point, strerror(-ret));
-		ret = -1;
-	} else {
-		ret = remount(m, backing, why, len);
+	if (!first_ack(sc.journal[n], &r)) {
+		__atomic_store_n(&r.done, 1, __ATOMIC_RELEASE);
+		pthread_join(t, NULL);
+		snprintf(why, len, "the writers made no acknowledged write%s%s", r.ret ? ": " : " within 10 s",
+			 r.ret ? strerror(-r.ret) : "");
+		return -1;
 	}
-	if (hold >= 0)
-		close(hold);
+	usleep(delay_ms * 1000);
+	root = open_own_root(why, len);
+	if (root >= 0) {
+		crash_ns = realtime_ns();	/* the crash instant: just before the shutdown */
+		if (ioctl(root, XFS_IOC_GOINGDOWN, &flags)) {
+			snprintf(why, len, "XFS_IOC_GOINGDOWN on its scratch XFS failed: %s", strerror(errno));
+			ret = -1;
+		}
+		close(root);
+	} else {
+		ret = -1;	/* refused: the writers run out their time on the live filesystem */
+	}
+	pthread_join(t, NULL);
 	if (ret)
+		return -1;
+	json_object_object_add(fig, "delay_after_first_ack_ms", out_u64(delay_ms));
+	json_object_object_add(fig, "crash_ns", out_u64(crash_ns));
+	if (remount(why, len))
 		return -1;
 	if (r.ret || r.sr.journal_error) {
 		snprintf(why, len, "the writers %s: %s", r.ret ? "could not start" : "lost their journal",
@@ -290,12 +549,29 @@ static int crash_cycle(struct qctx *q, const struct mnt *m, const char *tmp, uns
 		return -1;
 	}
 	q_stress_figures(fig, &r.so, &r.sr);
-	ret = q_verify(target, r.so.unit, r.so.span, journal, crash_ns, &vr, fig, sum->issue, sizeof(sum->issue));
+	if (r.sr.error != -EIO) {
+		snprintf(why, len, "no crash: the writers were not stopped by EIO from the shutdown but %s",
+			 r.sr.error ? strerror(-r.sr.error) : "by their time limit");
+		return -1;
+	}
+	ret = q_verify(target, r.so.unit, r.so.span, sc.journal[n], crash_ns, &vr, fig, sum->issue,
+		       sizeof(sum->issue));
 	unlink(target);
 	if (ret) {
 		snprintf(why, len, "cannot verify after the crash: %s", strerror(-ret));
 		return -1;
 	}
+	if (vr.acked_late > CRASH_THREADS) {
+		snprintf(why, len, "%" PRIu64 " writes acknowledged after the crash instant, more than one per "
+			 "writer: the filesystem went on taking writes", vr.acked_late);
+		return -1;
+	}
+	if (vr.acked_writes + vr.acked_late != r.sr.writes) {
+		snprintf(why, len, "the journal holds %" PRIu64 " + %" PRIu64 " acknowledged writes, the writers "
+			 "made %" PRIu64, vr.acked_writes, vr.acked_late, r.sr.writes);
+		return -1;
+	}
+	(void)q;
 	sum->writes += r.sr.writes;
 	sum->acked += vr.acked_writes;
 	sum->late += vr.acked_late;
@@ -304,29 +580,78 @@ static int crash_cycle(struct qctx *q, const struct mnt *m, const char *tmp, uns
 	return 0;
 }
 
+/* The unit: the qualify unit within what XFS offers on this kernel; 0 when it offers none. */
+static uint32_t scratch_unit(const struct qctx *q, char *why, size_t len)
+{
+	struct awr_probe *p;
+	const struct awr_limits *l;
+	uint32_t u = q->unit ? q->unit : 16384;
+	char file[PATH_MAX + 64];
+	int fd, ret;
+
+	snprintf(file, sizeof(file), "%s/" TARGET_NAME, sc.mnt);	/* a file there, as the writers make it */
+	fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		snprintf(why, len, "cannot make a file on its scratch XFS: %s", strerror(errno));
+		return 0;
+	}
+	close(fd);
+	ret = awr_probe_path(file, AWR_PROBE_NO_DEVICE, &p);
+	unlink(file);
+	if (ret) {
+		snprintf(why, len, "cannot probe a file on its scratch XFS: %s", strerror(-ret));
+		return 0;
+	}
+	l = awr_probe_effective(p);
+	if (!l->supported) {
+		snprintf(why, len, "XFS on this kernel offers no atomic writes (its scratch XFS on %s)", sc.dev);
+		u = 0;
+	} else if (u < l->unit_min) {
+		u = l->unit_min;
+	} else if (u > l->unit_max) {
+		u = l->unit_max;
+	}
+	awr_probe_free(p);
+	return u;
+}
+
 void q_crash(struct qctx *q, struct qcheck *c)
 {
 	unsigned int cycles = q->quick ? 1 : 3, i;
-	struct json_object *list = json_object_new_array();
+	struct json_object *list = json_object_new_array(), *s = json_object_new_object();
 	struct cycle_sum sum = { 0 };
-	char why[512], tmp[4096], a[32];
-	const char *no;
-	struct mnt m;
+	char why[1280], a[32];
+	uint32_t unit;
+	int ret;
 
-	no = crash_refusal(q, &m, why, sizeof(why));
-	if (no) {
-		q_set(c, Q_SKIP, "%s", no);
-		json_object_put(list);
+	json_object_object_add(c->figures, "scratch", s);
+	json_object_object_add(c->figures, "cycles", list);
+	if (!q->crash) {
+		q_set(c, Q_SKIP, "--crash not given: the crash check formats and shuts down a scratch XFS of its own");
 		return;
 	}
-	json_object_object_add(c->figures, "cycles", list);
-	if (q_tmpdir(tmp, sizeof(tmp))) {
-		q_set(c, Q_FAIL, "cannot make a journal directory in $TMPDIR or /tmp");
+	if (q->is_blk || !q->dir[0]) {
+		q_set(c, Q_SKIP, "the target is a block device: the crash check makes its scratch XFS image on "
+		      "the target's filesystem; give a directory");
 		return;
+	}
+	ret = scratch_up(q, why, sizeof(why));
+	json_object_object_add(s, "directory", json_object_new_string(sc.dir));
+	json_object_object_add(s, "image_size", out_u64(IMAGE_SIZE));
+	json_object_object_add(s, "device", sc.dev[0] ? json_object_new_string(sc.dev) : NULL);
+	json_object_object_add(s, "mount", json_object_new_string(sc.mnt));
+	if (ret) {
+		q_set(c, ret > 0 ? Q_SKIP : Q_FAIL, "%s", why);
+		goto out;
+	}
+	unit = scratch_unit(q, why, sizeof(why));
+	if (!unit) {
+		q_set(c, Q_SKIP, "%s", why);
+		goto out;
 	}
 	srand((unsigned int)realtime_ns());
 	for (i = 0; i < cycles; i++) {
-		if (crash_cycle(q, &m, tmp, i, &sum, list, why, sizeof(why))) {
+		if (crash_cycle(q, i + 1, unit, &sum, list, why, sizeof(why))) {
 			q_set(c, Q_FAIL, "cycle %u: %s", i + 1, why);
 			goto out;
 		}
@@ -337,10 +662,12 @@ void q_crash(struct qctx *q, struct qcheck *c)
 		q_set(c, Q_FAIL, "after crash %u: %" PRIu64 " torn, corrupt or misplaced and %" PRIu64
 		      " lost units; first: %s", i + 1, sum.torn, sum.lost, sum.issue);
 	else
-		q_set(c, Q_PASS, "%u crash%s (shutdown without log flush during %s atomic writes, log recovery): "
-		      "0 torn, 0 lost of %" PRIu64 " acknowledged writes (%" PRIu64 " acknowledged after the crash "
-		      "instant counted in flight)", cycles, cycles == 1 ? "" : "es", out_size(q->unit, a, sizeof(a)),
-		      sum.acked, sum.late);
+		q_set(c, Q_PASS, "%u crash%s of its own scratch XFS (%s in %s): shut down without log flush "
+		      "during %s atomic writes, writers stopped by EIO, log recovery: 0 lost of %" PRIu64
+		      " acknowledged writes (%" PRIu64 " acknowledged after the crash instant, in flight); "
+		      "shows durability and the verifier agreeing with the journal, not untornness, which "
+		      "a shutdown cannot provoke", cycles, cycles == 1 ? "" : "es", sc.dev, q->dir,
+		      out_size(unit, a, sizeof(a)), sum.acked, sum.late);
 out:
-	q_rmdir();
+	q_crash_cleanup();
 }
