@@ -259,11 +259,12 @@ qemu=(qemu-system-x86_64 -nodefaults -no-reboot -cpu max -m 1024 -smp 2 -display
 append="console=ttyS0 quiet loglevel=1 panic=-1"
 [ -n "$only" ] && append="$append awr_only=$only"
 [ "$shell_mode" = 1 ] && append="$append awr_shell=1"
-qemu+=(-append "$append")
 info=()
 i=0
+nvme_conf=
 for c in "${nvme_ctrls[@]}"; do
 	read -r serial awun awupf <<<"$c"
+	nvme_conf=${nvme_conf:+$nvme_conf,}$serial:$awun:$awupf
 	truncate -s $((64 * 1024 * 1024 + 12 * 1024)) "$run/nvme$i.img"
 	qemu+=(-drive "file=/awr/run/nvme$i.img,if=none,id=nvd$i,format=raw"
 	       -device "nvme,serial=$serial,id=nvme$i,atomic.dn=off,atomic.awun=$awun,atomic.awupf=$awupf"
@@ -272,6 +273,8 @@ for c in "${nvme_ctrls[@]}"; do
 	i=$((i + 1))
 done
 qemu_pidfile=$run/qemu.pid
+# the guest compares each controller's Identify data with its configuration
+qemu+=(-append "$append awr_nvme=$nvme_conf")
 
 if [ "$shell_mode" = 1 ]; then
 	say "booting a guest shell (kernel $kver); 'exit' powers the guest off"
@@ -299,7 +302,8 @@ results=$out/results.txt
 	echo "# libatomicwr VM stage: guest facts (kernel $kver)"
 	printf '%s\n' "${info[@]}"
 } >"$results"
-done_seen=0 booted=0
+done_seen=0 booted=0 done_status=
+counted=" "
 while IFS= read -r line; do
 	line=${line%$'\r'}
 	case "$line" in
@@ -308,7 +312,12 @@ while IFS= read -r line; do
 	"AWRVM: SKIP "*) skip=$((skip + 1)); echo "${line#AWRVM: }" ;;
 	"AWRVM: INFO "*) echo "${line#AWRVM: }" >>"$results" ;;
 	"AWRVM: BOOTED"*) booted=1 ;;
-	"AWRVM: DONE"*) done_seen=1 ;;
+	"AWRVM: DONE"*) done_seen=1; done_status=${line#*status=} ;;
+	esac
+	# the guest's count check of each group (PASS or FAIL GROUP.case_count)
+	case "$line" in
+	"AWRVM: PASS "*.case_count*|"AWRVM: FAIL "*.case_count*)
+		g=${line#AWRVM: * }; counted="$counted${g%%.case_count*} " ;;
 	esac
 done < <(tr -d '\r' <"$log" | grep -a '^AWRVM: ')
 
@@ -329,6 +338,19 @@ fi
 if [ $((pass + fail)) = 0 ]; then
 	fail=$((fail + 1))
 	echo "FAIL vm.cases: no guest case reported a result"
+fi
+if [ "$done_seen" = 1 ]; then
+	# every group asked for must have run to its count check
+	for g in $( [ -n "$only" ] && echo "${only//,/ }" || sh "$here/guest/cases.sh" --list); do
+		case "$counted" in
+		*" $g "*) ;;
+		*) fail=$((fail + 1)); echo "FAIL $g.case_count: the group did not report its case count" ;;
+		esac
+	done
+	if [ "$done_status" != 0 ] && [ "$fail" = 0 ]; then
+		fail=$((fail + 1))
+		echo "FAIL vm.guest: the guest cases ended with status $done_status without a failed case"
+	fi
 fi
 # one line per device configuration: its parameters and the sysfs result
 awk '

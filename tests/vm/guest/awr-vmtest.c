@@ -16,8 +16,11 @@
  *   awr-vmtest part TAG DEV        partition: aligned -> like a disk; misaligned -> refused
  *   awr-vmtest mbr DEV             write an MBR (one aligned, one misaligned partition), re-read it
  *   awr-vmtest chardev TAG DEV     awr probe on /dev/sgN or /dev/ngXnY: valid JSON
- *   awr-vmtest vpd TAG SGDEV       record the SCSI Block Limits VPD atomic fields
- *   awr-vmtest nvmeid TAG CTRLDEV  record NVMe Identify atomic fields
+ *   awr-vmtest vpd TAG SGDEV DISK  SCSI Block Limits VPD read raw: equal to the scsi_debug
+ *                                  parameters and to the library's decoding (API, probe, JSON)
+ *   awr-vmtest nvmeid TAG CTRLDEV NSDEV [AWUN AWUPF]
+ *                                  NVMe Identify read raw: AWUN/AWUPF as configured, every
+ *                                  atomic field equal to the library's decoding (API, probe, JSON)
  *   awr-vmtest sysfs TAG DEV       record the sysfs atomic values
  *
  * The awr binary is taken from $AWR (default /awr/awr).
@@ -497,7 +500,7 @@ static struct json_object *probe_json(const char *dev, char *why, size_t wl, int
 
 	*rc = run_awr(&out, args);
 	if (!out || !*out) {
-		snprintf(why, wl, "awr probe printed nothing (exit %d; %s)", *rc, awr_err);
+		snprintf(why, wl, "awr probe printed nothing (exit %d; %.160s)", *rc, awr_err);
 		free(out);
 		return NULL;
 	}
@@ -971,9 +974,16 @@ static void case_cli(const char *tag, const char *dev, const struct ksysfs *s)
 	uint64_t um = s->unit_min, uM = s->unit_max;
 
 	{
+		/* a probe that ran exits 0 whatever it found; --require asks about one size */
 		const char *args[] = { "probe", dev, NULL };
 
-		cli_expect(tag, dev, "cli.probe", kernel_allows(s) ? 0 : 0, args);
+		cli_expect(tag, dev, "cli.probe", 0, args);
+	}
+	{
+		snprintf(a[0], 32, "%" PRIu64, um ? um : s->lbs);
+		const char *args[] = { "probe", dev, "--require", a[0], NULL };
+
+		cli_expect(tag, dev, "cli.probe_require", kernel_allows(s) ? 0 : 1, args);
 	}
 	if (!kernel_allows(s)) {
 		snprintf(a[0], 32, "%" PRIu64, um ? um : s->lbs);
@@ -1014,6 +1024,11 @@ static void case_cli(const char *tag, const char *dev, const struct ksysfs *s)
 		const char *args[] = { "write", dev, "--offset", "0", "--length", a[2], "--force", NULL };
 
 		cli_expect(tag, dev, "cli.write_too_large", 1, args);
+	}
+	{
+		const char *args[] = { "probe", dev, "--require", a[2], NULL };
+
+		cli_expect(tag, dev, "cli.probe_require_too_large", 1, args);
 	}
 	if (2 * um <= uM) {
 		const char *args[] = { "write", dev, "--offset", a[0], "--length", a[4], "--force", NULL };
@@ -1168,61 +1183,327 @@ static int cmd_chardev(const char *tag, const char *dev)
 
 /* ------------------------------------------------------ device records */
 
-static int cmd_vpd(const char *tag, const char *dev)
+/*
+ * The raw device data (SCSI Block Limits VPD, NVMe Identify), read here with
+ * the bytes decoded at their offsets in the standards, compared with what the
+ * library decodes for the same device: awr_device_open(), the device view of
+ * awr_probe_path(), and the "scsi"/"nvme" section of awr probe -o json.
+ */
+struct field {
+	const char *name;	/* the key in awr probe -o json's device section */
+	uint64_t raw;
+};
+
+/* First field that differs between @raw and @lib (both @n long): false, why filled. */
+static bool fields_equal(const char *what, const struct field *raw, const uint64_t *lib, size_t n,
+			 char *why, size_t wl)
 {
+	for (size_t i = 0; i < n; i++)
+		if (raw[i].raw != lib[i]) {
+			snprintf(why, wl, "%s %s %" PRIu64 ", raw %" PRIu64, what, raw[i].name, lib[i], raw[i].raw);
+			return false;
+		}
+	return true;
+}
+
+/* The JSON device section's integers for @raw's names. */
+static bool json_fields(struct json_object *root, const char *section, const struct field *raw, size_t n,
+			uint64_t *out, char *why, size_t wl)
+{
+	char key[96];
+	int64_t v;
+
+	for (size_t i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "%s.%s", section, raw[i].name);
+		if (!jnum(root, key, false, &v, why, wl))
+			return false;
+		out[i] = (uint64_t)v;
+	}
+	return true;
+}
+
+/* awr probe -o json DEV: its @section fields equal @raw (case @n). */
+static void json_case(const char *n, const char *dev, const char *section, const struct field *raw,
+		      size_t nf)
+{
+	uint64_t lib[32];
+	char why[256] = "";
+	struct json_object *root;
+	int rc;
+
+	root = probe_json(dev, why, sizeof(why), &rc);
+	if (!root)
+		return FAILF(n, "%s", why);
+	if (json_fields(root, section, raw, nf, lib, why, sizeof(why)))
+		fields_equal("awr probe -o json", raw, lib, nf, why, sizeof(why));
+	json_object_put(root);
+	if (why[0])
+		return FAILF(n, "%s", why);
+	PASS(n);
+}
+
+#define VPD_NF 7
+
+static void scsi_lib_fields(const struct awr_scsi_id *id, uint64_t *v)
+{
+	v[0] = id->vpd_page_length;
+	v[1] = id->max_transfer_length;
+	v[2] = id->max_atomic_transfer_length;
+	v[3] = id->atomic_alignment;
+	v[4] = id->atomic_granularity;
+	v[5] = id->max_atomic_transfer_length_with_boundary;
+	v[6] = id->max_atomic_boundary_size;
+}
+
+/* a scsi_debug module parameter, or -1 */
+static int64_t sd_param(const char *name)
+{
+	uint64_t v;
+
+	return read_u64("/sys/module/scsi_debug/parameters", name, &v) ? -1 : (int64_t)v;
+}
+
+/*
+ * vpd TAG SGDEV DISK: the Block Limits VPD read raw from SGDEV equals the
+ * scsi_debug module parameters that set it, and the library's decoding of the
+ * same page (through SGDEV, and through the probe of DISK and its JSON).
+ */
+static int cmd_vpd(const char *tag, const char *dev, const char *disk)
+{
+	static const char *const params[] = { "atomic_wr_max_length", "atomic_wr_align", "atomic_wr_gran",
+					      "atomic_wr_max_length_bndry", "atomic_wr_max_bndry" };
+	const char *n = cname(tag, dev, "vpd_raw");
+	struct field raw[VPD_NF];
 	unsigned char r[64];
+	uint64_t lib[VPD_NF];
+	struct awr_device *d = NULL;
+	struct awr_probe *p = NULL;
+	char why[256] = "";
 	int fd, resid = 0, ret;
 
 	fd = sg_cmds_open_device(dev, false, 0);
 	if (fd < 0) {
-		printf("AWRVM: INFO vpd %s dev=%s open failed: %s\n", tag, dev, strerror(-fd));
-		return 0;
+		FAILF(n, "cannot open %s: %s", dev, strerror(-fd));
+		return 1;
 	}
 	memset(r, 0, sizeof(r));
 	ret = sg_ll_inquiry_v2(fd, true, 0xb0, r, sizeof(r), 0, &resid, true, 0);
 	sg_cmds_close_device(fd);
 	if (ret) {
-		printf("AWRVM: INFO vpd %s dev=%s inquiry failed: %d\n", tag, dev, ret);
-		return 0;
+		FAILF(n, "INQUIRY VPD B0h on %s failed: %d", dev, ret);
+		return 1;
 	}
-	printf("AWRVM: INFO vpd %s dev=%s page_length=%u max_atomic_transfer_length=%u atomic_alignment=%u"
-	       " atomic_granularity=%u max_atomic_length_with_boundary=%u max_atomic_boundary_size=%u\n",
-	       tag, dev, sg_get_unaligned_be16(r + 2), sg_get_unaligned_be32(r + 44),
-	       sg_get_unaligned_be32(r + 48), sg_get_unaligned_be32(r + 52),
-	       sg_get_unaligned_be32(r + 56), sg_get_unaligned_be32(r + 60));
+	raw[0] = (struct field){ "vpd_page_length", sg_get_unaligned_be16(r + 2) };
+	raw[1] = (struct field){ "max_transfer_length", sg_get_unaligned_be32(r + 8) };
+	raw[2] = (struct field){ "max_atomic_transfer_length", sg_get_unaligned_be32(r + 44) };
+	raw[3] = (struct field){ "atomic_alignment", sg_get_unaligned_be32(r + 48) };
+	raw[4] = (struct field){ "atomic_granularity", sg_get_unaligned_be32(r + 52) };
+	raw[5] = (struct field){ "max_atomic_transfer_length_with_boundary", sg_get_unaligned_be32(r + 56) };
+	raw[6] = (struct field){ "max_atomic_boundary_size", sg_get_unaligned_be32(r + 60) };
+	printf("AWRVM: INFO vpd %s dev=%s page_length=%" PRIu64 " max_transfer_length=%" PRIu64
+	       " max_atomic_transfer_length=%" PRIu64 " atomic_alignment=%" PRIu64 " atomic_granularity=%" PRIu64
+	       " max_atomic_length_with_boundary=%" PRIu64 " max_atomic_boundary_size=%" PRIu64 "\n", tag, dev,
+	       raw[0].raw, raw[1].raw, raw[2].raw, raw[3].raw, raw[4].raw, raw[5].raw, raw[6].raw);
 	fflush(stdout);
-	return 0;
+
+	/* raw page against the module parameters that made it */
+	if (raw[0].raw < AWR_SCSI_VPD_BL_ATOMIC_LEN)
+		snprintf(why, sizeof(why), "page length 0x%" PRIx64 ", the atomic fields need 0x%x", raw[0].raw,
+			 AWR_SCSI_VPD_BL_ATOMIC_LEN);
+	for (size_t i = 0; i < 5 && !why[0]; i++) {
+		int64_t v = sd_param(params[i]);
+
+		if (v < 0)
+			snprintf(why, sizeof(why), "scsi_debug parameter %s unreadable", params[i]);
+		else if ((uint64_t)v != raw[2 + i].raw)
+			snprintf(why, sizeof(why), "raw %s %" PRIu64 ", scsi_debug %s=%" PRId64, raw[2 + i].name,
+				 raw[2 + i].raw, params[i], v);
+	}
+	if (why[0])
+		FAILF(n, "%s", why);
+	else
+		PASS(n);
+
+	/* the library's decoding through the sg node */
+	n = cname(tag, dev, "vpd_library");
+	why[0] = '\0';
+	ret = awr_device_open(dev, &d);
+	if (ret)
+		FAILF(n, "awr_device_open(%s): %s", dev, ename(ret));
+	else if (awr_device_type(d) != AWR_DEVICE_SCSI || !awr_device_scsi(d)->have_vpd)
+		FAILF(n, "awr_device_open(%s) gave no decoded Block Limits page", dev);
+	else {
+		scsi_lib_fields(awr_device_scsi(d), lib);
+		if (fields_equal("awr_device_open", raw, lib, VPD_NF, why, sizeof(why)))
+			PASS(n);
+		else
+			FAILF(n, "%s", why);
+	}
+	awr_device_free(d);
+
+	/* the probe's device view of the disk */
+	n = cname(tag, disk, "vpd_probe");
+	why[0] = '\0';
+	ret = awr_probe_path(disk, 0, &p);
+	if (ret)
+		FAILF(n, "awr_probe_path(%s): %s", disk, ename(ret));
+	else if (!awr_probe_device(p) || awr_device_type(awr_probe_device(p)) != AWR_DEVICE_SCSI)
+		FAILF(n, "the probe of %s has no SCSI device view", disk);
+	else {
+		scsi_lib_fields(awr_device_scsi(awr_probe_device(p)), lib);
+		if (fields_equal("probe device view", raw, lib, VPD_NF, why, sizeof(why)))
+			PASS(n);
+		else
+			FAILF(n, "%s", why);
+	}
+	awr_probe_free(p);
+
+	json_case(cname(tag, disk, "vpd_json"), disk, "scsi", raw, VPD_NF);
+	return failures ? 1 : 0;
 }
 
-static int cmd_nvmeid(const char *tag, const char *dev)
-{
-	struct nvme_id_ctrl c;
-	struct nvme_id_ns ns;
-	__u32 nsid = 1;
-	int fd, r1, r2;
-	unsigned int lbads;
+#define NVME_NF 18
 
+static uint16_t le16at(const unsigned char *b, size_t off)
+{
+	return (uint16_t)(b[off] | b[off + 1] << 8);
+}
+
+static void nvme_lib_fields(const struct awr_nvme_id *id, uint64_t *v)
+{
+	v[0] = id->awun;
+	v[1] = id->awupf;
+	v[2] = id->acwu;
+	v[3] = id->mdts;
+	v[4] = id->nsid;
+	v[5] = id->nsfeat;
+	v[6] = id->nlbaf;
+	v[7] = id->flbas;
+	v[8] = id->lbaf_index;
+	v[9] = id->nawun;
+	v[10] = id->nawupf;
+	v[11] = id->nacwu;
+	v[12] = id->nabsn;
+	v[13] = id->nabo;
+	v[14] = id->nabspf;
+	v[15] = id->noiob;
+	v[16] = id->lba_size;
+	v[17] = id->lba_ms;
+}
+
+/*
+ * nvmeid TAG CTRLDEV NSDEV [AWUN AWUPF]: Identify Controller and Namespace
+ * read raw through CTRLDEV (AWUN/AWUPF equal the controller's configuration
+ * when given), and the library's decoding of NSDEV (awr_device_open, the
+ * probe's device view, awr probe -o json) equal to them field by field.
+ */
+static int cmd_nvmeid(const char *tag, const char *dev, const char *nsdev, const char *want_awun,
+		      const char *want_awupf)
+{
+	const char *n = cname(tag, dev, "identify_raw");
+	unsigned char c[4096], ns[4096];
+	struct field raw[NVME_NF];
+	uint64_t lib[NVME_NF];
+	struct awr_device *d = NULL;
+	struct awr_probe *p = NULL;
+	char why[256] = "";
+	__u32 nsid = 0;
+	unsigned int idx, nlbaf, flbas;
+	int fd, r1, r2;
+
+	fd = open(nsdev, O_RDONLY);
+	if (fd < 0 || nvme_get_nsid(fd, &nsid)) {
+		FAILF(n, "no namespace id from %s: %s", nsdev, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	close(fd);
 	fd = open(dev, O_RDONLY);
 	if (fd < 0) {
-		printf("AWRVM: INFO nvmeid %s dev=%s open failed: %s\n", tag, dev, strerror(errno));
-		return 0;
+		FAILF(n, "cannot open %s: %s", dev, strerror(errno));
+		return 1;
 	}
-	memset(&c, 0, sizeof(c));
-	memset(&ns, 0, sizeof(ns));
-	r1 = nvme_identify_ctrl(fd, &c);
-	r2 = nvme_identify_ns(fd, nsid, &ns);
+	memset(c, 0, sizeof(c));
+	memset(ns, 0, sizeof(ns));
+	r1 = nvme_identify_ctrl(fd, (struct nvme_id_ctrl *)c);
+	r2 = nvme_identify_ns(fd, nsid, (struct nvme_id_ns *)ns);
 	close(fd);
 	if (r1 || r2) {
-		printf("AWRVM: INFO nvmeid %s dev=%s identify failed: %d %d\n", tag, dev, r1, r2);
-		return 0;
+		FAILF(n, "Identify on %s failed: controller %d, namespace %u %d", dev, r1, nsid, r2);
+		return 1;
 	}
-	lbads = ns.lbaf[ns.flbas & 0xf].ds;
-	printf("AWRVM: INFO nvmeid %s dev=%s awun=%u awupf=%u acwu=%u mdts=%u nsfeat=0x%x nawun=%u nawupf=%u"
-	       " nabsn=%u nabo=%u nabspf=%u lbads=%u\n", tag, dev, le16toh(c.awun), le16toh(c.awupf),
-	       le16toh(c.acwu), c.mdts, ns.nsfeat, le16toh(ns.nawun), le16toh(ns.nawupf),
-	       le16toh(ns.nabsn), le16toh(ns.nabo), le16toh(ns.nabspf), lbads);
+	nlbaf = ns[25];
+	flbas = ns[26];
+	/* FLBAS bits 3:0, and bits 6:5 as the high bits when there are more than 16 formats */
+	idx = (flbas & 0x0f) | (nlbaf >= 16 ? (flbas & 0x60) >> 1 : 0);
+	raw[0] = (struct field){ "awun", le16at(c, 526) };
+	raw[1] = (struct field){ "awupf", le16at(c, 528) };
+	raw[2] = (struct field){ "acwu", le16at(c, 532) };
+	raw[3] = (struct field){ "mdts", c[77] };
+	raw[4] = (struct field){ "nsid", nsid };
+	raw[5] = (struct field){ "nsfeat", ns[24] };
+	raw[6] = (struct field){ "nlbaf", nlbaf };
+	raw[7] = (struct field){ "flbas", flbas };
+	raw[8] = (struct field){ "lba_format", idx };
+	raw[9] = (struct field){ "nawun", le16at(ns, 34) };
+	raw[10] = (struct field){ "nawupf", le16at(ns, 36) };
+	raw[11] = (struct field){ "nacwu", le16at(ns, 38) };
+	raw[12] = (struct field){ "nabsn", le16at(ns, 40) };
+	raw[13] = (struct field){ "nabo", le16at(ns, 42) };
+	raw[14] = (struct field){ "nabspf", le16at(ns, 44) };
+	raw[15] = (struct field){ "noiob", le16at(ns, 46) };
+	raw[16] = (struct field){ "lba_size", idx < 64 && ns[128 + 4 * idx + 2] < 32 ? 1ULL << ns[128 + 4 * idx + 2] : 0 };
+	raw[17] = (struct field){ "metadata_size", idx < 64 ? le16at(ns, 128 + 4 * idx) : 0 };
+	printf("AWRVM: INFO nvmeid %s dev=%s ns=%s", tag, dev, nsdev);
+	for (size_t i = 0; i < NVME_NF; i++)
+		printf(" %s=%" PRIu64, raw[i].name, raw[i].raw);
+	printf("\n");
 	fflush(stdout);
-	return 0;
+
+	if (want_awun && (strtoull(want_awun, NULL, 10) != raw[0].raw ||
+			  strtoull(want_awupf, NULL, 10) != raw[1].raw))
+		FAILF(n, "raw AWUN/AWUPF %" PRIu64 "/%" PRIu64 ", the controller was configured with %s/%s",
+		      raw[0].raw, raw[1].raw, want_awun, want_awupf);
+	else if (!raw[16].raw)
+		FAILF(n, "LBA format %u has no usable LBADS", idx);
+	else
+		PASS(n);
+
+	n = cname(tag, nsdev, "identify_library");
+	r1 = awr_device_open(nsdev, &d);
+	if (r1)
+		FAILF(n, "awr_device_open(%s): %s", nsdev, ename(r1));
+	else if (awr_device_type(d) != AWR_DEVICE_NVME || !awr_device_nvme(d)->have_ctrl ||
+		 !awr_device_nvme(d)->have_ns)
+		FAILF(n, "awr_device_open(%s) gave no decoded Identify Controller and Namespace", nsdev);
+	else {
+		nvme_lib_fields(awr_device_nvme(d), lib);
+		if (fields_equal("awr_device_open", raw, lib, NVME_NF, why, sizeof(why)))
+			PASS(n);
+		else
+			FAILF(n, "%s", why);
+	}
+	awr_device_free(d);
+
+	n = cname(tag, nsdev, "identify_probe");
+	why[0] = '\0';
+	r1 = awr_probe_path(nsdev, 0, &p);
+	if (r1)
+		FAILF(n, "awr_probe_path(%s): %s", nsdev, ename(r1));
+	else if (!awr_probe_device(p) || awr_device_type(awr_probe_device(p)) != AWR_DEVICE_NVME)
+		FAILF(n, "the probe of %s has no NVMe device view", nsdev);
+	else {
+		nvme_lib_fields(awr_device_nvme(awr_probe_device(p)), lib);
+		if (fields_equal("probe device view", raw, lib, NVME_NF, why, sizeof(why)))
+			PASS(n);
+		else
+			FAILF(n, "%s", why);
+	}
+	awr_probe_free(p);
+
+	json_case(cname(tag, nsdev, "identify_json"), nsdev, "nvme", raw, NVME_NF);
+	return failures ? 1 : 0;
 }
 
 static int cmd_sysfs(const char *tag, const char *dev)
@@ -1242,8 +1523,14 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 3 && !strcmp(argv[1], "mbr"))
 		return cmd_mbr(argv[2]);
+	if (argc == 5 && !strcmp(argv[1], "vpd"))
+		return cmd_vpd(argv[2], argv[3], argv[4]);
+	if ((argc == 5 || argc == 7) && !strcmp(argv[1], "nvmeid"))
+		return cmd_nvmeid(argv[2], argv[3], argv[4], argc == 7 ? argv[5] : NULL,
+				  argc == 7 ? argv[6] : NULL);
 	if (argc != 4) {
-		fprintf(stderr, "usage: awr-vmtest disk|part|chardev|vpd|nvmeid|sysfs TAG DEV | mbr DEV\n");
+		fprintf(stderr, "usage: awr-vmtest disk|part|chardev|sysfs TAG DEV | vpd TAG SGDEV DISK |"
+			" nvmeid TAG CTRLDEV NSDEV [AWUN AWUPF] | mbr DEV\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "disk"))
@@ -1252,10 +1539,6 @@ int main(int argc, char **argv)
 		return cmd_part(argv[2], argv[3]);
 	if (!strcmp(argv[1], "chardev"))
 		return cmd_chardev(argv[2], argv[3]);
-	if (!strcmp(argv[1], "vpd"))
-		return cmd_vpd(argv[2], argv[3]);
-	if (!strcmp(argv[1], "nvmeid"))
-		return cmd_nvmeid(argv[2], argv[3]);
 	if (!strcmp(argv[1], "sysfs"))
 		return cmd_sysfs(argv[2], argv[3]);
 	fprintf(stderr, "awr-vmtest: unknown command %s\n", argv[1]);

@@ -12,7 +12,49 @@ SD_PARAMS="atomic_wr atomic_wr_max_length atomic_wr_align atomic_wr_gran atomic_
 
 GROUPS_ALL="sd_default sd_maxlen sd_bndry sd_gran nvme_awupf15 nvme_awupf0 nvme_awupf7"
 
+# The number of cases (PASS, FAIL and SKIP lines) each group reports, kept
+# with the group list. A group that reports another number fails as
+# GROUP.case_count: a program that crashed, a device that went missing or a
+# check that stopped running cannot shrink a group unseen. Adding or removing
+# a case means changing its group's number here.
+expected_cases() {
+	case "$1" in
+	sd_default) echo 111 ;;
+	sd_maxlen) echo 79 ;;
+	sd_bndry) echo 80 ;;
+	sd_gran) echo 79 ;;
+	nvme_awupf15) echo 124 ;;
+	nvme_awupf0) echo 91 ;;
+	nvme_awupf7) echo 92 ;;
+	*) echo 0 ;;
+	esac
+}
+
 say() { echo "AWRVM: $*"; }
+
+# check_exit GROUP WHAT RC OUTFILE ERRFILE: a guest program's exit status. 0, or 1
+# with a failed case among its lines, is its own report; anything else (a
+# signal, an abort, a usage error, 1 without a failed case) fails the group.
+check_exit() {
+	local g=$1 what=$2 rc=$3 out=$4 err=$5 why
+	case "$rc" in
+	0) return 0 ;;
+	1) grep -qE '^(AWRVM: )?FAIL ' "$out" && return 0
+	   why="exited 1 without a failed case" ;;
+	*) if [ "$rc" -gt 128 ]; then why="killed by signal $((rc - 128))"; else why="exited $rc"; fi ;;
+	esac
+	say "FAIL $g.$what: $why: $(head -n 2 "$err" | tr '\n' ' ')"
+}
+
+# run_prog GROUP WHAT CMD...: run a guest program that prints AWRVM: lines,
+# its output on the console as it comes, its exit status checked.
+run_prog() {
+	local g=$1 what=$2
+	shift 2
+	{ "$@" 2>/tmp/prog.err; echo $? >/tmp/prog.rc; } | tee /tmp/prog.out
+	cat /tmp/prog.err
+	check_exit "$g" "$what" "$(cat /tmp/prog.rc)" /tmp/prog.out /tmp/prog.err
+}
 
 # scsi_debug parameter sets: group name -> extra module parameters
 sd_params() {
@@ -22,6 +64,14 @@ sd_params() {
 	sd_bndry) echo "atomic_wr_max_length=0 atomic_wr_max_length_bndry=64 atomic_wr_max_bndry=32" ;;
 	sd_gran) echo "atomic_wr_gran=4 atomic_wr_align=4" ;;
 	esac
+}
+
+# The configured AWUN and AWUPF of the controller with serial $1, from the
+# kernel command line run.sh writes (awr_nvme=SERIAL:AWUN:AWUPF,...).
+nvme_conf() {
+	for a in $(cat /proc/cmdline); do
+		case "$a" in awr_nvme=*) echo "${a#awr_nvme=}" | tr ',' '\n' | awk -F: -v s="$1" '$1 == s { print $2, $3 }' ;; esac
+	done
 }
 
 # NVMe controller serial per group (set on the QEMU command line by run.sh)
@@ -34,10 +84,15 @@ nvme_serial() {
 }
 
 # Run another suite's guest program (PASS/FAIL/SKIP lines) and relay its
-# cases as GROUP.NAME.CASE; a crash or an unexpected exit status is a failure.
+# cases as GROUP.NAME.CASE; its exit status is checked as run_prog does
+# (a skip, exit 77, fails too: the rig's devices are configured for it).
 relay() {
-	g=$1 name=$2
+	local g=$1 name=$2
 	shift 2
+	if [ ! -x "$1" ]; then
+		say "FAIL $g.$name: $1 is missing from the guest"
+		return
+	fi
 	"$@" >/tmp/relay.out 2>/tmp/relay.err
 	rc=$?
 	while IFS= read -r l; do
@@ -46,10 +101,11 @@ relay() {
 		*) echo "$l" ;;
 		esac
 	done </tmp/relay.out
-	if [ $rc != 0 ] && [ $rc != 1 ]; then
-		say "FAIL $g.$name: exited $rc: $(head -n 1 /tmp/relay.err)"
-	elif [ $rc = 1 ] && ! grep -q '^FAIL ' /tmp/relay.out; then
-		say "FAIL $g.$name: exited 1 without a failed case: $(head -n 1 /tmp/relay.err)"
+	cat /tmp/relay.err
+	if [ "$rc" = 77 ]; then
+		say "FAIL $g.$name: skipped on a device the rig configured for it: $(grep -m 1 '^SKIP' /tmp/relay.out)"
+	else
+		check_exit "$g" "$name" "$rc" /tmp/relay.out /tmp/relay.err
 	fi
 }
 
@@ -89,26 +145,28 @@ run_sd() {
 	fi
 	disk=$(sd_disk)
 	sg=$(ls /sys/block/$disk/device/scsi_generic/ 2>/dev/null | head -n 1)
+	if [ -z "$sg" ] || ! wait_for "[ -c /dev/$sg ]"; then
+		say "FAIL $g.load: the scsi_debug disk $disk has no sg node (sg loaded: $([ -d /sys/module/sg ] && echo yes || echo no))"
+		return
+	fi
 	say "PASS $g.load"
 	line="params $g module=scsi_debug"
 	for p in $SD_PARAMS; do
 		line="$line $p=$(cat /sys/module/scsi_debug/parameters/$p 2>/dev/null)"
 	done
 	say "INFO $line"
-	[ -n "$sg" ] && $T vpd "$g" "/dev/$sg"
+	run_prog "$g" "$sg.vpd" $T vpd "$g" "/dev/$sg" "/dev/$disk"
 	if [ "$g" = sd_bndry ]; then
 		merged_atomic_writes "$g" "$disk"
 		# keep the other cases deterministic: see merged_atomic_writes
 		echo 2 > "/sys/block/$disk/queue/nomerges"
 		say "INFO nomerges $g dev=$disk nomerges=2 (request merging off for the remaining cases)"
 	fi
-	$T disk "$g" "/dev/$disk"
+	run_prog "$g" "$disk.disk" $T disk "$g" "/dev/$disk"
 	[ "$g" = sd_default ] && engine_cases "$g" "$disk"
 	[ "$g" = sd_default ] && qualify_case "$g" "$disk"
-	[ -n "$sg" ] && $T chardev "$g" "/dev/$sg"
-	if [ -x /awr/guest-devices ]; then
-		relay "$g" devices /awr/guest-devices --scsi "/dev/$disk" ${sg:+--sg "/dev/$sg"} --awr "$AWR"
-	fi
+	run_prog "$g" "$sg.chardev" $T chardev "$g" "/dev/$sg"
+	relay "$g" devices /awr/guest-devices --scsi "/dev/$disk" --sg "/dev/$sg" --awr "$AWR"
 	run_parts "$g" "$disk"
 }
 
@@ -126,10 +184,15 @@ merged_atomic_writes() {
 	out=$(awr write "/dev/$disk" --offset 0 --length $((8 * um)) --unit "$um" --engine uring --qd 8 --force 2>&1)
 	rc=$?
 	say "INFO merged_atomic_writes $g dev=$disk unit=$um count=8 exit=$rc output=$(echo "$out" | head -n 1)"
+	# The known case only: this group (boundary mode: MAXIMUM ATOMIC TRANSFER
+	# LENGTH 0 in the module parameters the VPD page carries), a 6.12 kernel,
+	# and the writes refused with EREMOTEIO. Anything else is a failure.
 	if [ $rc = 0 ]; then
 		say "PASS $g.$disk.merged_atomic_writes"
-	elif echo "$out" | grep -q 'Remote I/O error'; then
-		say "SKIP $g.$disk.merged_atomic_writes: known kernel issue (sd boundary mode): merged atomic writes are sent with ATOMIC BOUNDARY above the device maximum and fail with EREMOTEIO"
+	elif [ "$g" = sd_bndry ] && [ "$(cat /sys/module/scsi_debug/parameters/atomic_wr_max_length)" = 0 ] &&
+	     case "$(uname -r)" in 6.12.*) true ;; *) false ;; esac &&
+	     echo "$out" | grep -q 'Remote I/O error'; then
+		say "SKIP $g.$disk.merged_atomic_writes: known 6.12 kernel issue (sd boundary mode): merged atomic writes are sent with ATOMIC BOUNDARY above the device maximum and fail with EREMOTEIO"
 	else
 		say "FAIL $g.$disk.merged_atomic_writes: awr write --engine uring exited $rc: $(echo "$out" | head -n 1)"
 	fi
@@ -139,7 +202,7 @@ merged_atomic_writes() {
 engine_cases() {
 	g=$1 disk=$2
 	for t in uring_engine page_batch; do
-		[ -x "/awr/$t" ] && relay "$g" "$disk.$t" "/awr/$t" "/dev/$disk"
+		relay "$g" "$disk.$t" "/awr/$t" "/dev/$disk"
 	done
 }
 
@@ -174,8 +237,10 @@ qualify_case() {
 run_parts() {	# MBR with an aligned and a misaligned partition, then both
 	g=$1 disk=$2
 	case "$disk" in *[0-9]) p=${disk}p ;; *) p=$disk ;; esac
-	if ! $T mbr "/dev/$disk"; then
-		say "FAIL $g.$disk.partition_table: could not write or re-read the MBR"
+	$T mbr "/dev/$disk"
+	rc=$?
+	if [ "$rc" != 0 ]; then
+		say "FAIL $g.$disk.partition_table: could not write or re-read the MBR (awr-vmtest mbr exited $rc)"
 		return
 	fi
 	if ! wait_for '[ -b /dev/${p}1 ] && [ -b /dev/${p}2 ]'; then
@@ -183,8 +248,8 @@ run_parts() {	# MBR with an aligned and a misaligned partition, then both
 		return
 	fi
 	say "PASS $g.$disk.partition_table"
-	$T part "$g" "/dev/${p}1"
-	$T part "$g" "/dev/${p}2"
+	run_prog "$g" "${p}1.part" $T part "$g" "/dev/${p}1"
+	run_prog "$g" "${p}2.part" $T part "$g" "/dev/${p}2"
 	# drop the table again so the next user sees a bare disk
 	dd if=/dev/zero of="/dev/$disk" bs=4096 count=1 conv=fsync 2>/dev/null
 	blockdev --rereadpt "/dev/$disk" 2>/dev/null
@@ -197,7 +262,7 @@ run_nvme() {
 	ctrl=
 	wait_for 'for c in /sys/class/nvme/nvme*; do [ "$(cat $c/serial 2>/dev/null | tr -d " ")" = "$serial" ] && ctrl=${c##*/}; done; [ -n "$ctrl" ]'
 	if [ -z "$ctrl" ]; then
-		say "SKIP $g.load: no NVMe controller with serial $serial (QEMU without it?)"
+		say "FAIL $g.load: no NVMe controller with serial $serial (run.sh configures it)"
 		return
 	fi
 	if ! wait_for "ls -d /sys/class/nvme/$ctrl/${ctrl}*n1 >/dev/null 2>&1"; then
@@ -211,36 +276,52 @@ run_nvme() {
 	fi
 	say "PASS $g.load"
 	say "INFO params $g module=nvme controller=$ctrl namespace=$ns serial=$serial"
-	$T nvmeid "$g" "/dev/$ctrl"
-	$T disk "$g" "/dev/$ns"
+	run_prog "$g" "$ctrl.nvmeid" $T nvmeid "$g" "/dev/$ctrl" "/dev/$ns" $(nvme_conf "$serial")
+	run_prog "$g" "$ns.disk" $T disk "$g" "/dev/$ns"
 	[ "$g" = nvme_awupf15 ] && engine_cases "$g" "$ns"
 	[ "$g" != nvme_awupf7 ] && qualify_case "$g" "$ns"
 	ng=ng${ns#nvme}
-	if [ -c "/dev/$ng" ]; then
-		$T chardev "$g" "/dev/$ng"
-	else
-		say "SKIP $g.$ng.json: /dev/$ng does not exist"
-		ng=
+	if ! wait_for "[ -c /dev/$ng ]"; then
+		say "FAIL $g.$ng.json: /dev/$ng (the namespace's generic char device) does not exist"
+		return
 	fi
-	if [ -x /awr/guest-devices ]; then
-		relay "$g" devices /awr/guest-devices --nvme "/dev/$ns" ${ng:+--ng "/dev/$ng"} --awr "$AWR"
-	fi
+	run_prog "$g" "$ng.chardev" $T chardev "$g" "/dev/$ng"
+	relay "$g" devices /awr/guest-devices --nvme "/dev/$ns" --ng "/dev/$ng" --awr "$AWR"
 	run_parts "$g" "$ns"
+}
+
+# run_group GROUP: one group's cases
+run_group() {
+	case "$1" in
+	sd_*) run_sd "$1" ;;
+	nvme_*) run_nvme "$1" ;;
+	*) say "FAIL $1: unknown group (known: $GROUPS_ALL)" ;;
+	esac
 }
 
 if [ "$1" = --list ]; then
 	echo "$GROUPS_ALL"
 	exit 0
 fi
+if [ "$1" = --expected ]; then	# --expected GROUP: its number of cases
+	expected_cases "$2"
+	exit 0
+fi
 groups=${*:-$GROUPS_ALL}
+status=0
 for g in $groups; do
 	say "INFO group $g uptime=$(cut -d' ' -f1 /proc/uptime)"
-	case "$g" in
-	sd_*) run_sd "$g" ;;
-	nvme_*) run_nvme "$g" ;;
-	*) say "FAIL $g: unknown group (known: $GROUPS_ALL)" ;;
-	esac
+	run_group "$g" 2>&1 | tee /tmp/group.out
+	n=$(grep -cE '^AWRVM: (PASS|FAIL|SKIP) ' /tmp/group.out)
+	want=$(expected_cases "$g")
+	if [ "$n" = "$want" ]; then
+		say "PASS $g.case_count: $n cases"
+	else
+		say "FAIL $g.case_count: $n cases reported, expected $want (tests/vm/guest/cases.sh)"
+	fi
+	grep -qE '^AWRVM: FAIL ' /tmp/group.out && status=1
+	[ "$n" = "$want" ] || status=1
 done
 say "INFO end uptime=$(cut -d' ' -f1 /proc/uptime)"
 [ -d /sys/module/scsi_debug ] && rmmod scsi_debug
-exit 0
+exit $status
