@@ -167,5 +167,18 @@ else
 	echo "note: swapon is not permitted here; the swap-file case was not run"
 fi
 
+# --- 8. never run with borrowed privileges: real uid nobody, effective uid root (as set-user-ID would
+# give; the loader is named so that the build tree's library is found in secure mode)
+ldso=$(ls /lib64/ld-linux-x86-64.so.2 /lib/ld-linux-aarch64.so.1 2>/dev/null | head -1)
+libdir=$(dirname "$(dirname "$awr")")/lib
+if [ -n "$ldso" ] && command -v setpriv >/dev/null; then
+	out=$(env -i PATH="$PATH" setpriv --ruid 65534 -- "$ldso" --library-path "$libdir" "$awr" write "$work/victim" --offset 0 --length 4k 2>&1); rc=$?
+	[ "$rc" = 2 ] && [[ "$out" == *"set-user-ID"* ]] && ok "real uid != effective uid: refused" || fail "set-user-ID: exit $rc: $out"
+	out=$("$ldso" --library-path "$libdir" "$awr" version 2>&1) && ok "the same invocation without the uid change runs (control)" ||
+		fail "the loader invocation itself fails: $out"
+else
+	echo "note: no dynamic loader path or setpriv here; the set-user-ID case was not run"
+fi
+
 echo "target_open: $fails failure(s)"
 [ "$fails" = 0 ]
