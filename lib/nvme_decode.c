@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "device.h"
+#include "nvme_format.h"
 
 #define CTRL_MDTS	77
 #define CTRL_AWUN	526
@@ -18,6 +19,7 @@
 #define NS_NSFEAT	24
 #define NS_NLBAF	25
 #define NS_FLBAS	26
+#define NS_DPS		29
 #define NS_NAWUN	34
 #define NS_NAWUPF	36
 #define NS_NACWU	38
@@ -82,5 +84,33 @@ int awr_nvme_decode_ns(const void *buf, size_t len, struct awr_nvme_id *id)
 		return -EINVAL;
 	id->lba_size = 1U << id->lbads;
 	id->have_ns = true;
+	return 0;
+}
+
+#define FLBAS_EXTENDED	(1U << 4)
+#define DPS_PI_TYPE	0x07
+#define DPS_PI_FIRST	(1U << 3)
+
+int awr__nvme_decode_format(const void *buf, size_t len, struct awr__nvme_format *f)
+{
+	const uint8_t *b = buf, *lbaf;
+	uint8_t flbas;
+
+	if (!buf || !f)
+		return -EINVAL;
+	memset(f, 0, sizeof(*f));
+	if (len < AWR_NVME_ID_SIZE)
+		return -EMSGSIZE;
+	flbas = b[NS_FLBAS];
+	f->index = lbaf_index(flbas);
+	if (f->index > b[NS_NLBAF] || f->index >= NS_NR_LBAF)
+		return -EINVAL;
+	lbaf = b + NS_LBAF + 4 * f->index;
+	f->ms = awr__le16(lbaf);
+	f->lbads = lbaf[2];
+	f->extended = flbas & FLBAS_EXTENDED;
+	f->dps = b[NS_DPS];
+	f->pi_type = f->dps & DPS_PI_TYPE;
+	f->pi_first = f->dps & DPS_PI_FIRST;
 	return 0;
 }

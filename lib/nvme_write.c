@@ -12,9 +12,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <libnvme.h>
 #include <liburing.h>
 
 #include "device.h"
+#include "nvme_format.h"
 
 #define NVME_CMD_WRITE	0x01
 #define NVME_RW_FUA	(1U << 30)
@@ -24,6 +26,7 @@ struct awr_nvme {
 	struct io_uring ring;
 	struct awr_device *dev;
 	uint32_t bs;
+	struct awr__nvme_format fmt;	/* the LBA format in use: metadata, PI */
 };
 
 static int nvme_setup(struct awr_nvme *h, const struct awr_devnode *n)
@@ -48,6 +51,23 @@ static int nvme_setup(struct awr_nvme *h, const struct awr_devnode *n)
 	return 0;
 }
 
+/*
+ * The in-use LBA format's metadata size, extended-LBA flag and protection
+ * information (DPS), from Identify Namespace on the open node: the checks
+ * refuse a format with metadata or PI before any write.
+ */
+static int read_format(struct awr_nvme *h)
+{
+	struct nvme_id_ns ns;
+	int ret;
+
+	_Static_assert(sizeof(ns) == AWR_NVME_ID_SIZE, "identify namespace is 4096 bytes");
+	ret = nvme_identify_ns(h->fd, h->dev->nvme.nsid, &ns);
+	if (ret)
+		return ret > 0 ? -EIO : -errno;
+	return awr__nvme_decode_format(&ns, sizeof(ns), &h->fmt);
+}
+
 int awr_nvme_open(const char *path, unsigned int flags, struct awr_nvme **out)
 {
 	struct awr_devnode n;
@@ -68,6 +88,8 @@ int awr_nvme_open(const char *path, unsigned int flags, struct awr_nvme **out)
 		return -ENOMEM;
 	h->fd = -1;
 	ret = nvme_setup(h, &n);
+	if (!ret)
+		ret = read_format(h);
 	if (ret) {
 		awr_nvme_close(h);
 		return ret;
@@ -100,9 +122,12 @@ static int check_blocks(const struct awr_nvme *h, size_t len, uint64_t offset, s
 
 int awr_nvme_check(const struct awr_nvme *h, size_t len, uint64_t offset, struct awr_verdict *v)
 {
+	int ret;
+
 	if (!h)
 		return -EINVAL;
-	return awr__nvme_pt_check(&h->dev->nvme, len, offset, v);
+	ret = awr__nvme_pt_format(&h->fmt, v);
+	return ret ? ret : awr__nvme_pt_check(&h->dev->nvme, len, offset, v);
 }
 
 static int submit(struct awr_nvme *h, const struct awr_nvme_uring_cmd *cmd, struct awr_verdict *v)
@@ -140,7 +165,9 @@ ssize_t awr_nvme_write(struct awr_nvme *h, const void *buf, size_t len, uint64_t
 
 	if (!h || !buf)
 		return -EINVAL;
-	ret = (flags & AWR_PT_NOCHECK) ? check_blocks(h, len, offset, v) : awr_nvme_check(h, len, offset, v);
+	ret = awr__nvme_pt_format(&h->fmt, v);	/* also unchecked: the command's shape depends on it */
+	if (!ret)
+		ret = (flags & AWR_PT_NOCHECK) ? check_blocks(h, len, offset, v) : awr_nvme_check(h, len, offset, v);
 	if (ret)
 		return ret;
 	if (len / h->bs > 0x10000 || len > UINT32_MAX)

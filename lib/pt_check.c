@@ -13,6 +13,7 @@
 #include <inttypes.h>
 
 #include "device.h"
+#include "nvme_format.h"
 
 #define NSFEAT_NSABP	(1U << 1)
 
@@ -63,6 +64,27 @@ int awr__nvme_pt_check(const struct awr_nvme_id *id, size_t len, uint64_t offset
 				       slba, slba + nlb - 1, bndry, id->nabo);
 	return awr__pt_verdict(v, AWR_RULE_OK, "the write of %zu bytes at %" PRIu64 " is atomic on the device",
 			       len, offset);
+}
+
+/*
+ * A Write to a format with metadata carries MS bytes per block besides the
+ * data: at the end of each block in the data buffer (extended LBA: the data
+ * length counts them) or in a separate metadata buffer; protection
+ * information lives in that metadata and the device checks it. The engine
+ * sends data only, so such a format would get a wrong length, a missing
+ * buffer or a PI check failure: refused until it is supported.
+ */
+int awr__nvme_pt_format(const struct awr__nvme_format *f, struct awr_verdict *v)
+{
+	if (!f->ms && !f->pi_type)
+		return 0;
+	if (!f->pi_type)
+		return awr__pt_verdict(v, AWR_RULE_UNSUPPORTED,
+				       "LBA format %u has MS %u (metadata bytes per block, %s), PI off: NVMe passthrough writes data only; formats with metadata are not supported",
+				       f->index, f->ms, f->extended ? "extended LBA" : "separate buffer");
+	return awr__pt_verdict(v, AWR_RULE_UNSUPPORTED,
+			       "LBA format %u has MS %u (metadata bytes per block, %s), PI type %u (DPS 0x%02x): NVMe passthrough writes data only; formats with metadata or PI are not supported",
+			       f->index, f->ms, f->extended ? "extended LBA" : "separate buffer", f->pi_type, f->dps);
 }
 
 /*
