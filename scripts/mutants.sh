@@ -1,0 +1,204 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Description: the mutation check, run by hand before a release (see tests/README, "Mutation check").
+#
+#   scripts/mutants.sh [--list] [NAME...]
+#   AWR_MUTANTS_REV=TAG scripts/mutants.sh       (another commit or tag than HEAD)
+#
+# Copies the committed HEAD of this repository into a scratch directory (git clone, nothing of the
+# work tree's uncommitted changes), builds it once, checks that the selected tests pass unmutated,
+# then for each mutant below: applies it (exact text replaced in one source file), rebuilds, runs
+# only the tests meant to catch it and reports "caught" (a test failed) or "SURVIVED" (all passed).
+# The scratch copy is removed on exit. Integration tests need root (scratch XFS on a loop device);
+# without it they skip, and the table says which tests skipped.
+#
+# Exit status: 0 every mutant caught; 1 a mutant survived; 2 the check itself could not run (a
+# mutant no longer applies to the source, does not build, or the tests fail without any mutant).
+set -u
+
+here=$(cd "$(dirname "$0")/.." && pwd)
+
+# mutant NAME "TESTS" FILE OLD NEW [OLD NEW ...]: each OLD must occur exactly once in FILE.
+names=() ; declare -A m_tests m_file m_what m_nrep
+declare -A m_old m_new
+mutant() {
+	local name=$1 what=$2 tests=$3 file=$4 i=0
+	shift 4
+	names+=("$name")
+	m_what[$name]=$what
+	m_tests[$name]=$tests
+	m_file[$name]=$file
+	while [ $# -ge 2 ]; do
+		m_old[$name.$i]=$1
+		m_new[$name.$i]=$2
+		i=$((i + 1))
+		shift 2
+	done
+	m_nrep[$name]=$i
+}
+
+# --- the mutants -----------------------------------------------------------------------------
+mutant rules-direct-first "the rule checker tests O_DIRECT before the shape rules" \
+	"rules xfs-atomic-writes" lib/rules.c \
+	$'\tunsigned int segs = w->nr_segs ? w->nr_segs : 1;\n\n\tif (segs > 1)' \
+	$'\tunsigned int segs = w->nr_segs ? w->nr_segs : 1;\n\n\tif (w->open_flags >= 0 && !(w->open_flags & O_DIRECT))\n\t\treturn verdict(v, AWR_RULE_NOT_DIRECT, "not O_DIRECT");\n\tif (segs > 1)'
+
+mutant nvme-nawupf0-no-fallback "NSABP set and NAWUPF 0 does not fall back to AWUPF" \
+	"nvme_derive probe_nvme_sysfs" lib/derive_nvme.c \
+	$'\treturn (id->nsfeat & NSFEAT_NSABP) && id->nawupf;' \
+	$'\treturn (id->nsfeat & NSFEAT_NSABP);'
+
+mutant verify-lost-horizon "the lost rule with > instead of >= at the horizon" \
+	"verify_rule" lib/verify.c \
+	'newest >= horizon(m, ' \
+	'newest > horizon(m, '
+
+mutant nvme-swap-probe "probe: the AWUPF-less derivation taken as primary against sysfs" \
+	"probe_nvme_sysfs" lib/device_probe.c \
+	$'\tconst struct awr_device_limits *l = &d->derived;' \
+	$'\tconst struct awr_device_limits *l = d->have_alt ? &d->alt : &d->derived;' \
+	'if (d->have_alt && same_as_sysfs(&d->alt, y)) {' \
+	'if (d->have_alt && same_as_sysfs(&d->derived, y)) {'
+
+mutant nvme-swap-finding "nvme_awupf_ignored names the two derivations the other way round" \
+	"nvme_derive" lib/derive_nvme.c \
+	'id->awupf, d->alt.unit_min, d->alt.unit_max, d->derived.unit_min, d->derived.unit_max);' \
+	'id->awupf, d->derived.unit_min, d->derived.unit_max, d->alt.unit_min, d->alt.unit_max);'
+
+mutant nvme-swap-device "the device view derives primary and AWUPF-less the other way round" \
+	"nvme_derive cli_decode" lib/device.c \
+	'awr_nvme_derive(&d->nvme, 0, &d->caps, &d->derived);' \
+	'awr_nvme_derive(&d->nvme, AWR_NVME_IGNORE_AWUPF, &d->caps, &d->derived);' \
+	'awr_nvme_derive(&d->nvme, AWR_NVME_IGNORE_AWUPF, &d->caps, &d->alt);' \
+	'awr_nvme_derive(&d->nvme, 0, &d->caps, &d->alt);'
+
+mutant rules-end-of-device "a write ending exactly at the device end counted as past it" \
+	"rules" lib/rules.c \
+	'if (l->dev_size && end > l->dev_size)' \
+	'if (l->dev_size && end >= l->dev_size)'
+
+mutant rules-boundary-end "the boundary rule takes the end, not the last byte" \
+	"rules" lib/rules.c \
+	'w->offset / l->boundary != (end - 1) / l->boundary' \
+	'w->offset / l->boundary != end / l->boundary'
+
+mutant stamp-checksum-range "the unit checksum leaves the 8 bytes before it out" \
+	"stamp_format" lib/stamp.c \
+	'return XXH3_64bits(p, unit_size - STAMP_CSUM);' \
+	'return XXH3_64bits(p, unit_size - STAMP_CSUM - 8);'
+
+mutant pt-nvme-nawupf0 "NVMe passthrough takes NAWUPF 0 as the unit (no AWUPF fallback)" \
+	"passthru_check" lib/pt_check.c \
+	'bool ns_unit = ns && id->nawupf;' \
+	'bool ns_unit = ns;'
+# ---------------------------------------------------------------------------------------------
+
+if [ "${1:-}" = --list ]; then
+	for n in "${names[@]}"; do
+		printf '%-26s %-20s %-34s %s\n' "$n" "${m_file[$n]}" "${m_tests[$n]}" "${m_what[$n]}"
+	done
+	exit 0
+fi
+selected=("$@")
+[ ${#selected[@]} -gt 0 ] || selected=("${names[@]}")
+for n in "${selected[@]}"; do
+	[ -n "${m_file[$n]:-}" ] || { echo "unknown mutant: $n (see --list)" >&2; exit 2; }
+done
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/awr-mutants.XXXXXX") || exit 2
+trap 'rm -rf "$work"' EXIT
+src=$work/src
+bld=$work/build
+rev=$(git -C "$here" rev-parse --verify "${AWR_MUTANTS_REV:-HEAD}^{commit}") || exit 2
+git clone -q --no-checkout "$here" "$src" && git -C "$src" checkout -q --detach "$rev" || exit 2
+echo "mutation check of $(git -C "$src" log -1 --format='%h %s' | cut -c1-100)"
+[ -z "$(git -C "$here" status --porcelain --untracked-files=no)" ] ||
+	echo "note: the work tree has uncommitted changes; they are not part of this check"
+
+echo "building in $bld ..."
+if ! meson setup "$bld" "$src" >"$work/setup.log" 2>&1 || ! ninja -C "$bld" >"$work/build.log" 2>&1; then
+	tail -n 20 "$work/setup.log" "$work/build.log"
+	echo "the unmutated source does not build" >&2
+	exit 2
+fi
+
+# run_tests TESTS...: meson test; prints "FAILED_NAMES|SKIPPED_NAMES"; status of meson test.
+run_tests() {
+	local rc
+	meson test -C "$bld" --no-rebuild "$@" >"$work/test.log" 2>&1
+	rc=$?
+	python3 - "$bld/meson-logs/testlog.json" <<'PY'
+import json, sys
+failed, skipped = [], []
+for line in open(sys.argv[1]):
+    t = json.loads(line)
+    if t.get('result') == 'SKIP':
+        skipped.append(t['name'])
+    elif t.get('result') not in ('OK', 'EXPECTEDFAIL'):
+        failed.append(t['name'])
+print(','.join(failed) + '|' + ','.join(skipped))
+PY
+	return $rc
+}
+
+# Baseline: every selected test passes before any mutant.
+all_tests=$(for n in "${selected[@]}"; do echo ${m_tests[$n]}; done | tr ' ' '\n' | sort -u | tr '\n' ' ')
+echo "baseline: $all_tests"
+# shellcheck disable=SC2086
+if ! out=$(run_tests $all_tests); then
+	cat "$work/test.log"
+	echo "the tests fail without any mutant (${out%%|*}): fix that first" >&2
+	exit 2
+fi
+[ -z "${out#*|}" ] || echo "baseline skipped: ${out#*|}"
+
+apply() {	# apply NAME: replace each OLD with NEW in the scratch copy
+	local n=$1 i args=()
+	for ((i = 0; i < ${m_nrep[$n]}; i++)); do
+		args+=("${m_old[$n.$i]}" "${m_new[$n.$i]}")
+	done
+	python3 - "$src/${m_file[$n]}" "${args[@]}" <<'PY'
+import sys
+path, pairs = sys.argv[1], sys.argv[2:]
+text = open(path).read()
+for old, new in zip(pairs[::2], pairs[1::2]):
+    if text.count(old) != 1:
+        print('%s: %d matches of %r' % (path, text.count(old), old))
+        sys.exit(1)
+    text = text.replace(old, new)
+open(path, 'w').write(text)
+PY
+}
+
+survived=0 errors=0
+table=$(printf '%-26s %-20s %-9s %s' mutant file result detail)
+for n in "${selected[@]}"; do
+	f=${m_file[$n]}
+	if ! msg=$(apply "$n"); then
+		res=ERROR detail="does not apply: $msg"
+		errors=$((errors + 1))
+	elif ! ninja -C "$bld" >"$work/build.log" 2>&1; then
+		res=ERROR detail="does not build (see the mutant's text)"
+		errors=$((errors + 1))
+	else
+		# shellcheck disable=SC2086
+		if out=$(run_tests ${m_tests[$n]}); then
+			res=SURVIVED detail="${m_tests[$n]} passed"
+			survived=$((survived + 1))
+		else
+			res=caught detail="failed: ${out%%|*}"
+		fi
+		[ -z "${out#*|}" ] || detail="$detail; skipped: ${out#*|}"
+	fi
+	git -C "$src" checkout -q -- "$f"
+	printf '%-26s %-9s %s\n' "$n" "$res" "$detail"
+	table+=$'\n'$(printf '%-26s %-20s %-9s %s' "$n" "$f" "$res" "$detail")
+done
+
+echo
+echo "$table"
+echo
+echo "${#selected[@]} mutants: $((${#selected[@]} - survived - errors)) caught, $survived survived, $errors errors"
+[ $errors -eq 0 ] || exit 2
+[ $survived -eq 0 ] || exit 1
+exit 0
