@@ -148,11 +148,18 @@ static int cmp_ack(const void *a, const void *b)
  * (flags add up; the last record's unit and ack horizon count, as they
  * would have had the records been applied one after the other).
  */
+/* qsort() of @nr elements; none: the array may be NULL, which qsort() must not get. */
+static void sort(void *base, uint64_t nr, size_t elem, int (*cmp)(const void *, const void *))
+{
+	if (nr > 1)
+		qsort(base, (size_t)nr, elem, cmp);
+}
+
 static void model_finish(struct jmodel *m)
 {
 	uint64_t n = 0;
 
-	qsort(m->gens, (size_t)m->nr_gens, sizeof(*m->gens), cmp_gen);
+	sort(m->gens, m->nr_gens, sizeof(*m->gens), cmp_gen);
 	for (uint64_t i = 0; i < m->nr_gens; i++) {
 		struct gen_info *g = &m->gens[i];
 
@@ -168,8 +175,8 @@ static void model_finish(struct jmodel *m)
 		}
 	}
 	m->nr_gens = n;
-	qsort(m->runs, (size_t)m->nr_runs, sizeof(*m->runs), cmp_u64);
-	qsort(m->acks, (size_t)m->nr_acks, sizeof(*m->acks), cmp_ack);
+	sort(m->runs, m->nr_runs, sizeof(*m->runs), cmp_u64);
+	sort(m->acks, m->nr_acks, sizeof(*m->acks), cmp_ack);
 	n = 0;
 	for (uint64_t i = 0; i < m->nr_acks; i++) {
 		if (n && m->acks[n - 1].unit == m->acks[i].unit)
