@@ -19,6 +19,7 @@
 #include <strings.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <sys/sysmacros.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -164,6 +165,15 @@ static bool limits_equal(const struct awr_device_limits *l, const struct raw_sys
 	       l->max_bytes == y->max_bytes && l->boundary == y->boundary;
 }
 
+/* 7.0+ kernels ignore the controller's AWUPF for namespaces (kernel-abi.md, "What changed"). */
+static bool ignores_awupf(void)
+{
+	struct utsname u;
+	unsigned int major = 0;
+
+	return !uname(&u) && sscanf(u.release, "%u.", &major) == 1 && major >= 7;
+}
+
 static void derived_vs_sysfs(const char *name, const char *blk)
 {
 	struct awr_device *d = NULL;
@@ -177,12 +187,24 @@ static void derived_vs_sysfs(const char *name, const char *blk)
 	}
 	l = awr_device_derived(d);
 	alt = awr_device_derived_alt(d);
+	/*
+	 * Which interpretation this kernel uses is known from its version, not
+	 * taken from whichever matches: before 7.0 nvme_update_atomic_write_disk_info()
+	 * falls back to AWUPF (the primary derivation); 7.0 ("nvme: stop using
+	 * AWUPF") ignores it (the alternative).
+	 */
 	if (!l->capped)
 		FAIL(name, "the block layer caps were not applied (max_segments/max_hw_sectors unread)");
-	else if (limits_equal(l, &y))
+	else if (!ignores_awupf() && limits_equal(l, &y))
 		PASS(name);
-	else if (alt && limits_equal(alt, &y))
-		result("PASS", name, "sysfs matches the interpretation without AWUPF (this kernel ignores AWUPF)");
+	else if (ignores_awupf() && alt && limits_equal(alt, &y))
+		result("PASS", name, "sysfs matches the interpretation without AWUPF, as this kernel (7.0+) derives");
+	else if (ignores_awupf() && !alt && limits_equal(l, &y))
+		PASS(name);
+	else if (!ignores_awupf() && alt && limits_equal(alt, &y))
+		FAIL(name, "sysfs matches the interpretation without AWUPF, but a kernel before 7.0 uses AWUPF");
+	else if (ignores_awupf() && limits_equal(l, &y))
+		FAIL(name, "sysfs matches the AWUPF interpretation, but a 7.0+ kernel ignores AWUPF");
 	else
 		FAIL(name, "derived %" PRIu32 "/%" PRIu32 "/%" PRIu32 "/%" PRIu32 " but sysfs %" PRIu32 "/%" PRIu32 "/%" PRIu32 "/%" PRIu32 " (unit_min/unit_max/max_bytes/boundary)",
 		     l->unit_min, l->unit_max, l->max_bytes, l->boundary,
