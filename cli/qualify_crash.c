@@ -2,13 +2,15 @@
 /*
  * The crash check of awr qualify, on a filesystem it makes itself: a sparse
  * image in a private directory on the target's filesystem, attached to a
- * loop device, formatted XFS (mkfs.xfs) and mounted on a private directory
- * in qualify's own mount namespace. Journaled atomic writers run there; the
+ * loop device, formatted XFS (mkfs.xfs) and mounted on a directory beside
+ * it that is a private bind mount (so the mount propagates into no other
+ * mount namespace). Journaled atomic writers run there; the
  * filesystem is shut down without flushing its log, unmounted and mounted
  * again (log recovery), then verified against the journal. No filesystem of
  * the user's is ever shut down: before every shutdown the check makes sure
  * that the mount it shuts down is exactly its own (one mount of the device in
- * every namespace, root "/", its own mount point, holding only its own file),
+ * every namespace a process is in, root "/", its own mount point, holding only
+ * its own file),
  * and refuses otherwise, naming what it found.
  *
  * What it proves: writes acknowledged before the crash survive the shutdown
@@ -22,7 +24,6 @@
 #include <limits.h>
 #include <linux/loop.h>
 #include <pthread.h>
-#include <sched.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,7 @@ static struct scratch {
 	char dev[32];			/* /dev/loopN */
 	dev_t rdev;
 	int loop_fd;			/* held open from attach to the end: the device stays ours */
+	volatile int bound;		/* sc.mnt is bind-mounted on itself (private) */
 } sc = { .loop_fd = -1 };
 
 /* ---------------------------------------------------------------- set-up */
@@ -165,12 +167,21 @@ static int attach_loop(char *why, size_t len)
 	return ret;
 }
 
-/* A private mount namespace: the scratch mount is seen by no one else and vanishes with qualify. */
-static int private_namespace(char *why, size_t len)
+/*
+ * The mount point: a private bind mount of the directory on itself, so that
+ * the scratch XFS mounted on it propagates into no other mount namespace
+ * (a shared parent would copy it into every peer).
+ */
+static int private_mountpoint(char *why, size_t len)
 {
-	if (unshare(CLONE_NEWNS) || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
-		snprintf(why, len, "cannot make a private mount namespace: %s", strerror(errno));
+	if (mount(sc.mnt, sc.mnt, NULL, MS_BIND, NULL)) {
+		snprintf(why, len, "cannot bind-mount %.300s on itself: %s", sc.mnt, strerror(errno));
 		return errno == EPERM ? 2 : -1;
+	}
+	sc.bound = 1;
+	if (mount(NULL, sc.mnt, NULL, MS_PRIVATE, NULL)) {
+		snprintf(why, len, "cannot make %.300s a private mount: %s", sc.mnt, strerror(errno));
+		return -1;
 	}
 	return 0;
 }
@@ -189,8 +200,16 @@ void q_crash_cleanup(void)
 {
 	if (!sc.dir[0])
 		return;
-	/* whether or not the mount call had returned: the directory is ours, in our own namespace */
-	umount2(sc.mnt, MNT_DETACH);
+	/*
+	 * The scratch XFS (whether or not its mount call had returned), then the
+	 * private bind under it; on a directory that is no mount root umount2()
+	 * fails (EINVAL), so nothing else can be unmounted here.
+	 */
+	if (sc.bound) {
+		umount2(sc.mnt, MNT_DETACH);
+		umount2(sc.mnt, MNT_DETACH);
+		sc.bound = 0;
+	}
 	if (sc.loop_fd >= 0) {
 		ioctl(sc.loop_fd, LOOP_CLR_FD, 0);	/* deferred by autoclear while still mounted */
 		close(sc.loop_fd);
@@ -251,7 +270,7 @@ static int scratch_up(const struct qctx *q, char *why, size_t len)
 		return -1;
 	ret = attach_loop(why, len);
 	if (ret == 0)
-		ret = private_namespace(why, len);
+		ret = private_mountpoint(why, len);
 	if (ret > 0) {	/* 1: no loop support, 2: not privileged */
 		if (ret == 2)
 			snprintf(why + strlen(why), len - strlen(why), " (the crash check needs root for loop devices and mounts)");

@@ -58,6 +58,19 @@ mounts_of_dev() {
 	awk -v mm="$mm" '$3 == mm { print $5 }' /proc/self/mountinfo
 }
 [ "$(mounts_of_dev)" = "$dir" ] || fail "$dev is not mounted (only) at $dir: $(mounts_of_dev)"
+# Mounts of $dev in other mount namespaces: a program that made one (unshare -m) while the
+# filesystem was mounted holds a copy, which keeps the shut-down filesystem alive after our umount;
+# mounting again would then give back the shut-down filesystem instead of recovering the log.
+other_ns_mounts() {
+	local self p ns mm
+	mm=$(printf '%d:%d' "0x$(stat -L -c %t "$dev")" "0x$(stat -L -c %T "$dev")")
+	self=$(stat -L -c %i /proc/self/ns/mnt)
+	for p in /proc/[0-9]*; do
+		ns=$(stat -L -c %i "$p/ns/mnt" 2>/dev/null) || continue
+		[ "$ns" = "$self" ] && continue
+		awk -v mm="$mm" -v pid="${p#/proc/}" '$3 == mm { print "pid " pid ": " $5 }' "$p/mountinfo" 2>/dev/null
+	done
+}
 
 units=(16k 4k 64k)
 field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))$2)" "$1"; }
@@ -96,9 +109,16 @@ for ((i = 1; i <= cycles; i++)); do
 	[ "$error" = EIO ] || fail "cycle $i: stress stopped by $error, expected EIO from the shutdown"
 	umount "$dir" || fail "cycle $i: umount failed"
 	[ -z "$(mounts_of_dev)" ] || fail "cycle $i: $dev is still mounted: $(mounts_of_dev)"
+	for ((w = 0; w < 100; w++)); do
+		others=$(other_ns_mounts)
+		[ -z "$others" ] && break
+		sleep 0.1
+	done
+	[ -z "$others" ] || fail "cycle $i: $dev is still mounted in another mount namespace for 10 s: $others"
 	[ "$(cat "/sys/block/${dev##*/}/loop/backing_file" 2>/dev/null)" = "$backing" ] ||
 		fail "cycle $i: $dev no longer holds $backing (detached by another program?): not mounting it"
 	mount "$dev" "$dir" || fail "cycle $i: mount (log recovery) failed"
+	stat "$dir" >/dev/null || fail "cycle $i: the filesystem mounted again is still shut down"
 	"$awr" verify "$target" --unit "$u" --journal "$journal" --crash-time "$crash_ns" -o json >"$jdir/verify.json"
 	rc=$?
 	[ "$rc" = 0 ] || { cat "$jdir/verify.json"; fail "cycle $i: verify exited $rc"; }

@@ -29,7 +29,7 @@ mounts_of() { # mounts_of DEV: "point root" per mount of DEV
 cleanup() {
 	[ -n "$q_pid" ] && kill -CONT "$q_pid" 2>/dev/null
 	[ -n "$q_pid" ] && kill "$q_pid" 2>/dev/null && wait "$q_pid" 2>/dev/null
-	[ -n "$ns_pid" ] && kill "$ns_pid" 2>/dev/null && wait "$ns_pid" 2>/dev/null
+	for p in $ns_pid ${intruder_pid:-}; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
 	for m in "$work/intruder" "$work/bind"; do
 		grep -q " $m " /proc/self/mountinfo && { umount "$m" 2>/dev/null || umount -l "$m"; }
 	done
@@ -43,11 +43,21 @@ cd "$work" || exit 2
 mkdir -p "$dir/data/sub" "$work/bind" "$work/ns" "$work/intruder"
 for f in a b sub/c; do head -c $((RANDOM * 16 + 4096)) /dev/urandom >"$dir/data/$f" || exit 2; done
 mount --bind "$dir/data/sub" "$work/bind" || fail "cannot bind-mount $dir/data/sub"
-unshare -m --propagation private sh -c "mount '$dev' '$work/ns' && touch '$work/ns-ready' && exec sleep 600" &
-ns_pid=$!
-for ((i = 0; i < 500; i++)); do [ -e "$work/ns-ready" ] && break; sleep 0.01; done
-[ -e "$work/ns-ready" ] || fail "cannot mount $dev in another mount namespace"
-rm -f "$work/ns-ready"
+# ns_mount DEV POINT: mount DEV at POINT in a new mount namespace (unshare -m) kept by a process
+# whose pid ends up in ns_mount_pid. The new namespace first drops its copies of loop-device mounts
+# (other tests' scratch filesystems): a copy would keep such a filesystem alive after its unmount.
+ns_mount() {
+	rm -f "$work/ns-ready"
+	unshare -m --propagation private sh -c '
+		findmnt -rn -o TARGET,SOURCE | awk "\$2 ~ /^\/dev\/loop/ { print \$1 }" | sort -r |
+			while read -r m; do umount -l "$m"; done
+		mount "$1" "$2" && touch "$3" && exec sleep 600' sh "$1" "$2" "$work/ns-ready" &
+	ns_mount_pid=$!
+	for ((i = 0; i < 500; i++)); do [ -e "$work/ns-ready" ] && return 0; sleep 0.01; done
+	fail "cannot mount $1 in another mount namespace"
+}
+ns_mount "$dev" "$work/ns"
+ns_pid=$ns_mount_pid
 hashes() { (cd "$dir" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
 hashes >"$work/before" || fail "cannot hash the victim's files"
 
@@ -60,7 +70,7 @@ victim_intact() { # victim_intact CASE
 	mounts_of "$dev" | grep -qx "$work/bind /data/sub" || fail "$1: the bind mount $work/bind is gone"
 	nsenter -t "$ns_pid" -m awk -v p="$work/ns" '$5 == p { found = 1 } END { exit !found }' /proc/self/mountinfo ||
 		fail "$1: $dev is no longer mounted in the other namespace"
-	nsenter -t "$ns_pid" -m cmp -s "$work/ns/data/a" "$dir/data/a" || fail "$1: the other namespace's mount cannot be read"
+	nsenter -t "$ns_pid" -m cat "$work/ns/data/a" | cmp -s - "$dir/data/a" || fail "$1: the other namespace's mount cannot be read"
 	cmp -s "$work/bind/c" "$dir/data/sub/c" || fail "$1: the bind mount cannot be read"
 	echo alive >"$dir/alive" && sync -f "$dir/alive" && rm "$dir/alive" ||
 		fail "$1: the victim cannot be written (shut down?)"
@@ -89,8 +99,7 @@ for case in "bind mount of a subdirectory:$work/bind" "filesystem holding other 
 done
 
 # ---- before each shutdown qualify refuses its own scratch XFS when it is not exactly its own.
-# Qualify runs in its own mount namespace; we wait for its scratch mount there, stop it, intrude
-# and let it go on. The target is $work (no atomic writes there: only the crash check matters).
+# We wait for its scratch mount, stop qualify, intrude and let it go on. The target is $work (no atomic writes there: only the crash check matters).
 intrude() { # intrude NAME: run qualify, call intrude_NAME MNT DEV while it is stopped
 	local mnt= qdev= i line
 	"$awr" qualify "$work" --quick --crash -o json >"$work/q.json" 2>"$work/q.err" &
@@ -121,20 +130,24 @@ assert all('crash_ns' not in y for y in c['figures']['cycles']), 'a shutdown hap
 	echo "$1: refused: $reason"
 }
 
-# its device mounted a second time, in our namespace (another one than qualify's)
+# its device mounted a second time, in another mount namespace
 intrude_other_namespace() {
-	mount "$2" "$work/intruder" || fail "cannot mount qualify's $2"
-	intruder_dev=$2
+	ns_mount "$2" "$work/intruder"
+	intruder_pid=$ns_mount_pid intruder_dev=$2
 }
 intrude other_namespace
-[[ "$reason" == *"$work/intruder"*"mount namespace of pid"* ]] || fail "other_namespace: the refusal does not name $work/intruder: $reason"
-stat "$work/intruder" >/dev/null && echo alive >"$work/intruder/x" && rm "$work/intruder/x" ||
+[[ "$reason" == *"$work/intruder (root /) in the mount namespace of pid"* ]] ||
+	fail "other_namespace: the refusal does not name $work/intruder: $reason"
+nsenter -t "$intruder_pid" -m sh -c "stat '$work/intruder' >/dev/null && echo alive >'$work/intruder/x' && rm '$work/intruder/x'" ||
 	fail "other_namespace: the second mount was shut down"
-umount "$work/intruder" || fail "cannot unmount $work/intruder"
-for ((i = 0; i < 200; i++)); do [ -e "/sys/block/${intruder_dev#/dev/}/loop/backing_file" ] || break; sleep 0.05; done
-[ ! -e "/sys/block/${intruder_dev#/dev/}/loop/backing_file" ] || fail "qualify's loop device $intruder_dev stays attached"
+kill "$intruder_pid" && wait "$intruder_pid" 2>/dev/null	# its namespace and mount go with it
+intruder_pid=
+# then the loop device detaches itself (autoclear; it may be taken by someone else right after)
+ours() { grep -qsF "$work/.awr-crash." "/sys/block/${intruder_dev#/dev/}/loop/backing_file"; }
+for ((i = 0; i < 200; i++)); do ours || break; sleep 0.05; done
+! ours || fail "qualify's loop device $intruder_dev stays attached to its image"
 
-# a bind mount of a subdirectory of its scratch XFS, in its own namespace
+# a bind mount of a subdirectory of its scratch XFS
 intrude_bind_subdir() {
 	nsenter -t "$q_pid" -m sh -c "mkdir '$1/sub' && mount --bind '$1/sub' '$work/intruder'" ||
 		fail "cannot bind-mount in qualify's namespace"
