@@ -71,22 +71,24 @@ static inline uint64_t awr_max_u64(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
-/* statx.c */
+/* discover/statx.c */
 int awr__statx_fd(int dirfd, const char *path, struct awr_statx_view *out);
 
-/* sysfs.c */
+/* sysfs_read.c: where sysfs is, one numeric attribute */
 const char *awr__sysfs_root(void);
 int awr__sysfs_read_u64(const char *dir, const char *name, uint64_t *out);
 
-/* findings.c */
+/* finding.c */
 void awr__findings_vadd(struct awr_finding *arr, unsigned int *nr, const char *id,
 			enum awr_severity sev, const char *fmt, va_list ap)
 	__attribute__((format(printf, 5, 0)));
+
+/* discover/findings.c */
 void awr__add_finding(struct awr_probe *p, const char *id, enum awr_severity sev,
 		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void awr__derive_effective(struct awr_probe *p);
 
-/* readahead.c: two-slot read-ahead of a span */
+/* verify/readahead.c: two-slot read-ahead of a span */
 struct awr__readahead;
 int awr__ra_start(struct awr__readahead **out, int fd, uint64_t total, size_t chunk);
 ssize_t awr__ra_next(struct awr__readahead *ra, const uint8_t **buf, uint64_t *off, ssize_t *got);

@@ -39,56 +39,56 @@ mutant() {
 
 # --- the mutants -----------------------------------------------------------------------------
 mutant rules-direct-first "the rule checker tests O_DIRECT before the shape rules" \
-	"rules xfs-atomic-writes" lib/rules.c \
+	"rules xfs-atomic-writes" lib/decide/rules.c \
 	$'\tunsigned int segs = w->nr_segs ? w->nr_segs : 1;\n\n\tif (segs > 1)' \
 	$'\tunsigned int segs = w->nr_segs ? w->nr_segs : 1;\n\n\tif (w->open_flags >= 0 && !(w->open_flags & O_DIRECT))\n\t\treturn verdict(v, AWR_RULE_NOT_DIRECT, "not O_DIRECT");\n\tif (segs > 1)'
 
 mutant nvme-nawupf0-no-fallback "NSABP set and NAWUPF 0 does not fall back to AWUPF" \
-	"nvme_derive probe_nvme_sysfs" lib/derive_nvme.c \
+	"nvme_derive probe_nvme_sysfs" lib/device/derive_nvme.c \
 	$'\treturn (id->nsfeat & NSFEAT_NSABP) && id->nawupf;' \
 	$'\treturn (id->nsfeat & NSFEAT_NSABP);'
 
 mutant verify-lost-horizon "the lost rule with > instead of >= at the horizon" \
-	"verify_rule" lib/verify.c \
+	"verify_rule" lib/verify/verify.c \
 	'newest >= horizon(m, ' \
 	'newest > horizon(m, '
 
 mutant nvme-swap-probe "probe: the AWUPF-less derivation taken as primary against sysfs" \
-	"probe_nvme_sysfs" lib/device_probe.c \
+	"probe_nvme_sysfs" lib/discover/device_probe.c \
 	$'\tconst struct awr_device_limits *l = &d->derived;' \
 	$'\tconst struct awr_device_limits *l = d->have_alt ? &d->alt : &d->derived;' \
 	'if (d->have_alt && same_as_sysfs(&d->alt, y)) {' \
 	'if (d->have_alt && same_as_sysfs(&d->derived, y)) {'
 
 mutant nvme-swap-finding "nvme_awupf_ignored names the two derivations the other way round" \
-	"nvme_derive" lib/derive_nvme.c \
+	"nvme_derive" lib/device/derive_nvme.c \
 	'id->awupf, d->alt.unit_min, d->alt.unit_max, d->derived.unit_min, d->derived.unit_max);' \
 	'id->awupf, d->derived.unit_min, d->derived.unit_max, d->alt.unit_min, d->alt.unit_max);'
 
 mutant nvme-swap-device "the device view derives primary and AWUPF-less the other way round" \
-	"nvme_derive cli_decode" lib/device.c \
+	"nvme_derive cli_decode" lib/device/device.c \
 	'awr_nvme_derive(&d->nvme, 0, &d->caps, &d->derived);' \
 	'awr_nvme_derive(&d->nvme, AWR_NVME_IGNORE_AWUPF, &d->caps, &d->derived);' \
 	'awr_nvme_derive(&d->nvme, AWR_NVME_IGNORE_AWUPF, &d->caps, &d->alt);' \
 	'awr_nvme_derive(&d->nvme, 0, &d->caps, &d->alt);'
 
 mutant rules-end-of-device "a write ending exactly at the device end counted as past it" \
-	"rules" lib/rules.c \
+	"rules" lib/decide/rules.c \
 	'if (l->dev_size && end > l->dev_size)' \
 	'if (l->dev_size && end >= l->dev_size)'
 
 mutant rules-boundary-end "the boundary rule takes the end, not the last byte" \
-	"rules" lib/rules.c \
+	"rules" lib/decide/rules.c \
 	'w->offset / l->boundary != (end - 1) / l->boundary' \
 	'w->offset / l->boundary != end / l->boundary'
 
 mutant stamp-checksum-range "the unit checksum leaves the 8 bytes before it out" \
-	"stamp_format" lib/stamp.c \
+	"stamp_format" lib/verify/stamp.c \
 	'return XXH3_64bits(p, unit_size - STAMP_CSUM);' \
 	'return XXH3_64bits(p, unit_size - STAMP_CSUM - 8);'
 
 mutant pt-nvme-nawupf0 "NVMe passthrough takes NAWUPF 0 as the unit (no AWUPF fallback)" \
-	"passthru_check" lib/pt_check.c \
+	"passthru_check" lib/decide/pt_check.c \
 	'bool ns_unit = ns && id->nawupf;' \
 	'bool ns_unit = ns;'
 # ---------------------------------------------------------------------------------------------

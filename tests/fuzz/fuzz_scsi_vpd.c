@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Description: libFuzzer harness for the SCSI decoders (Block Limits VPD, READ CAPACITY(16), RSOC) and the SCSI derivation. */
 #include "fuzz_common.h"
-#include "device.h"
+#include "device/device.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

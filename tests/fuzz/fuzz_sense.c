@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Description: libFuzzer harness for the SCSI sense parser (fixed and descriptor format) that turns CHECK CONDITION data into a sentence. */
 #include "fuzz_common.h"
-#include "device.h"
+#include "device/device.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "journal.h"
+#include "verify/journal.h"
 #include "libatomicwr.h"
 #include "../helpers.h"
 

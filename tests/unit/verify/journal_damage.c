@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
-#include "journal.h"
+#include "verify/journal.h"
 #include "libatomicwr.h"
 
 static char dir[4096];

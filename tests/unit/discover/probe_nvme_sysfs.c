@@ -6,7 +6,7 @@
  * interpretations agree and nothing is claimed.
  *
  * The identify data come from tests/fixtures through a test double of awr__device_read() (this
- * file's definition is linked instead of lib/device_io.c's, which would open /dev/nvme0n1): the
+ * file's definition is linked instead of lib/device/device_io.c's, which would open /dev/nvme0n1): the
  * rest of the probe - sysfs lookup, node mapping, caps, derivation, comparison - is the library's.
  */
 #include <limits.h>
@@ -14,14 +14,14 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "device_fixtures.h"
-#include "device.h"
+#include "device/device_fixtures.h"
+#include "device/device.h"
 
 static char root[PATH_MAX];
 static const char *ctrl_fixture, *ns_fixture;
 static unsigned int device_reads;
 
-/* The device query, answered from fixtures instead of ioctls; the rest as lib/device_io.c does. */
+/* The device query, answered from fixtures instead of ioctls; the rest as lib/device/device_io.c does. */
 int awr__device_read(const struct awr_devnode *n, struct awr_device **out, char *err, size_t errlen)
 {
 	static uint8_t buf[8192];

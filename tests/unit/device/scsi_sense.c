@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Description: SCSI sense data (fixed and descriptor format, SPC) becomes one readable sentence with the CDB byte it points at. */
 #include "helpers.h"
-#include "device.h"
+#include "device/device.h"
 
 static void expect(const char *what, const uint8_t *sense, int len, const char *want)
 {

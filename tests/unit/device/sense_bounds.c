@@ -8,7 +8,7 @@
  * command's sanitizer pass) reports any read beyond them.
  */
 #include "helpers.h"
-#include "device.h"
+#include "device/device.h"
 
 /* The sentence for exactly @len bytes of @sense, from a heap copy of that size. */
 static void sentence(const uint8_t *sense, int len, char *msg, size_t msglen)

@@ -16,7 +16,7 @@
 #include <xxhash.h>
 
 #include "helpers.h"
-#include "journal.h"
+#include "verify/journal.h"
 #include "libatomicwr.h"
 
 static char dir[] = "/tmp/awr-journal-open.XXXXXX";

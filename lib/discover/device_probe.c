@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "device.h"
+#include "device/device.h"
 
 static bool same_as_sysfs(const struct awr_device_limits *l, const struct awr_sysfs_view *y)
 {

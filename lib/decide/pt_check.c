@@ -12,8 +12,8 @@
 #include <errno.h>
 #include <inttypes.h>
 
-#include "device.h"
-#include "nvme_format.h"
+#include "device/device.h"
+#include "device/nvme_format.h"
 
 #define NSFEAT_NSABP	(1U << 1)
 

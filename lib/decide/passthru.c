@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "device.h"
+#include "device/device.h"
 
 int awr__pt_verdict(struct awr_verdict *v, enum awr_rule rule, const char *fmt, ...)
 {

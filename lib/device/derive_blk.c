@@ -5,12 +5,24 @@
  * (max_segments, max_hw_sectors). Pure functions on values.
  */
 #include <inttypes.h>
+#include <stdarg.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "device.h"
 
 #define BIO_MAX_VECS	256
+
+/* A finding of the device view (every derivation adds them; device.c only reads them). */
+void awr__dev_finding(struct awr_device *d, const char *id, enum awr_severity sev,
+		      const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	awr__findings_vadd(d->findings, &d->nr_findings, id, sev, fmt, ap);
+	va_end(ap);
+}
 
 static const char *blk_reject(const struct awr_device_limits *l)
 {

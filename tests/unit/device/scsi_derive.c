@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Description: SCSI Block Limits VPD fixtures decode per SBC, derive sd's and the block layer's limits and explain each case. */
 #include "device_fixtures.h"
-#include "device.h"
+#include "device/device.h"
 
 static uint8_t vpd[4096];
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
-#include "device.h"
+#include "device/device.h"
 
 static char root[PATH_MAX];
 

@@ -12,19 +12,6 @@
 
 #include "private.h"
 
-void awr__findings_vadd(struct awr_finding *arr, unsigned int *nr, const char *id,
-			enum awr_severity sev, const char *fmt, va_list ap)
-{
-	struct awr_finding *f;
-
-	if (*nr >= AWR_MAX_FINDINGS)
-		return;
-	f = &arr[(*nr)++];
-	f->id = id;
-	f->severity = sev;
-	vsnprintf(f->message, sizeof(f->message), fmt, ap);
-}
-
 void awr__add_finding(struct awr_probe *p, const char *id, enum awr_severity sev,
 		      const char *fmt, ...)
 {

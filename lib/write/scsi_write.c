@@ -12,7 +12,7 @@
 
 #include <scsi/sg_cmds_basic.h>
 
-#include "device.h"
+#include "device/device.h"
 
 #define OP_WRITE_ATOMIC16	0x9c
 #define CDB_FUA			0x08

@@ -15,8 +15,8 @@
 #include <libnvme.h>
 #include <liburing.h>
 
-#include "device.h"
-#include "nvme_format.h"
+#include "device/device.h"
+#include "device/nvme_format.h"
 
 #define NVME_CMD_WRITE	0x01
 #define NVME_RW_FUA	(1U << 30)

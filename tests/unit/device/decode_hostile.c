@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "device_fixtures.h"
-#include "device.h"
+#include "device/device.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 

@@ -4,8 +4,8 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
-#include "device_fixtures.h"
-#include "device.h"
+#include "device/device_fixtures.h"
+#include "device/device.h"
 
 static uint8_t buf[8192];
 

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
-#include "journal.h"
+#include "verify/journal.h"
 #include "libatomicwr.h"
 
 #define GAP	256	/* generations a run may take without a record (awr-stamp(5)) */

@@ -5,8 +5,8 @@
  * and PI, with -EOPNOTSUPP before any write; a format without metadata passes.
  */
 #include "device_fixtures.h"
-#include "device.h"
-#include "nvme_format.h"
+#include "device/device.h"
+#include "device/nvme_format.h"
 
 static uint8_t buf[8192];
 

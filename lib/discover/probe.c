@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "device.h"
+#include "device/device.h"
 
 static void probe_sysfs(struct awr_probe *p)
 {

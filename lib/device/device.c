@@ -9,16 +9,6 @@
 
 #include "device.h"
 
-void awr__dev_finding(struct awr_device *d, const char *id, enum awr_severity sev,
-		      const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	awr__findings_vadd(d->findings, &d->nr_findings, id, sev, fmt, ap);
-	va_end(ap);
-}
-
 struct awr_device *awr__device_new(enum awr_device_type type)
 {
 	struct awr_device *d = calloc(1, sizeof(*d));

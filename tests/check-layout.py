@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# Description: lib/ keeps the shape of the design: a stage folder uses only the folders before it
+# in the flow (lib/ shared helpers, device, discover, decide, write, verify). Checked twice: the
+# includes in the sources, and the symbols each object of the static library takes from the others.
+#   check-layout.py LIBDIR LIBATOMICWR.A
+#   check-layout.py --self-test       (a made-up upward reference must be found)
+import os
+import re
+import subprocess
+import sys
+
+ORDER = ['', 'device', 'discover', 'decide', 'write', 'verify']   # '' = lib/ itself
+
+
+def rank(stage):
+    return ORDER.index(stage)
+
+
+def include_violations(libdir):
+    bad = []
+    for stage in ORDER:
+        folder = os.path.join(libdir, stage)
+        for name in sorted(os.listdir(folder)):
+            if not name.endswith(('.c', '.h')):
+                continue
+            for n, line in enumerate(open(os.path.join(folder, name)), 1):
+                m = re.match(r'\s*#\s*include\s+"(?:\.\./)?([a-z_]+)/', line)
+                if m and m.group(1) in ORDER and rank(m.group(1)) > rank(stage):
+                    bad.append(f'lib/{stage + "/" if stage else ""}{name}:{n} includes the later stage {m.group(1)}/')
+                elif m and m.group(1) not in ORDER:
+                    bad.append(f'lib/{stage + "/" if stage else ""}{name}:{n} includes an unknown folder {m.group(1)}/')
+    return bad
+
+
+def member_stage(member):
+    # meson names an object of lib/STAGE/x.c "STAGE_x.c.o" inside the archive
+    for stage in ORDER[1:]:
+        if member.startswith(stage + '_'):
+            return stage
+    return ''
+
+
+def symbol_violations(rows):
+    """rows: (member, kind, symbol) from nm -A."""
+    defined, used = {}, []
+    for member, kind, sym in rows:
+        if kind == 'U':
+            used.append((member, sym))
+        elif kind in 'TDRBW':
+            defined[sym] = member
+    bad = []
+    for member, sym in used:
+        if sym not in defined:
+            continue
+        a, b = member_stage(member), member_stage(defined[sym])
+        if rank(b) > rank(a):
+            bad.append(f'{member} ({a or "lib"}) calls {sym} of {defined[sym]} ({b}): a later stage')
+    return bad
+
+
+def nm_rows(archive):
+    out = subprocess.run(['nm', '-A', archive], capture_output=True, text=True, check=True).stdout
+    rows = []
+    for line in out.splitlines():
+        m = re.match(r'[^:]+:([^:]+\.o):\s*(?:[0-9a-f]+)?\s+([A-Za-z])\s+(\S+)$', line)
+        if m:
+            rows.append((m.group(1), m.group(2), m.group(3)))
+    return rows
+
+
+def self_test():
+    rows = [('device_device.c.o', 'T', 'awr_device_free'), ('discover_probe.c.o', 'T', 'awr_probe_path'),
+            ('device_device.c.o', 'U', 'awr_probe_path'), ('discover_probe.c.o', 'U', 'awr_device_free')]
+    bad = symbol_violations(rows)
+    ok = len(bad) == 1 and 'awr_probe_path' in bad[0]
+    print('self-test:', 'an upward call is found' if ok else f'FAIL: expected one violation, got {bad}')
+    return ok
+
+
+def main():
+    if sys.argv[1:] == ['--self-test']:
+        return 0 if self_test() else 1
+    libdir, archive = sys.argv[1:3]
+    if not self_test():
+        return 1
+    rows = nm_rows(archive)
+    stages = {member_stage(m) for m, _, _ in rows}
+    if set(ORDER) - stages:
+        print(f'FAIL: no object of {sorted(set(ORDER) - stages)} in {archive}: the archive names changed?')
+        return 1
+    bad = include_violations(libdir) + symbol_violations(rows)
+    for b in bad:
+        print('FAIL:', b)
+    print(f'layout: {len(rows)} symbol rows of {len({m for m, _, _ in rows})} objects, {len(bad)} violation(s)')
+    return 1 if bad else 0
+
+
+sys.exit(main())
