@@ -95,7 +95,7 @@ mutant pt-nvme-nawupf0 "NVMe passthrough takes NAWUPF 0 as the unit (no AWUPF fa
 
 if [ "${1:-}" = --list ]; then
 	for n in "${names[@]}"; do
-		printf '%-26s %-20s %-34s %s\n' "$n" "${m_file[$n]}" "${m_tests[$n]}" "${m_what[$n]}"
+		printf '%-26s %-28s %-34s %s\n' "$n" "${m_file[$n]}" "${m_tests[$n]}" "${m_what[$n]}"
 	done
 	exit 0
 fi
@@ -171,7 +171,7 @@ PY
 }
 
 survived=0 errors=0
-table=$(printf '%-26s %-20s %-9s %s' mutant file result detail)
+table=$(printf '%-26s %-28s %-9s %s' mutant file result detail)
 for n in "${selected[@]}"; do
 	f=${m_file[$n]}
 	if ! msg=$(apply "$n"); then
@@ -192,7 +192,7 @@ for n in "${selected[@]}"; do
 	fi
 	git -C "$src" checkout -q -- "$f"
 	printf '%-26s %-9s %s\n' "$n" "$res" "$detail"
-	table+=$'\n'$(printf '%-26s %-20s %-9s %s' "$n" "$f" "$res" "$detail")
+	table+=$'\n'$(printf '%-26s %-28s %-9s %s' "$n" "$f" "$res" "$detail")
 done
 
 echo
