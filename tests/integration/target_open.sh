@@ -30,7 +30,7 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
-trap 'exit 130' INT TERM
+trap 'exit 130' INT TERM HUP PIPE
 
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
