@@ -4,6 +4,7 @@
 #define AWR_PRIVATE_H
 
 #include <endian.h>
+#include <sys/types.h>
 #include <string.h>
 #include <stdarg.h>
 
@@ -96,6 +97,8 @@ void awr__ra_stop(struct awr__readahead *ra);
 
 /* span.c */
 int awr__fd_size(int fd, uint64_t *size);
+/* Read up to @len bytes at @off (EINTR retried); short only at the end of the file. */
+ssize_t awr__pread_full(int fd, void *buf, size_t len, uint64_t off);
 uint64_t awr__now_ns(void);
 uint64_t awr__realtime_ns(void);
 

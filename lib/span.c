@@ -1,12 +1,31 @@
 // SPDX-License-Identifier: MIT
-/* Sizes and clocks shared by the stress writers and the verifier. */
+/* Sizes, full reads and clocks shared by the stress writers, the journal and the verifier. */
 #include <errno.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "private.h"
+
+ssize_t awr__pread_full(int fd, void *buf, size_t len, uint64_t off)
+{
+	size_t done = 0;
+	ssize_t got;
+
+	while (done < len) {
+		got = pread(fd, (uint8_t *)buf + done, len - done, (off_t)(off + done));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			return -errno;
+		if (!got)
+			break;
+		done += (size_t)got;
+	}
+	return (ssize_t)done;
+}
 
 int awr__fd_size(int fd, uint64_t *size)
 {

@@ -43,25 +43,6 @@ static int rec_decode(const uint8_t *b, struct awr_jrec *r)
 	return 0;
 }
 
-/* Read up to @len bytes at @off; short only at the end of the file. */
-static ssize_t read_at(int fd, uint8_t *buf, size_t len, off_t off)
-{
-	size_t done = 0;
-	ssize_t got;
-
-	while (done < len) {
-		got = pread(fd, buf + done, len - done, off + (off_t)done);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			return -errno;
-		if (!got)
-			break;
-		done += (size_t)got;
-	}
-	return (ssize_t)done;
-}
-
 /*
  * Generations a run may take without leaving a record: each writer holds at
  * most one whose intent a crash or a failed append can lose (awr stress runs
@@ -124,7 +105,7 @@ static int64_t journal_scan_fd(int fd, int (*cb)(const struct awr_jrec *r, void 
 
 		if (want > (uint64_t)SCAN_RECORDS * AWR_JREC_SIZE)
 			want = (uint64_t)SCAN_RECORDS * AWR_JREC_SIZE;
-		got = read_at(fd, buf, (size_t)(want - want % AWR_JREC_SIZE), (off_t)off);
+		got = awr__pread_full(fd, buf, (size_t)(want - want % AWR_JREC_SIZE), off);
 		if (got < 0) {
 			ret = (int)got;
 			break;

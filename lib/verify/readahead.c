@@ -36,21 +36,11 @@ struct awr__readahead {
 /* Read @len bytes at @off; bytes past the end of a short file read as zero. */
 static ssize_t read_full(int fd, uint8_t *buf, size_t len, uint64_t off)
 {
-	size_t done = 0;
-	ssize_t got;
+	ssize_t got = awr__pread_full(fd, buf, len, off);
 
-	while (done < len) {
-		got = pread(fd, buf + done, len - done, (off_t)(off + done));
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			return -errno;
-		if (!got)
-			break;
-		done += (size_t)got;
-	}
-	memset(buf + done, 0, len - done);
-	return (ssize_t)done;
+	if (got >= 0)
+		memset(buf + got, 0, len - (size_t)got);
+	return got;
 }
 
 static bool wait_free(struct awr__readahead *ra, struct ra_slot *s)
