@@ -240,8 +240,8 @@ static void check_swap(const struct stat *st, struct awr_safety *s)
 	fclose(f);
 }
 
-/* Every check of a block device, on its descriptor. */
-static void examine_block(int fd, const struct stat *st, struct awr_safety *s)
+/* Who claims a block device: mounts (it or a partition), holders, swap. */
+static void examine_claims(const struct stat *st, struct awr_safety *s)
 {
 	char disk[PATH_MAX];
 
@@ -251,6 +251,12 @@ static void examine_block(int fd, const struct stat *st, struct awr_safety *s)
 		check_holders(disk, s);
 	}
 	check_swap(st, s);
+}
+
+/* Every check of a block device, on its descriptor. */
+static void examine_block(int fd, const struct stat *st, struct awr_safety *s)
+{
+	examine_claims(st, s);
 	check_signatures(fd, s);
 }
 
@@ -336,16 +342,8 @@ int awr_target_open(const char *path, int oflags, unsigned int flags, struct awr
 		err = -errno;
 		if (err == -EBUSY && !s->reasons) {
 			/* claimed: say by what, from a look that opens nothing for writing */
-			if (!stat(path, &st) && S_ISBLK(st.st_mode)) {
-				char disk[PATH_MAX];
-
-				s->is_block_device = true;
-				if (sysfs_dev_path(st.st_rdev, disk)) {
-					check_mounts(disk, s);
-					check_holders(disk, s);
-				}
-				check_swap(&st, s);
-			}
+			if (!stat(path, &st) && S_ISBLK(st.st_mode))
+				examine_claims(&st, s);
 			if (!s->reasons)
 				add_detail(s, AWR_UNSAFE_BUSY, "is opened exclusively by another program");
 		} else if ((err == -ENXIO || err == -EISDIR || err == -ENODEV) && !stat(path, &st) &&
