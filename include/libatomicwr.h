@@ -1290,6 +1290,174 @@ struct awr_verify_result {
 int awr_verify_run(const char *path, const struct awr_verify_opts *o,
 		   struct awr_verify_result *out);
 
+/* ------------------------------------------------------------------------ */
+/* Filesystem view, extent maps, aligned preallocation, the path a write    */
+/* took (discover: fs.c, extents.c; write: prepare.c, path.c)                */
+/* ------------------------------------------------------------------------ */
+
+enum awr_fs_type {
+	AWR_FS_OTHER = 0,	/* any other filesystem: atomic writes as statx says, path unknown */
+	AWR_FS_XFS,
+	AWR_FS_EXT4,
+	AWR_FS_BLOCK,		/* a block device, no filesystem: the device's own limits */
+};
+
+/* What a filesystem gives a file's atomic writes (a plain value, filled by awr_fs_view_*). */
+struct awr_fs_view {
+	enum awr_fs_type type;
+	char type_name[16];		/* "xfs", "ext4", "tmpfs", "block", ... */
+	bool tmpfile;			/* a directory was given: the view of an O_TMPFILE made in it */
+	uint32_t block_size;		/* filesystem block size in bytes */
+	/* statx of the file (STATX_WRITE_ATOMIC) */
+	bool atomic;			/* the kernel accepts atomic writes on this file */
+	uint32_t unit_min, unit_max, unit_max_opt;
+	/* XFS (XFS_IOC_FSGEOMETRY, FS_IOC_FSGETXATTR, the mount's options) */
+	bool reflink;			/* reflink=1: the copy-on-write software path exists (6.16+) */
+	uint64_t ag_size;		/* allocation group size in bytes */
+	uint32_t ag_count;
+	bool realtime;			/* the file's data is on the realtime device */
+	bool has_rtdev;			/* the filesystem has a realtime section */
+	uint64_t extsize_hint;		/* the file's extent size hint in bytes, 0 when none */
+	uint64_t max_atomic_write_opt;	/* mount option max_atomic_write=, 0 when not given */
+	uint64_t software_max;		/* largest atomic write the software path serves, 0 when none */
+	/* ext4 (the superblock: s_log_cluster_size, RO_COMPAT_BIGALLOC) */
+	bool bigalloc;
+	bool bigalloc_known;		/* the superblock could be read (needs read access to the device) */
+	uint64_t cluster_size;		/* bytes; the block size without bigalloc */
+	/* the block device below (sysfs queue/atomic_write_unit_*_bytes) */
+	char device[64];		/* "nvme0n1", "" when none */
+	bool hw_atomic;			/* the device writes atomically itself */
+	uint32_t hw_unit_min, hw_unit_max;
+	uint64_t hardware_max;		/* largest atomic write that can take the hardware path, 0 none */
+	uint32_t reserved[16];
+};
+
+/**
+ * awr_fs_view_fd() - the filesystem view of an open file
+ * @fd:		a regular file or block device (not closed, not kept)
+ * @out:	filled on success
+ *
+ * Return: 0, or a negative errno when @fd cannot be examined.
+ */
+int awr_fs_view_fd(int fd, struct awr_fs_view *out);
+
+/**
+ * awr_fs_view_path() - the filesystem view of a path
+ * @path:	a regular file, a block device, or a directory: then the view of
+ *		an O_TMPFILE made in it (what a new file there gets), removed again
+ * @out:	filled on success
+ *
+ * Return: 0 or a negative errno (-EOPNOTSUPP: the directory's filesystem has
+ * no O_TMPFILE).
+ */
+int awr_fs_view_path(const char *path, struct awr_fs_view *out);
+
+/* One extent as FIEMAP reports it. */
+struct awr_extent {
+	uint64_t logical;		/* byte offset in the file */
+	uint64_t physical;		/* byte offset on the device */
+	uint64_t length;		/* bytes */
+	uint32_t flags;			/* FIEMAP_EXTENT_* */
+	bool aligned;			/* logical and physical both multiples of the unit */
+};
+
+/* A byte range of a file. */
+struct awr_range {
+	uint64_t offset;
+	uint64_t length;
+};
+
+/* The extent map of a file judged against an atomic unit. */
+struct awr_extent_report {
+	uint64_t unit;			/* the unit the map was judged against */
+	uint64_t file_size;
+	uint64_t total_bytes;		/* bytes mapped by extents */
+	uint64_t aligned_bytes;		/* bytes in whole units, each inside one extent whose
+					   logical and physical offsets agree modulo the unit */
+	unsigned int nr_extents;
+	struct awr_extent *extents;
+	unsigned int nr_misaligned;	/* mapped ranges outside aligned_bytes, in file order */
+	struct awr_range *misaligned;
+};
+
+/**
+ * awr_extents_read() - read a file's extent map (FIEMAP) and judge it against a unit
+ * @fd:		the file
+ * @unit:	the atomic unit in bytes, a power of two; 0: the file system block
+ * @out:	the new report, freed with awr_extent_report_free()
+ *
+ * Return: 0, -EINVAL for a unit that is not a power of two, -EOPNOTSUPP when
+ * the filesystem has no FIEMAP, other negative errno.
+ */
+int awr_extents_read(int fd, uint64_t unit, struct awr_extent_report **out);
+
+/**
+ * awr_extent_report_free() - free a report
+ * @r:	the report, may be NULL
+ */
+void awr_extent_report_free(struct awr_extent_report *r);
+
+/* Which path an atomic write takes or took. */
+enum awr_write_path {
+	AWR_PATH_UNKNOWN = 0,	/* cannot be told (e.g. the range was not mapped before) */
+	AWR_PATH_HARDWARE,	/* one REQ_ATOMIC write in place */
+	AWR_PATH_SOFTWARE,	/* the filesystem's copy-on-write path */
+	AWR_PATH_REFUSED,	/* the kernel refuses the write */
+};
+
+/**
+ * awr_write_path_name() - "hardware", "software", "unknown", "refused"
+ * @p:	the path
+ *
+ * Return: a static string.
+ */
+const char *awr_write_path_name(enum awr_write_path p);
+
+/**
+ * awr_path_predict() - the path an atomic write of @length at @offset takes by the filesystem's rule
+ * @fs:		the file's filesystem view
+ * @r:		the file's extent report (any unit), or NULL for a range not yet allocated
+ * @offset:	byte offset of the write
+ * @length:	its length
+ * @why:	a sentence saying why, or NULL
+ * @why_len:	size of @why
+ *
+ * Return: an enum awr_write_path.
+ */
+enum awr_write_path awr_path_predict(const struct awr_fs_view *fs, const struct awr_extent_report *r,
+				     uint64_t offset, uint64_t length, char *why, size_t why_len);
+
+/* The mapping of one unit's range, taken before and after a write. */
+struct awr_unit_map {
+	uint64_t offset, length;
+	bool mapped;			/* the whole range is mapped by extents */
+	unsigned int nr_parts;		/* extents covering the range, up to 8 kept */
+	struct awr_extent part[8];	/* each extent cut to the range */
+};
+
+/**
+ * awr_unit_map_read() - the extent mapping of one byte range (FIEMAP)
+ * @fd:		the file
+ * @offset:	the range
+ * @length:	its length
+ * @out:	filled on success
+ *
+ * Return: 0 or a negative errno.
+ */
+int awr_unit_map_read(int fd, uint64_t offset, uint64_t length, struct awr_unit_map *out);
+
+/**
+ * awr_path_compare() - which path a write took, from the range's mapping before and after it
+ * @before:	awr_unit_map_read() before the write
+ * @after:	the same range after the write completed
+ *
+ * In place (every extent at the same device offset): hardware; moved:
+ * software (copy-on-write); not mapped before: unknown.
+ *
+ * Return: an enum awr_write_path.
+ */
+enum awr_write_path awr_path_compare(const struct awr_unit_map *before, const struct awr_unit_map *after);
+
 #ifdef __cplusplus
 }
 #endif

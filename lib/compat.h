@@ -111,4 +111,36 @@ _Static_assert(sizeof(struct awr_nvme_uring_cmd) == 72, "nvme_uring_cmd is 72 by
 _Static_assert(__builtin_offsetof(struct awr_nvme_uring_cmd, cdw10) == 40, "nvme_uring_cmd cdw10");
 _Static_assert(__builtin_offsetof(struct awr_nvme_uring_cmd, timeout_ms) == 64, "nvme_uring_cmd timeout");
 
+
+/*
+ * XFS_IOC_FSGEOMETRY (5.1+; xfsprogs' xfs_fs.h is not a build dependency): the
+ * v5 geometry, 256 bytes. Only the leading fields are named.
+ */
+struct awr_xfs_geom {
+	uint32_t blocksize;
+	uint32_t rtextsize;
+	uint32_t agblocks;
+	uint32_t agcount;
+	uint32_t logblocks;
+	uint32_t sectsize;
+	uint32_t inodesize;
+	uint32_t imaxpct;
+	uint64_t datablocks;
+	uint64_t rtblocks;
+	uint64_t rtextents;
+	uint64_t logstart;
+	uint8_t uuid[16];
+	uint32_t sunit;
+	uint32_t swidth;
+	int32_t version;
+	uint32_t flags;
+	uint8_t rest[256 - 0x60];
+};
+_Static_assert(sizeof(struct awr_xfs_geom) == 256, "xfs_fsop_geom is 256 bytes");
+_Static_assert(__builtin_offsetof(struct awr_xfs_geom, flags) == 0x5c, "xfs_fsop_geom flags");
+#define AWR_XFS_IOC_FSGEOMETRY		_IOR('X', 126, struct awr_xfs_geom)
+#define AWR_XFS_GEOM_FLAGS_REFLINK	(1U << 20)
+#define AWR_XFS_SUPER_MAGIC		0x58465342
+#define AWR_EXT4_SUPER_MAGIC		0xEF53
+
 #endif /* AWR_COMPAT_H */

@@ -13,7 +13,7 @@ text = re.sub(r'/\*.*?\*/', '', text, flags=re.S)
 declared = set(re.findall(r'^[A-Za-z_][\w \*]*?\b(awr_\w+)\s*\(', text, flags=re.M))
 
 mapped = set()
-for block in re.findall(r'global:(.*?)(?:local:|\};)', open(mapfile).read(), flags=re.S):
+for block in re.findall(r'global:(.*?)(?:local:|\}[^;]*;)', open(mapfile).read(), flags=re.S):
     mapped |= set(re.findall(r'\b(awr_\w+)\s*;', block))
 
 out = subprocess.run(['nm', '-D', '--defined-only', solib], capture_output=True, text=True, check=True)

@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Discovery source: the filesystem view of a file. Type and block size
+ * (fstatfs), statx's atomic limits, XFS geometry (XFS_IOC_FSGEOMETRY), the
+ * file's extent size hint (FS_IOC_FSGETXATTR), the mount's max_atomic_write
+ * option (mountinfo), ext4 bigalloc (its superblock) and the hardware atomic
+ * limits of the block device below (sysfs).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/sysmacros.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "private.h"
+
+/* The running kernel is at least major.minor (uname -r). */
+static bool kernel_at_least(unsigned int major, unsigned int minor)
+{
+	struct utsname u;
+	unsigned int ma = 0, mi = 0;
+
+	if (uname(&u) || sscanf(u.release, "%u.%u", &ma, &mi) != 2)
+		return false;
+	return ma > major || (ma == major && mi >= minor);
+}
+
+/* mountinfo: the filesystem type and super options of the mount of device maj:min. */
+static void mount_options(unsigned int maj, unsigned int min, char *type, size_t tlen,
+			  char *opts, size_t olen)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *line = NULL, want[32], *sep, fstype[64], src[4096], sopts[4096];
+	size_t cap = 0;
+
+	if (!f)
+		return;
+	snprintf(want, sizeof(want), " %u:%u ", maj, min);
+	while (getline(&line, &cap, f) > 0) {
+		if (!strstr(line, want) || !(sep = strstr(line, " - ")))
+			continue;
+		if (sscanf(sep + 3, "%63s %4095s %4095s", fstype, src, sopts) != 3)
+			continue;
+		snprintf(type, tlen, "%.15s", fstype);
+		snprintf(opts, olen, "%.4000s", sopts);
+		break;
+	}
+	free(line);
+	fclose(f);
+}
+
+/* "max_atomic_write=64k" in the super options (xfs_fs_show_options, 6.16+, prints KiB). */
+static uint64_t opt_max_atomic_write(const char *opts)
+{
+	const char *p = strstr(opts, "max_atomic_write=");
+	char val[32];
+	uint64_t v;
+
+	if (!p)
+		return 0;
+	p += strlen("max_atomic_write=");
+	snprintf(val, sizeof(val), "%.*s", (int)strcspn(p, ","), p);
+	return awr_parse_size(val, &v) ? 0 : v;
+}
+
+static void view_device(struct awr_fs_view *v, unsigned int maj, unsigned int min)
+{
+	struct awr_sysfs_view y;
+
+	if (awr_sysfs_lookup(maj, min, &y))
+		return;
+	snprintf(v->device, sizeof(v->device), "%s", y.partition[0] ? y.partition : y.disk);
+	/* a partition whose start is not aligned has no atomic writes (blkdev_atomic_write_valid) */
+	v->hw_atomic = y.unit_max && (!y.partition[0] || y.part_aligned);
+	if (v->hw_atomic) {
+		v->hw_unit_min = y.unit_min;
+		v->hw_unit_max = y.unit_max;
+	}
+}
+
+/*
+ * XFS. The software (copy-on-write) path exists on 6.16+ with reflink
+ * (xfs_can_sw_atomic_write() in fs/xfs/xfs_inode.h); then statx unit_max is its
+ * maximum (xfs_get_atomic_write_max(), fs/xfs/xfs_iops.c) and unit_max_opt the
+ * hardware one (xfs_get_atomic_write_max_opt(): min(awu_max, bt_awu_max), 0
+ * when the device has none). Before 6.16, or without reflink, only the
+ * hardware path: one block (6.13) or the device's unit (6.16 without reflink).
+ */
+static void view_xfs(int fd, struct awr_fs_view *v, const char *opts)
+{
+	struct awr_xfs_geom g;
+	struct fsxattr fx;
+
+	memset(&g, 0, sizeof(g));
+	if (!ioctl(fd, AWR_XFS_IOC_FSGEOMETRY, &g)) {
+		v->block_size = g.blocksize;
+		v->ag_size = (uint64_t)g.agblocks * g.blocksize;
+		v->ag_count = g.agcount;
+		v->reflink = g.flags & AWR_XFS_GEOM_FLAGS_REFLINK;
+		v->has_rtdev = g.rtblocks > 0;
+	}
+	memset(&fx, 0, sizeof(fx));
+	if (!ioctl(fd, FS_IOC_FSGETXATTR, &fx)) {
+		v->realtime = fx.fsx_xflags & FS_XFLAG_REALTIME;
+		if (fx.fsx_xflags & (FS_XFLAG_EXTSIZE | FS_XFLAG_EXTSZINHERIT))
+			v->extsize_hint = fx.fsx_extsize;
+	}
+	v->max_atomic_write_opt = opt_max_atomic_write(opts);
+	if (v->atomic && v->reflink && kernel_at_least(6, 16))
+		v->software_max = v->unit_max;
+	if (v->unit_max_opt)
+		v->hardware_max = v->unit_max_opt;
+	else if (v->atomic && v->hw_atomic && !v->software_max)
+		v->hardware_max = v->unit_max;
+}
+
+/*
+ * ext4: hardware only (no software path). ext4_inode_can_atomic_write()
+ * (fs/ext4/ext4.h, 6.13+) needs an extent-mapped regular file and
+ * s_awu_min > 0; ext4_atomic_write_init() (fs/ext4/super.c, 6.16) sets
+ * s_awu_max to min(cluster size, device unit_max) with bigalloc, else one
+ * block. Bigalloc and the cluster size come from the superblock (read-only
+ * access to the device needed).
+ */
+static void view_ext4(struct awr_fs_view *v, unsigned int maj, unsigned int min)
+{
+	uint8_t sb[1024];
+	char dev[64];
+	int fd;
+
+	v->cluster_size = v->block_size;
+	snprintf(dev, sizeof(dev), "/dev/block/%u:%u", maj, min);
+	fd = open(dev, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (pread(fd, sb, sizeof(sb), 1024) == (ssize_t)sizeof(sb) &&
+		    (sb[0x38] | sb[0x39] << 8) == AWR_EXT4_SUPER_MAGIC) {
+			uint32_t log_cluster = awr__get_le32(sb + 0x1c);
+			uint32_t ro_compat = awr__get_le32(sb + 0x64);
+
+			v->bigalloc_known = true;
+			v->bigalloc = ro_compat & 0x200;	/* EXT4_FEATURE_RO_COMPAT_BIGALLOC */
+			if (v->bigalloc && log_cluster < 20)
+				v->cluster_size = 1024ULL << log_cluster;
+		}
+		close(fd);
+	}
+	if (v->atomic)
+		v->hardware_max = v->unit_max;
+}
+
+int awr_fs_view_fd(int fd, struct awr_fs_view *out)
+{
+	char opts[4096] = "";
+	struct statfs sf;
+	struct stat st;
+	struct awr_statx_view sx;
+	unsigned int maj, min;
+
+	if (!out)
+		return -EINVAL;
+	if (fd < 0)
+		return -EBADF;
+	memset(out, 0, sizeof(*out));
+	if (fstat(fd, &st) || fstatfs(fd, &sf))
+		return -errno;
+	if (!awr__statx_fd(fd, NULL, &sx) && sx.atomic_reported && sx.unit_min) {
+		out->atomic = true;
+		out->unit_min = sx.unit_min;
+		out->unit_max = sx.unit_max;
+		out->unit_max_opt = sx.unit_max_opt;
+	}
+	if (S_ISBLK(st.st_mode)) {
+		out->type = AWR_FS_BLOCK;
+		strcpy(out->type_name, "block");
+		view_device(out, major(st.st_rdev), minor(st.st_rdev));
+		out->hardware_max = out->atomic ? out->unit_max : 0;
+		return 0;
+	}
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	maj = major(st.st_dev);
+	min = minor(st.st_dev);
+	out->block_size = sf.f_bsize;
+	mount_options(maj, min, out->type_name, sizeof(out->type_name), opts, sizeof(opts));
+	view_device(out, maj, min);
+	if (sf.f_type == AWR_XFS_SUPER_MAGIC) {
+		out->type = AWR_FS_XFS;
+		view_xfs(fd, out, opts);
+	} else if (sf.f_type == AWR_EXT4_SUPER_MAGIC && !strcmp(out->type_name, "ext4")) {
+		out->type = AWR_FS_EXT4;
+		view_ext4(out, maj, min);
+	}
+	return 0;
+}
+
+int awr_fs_view_path(const char *path, struct awr_fs_view *out)
+{
+	struct stat st;
+	int fd, ret;
+	bool dir;
+
+	if (!path || !*path || !out)
+		return -EINVAL;
+	if (stat(path, &st))
+		return -errno;
+	dir = S_ISDIR(st.st_mode);
+	fd = dir ? open(path, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600) : open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return (dir && errno == EISDIR) ? -EOPNOTSUPP : -errno;
+	ret = awr_fs_view_fd(fd, out);
+	out->tmpfile = dir;
+	close(fd);
+	return ret;
+}
