@@ -938,13 +938,15 @@ ssize_t awr_scsi_write(struct awr_scsi *h, const void *buf, size_t len, uint64_t
  * the kernel in batches and reaped with the caller's tag. Every atomic write
  * passes the rule checker when queued: a refused write never reaches the
  * kernel and completes at once with the rule's errno and the rule.
- * Registered buffers (IORING_OP_WRITE_FIXED) are not offered: the kernel
- * refuses RWF_ATOMIC on them (-EINVAL). A ring is used by one thread.
+ * Registered buffers (IORING_OP_WRITE_FIXED) serve plain writes only: the
+ * kernel refuses RWF_ATOMIC on them (-EINVAL). A ring is used by one thread,
+ * the one that created it (IORING_SETUP_SINGLE_ISSUER where the kernel has it).
  */
 struct awr_ring;
 
 /* awr_ring_create() flags */
 #define AWR_RING_REGISTER_FILE	(1U << 0)	/* register the fd (IOSQE_FIXED_FILE) */
+#define AWR_RING_SQPOLL		(1U << 1)	/* a kernel thread polls the queue (IORING_SETUP_SQPOLL) */
 
 /* awr_ring_queue_write() / awr_write_units() flags, besides AWR_WRITE_DSYNC and AWR_WRITE_NOCHECK */
 #define AWR_WRITE_PLAIN		(1U << 8)	/* a plain O_DIRECT write: no RWF_ATOMIC, no rule check */
@@ -1014,10 +1016,11 @@ int awr_ring_submit(struct awr_ring *r);
  * @out:	array for the completions
  * @max:	its size
  * @wait_nr:	wait until at least this many are collected (capped at the
- *		number outstanding); 0 never waits nor submits
+ *		number outstanding); 0 never waits
  *
- * Refused writes come first, then kernel completions. When it has to wait,
- * it submits queued writes in the same system call.
+ * Refused writes come first, then kernel completions. Writes queued since
+ * the last call are always submitted, in the same system call that collects
+ * or waits: one io_uring_enter() per call in the usual loop (queue, reap).
  *
  * Return: the number of completions stored (0..@max), or a negative errno.
  */
@@ -1047,6 +1050,59 @@ unsigned int awr_ring_outstanding(const struct awr_ring *r);
  * Return: the handle given to awr_ring_create().
  */
 struct awr_file *awr_ring_file(const struct awr_ring *r);
+
+/* Counters of a ring (awr_ring_stats()). A plain value type. */
+struct awr_ring_stats {
+	uint64_t submitted;		/* writes handed to the kernel */
+	uint64_t completed;		/* kernel completions reaped */
+	uint64_t submit_calls;		/* submissions and waits (each at most one io_uring_enter()) */
+	uint64_t reaps;			/* awr_ring_reap() calls that found writes in the kernel */
+	uint64_t inflight_sum;		/* writes in the kernel at those reaps, summed */
+	uint64_t reaps_below_depth;	/* of those, reaps with fewer than the depth in the kernel */
+	uint32_t inflight_last;		/* writes in the kernel at the last such reap */
+	uint32_t inflight_min;
+	uint32_t inflight_max;
+	uint32_t setup_flags;		/* the IORING_SETUP_* flags the kernel accepted */
+	uint64_t reserved[4];
+};
+
+/**
+ * awr_ring_stats() - how full the ring kept the queue
+ * @r:		the ring
+ * @out:	the counters since awr_ring_create()
+ *
+ * "In the kernel at a reap" is counted right after the reap handed its queued
+ * writes over: writes submitted whose completion the caller has not taken.
+ */
+void awr_ring_stats(const struct awr_ring *r, struct awr_ring_stats *out);
+
+/**
+ * awr_ring_register_buffers() - register buffers for awr_ring_queue_write_fixed()
+ * @r:		the ring
+ * @iov:	the buffers (pinned by the kernel until the ring is freed)
+ * @nr:		how many
+ *
+ * Return: 0 or the negative errno of IORING_REGISTER_BUFFERS (-ENOMEM when
+ * RLIMIT_MEMLOCK is too small on old kernels).
+ */
+struct iovec;
+int awr_ring_register_buffers(struct awr_ring *r, const struct iovec *iov, unsigned int nr);
+
+/**
+ * awr_ring_queue_write_fixed() - queue one plain write from a registered buffer
+ * @r:		the ring
+ * @buf_index:	index of the registered buffer that holds @buf
+ * @buf:	data within that buffer
+ * @len:	length
+ * @offset:	file offset
+ * @tag:	returned in the completion
+ * @flags:	must hold AWR_WRITE_PLAIN; AWR_WRITE_DSYNC optional
+ *
+ * Return: 0, -EBUSY when the depth is reached, -EINVAL without
+ * AWR_WRITE_PLAIN: the kernel refuses RWF_ATOMIC with a registered buffer.
+ */
+int awr_ring_queue_write_fixed(struct awr_ring *r, unsigned int buf_index, const void *buf,
+			       size_t len, uint64_t offset, uint64_t tag, unsigned int flags);
 
 /* The outcome of a page batch. A plain value type. */
 struct awr_batch_result {

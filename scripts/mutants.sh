@@ -91,6 +91,11 @@ mutant pt-nvme-nawupf0 "NVMe passthrough takes NAWUPF 0 as the unit (no AWUPF fa
 	"passthru_check" lib/decide/pt_check.c \
 	'bool ns_unit = ns && id->nawupf;' \
 	'bool ns_unit = ns;'
+
+mutant uring-reap-no-submit "awr_ring_reap returns without submitting the queued writes when completions are waiting" \
+	"ring_depth" lib/write/uring.c \
+	'	ret = ring_enter(r, wait_nr > n + io_uring_cq_ready(&r->ring) ?' \
+	'	ret = io_uring_cq_ready(&r->ring) ? 0 : ring_enter(r, wait_nr > n + io_uring_cq_ready(&r->ring) ?'
 # ---------------------------------------------------------------------------------------------
 
 if [ "${1:-}" = --list ]; then

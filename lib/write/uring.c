@@ -1,14 +1,22 @@
 // SPDX-License-Identifier: MIT
 /*
  * The io_uring engine: atomic writes (IORING_OP_WRITE, rw_flags RWF_ATOMIC)
- * queued without a system call, submitted in batches, reaped with the
- * caller's tag. Each atomic write passes the rule checker on the limits and
- * fd flags cached in struct awr_file (pure arithmetic); a refused write never
- * reaches the kernel and completes from a small local queue instead.
+ * queued without a system call, reaped with the caller's tag. Each atomic
+ * write passes the rule checker on the limits and fd flags cached in struct
+ * awr_file (pure arithmetic); a refused write never reaches the kernel and
+ * completes from a small local queue instead.
+ *
+ * The queue stays full: every awr_ring_reap() hands the writes queued since
+ * the last call to the kernel in the same io_uring_enter() that collects or
+ * waits (one system call per turn of the caller's loop). The ring asks for
+ * IORING_SETUP_COOP_TASKRUN | SINGLE_ISSUER | DEFER_TASKRUN (completions are
+ * run in that same call, no interrupt of the submitting task) and falls back
+ * when the kernel refuses them.
  */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 #include <liburing.h>
 
 #include "private.h"
@@ -18,6 +26,8 @@
 
 struct awr_ring {
 	struct io_uring ring;
+	unsigned int setup_flags;	/* IORING_SETUP_* the kernel accepted */
+	struct awr_ring_stats stats;
 	struct awr_file *file;
 	int fd;				/* the fd, or 0: index of the registered file */
 	unsigned char sqe_flags;	/* IOSQE_FIXED_FILE or 0 */
@@ -38,13 +48,51 @@ static int ring_register(struct awr_ring *r)
 	return 0;
 }
 
+/*
+ * The setup flags, best first. io_uring_create() (io_uring/io_uring.c, Linux
+ * 6.1 to 6.18) refuses DEFER_TASKRUN without SINGLE_ISSUER and any of
+ * COOP_TASKRUN, TASKRUN_FLAG, DEFER_TASKRUN with SQPOLL (-EINVAL); kernels
+ * before 6.1 (DEFER_TASKRUN), 6.0 (SINGLE_ISSUER) and 5.19 (COOP_TASKRUN)
+ * refuse the unknown bit with -EINVAL: each refusal tries the next set.
+ */
+static const unsigned int setup_tries[] = {
+	IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+	IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER,
+	IORING_SETUP_COOP_TASKRUN,
+	0,
+};
+
+static const unsigned int sqpoll_tries[] = {
+	IORING_SETUP_SQPOLL | IORING_SETUP_SINGLE_ISSUER,
+	IORING_SETUP_SQPOLL,
+};
+
+static int ring_setup(struct awr_ring *r, unsigned int depth, unsigned int flags)
+{
+	const unsigned int *tries = (flags & AWR_RING_SQPOLL) ? sqpoll_tries : setup_tries;
+	unsigned int nr = (flags & AWR_RING_SQPOLL) ? 2 : 4;
+	struct io_uring_params p;
+	int ret = -EINVAL;
+
+	for (unsigned int i = 0; i < nr && ret == -EINVAL; i++) {
+		memset(&p, 0, sizeof(p));
+		p.flags = tries[i];
+		p.sq_thread_idle = 1000;	/* ms the SQPOLL thread spins before it sleeps */
+		ret = io_uring_queue_init_params(depth, &r->ring, &p);
+		r->setup_flags = tries[i];
+	}
+	r->stats.setup_flags = r->setup_flags;
+	return ret;
+}
+
 int awr_ring_create(struct awr_file *f, unsigned int depth, unsigned int flags,
 		    struct awr_ring **out)
 {
 	struct awr_ring *r;
 	int ret;
 
-	if (!f || !out || !depth || depth > AWR_RING_MAX_DEPTH)
+	if (!f || !out || !depth || depth > AWR_RING_MAX_DEPTH ||
+	    (flags & ~(AWR_RING_REGISTER_FILE | AWR_RING_SQPOLL)))
 		return -EINVAL;
 	r = calloc(1, sizeof(*r));
 	if (!r)
@@ -57,7 +105,8 @@ int awr_ring_create(struct awr_file *f, unsigned int depth, unsigned int flags,
 	r->file = f;
 	r->fd = f->fd;
 	r->depth = depth;
-	ret = io_uring_queue_init(depth, &r->ring, 0);
+	r->stats.inflight_min = UINT32_MAX;
+	ret = ring_setup(r, depth, flags);
 	if (ret)
 		goto err;
 	if (flags & AWR_RING_REGISTER_FILE) {
@@ -96,6 +145,28 @@ static void ring_refuse(struct awr_ring *r, const struct awr_write_plan *plan, u
 	r->outstanding++;
 }
 
+/* SQEs filled but not yet in the kernel's SQ ring (liburing flushes them on submit). */
+static unsigned int unflushed(const struct awr_ring *r)
+{
+	return r->ring.sq.sqe_tail - r->ring.sq.sqe_head;
+}
+
+/* A slot for one more write, or NULL when @depth are outstanding or the SQ ring is full. */
+static struct io_uring_sqe *ring_sqe(struct awr_ring *r)
+{
+	return r->outstanding < r->depth ? io_uring_get_sqe(&r->ring) : NULL;
+}
+
+static void ring_sqe_finish(struct awr_ring *r, struct io_uring_sqe *sqe, uint64_t tag,
+			    unsigned int flags)
+{
+	sqe->rw_flags = ((flags & AWR_WRITE_PLAIN) ? 0 : RWF_ATOMIC) |
+			((flags & AWR_WRITE_DSYNC) ? RWF_DSYNC : 0);
+	sqe->flags |= r->sqe_flags;
+	io_uring_sqe_set_data64(sqe, tag);
+	r->outstanding++;
+}
+
 int awr_ring_queue_write(struct awr_ring *r, const void *buf, size_t len, uint64_t offset,
 			 uint64_t tag, unsigned int flags)
 {
@@ -114,21 +185,51 @@ int awr_ring_queue_write(struct awr_ring *r, const void *buf, size_t len, uint64
 		ring_refuse(r, &plan, tag);
 		return 0;
 	}
-	sqe = io_uring_get_sqe(&r->ring);
+	sqe = ring_sqe(r);
 	if (!sqe)
 		return -EBUSY;
 	io_uring_prep_write(sqe, r->fd, buf, (unsigned int)len, offset);
-	sqe->rw_flags = ((flags & AWR_WRITE_PLAIN) ? 0 : RWF_ATOMIC) |
-			((flags & AWR_WRITE_DSYNC) ? RWF_DSYNC : 0);
-	sqe->flags |= r->sqe_flags;
-	io_uring_sqe_set_data64(sqe, tag);
-	r->outstanding++;
+	ring_sqe_finish(r, sqe, tag, flags);
+	return 0;
+}
+
+int awr_ring_register_buffers(struct awr_ring *r, const struct iovec *iov, unsigned int nr)
+{
+	if (!r || !iov || !nr)
+		return -EINVAL;
+	return io_uring_register_buffers(&r->ring, iov, nr);
+}
+
+/*
+ * Plain writes only: generic_atomic_write_valid() (fs/read_write.c, Linux
+ * 6.11 to 6.18) takes an atomic write only from a user-backed iterator
+ * (iter_is_ubuf()); a registered buffer reaches the file as an ITER_BVEC
+ * (io_import_fixed(), io_uring/rsrc.c), so the kernel fails RWF_ATOMIC with
+ * it with -EINVAL.
+ */
+int awr_ring_queue_write_fixed(struct awr_ring *r, unsigned int buf_index, const void *buf,
+			       size_t len, uint64_t offset, uint64_t tag, unsigned int flags)
+{
+	struct io_uring_sqe *sqe;
+
+	if (!r || !buf || len > UINT_MAX || !(flags & AWR_WRITE_PLAIN))
+		return -EINVAL;
+	sqe = ring_sqe(r);
+	if (!sqe)
+		return -EBUSY;
+	io_uring_prep_write_fixed(sqe, r->fd, buf, (unsigned int)len, offset, (int)buf_index);
+	ring_sqe_finish(r, sqe, tag, flags);
 	return 0;
 }
 
 int awr_ring_submit(struct awr_ring *r)
 {
-	return io_uring_submit(&r->ring);
+	unsigned int queued = unflushed(r);
+	int ret = io_uring_submit(&r->ring);
+
+	r->stats.submit_calls++;
+	r->stats.submitted += queued - unflushed(r);
+	return ret;
 }
 
 static unsigned int take_refused(struct awr_ring *r, struct awr_completion *out, unsigned int max)
@@ -156,13 +257,58 @@ static unsigned int take_cqes(struct awr_ring *r, struct awr_completion *out, un
 	}
 	io_uring_cq_advance(&r->ring, n);
 	r->outstanding -= n;
+	r->stats.completed += n;
 	return n;
+}
+
+/*
+ * One io_uring_enter(): the writes queued since the last call are submitted
+ * and, when @need > 0, the call waits for that many completions. With
+ * DEFER_TASKRUN completions are posted only inside io_uring_enter() with
+ * IORING_ENTER_GETEVENTS (io_run_local_work(), io_uring/io_uring.c), so the
+ * call asks for events even when it need not wait.
+ */
+static int ring_enter(struct awr_ring *r, unsigned int need)
+{
+	unsigned int queued = unflushed(r);
+	int ret;
+
+	if (!queued && !need && !(r->setup_flags & IORING_SETUP_DEFER_TASKRUN))
+		return 0;
+	if (need)
+		ret = io_uring_submit_and_wait(&r->ring, need);
+	else if (r->setup_flags & IORING_SETUP_DEFER_TASKRUN)
+		ret = io_uring_submit_and_get_events(&r->ring);
+	else
+		ret = io_uring_submit(&r->ring);
+	r->stats.submit_calls++;
+	r->stats.submitted += queued - unflushed(r);
+	return ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY ? ret : 0;
+}
+
+/* Writes in the kernel now: outstanding, less refused ones and SQEs not yet handed over. */
+static void note_inflight(struct awr_ring *r)
+{
+	unsigned int in = r->outstanding - r->nr_refused - unflushed(r);
+	struct awr_ring_stats *s = &r->stats;
+
+	if (!in)
+		return;
+	s->reaps++;
+	s->inflight_sum += in;
+	s->inflight_last = in;
+	if (in < s->inflight_min)
+		s->inflight_min = in;
+	if (in > s->inflight_max)
+		s->inflight_max = in;
+	if (in < r->depth)
+		s->reaps_below_depth++;
 }
 
 int awr_ring_reap(struct awr_ring *r, struct awr_completion *out, unsigned int max,
 		  unsigned int wait_nr)
 {
-	unsigned int n = 0, got;
+	unsigned int n;
 	int ret;
 
 	if (!r || (!out && max))
@@ -172,18 +318,25 @@ int awr_ring_reap(struct awr_ring *r, struct awr_completion *out, unsigned int m
 	if (wait_nr > r->outstanding)
 		wait_nr = r->outstanding;
 	n = take_refused(r, out, max);
-	while (n < max) {
-		got = take_cqes(r, out + n, max - n);
-		n += got;
-		if (got)
-			continue;
-		if (n >= wait_nr)
+	ret = ring_enter(r, wait_nr > n + io_uring_cq_ready(&r->ring) ?
+			    wait_nr - n - io_uring_cq_ready(&r->ring) : 0);
+	note_inflight(r);
+	while (!ret) {
+		n += take_cqes(r, out + n, max - n);
+		if (n >= wait_nr || n >= max)
 			break;
-		ret = io_uring_submit_and_wait(&r->ring, wait_nr - n);
-		if (ret < 0 && ret != -EINTR)
-			return n ? (int)n : ret;
+		ret = ring_enter(r, wait_nr - n);
 	}
-	return (int)n;
+	return ret && !n ? ret : (int)n;
+}
+
+void awr_ring_stats(const struct awr_ring *r, struct awr_ring_stats *out)
+{
+	if (!r || !out)
+		return;
+	*out = r->stats;
+	if (out->inflight_min == UINT32_MAX)
+		out->inflight_min = 0;
 }
 
 unsigned int awr_ring_depth(const struct awr_ring *r)

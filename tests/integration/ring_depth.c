@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Description: the io_uring engine keeps its queue full: in a queue-and-reap loop every reap hands the writes queued since the last one to the kernel in one system call and finds the whole depth in flight (awr_ring_stats()), for atomic and plain writes, QD 1 and 32, page batches and SQPOLL; registered buffers carry plain writes and the kernel itself refuses RWF_ATOMIC on them; every write's data reads back.
+ *
+ *   ring_depth [FILE]    (default: $AWR_SCRATCH_DIR/ring_depth.dat)
+ *
+ * Prints one "PASS name", "FAIL name: why" or "SKIP name: why" line per case;
+ * exits 0, 1 on any failure, 77 when the target has no atomic support.
+ */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <liburing.h>
+#include <sys/uio.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "libatomicwr.h"
+#include "../helpers.h"
+#include "../raw_atomic.h"
+
+#ifndef RWF_ATOMIC
+#define RWF_ATOMIC	0x00000040
+#endif
+
+#define PAGE	16384U
+#define NPAGES	2048U		/* 32 MiB: every page written once per case */
+#define REAP	64U
+
+static struct awr_file *file;
+static unsigned char *data;	/* NPAGES pages, page i stamped with (case, i) */
+static unsigned char *rb;
+
+static void stamp(unsigned int seed)
+{
+	for (uint64_t i = 0; i < (uint64_t)NPAGES * PAGE; i++)
+		data[i] = (unsigned char)(seed * 29 + (i / PAGE) * 7 + (i & 0xff));
+}
+
+static bool reads_back(void)
+{
+	ssize_t n = pread(awr_file_fd(file), rb, (size_t)NPAGES * PAGE, 0);
+
+	return n == (ssize_t)NPAGES * PAGE && !memcmp(rb, data, (size_t)NPAGES * PAGE);
+}
+
+static void verdict(const char *name, int before)
+{
+	printf("%s %s\n", t_failures == before ? "PASS" : "FAIL", name);
+	fflush(stdout);
+}
+
+/*
+ * The caller's loop of awr bench: queue until the depth is reached, reap, queue
+ * one write per completion. Each reap made with the whole depth queued must
+ * find the whole depth in the kernel and cost exactly one submission call.
+ * Reaping one completion at a time leaves completions waiting in the CQ ring
+ * at the next reap: the queued writes must be submitted all the same.
+ */
+static void stream(const char *name, unsigned int qd, unsigned int ring_flags, unsigned int wflags,
+		   bool fixed, unsigned int reap_max)
+{
+	struct awr_completion c[REAP];
+	struct awr_ring_stats st, prev;
+	struct awr_ring *r;
+	struct iovec iov = { data, (size_t)NPAGES * PAGE };
+	unsigned int next = 0, done = 0, full_reaps = 0;
+	int before = t_failures, n, ret;
+
+	stamp(qd + wflags + fixed);
+	ret = awr_ring_create(file, qd, ring_flags, &r);
+	T_EXPECT(!ret, "%s: awr_ring_create: %s", name, strerror(-ret));
+	if (ret)
+		return verdict(name, before);
+	if (fixed) {
+		ret = awr_ring_register_buffers(r, &iov, 1);
+		T_EXPECT(!ret, "%s: awr_ring_register_buffers: %s", name, strerror(-ret));
+	}
+	while (!ret && done < NPAGES) {
+		while (next < NPAGES && awr_ring_outstanding(r) < qd) {
+			unsigned char *p = data + (uint64_t)next * PAGE;
+
+			ret = fixed ? awr_ring_queue_write_fixed(r, 0, p, PAGE, (uint64_t)next * PAGE, next, wflags)
+				    : awr_ring_queue_write(r, p, PAGE, (uint64_t)next * PAGE, next, wflags);
+			T_EXPECT(!ret, "%s: queue write %u: %s", name, next, strerror(-ret));
+			if (ret)
+				break;
+			next++;
+		}
+		awr_ring_stats(r, &prev);
+		bool full = awr_ring_outstanding(r) == qd;
+
+		n = awr_ring_reap(r, c, reap_max, 1);
+		T_EXPECT(n > 0, "%s: reap returned %d", name, n);
+		if (n <= 0)
+			break;
+		awr_ring_stats(r, &st);
+		T_EXPECT_EQ(st.submit_calls - prev.submit_calls, 1, "system calls to submit and wait in one reap");
+		if (full) {
+			full_reaps++;
+			T_EXPECT(st.inflight_last == qd, "%s: reap %u found %u writes in the kernel, not the depth %u",
+				 name, full_reaps, st.inflight_last, qd);
+		}
+		for (int i = 0; i < n; i++)
+			T_EXPECT(c[i].res == (int)PAGE, "%s: write %" PRIu64 " ended with %d", name, c[i].tag, c[i].res);
+		done += (unsigned int)n;
+	}
+	awr_ring_stats(r, &st);
+	T_EXPECT_EQ(st.submitted, NPAGES, "writes handed to the kernel");
+	T_EXPECT_EQ(st.completed, NPAGES, "kernel completions reaped");
+	T_EXPECT(full_reaps >= NPAGES / qd / 2, "%s: only %u reaps had the depth queued", name, full_reaps);
+	T_EXPECT(reads_back(), "%s: the data does not read back", name);
+	printf("    %s: %u reaps with the depth queued, in the kernel min %u max %u, %" PRIu64
+	       " reaps below depth of %" PRIu64 ", setup flags 0x%x\n", name, full_reaps, st.inflight_min,
+	       st.inflight_max, st.reaps_below_depth, st.reaps, st.setup_flags);
+	awr_ring_free(r);
+	verdict(name, before);
+}
+
+/* A page batch refills as completions arrive: only its tail may run below the depth. */
+static void batch(const char *name, unsigned int qd, unsigned int wflags)
+{
+	struct awr_batch_result res;
+	struct awr_ring_stats st;
+	struct awr_ring *r;
+	int before = t_failures, ret;
+
+	stamp(100 + qd + wflags);
+	ret = awr_ring_create(file, qd, AWR_RING_REGISTER_FILE, &r);
+	T_EXPECT(!ret, "%s: awr_ring_create: %s", name, strerror(-ret));
+	if (ret)
+		return verdict(name, before);
+	ret = awr_write_units(r, data, 0, (uint64_t)NPAGES * PAGE, PAGE, wflags, &res);
+	T_EXPECT_EQ(ret, 0, name);
+	T_EXPECT_EQ(res.units_done, NPAGES, "units landed");
+	awr_ring_stats(r, &st);
+	T_EXPECT_EQ(st.submitted, NPAGES, "writes handed to the kernel");
+	T_EXPECT_EQ(st.inflight_max, qd, "most writes in the kernel at a reap");
+	/* every reap takes at least one completion: once the last unit is queued, at most qd reaps follow */
+	T_EXPECT(st.reaps_below_depth <= qd, "%s: %" PRIu64 " of %" PRIu64 " reaps found fewer than %u writes in the kernel",
+		 name, st.reaps_below_depth, st.reaps, qd);
+	T_EXPECT(reads_back(), "%s: the data does not read back", name);
+	printf("    %s: %" PRIu64 " reaps, %" PRIu64 " below depth, mean in flight %.1f\n", name, st.reaps,
+	       st.reaps_below_depth, st.reaps ? (double)st.inflight_sum / (double)st.reaps : 0.0);
+	awr_ring_free(r);
+	verdict(name, before);
+}
+
+/* Linux 6.1 or later takes DEFER_TASKRUN; the ring must not have fallen back there. */
+static void setup_flags(void)
+{
+	struct awr_ring_stats st;
+	struct awr_ring *r;
+	struct utsname u;
+	int before = t_failures, major = 0, minor = 0;
+
+	uname(&u);
+	sscanf(u.release, "%d.%d", &major, &minor);
+	if (awr_ring_create(file, 4, 0, &r)) {
+		T_EXPECT(0, "awr_ring_create failed");
+		return verdict("setup_flags", before);
+	}
+	awr_ring_stats(r, &st);
+	if (major > 6 || (major == 6 && minor >= 1))
+		T_EXPECT(st.setup_flags == (IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER |
+					    IORING_SETUP_DEFER_TASKRUN),
+			 "kernel %s: setup flags 0x%x, expected COOP_TASKRUN|SINGLE_ISSUER|DEFER_TASKRUN", u.release,
+			 st.setup_flags);
+	awr_ring_free(r);
+	verdict("setup_flags", before);
+}
+
+/*
+ * Registered buffers and RWF_ATOMIC: the library refuses the pair, and the
+ * kernel does too (generic_atomic_write_valid() takes only a user-backed
+ * iterator): a raw IORING_OP_WRITE_FIXED with RWF_ATOMIC must fail with EINVAL
+ * while the same write without RWF_ATOMIC lands.
+ */
+static void fixed_atomic(void)
+{
+	struct io_uring ring;
+	struct io_uring_cqe *cqe;
+	struct awr_ring *r;
+	struct iovec iov = { data, PAGE };
+	int before = t_failures, res[2] = { 1, 1 };
+
+	if (!awr_ring_create(file, 4, 0, &r)) {
+		T_EXPECT_EQ(awr_ring_register_buffers(r, &iov, 1), 0, "register");
+		T_EXPECT_EQ(awr_ring_queue_write_fixed(r, 0, data, PAGE, 0, 0, 0), -EINVAL,
+			    "an atomic write from a registered buffer is refused by the library");
+		awr_ring_free(r);
+	}
+	if (io_uring_queue_init(4, &ring, 0) || io_uring_register_buffers(&ring, &iov, 1)) {
+		T_EXPECT(0, "raw io_uring setup failed");
+		return verdict("fixed_buffer_atomic_refused", before);
+	}
+	for (int i = 0; i < 2; i++) {
+		struct io_uring_sqe *sqe = io_uring_get_sqe(&ring);
+
+		io_uring_prep_write_fixed(sqe, awr_file_fd(file), data, PAGE, 0, 0);
+		sqe->rw_flags = i ? 0 : RWF_ATOMIC;
+		io_uring_submit_and_wait(&ring, 1);
+		if (!io_uring_wait_cqe(&ring, &cqe)) {
+			res[i] = cqe->res;
+			io_uring_cqe_seen(&ring, cqe);
+		}
+	}
+	io_uring_queue_exit(&ring);
+	T_EXPECT(res[0] == -EINVAL, "the kernel answered %d (%s) to RWF_ATOMIC from a registered buffer, expected -EINVAL",
+		 res[0], strerror(-res[0]));
+	T_EXPECT(res[1] == (int)PAGE, "the same write without RWF_ATOMIC ended with %d", res[1]);
+	verdict("fixed_buffer_atomic_refused", before);
+}
+
+int main(int argc, char **argv)
+{
+	const char *dir = getenv("AWR_SCRATCH_DIR");
+	const char *path = argc > 1 ? argv[1] : NULL;
+	struct raw_atomic raw;
+	char def[4096];
+	int fd;
+
+	if (!path && dir) {
+		snprintf(def, sizeof(def), "%s/ring_depth.dat", dir);
+		path = def;
+	}
+	if (!path)
+		T_SKIP("no target: give a file, or run under with-scratch-xfs.sh");
+	fd = open(path, O_RDWR | O_CREAT | O_DIRECT, 0600);
+	if (fd < 0 || ftruncate(fd, (off_t)NPAGES * PAGE))
+		T_SKIP("cannot create %s for direct I/O: %s", path, strerror(errno));
+	close(fd);
+	raw_atomic_read(path, &raw);
+	if (!raw.supported || raw.unit_min > PAGE || raw.unit_max < PAGE)
+		T_SKIP("%s: no 16 KiB atomic writes (%s)", path, raw.why[0] ? raw.why : "unit range");
+	if (awr_file_open(path, 0, &file) || posix_memalign((void **)&data, 4096, (size_t)NPAGES * PAGE) ||
+	    posix_memalign((void **)&rb, 4096, (size_t)NPAGES * PAGE))
+		T_SKIP("cannot open %s or allocate buffers", path);
+	setup_flags();
+	stream("stream_atomic_qd32", 32, AWR_RING_REGISTER_FILE, 0, false, REAP);
+	stream("stream_plain_qd32", 32, AWR_RING_REGISTER_FILE, AWR_WRITE_PLAIN, false, REAP);
+	stream("stream_plain_qd32_reap_one", 32, AWR_RING_REGISTER_FILE, AWR_WRITE_PLAIN, false, 1);
+	stream("stream_atomic_qd1", 1, 0, 0, false, REAP);
+	stream("stream_plain_fixed_buffers_qd32", 32, AWR_RING_REGISTER_FILE, AWR_WRITE_PLAIN, true, REAP);
+	stream("stream_plain_sqpoll_qd32", 32, AWR_RING_SQPOLL, AWR_WRITE_PLAIN, false, REAP);
+	batch("batch_atomic_qd32", 32, 0);
+	batch("batch_plain_qd8", 8, AWR_WRITE_PLAIN);
+	fixed_atomic();
+	awr_file_close(file);
+	unlink(path);
+	free(data);
+	free(rb);
+	return t_done("ring_depth");
+}
