@@ -4,8 +4,10 @@
  * of RWF_ATOMIC page writes at random (or sequential) page offsets, queue
  * depth kept full, no library, no checks, the same page order as awr bench.
  *
- *   raw_uring_atomic FILE UNIT QD SECONDS SPAN [plain] [sequential]
+ *   raw_uring_atomic FILE UNIT QD SECONDS SPAN [plain] [sequential] [once]
  *
+ * once: every page of SPAN written once in order (what awr write --engine
+ * uring does for a range), SECONDS ignored; for whole-process timing.
  * Prints "pages_per_s=N pages=N seconds=S". Exit 0, 1 on a failed write, 2 usage.
  */
 #include <errno.h>
@@ -60,7 +62,8 @@ int main(int argc, char **argv)
 	struct io_uring_cqe *cqes[64];
 	unsigned int unit, qd, n;
 	uint64_t span, npages, pages = 0, start, deadline, now;
-	int plain = 0, sequential = 0, fd, ret, inflight = 0, failed = 0;
+	int plain = 0, sequential = 0, once = 0, fd, ret, inflight = 0, failed = 0;
+	uint64_t queued = 0;
 	unsigned char *buf;
 	double seconds;
 
@@ -75,7 +78,9 @@ int main(int argc, char **argv)
 	for (int i = 6; i < argc; i++) {
 		plain |= !strcmp(argv[i], "plain");
 		sequential |= !strcmp(argv[i], "sequential");
+		once |= !strcmp(argv[i], "once");
 	}
+	sequential |= once;
 	npages = unit ? span / unit : 0;
 	fd = open(argv[1], O_RDWR | O_DIRECT);
 	if (fd < 0 || !qd || !npages || posix_memalign((void **)&buf, 4096, (size_t)qd * unit)) {
@@ -92,7 +97,7 @@ int main(int argc, char **argv)
 	}
 	start = now_ns();
 	deadline = start + (uint64_t)(seconds * 1e9);
-	for (unsigned int s = 0; s < qd; s++, inflight++)
+	for (unsigned int s = 0; s < qd && (!once || queued < npages); s++, inflight++, queued++)
 		prep(&ring, buf, unit, s, npages, plain, sequential);
 	while (inflight) {
 		ret = io_uring_submit_and_wait(&ring, 1);
@@ -109,10 +114,11 @@ int main(int argc, char **argv)
 				continue;
 			}
 			pages++;
-			if (now >= deadline || failed)
+			if ((once ? queued >= npages : now >= deadline) || failed)
 				continue;
 			prep(&ring, buf, unit, s, npages, plain, sequential);
 			inflight++;
+			queued++;
 		}
 		io_uring_cq_advance(&ring, n);
 	}

@@ -1,14 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# Description: benchmark awr's io_uring engine side by side on a scratch XFS image: awr bench modes, a raw liburing RWF_ATOMIC loop (the overhead reference), fio plain randwrite, and the library's CPU cost per queued write; writes a markdown table.
+# Description: benchmark awr's io_uring engine side by side on a scratch XFS image: awr bench plain beside fio plain and awr bench atomic beside fio --atomic=1 (4, 16 and 64 KiB, QD 1 and 32), awr bench atomic beside a raw liburing RWF_ATOMIC loop, awr write --engine uring of 128 MiB beside the raw loop writing the same range (whole-process wall time), and the library's CPU cost per queued write; writes a markdown table of ratios of medians.
 #
-#   bench/run.sh [-B BUILDDIR] [-s SECONDS] [-r REPEATS] [RESULTS.md]
+#   [FIO=PATH] bench/run.sh [-B BUILDDIR] [-s SECONDS] [-r REPEATS] [-u "4k 16k 64k"] [-q "1 32"] [RESULTS.md]
 #
-# BUILDDIR (default: build/ in the source tree) is set up and built when
+# FIO (default: fio on PATH) must know --atomic=1 (fio 3.38 or later; Debian 12
+# ships 3.33) for the atomic comparison; without it that row is left out with a
+# note. BUILDDIR (default: build/ in the source tree) is set up and built when
 # needed. Each comparison runs REPEATS rounds (default 4; keep it even), the
-# two tools in alternating order so that position effects cancel, each run on
-# a freshly written file; medians and the geometric mean of the per-round
-# ratios are reported.
+# two tools in alternating order so that position effects cancel, each run on a
+# freshly written file; the table gives medians, the ratio of medians and the
+# spread (lowest and highest per-round ratio).
 # Results go to RESULTS.md (default bench/results.md) and stdout.
 # Needs root (loop device, mount), xfsprogs, fio.
 set -u
@@ -18,35 +20,42 @@ top=$(dirname "$here")
 build=$top/build
 seconds=10
 repeats=4
+units="4k 16k 64k"
+qds="1 32"
 out=$here/results.md
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-B) build=$2; shift 2 ;;
 	-s) seconds=$2; shift 2 ;;
 	-r) repeats=$2; shift 2 ;;
-	-h|--help) sed -n '3,12p' "$0"; exit 0 ;;
+	-u) units=$2; shift 2 ;;
+	-q) qds=$2; shift 2 ;;
+	-h|--help) sed -n '3,16p' "$0"; exit 0 ;;
 	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	*) out=$1; shift ;;
 	esac
 done
 case "$out" in /*) ;; *) out=$PWD/$out ;; esac
 case "$build" in /*) ;; *) build=$PWD/$build ;; esac
+fio=${FIO:-fio}
 
 if [ -z "${AWR_SCRATCH_DIR:-}" ]; then
-	command -v fio >/dev/null || { echo "run.sh: fio is not installed (apt-get install fio)" >&2; exit 2; }
+	command -v "$fio" >/dev/null || { echo "run.sh: fio is not installed (apt-get install fio, or FIO=PATH)" >&2; exit 2; }
 	[ -f "$build/build.ninja" ] || meson setup "$build" "$top" >/dev/null || exit 2
 	ninja -C "$build" -j2 >/dev/null || exit 2
-	exec "$top/tests/integration/with-scratch-xfs.sh" --size 2G "$0" -B "$build" -s "$seconds" -r "$repeats" "$out"
+	FIO=$fio exec "$top/tests/integration/with-scratch-xfs.sh" --size 2G "$0" -B "$build" -s "$seconds" \
+		-r "$repeats" -u "$units" -q "$qds" "$out"
 fi
 
 awr=$build/cli/awr
 raw=$build/bench/raw_uring_atomic
 qcost=$build/bench/queue_cost
 f=$AWR_SCRATCH_DIR/bench.dat
-unit=16384
-qd=32
 span=$((256 << 20))
-dw_span=$((span - qd * unit))	# awr bench keeps the last batch for its doublewrite area
+write_len=$((128 << 20))
+fio_version=$("$fio" --version 2>/dev/null)
+fio_atomic=0
+"$fio" --cmdhelp=atomic >/dev/null 2>&1 && fio_atomic=1
 
 # Stop the whole run (also from a $(...) subshell): no table from a broken filesystem.
 abort() {
@@ -69,16 +78,19 @@ json_get() {
 
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "n/a" }'; }
+bytes() { numfmt --from=iec "${1^^}"; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/awr-bench.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' TERM INT
 
-# timed CMD...: run CMD, stdout in $tmp/out; $cpu = "USER SYS" CPU seconds it used.
+# timed CMD...: run CMD, stdout in $tmp/out; $cpu = "USER SYS" CPU seconds, $wall = wall seconds.
 timed() {
-	local TIMEFORMAT='%3U %3S'
+	local TIMEFORMAT='%3U %3S %3R' t
 	{ time "$@" >"$tmp/out" 2>"$tmp/err"; } 2>"$tmp/time"
-	cpu=$(cat "$tmp/time")
+	t=$(tail -1 "$tmp/time")
+	cpu=${t% *}
+	wall=${t##* }
 }
 # per_page_us "USER SYS" PAGES: "TOTAL_US USER_US" of CPU per page
 per_page_us() {
@@ -86,115 +98,116 @@ per_page_us() {
 }
 
 # Each prints "PAGES_PER_S CPU_US_PER_PAGE USER_CPU_US_PER_PAGE" for one run on a fresh file.
-awr_stream() {	# MODE: awr bench, durability none, queue kept full
+awr_stream() {	# MODE UNIT QD: awr bench, durability none, queue kept full
 	fresh
-	timed "$awr" bench "$f" --force --mode "$1" --durability none --unit $unit --qd $qd --seconds "$seconds" \
+	timed "$awr" bench "$f" --force --mode "$1" --durability none --unit "$2" --qd "$3" --seconds "$seconds" \
 		--size $span -o json
 	echo "$(json_get "$1" pages_per_s <"$tmp/out") $(per_page_us "$cpu" "$(json_get "$1" pages <"$tmp/out")")"
 }
-raw_stream() {	# [plain]: the raw liburing loop
+raw_stream() {	# UNIT QD: the raw liburing RWF_ATOMIC loop
+	local unit
+	unit=$(bytes "$1")
 	fresh
-	timed "$raw" "$f" $unit $qd "$seconds" $dw_span "$@"
+	timed "$raw" "$f" "$unit" "$2" "$seconds" $((span - 32 * unit))
 	echo "$(sed -n 's/^pages_per_s=\([0-9.]*\).*/\1/p' "$tmp/out")" \
 		"$(per_page_us "$cpu" "$(sed -n 's/.* pages=\([0-9]*\).*/\1/p' "$tmp/out")")"
 }
-fio_plain() {	# fio randwrite, io_uring, same depth, size, block size
+fio_run() {	# MODE UNIT QD: fio randwrite, io_uring, O_DIRECT, same depth, size, block size
+	local unit atomic=
+	unit=$(bytes "$2")
+	[ "$1" = atomic ] && atomic=--atomic=1
 	fresh
-	timed fio --name=plain --filename="$f" --ioengine=io_uring --direct=1 --rw=randwrite --bs=$unit \
-		--iodepth=$qd --size=$span --time_based --runtime="$seconds" --norandommap --randrepeat=0 \
+	timed "$fio" --name="$1" --filename="$f" --ioengine=io_uring --direct=1 $atomic --rw=randwrite --bs="$unit" \
+		--iodepth="$3" --size=$span --time_based --runtime="$seconds" --norandommap --randrepeat=0 \
 		--output-format=terse
+	grep -q ';' "$tmp/out" || abort "fio failed: $(head -c 300 "$tmp/err")"
 	echo "$(cut -d';' -f49 "$tmp/out") $(per_page_us "$cpu" $(( $(cut -d';' -f47 "$tmp/out") * 1024 / unit )))"
 }
+# Whole-process wall time of writing 128 MiB once in 16 KiB units at QD 32: "PAGES_PER_S WALL_S".
+awr_write() {
+	fresh
+	timed "$awr" write "$f" --offset 0 --length $write_len --unit 16k --engine uring --qd 32
+	[ -s "$tmp/out" ] || abort "awr write failed: $(head -c 300 "$tmp/err")"
+	awk -v w="$wall" -v p=$((write_len / 16384)) 'BEGIN { printf "%.1f %s\n", p / w, w }'
+}
+raw_write() {
+	fresh
+	timed "$raw" "$f" 16384 32 0 $write_len once
+	awk -v w="$wall" -v p=$((write_len / 16384)) 'BEGIN { printf "%.1f %s\n", p / w, w }'
+}
 
-# pair NAME AWR_CMD REF_CMD: REPEATS rounds, the order alternating; appends to runs/NAME.{awr,ref}.
+# pair NAME AWR_CMD REF_CMD: REPEATS rounds, the order alternating; appends to $tmp/NAME.{awr,ref}.
 pair() {
 	local name=$1 awr_cmd=$2 ref_cmd=$3 i a r
 	for i in $(seq "$repeats"); do
 		if [ $((i % 2)) = 1 ]; then r=$($ref_cmd); a=$($awr_cmd); else a=$($awr_cmd); r=$($ref_cmd); fi
 		echo "$a" >>"$tmp/$name.awr"
 		echo "$r" >>"$tmp/$name.ref"
-		echo "  $name round $i: awr $a | reference $r (pages/s, CPU us/page, user CPU us/page)" >&2
+		echo "  $name round $i: awr $a | reference $r" >&2
 	done
 }
 col() { awk -v c="$1" '{ print $c }' "$2"; }
 med() { col "$1" "$2" | median; }
-ratios() { paste -d' ' "$tmp/$1.awr" "$tmp/$1.ref" | awk '$4 > 0 { printf "%.3f\n", $1 / $4 }'; }
-geomean() { awk '$1 > 0 { s += log($1); n++ } END { if (n) printf "%.3f", exp(s / n); else print "n/a" }'; }
+ratios() { paste -d' ' "$tmp/$1.awr" "$tmp/$1.ref" | awk -v n="$(awk '{ print NF; exit }' "$tmp/$1.awr")" \
+	'$(n + 1) > 0 { printf "%.3f\n", $1 / $(n + 1) }'; }
+spread() { ratios "$1" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%s..%s", lo, hi }'; }
 row() {	# NAME LABEL TARGET: a markdown row of medians and ratios
 	echo "| $2 | $(med 1 "$tmp/$1.awr") | $(med 1 "$tmp/$1.ref") |" \
-		"$(ratio "$(med 1 "$tmp/$1.awr")" "$(med 1 "$tmp/$1.ref")") | $(ratios "$1" | geomean) |" \
-		"$(med 2 "$tmp/$1.awr") | $(med 2 "$tmp/$1.ref") | $(med 3 "$tmp/$1.awr") | $(med 3 "$tmp/$1.ref") | $3 |"
+		"$(ratio "$(med 1 "$tmp/$1.awr")" "$(med 1 "$tmp/$1.ref")") | $(spread "$1") |" \
+		"$(med 2 "$tmp/$1.awr") | $(med 2 "$tmp/$1.ref") | $3 |"
 }
 runs() { echo "$1: awr $(col 1 "$tmp/$1.awr" | tr '\n' ' ')/ reference $(col 1 "$tmp/$1.ref" | tr '\n' ' ')"; }
 
-modes_table() {	# DURABILITY: the awr bench --mode all table
-	local j m
-	fresh
-	j=$("$awr" bench "$f" --force --mode all --durability "$1" --unit $unit --qd $qd --seconds "$seconds" \
-		--size $span -o json) || echo "awr bench --durability $1 reported a failed mode" >&2
-	echo "| mode | pages/s | MB/s | p50 us | p99 us | p99.9 us |"
-	echo "|---|---:|---:|---:|---:|---:|"
-	for m in atomic plain doublewrite; do
-		echo "| $m | $(json_get $m pages_per_s <<<"$j") | $(json_get $m mb_per_s <<<"$j") |" \
-			"$(json_get $m p50 <<<"$j") | $(json_get $m p99 <<<"$j") | $(json_get $m p99_9 <<<"$j") |"
+echo "running: $repeats rounds per comparison, ${seconds} s a run, units $units, queue depths $qds, $fio_version" >&2
+names=()
+for u in $units; do
+	for q in $qds; do
+		pair "plain_${u}_qd$q" "awr_stream plain $u $q" "fio_run plain $u $q"
+		names+=("plain_${u}_qd$q")
+		if [ $fio_atomic = 1 ]; then
+			pair "atomic_${u}_qd$q" "awr_stream atomic $u $q" "fio_run atomic $u $q"
+			names+=("atomic_${u}_qd$q")
+		fi
 	done
-	echo
-	echo "atomic/doublewrite: $(json_get ratios atomic_to_doublewrite <<<"$j")x," \
-		"atomic/plain: $(json_get ratios atomic_to_plain <<<"$j")x"
-}
-
-echo "running: $repeats rounds each of awr atomic vs the raw loop and awr plain vs fio, ${seconds} s a run" >&2
-pair atomic "awr_stream atomic" raw_stream
-pair plain "awr_stream plain" fio_plain
+done
+pair atomic_raw "awr_stream atomic 16k 32" "raw_stream 16k 32"
+pair write_raw awr_write raw_write
 fresh
-cost=$("$qcost" "$f" $unit 200)
+cost=$("$qcost" "$f" 16384 200)
 check_ns=$(sed -n 's/.*check_ns=\([0-9.]*\).*/\1/p' <<<"$cost")
 queue_ns=$(sed -n 's/.*queue_ns=\([0-9.]*\).*/\1/p' <<<"$cost")
 prep_ns=$(sed -n 's/.*liburing_prep_ns=\([0-9.]*\).*/\1/p' <<<"$cost")
-table_fdatasync=$(modes_table fdatasync)
-table_dsync=$(modes_table dsync)
-table_none=$(modes_table none)
 
 {
 	echo "# awr bench results"
 	echo
-	echo "Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), kernel $(uname -r)."
+	echo "Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), kernel $(uname -r);" \
+		"$(date -u +%Y-%m-%d); $fio_version."
 	echo "Target: a file on XFS (reflink, 4 KiB blocks) on a loop device over an image file (scratch, 2 GiB)."
 	echo "XFS on a loop device has no hardware atomic path: every RWF_ATOMIC write takes XFS's"
-	echo "copy-on-write software path. Pages of $((unit / 1024)) KiB, queue depth $qd, span 256 MiB, random page order,"
-	echo "$seconds s per run; each run on a freshly written file."
+	echo "copy-on-write software path. Random page order over a 256 MiB span, no durability step,"
+	echo "$seconds s per run, each on a freshly written file; $repeats rounds, the order alternating."
 	echo
-	echo "## Library overhead ($repeats rounds, queue kept full, no durability step)"
-	echo
-	echo "| measure | awr pages/s | reference pages/s | ratio of medians | geometric mean of per-round ratios | awr CPU us/page | reference CPU us/page | awr user CPU us/page | reference user CPU us/page | target |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|"
-	row atomic "RWF_ATOMIC: awr bench --mode atomic vs the raw liburing loop" ">= 0.97"
-	row plain "plain O_DIRECT randwrite: awr bench --mode plain vs fio (io_uring)" ">= 0.95"
+	echo "| comparison | awr pages/s | reference pages/s | ratio of medians | per-round ratios | awr CPU us/page | reference CPU us/page | target |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---|"
+	for n in "${names[@]}"; do
+		m=${n%%_*}; rest=${n#*_}; u=${rest%%_*}; q=${rest#*_qd}
+		row "$n" "$m $u QD $q: awr bench --mode $m vs fio$([ "$m" = atomic ] && echo ' --atomic=1')" ">= 1.0"
+	done
+	row atomic_raw "atomic 16k QD 32: awr bench --mode atomic vs the raw liburing loop" ">= 0.97"
+	echo "| write 128 MiB in 16k units, QD 32, whole process: awr write --engine uring vs the raw loop | $(med 1 "$tmp/write_raw.awr") | $(med 1 "$tmp/write_raw.ref") | $(ratio "$(med 1 "$tmp/write_raw.awr")" "$(med 1 "$tmp/write_raw.ref")") | $(spread write_raw) | wall $(med 2 "$tmp/write_raw.awr") s | wall $(med 2 "$tmp/write_raw.ref") s | >= 0.97 |"
+	if [ $fio_atomic != 1 ]; then
+		echo
+		echo "$fio_version does not know --atomic=1 (3.38 or later does): no atomic row beside fio. Give FIO=PATH."
+	fi
 	echo
 	echo "| CPU per write, no I/O | ns |"
 	echo "|---|---:|"
-	echo "| awr_ring_queue_write(): rule check + SQE (target < 200 ns) | $queue_ns |"
+	echo "| awr_ring_queue_write(): rule check + SQE (target < 50 ns) | $queue_ns |"
 	echo "| awr_file_check(): rule check alone | $check_ns |"
 	echo "| liburing get_sqe + prep_write alone (floor) | $prep_ns |"
 	echo
-	echo "Runs in pages/s, each on a freshly written file, the order alternating per round:"
-	echo "$(runs atomic); $(runs plain)."
-	echo "CPU us/page: user + system CPU time of the writing process per page written (medians);"
-	echo "user CPU us/page: its user-space part alone, where a library's overhead shows."
-	echo
-	echo "## awr bench --mode all, durability fdatasync after each batch of $qd pages"
-	echo
-	echo "$table_fdatasync"
-	echo
-	echo "## awr bench --mode all, durability RWF_DSYNC on every write"
-	echo
-	echo "$table_dsync"
-	echo
-	echo "## awr bench --mode all, no durability step"
-	echo
-	echo "$table_none"
-	echo
-	echo "Latency: per page, from queueing it until it is written in place (and synced, with fdatasync;"
-	echo "the pages of a batch share its end). Doublewrite counts each page once though it is written twice."
+	echo "Runs in pages/s: $(for n in "${names[@]}" atomic_raw write_raw; do runs "$n"; done | tr '\n' ';' | sed 's/;$//; s/;/; /g')."
+	echo "CPU us/page: user + system CPU time of the writing process per page written (medians)."
 } >"$out.tmp" && mv "$out.tmp" "$out"
 cat "$out"

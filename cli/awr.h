@@ -5,6 +5,7 @@
 
 #include <json-c/json.h>
 #include <popt.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -94,7 +95,10 @@ enum bench_order { BENCH_RANDOM, BENCH_SEQUENTIAL };
 
 struct bench_opts {
 	uint64_t unit;			/* page size in bytes (default 16 KiB) */
-	unsigned int qd;		/* queue depth (default 32) */
+	unsigned int qd;		/* queue depth per job (default 32) */
+	unsigned int jobs;		/* threads, one ring each (default 1) */
+	bool sqpoll;			/* rings with a kernel polling thread (AWR_RING_SQPOLL) */
+	bool fixed_buffers;		/* plain writes from registered buffers */
 	unsigned int batch;		/* pages per flush; 0: the queue depth */
 	double seconds;			/* per mode (default 10) */
 	uint64_t size;			/* span in bytes (default 256 MiB) */
@@ -113,6 +117,11 @@ struct bench_mode_result {
 	double pages_per_s;
 	double mb_per_s;		/* 10^6 bytes of pages per second */
 	double p50_us, p99_us, p999_us;	/* page latency percentiles */
+	double cpu_ns_per_page;		/* user + system CPU of the process per page written */
+	double user_cpu_ns_per_page;	/* its user-space part */
+	double inflight_mean;		/* writes in the kernel at a reap, mean (awr_ring_stats) */
+	double reaps_below_depth_share;	/* share of reaps that found fewer than the depth in flight */
+	unsigned int ring_setup_flags;	/* IORING_SETUP_* the kernel accepted */
 };
 
 struct bench_result {
@@ -120,6 +129,21 @@ struct bench_result {
 	uint64_t dw_offset;		/* where the doublewrite area starts */
 	struct bench_mode_result mode[BENCH__MODES];
 };
+
+/*
+ * The modes: name, AWR_WRITE_* flags of its in-place writes, and the loop a
+ * job runs until the deadline (bench.c). A mode added elsewhere adds its enum
+ * entry above and its line in bench_modes[].
+ */
+struct bench;
+struct bench_mode_desc {
+	const char *name;
+	unsigned int flags;
+	int (*run)(struct bench *b);
+};
+extern const struct bench_mode_desc bench_modes[BENCH__MODES];
+/* Set (by a signal handler) to end every mode's loop early; the figures cover the time run. */
+extern volatile sig_atomic_t bench_stop;
 
 void bench_opts_default(struct bench_opts *o);
 const char *bench_mode_name(enum bench_mode m);

@@ -6,6 +6,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sys/resource.h>
+#include <sys/uio.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,21 +31,28 @@ struct hist {
 	uint64_t b[HIST_BUCKETS];
 };
 
+volatile sig_atomic_t bench_stop;
+
+/* One job: a thread with its own ring, buffers and page order (--jobs N runs N). */
 struct bench {
 	const struct bench_opts *o;
 	struct awr_file *f;
 	struct awr_ring *r;
-	struct bench_mode_result *res;
+	struct bench_mode_result *res;	/* the job's own result, merged after the mode */
 	const char *name;
+	enum bench_mode mode;
+	unsigned int job;
 	unsigned int batch;
 	unsigned int flags;		/* AWR_WRITE_* of in-place writes */
+	bool fixed;			/* plain writes from the registered buffer */
 	unsigned char *buf;		/* max(qd, batch) pages */
 	uint64_t *t_start;		/* per slot: when queued (ns) */
 	uint64_t *off;			/* per slot: offset */
 	uint64_t npages;		/* pages in the data area */
-	uint64_t dw_offset;
+	uint64_t dw_offset;		/* this job's doublewrite area */
 	uint64_t seq, rng;
 	uint64_t start, deadline, shown;
+	struct awr_ring_stats ring;	/* the job's ring counters at the end of the mode */
 	struct hist hist;
 };
 
@@ -145,9 +155,9 @@ static int fail_write(struct bench *b, const struct awr_completion *c, uint64_t 
 static void progress(struct bench *b, uint64_t now, bool last)
 {
 	double el = (double)(now - b->start) / 1e9;
-	double pps = el > 0 ? (double)b->res->pages / el : 0;
+	double pps = el > 0 ? (double)b->res->pages * b->o->jobs / el : 0;
 
-	if (!b->o->progress || (!last && now - b->shown < 500000000ULL))
+	if (!b->o->progress || b->job || (!last && now - b->shown < 500000000ULL))
 		return;
 	b->shown = now;
 	if (last)
@@ -158,12 +168,26 @@ static void progress(struct bench *b, uint64_t now, bool last)
 	fflush(stderr);
 }
 
+static int queue_page(struct bench *b, unsigned int slot)
+{
+	const unsigned char *p = b->buf + (uint64_t)slot * b->o->unit;
+
+	if (b->fixed)
+		return awr_ring_queue_write_fixed(b->r, 0, p, b->o->unit, b->off[slot], slot, b->flags);
+	return awr_ring_queue_write(b->r, p, b->o->unit, b->off[slot], slot, b->flags);
+}
+
 static int queue_slot(struct bench *b, unsigned int slot, uint64_t now)
 {
 	b->off[slot] = next_offset(b);
 	b->t_start[slot] = now;
-	return awr_ring_queue_write(b->r, b->buf + (uint64_t)slot * b->o->unit, b->o->unit,
-				    b->off[slot], slot, b->flags);
+	return queue_page(b, slot);
+}
+
+/* Until the deadline, unless a signal asked to stop. */
+static bool running(const struct bench *b, uint64_t now)
+{
+	return now < b->deadline && !bench_stop;
 }
 
 /* Durability none or dsync: keep qd writes in flight until the deadline, latency per write. */
@@ -189,7 +213,7 @@ static int run_stream(struct bench *b)
 			}
 			hist_add(&b->hist, now - b->t_start[s], 1);
 			b->res->pages++;
-			if (!b->res->error && now < b->deadline)
+			if (!b->res->error && running(b, now))
 				ret = queue_slot(b, s, now);
 		}
 		progress(b, now, false);
@@ -206,8 +230,7 @@ static int write_batch(struct bench *b)
 
 	while (next < b->batch || awr_ring_outstanding(b->r)) {
 		while (next < b->batch && !b->res->error) {
-			ret = awr_ring_queue_write(b->r, b->buf + (uint64_t)next * b->o->unit, b->o->unit,
-						   b->off[next], next, b->flags);
+			ret = queue_page(b, next);
 			if (ret == -EBUSY)
 				break;
 			if (ret)
@@ -256,7 +279,7 @@ static int run_batches(struct bench *b, bool doublewrite)
 {
 	uint64_t t0 = now_ns(), t1;
 
-	while (t0 < b->deadline) {
+	while (running(b, t0)) {
 		for (unsigned int i = 0; i < b->batch; i++)
 			b->off[i] = next_offset(b);
 		if (doublewrite && (write_dw_copy(b) || sync_step(b)))
@@ -272,43 +295,144 @@ static int run_batches(struct bench *b, bool doublewrite)
 	return 0;
 }
 
-static void finish(struct bench *b)
+/* The job's ring: made in its own thread (a ring is used by the thread that made it). */
+static int job_ring(struct bench *b)
 {
-	struct bench_mode_result *r = b->res;
-	uint64_t end = now_ns();
+	unsigned int slots = b->o->qd > b->batch ? b->o->qd : b->batch;
+	struct iovec iov = { b->buf, (size_t)slots * b->o->unit };
+	unsigned int rflags = AWR_RING_REGISTER_FILE | (b->o->sqpoll ? AWR_RING_SQPOLL : 0);
+	int ret = awr_ring_create(b->f, b->o->qd, rflags, &b->r);
 
-	progress(b, end, true);
-	r->ran = true;
-	r->seconds = (double)(end - b->start) / 1e9;
-	r->pages_per_s = r->seconds > 0 ? (double)r->pages / r->seconds : 0;
-	r->mb_per_s = r->pages_per_s * (double)b->o->unit / 1e6;
-	r->p50_us = hist_percentile_us(&b->hist, 50);
-	r->p99_us = hist_percentile_us(&b->hist, 99);
-	r->p999_us = hist_percentile_us(&b->hist, 99.9);
+	if (ret)
+		return fail(b, ret, "cannot set up io_uring with queue depth %u%s: %s", b->o->qd,
+			    b->o->sqpoll ? " and SQPOLL" : "", strerror(-ret));
+	if (b->fixed && (ret = awr_ring_register_buffers(b->r, &iov, 1)))
+		return fail(b, ret, "cannot register the page buffers with io_uring: %s", strerror(-ret));
+	return 0;
 }
 
-static void run_mode(struct bench *b, enum bench_mode m, struct bench_mode_result *res)
+static void *job_run(void *arg)
 {
-	unsigned int dsync = b->o->durability == BENCH_DUR_DSYNC ? AWR_WRITE_DSYNC : 0;
-	int ret;
-
-	memset(&b->hist, 0, sizeof(b->hist));
-	memset(res, 0, sizeof(*res));
-	b->res = res;
-	b->name = bench_mode_name(m);
-	b->flags = (m == BENCH_ATOMIC ? 0 : AWR_WRITE_PLAIN) | dsync;
-	ret = awr_ring_create(b->f, b->o->qd, AWR_RING_REGISTER_FILE, &b->r);
-	b->start = b->shown = now_ns();
-	b->deadline = b->start + (uint64_t)(b->o->seconds * 1e9);
-	if (ret)
-		fail(b, ret, "cannot set up io_uring with queue depth %u: %s", b->o->qd, strerror(-ret));
-	else if (m == BENCH_DOUBLEWRITE || b->o->durability == BENCH_DUR_FDATASYNC)
-		run_batches(b, m == BENCH_DOUBLEWRITE);
-	else
-		run_stream(b);
+	struct bench *b = arg;
+	if (!job_ring(b))
+		bench_modes[b->mode].run(b);
+	if (b->r)
+		awr_ring_stats(b->r, &b->ring);
 	awr_ring_free(b->r);
 	b->r = NULL;
-	finish(b);
+	return NULL;
+}
+
+static int run_stream_mode(struct bench *b)
+{
+	if (b->o->durability == BENCH_DUR_FDATASYNC)
+		return run_batches(b, false);
+	return run_stream(b);
+}
+
+static int run_doublewrite_mode(struct bench *b)
+{
+	return run_batches(b, true);
+}
+
+/* The modes: a new one adds its enum bench_mode entry, its name and runner here. */
+const struct bench_mode_desc bench_modes[BENCH__MODES] = {
+	[BENCH_ATOMIC] = { "atomic", 0, run_stream_mode },
+	[BENCH_PLAIN] = { "plain", AWR_WRITE_PLAIN, run_stream_mode },
+	[BENCH_DOUBLEWRITE] = { "doublewrite", AWR_WRITE_PLAIN, run_doublewrite_mode },
+};
+
+static double cpu_seconds(bool user_only)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (user_only ? 0 : (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
+}
+
+/* The jobs' figures into the mode's: pages and histograms summed, the first error kept. */
+static void merge(struct bench *jobs, unsigned int n, struct bench_mode_result *r, struct hist *h)
+{
+	uint64_t below = 0, reaps = 0, sum = 0;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct bench *b = &jobs[i];
+
+		r->pages += b->res->pages;
+		if (b->res->error && !r->error) {
+			r->error = b->res->error;
+			memcpy(r->message, b->res->message, sizeof(r->message));
+		}
+		for (unsigned int k = 0; k < HIST_BUCKETS; k++)
+			h->b[k] += b->hist.b[k];
+		h->count += b->hist.count;
+		reaps += b->ring.reaps;
+		sum += b->ring.inflight_sum;
+		below += b->ring.reaps_below_depth;
+		r->ring_setup_flags = b->ring.setup_flags;
+	}
+	r->inflight_mean = reaps ? (double)sum / (double)reaps : 0;
+	r->reaps_below_depth_share = reaps ? (double)below / (double)reaps : 0;
+}
+
+static void run_mode(struct bench *jobs, enum bench_mode m, struct bench_mode_result *res)
+{
+	const struct bench_opts *o = jobs[0].o;
+	unsigned int dsync = o->durability == BENCH_DUR_DSYNC ? AWR_WRITE_DSYNC : 0;
+	struct bench_mode_result *part = calloc(o->jobs, sizeof(*part));
+	pthread_t *tid = calloc(o->jobs, sizeof(*tid));
+	struct hist *h = calloc(1, sizeof(*h));
+	uint64_t start, end;
+	double cpu0 = cpu_seconds(false), ucpu0 = cpu_seconds(true);
+	unsigned int started = 0;
+
+	memset(res, 0, sizeof(*res));
+	res->ran = true;
+	if (!part || !tid || !h) {
+		res->error = -ENOMEM;
+		snprintf(res->message, sizeof(res->message), "out of memory");
+		goto out;
+	}
+	start = now_ns();
+	for (unsigned int i = 0; i < o->jobs; i++) {
+		struct bench *b = &jobs[i];
+
+		memset(&b->hist, 0, sizeof(b->hist));
+		memset(&b->ring, 0, sizeof(b->ring));
+		b->res = &part[i];
+		b->mode = m;
+		b->name = bench_modes[m].name;
+		b->flags = bench_modes[m].flags | dsync;
+		b->fixed = o->fixed_buffers && (b->flags & AWR_WRITE_PLAIN);
+		b->start = b->shown = start;
+		b->deadline = start + (uint64_t)(o->seconds * 1e9);
+		if (o->jobs == 1)
+			job_run(b);
+		else if (!pthread_create(&tid[i], NULL, job_run, b))
+			started++;
+		else
+			fail(b, -EAGAIN, "cannot start job %u's thread", i);
+	}
+	for (unsigned int i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	end = now_ns();
+	progress(&jobs[0], end, true);
+	merge(jobs, o->jobs, res, h);
+	res->seconds = (double)(end - start) / 1e9;
+	res->pages_per_s = res->seconds > 0 ? (double)res->pages / res->seconds : 0;
+	res->mb_per_s = res->pages_per_s * (double)o->unit / 1e6;
+	res->p50_us = hist_percentile_us(h, 50);
+	res->p99_us = hist_percentile_us(h, 99);
+	res->p999_us = hist_percentile_us(h, 99.9);
+	if (res->pages) {
+		res->cpu_ns_per_page = (cpu_seconds(false) - cpu0) * 1e9 / (double)res->pages;
+		res->user_cpu_ns_per_page = (cpu_seconds(true) - ucpu0) * 1e9 / (double)res->pages;
+	}
+out:
+	free(part);
+	free(tid);
+	free(h);
 }
 
 /* A regular file is extended to @size; a block device spans min(size, device). */
@@ -336,24 +460,27 @@ static int open_target(int fd, uint64_t size, struct awr_file **f, uint64_t *spa
 	return 0;
 }
 
-static int bench_setup(struct bench *b, const struct bench_opts *o, uint64_t span)
+/* The span: the data area, then one doublewrite area of batch pages per job. */
+static int bench_setup(struct bench *b, const struct bench_opts *o, uint64_t span, unsigned int job)
 {
 	unsigned int slots = o->qd > b->batch ? o->qd : b->batch;
 	uint64_t dw_bytes = (uint64_t)b->batch * o->unit;
 
-	if (!o->unit || o->unit % 512 || o->unit > (1ULL << 30) || !o->qd || !b->batch) {
-		out_error("bench: unit %" PRIu64 ", queue depth %u, batch %u: need a unit that is a multiple of 512 up to 1 GiB and non-zero depth and batch",
-			  o->unit, o->qd, b->batch);
+	if (!o->unit || o->unit % 512 || o->unit > (1ULL << 30) || !o->qd || !b->batch || !o->jobs) {
+		out_error("bench: unit %" PRIu64 ", queue depth %u, batch %u, jobs %u: need a unit that is a multiple of 512 up to 1 GiB and non-zero depth, batch and jobs",
+			  o->unit, o->qd, b->batch, o->jobs);
 		return -EINVAL;
 	}
-	if (span < dw_bytes + (uint64_t)slots * o->unit) {
-		out_error("bench: span %" PRIu64 " is too small: it needs at least %" PRIu64 " bytes (doublewrite area plus one page per slot)",
-			  span, dw_bytes + (uint64_t)slots * o->unit);
+	if (span < o->jobs * (dw_bytes + (uint64_t)slots * o->unit)) {
+		out_error("bench: span %" PRIu64 " is too small: %u job(s) need at least %" PRIu64 " bytes (doublewrite area plus one page per slot, per job)",
+			  span, o->jobs, o->jobs * (dw_bytes + (uint64_t)slots * o->unit));
 		return -EINVAL;
 	}
-	b->npages = (span - dw_bytes) / o->unit;
-	b->dw_offset = b->npages * o->unit;
-	b->rng = 0x9E3779B97F4A7C15ULL;
+	b->job = job;
+	b->npages = (span - o->jobs * dw_bytes) / o->unit;
+	b->dw_offset = b->npages * o->unit + job * dw_bytes;
+	b->rng = 0x9E3779B97F4A7C15ULL * (job + 1);	/* job 0: the raw loop's page order */
+	b->seq = b->npages / o->jobs * job;
 	b->t_start = calloc(slots, sizeof(*b->t_start));
 	b->off = calloc(slots, sizeof(*b->off));
 	if (!b->t_start || !b->off || posix_memalign((void **)&b->buf, 4096, slots * o->unit))
@@ -365,34 +492,46 @@ static int bench_setup(struct bench *b, const struct bench_opts *o, uint64_t spa
 
 int bench_run(int fd, const struct bench_opts *o, struct bench_result *out)
 {
-	struct bench b = { .o = o, .batch = o->batch ? o->batch : o->qd };
+	struct bench *jobs;
+	struct awr_file *f = NULL;
 	uint64_t span = 0;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	ret = open_target(fd, o->size, &b.f, &span);
+	ret = open_target(fd, o->size, &f, &span);
 	if (ret)
 		return ret;
-	ret = bench_setup(&b, o, span);
+	jobs = calloc(o->jobs ? o->jobs : 1, sizeof(*jobs));
+	if (!jobs) {
+		awr_file_close(f);
+		return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < o->jobs && !ret; i++) {
+		jobs[i] = (struct bench){ .o = o, .f = f, .batch = o->batch ? o->batch : o->qd };
+		ret = bench_setup(&jobs[i], o, span, i);
+	}
 	if (ret)
 		goto err;
 	out->span = span;
-	out->dw_offset = b.dw_offset;
+	out->dw_offset = jobs[0].dw_offset;
 	for (int m = 0; m < BENCH__MODES; m++)
 		if (o->modes & (1U << m))
-			run_mode(&b, (enum bench_mode)m, &out->mode[m]);
+			run_mode(jobs, (enum bench_mode)m, &out->mode[m]);
 err:
-	free(b.buf);
-	free(b.t_start);
-	free(b.off);
-	awr_file_close(b.f);
+	for (unsigned int i = 0; i < o->jobs; i++) {
+		free(jobs[i].buf);
+		free(jobs[i].t_start);
+		free(jobs[i].off);
+	}
+	free(jobs);
+	awr_file_close(f);
 	return ret;
 }
 
 void bench_opts_default(struct bench_opts *o)
 {
 	*o = (struct bench_opts){
-		.unit = 16384, .qd = 32, .seconds = 10, .size = 256ULL << 20,
+		.unit = 16384, .qd = 32, .jobs = 1, .seconds = 10, .size = 256ULL << 20,
 		.modes = (1U << BENCH__MODES) - 1, .durability = BENCH_DUR_FDATASYNC,
 		.order = BENCH_RANDOM,
 	};
@@ -400,9 +539,7 @@ void bench_opts_default(struct bench_opts *o)
 
 const char *bench_mode_name(enum bench_mode m)
 {
-	static const char *const names[BENCH__MODES] = { "atomic", "plain", "doublewrite" };
-
-	return (unsigned int)m < BENCH__MODES ? names[m] : "unknown";
+	return (unsigned int)m < BENCH__MODES ? bench_modes[m].name : "unknown";
 }
 
 const char *bench_durability_name(enum bench_durability d)

@@ -16,8 +16,8 @@
 #include "awr.h"
 
 struct bench_args {
-	char *unit, *qd, *batch, *seconds, *size, *mode, *order, *durability;
-	int force;
+	char *unit, *qd, *batch, *seconds, *size, *mode, *order, *durability, *jobs;
+	int force, sqpoll, fixed_buffers;
 };
 
 static int pick(const char *opt, const char *text, const char *const *names, int n, int *out)
@@ -74,6 +74,7 @@ static int parse_opts(const struct bench_args *a, struct bench_opts *o)
 	if ((a->unit && parse_size_arg("unit", a->unit, &o->unit)) ||
 	    (a->size && parse_size_arg("size", a->size, &o->size)) ||
 	    parse_count("qd", a->qd, 32768, &o->qd) || parse_count("batch", a->batch, 65536, &o->batch) ||
+	    parse_count("jobs", a->jobs, 64, &o->jobs) ||
 	    parse_seconds(a->seconds, &o->seconds) || pick("mode", a->mode, modes, 4, &mode) ||
 	    pick("order", a->order, orders, 2, &order) || pick("durability", a->durability, durs, 3, &dur))
 		return -EINVAL;
@@ -82,6 +83,8 @@ static int parse_opts(const struct bench_args *a, struct bench_opts *o)
 		return -EINVAL;
 	}
 	o->modes = mode == 3 ? (1U << BENCH__MODES) - 1 : 1U << mode;
+	o->sqpoll = a->sqpoll;
+	o->fixed_buffers = a->fixed_buffers;
 	o->order = (enum bench_order)order;
 	o->durability = (enum bench_durability)dur;
 	return 0;
@@ -101,16 +104,20 @@ static void print_normal(const char *path, const struct bench_opts *o, const str
 	unsigned int batch = o->batch ? o->batch : o->qd;
 	char u[32], s[32];
 
-	printf("awr bench %s: %s pages, queue depth %u, %s order, span %s, %.1f s per mode\n", path,
-	       out_size(o->unit, u, sizeof(u)), o->qd, o->order == BENCH_RANDOM ? "random" : "sequential",
-	       out_size(r->span, s, sizeof(s)), o->seconds);
+	printf("awr bench %s: %s pages, queue depth %u%s, %s order, span %s, %.1f s per mode\n", path,
+	       out_size(o->unit, u, sizeof(u)), o->qd, o->jobs > 1 ? " per job" : "",
+	       o->order == BENCH_RANDOM ? "random" : "sequential", out_size(r->span, s, sizeof(s)), o->seconds);
+	if (o->jobs > 1 || o->sqpoll || o->fixed_buffers)
+		printf("%u job%s (one ring each)%s%s\n", o->jobs, o->jobs == 1 ? "" : "s",
+		       o->sqpoll ? ", SQPOLL" : "", o->fixed_buffers ? ", plain writes from registered buffers" : "");
 	if (o->durability == BENCH_DUR_FDATASYNC)
 		printf("durability: fdatasync after each batch of %u pages\n", batch);
 	else if (o->durability == BENCH_DUR_DSYNC)
 		printf("durability: RWF_DSYNC on every write (doublewrite: batches of %u pages)\n", batch);
 	else
 		printf("durability: none, completion only (doublewrite: batches of %u pages)\n", batch);
-	printf("%-12s %10s %9s %10s %10s %10s\n", "mode", "pages/s", "MB/s", "p50 us", "p99 us", "p99.9 us");
+	printf("%-12s %10s %9s %10s %10s %10s %11s\n", "mode", "pages/s", "MB/s", "p50 us", "p99 us", "p99.9 us",
+	       "CPU ns/page");
 	for (int m = 0; m < BENCH__MODES; m++) {
 		const struct bench_mode_result *x = &r->mode[m];
 
@@ -119,8 +126,8 @@ static void print_normal(const char *path, const struct bench_opts *o, const str
 		if (x->error)
 			printf("%-12s failed: %s\n", bench_mode_name((enum bench_mode)m), x->message);
 		else
-			printf("%-12s %10.0f %9.1f %10.1f %10.1f %10.1f\n", bench_mode_name((enum bench_mode)m),
-			       x->pages_per_s, x->mb_per_s, x->p50_us, x->p99_us, x->p999_us);
+			printf("%-12s %10.0f %9.1f %10.1f %10.1f %10.1f %11.0f\n", bench_mode_name((enum bench_mode)m),
+			       x->pages_per_s, x->mb_per_s, x->p50_us, x->p99_us, x->p999_us, x->cpu_ns_per_page);
 	}
 	if (ratio(r, BENCH_ATOMIC, BENCH_DOUBLEWRITE) > 0)
 		printf("atomic/doublewrite: %.2fx\n", ratio(r, BENCH_ATOMIC, BENCH_DOUBLEWRITE));
@@ -149,6 +156,11 @@ struct json_object *bench_mode_json(const struct bench_mode_result *x)
 	json_object_object_add(lat, "p99", jnum(x->p99_us, 1));
 	json_object_object_add(lat, "p99_9", jnum(x->p999_us, 1));
 	json_object_object_add(o, "latency_us", lat);
+	json_object_object_add(o, "cpu_ns_per_write", jnum(x->cpu_ns_per_page, 1));
+	json_object_object_add(o, "user_cpu_ns_per_write", jnum(x->user_cpu_ns_per_page, 1));
+	json_object_object_add(o, "inflight_mean", jnum(x->inflight_mean, 2));
+	json_object_object_add(o, "reaps_below_depth", jnum(x->reaps_below_depth_share, 4));
+	json_object_object_add(o, "ring_setup_flags", out_u64(x->ring_setup_flags));
 	json_object_object_add(o, "error", x->error ? json_object_new_string(x->message) : NULL);
 	return o;
 }
@@ -162,6 +174,9 @@ static void print_json(const char *path, const struct bench_opts *o, const struc
 	json_object_object_add(root, "path", json_object_new_string(path));
 	json_object_object_add(root, "unit", out_u64(o->unit));
 	json_object_object_add(root, "qd", out_u64(o->qd));
+	json_object_object_add(root, "jobs", out_u64(o->jobs));
+	json_object_object_add(root, "sqpoll", json_object_new_boolean(o->sqpoll));
+	json_object_object_add(root, "fixed_buffers", json_object_new_boolean(o->fixed_buffers));
 	json_object_object_add(root, "batch", out_u64(o->batch ? o->batch : o->qd));
 	json_object_object_add(root, "span", out_u64(r->span));
 	json_object_object_add(root, "order", json_object_new_string(o->order == BENCH_RANDOM ? "random" : "sequential"));
@@ -182,7 +197,11 @@ int cmd_bench(int argc, const char **argv)
 	struct bench_args a = { 0 };
 	struct poptOption table[] = {
 		{ "unit", 0, POPT_ARG_STRING, &a.unit, 0, "page size (default 16k)", "U" },
-		{ "qd", 0, POPT_ARG_STRING, &a.qd, 0, "io_uring queue depth (default 32)", "N" },
+		{ "qd", 0, POPT_ARG_STRING, &a.qd, 0, "io_uring queue depth per job (default 32)", "N" },
+		{ "jobs", 0, POPT_ARG_STRING, &a.jobs, 0, "threads writing at once, one ring each (default 1)", "N" },
+		{ "sqpoll", 0, POPT_ARG_NONE, &a.sqpoll, 0, "a kernel thread polls each ring (IORING_SETUP_SQPOLL)", NULL },
+		{ "fixed-buffers", 0, POPT_ARG_NONE, &a.fixed_buffers, 0,
+		  "plain writes from registered buffers (the kernel refuses them for atomic writes)", NULL },
 		{ "batch", 0, POPT_ARG_STRING, &a.batch, 0, "pages per flush (default: the queue depth)", "N" },
 		{ "seconds", 0, POPT_ARG_STRING, &a.seconds, 0, "seconds per mode (default 10)", "S" },
 		{ "size", 0, POPT_ARG_STRING, &a.size, 0, "span written (default 256MiB)", "SPAN" },

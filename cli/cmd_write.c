@@ -14,18 +14,31 @@
 
 #include "awr.h"
 
+/*
+ * Memory stays bounded whatever --length is: the data is made one unit at a
+ * time into a ring of buffers (one per write in flight: --qd for the uring
+ * engine, one otherwise), a pattern filled once, --input read unit by unit as
+ * the writes go out; --verify reads back and compares in chunks of 1 MiB.
+ */
+#define VERIFY_CHUNK	(1U << 20)
+
 struct write_job {
 	const char *path;
 	uint64_t offset;
 	uint64_t length;
 	uint64_t unit;
 	unsigned int flags;	/* AWR_WRITE_* */
-	unsigned char *buf;
+	unsigned char *bufs;	/* nbuf buffers of unit bytes */
+	unsigned int nbuf;
+	int pattern;		/* the fill byte, or -1: data from input_fd */
+	int input_fd;
+	const char *input;
+	uint64_t input_read;	/* bytes read from --input so far */
 	uint64_t written;	/* bytes landed */
-	unsigned int writes;	/* atomic writes issued */
+	uint64_t writes;	/* atomic writes issued */
 };
 
-static int fill_pattern(struct write_job *j, const char *pattern)
+static int parse_pattern(struct write_job *j, const char *pattern)
 {
 	char *end;
 	unsigned long v = 0x5a;
@@ -38,29 +51,83 @@ static int fill_pattern(struct write_job *j, const char *pattern)
 			return -EINVAL;
 		}
 	}
-	memset(j->buf, (int)v, j->length);
+	j->pattern = (int)v;
 	return 0;
 }
 
-static int fill_input(struct write_job *j, const char *input)
+/* The pattern is written into every buffer once, after the range passed its checks. */
+static void fill_pattern(struct write_job *j)
 {
-	uint64_t done = 0;
-	ssize_t n;
-	int fd = open(input, O_RDONLY | O_CLOEXEC);
+	if (j->pattern >= 0)
+		memset(j->bufs, j->pattern, (size_t)j->nbuf * j->unit);
+}
 
-	if (fd < 0) {
+/* --input: read as the writes go; --verify reads it a second time, so it must be a regular file then. */
+static int open_input(struct write_job *j, const char *input, bool do_verify)
+{
+	struct stat st;
+
+	j->input = input;
+	j->input_fd = open(input, O_RDONLY | O_CLOEXEC);
+	if (j->input_fd < 0) {
 		out_error("cannot open --input %s: %s", input, strerror(errno));
 		return -errno;
 	}
-	while (done < j->length && (n = read(fd, j->buf + done, j->length - done)) > 0)
-		done += (uint64_t)n;
-	close(fd);
-	if (done < j->length) {
+	if (fstat(j->input_fd, &st))
+		return -errno;
+	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size < j->length) {
 		out_error("--input %s holds %" PRIu64 " bytes, fewer than --length %" PRIu64,
-			  input, done, j->length);
+			  input, (uint64_t)st.st_size, j->length);
+		return -EINVAL;
+	}
+	if (do_verify && !S_ISREG(st.st_mode)) {
+		out_error("--verify with --input %s: the input is read twice (to write, then to compare), so it must be a regular file, not a pipe or device",
+			  input);
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* Read exactly @len bytes of --input at @pos (pread for a regular file, read for a pipe). */
+static int input_read(struct write_job *j, unsigned char *dst, uint64_t len, uint64_t pos, bool again)
+{
+	uint64_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = again ? pread(j->input_fd, dst + done, len - done, (off_t)(pos + done))
+			  : read(j->input_fd, dst + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		done += (uint64_t)n;
+	}
+	if (done == len)
+		return 0;
+	out_error("--input %s: %s after %" PRIu64 " bytes, fewer than --length %" PRIu64, j->input,
+		  n < 0 ? strerror(errno) : "ended", pos + done, j->length);
+	return -EINVAL;
+}
+
+/* The data of the unit at @pos (bytes from --offset) into @dst. */
+static int produce(struct write_job *j, unsigned char *dst, uint64_t pos)
+{
+	if (j->pattern >= 0)
+		return 0;	/* every buffer was filled with the pattern once */
+	j->input_read = pos + j->unit;
+	return input_read(j, dst, j->unit, pos, false);
+}
+
+static int write_failed(const struct write_job *j, uint64_t pos, ssize_t ret, const struct awr_verdict *v)
+{
+	if (v->rule != AWR_RULE_OK && v->rule != AWR_RULE_DEVICE_ERROR)
+		out_error("refused before writing at %" PRIu64 ": %s (rule %s)",
+			  j->offset + pos, v->message, awr_rule_name(v->rule));
+	else
+		out_error("atomic write of %" PRIu64 " bytes at %" PRIu64 " failed: %s", j->unit,
+			  j->offset + pos, v->rule == AWR_RULE_DEVICE_ERROR ? v->message : strerror((int)-ret));
+	return (int)ret;
 }
 
 static int run_sync(struct write_job *j, struct awr_file *f)
@@ -69,45 +136,127 @@ static int run_sync(struct write_job *j, struct awr_file *f)
 	ssize_t ret;
 
 	for (uint64_t pos = 0; pos < j->length; pos += j->unit) {
+		if (produce(j, j->bufs, pos))
+			return -EINVAL;
 		v.rule = AWR_RULE_OK;
-		ret = awr_pwrite(f, j->buf + pos, j->unit, j->offset + pos, j->flags, &v);
-		if (ret < 0 && v.rule != AWR_RULE_OK) {
-			out_error("refused before writing at %" PRIu64 ": %s (rule %s)",
-				  j->offset + pos, v.message, awr_rule_name(v.rule));
-			return (int)ret;
-		}
-		if (ret < 0) {
-			out_error("atomic write of %" PRIu64 " bytes at %" PRIu64 " failed: %s",
-				  j->unit, j->offset + pos, strerror((int)-ret));
-			return (int)ret;
-		}
+		ret = awr_pwrite(f, j->bufs, j->unit, j->offset + pos, j->flags, &v);
+		if (ret < 0)
+			return write_failed(j, pos, ret, &v);
 		j->written += j->unit;
 		j->writes++;
 	}
 	return 0;
 }
 
-/* --engine uring: the whole range as one page batch through a ring of depth @qd. */
-static int run_uring(struct write_job *j, struct awr_file *f, unsigned int qd)
-{
-	struct awr_batch_result res;
+/* The uring engine's loop: a ring of nbuf buffers, one per write in flight. */
+struct uring_run {
+	struct write_job *j;
 	struct awr_ring *r;
-	int ret = awr_ring_create(f, qd, AWR_RING_REGISTER_FILE, &r);
+	unsigned int *free_slots, nr_free;
+	uint64_t next;			/* next unit to queue (bytes from --offset) */
+	int error;			/* the first failure: a negative errno */
+	uint64_t error_pos;
+	struct awr_completion bad;
+	uint64_t *slot_pos;
+};
+
+static int uring_fill(struct uring_run *u)
+{
+	struct write_job *j = u->j;
+	unsigned int slot;
+	int ret;
+
+	while (u->nr_free && u->next < j->length && !u->error) {
+		slot = u->free_slots[--u->nr_free];
+		if (produce(j, j->bufs + (uint64_t)slot * j->unit, u->next))
+			return -EINVAL;
+		ret = awr_ring_queue_write(u->r, j->bufs + (uint64_t)slot * j->unit, j->unit,
+					   j->offset + u->next, slot, j->flags);
+		if (ret)
+			return ret;
+		u->slot_pos[slot] = u->next;
+		u->next += j->unit;
+	}
+	return 0;
+}
+
+static void uring_account(struct uring_run *u, const struct awr_completion *c)
+{
+	unsigned int slot = (unsigned int)c->tag;
+	uint64_t pos = u->slot_pos[slot];
+
+	u->free_slots[u->nr_free++] = slot;
+	if (c->res >= 0 && (uint64_t)c->res == u->j->unit) {
+		u->j->written += u->j->unit;
+		u->j->writes++;
+		return;
+	}
+	if (u->error && pos >= u->error_pos)
+		return;
+	u->error = c->res < 0 ? c->res : -EIO;
+	u->error_pos = pos;
+	u->bad = *c;
+}
+
+static int uring_loop(struct uring_run *u)
+{
+	struct awr_completion c[64];
+	int n, ret;
+
+	for (;;) {
+		ret = uring_fill(u);
+		if (ret)
+			return ret;
+		if (!awr_ring_outstanding(u->r))
+			return 0;
+		n = awr_ring_reap(u->r, c, 64, 1);
+		if (n < 0)
+			return n;
+		for (int i = 0; i < n; i++)
+			uring_account(u, &c[i]);
+	}
+}
+
+/* --engine uring: the units through a ring of depth nbuf, refilled as writes complete. */
+static int run_uring(struct write_job *j, struct awr_file *f)
+{
+	struct uring_run u = { .j = j };
+	struct awr_completion drain[64];
+	struct awr_verdict v = { .rule = AWR_RULE_OK };
+	int ret = awr_ring_create(f, j->nbuf, AWR_RING_REGISTER_FILE, &u.r);
 
 	if (ret) {
-		out_error("cannot set up io_uring with queue depth %u: %s", qd, strerror(-ret));
+		out_error("cannot set up io_uring with queue depth %u: %s", j->nbuf, strerror(-ret));
 		return ret;
 	}
-	ret = awr_write_units(r, j->buf, j->offset, j->length, j->unit, j->flags, &res);
-	j->written = res.units_done * j->unit;
-	j->writes = (unsigned int)res.units_done;
-	if (ret && res.verdict.rule != AWR_RULE_OK)
-		out_error("refused before writing at %" PRIu64 ": %s (rule %s)",
-			  res.error_offset, res.verdict.message, awr_rule_name(res.verdict.rule));
-	else if (ret)
-		out_error("%s; %" PRIu64 " of %" PRIu64 " units landed", res.verdict.message,
-			  res.units_done, j->length / j->unit);
-	awr_ring_free(r);
+	u.free_slots = calloc(j->nbuf, sizeof(*u.free_slots));
+	u.slot_pos = calloc(j->nbuf, sizeof(*u.slot_pos));
+	if (!u.free_slots || !u.slot_pos) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (unsigned int s = 0; s < j->nbuf; s++)
+		u.free_slots[u.nr_free++] = j->nbuf - 1 - s;
+	ret = uring_loop(&u);
+	while (awr_ring_outstanding(u.r) && awr_ring_reap(u.r, drain, 64, 1) > 0)
+		;	/* a failed queue or read: writes in flight still complete before the buffers go */
+	if (!ret && u.error) {
+		ret = u.error;
+		if (u.bad.rule != AWR_RULE_OK) {
+			awr_file_check(f, j->bufs, j->unit, j->offset + u.error_pos, &v);
+			write_failed(j, u.error_pos, ret, &v);
+		} else {
+			out_error("the kernel refused the write of %" PRIu64 " bytes at %" PRIu64 ": %s; %" PRIu64
+				  " of %" PRIu64 " units landed", j->unit, j->offset + u.error_pos,
+				  u.bad.res >= 0 ? "short write" : strerror(-u.bad.res), j->writes, j->length / j->unit);
+		}
+	} else if (ret && ret != -EINVAL) {
+		out_error("queueing the write at %" PRIu64 " failed: %s", j->offset + u.next, strerror(-ret));
+	}
+out:
+	awr_ring_free(u.r);
+	free(u.free_slots);
+	free(u.slot_pos);
 	return ret;
 }
 
@@ -132,29 +281,45 @@ static int parse_engine(const char *engine, const char *qd_s, unsigned int *qd)
 	return 0;
 }
 
+/* Read the range back in chunks and compare with the pattern or a second read of --input. */
 static int verify(struct write_job *j, int fd)
 {
-	unsigned char *rb;
+	uint64_t chunk = j->length < VERIFY_CHUNK ? j->length : VERIFY_CHUNK, len;
+	unsigned char *rb = NULL, *want = NULL;
 	ssize_t n;
 	int ret = 0;
 
-	if (posix_memalign((void **)&rb, 4096, j->length))
-		return -ENOMEM;
-	n = pread(fd, rb, j->length, (off_t)j->offset);
-	if (n < 0 || (uint64_t)n != j->length) {
-		out_error("read-back of %s failed: %s", j->path, n < 0 ? strerror(errno) : "short read");
-		ret = -EIO;
-	} else {
-		for (uint64_t i = 0; i < j->length; i++) {
-			if (rb[i] != j->buf[i]) {
+	if (posix_memalign((void **)&rb, 4096, chunk) || posix_memalign((void **)&want, 4096, chunk)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (j->pattern >= 0)
+		memset(want, j->pattern, chunk);
+	for (uint64_t pos = 0; pos < j->length && !ret; pos += len) {
+		len = j->length - pos < chunk ? j->length - pos : chunk;
+		n = pread(fd, rb, len, (off_t)(j->offset + pos));
+		if (n < 0 || (uint64_t)n != len) {
+			out_error("read-back of %s failed at %" PRIu64 ": %s", j->path, j->offset + pos,
+				  n < 0 ? strerror(errno) : "short read");
+			ret = -EIO;
+			break;
+		}
+		if (j->pattern < 0 && input_read(j, want, len, pos, true)) {
+			ret = -EIO;
+			break;
+		}
+		for (uint64_t i = 0; i < len; i++) {
+			if (rb[i] != want[i]) {
 				out_error("verification failed: byte at %" PRIu64 " reads 0x%02x, wrote 0x%02x",
-					  j->offset + i, rb[i], j->buf[i]);
+					  j->offset + pos + i, rb[i], want[i]);
 				ret = -EIO;
 				break;
 			}
 		}
 	}
+out:
 	free(rb);
+	free(want);
 	return ret;
 }
 
@@ -164,17 +329,14 @@ static int run_pt(struct write_job *j, struct pt_target *t)
 	struct awr_verdict v;
 	ssize_t ret;
 
+	fill_pattern(j);
 	for (uint64_t pos = 0; pos < j->length; pos += j->unit) {
+		if (produce(j, j->bufs, pos))
+			return -EINVAL;
 		v.rule = AWR_RULE_OK;
-		ret = pt_write(t, j->buf + pos, j->unit, j->offset + pos, j->flags & AWR_WRITE_DSYNC, &v);
-		if (ret < 0 && v.rule != AWR_RULE_OK && v.rule != AWR_RULE_DEVICE_ERROR)
-			out_error("refused before writing at %" PRIu64 ": %s (rule %s)",
-				  j->offset + pos, v.message, awr_rule_name(v.rule));
-		else if (ret < 0)
-			out_error("atomic write of %" PRIu64 " bytes at %" PRIu64 " failed: %s", j->unit,
-				  j->offset + pos, v.rule == AWR_RULE_DEVICE_ERROR ? v.message : strerror((int)-ret));
+		ret = pt_write(t, j->bufs, j->unit, j->offset + pos, j->flags & AWR_WRITE_DSYNC, &v);
 		if (ret < 0)
-			return (int)ret;
+			return write_failed(j, pos, ret, &v);
 		j->written += j->unit;
 		j->writes++;
 	}
@@ -217,7 +379,7 @@ static int check_range(const struct write_job *j, const struct awr_file *f)
 	int ret;
 
 	for (uint64_t pos = 0; pos < j->length; pos += j->unit) {
-		ret = awr_file_check(f, j->buf + pos, j->unit, j->offset + pos, &v);
+		ret = awr_file_check(f, j->bufs, j->unit, j->offset + pos, &v);
 		if (ret) {
 			out_error("refused before writing at %" PRIu64 ": %s (rule %s); nothing was written",
 				  j->offset + pos, v.message, awr_rule_name(v.rule));
@@ -233,7 +395,7 @@ static void report(const struct write_job *j, int verified)
 	char a[32], b[32];
 
 	if (out_mode == OUT_NORMAL) {
-		printf("wrote %s at %" PRIu64 " as %u atomic write%s of %s%s%s\n",
+		printf("wrote %s at %" PRIu64 " as %" PRIu64 " atomic write%s of %s%s%s\n",
 		       out_size(j->written, a, sizeof(a)), j->offset, j->writes, j->writes == 1 ? "" : "s",
 		       out_size(j->unit, b, sizeof(b)), (j->flags & AWR_WRITE_DSYNC) ? ", durable (dsync)" : "",
 		       verified > 0 ? ", read back and verified" : "");
@@ -252,7 +414,8 @@ static void report(const struct write_job *j, int verified)
 }
 
 static int job_setup(struct write_job *j, const char *offset_s, const char *length_s,
-		     const char *unit_s, const char *pattern, const char *input)
+		     const char *unit_s, const char *pattern, const char *input, unsigned int qd,
+		     bool do_verify)
 {
 	if (parse_size_arg("offset", offset_s, &j->offset) ||
 	    parse_size_arg("length", length_s, &j->length))
@@ -274,13 +437,18 @@ static int job_setup(struct write_job *j, const char *offset_s, const char *leng
 			  j->offset, j->length);
 		return -EINVAL;
 	}
-	if (j->length > (1ULL << 30)) {
-		out_error("--length %" PRIu64 " is larger than 1 GiB: write in several runs", j->length);
+	if (j->unit > (1ULL << 30)) {
+		out_error("--unit %" PRIu64 " is larger than 1 GiB: give a smaller --unit (each unit is one write held in memory)",
+			  j->unit);
 		return -EINVAL;
 	}
-	if (posix_memalign((void **)&j->buf, 4096, j->length))
+	j->nbuf = qd ? qd : 1;
+	if (j->nbuf > j->length / j->unit)
+		j->nbuf = (unsigned int)(j->length / j->unit);
+	if (posix_memalign((void **)&j->bufs, 4096, (size_t)j->nbuf * j->unit))
 		return -ENOMEM;
-	return input ? fill_input(j, input) : fill_pattern(j, pattern);
+	j->pattern = -1;
+	return input ? open_input(j, input, do_verify) : parse_pattern(j, pattern);
 }
 
 int cmd_write(int argc, const char **argv)
@@ -308,7 +476,7 @@ int cmd_write(int argc, const char **argv)
 		POPT_AUTOHELP
 		POPT_TABLEEND
 	};
-	struct write_job j = { 0 };
+	struct write_job j = { .input_fd = -1 };
 	struct awr_file *f = NULL;
 	struct cmd_ctx c;
 	int ret, rc = AWR_EXIT_USAGE, verified = -1;
@@ -318,7 +486,7 @@ int cmd_write(int argc, const char **argv)
 	j.path = c.operand;
 	j.flags = dsync ? AWR_WRITE_DSYNC : 0;
 	if (parse_engine(engine, qd_s, &qd) ||
-	    job_setup(&j, offset_s, length_s, unit_s, pattern, input))
+	    job_setup(&j, offset_s, length_s, unit_s, pattern, input, qd, do_verify))
 		goto out;
 	if (is_passthrough(engine)) {
 		rc = run_passthrough(&j, engine, force, do_verify);
@@ -336,7 +504,8 @@ int cmd_write(int argc, const char **argv)
 	rc = AWR_EXIT_FAIL;	/* a rule broken by any unit: refused before the first write, exit 1 */
 	if (check_range(&j, f))
 		goto out;
-	if (qd ? run_uring(&j, f, qd) : run_sync(&j, f))
+	fill_pattern(&j);
+	if (qd ? run_uring(&j, f) : run_sync(&j, f))
 		goto out;
 	if (do_verify)
 		verified = !verify(&j, awr_file_fd(f));
@@ -344,7 +513,9 @@ int cmd_write(int argc, const char **argv)
 	rc = verified == 0 ? AWR_EXIT_FAIL : AWR_EXIT_OK;
 out:
 	awr_file_close(f);
-	free(j.buf);
+	free(j.bufs);
+	if (j.input_fd >= 0)
+		close(j.input_fd);
 	cmd_done(&c);
 	return rc;
 }
