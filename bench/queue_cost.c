@@ -8,7 +8,8 @@
  *   queue_cost FILE [UNIT] [ROUNDS]
  *
  * FILE must support atomic writes of UNIT bytes (default 16384); it is never
- * written. Prints "check_ns=.. queue_ns=.. liburing_prep_ns=.." (medians).
+ * written. Prints "check_ns=.. queue_ns=.. liburing_prep_ns=.. library_ns=.." (medians;
+ * library_ns: queue minus liburing's floor, per round, what the library adds).
  */
 #include <fcntl.h>
 #include <liburing.h>
@@ -99,7 +100,7 @@ static double round_liburing(int fd, void *buf, unsigned int unit)
 
 int main(int argc, char **argv)
 {
-	static double check[MAX_ROUNDS], queue[MAX_ROUNDS], raw[MAX_ROUNDS];
+	static double check[MAX_ROUNDS], queue[MAX_ROUNDS], raw[MAX_ROUNDS], own[MAX_ROUNDS];
 	unsigned int unit = argc > 2 ? (unsigned int)strtoul(argv[2], NULL, 0) : 16384;
 	int rounds = argc > 3 ? atoi(argv[3]) : 200;
 	struct awr_file *f;
@@ -119,14 +120,16 @@ int main(int argc, char **argv)
 		check[i] = round_check(f, buf, unit);
 		queue[i] = round_queue(f, buf, unit);
 		raw[i] = round_liburing(awr_file_fd(f), buf, unit);
+		own[i] = queue[i] - raw[i];
 		if (check[i] < 0 || queue[i] < 0 || raw[i] < 0) {
 			fprintf(stderr, "%s does not take atomic writes of %u bytes, or io_uring failed\n",
 				argv[1], unit);
 			return 1;
 		}
 	}
-	printf("check_ns=%.1f queue_ns=%.1f liburing_prep_ns=%.1f writes_per_round=%u rounds=%d\n",
-	       median(check, rounds), median(queue, rounds), median(raw, rounds), DEPTH, rounds);
+	printf("check_ns=%.1f queue_ns=%.1f liburing_prep_ns=%.1f library_ns=%.1f writes_per_round=%u rounds=%d\n",
+	       median(check, rounds), median(queue, rounds), median(raw, rounds), median(own, rounds), DEPTH,
+	       rounds);
 	awr_file_close(f);
 	free(buf);
 	return 0;
