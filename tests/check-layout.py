@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 # Description: lib/ keeps the shape of the design: a stage folder uses only the folders before it
-# in the flow (lib/ shared helpers, device, discover, decide, write, verify). Checked twice: the
+# in the flow (lib/ shared helpers, device, discover, decide, write, pages, verify). Checked twice: the
 # includes in the sources, and the symbols each object of the static library takes from the others.
 #   check-layout.py LIBDIR LIBATOMICWR.A
 #   check-layout.py --self-test       (a made-up upward reference must be found)
@@ -10,7 +10,7 @@ import re
 import subprocess
 import sys
 
-ORDER = ['', 'device', 'discover', 'decide', 'write', 'verify']   # '' = lib/ itself
+ORDER = ['', 'device', 'discover', 'decide', 'write', 'pages', 'verify']   # '' = lib/ itself
 
 
 def rank(stage):

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/* The page store's private parts, shared by the files of lib/pages/. */
+#ifndef AWR_PAGES_H
+#define AWR_PAGES_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "private.h"
+
+#define AWR_PAGES_DW_SUFFIX	".awr-dw"
+#define AWR_PAGES_DW_SLOTS	64U		/* records in the area: a larger batch goes in chunks */
+#define AWR_PAGES_DW_BLOCK	4096U		/* area header and record header size */
+#define AWR_PAGES_RING_DEPTH	64U
+
+/* Fault points for crash tests (AWR_PAGES_FAULT, read with secure_getenv). */
+enum awr__pages_fault_kind {
+	AWR_PAGES_FAULT_NONE = 0,
+	AWR_PAGES_FAULT_CRASH,		/* crash:N  _exit(99) once N in-place page writes were issued */
+	AWR_PAGES_FAULT_TEAR,		/* tear:N   doublewrite: half of in-place page write N+1, _exit(99) */
+	AWR_PAGES_FAULT_AREA,		/* area:N   doublewrite: area records up to N, half of record N+1, _exit */
+	AWR_PAGES_FAULT_SYNCED,		/* synced:N doublewrite: _exit after the area sync of the chunk that
+					 *          holds in-place page write N+1, before any in-place write */
+};
+
+struct awr__pages_fault {
+	enum awr__pages_fault_kind kind;
+	uint64_t n;
+};
+
+struct awr_pages {
+	pthread_mutex_t lock;		/* one batch at a time: the ring, the area, the counters */
+	struct awr_file *file;
+	int fd;
+	bool is_blk;
+	uint64_t ino;			/* the store file's inode, recorded in its area */
+	uint32_t page_size;
+	uint32_t mem_align;		/* O_DIRECT buffer alignment */
+	enum awr_pages_mode mode;
+	struct awr_ring *ring;
+	unsigned int recovered;
+	char explain[384];
+	/* the doublewrite area */
+	int dw_fd;			/* -1 when the store has none open */
+	uint32_t dw_slots;
+	uint32_t dw_rec;		/* bytes per record: header block + page, rounded to the block */
+	uint64_t seq;			/* sequence number of the next batch */
+	uint8_t *dw_buf;		/* dw_slots records */
+	/* fault points */
+	struct awr__pages_fault fault;
+	uint64_t issued;		/* in-place page writes issued since open */
+	uint64_t area_written;		/* area records written since open */
+};
+
+/* fault.c */
+int awr__pages_fault_parse(const char *spec, struct awr__pages_fault *out);
+void awr__pages_fault_exit(void) __attribute__((noreturn));
+/* a message into @buf, cut to @len (a reason string: cutting is fine) */
+void awr__pages_say(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* area.c: the doublewrite area's format, its writes, recovery */
+int awr__area_open(struct awr_pages *s, const char *path, bool create, char *why, size_t len);
+int awr__area_write(struct awr_pages *s, const struct awr_page *pages, const unsigned int *idx,
+		    unsigned int k);
+int awr__area_recover(struct awr_pages *s, char *why, size_t len);
+int awr__area_new(struct awr_pages *s, int fd);
+void awr__area_close(struct awr_pages *s);
+
+/* write.c */
+int awr__pages_write_locked(struct awr_pages *s, struct awr_page *pages, unsigned int n);
+int awr__pages_in_place(struct awr_pages *s, struct awr_page *pages, const unsigned int *idx,
+			unsigned int k, bool atomic);
+void *awr__pages_alloc(const struct awr_pages *s, size_t len);
+
+/* calibrate.c: software vs doublewrite on scratch files beside the store */
+struct awr__pages_calibration {
+	uint64_t software_ns;
+	uint64_t doublewrite_ns;
+	unsigned int pages;		/* pages per batch */
+	unsigned int rounds;		/* rounds timed (after one warm-up round) */
+};
+int awr__pages_calibrate(const struct awr_pages *s, const char *path,
+			 struct awr__pages_calibration *out);
+
+#endif /* AWR_PAGES_H */

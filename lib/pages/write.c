@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Page writes: one batch through the io_uring engine (lib/write/uring.c),
+ * the ring refilled as writes complete, then one fdatasync: durable on
+ * return. In doublewrite mode each chunk of up to AWR_PAGES_DW_SLOTS pages
+ * goes to the area first (area.c). A page given more than once in a batch is
+ * written once, with its last copy: two writes of one offset in flight
+ * together may land in any order.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pages/pages.h"
+
+#define REAP 64U
+
+void *awr__pages_alloc(const struct awr_pages *s, size_t len)
+{
+	size_t align = s->mem_align > 4096 ? s->mem_align : 4096;
+	void *p;
+
+	if (posix_memalign(&p, align, len ? len : align))
+		return NULL;
+	return p;
+}
+
+struct inplace {
+	struct awr_pages *s;
+	struct awr_page *pages;
+	const unsigned int *idx;
+	unsigned int k;
+	unsigned int next;
+	unsigned int flags;
+	uint8_t *bounce;		/* k pages: copies of buffers not aligned for O_DIRECT */
+	int error;
+};
+
+static const void *page_buf(struct inplace *w, unsigned int i)
+{
+	const struct awr_page *p = &w->pages[w->idx[i]];
+	uint32_t align = w->s->mem_align ? w->s->mem_align : 512;
+
+	if (!((uintptr_t)p->buf % align))
+		return p->buf;
+	memcpy(w->bounce + (size_t)i * w->s->page_size, p->buf, w->s->page_size);
+	return w->bounce + (size_t)i * w->s->page_size;
+}
+
+/* tear:N: the first half of in-place write N+1, directly, then the end of the process */
+static void tear(struct inplace *w, const void *buf, uint64_t off)
+{
+	awr_ring_submit(w->s->ring);
+	(void)!pwrite(w->s->fd, buf, w->s->page_size / 2, (off_t)off);
+	awr__pages_fault_exit();
+}
+
+static void fault_point(struct inplace *w, const void *buf, uint64_t off)
+{
+	struct awr_pages *s = w->s;
+
+	if (s->fault.kind == AWR_PAGES_FAULT_CRASH && s->issued == s->fault.n) {
+		awr_ring_submit(s->ring);
+		awr__pages_fault_exit();
+	}
+	if (s->fault.kind == AWR_PAGES_FAULT_TEAR && s->mode == AWR_PAGES_MODE_DOUBLEWRITE &&
+	    s->issued == s->fault.n)
+		tear(w, buf, off);
+}
+
+static int fill(struct inplace *w)
+{
+	struct awr_pages *s = w->s;
+	int ret;
+
+	while (w->next < w->k && !w->error) {
+		const void *buf = page_buf(w, w->next);
+		uint64_t off = w->pages[w->idx[w->next]].page_no * s->page_size;
+
+		if (awr_ring_outstanding(s->ring) >= awr_ring_depth(s->ring))
+			return 0;
+		if (s->fault.kind)
+			fault_point(w, buf, off);
+		ret = awr_ring_queue_write(s->ring, buf, s->page_size, off, w->next, w->flags);
+		if (ret == -EBUSY)
+			return 0;
+		if (ret)
+			return ret;
+		s->issued++;
+		w->next++;
+		if (s->fault.kind == AWR_PAGES_FAULT_CRASH && s->issued == s->fault.n) {
+			awr_ring_submit(s->ring);
+			awr__pages_fault_exit();
+		}
+	}
+	return 0;
+}
+
+static void account(struct inplace *w, const struct awr_completion *c)
+{
+	struct awr_page *p = &w->pages[w->idx[c->tag]];
+
+	if (c->res >= 0 && (uint64_t)c->res == w->s->page_size)
+		return;
+	p->status = c->res < 0 ? c->res : -EIO;	/* a short write is an error */
+	if (!w->error)
+		w->error = p->status;
+}
+
+/* pages[idx[0..k-1]] in place, one batch; the caller syncs. */
+int awr__pages_in_place(struct awr_pages *s, struct awr_page *pages, const unsigned int *idx,
+			unsigned int k, bool atomic)
+{
+	struct awr_completion c[REAP];
+	struct inplace w = {
+		.s = s, .pages = pages, .idx = idx, .k = k,
+		.flags = atomic ? 0 : AWR_WRITE_PLAIN,
+	};
+	int n, ret = 0;
+
+	w.bounce = awr__pages_alloc(s, (size_t)k * s->page_size);
+	if (!w.bounce)
+		return -ENOMEM;
+	for (;;) {
+		ret = fill(&w);
+		if (ret || !awr_ring_outstanding(s->ring))
+			break;
+		n = awr_ring_reap(s->ring, c, REAP, 1);
+		if (n < 0) {
+			ret = n;
+			break;
+		}
+		for (int i = 0; i < n; i++)
+			account(&w, &c[i]);
+	}
+	/* an engine error leaves writes in flight: wait for them, their buffers are the caller's */
+	while (ret && awr_ring_outstanding(s->ring) && awr_ring_reap(s->ring, c, REAP, 1) > 0)
+		;
+	free(w.bounce);
+	if (ret) {
+		for (unsigned int i = w.next; i < k; i++)
+			pages[idx[i]].status = ret;
+		return ret;
+	}
+	for (unsigned int i = w.next; i < k; i++)	/* not sent after the first failure */
+		pages[idx[i]].status = -ECANCELED;
+	return w.error;
+}
+
+static int cmp_idx(const void *a, const void *b, void *arg)
+{
+	const struct awr_page *pages = arg;
+	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
+
+	if (pages[x].page_no != pages[y].page_no)
+		return pages[x].page_no < pages[y].page_no ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* The pages to write: each page_no once, its last copy; in page order (sequential runs for the device). */
+static unsigned int last_copies(struct awr_page *pages, unsigned int n, unsigned int *idx)
+{
+	unsigned int k = 0;
+
+	for (unsigned int i = 0; i < n; i++)
+		idx[i] = i;
+	qsort_r(idx, n, sizeof(*idx), cmp_idx, pages);
+	for (unsigned int i = 0; i < n; i++) {
+		if (i + 1 < n && pages[idx[i + 1]].page_no == pages[idx[i]].page_no)
+			continue;	/* a later copy of this page follows: it wins */
+		idx[k++] = idx[i];
+	}
+	return k;
+}
+
+static void set_status(struct awr_page *pages, const unsigned int *idx, unsigned int k, int st)
+{
+	for (unsigned int i = 0; i < k; i++)
+		pages[idx[i]].status = st;
+}
+
+static int write_doublewrite(struct awr_pages *s, struct awr_page *pages, const unsigned int *idx,
+			     unsigned int k)
+{
+	int ret = 0;
+
+	for (unsigned int at = 0; at < k && !ret; at += s->dw_slots) {
+		unsigned int c = k - at < s->dw_slots ? k - at : s->dw_slots;
+
+		ret = awr__area_write(s, pages, idx + at, c);
+		s->seq++;	/* also after a failed area write: its records never join a later batch */
+		if (ret) {
+			set_status(pages, idx + at, k - at, ret);
+			break;
+		}
+		if (s->fault.kind == AWR_PAGES_FAULT_SYNCED && s->fault.n >= s->issued &&
+		    s->fault.n < s->issued + c)
+			awr__pages_fault_exit();
+		ret = awr__pages_in_place(s, pages, idx + at, c, false);
+		if (!ret && fdatasync(s->fd))
+			ret = -errno;
+		if (ret && ret != pages[idx[at]].status) {
+			for (unsigned int i = at; i < at + c; i++)
+				if (!pages[idx[i]].status)
+					pages[idx[i]].status = ret;
+		}
+		if (ret)
+			set_status(pages, idx + at + c, k - at - c, -ECANCELED);
+	}
+	return ret;
+}
+
+int awr__pages_write_locked(struct awr_pages *s, struct awr_page *pages, unsigned int n)
+{
+	unsigned int *idx = malloc((size_t)n * sizeof(*idx));
+	unsigned int k;
+	int ret;
+
+	if (!idx)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < n; i++)
+		pages[i].status = 0;	/* a superseded copy: done by its last copy */
+	k = last_copies(pages, n, idx);
+	if (s->mode == AWR_PAGES_MODE_DOUBLEWRITE) {
+		ret = write_doublewrite(s, pages, idx, k);
+	} else {
+		ret = awr__pages_in_place(s, pages, idx, k, true);
+		if (!ret && fdatasync(s->fd)) {
+			ret = -errno;
+			set_status(pages, idx, k, ret);
+		}
+	}
+	free(idx);
+	return ret;
+}
+
+int awr_pages_write(struct awr_pages *s, struct awr_page *pages, unsigned int n)
+{
+	int ret;
+
+	if (!s || (!pages && n))
+		return -EINVAL;
+	for (unsigned int i = 0; i < n; i++) {
+		if (!pages[i].buf || pages[i].page_no > UINT64_MAX / s->page_size - 1)
+			return -EINVAL;
+	}
+	if (!n)
+		return 0;
+	pthread_mutex_lock(&s->lock);
+	ret = awr__pages_write_locked(s, pages, n);
+	pthread_mutex_unlock(&s->lock);
+	return ret;
+}
+
+int awr_pages_read(struct awr_pages *s, void *buf, uint64_t page_no)
+{
+	uint32_t align = s && s->mem_align ? s->mem_align : 512;
+	uint8_t *dst = buf;
+	ssize_t got;
+
+	if (!s || !buf || page_no > UINT64_MAX / s->page_size - 1)
+		return -EINVAL;
+	if ((uintptr_t)buf % align) {
+		dst = awr__pages_alloc(s, s->page_size);
+		if (!dst)
+			return -ENOMEM;
+	}
+	got = awr__pread_full(s->fd, dst, s->page_size, page_no * s->page_size);
+	if (got >= 0) {
+		memset(dst + got, 0, s->page_size - (size_t)got);
+		if (dst != buf)
+			memcpy(buf, dst, s->page_size);
+	}
+	if (dst != buf)
+		free(dst);
+	return got < 0 ? (int)got : 0;
+}

@@ -1,0 +1,440 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Description: the page store survives crashes at every fault point (crash, tear, mid area write,
+ * between the area's sync and the in-place writes) and XFS shutdowns: after each, opening the store
+ * recovers and every page reads back whole, old or new, by this test's own checksum; the negative
+ * control (the same tear with the doublewrite area moved away) is reported torn.
+ *
+ *   pages_crash faults     (run under with-scratch-xfs.sh)
+ *   pages_crash shutdown   (idem: shuts the scratch XFS down, mounts it again)
+ *
+ * A child process writes batches of 15 stamped pages (plus an earlier copy of one of them, which
+ * must lose) with AWR_PAGES_FAULT set; the library ends it with _exit(99) at the point. The parent
+ * knows every batch (same seeds) and which the child acknowledged (a pipe), so each page must hold
+ * the generation of the last acknowledged batch that wrote it, or of the batch in flight.
+ *   AWR_PAGES_CYCLES=N    crashes per fault point and mode (default 10)
+ *   AWR_PAGES_SHUTDOWNS=N XFS shutdowns per mode (default 3)
+ */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libatomicwr.h"
+#include "compat.h"
+#include "../helpers.h"
+#include "pages_stamp.h"
+
+#define PS		16384U
+#define NP		64U		/* pages in the store */
+#define PER		15U		/* distinct pages per batch */
+#define BATCHES		6U		/* batches a fault child writes (generations 2..7) */
+#define EXIT_FAULT	99
+#define EXIT_EIO	5
+
+static const char *dir, *dev;
+static unsigned int cycles = 10, shutdowns = 3;
+
+/* batch @gen of run @seed: PER distinct pages, sorted, and the page of which an earlier copy goes first */
+static void batch_pages(unsigned int seed, uint64_t gen, uint64_t *pages, uint64_t *dup)
+{
+	uint64_t x = (uint64_t)seed * 1000003ULL + gen * 7919ULL + 1;
+	bool used[NP] = { false };
+	unsigned int n = 0;
+
+	while (n < PER) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		if (!used[x % NP]) {
+			used[x % NP] = true;
+			n++;
+		}
+	}
+	n = 0;
+	for (unsigned int p = 0; p < NP; p++)
+		if (used[p])
+			pages[n++] = p;
+	*dup = pages[x % PER];
+}
+
+static uint8_t *alloc_pages(unsigned int n)
+{
+	void *p;
+
+	if (posix_memalign(&p, 4096, (size_t)n * PS))
+		exit(2);
+	return p;
+}
+
+static int write_batch(struct awr_pages *s, unsigned int seed, uint64_t gen, uint8_t *buf)
+{
+	struct awr_page pg[PER + 1];
+	uint64_t pages[PER], dup;
+
+	batch_pages(seed, gen, pages, &dup);
+	/* the earlier copy first (copy 1), then the batch with the copy that must win */
+	tp_fill(buf, PS, dup, gen, 1);
+	pg[0] = (struct awr_page){ .buf = buf, .page_no = dup };
+	for (unsigned int i = 0; i < PER; i++) {
+		tp_fill(buf + (size_t)(i + 1) * PS, PS, pages[i], gen, 0);
+		pg[i + 1] = (struct awr_page){ .buf = buf + (size_t)(i + 1) * PS, .page_no = pages[i] };
+	}
+	return awr_pages_write(s, pg, PER + 1);
+}
+
+static int create_store(const char *path, unsigned int mode)
+{
+	struct awr_page pg[NP];
+	struct awr_pages *s;
+	uint8_t *buf = alloc_pages(NP);
+	int ret;
+
+	unlink(path);
+	ret = awr_pages_open(path, PS, mode | AWR_PAGES_CREATE, &s);
+	if (ret) {
+		free(buf);
+		return ret;
+	}
+	for (unsigned int i = 0; i < NP; i++) {
+		tp_fill(buf + (size_t)i * PS, PS, i, 1, 0);
+		pg[i] = (struct awr_page){ .buf = buf + (size_t)i * PS, .page_no = i };
+	}
+	ret = awr_pages_write(s, pg, NP);
+	awr_pages_close(s);
+	free(buf);
+	return ret;
+}
+
+/* The child: open with the fault, write batches 2.., acknowledge each on @ack. */
+static void child(const char *path, unsigned int mode, const char *fault, unsigned int seed, int ack,
+		  uint64_t last)
+{
+	struct awr_pages *s;
+	uint8_t *buf = alloc_pages(PER + 1);
+	int ret;
+
+	if (fault)
+		setenv("AWR_PAGES_FAULT", fault, 1);
+	ret = awr_pages_open(path, PS, mode, &s);
+	if (ret) {
+		fprintf(stderr, "child: open: %s: %s\n", strerror(-ret), awr_pages_explain(NULL));
+		_exit(3);
+	}
+	for (uint64_t gen = 2; gen <= last; gen++) {
+		ret = write_batch(s, seed, gen, buf);
+		if (ret)
+			_exit(ret == -EIO ? EXIT_EIO : 3);
+		if (write(ack, &gen, sizeof(gen)) != sizeof(gen))
+			_exit(4);
+	}
+	_exit(0);
+}
+
+/* What page @p may hold after a crash with batches up to @acked acknowledged. */
+static void allowed(unsigned int seed, uint64_t acked, unsigned int p, uint64_t *must, uint64_t *inflight)
+{
+	uint64_t pages[PER], dup;
+
+	*must = 1;
+	*inflight = 0;
+	for (uint64_t g = 2; g <= acked + 1; g++) {
+		batch_pages(seed, g, pages, &dup);
+		for (unsigned int i = 0; i < PER; i++) {
+			if (pages[i] != p)
+				continue;
+			if (g <= acked)
+				*must = g;
+			else
+				*inflight = g;
+		}
+	}
+}
+
+/* Every page whole, copy 0, and old or new. Returns the number of bad pages; prints each. */
+static unsigned int check_pages(const char *what, const uint8_t *data, unsigned int seed, uint64_t acked,
+				int torn_page)
+{
+	unsigned int bad = 0;
+
+	for (unsigned int p = 0; p < NP; p++) {
+		uint64_t gen = 0, copy = 0, must, inflight;
+		enum tp_class c = tp_check(data + (size_t)p * PS, PS, p, &gen, &copy);
+
+		allowed(seed, acked, p, &must, &inflight);
+		if (c == TP_WHOLE && !copy && (gen == must || gen == inflight))
+			continue;
+		if (torn_page == (int)p && c == TP_TORN)
+			continue;	/* the negative control's expected finding */
+		bad++;
+		printf("  %s: page %u %s (generation %" PRIu64 ", copy %" PRIu64 "; expected %" PRIu64
+		       "%s%.0" PRIu64 ")\n", what, p, c == TP_TORN ? "torn" : c == TP_ZERO ? "zero" : "whole",
+		       gen, copy, must, inflight ? " or " : "", inflight);
+	}
+	return bad;
+}
+
+static int read_store(const char *path, unsigned int mode, uint8_t *data, unsigned int *recovered,
+		      char *explain, size_t len)
+{
+	struct awr_pages *s;
+	int ret;
+
+	/* a crashed writer's io_uring requests hold its file (and write lock) until they finish */
+	for (int i = 0; (ret = awr_pages_open(path, PS, mode, &s)) == -EBUSY && i < 200; i++)
+		usleep(25000);
+	if (ret) {
+		snprintf(explain, len, "%s", awr_pages_explain(NULL));
+		return ret;
+	}
+	*recovered = awr_pages_recovered(s);
+	snprintf(explain, len, "%s", awr_pages_explain(s));
+	for (unsigned int p = 0; p < NP && !ret; p++)
+		ret = awr_pages_read(s, data + (size_t)p * PS, p);
+	awr_pages_close(s);
+	return ret;
+}
+
+/* The in-place write number @n (0-based) of run @seed: sorted distinct pages, PER per batch. */
+static int nth_in_place(unsigned int seed, uint64_t n)
+{
+	uint64_t pages[PER], dup;
+
+	batch_pages(seed, 2 + n / PER, pages, &dup);
+	return (int)pages[n % PER];
+}
+
+static uint64_t read_acks(int fd)
+{
+	uint64_t g, last = 1;
+
+	while (read(fd, &g, sizeof(g)) == sizeof(g))
+		last = g;
+	return last;
+}
+
+static const char *mode_name(unsigned int mode)
+{
+	return mode == AWR_PAGES_SOFTWARE ? "software" : mode == AWR_PAGES_DOUBLEWRITE ? "doublewrite" : "auto";
+}
+
+/* One crash at @fault; returns false when the mode is not available. */
+static bool fault_cycle(unsigned int mode, const char *kind, uint64_t n, unsigned int seed)
+{
+	char path[1024], fault[64], dw[1100], moved[1200], explain[512];
+	uint8_t *data = alloc_pages(NP);
+	unsigned int recovered = 0, bad;
+	uint64_t acked;
+	int fds[2], st, ret, torn = -1;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/pages-%s.db", dir, mode_name(mode));
+	snprintf(dw, sizeof(dw), "%s.awr-dw", path);
+	snprintf(moved, sizeof(moved), "%s.moved", dw);
+	snprintf(fault, sizeof(fault), "%s:%" PRIu64, kind, n);
+	ret = create_store(path, mode);
+	if (ret == -EOPNOTSUPP) {
+		free(data);
+		return false;
+	}
+	T_EXPECT(!ret, "creating the store in %s mode: %s", mode_name(mode), strerror(-ret));
+	if (pipe(fds))
+		exit(2);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		child(path, mode, fault, seed, fds[1], 1 + BATCHES);
+	}
+	close(fds[1]);
+	acked = read_acks(fds[0]);
+	close(fds[0]);
+	waitpid(pid, &st, 0);
+	T_EXPECT(WIFEXITED(st) && WEXITSTATUS(st) == EXIT_FAULT,
+		 "%s mode, %s: the child ended with status %d, not by the fault point (99)", mode_name(mode),
+		 fault, WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st));
+	if (!strcmp(kind, "tear")) {
+		/* negative control: without the area the test's own checksum sees the torn page */
+		int fd = open(path, O_RDONLY);
+
+		torn = nth_in_place(seed, n);
+		T_EXPECT(!rename(dw, moved), "moving %s away: %s", dw, strerror(errno));
+		T_EXPECT(fd >= 0 && pread(fd, data, (size_t)NP * PS, 0) == (ssize_t)NP * PS, "reading %s", path);
+		close(fd);
+		bad = check_pages("without the area", data, seed, acked, -1);
+		T_EXPECT(bad == 1 && tp_check(data + (size_t)torn * PS, PS, torn, &(uint64_t){ 0 },
+					      &(uint64_t){ 0 }) == TP_TORN,
+			 "%s mode, %s: with the area moved away the test must find exactly page %d torn, "
+			 "found %u bad page(s)", mode_name(mode), fault, torn, bad);
+		T_EXPECT(!rename(moved, dw), "moving %s back", dw);
+	}
+	/* recover: reopened in the same mode, or (every other cycle) letting AUTO choose */
+	ret = read_store(path, (seed & 1) ? mode : AWR_PAGES_AUTO, data, &recovered, explain, sizeof(explain));
+	T_EXPECT(!ret, "%s mode, %s: reopening: %s: %s", mode_name(mode), fault, strerror(-ret), explain);
+	bad = ret ? NP : check_pages("after recovery", data, seed, acked, -1);
+	T_EXPECT(!bad, "%s mode, %s: %u page(s) not whole, old or new after recovery", mode_name(mode), fault, bad);
+	if (torn >= 0)
+		T_EXPECT(recovered >= 1, "%s: the torn page %d was not repaired (%u recovered)", fault, torn, recovered);
+	printf("%s %-10s acknowledged batches %" PRIu64 ", repaired %u page(s)%s%s: %s\n", mode_name(mode),
+	       fault, acked - 1, recovered, torn >= 0 ? ", negative control: page torn without the area" : "",
+	       "", bad ? "FAIL" : "ok");
+	unlink(path);
+	unlink(dw);
+	free(data);
+	return true;
+}
+
+static int run_faults(void)
+{
+	static const char *dw_kinds[] = { "crash", "tear", "area", "synced" };
+	unsigned int seed = 1, modes = 0;
+	bool have;
+
+	for (unsigned int i = 0; i < cycles; i++) {
+		uint64_t n = (uint64_t)(i * 37 + 5) % (PER * (BATCHES - 1));	/* varying, reached by batch 6 */
+
+		have = fault_cycle(AWR_PAGES_SOFTWARE, "crash", n, seed++);
+		if (!have && !i)
+			printf("software mode not offered here: %s\n", awr_pages_explain(NULL));
+		modes |= have;
+	}
+	for (unsigned int k = 0; k < 4; k++) {
+		for (unsigned int i = 0; i < cycles; i++) {
+			uint64_t n = (uint64_t)(i * 29 + k * 11 + 3) % (PER * (BATCHES - 1));
+
+			have = fault_cycle(AWR_PAGES_DOUBLEWRITE, dw_kinds[k], n, seed++);
+			T_EXPECT(have, "doublewrite mode must be offered on a file: %s", awr_pages_explain(NULL));
+			if (!have)
+				return t_done("pages_crash");
+			modes |= 2;
+		}
+	}
+	(void)modes;
+	return t_done("pages_crash");
+}
+
+/* --- XFS shutdown cycles -------------------------------------------------- */
+
+static void shut_down(void)
+{
+	uint32_t flags = XFS_FSOP_GOING_FLAGS_NOLOGFLUSH;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY);
+
+	if (fd < 0 || ioctl(fd, XFS_IOC_GOINGDOWN, &flags)) {
+		printf("FAIL: XFS_IOC_GOINGDOWN on %s: %s\n", dir, strerror(errno));
+		exit(1);
+	}
+	close(fd);
+}
+
+static void remount(void)
+{
+	struct stat st;
+	int i;
+
+	for (i = 0; i < 50 && umount2(dir, 0); i++)
+		usleep(100000);
+	if (i == 50) {
+		printf("FAIL: umount %s: %s\n", dir, strerror(errno));
+		exit(1);
+	}
+	if (mount(dev, dir, "xfs", 0, NULL) || stat(dir, &st)) {
+		printf("FAIL: mounting %s on %s again (log recovery): %s\n", dev, dir, strerror(errno));
+		exit(1);
+	}
+}
+
+static bool shutdown_cycle(unsigned int mode, unsigned int seed)
+{
+	char path[1024], explain[512];
+	uint8_t *data = alloc_pages(NP);
+	unsigned int recovered = 0, bad;
+	uint64_t acked = 1, g;
+	int fds[2], st, ret;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/pages-shutdown-%u.db", dir, seed);
+	ret = create_store(path, mode);
+	if (ret == -EOPNOTSUPP) {
+		free(data);
+		return false;
+	}
+	T_EXPECT(!ret, "creating the store: %s", strerror(-ret));
+	if (pipe(fds))
+		exit(2);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		close(fds[0]);
+		child(path, mode, NULL, seed, fds[1], UINT64_MAX);
+	}
+	close(fds[1]);
+	T_EXPECT(read(fds[0], &acked, sizeof(acked)) == sizeof(acked), "no batch acknowledged before the shutdown");
+	nanosleep(&(struct timespec){ 0, (long)(20 + (seed * 53) % 200) * 1000000L }, NULL);
+	shut_down();
+	while (read(fds[0], &g, sizeof(g)) == sizeof(g))
+		acked = g;
+	close(fds[0]);
+	waitpid(pid, &st, 0);
+	T_EXPECT(WIFEXITED(st) && WEXITSTATUS(st) == EXIT_EIO,
+		 "%s mode: the writer ended with status %d, expected %d (a write ended by EIO from the shutdown)",
+		 mode_name(mode), WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st), EXIT_EIO);
+	remount();
+	ret = read_store(path, mode, data, &recovered, explain, sizeof(explain));
+	T_EXPECT(!ret, "reopening after the shutdown: %s: %s", strerror(-ret), explain);
+	bad = ret ? NP : check_pages("after shutdown", data, seed, acked, -1);
+	T_EXPECT(!bad, "%s mode: %u page(s) not whole, old or new, or an acknowledged batch lost", mode_name(mode), bad);
+	printf("%s shutdown after %" PRIu64 " acknowledged batches, repaired %u page(s): %s\n",
+	       mode_name(mode), acked - 1, recovered, bad ? "FAIL" : "ok");
+	free(data);
+	return true;
+}
+
+static int run_shutdowns(void)
+{
+	static const unsigned int modes[] = { AWR_PAGES_SOFTWARE, AWR_PAGES_DOUBLEWRITE };
+	unsigned int ran = 0;
+
+	for (unsigned int m = 0; m < 2; m++) {
+		for (unsigned int i = 0; i < shutdowns; i++) {
+			if (!shutdown_cycle(modes[m], 100 * (m + 1) + i)) {
+				printf("%s mode not offered here: %s\n", mode_name(modes[m]), awr_pages_explain(NULL));
+				break;
+			}
+			ran++;
+		}
+	}
+	T_EXPECT(ran, "no mode could be tested");
+	return t_done("pages_crash shutdown");
+}
+
+int main(int argc, char **argv)
+{
+	const char *c = getenv("AWR_PAGES_CYCLES"), *sd = getenv("AWR_PAGES_SHUTDOWNS");
+
+	dir = getenv("AWR_SCRATCH_DIR");
+	dev = getenv("AWR_SCRATCH_DEV");
+	if (argc != 2 || !dir)
+		T_SKIP("run as pages_crash faults|shutdown under with-scratch-xfs.sh (AWR_SCRATCH_DIR)");
+	if (c)
+		cycles = (unsigned int)atoi(c);
+	if (sd)
+		shutdowns = (unsigned int)atoi(sd);
+	signal(SIGPIPE, SIG_IGN);
+	if (!strcmp(argv[1], "faults"))
+		return run_faults();
+	if (!strcmp(argv[1], "shutdown")) {
+		if (!dev)
+			T_SKIP("no AWR_SCRATCH_DEV: the shutdown cycles mount the scratch device again");
+		return run_shutdowns();
+	}
+	printf("usage: pages_crash faults|shutdown\n");
+	return 2;
+}
