@@ -72,7 +72,9 @@ int reopen_fd(int fd, int oflags);
  *   plain        the same writes without RWF_ATOMIC (no torn-write protection);
  *   doublewrite  per batch of o->batch pages: the pages written first to a
  *                doublewrite area (the last batch*unit bytes of the span),
- *                then in place, with the durability step after each phase.
+ *                then in place, with the durability step after each phase;
+ *   pages        the untorn page store in the mode it chooses (bench_pages.c),
+ *                a scratch store beside o->path, fdatasync per batch.
  * Durability: BENCH_DUR_FDATASYNC writes batches of o->batch pages and calls
  * fdatasync after each; BENCH_DUR_DSYNC sets RWF_DSYNC on every write;
  * BENCH_DUR_NONE only waits for completion. Without a batch step (dsync, none)
@@ -89,7 +91,7 @@ int reopen_fd(int fd, int oflags);
  * Return: 0 when the target could be opened and measured (check each
  * mode's error), else a negative errno after printing why (out_error).
  */
-enum bench_mode { BENCH_ATOMIC, BENCH_PLAIN, BENCH_DOUBLEWRITE, BENCH__MODES };
+enum bench_mode { BENCH_ATOMIC, BENCH_PLAIN, BENCH_DOUBLEWRITE, BENCH_PAGES, BENCH__MODES };
 enum bench_durability { BENCH_DUR_FDATASYNC, BENCH_DUR_DSYNC, BENCH_DUR_NONE };
 enum bench_order { BENCH_RANDOM, BENCH_SEQUENTIAL };
 
@@ -106,6 +108,7 @@ struct bench_opts {
 	enum bench_durability durability;
 	enum bench_order order;
 	bool progress;			/* a \r progress line on stderr */
+	const char *path;		/* the target's name: pages mode makes its store beside it */
 };
 
 struct bench_mode_result {
@@ -128,6 +131,7 @@ struct bench_result {
 	uint64_t span;			/* bytes pages were written over */
 	uint64_t dw_offset;		/* where the doublewrite area starts */
 	struct bench_mode_result mode[BENCH__MODES];
+	char pages_explain[400];	/* pages mode: the store's mode and why */
 };
 
 /*
@@ -149,6 +153,9 @@ void bench_opts_default(struct bench_opts *o);
 const char *bench_mode_name(enum bench_mode m);
 const char *bench_durability_name(enum bench_durability d);
 int bench_run(int fd, const struct bench_opts *o, struct bench_result *out);
+/* bench_pages.c: pages mode (the store writes batches of @batch of the same pages) */
+void bench_pages_run(const struct bench_opts *o, uint64_t npages, unsigned int batch,
+		     struct bench_mode_result *res, char *explain, size_t len);
 /* cmd_bench.c: one mode's figures as awr bench -o json prints them (qualify reuses it) */
 struct json_object *bench_mode_json(const struct bench_mode_result *x);
 /* device_out.c: device views (NVMe / SCSI) */

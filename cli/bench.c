@@ -340,6 +340,7 @@ const struct bench_mode_desc bench_modes[BENCH__MODES] = {
 	[BENCH_ATOMIC] = { "atomic", 0, run_stream_mode },
 	[BENCH_PLAIN] = { "plain", AWR_WRITE_PLAIN, run_stream_mode },
 	[BENCH_DOUBLEWRITE] = { "doublewrite", AWR_WRITE_PLAIN, run_doublewrite_mode },
+	[BENCH_PAGES] = { "pages", 0, NULL },	/* the page store: bench_pages.c, run by bench_run() */
 };
 
 static double cpu_seconds(bool user_only)
@@ -515,7 +516,10 @@ int bench_run(int fd, const struct bench_opts *o, struct bench_result *out)
 	out->span = span;
 	out->dw_offset = jobs[0].dw_offset;
 	for (int m = 0; m < BENCH__MODES; m++)
-		if (o->modes & (1U << m))
+		if ((o->modes & (1U << m)) && m == BENCH_PAGES)	/* one store, whatever --jobs */
+			bench_pages_run(o, jobs[0].npages, jobs[0].batch, &out->mode[m], out->pages_explain,
+					sizeof(out->pages_explain));
+		else if (o->modes & (1U << m))
 			run_mode(jobs, (enum bench_mode)m, &out->mode[m]);
 err:
 	for (unsigned int i = 0; i < o->jobs; i++) {

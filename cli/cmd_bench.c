@@ -66,23 +66,23 @@ static int parse_seconds(const char *text, double *out)
 
 static int parse_opts(const struct bench_args *a, struct bench_opts *o)
 {
-	static const char *const modes[] = { "atomic", "plain", "doublewrite", "all" };
+	static const char *const modes[] = { "atomic", "plain", "doublewrite", "pages", "all" };
 	static const char *const orders[] = { "random", "sequential" };
 	static const char *const durs[] = { "fdatasync", "dsync", "none" };
-	int mode = 3, order = BENCH_RANDOM, dur = BENCH_DUR_FDATASYNC;
+	int mode = 4, order = BENCH_RANDOM, dur = BENCH_DUR_FDATASYNC;
 
 	if ((a->unit && parse_size_arg("unit", a->unit, &o->unit)) ||
 	    (a->size && parse_size_arg("size", a->size, &o->size)) ||
 	    parse_count("qd", a->qd, 32768, &o->qd) || parse_count("batch", a->batch, 65536, &o->batch) ||
 	    parse_count("jobs", a->jobs, 64, &o->jobs) ||
-	    parse_seconds(a->seconds, &o->seconds) || pick("mode", a->mode, modes, 4, &mode) ||
+	    parse_seconds(a->seconds, &o->seconds) || pick("mode", a->mode, modes, 5, &mode) ||
 	    pick("order", a->order, orders, 2, &order) || pick("durability", a->durability, durs, 3, &dur))
 		return -EINVAL;
 	if (!o->unit || o->unit % 512 || o->unit > (1ULL << 30)) {
 		out_error("--unit %" PRIu64 " must be a multiple of 512 bytes up to 1 GiB (a page size such as 16k)", o->unit);
 		return -EINVAL;
 	}
-	o->modes = mode == 3 ? (1U << BENCH__MODES) - 1 : 1U << mode;
+	o->modes = mode == 4 ? (1U << BENCH__MODES) - 1 : 1U << mode;
 	o->sqpoll = a->sqpoll;
 	o->fixed_buffers = a->fixed_buffers;
 	o->order = (enum bench_order)order;
@@ -133,6 +133,10 @@ static void print_normal(const char *path, const struct bench_opts *o, const str
 		printf("atomic/doublewrite: %.2fx\n", ratio(r, BENCH_ATOMIC, BENCH_DOUBLEWRITE));
 	if (ratio(r, BENCH_ATOMIC, BENCH_PLAIN) > 0)
 		printf("atomic/plain: %.2fx\n", ratio(r, BENCH_ATOMIC, BENCH_PLAIN));
+	if (r->pages_explain[0])
+		printf("pages: the store chose %s\n", r->pages_explain);
+	if (ratio(r, BENCH_PAGES, BENCH_DOUBLEWRITE) > 0)
+		printf("pages/doublewrite: %.2fx\n", ratio(r, BENCH_PAGES, BENCH_DOUBLEWRITE));
 }
 
 /* A double printed with a fixed number of decimals (JSON numbers, not strings). */
@@ -170,6 +174,7 @@ static void print_json(const char *path, const struct bench_opts *o, const struc
 	struct json_object *root = json_object_new_object(), *modes = json_object_new_object();
 	struct json_object *ratios = json_object_new_object();
 	double ad = ratio(r, BENCH_ATOMIC, BENCH_DOUBLEWRITE), ap = ratio(r, BENCH_ATOMIC, BENCH_PLAIN);
+	double pd = ratio(r, BENCH_PAGES, BENCH_DOUBLEWRITE);
 
 	json_object_object_add(root, "path", json_object_new_string(path));
 	json_object_object_add(root, "unit", out_u64(o->unit));
@@ -188,6 +193,9 @@ static void print_json(const char *path, const struct bench_opts *o, const struc
 	json_object_object_add(root, "modes", modes);
 	json_object_object_add(ratios, "atomic_to_doublewrite", ad > 0 ? jnum(ad, 3) : NULL);
 	json_object_object_add(ratios, "atomic_to_plain", ap > 0 ? jnum(ap, 3) : NULL);
+	json_object_object_add(ratios, "pages_to_doublewrite", pd > 0 ? jnum(pd, 3) : NULL);
+	if (r->pages_explain[0])
+		json_object_object_add(root, "pages_store", json_object_new_string(r->pages_explain));
 	json_object_object_add(root, "ratios", ratios);
 	out_print_json(root);
 }
@@ -206,7 +214,7 @@ int cmd_bench(int argc, const char **argv)
 		{ "seconds", 0, POPT_ARG_STRING, &a.seconds, 0, "seconds per mode (default 10)", "S" },
 		{ "size", 0, POPT_ARG_STRING, &a.size, 0, "span written (default 256MiB)", "SPAN" },
 		{ "mode", 0, POPT_ARG_STRING, &a.mode, 0, "what to measure (default all)",
-		  "atomic|plain|doublewrite|all" },
+		  "atomic|plain|doublewrite|pages|all" },
 		{ "order", 0, POPT_ARG_STRING, &a.order, 0, "page order (default random)", "random|sequential" },
 		{ "durability", 0, POPT_ARG_STRING, &a.durability, 0,
 		  "fdatasync per batch (default), RWF_DSYNC per write, or none", "fdatasync|dsync|none" },
@@ -230,6 +238,7 @@ int cmd_bench(int argc, const char **argv)
 	if (fd < 0)
 		goto out;
 	o.progress = out_mode == OUT_NORMAL && isatty(STDERR_FILENO);
+	o.path = c.operand;
 	if (bench_run(fd, &o, &r))
 		goto out;
 	if (out_mode == OUT_JSON)

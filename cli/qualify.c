@@ -149,6 +149,44 @@ static bool note_single_block(struct qctx *q)
 	return true;
 }
 
+/*
+ * The mode the untorn page store (awr_pages_open(3)) would choose, for 16 KiB pages: on a file, a
+ * scratch store opened in AUTO beside the target (made and removed here); a block device is held by
+ * qualify, so its answer comes from the limits (a device store is hardware mode or nothing).
+ */
+static void note_page_store(struct qctx *q)
+{
+	char path[4200], dw[4300];
+	struct awr_pages *s;
+	int fd;
+
+	if (q->is_blk) {
+		bool hw = q->lim.supported && q->lim.unit_min <= 16384 && q->lim.unit_max >= 16384;
+
+		q_note(q, "page store: %s", hw ? "hardware mode for 16 KiB pages: the device writes them atomically" :
+		       "no untorn mode for 16 KiB pages on this block device (no atomic writes of 16 KiB, and "
+		       "a doublewrite area needs a filesystem): use a file on a filesystem");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/.awr-qualify-pages.XXXXXX", q->dir);
+	fd = mkstemp(path);
+	if (fd < 0) {
+		q_note(q, "page store: cannot make a scratch store in %.200s: %s", q->dir, strerror(errno));
+		return;
+	}
+	close(fd);
+	snprintf(dw, sizeof(dw), "%s.awr-dw", path);
+	if (awr_pages_open(path, 16384, AWR_PAGES_AUTO, &s)) {
+		q_note(q, "page store: no untorn mode for 16 KiB pages: %.400s", awr_pages_explain(NULL));
+	} else {
+		q_note(q, "page store: %s mode for 16 KiB pages: %.400s", awr_pages_mode_name(awr_pages_mode(s)),
+		       awr_pages_explain(s));
+		awr_pages_close(s);
+	}
+	unlink(path);
+	unlink(dw);
+}
+
 void q_discovery(struct qctx *q, struct qcheck *c)
 {
 	const struct awr_finding *f;
@@ -156,6 +194,7 @@ void q_discovery(struct qctx *q, struct qcheck *c)
 	char why[256], a[32], b[32];
 	bool single;
 
+	note_page_store(q);
 	json_object_object_add(c->figures, "limits", out_limits_json(&q->lim));
 	json_object_object_add(c->figures, "views", views_json(q->probe));
 	json_object_object_add(c->figures, "findings", out_probe_findings_json(q->probe));

@@ -3,22 +3,24 @@
  * The doublewrite area: the sidecar file PATH.awr-dw (format in
  * awr_pages_open(3)). Little endian.
  *
- *   block 0      area header: "AWRPGDW1", version 1, page size, slots, the
+ *   block 0      area header: "AWRPGDW2", version 2, page size, slots, the
  *                store file's inode, XXH3 of the first 40 bytes at 40
- *   record i     at 4096 + i * rec: a 4096-byte header ("AWRPGREC", batch
+ *   block 1      the record table: per slot 64 bytes ("AWRPGREC", batch
  *                sequence, page number, index in the batch, pages in the
  *                batch, page size, XXH3 of the page, XXH3 of the first 48
- *                header bytes at 48), then the page, padded to 4096
+ *                bytes at 48); unused slots zero
+ *   8192 + i*P   slot i's page (P = page size)
  *
- * A batch (or each chunk of AWR_PAGES_DW_SLOTS pages of a larger one) fills
- * records 0..k-1 in one write, is synced, and only then written in place.
- * Batches are serialized, so when a batch begins the previous one is durable
- * in place. Recovery therefore needs only the batch with the highest
- * sequence number among the valid records: if all of its k records are
- * valid, its in-place writes may have begun, and every page in place whose
- * XXH3 differs from its record's (torn, or still the older copy) is written
- * again from the record; if not all are valid, the crash came during the
- * area write and nothing of that batch reached the pages in place.
+ * A batch (or each chunk of AWR_PAGES_DW_SLOTS pages of a larger one) is one
+ * write of the table and its k pages, then synced, and only then written in
+ * place. Batches are serialized, so when a batch begins the previous one is
+ * durable in place. Recovery therefore needs only the batch with the highest
+ * sequence number among the valid records (record checksum and page checksum
+ * good): if all k of its records are valid, its in-place writes may have
+ * begun, and every page in place whose XXH3 differs from its record's (torn,
+ * or still the older copy) is written again from the record; if not all are
+ * valid, the crash came during the area write and nothing of that batch
+ * reached the pages in place.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,20 +34,24 @@
 
 #include "pages/pages.h"
 
-#define AREA_MAGIC	0x3157444750525741ULL	/* "AWRPGDW1" */
-#define AREA_VERSION	1U
+#define AREA_MAGIC	0x3257444750525741ULL	/* "AWRPGDW2" */
+#define AREA_VERSION	2U
+#define REC_SIZE	64U
 
 /* "AWRPGREC" as a little-endian u64 */
 #define REC_MAGIC_LE	0x4345524750525741ULL
 
-static uint64_t rec_off(const struct awr_pages *s, unsigned int i)
+#define TABLE_OFF	AWR_PAGES_DW_BLOCK
+
+/* bytes of the table and the slots' pages, written from TABLE_OFF */
+static size_t body_size(const struct awr_pages *s, unsigned int k)
 {
-	return AWR_PAGES_DW_BLOCK + (uint64_t)i * s->dw_rec;
+	return AWR_PAGES_DW_BLOCK + (size_t)k * s->page_size;
 }
 
 static uint64_t area_size(const struct awr_pages *s)
 {
-	return rec_off(s, s->dw_slots);
+	return TABLE_OFF + body_size(s, s->dw_slots);
 }
 
 static void put_header(const struct awr_pages *s, uint8_t *b)
@@ -83,7 +89,7 @@ static int check_header(struct awr_pages *s, const uint8_t *b, const char *path,
 		return -EINVAL;
 	}
 	s->dw_slots = awr__get_le32(b + 16);
-	if (!s->dw_slots || s->dw_slots > 65536) {
+	if (!s->dw_slots || s->dw_slots > AWR_PAGES_DW_BLOCK / REC_SIZE) {
 		awr__pages_say(why, len, "%s holds a bad slot count %u", path, s->dw_slots);
 		return -EEXIST;
 	}
@@ -102,15 +108,14 @@ static int full_pwrite(int fd, const void *buf, size_t len, uint64_t off)
 /* A new (empty) area: header and zeroed records written and synced, so that later writes overwrite. */
 int awr__area_new(struct awr_pages *s, int fd)
 {
-	size_t chunk = s->dw_rec;
-	uint8_t *b = awr__pages_alloc(s, chunk > AWR_PAGES_DW_BLOCK ? chunk : AWR_PAGES_DW_BLOCK);
-	int ret = 0;
+	size_t len = body_size(s, s->dw_slots);
+	uint8_t *b = awr__pages_alloc(s, len);
+	int ret;
 
 	if (!b)
 		return -ENOMEM;
-	memset(b, 0, chunk);
-	for (unsigned int i = 0; i < s->dw_slots && !ret; i++)
-		ret = full_pwrite(fd, b, chunk, rec_off(s, i));
+	memset(b, 0, len);
+	ret = full_pwrite(fd, b, len, TABLE_OFF);
 	put_header(s, b);
 	if (!ret)
 		ret = full_pwrite(fd, b, AWR_PAGES_DW_BLOCK, 0);
@@ -156,7 +161,6 @@ int awr__area_open(struct awr_pages *s, const char *path, bool create, char *why
 	int fd, ret;
 
 	s->dw_fd = -1;
-	s->dw_rec = AWR_PAGES_DW_BLOCK + ((s->page_size + AWR_PAGES_DW_BLOCK - 1) & ~(AWR_PAGES_DW_BLOCK - 1));
 	fd = awr_target_open(path, O_RDWR | O_DIRECT, (create ? AWR_TARGET_CREATE : 0) | AWR_TARGET_KEEP_DATA,
 			     &safety);
 	if (fd == -ENOENT && !create)
@@ -209,7 +213,7 @@ int awr__area_open(struct awr_pages *s, const char *path, bool create, char *why
 			goto err;
 		}
 	}
-	s->dw_buf = awr__pages_alloc(s, (size_t)s->dw_slots * s->dw_rec);
+	s->dw_buf = awr__pages_alloc(s, body_size(s, s->dw_slots));
 	if (!s->dw_buf) {
 		ret = -ENOMEM;
 		goto err;
@@ -230,45 +234,64 @@ void awr__area_close(struct awr_pages *s)
 	s->dw_buf = NULL;
 }
 
-static void put_record(const struct awr_pages *s, uint8_t *r, const void *page, uint64_t page_no,
-		       unsigned int index, unsigned int count)
+static void put_record(const struct awr_pages *s, unsigned int i, const void *page, uint64_t page_no,
+		       unsigned int count)
 {
-	memset(r, 0, AWR_PAGES_DW_BLOCK);
+	uint8_t *r = s->dw_buf + (size_t)i * REC_SIZE;
+
 	awr__put_le64(r, REC_MAGIC_LE);
 	awr__put_le64(r + 8, s->seq);
 	awr__put_le64(r + 16, page_no);
-	awr__put_le32(r + 24, index);
+	awr__put_le32(r + 24, i);
 	awr__put_le32(r + 28, count);
 	awr__put_le32(r + 32, s->page_size);
+	awr__put_le32(r + 36, 0);
 	awr__put_le64(r + 40, XXH3_64bits(page, s->page_size));
 	awr__put_le64(r + 48, XXH3_64bits(r, 48));
-	memcpy(r + AWR_PAGES_DW_BLOCK, page, s->page_size);
-	memset(r + AWR_PAGES_DW_BLOCK + s->page_size, 0, s->dw_rec - AWR_PAGES_DW_BLOCK - s->page_size);
+	memcpy(s->dw_buf + body_size(s, i), page, s->page_size);
 }
 
 /* The pages pages[idx[0..k-1]] (k <= dw_slots) as records 0..k-1 of batch s->seq, then synced. */
 int awr__area_write(struct awr_pages *s, const struct awr_page *pages, const unsigned int *idx,
 		    unsigned int k)
 {
-	size_t len = (size_t)k * s->dw_rec;
+	size_t len = body_size(s, k);
 	int ret;
 
+	memset(s->dw_buf, 0, AWR_PAGES_DW_BLOCK);	/* unused slots: no record */
 	for (unsigned int i = 0; i < k; i++)
-		put_record(s, s->dw_buf + (size_t)i * s->dw_rec, pages[idx[i]].buf, pages[idx[i]].page_no, i, k);
+		put_record(s, i, pages[idx[i]].buf, pages[idx[i]].page_no, k);
 	if (s->fault.kind == AWR_PAGES_FAULT_AREA && s->fault.n >= s->area_written &&
 	    s->fault.n < s->area_written + k) {
-		/* mid area write: records up to N whole, then the header and half the page of the next */
-		unsigned int whole = (unsigned int)(s->fault.n - s->area_written);
-
-		len = (size_t)whole * s->dw_rec + AWR_PAGES_DW_BLOCK + s->page_size / 2;
+		/* mid area write: the table and the pages up to N whole, then half of the next page */
+		len = body_size(s, (unsigned int)(s->fault.n - s->area_written)) + s->page_size / 2;
 		len = (len + 511) & ~(size_t)511;
-		(void)full_pwrite(s->dw_fd, s->dw_buf, len, rec_off(s, 0));
+		(void)full_pwrite(s->dw_fd, s->dw_buf, len, TABLE_OFF);
 		awr__pages_fault_exit();
 	}
-	ret = full_pwrite(s->dw_fd, s->dw_buf, len, rec_off(s, 0));
+	ret = full_pwrite(s->dw_fd, s->dw_buf, len, TABLE_OFF);
 	if (!ret && fdatasync(s->dw_fd))
 		ret = -errno;
 	s->area_written += k;
+	s->area_live = true;	/* also when it failed: some records may be complete */
+	return ret;
+}
+
+/*
+ * Before a batch that is not written to the area (AUTO switching to software
+ * mode): the area's newest batch must never be applied over it. A zeroed
+ * record table leaves no record.
+ */
+int awr__area_void(struct awr_pages *s)
+{
+	int ret;
+
+	memset(s->dw_buf, 0, AWR_PAGES_DW_BLOCK);
+	ret = full_pwrite(s->dw_fd, s->dw_buf, AWR_PAGES_DW_BLOCK, TABLE_OFF);
+	if (!ret && fdatasync(s->dw_fd))
+		ret = -errno;
+	if (!ret)
+		s->area_live = false;
 	return ret;
 }
 
@@ -277,8 +300,10 @@ struct rec {
 	unsigned int slot, index, count;
 };
 
-static bool read_rec(const struct awr_pages *s, const uint8_t *r, unsigned int slot, struct rec *out)
+static bool read_rec(const struct awr_pages *s, unsigned int slot, struct rec *out)
 {
+	const uint8_t *r = s->dw_buf + (size_t)slot * REC_SIZE;
+
 	if (awr__get_le64(r) != REC_MAGIC_LE || awr__get_le64(r + 48) != XXH3_64bits(r, 48) ||
 	    awr__get_le32(r + 32) != s->page_size)
 		return false;
@@ -289,8 +314,8 @@ static bool read_rec(const struct awr_pages *s, const uint8_t *r, unsigned int s
 	out->csum = awr__get_le64(r + 40);
 	out->slot = slot;
 	/* a record whose page does not match its checksum was torn while the area was written */
-	return out->index < out->count && out->count <= s->dw_slots &&
-	       XXH3_64bits(r + AWR_PAGES_DW_BLOCK, s->page_size) == out->csum;
+	return out->index == slot && out->count <= s->dw_slots &&
+	       XXH3_64bits(s->dw_buf + body_size(s, slot), s->page_size) == out->csum;
 }
 
 /* Is every record 0..count-1 of the newest batch present? */
@@ -304,7 +329,7 @@ static bool batch_complete(const struct rec *recs, unsigned int nr, uint64_t seq
 			continue;
 		if (!want)
 			want = recs[i].count;
-		ok &= recs[i].count == want && recs[i].slot == recs[i].index;
+		ok &= recs[i].count == want;
 		found++;
 	}
 	*count = want;
@@ -313,7 +338,7 @@ static bool batch_complete(const struct rec *recs, unsigned int nr, uint64_t seq
 
 static int restore_page(struct awr_pages *s, const struct rec *r, uint8_t *tmp, bool *restored)
 {
-	const uint8_t *page = s->dw_buf + (size_t)r->slot * s->dw_rec + AWR_PAGES_DW_BLOCK;
+	const uint8_t *page = s->dw_buf + body_size(s, r->slot);
 	uint64_t off = r->page_no * s->page_size;
 	ssize_t got = awr__pread_full(s->fd, tmp, s->page_size, off);
 
@@ -342,15 +367,14 @@ int awr__area_recover(struct awr_pages *s, char *why, size_t len)
 	recs = calloc(s->dw_slots, sizeof(*recs));
 	if (!recs)
 		return -ENOMEM;
-	got = awr__pread_full(s->dw_fd, s->dw_buf, (size_t)s->dw_slots * s->dw_rec, rec_off(s, 0));
+	got = awr__pread_full(s->dw_fd, s->dw_buf, body_size(s, s->dw_slots), TABLE_OFF);
 	if (got < 0) {
 		ret = (int)got;
 		awr__pages_say(why, len, "cannot read the doublewrite area: %s", strerror(-ret));
 		goto out;
 	}
 	for (unsigned int i = 0; i < s->dw_slots; i++) {
-		if ((size_t)got >= (size_t)(i + 1) * s->dw_rec &&
-		    read_rec(s, s->dw_buf + (size_t)i * s->dw_rec, i, &recs[nr])) {
+		if ((size_t)got >= body_size(s, i + 1) && read_rec(s, i, &recs[nr])) {
 			if (!nr || recs[nr].seq > newest)
 				newest = recs[nr].seq;
 			nr++;
@@ -359,6 +383,7 @@ int awr__area_recover(struct awr_pages *s, char *why, size_t len)
 	s->seq = nr ? newest + 1 : 1;
 	if (!nr || !batch_complete(recs, nr, newest, &count))
 		goto out;	/* no batch, or one cut short in the area: none of it reached the pages */
+	s->area_live = true;
 	tmp = awr__pages_alloc(s, s->page_size);
 	if (!tmp) {
 		ret = -ENOMEM;

@@ -45,6 +45,7 @@ static int timed(struct awr_pages *t, enum awr_pages_mode m, struct awr_page *pa
 	int ret;
 
 	t->mode = m;
+	t->area_live = false;	/* scratch files: no need to void the area between modes */
 	ret = awr__pages_write_locked(t, pages, CAL_PAGES);
 	*ns += awr__now_ns() - t0;
 	return ret;
@@ -99,7 +100,6 @@ int awr__pages_calibrate(const struct awr_pages *s, const char *path,
 	uint8_t *data = NULL;
 	int fd, ret;
 
-	t.dw_rec = AWR_PAGES_DW_BLOCK + ((s->page_size + AWR_PAGES_DW_BLOCK - 1) & ~(AWR_PAGES_DW_BLOCK - 1));
 	fd = scratch(path, "cal");
 	if (fd < 0)
 		return fd;
@@ -112,7 +112,7 @@ int awr__pages_calibrate(const struct awr_pages *s, const char *path,
 		ret = t.dw_fd;
 		goto out;
 	}
-	t.dw_buf = awr__pages_alloc(&t, (size_t)t.dw_slots * t.dw_rec);
+	t.dw_buf = awr__pages_alloc(&t, AWR_PAGES_DW_BLOCK + (size_t)t.dw_slots * t.page_size);
 	data = awr__pages_alloc(&t, (size_t)CAL_PAGES * t.page_size);
 	if (!t.dw_buf || !data) {
 		ret = -ENOMEM;
@@ -121,13 +121,13 @@ int awr__pages_calibrate(const struct awr_pages *s, const char *path,
 	memset(data, 0, (size_t)CAL_PAGES * t.page_size);
 	ret = awr__area_new(&t, t.dw_fd);
 	if (!ret)
-		ret = awr_ring_create(t.file, AWR_PAGES_RING_DEPTH, 0, &t.ring);
+		ret = awr__pages_ring(&t);
 	if (!ret)
 		ret = run(&t, data, out);
 out:
 	free(data);
 	awr__area_close(&t);
-	awr_ring_free(t.ring);
+	awr__pages_rings_free(&t);
 	awr_file_close(t.file);
 	return ret;
 }

@@ -10,9 +10,11 @@
 #include "private.h"
 
 #define AWR_PAGES_DW_SUFFIX	".awr-dw"
-#define AWR_PAGES_DW_SLOTS	64U		/* records in the area: a larger batch goes in chunks */
-#define AWR_PAGES_DW_BLOCK	4096U		/* area header and record header size */
+#define AWR_PAGES_DW_SLOTS	64U		/* records in the area (at most 4096 / 64): a larger batch goes in chunks */
+#define AWR_PAGES_DW_BLOCK	4096U		/* area header and record table size */
 #define AWR_PAGES_RING_DEPTH	64U
+#define AWR_PAGES_RINGS		8U		/* rings kept for the threads that write last */
+#define AWR_PAGES_LIVE_CAL	8U		/* AUTO: batches measured, alternating software and doublewrite */
 
 /* Fault points for crash tests (AWR_PAGES_FAULT, read with secure_getenv). */
 enum awr__pages_fault_kind {
@@ -38,15 +40,26 @@ struct awr_pages {
 	uint32_t page_size;
 	uint32_t mem_align;		/* O_DIRECT buffer alignment */
 	enum awr_pages_mode mode;
-	struct awr_ring *ring;
+	enum awr_pages_mode batch_mode;	/* the mode of the batch being written */
+	struct awr_ring *ring;		/* the ring of the thread writing the current batch */
+	struct {			/* rings by thread: the engine's rings take one submitter */
+		pid_t tid;		/* (IORING_SETUP_SINGLE_ISSUER), so each writing thread has its own */
+		uint64_t used;
+		struct awr_ring *ring;
+	} rings[AWR_PAGES_RINGS];
+	uint64_t ring_clock;
 	unsigned int recovered;
 	char explain[384];
+	/* AUTO between software and doublewrite: the first batches alternate and are timed */
+	bool auto_cal;
+	unsigned int cal_batches;
+	uint64_t cal_ns[2], cal_pages[2];	/* [0] software, [1] doublewrite */
 	/* the doublewrite area */
 	int dw_fd;			/* -1 when the store has none open */
 	uint32_t dw_slots;
-	uint32_t dw_rec;		/* bytes per record: header block + page, rounded to the block */
 	uint64_t seq;			/* sequence number of the next batch */
 	uint8_t *dw_buf;		/* dw_slots records */
+	bool area_live;			/* its newest batch is complete: void it before a batch not written there */
 	/* fault points */
 	struct awr__pages_fault fault;
 	uint64_t issued;		/* in-place page writes issued since open */
@@ -65,9 +78,12 @@ int awr__area_write(struct awr_pages *s, const struct awr_page *pages, const uns
 		    unsigned int k);
 int awr__area_recover(struct awr_pages *s, char *why, size_t len);
 int awr__area_new(struct awr_pages *s, int fd);
+int awr__area_void(struct awr_pages *s);
 void awr__area_close(struct awr_pages *s);
 
 /* write.c */
+int awr__pages_ring(struct awr_pages *s);
+void awr__pages_rings_free(struct awr_pages *s);
 int awr__pages_write_locked(struct awr_pages *s, struct awr_page *pages, unsigned int n);
 int awr__pages_in_place(struct awr_pages *s, struct awr_page *pages, const unsigned int *idx,
 			unsigned int k, bool atomic);

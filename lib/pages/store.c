@@ -148,9 +148,12 @@ static int automatic(struct awr_pages *s, const char *path, const struct offer *
 			return ret;
 		}
 		s->mode = c.doublewrite_ns < c.software_ns ? AWR_PAGES_MODE_DOUBLEWRITE : AWR_PAGES_MODE_SOFTWARE;
-		awr__pages_say(s->explain, sizeof(s->explain), "%s: no hardware path (%s); %u batches of %u pages took "
-			 "%.1f ms in software mode, %.1f ms in doublewrite mode",
-			 awr_pages_mode_name(s->mode), o->hw_why, c.rounds, c.pages,
+		s->auto_cal = true;
+		awr__pages_say(s->explain, sizeof(s->explain), "%s until this store's first %u batches are "
+			 "measured: no hardware path (%s); on scratch files %u batches of %u pages took "
+			 "%.1f ms in software mode, %.1f ms in doublewrite mode", awr_pages_mode_name(s->mode),
+			 AWR_PAGES_LIVE_CAL,
+			 o->hw_why, c.rounds, c.pages,
 			 c.software_ns / 1e6, c.doublewrite_ns / 1e6);
 		return 0;
 	}
@@ -201,6 +204,7 @@ static int setup(struct awr_pages *s, const char *path, uint32_t page_size, unsi
 	char dw[4096 + 8];
 	struct offer o;
 	unsigned int mode = flags & MODE_FLAGS;
+	bool need;
 	int ret;
 
 	s->page_size = page_size;
@@ -217,8 +221,7 @@ static int setup(struct awr_pages *s, const char *path, uint32_t page_size, unsi
 	ret = mode ? forced(s, mode, &o) : automatic(s, path, &o);
 	if (ret)
 		return ret;
-	/* not a registered file: the ring would hold the file (and its write lock) after close */
-	ret = awr_ring_create(s->file, AWR_PAGES_RING_DEPTH, 0, &s->ring);
+	ret = awr__pages_ring(s);	/* the opening thread's: io_uring's errors show here */
 	if (ret) {
 		awr__pages_say(s->explain, sizeof(s->explain), "cannot set up io_uring: %s", strerror(-ret));
 		return ret;
@@ -227,10 +230,11 @@ static int setup(struct awr_pages *s, const char *path, uint32_t page_size, unsi
 		return 0;
 	/* recover from an area in any mode: the last open may have chosen doublewrite */
 	snprintf(dw, sizeof(dw), "%s" AWR_PAGES_DW_SUFFIX, path);
-	ret = awr__area_open(s, dw, s->mode == AWR_PAGES_MODE_DOUBLEWRITE, s->explain, sizeof(s->explain));
+	need = s->mode == AWR_PAGES_MODE_DOUBLEWRITE || s->auto_cal;
+	ret = awr__area_open(s, dw, need, s->explain, sizeof(s->explain));
 	if (!ret)
 		ret = awr__area_recover(s, s->explain, sizeof(s->explain));
-	if (ret || s->mode == AWR_PAGES_MODE_DOUBLEWRITE || s->dw_fd < 0)
+	if (ret || need || s->dw_fd < 0)
 		return ret;
 	/* repaired and not used: its records would be older than the pages written from now on */
 	awr__area_close(s);
@@ -276,7 +280,7 @@ int awr_pages_close(struct awr_pages *s)
 	if (!s)
 		return 0;
 	awr__area_close(s);
-	awr_ring_free(s->ring);
+	awr__pages_rings_free(s);
 	awr_file_close(s->file);
 	pthread_mutex_destroy(&s->lock);
 	free(s);

@@ -226,7 +226,7 @@ static const char *mode_name(unsigned int mode)
 }
 
 /* One crash at @fault; returns false when the mode is not available. */
-static bool fault_cycle(unsigned int mode, const char *kind, uint64_t n, unsigned int seed)
+static bool fault_cycle(unsigned int mode, const char *kind, uint64_t n, unsigned int seed, uint64_t batches)
 {
 	char path[1024], fault[64], dw[1100], moved[1200], explain[512];
 	uint8_t *data = alloc_pages(NP);
@@ -251,7 +251,7 @@ static bool fault_cycle(unsigned int mode, const char *kind, uint64_t n, unsigne
 	pid = fork();
 	if (pid == 0) {
 		close(fds[0]);
-		child(path, mode, fault, seed, fds[1], 1 + BATCHES);
+		child(path, mode, fault, seed, fds[1], 1 + batches);
 	}
 	close(fds[1]);
 	acked = read_acks(fds[0]);
@@ -300,7 +300,7 @@ static int run_faults(void)
 	for (unsigned int i = 0; i < cycles; i++) {
 		uint64_t n = (uint64_t)(i * 37 + 5) % (PER * (BATCHES - 1));	/* varying, reached by batch 6 */
 
-		have = fault_cycle(AWR_PAGES_SOFTWARE, "crash", n, seed++);
+		have = fault_cycle(AWR_PAGES_SOFTWARE, "crash", n, seed++, BATCHES);
 		if (!have && !i)
 			printf("software mode not offered here: %s\n", awr_pages_explain(NULL));
 		modes |= have;
@@ -309,14 +309,26 @@ static int run_faults(void)
 		for (unsigned int i = 0; i < cycles; i++) {
 			uint64_t n = (uint64_t)(i * 29 + k * 11 + 3) % (PER * (BATCHES - 1));
 
-			have = fault_cycle(AWR_PAGES_DOUBLEWRITE, dw_kinds[k], n, seed++);
+			have = fault_cycle(AWR_PAGES_DOUBLEWRITE, dw_kinds[k], n, seed++, BATCHES);
 			T_EXPECT(have, "doublewrite mode must be offered on a file: %s", awr_pages_explain(NULL));
 			if (!have)
 				return t_done("pages_crash");
 			modes |= 2;
 		}
 	}
-	(void)modes;
+	/*
+	 * AUTO where software and doublewrite are both possible: the store's first 8 batches alternate
+	 * (software first), then it keeps the faster. Crashes after it settled (batches 10..12, when a
+	 * software batch must not let the area's last doublewrite batch be applied over newer pages),
+	 * and tears in its doublewrite batches (the 2nd and 4th of the child's).
+	 */
+	for (unsigned int i = 0; i < cycles && (modes & 3) == 3; i++) {
+		uint64_t n = PER * 9 + (uint64_t)(i * 17 + 2) % (PER * 3);
+
+		fault_cycle(AWR_PAGES_AUTO, "crash", n, seed++, 12);
+		n = PER * (1 + 2 * (i & 1)) + (uint64_t)(i * 7 + 1) % PER;
+		fault_cycle(AWR_PAGES_AUTO, "tear", n, seed++, 6);
+	}
 	return t_done("pages_crash");
 }
 
