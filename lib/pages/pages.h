@@ -89,6 +89,11 @@ int awr__pages_in_place(struct awr_pages *s, struct awr_page *pages, const unsig
 			unsigned int k, bool atomic);
 void *awr__pages_alloc(const struct awr_pages *s, size_t len);
 
+/* hardware.c: do a file's pages take the device's atomic writes in place? */
+bool awr__pages_hardware_file(const struct awr_pages *s, char *why, size_t len);
+bool awr__pages_xfs_in_place(const struct awr_fs_view *fs, const struct awr_extent_report *r, uint32_t ps,
+			     char *why, size_t len);
+
 /* calibrate.c: software vs doublewrite on scratch files beside the store */
 struct awr__pages_calibration {
 	uint64_t software_ns;

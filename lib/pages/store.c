@@ -94,15 +94,9 @@ static void examine(const struct awr_pages *s, struct offer *o)
 	if (atomic)
 		awr__pages_say(o->sw_why, sizeof(o->sw_why), "the filesystem writes %s atomically (units %s..%s)",
 			 ps, a, b);
-	/* a file: the hardware path needs unit_max_opt and the pages' extents checked */
-	if (atomic && l->unit_max_opt >= s->page_size)
-		awr__pages_say(o->hw_why, sizeof(o->hw_why), "the filesystem may write %s in place (unit_max_opt "
-			 "%u), but this build cannot check the file's extents, so nothing shows the pages "
-			 "take that path", ps, l->unit_max_opt);
-	else if (atomic)
-		awr__pages_say(o->hw_why, sizeof(o->hw_why), "the device has no atomic writes of %s "
-			 "(statx atomic_write_unit_max_opt %u): every atomic write is copy-on-write", ps,
-			 l->unit_max_opt);
+	/* a file: the filesystem view and the pages' extents say whether they go in place */
+	if (atomic)
+		o->hardware = awr__pages_hardware_file(s, o->hw_why, sizeof(o->hw_why));
 	else
 		awr__pages_say(o->hw_why, sizeof(o->hw_why), "%s", o->sw_why);
 	o->doublewrite = !l->offset_align || !(s->page_size % l->offset_align);
