@@ -124,10 +124,19 @@ err:
 	return ret;
 }
 
+/*
+ * The kernel tears a ring down asynchronously after its fd is closed
+ * (io_ring_exit_work(), io_uring/io_uring.c); a registered file is put only
+ * then, so the target's open file description (and the lock awr_target_open()
+ * holds on it) could outlive the process by a moment. Unregistering first
+ * drops that reference before awr_ring_free() returns.
+ */
 void awr_ring_free(struct awr_ring *r)
 {
 	if (!r)
 		return;
+	if (r->sqe_flags & IOSQE_FIXED_FILE)
+		io_uring_unregister_files(&r->ring);
 	io_uring_queue_exit(&r->ring);
 	free(r->refused);
 	free(r);
