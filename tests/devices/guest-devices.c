@@ -3,7 +3,9 @@
  * Description: in a guest with real NVMe / scsi_debug devices, the derived limits equal the kernel's sysfs (read directly, not through the library; a device without atomic writes fails, the rig configures every one with them), passthrough writes land and read back, too-large or misaligned ones are refused, sense data is decoded, a partition is refused by the passthrough engines and an sg node without its sd disk is written only with --force.
  *
  * Usage: guest-devices [--nvme /dev/nvmeXnY --ng /dev/ngXnY] [--scsi /dev/sdX --sg /dev/sgN]
- *                      [--awr PATH-OF-awr]
+ *                      [--awr PATH-OF-awr] [--no-atomic]
+ * --no-atomic (last): the device is configured so that Linux turns atomic writes
+ * off (NVMe NABO != 0): sysfs must read none and the kernel refuse RWF_ATOMIC.
  * Writes to the given devices (they must be scratch devices). One line per
  * case: "PASS name", "FAIL name: reason" or "SKIP name: reason"; exit 1 when
  * any case failed, else 0.
@@ -33,6 +35,7 @@
 
 static int failures;
 static const char *awr_bin;	/* --awr: also check awr write --engine nvme|scsi */
+static bool no_atomic;		/* --no-atomic: the rig configured this device so that Linux turns atomic writes off */
 
 static void result(const char *verdict, const char *name, const char *fmt, ...)
 {
@@ -222,6 +225,31 @@ static void kernel_agrees(const char *name, const char *blk)
 	ssize_t ok, bad;
 	int fd = -1;
 
+	if (no_atomic) {
+		/*
+		 * blkdev_open() (block/fops.c, 6.11+) sets FMODE_CAN_ATOMIC_WRITE only
+		 * when bdev_can_atomic_write(); without it kiocb_set_rw_flags()
+		 * (include/linux/fs.h) refuses RWF_ATOMIC with -EOPNOTSUPP.
+		 */
+		if (sysfs_of(blk, &y) || y.unit_max || y.unit_min || y.max_bytes) {
+			FAIL(name, "%s: sysfs atomic limits %" PRIu32 "/%" PRIu32 "/%" PRIu32 ", expected none",
+			     blk, y.unit_min, y.unit_max, y.max_bytes);
+			return;
+		}
+		b = aligned(y.logical_block_size, 0x3c);
+		fd = open(blk, O_RDWR | O_DIRECT);
+		if (!b || fd < 0) {
+			FAIL(name, "cannot open %s: %s", blk, strerror(errno));
+			goto out;
+		}
+		iov = (struct iovec){ b, y.logical_block_size };
+		bad = awr_pwrite_raw(fd, &iov, 1, 0, 0);
+		if (bad != -EOPNOTSUPP)
+			FAIL(name, "RWF_ATOMIC write of one block returned %zd, expected -EOPNOTSUPP", bad);
+		else
+			PASS(name);
+		goto out;
+	}
 	/* the rig configures every device with atomic writes: none in sysfs is a failure */
 	if (sysfs_of(blk, &y) || !y.unit_max) {
 		FAIL(name, "%s has no atomic write support in sysfs", blk);
@@ -661,6 +689,8 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--awr"))
 			awr_bin = argv[i + 1];
 	}
+	if (argc > 1 && !strcmp(argv[argc - 1], "--no-atomic"))
+		no_atomic = true;
 	if (!nvme && !scsi) {
 		fprintf(stderr, "usage: %s [--nvme /dev/nvmeXnY --ng /dev/ngXnY] [--scsi /dev/sdX --sg /dev/sgN]\n", argv[0]);
 		return 2;

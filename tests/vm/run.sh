@@ -36,18 +36,39 @@ only=${AWR_VM_ONLY:-}
 shell_mode=${AWR_VM_SHELL:-0}
 boot_timeout=${AWR_VM_TIMEOUT:-480}
 suite=trixie
-tool_version=1				# bump when the tool tree's content changes
-tree=$cache/toolchain
+tool_version=2				# bump when the tool tree's content changes
+tree=$cache/toolchain-v2
+# kernel series booted one after the other: trixie's 6.12, the newest 6.18
+# LTS and the newest 7.x of trixie-backports (see kernel_resolve)
+kernel_specs=${AWR_VM_KERNELS:-6.12 6.18 7}
+kernel_specs=${kernel_specs//,/ }
+tool_only=${AWR_VM_TREE_ONLY:-0}
+# packages of the tool tree whose programs the guest gets, with the shared
+# libraries ldd names (guest_tools)
+guest_pkgs=(xfsprogs e2fsprogs dmsetup mdadm)
+guest_tools=(/usr/sbin/mkfs.xfs /usr/sbin/xfs_io /usr/sbin/mkfs.ext4 /usr/sbin/filefrag /usr/sbin/dmsetup /usr/sbin/mdadm)
 qpid=
 qemu_pidfile=
 child=
 
-# NVMe controllers: serial awun awupf (serials are matched in guest/cases.sh)
+# NVMe controllers, one namespace each (4 KiB blocks): serial, controller
+# AWUN and AWUPF, the namespace's NAWUN:NAWUPF:NABSN:NABSPF:NABO ("-": no
+# namespace atomic fields, NSFEAT bit 1 clear) and its size in MiB. Serials
+# are matched in guest/cases.sh (nvme_serial). QEMU takes the controller's
+# values only when AWUN >= AWUPF, and the namespace's only when NABSN >=
+# NAWUN and NABO <= NABSN, NABSPF.
 nvme_ctrls=(
-	"awrpf15 31 15"
-	"awrpf0 0 0"
-	"awrpf7 7 7"
+	"awrpf15 31 15 - 64"
+	"awrpf0 0 0 - 64"
+	"awrpf7 7 7 - 64"
+	"awrnp7 0 0 7:7:15:0:0 64"
+	"awrnbs 0 0 7:7:15:15:0 64"
+	"awrnbo 0 0 7:7:15:15:4 64"
+	"awrnhi 7 3 15:15:15:15:0 64"
+	"awrn16k 0 0 3:3:3:0:0 320"
 )
+# modules the guest may load (with their dependencies)
+guest_modules=(scsi_debug sd_mod sg nvme dm-mod raid0 raid1 raid10 xfs ext4)
 
 # Guest programs of other suites (meson targets, built when their .c exists),
 # run by guest/cases.sh per device configuration when present.
@@ -132,52 +153,139 @@ mirror_uri() {
 
 # ------------------------------------------------------------ tool tree
 
+# The tool tree: debootstrap's trixie with QEMU from trixie-backports, kmod,
+# the decompressors and the programs copied into the guest. Kernels are not
+# part of it: they are resolved at run time (kernel_resolve) and fetched into
+# /awr/k/KVER once each (kernel_fetch).
 build_tree() {
-	local tmp=$cache/toolchain.new.$$ mirror kpkg kver log=$out/toolchain.log
+	local tmp=$cache/toolchain-v2.new.$$ mirror log=$out/toolchain.log
 	mirror=$(mirror_uri)
 	[ -n "$mirror" ] || die "no Debian mirror URI in the apt sources (set AWR_VM_MIRROR)"
-	say "building the $suite tool tree (debootstrap, kernel, busybox): log $log"
+	say "building the $suite tool tree (debootstrap, QEMU from $suite-backports, guest tools): log $log"
 	remove_tree "$tmp"
 	: >"$log"
-	debootstrap --variant=minbase --include=qemu-system-x86,kmod,xz-utils,cpio \
+	debootstrap --variant=minbase --include=kmod,xz-utils,zstd,cpio \
 		"$suite" "$tmp" "$mirror" >>"$log" 2>&1 &
 	child=$!
 	wait "$child" || { child=; die "debootstrap $suite from $mirror failed (see $log)"; }
 	child=
+	echo "deb $mirror $suite-backports main" >"$tmp/etc/apt/sources.list.d/backports.list"
 	chroot "$tmp" apt-get -q update >>"$log" 2>&1 || die "apt-get update in the tool tree failed (see $log)"
-	kpkg=${AWR_VM_KERNEL_PKG:-$(chroot "$tmp" apt-cache depends linux-image-amd64 2>>"$log" |
-		awk '$1 == "Depends:" && $2 ~ /^linux-image-6\.12\..*-amd64$/ { print $2; exit }')}
-	[ -n "$kpkg" ] || die "no linux-image-6.12.*-amd64 package in $suite (see $log)"
-	mkdir -p "$tmp/awr/dl" "$tmp/awr/pkg"
-	chroot "$tmp" sh -c 'cd /awr/dl && apt-get -q download "$1" busybox-static' sh "$kpkg" >>"$log" 2>&1 ||
-		die "apt-get download $kpkg busybox-static failed (see $log)"
-	chroot "$tmp" sh -c 'for d in /awr/dl/*.deb; do dpkg -x "$d" /awr/pkg || exit 1; done' >>"$log" 2>&1 ||
-		die "dpkg -x failed (see $log)"
-	kver=${kpkg#linux-image-}
-	# trixie keeps modules under /usr/lib/modules; kmod -b wants lib/modules
-	ln -s usr/lib "$tmp/awr/pkg/lib"
-	[ -f "$tmp/awr/pkg/boot/vmlinuz-$kver" ] || die "kernel $kver has no vmlinuz"
-	[ -x "$tmp/awr/pkg/usr/bin/busybox" ] || die "busybox-static has no /usr/bin/busybox"
-	chroot "$tmp" depmod -b /awr/pkg "$kver" >>"$log" 2>&1 || die "depmod failed (see $log)"
+	chroot "$tmp" env DEBIAN_FRONTEND=noninteractive apt-get -q -y --no-install-recommends \
+		-t "$suite-backports" install qemu-system-x86 >>"$log" 2>&1 ||
+		die "apt-get install -t $suite-backports qemu-system-x86 failed (see $log)"
+	chroot "$tmp" env DEBIAN_FRONTEND=noninteractive apt-get -q -y --no-install-recommends \
+		install "${guest_pkgs[@]}" >>"$log" 2>&1 ||
+		die "apt-get install ${guest_pkgs[*]} failed (see $log)"
+	mkdir -p "$tmp/awr/dl" "$tmp/awr/bb" "$tmp/awr/k"
+	chroot "$tmp" sh -c 'cd /awr/dl && apt-get -q download busybox-static && dpkg -x busybox-static_*.deb /awr/bb' \
+		>>"$log" 2>&1 || die "apt-get download busybox-static failed (see $log)"
+	[ -x "$tmp/awr/bb/usr/bin/busybox" ] || die "busybox-static has no /usr/bin/busybox"
 	rm -rf "$tmp/awr/dl"
-	printf 'version=%s\nkver=%s\nkpkg=%s\n' "$tool_version" "$kver" "$kpkg" >"$tmp/awr/tree.env"
+	printf 'version=%s\n' "$tool_version" >"$tmp/awr/tree.env"
 	remove_tree "$tree"
 	mv "$tmp" "$tree" || die "cannot move the tool tree into place"
 }
 
+# The package lists are refreshed once a day (or with AWR_VM_UPDATE=1), so
+# "the newest 7.x" follows the archive; without network the cached lists do.
+refresh_lists() {
+	local stamp=$tree/awr/lists.stamp
+	if [ "${AWR_VM_UPDATE:-0}" = 1 ] || [ -z "$(find "$stamp" -mmin -1440 2>/dev/null)" ]; then
+		if chroot "$tree" apt-get -q update >>"$out/toolchain.log" 2>&1; then
+			touch "$stamp"
+		else
+			say "apt-get update in the tool tree failed; using the cached package lists (see $out/toolchain.log)"
+		fi
+	fi
+}
+
+# kernel_resolve SPEC: the newest amd64 kernel release whose version starts
+# with SPEC ("6.12", "7", "6.18.15") in the tool tree's package lists, or SPEC
+# itself when it names a release ("7.3.4+deb13-amd64"). Names are never
+# written in: apt-cache knows which exist today.
+kernel_resolve() {
+	local spec=$1 pat
+	case "$spec" in
+	*-amd64)
+		chroot "$tree" apt-cache show --no-all-versions "linux-image-$spec" >/dev/null 2>&1 && echo "$spec"
+		return ;;
+	esac
+	pat=${spec//./\\.}
+	chroot "$tree" apt-cache pkgnames linux-image- 2>/dev/null |
+		grep -E "^linux-image-$pat(\\.[0-9]+)*(\\+[a-z0-9.~]+)?-amd64\$" |
+		sed 's/^linux-image-//' | sort -V | tail -n 1
+}
+
+# kernel_fetch KVER: unpack linux-image-KVER (and, from 7.x, the split
+# linux-binary-KVER and linux-modules-KVER) into /awr/k/KVER with a fresh
+# modules.dep, once.
+kernel_fetch() {
+	local kv=$1 d=$tree/awr/k/$1 tmp=$tree/awr/k/$1.new log=$out/toolchain.log pkgs p v
+	[ -f "$d/kernel.env" ] && return 0
+	rm -rf "$tmp"
+	mkdir -p "$tmp/dl"
+	pkgs="linux-image-$kv"
+	for p in linux-binary-$kv linux-modules-$kv; do
+		chroot "$tree" apt-cache show --no-all-versions "$p" >/dev/null 2>&1 && pkgs="$pkgs $p"
+	done
+	say "fetching kernel $kv ($pkgs)"
+	chroot "$tree" sh -c 'cd "$1" && shift && apt-get -q download "$@"' sh "/awr/k/$kv.new/dl" $pkgs \
+		>>"$log" 2>&1 || { echo "apt-get download $pkgs failed (see $log)"; return 1; }
+	for p in "$tmp"/dl/*.deb; do
+		dpkg-deb -x "$p" "$tmp" >>"$log" 2>&1 || { echo "dpkg-deb -x $p failed (see $log)"; return 1; }
+	done
+	rm -rf "$tmp/dl"
+	# trixie keeps modules under /usr/lib/modules; kmod -b wants lib/modules
+	[ -e "$tmp/lib" ] || ln -s usr/lib "$tmp/lib"
+	v=
+	for p in "boot/vmlinuz-$kv" "usr/lib/modules/$kv/vmlinuz"; do
+		[ -f "$tmp/$p" ] && { v=/$p; break; }
+	done
+	[ -n "$v" ] || { echo "kernel $kv has no vmlinuz (boot/ or usr/lib/modules/$kv/)"; return 1; }
+	[ -d "$tmp/usr/lib/modules/$kv/kernel" ] || { echo "kernel $kv has no modules"; return 1; }
+	chroot "$tree" depmod -b "/awr/k/$kv.new" "$kv" >>"$log" 2>&1 || { echo "depmod $kv failed (see $log)"; return 1; }
+	printf 'kver=%s\nvmlinuz=%s\npkgs=%s\n' "$kv" "$v" "$pkgs" >"$tmp/kernel.env"
+	mv "$tmp" "$d"
+}
+
 t0=$(date +%s)
-for d in "$cache"/toolchain.new.*; do
+for d in "$cache"/toolchain-v2.new.*; do
 	[ -e "$d" ] && remove_tree "$d"
 done
 if [ "${AWR_VM_REBUILD:-0}" = 1 ] || [ ! -f "$tree/awr/tree.env" ] ||
    ! grep -qx "version=$tool_version" "$tree/awr/tree.env"; then
 	build_tree
+	touch "$tree/awr/lists.stamp"
 	say "tool tree built in $(( $(date +%s) - t0 )) s"
 else
 	say "tool tree cached ($tree)"
+	refresh_lists
 fi
-kver=$(sed -n 's/^kver=//p' "$tree/awr/tree.env")
-[ -n "$kver" ] || die "tool tree has no kernel version"
+qemu_ver=$(chroot "$tree" qemu-system-x86_64 --version 2>/dev/null | head -n 1)
+[ -n "$qemu_ver" ] || die "qemu-system-x86_64 does not run in the tool tree"
+say "$qemu_ver"
+
+# the kernels: each spec of AWR_VM_KERNELS resolved and fetched; one that
+# cannot be found or unpacked is a failure of that kernel, never a skip
+kernels=() labels=() kfail=()
+for spec in $kernel_specs; do
+	kv=$(kernel_resolve "$spec")
+	if [ -z "$kv" ]; then
+		kfail+=("FAIL vm.kernel.$spec: no linux-image-$spec*-amd64 package in $suite or $suite-backports")
+		continue
+	fi
+	if ! why=$(kernel_fetch "$kv" 2>&1); then
+		kfail+=("FAIL vm.kernel.$spec: kernel $kv: $why")
+		continue
+	fi
+	label=$(echo "$kv" | sed -E 's/^([0-9]+\.[0-9]+).*/\1/')
+	case " ${labels[*]} " in *" $label "*) label=$kv ;; esac
+	kernels+=("$kv") labels+=("$label")
+	say "kernel $label: $kv"
+done
+[ "${#kernels[@]}" -gt 0 ] || { printf '%s\n' "${kfail[@]}"; die "no kernel to boot (AWR_VM_KERNELS=$kernel_specs)"; }
+[ "$tool_only" = 1 ] && { say "tool tree ready"; exit 0; }
 
 # ------------------------------------------------- static awr + guest program
 
@@ -215,12 +323,15 @@ say "static awr and guest program built in $(( $(date +%s) - t0 )) s ($bdir)"
 
 # ---------------------------------------------------------------- initramfs
 
+# One common archive (busybox, the guest scripts and programs, the tools with
+# their libraries) and one per kernel (its modules); the kernel unpacks the
+# concatenation of the two.
 t0=$(date +%s)
 run=$tree/awr/run
 rm -rf "$run"
-ir=$run/initramfs
-mkdir -p "$ir/bin" "$ir/awr" "$ir/lib/modules/$kver" || die "cannot create $ir"
-cp "$tree/awr/pkg/usr/bin/busybox" "$ir/bin/busybox"
+ir=$run/common
+mkdir -p "$ir/bin" "$ir/awr" "$ir/usr/sbin" || die "cannot create $ir"
+cp "$tree/awr/bb/usr/bin/busybox" "$ir/bin/busybox"
 cp "$here/guest/init" "$ir/init"
 cp "$here/guest/cases.sh" "$ir/awr/cases.sh"
 cp "$bdir/cli/awr" "$ir/awr/awr"
@@ -229,140 +340,209 @@ chmod 755 "$ir/init" "$ir/awr/cases.sh" "$ir/awr/awr" "$ir/awr/awr-vmtest"
 for t in "${extra[@]}"; do
 	install -m 755 "$bdir/$t" "$ir/awr/$(basename "$t")"
 done
-# the modules and their dependencies, decompressed, with a fresh modules.dep
+# the tool tree's programs for the guest (guest_tools) and the shared
+# libraries ldd names for them, at the same paths
 chroot "$tree" sh -ec '
-	kver=$1; shift
-	src=/awr/pkg/lib/modules/$kver dst=/awr/run/initramfs/lib/modules/$kver
-	for m in "$@"; do modprobe -d /awr/pkg -S "$kver" --show-depends "$m"; done |
-	awk "\$1 == \"insmod\" { print \$2 }" | sort -u |
-	while read -r f; do
-		rel=${f#$src/}; rel=${rel%.xz}
-		mkdir -p "$dst/$(dirname "$rel")"
-		case "$f" in *.xz) xz -dc "$f" >"$dst/$rel" ;; *) cp "$f" "$dst/$rel" ;; esac
+	for t in "$@"; do
+		[ -x "$t" ] || { echo "$t is missing from the tool tree" >&2; exit 1; }
+		echo "$t"
+		ldd "$t" | awk "\$2 == \"=>\" && \$3 ~ /^\// { print \$3 } \$1 ~ /^\// { print \$1 }"
+	done | sort -u | while read -r f; do
+		mkdir -p "/awr/run/common$(dirname "$f")"
+		cp -L "$f" "/awr/run/common$f"
 	done
-	cp "$src/modules.builtin" "$src/modules.builtin.modinfo" "$src/modules.order" "$dst/"
-	depmod -b /awr/run/initramfs "$kver" >&2
-	cd /awr/run/initramfs && find . | cpio -o -H newc -R 0:0 --quiet
-' sh "$kver" scsi_debug sd_mod sg nvme 2>"$run/initramfs.log" | gzip -1 >"$run/initrd.gz" ||
-	die "building the initramfs failed (see $run/initramfs.log)"
-[ -f "$ir/lib/modules/$kver/kernel/drivers/scsi/scsi_debug.ko" ] ||
-	die "scsi_debug.ko missing from the initramfs (see $run/initramfs.log)"
-[ -f "$ir/lib/modules/$kver/kernel/drivers/nvme/host/nvme.ko" ] ||
-	die "nvme.ko missing from the initramfs (see $run/initramfs.log)"
-say "initramfs built in $(( $(date +%s) - t0 )) s ($(du -k "$run/initrd.gz" | cut -f1) KiB)"
+' sh "${guest_tools[@]}" 2>"$run/tools.log" || die "copying the guest tools failed (see $run/tools.log)"
+for t in "${guest_tools[@]}"; do
+	[ -x "$ir$t" ] || die "$t missing from the initramfs (see $run/tools.log)"
+done
+(cd "$ir" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1 >"$run/common.gz") ||
+	die "packing the common initramfs failed"
+
+# the modules of kernel $1 and their dependencies, decompressed, with a fresh
+# modules.dep, packed into $run/initrd-$1.gz behind the common archive
+kernel_initrd() {
+	local kv=$1 d=$run/k-$kv
+	mkdir -p "$d/lib/modules/$kv"
+	chroot "$tree" sh -c '
+		kv=$1; shift
+		root=/awr/k/$kv src=/awr/k/$kv/lib/modules/$kv dst=/awr/run/k-$kv/lib/modules/$kv
+		status=0
+		for m in "$@"; do
+			modprobe -d "$root" -S "$kv" --show-depends "$m" || { echo "module $m: not found" >&2; status=1; }
+		done | awk "\$1 == \"insmod\" { print \$2 }" | sort -u |
+		while read -r f; do
+			rel=${f#$src/}; rel=${rel%.xz}; rel=${rel%.zst}
+			mkdir -p "$dst/$(dirname "$rel")"
+			case "$f" in
+			*.xz) xz -dc "$f" >"$dst/$rel" ;;
+			*.zst) zstd -q -dc "$f" >"$dst/$rel" ;;
+			*) cp "$f" "$dst/$rel" ;;
+			esac || exit 1
+		done || exit 1
+		for f in modules.builtin modules.builtin.modinfo modules.order; do
+			[ -f "$src/$f" ] && cp "$src/$f" "$dst/"
+		done
+		depmod -b "/awr/run/k-$kv" "$kv" >&2
+		exit $status
+	' sh "$kv" "${guest_modules[@]}" >>"$run/initramfs-$kv.log" 2>&1 || return 1
+	(cd "$d" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1 >"$run/modules-$kv.gz") || return 1
+	cat "$run/common.gz" "$run/modules-$kv.gz" >"$run/initrd-$kv.gz"
+}
+
+ok_kernels=() ok_labels=()
+for i in "${!kernels[@]}"; do
+	kv=${kernels[$i]}
+	if ! kernel_initrd "$kv"; then
+		kfail+=("FAIL vm.kernel.${labels[$i]}: the initramfs of $kv could not be built (see $run/initramfs-$kv.log)")
+		continue
+	fi
+	ok_kernels+=("$kv") ok_labels+=("${labels[$i]}")
+done
+say "initramfs built in $(( $(date +%s) - t0 )) s ($(du -k "$run/common.gz" | cut -f1) KiB common)"
 
 # -------------------------------------------------------------------- boot
 
-qemu=(qemu-system-x86_64 -nodefaults -no-reboot -cpu max -m 1024 -smp 2 -display none
-      -kernel "/awr/pkg/boot/vmlinuz-$kver" -initrd /awr/run/initrd.gz
-      -pidfile /awr/run/qemu.pid)
-append="console=ttyS0 quiet loglevel=1 panic=-1"
-[ -n "$only" ] && append="$append awr_only=$only"
-[ "$shell_mode" = 1 ] && append="$append awr_shell=1"
-info=()
-i=0
-nvme_conf=
-for c in "${nvme_ctrls[@]}"; do
-	read -r serial awun awupf <<<"$c"
-	nvme_conf=${nvme_conf:+$nvme_conf,}$serial:$awun:$awupf
-	truncate -s $((64 * 1024 * 1024 + 12 * 1024)) "$run/nvme$i.img"
-	qemu+=(-drive "file=/awr/run/nvme$i.img,if=none,id=nvd$i,format=raw"
-	       -device "nvme,serial=$serial,id=nvme$i,atomic.dn=off,atomic.awun=$awun,atomic.awupf=$awupf"
-	       -device "nvme-ns,drive=nvd$i,bus=nvme$i,nsid=1,logical_block_size=4096,physical_block_size=4096")
-	info+=("INFO qemu nvme serial=$serial atomic.dn=off atomic.awun=$awun atomic.awupf=$awupf logical_block_size=4096 physical_block_size=4096 size=64M")
-	i=$((i + 1))
-done
-qemu_pidfile=$run/qemu.pid
-# the guest compares each controller's Identify data with its configuration
-qemu+=(-append "$append awr_nvme=$nvme_conf")
+# boot_guest KVER LABEL: one guest, its serial log in $out/serial-LABEL.log;
+# returns QEMU's exit status
+boot_guest() {
+	local kv=$1 label=$2 vmlinuz qemu append i serial awun awupf ns size nsopt
+	vmlinuz=$(sed -n 's/^vmlinuz=//p' "$tree/awr/k/$kv/kernel.env")
+	qemu=(qemu-system-x86_64 -nodefaults -no-reboot -cpu max -m 1024 -smp 2 -display none
+	      -kernel "/awr/k/$kv$vmlinuz" -initrd "/awr/run/initrd-$kv.gz"
+	      -pidfile /awr/run/qemu.pid)
+	append="console=ttyS0 quiet loglevel=1 panic=-1"
+	[ -n "$only" ] && append="$append awr_only=$only"
+	[ "$shell_mode" = 1 ] && append="$append awr_shell=1"
+	info=()
+	i=0
+	nvme_conf=
+	for c in "${nvme_ctrls[@]}"; do
+		read -r serial awun awupf ns size <<<"$c"
+		nvme_conf=${nvme_conf:+$nvme_conf,}$serial:$awun:$awupf:$ns
+		rm -f "$run/nvme$i.img"
+		truncate -s $((size * 1024 * 1024)) "$run/nvme$i.img"
+		nsopt=
+		if [ "$ns" != - ]; then
+			IFS=: read -r nawun nawupf nabsn nabspf nabo <<<"$ns"
+			nsopt=",atomic.nawun=$nawun,atomic.nawupf=$nawupf,atomic.nabsn=$nabsn,atomic.nabspf=$nabspf,atomic.nabo=$nabo"
+		fi
+		qemu+=(-drive "file=/awr/run/nvme$i.img,if=none,id=nvd$i,format=raw"
+		       -device "nvme,serial=$serial,id=nvme$i,atomic.dn=off,atomic.awun=$awun,atomic.awupf=$awupf"
+		       -device "nvme-ns,drive=nvd$i,bus=nvme$i,nsid=1,logical_block_size=4096,physical_block_size=4096$nsopt")
+		info+=("INFO qemu nvme serial=$serial atomic.dn=off atomic.awun=$awun atomic.awupf=$awupf logical_block_size=4096 physical_block_size=4096 size=${size}M${nsopt//,/ }")
+		i=$((i + 1))
+	done
+	qemu_pidfile=$run/qemu.pid
+	# the guest compares each controller's Identify data with its configuration
+	qemu+=(-append "$append awr_nvme=$nvme_conf")
 
-if [ "$shell_mode" = 1 ]; then
-	say "booting a guest shell (kernel $kver); 'exit' powers the guest off"
-	chroot "$tree" "${qemu[@]}" -serial mon:stdio 9>&-
-	exit $?
-fi
-
-log=$out/serial.log
-: >"$log"
-t0=$(date +%s)
-say "booting the guest (kernel $kver, timeout ${boot_timeout} s); serial log $log"
-timeout -k 10 "$boot_timeout" chroot "$tree" "${qemu[@]}" -serial stdio \
-	</dev/null >"$log" 2>"$out/qemu.stderr" 9>&- &
-qpid=$!
-wait "$qpid"
-qrc=$?
-qpid=
-boot_secs=$(( $(date +%s) - t0 ))
+	if [ "$shell_mode" = 1 ]; then
+		say "booting a guest shell (kernel $kv); 'exit' powers the guest off"
+		chroot "$tree" "${qemu[@]}" -serial mon:stdio 9>&-
+		return $?
+	fi
+	log=$out/serial-$label.log
+	: >"$log"
+	say "booting the guest (kernel $kv, timeout ${boot_timeout} s); serial log $log"
+	timeout -k 10 "$boot_timeout" chroot "$tree" "${qemu[@]}" -serial stdio \
+		</dev/null >"$log" 2>"$out/qemu-$label.stderr" 9>&- &
+	qpid=$!
+	wait "$qpid"
+	local rc=$?
+	qpid=
+	return $rc
+}
 
 # ----------------------------------------------------------------- results
 
 pass=0 fail=0 skip=0
 results=$out/results.txt
-{
-	echo "# libatomicwr VM stage: guest facts (kernel $kver)"
-	printf '%s\n' "${info[@]}"
-} >"$results"
-done_seen=0 booted=0 done_status=
-counted=" "
-while IFS= read -r line; do
-	line=${line%$'\r'}
-	case "$line" in
-	"AWRVM: PASS "*) pass=$((pass + 1)); echo "${line#AWRVM: }" ;;
-	"AWRVM: FAIL "*) fail=$((fail + 1)); echo "${line#AWRVM: }" ;;
-	"AWRVM: SKIP "*) skip=$((skip + 1)); echo "${line#AWRVM: }" ;;
-	"AWRVM: INFO "*) echo "${line#AWRVM: }" >>"$results" ;;
-	"AWRVM: BOOTED"*) booted=1 ;;
-	"AWRVM: DONE"*) done_seen=1; done_status=${line#*status=} ;;
-	esac
-	# the guest's count check of each group (PASS or FAIL GROUP.case_count)
-	case "$line" in
-	"AWRVM: PASS "*.case_count*|"AWRVM: FAIL "*.case_count*)
-		g=${line#AWRVM: * }; counted="$counted${g%%.case_count*} " ;;
-	esac
-done < <(tr -d '\r' <"$log" | grep -a '^AWRVM: ')
-
-if [ "$done_seen" != 1 ]; then
+: >"$results"
+for l in "${kfail[@]}"; do
+	echo "$l"
 	fail=$((fail + 1))
-	if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
-		why="guest did not finish within ${boot_timeout} s (killed)"
-	elif [ "$booted" != 1 ]; then
-		why="guest did not boot (qemu exit $qrc: $(tail -n 3 "$out/qemu.stderr" | tr '\n' ' '))"
+done
+
+# report_guest LABEL KVER QEMU-STATUS SECONDS: the guest's cases as
+# PASS|FAIL|SKIP LABEL/name, its facts into results.txt
+report_guest() {
+	local label=$1 kv=$2 qrc=$3 secs=$4 line g why
+	local done_seen=0 booted=0 done_status= counted=" "
+	{
+		echo "# libatomicwr VM stage: guest facts (kernel $kv, $label)"
+		printf '%s\n' "${info[@]}"
+	} >>"$results"
+	while IFS= read -r line; do
+		line=${line%$'\r'}
+		case "$line" in
+		"AWRVM: PASS "*) pass=$((pass + 1)); echo "PASS $label/${line#AWRVM: PASS }" ;;
+		"AWRVM: FAIL "*) fail=$((fail + 1)); echo "FAIL $label/${line#AWRVM: FAIL }" ;;
+		"AWRVM: SKIP "*) skip=$((skip + 1)); echo "SKIP $label/${line#AWRVM: SKIP }" ;;
+		"AWRVM: INFO "*) echo "${line#AWRVM: }" >>"$results" ;;
+		"AWRVM: BOOTED"*) booted=1 ;;
+		"AWRVM: DONE"*) done_seen=1; done_status=${line#*status=} ;;
+		esac
+		# the guest's count check of each group (PASS or FAIL GROUP.case_count)
+		case "$line" in
+		"AWRVM: PASS "*.case_count*|"AWRVM: FAIL "*.case_count*)
+			g=${line#AWRVM: * }; counted="$counted${g%%.case_count*} " ;;
+		esac
+	done < <(tr -d '\r' <"$log" | grep -a '^AWRVM: ')
+
+	if [ "$done_seen" != 1 ]; then
+		fail=$((fail + 1))
+		if [ "$qrc" = 124 ] || [ "$qrc" = 137 ]; then
+			why="guest did not finish within ${boot_timeout} s (killed)"
+		elif [ "$booted" != 1 ]; then
+			why="guest did not boot (qemu exit $qrc: $(tail -n 3 "$out/qemu-$label.stderr" | tr '\n' ' '))"
+		else
+			why="guest stopped before the end (qemu exit $qrc)"
+		fi
+		echo "FAIL $label/vm.boot: $why; see $log"
+		echo "--- last lines of the serial log:"
+		tr -d '\r' <"$log" | tail -n 25
+		echo "---"
 	else
-		why="guest stopped before the end (qemu exit $qrc)"
+		# every group asked for must have run to its count check
+		for g in $( [ -n "$only" ] && echo "${only//,/ }" || sh "$here/guest/cases.sh" --list); do
+			case "$counted" in
+			*" $g "*) ;;
+			*) fail=$((fail + 1)); echo "FAIL $label/$g.case_count: the group did not report its case count" ;;
+			esac
+		done
+		if [ "$done_status" != 0 ] && ! tr -d '\r' <"$log" | grep -aq '^AWRVM: FAIL '; then
+			fail=$((fail + 1))
+			echo "FAIL $label/vm.guest: the guest cases ended with status $done_status without a failed case"
+		fi
 	fi
-	echo "FAIL vm.boot: $why; see $log"
-	echo "--- last lines of the serial log:"
-	tr -d '\r' <"$log" | tail -n 25
-	echo "---"
-fi
+	# one line per device configuration: its parameters and the sysfs result
+	awk -v label="$label" -v kv="$kv" '
+		/^# libatomicwr VM stage/ { cur = ($0 ~ "kernel " kv ",") }
+		!cur { next }
+		$2 == "params" { p = $0; sub(/^INFO params [^ ]+ /, "", p); params[$3] = p; order[++n] = $3 }
+		$2 == "sysfs" && / partition=0 / {
+			s = ""
+			for (i = 4; i <= NF; i++)
+				if ($i ~ /^(dev|unit_min|unit_max|max_bytes|boundary)=/) s = s " " $i
+			if (!($3 in res)) res[$3] = s
+		}
+		END { for (i = 1; i <= n; i++) printf "vm: %s set %s: %s ->%s\n", label, order[i], params[order[i]], res[order[i]] }
+	' "$results"
+	say "$label: guest ran ${secs} s (kernel $kv)"
+}
+
+for i in "${!ok_kernels[@]}"; do
+	kv=${ok_kernels[$i]} label=${ok_labels[$i]}
+	t0=$(date +%s)
+	boot_guest "$kv" "$label"
+	qrc=$?
+	[ "$shell_mode" = 1 ] && exit "$qrc"
+	report_guest "$label" "$kv" "$qrc" $(( $(date +%s) - t0 ))
+done
 if [ $((pass + fail)) = 0 ]; then
 	fail=$((fail + 1))
 	echo "FAIL vm.cases: no guest case reported a result"
 fi
-if [ "$done_seen" = 1 ]; then
-	# every group asked for must have run to its count check
-	for g in $( [ -n "$only" ] && echo "${only//,/ }" || sh "$here/guest/cases.sh" --list); do
-		case "$counted" in
-		*" $g "*) ;;
-		*) fail=$((fail + 1)); echo "FAIL $g.case_count: the group did not report its case count" ;;
-		esac
-	done
-	if [ "$done_status" != 0 ] && [ "$fail" = 0 ]; then
-		fail=$((fail + 1))
-		echo "FAIL vm.guest: the guest cases ended with status $done_status without a failed case"
-	fi
-fi
-# one line per device configuration: its parameters and the sysfs result
-awk '
-	$2 == "params" { p = $0; sub(/^INFO params [^ ]+ /, "", p); params[$3] = p; order[++n] = $3 }
-	$2 == "sysfs" && / partition=0 / {
-		s = ""
-		for (i = 4; i <= NF; i++)
-			if ($i ~ /^(dev|unit_min|unit_max|max_bytes|boundary)=/) s = s " " $i
-		res[$3] = s
-	}
-	END { for (i = 1; i <= n; i++) printf "vm: set %s: %s ->%s\n", order[i], params[order[i]], res[order[i]] }
-' "$results"
-say "guest ran ${boot_secs} s, whole stage $(( $(date +%s) - t_start )) s; facts in $results"
+say "whole stage $(( $(date +%s) - t_start )) s on ${#ok_kernels[@]} kernel(s); facts in $results"
 echo "vm: $pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]
