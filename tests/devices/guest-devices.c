@@ -299,8 +299,10 @@ static void probe_view(const char *name, const char *path, enum awr_device_type 
 	}
 	if (!d || awr_device_type(d) != type)
 		FAIL(name, "no %s device view for %s", type == AWR_DEVICE_NVME ? "NVMe" : "SCSI", path);
-	else if (!awr_device_derived(d)->supported)
+	else if (!no_atomic && !awr_device_derived(d)->supported)
 		FAIL(name, "the device view of %s derives no atomic support", path);
+	else if (no_atomic && awr_device_derived(d)->supported)
+		FAIL(name, "the device view of %s derives atomic support, but Linux turns it off", path);
 	else
 		PASS(name);
 out:
@@ -485,9 +487,11 @@ static void nvme_cases(const char *blk, const char *ng)
 	ssize_t ret;
 
 	derived_vs_sysfs("nvme_derived_equals_sysfs", blk);
-	kernel_agrees("nvme_kernel_takes_unit_max", blk);
+	kernel_agrees(no_atomic ? "nvme_kernel_refuses_atomic" : "nvme_kernel_takes_unit_max", blk);
 	probe_view("nvme_probe_disk_view", blk, AWR_DEVICE_NVME);
 	probe_view("nvme_probe_char_view", ng, AWR_DEVICE_NVME);
+	if (no_atomic)	/* the passthrough cases below need the kernel's atomic unit */
+		return;
 	ret = awr_nvme_open(ng, 0, &h);
 	if (ret) {
 		FAIL("nvme_passthrough_open", "awr_nvme_open(%s): %s", ng, strerror((int)-ret));

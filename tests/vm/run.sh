@@ -3,25 +3,37 @@
 #
 # tests/vm/run.sh [SRCDIR]: the VM stage of the test suite.
 #
-# Builds (once, cached) a Debian trixie tool tree holding QEMU 10 and a 6.12
-# kernel, builds awr and the guest test program statically from SRCDIR
-# (default: the tree this script lives in), packs them with busybox and the
-# needed kernel modules into an initramfs, boots it under QEMU (TCG) with
-# scsi_debug atomic writes and NVMe controllers with AWUPF, and reports every
-# guest case as
-#     PASS name | FAIL name: reason | SKIP name: reason
+# Builds (once, cached) a Debian trixie tool tree holding QEMU 11 from
+# trixie-backports, fetches the kernels to boot (trixie's 6.12, the newest
+# 6.18 LTS and the newest 7.x of trixie-backports, found with apt-cache at
+# run time), builds awr and the guest test programs statically from SRCDIR
+# (default: the tree this script lives in), packs them with busybox, the
+# guest tools (mkfs.xfs, xfs_io, mkfs.ext4, filefrag, dmsetup, mdadm) and
+# each kernel's modules into an initramfs, boots one guest per kernel under
+# QEMU (TCG) with scsi_debug atomic writes, NVMe controllers and namespaces
+# with atomic fields and an NVMe multipath subsystem, and reports every
+# guest case with its kernel series in its name as
+#     PASS 7.3/name | FAIL 7.3/name: reason | SKIP 7.3/name: reason
 # ending with "vm: N passed, N failed, N skipped". Exit status 0 only when
-# the guest ran, at least one case passed and none failed.
+# every guest ran, at least one case passed and none failed; a kernel that
+# cannot be found, unpacked or booted is a failure.
 #
 # Environment:
 #   AWR_VM_CACHE    cache directory (default /var/cache/awr-vm)
-#   AWR_VM_OUT      where the serial log and results go (default $AWR_VM_CACHE/out-HASH,
+#   AWR_VM_OUT      where the serial logs and results go (default $AWR_VM_CACHE/out-HASH,
 #                   HASH from SRCDIR's path)
+#   AWR_VM_KERNELS  kernels to boot, space or comma separated: a series ("6.12",
+#                   "7": the newest of it) or a release ("7.3.4+deb13-amd64");
+#                   default "6.12 6.18 7"
+#   AWR_VM_JOBS     guests booted at once (default 2, one vCPU each; 1: one at
+#                   a time with two vCPUs)
 #   AWR_VM_ONLY     comma-separated guest case groups (default all; see README)
-#   AWR_VM_SHELL=1  boot to an interactive shell in the guest instead
-#   AWR_VM_TIMEOUT  seconds the guest may run (default 480)
+#   AWR_VM_SHELL=1  boot the first kernel to an interactive shell in the guest instead
+#   AWR_VM_TIMEOUT  seconds each guest may run (default 600)
 #   AWR_VM_MIRROR   Debian mirror URI (default: taken from this machine's apt sources)
 #   AWR_VM_REBUILD=1  rebuild the cached tool tree
+#   AWR_VM_UPDATE=1   refresh the tool tree's package lists now (else once a day)
+#   AWR_VM_TREE_ONLY=1  build the tool tree and fetch the kernels, then stop
 #
 # Needs root (debootstrap, chroot), debootstrap, a C compiler, meson, ninja,
 # pkg-config and the -dev packages the project builds with.
@@ -34,7 +46,7 @@ srchash=$(printf '%s' "$src" | md5sum | cut -c1-12)	# one build and output dir p
 out=${AWR_VM_OUT:-$cache/out-$srchash}
 only=${AWR_VM_ONLY:-}
 shell_mode=${AWR_VM_SHELL:-0}
-boot_timeout=${AWR_VM_TIMEOUT:-480}
+boot_timeout=${AWR_VM_TIMEOUT:-600}
 suite=trixie
 tool_version=2				# bump when the tool tree's content changes
 tree=$cache/toolchain-v2
@@ -42,13 +54,16 @@ tree=$cache/toolchain-v2
 # LTS and the newest 7.x of trixie-backports (see kernel_resolve)
 kernel_specs=${AWR_VM_KERNELS:-6.12 6.18 7}
 kernel_specs=${kernel_specs//,/ }
+vm_jobs=${AWR_VM_JOBS:-2}		# guests booted at once
+case "$vm_jobs" in ''|*[!0-9]*|0) vm_jobs=1 ;; esac
+smp=2
+[ "$vm_jobs" -gt 1 ] && smp=1
 tool_only=${AWR_VM_TREE_ONLY:-0}
 # packages of the tool tree whose programs the guest gets, with the shared
 # libraries ldd names (guest_tools)
 guest_pkgs=(xfsprogs e2fsprogs dmsetup mdadm)
 guest_tools=(/usr/sbin/mkfs.xfs /usr/sbin/xfs_io /usr/sbin/mkfs.ext4 /usr/sbin/filefrag /usr/sbin/dmsetup /usr/sbin/mdadm)
-qpid=
-qemu_pidfile=
+qpids=()		# background guests (their timeout processes)
 child=
 
 # NVMe controllers, one namespace each (4 KiB blocks): serial, controller
@@ -90,21 +105,22 @@ cleanup() {
 		kill "$child" 2>/dev/null
 		wait "$child" 2>/dev/null
 	fi
-	if [ -n "$qpid" ] && kill -0 "$qpid" 2>/dev/null; then
-		kill "$qpid" 2>/dev/null
-	fi
-	if [ -n "$qemu_pidfile" ] && [ -s "$qemu_pidfile" ]; then
-		p=$(cat "$qemu_pidfile" 2>/dev/null)
+	for p in "${qpids[@]}"; do
+		kill -0 "$p" 2>/dev/null && kill "$p" 2>/dev/null
+	done
+	for f in "$tree"/awr/run/*/qemu.pid; do
+		[ -s "$f" ] || continue
+		p=$(cat "$f" 2>/dev/null)
 		if [ -n "$p" ] && grep -q '^qemu-system' "/proc/$p/comm" 2>/dev/null; then
 			kill "$p" 2>/dev/null
 			sleep 1
 			kill -9 "$p" 2>/dev/null
 		fi
-	fi
-	if [ -n "$qpid" ]; then
-		wait "$qpid" 2>/dev/null
-	fi
-	qpid=
+	done
+	for p in "${qpids[@]}"; do
+		wait "$p" 2>/dev/null
+	done
+	qpids=()
 }
 trap cleanup EXIT
 trap 'echo "FAIL vm.run: interrupted"; echo "vm: 0 passed, 1 failed, 0 skipped"; exit 130' INT TERM HUP
@@ -402,14 +418,17 @@ say "initramfs built in $(( $(date +%s) - t0 )) s ($(du -k "$run/common.gz" | cu
 
 # -------------------------------------------------------------------- boot
 
-# boot_guest KVER LABEL: one guest, its serial log in $out/serial-LABEL.log;
-# returns QEMU's exit status
+# boot_guest KVER LABEL: one guest with its own disk images in $run/LABEL,
+# its serial log in $out/serial-LABEL.log, the facts run.sh gave it in
+# $out/info-LABEL.txt, QEMU's exit status and its seconds in $out/qrc-LABEL
 boot_guest() {
-	local kv=$1 label=$2 vmlinuz qemu append i serial awun awupf ns size nsopt
+	local kv=$1 label=$2 vmlinuz qemu append i serial awun awupf ns size nsopt info rc t0
+	local dir=$run/$label gdir=/awr/run/$label
 	vmlinuz=$(sed -n 's/^vmlinuz=//p' "$tree/awr/k/$kv/kernel.env")
-	qemu=(qemu-system-x86_64 -nodefaults -no-reboot -cpu max -m 1024 -smp 2 -display none
+	mkdir -p "$dir"
+	qemu=(qemu-system-x86_64 -nodefaults -no-reboot -cpu max -m 1024 -smp "$smp" -display none
 	      -kernel "/awr/k/$kv$vmlinuz" -initrd "/awr/run/initrd-$kv.gz"
-	      -pidfile /awr/run/qemu.pid)
+	      -pidfile "$gdir/qemu.pid")
 	append="console=ttyS0 quiet loglevel=1 panic=-1"
 	[ -n "$only" ] && append="$append awr_only=$only"
 	[ "$shell_mode" = 1 ] && append="$append awr_shell=1"
@@ -419,37 +438,46 @@ boot_guest() {
 	for c in "${nvme_ctrls[@]}"; do
 		read -r serial awun awupf ns size <<<"$c"
 		nvme_conf=${nvme_conf:+$nvme_conf,}$serial:$awun:$awupf:$ns
-		rm -f "$run/nvme$i.img"
-		truncate -s $((size * 1024 * 1024)) "$run/nvme$i.img"
+		rm -f "$dir/nvme$i.img"
+		truncate -s $((size * 1024 * 1024)) "$dir/nvme$i.img"
 		nsopt=
 		if [ "$ns" != - ]; then
 			IFS=: read -r nawun nawupf nabsn nabspf nabo <<<"$ns"
 			nsopt=",atomic.nawun=$nawun,atomic.nawupf=$nawupf,atomic.nabsn=$nabsn,atomic.nabspf=$nabspf,atomic.nabo=$nabo"
 		fi
-		qemu+=(-drive "file=/awr/run/nvme$i.img,if=none,id=nvd$i,format=raw"
+		qemu+=(-drive "file=$gdir/nvme$i.img,if=none,id=nvd$i,format=raw"
 		       -device "nvme,serial=$serial,id=nvme$i,atomic.dn=off,atomic.awun=$awun,atomic.awupf=$awupf"
 		       -device "nvme-ns,drive=nvd$i,bus=nvme$i,nsid=1,logical_block_size=4096,physical_block_size=4096$nsopt")
 		info+=("INFO qemu nvme serial=$serial atomic.dn=off atomic.awun=$awun atomic.awupf=$awupf logical_block_size=4096 physical_block_size=4096 size=${size}M${nsopt//,/ }")
 		i=$((i + 1))
 	done
-	qemu_pidfile=$run/qemu.pid
+	# NVMe multipath: one subsystem, two controllers with the same serial
+	# sharing namespace 1 (NAWUPF 7); the guest sees the head nvmeXn1 and the
+	# paths nvmeXcYn1 (guest/cases.sh, nvme_mpath)
+	rm -f "$dir/nvmemp.img"
+	truncate -s $((64 * 1024 * 1024)) "$dir/nvmemp.img"
+	qemu+=(-device "nvme-subsys,id=awrsubsys,nqn=awrmp"
+	       -device "nvme,serial=awrmp,id=nvmemp0,subsys=awrsubsys"
+	       -device "nvme,serial=awrmp,id=nvmemp1,subsys=awrsubsys"
+	       -drive "file=$gdir/nvmemp.img,if=none,id=nvdmp,format=raw"
+	       -device "nvme-ns,drive=nvdmp,nsid=1,shared=on,logical_block_size=4096,physical_block_size=4096,atomic.nawun=7,atomic.nawupf=7,atomic.nabsn=7,atomic.nabspf=0,atomic.nabo=0")
+	info+=("INFO qemu nvme-subsys nqn=awrmp controllers=2 serial=awrmp namespace shared=on atomic.nawun=7 atomic.nawupf=7 atomic.nabsn=7 size=64M")
+	printf '%s\n' "${info[@]}" >"$out/info-$label.txt"
 	# the guest compares each controller's Identify data with its configuration
 	qemu+=(-append "$append awr_nvme=$nvme_conf")
 
 	if [ "$shell_mode" = 1 ]; then
-		say "booting a guest shell (kernel $kv); 'exit' powers the guest off"
+		say "booting a guest shell (kernel $kv; AWR_VM_KERNELS picks another); 'exit' powers the guest off"
 		chroot "$tree" "${qemu[@]}" -serial mon:stdio 9>&-
 		return $?
 	fi
 	log=$out/serial-$label.log
 	: >"$log"
-	say "booting the guest (kernel $kv, timeout ${boot_timeout} s); serial log $log"
+	t0=$(date +%s)
 	timeout -k 10 "$boot_timeout" chroot "$tree" "${qemu[@]}" -serial stdio \
-		</dev/null >"$log" 2>"$out/qemu-$label.stderr" 9>&- &
-	qpid=$!
-	wait "$qpid"
-	local rc=$?
-	qpid=
+		</dev/null >"$log" 2>"$out/qemu-$label.stderr" 9>&-
+	rc=$?
+	echo "$rc $(( $(date +%s) - t0 ))" >"$out/qrc-$label"
 	return $rc
 }
 
@@ -467,10 +495,10 @@ done
 # PASS|FAIL|SKIP LABEL/name, its facts into results.txt
 report_guest() {
 	local label=$1 kv=$2 qrc=$3 secs=$4 line g why
-	local done_seen=0 booted=0 done_status= counted=" "
+	local done_seen=0 booted=0 done_status= counted=" " log=$out/serial-$label.log
 	{
 		echo "# libatomicwr VM stage: guest facts (kernel $kv, $label)"
-		printf '%s\n' "${info[@]}"
+		cat "$out/info-$label.txt" 2>/dev/null
 	} >>"$results"
 	while IFS= read -r line; do
 		line=${line%$'\r'}
@@ -531,13 +559,30 @@ report_guest() {
 	say "$label: guest ran ${secs} s (kernel $kv)"
 }
 
+if [ "$shell_mode" = 1 ]; then
+	boot_guest "${ok_kernels[0]}" "${ok_labels[0]}"
+	exit $?
+fi
+# AWR_VM_JOBS guests at once (one vCPU each when more than one), reported in
+# kernel order once all have ended
 for i in "${!ok_kernels[@]}"; do
 	kv=${ok_kernels[$i]} label=${ok_labels[$i]}
-	t0=$(date +%s)
-	boot_guest "$kv" "$label"
-	qrc=$?
-	[ "$shell_mode" = 1 ] && exit "$qrc"
-	report_guest "$label" "$kv" "$qrc" $(( $(date +%s) - t0 ))
+	while [ "$(jobs -rp | wc -l)" -ge "$vm_jobs" ]; do
+		wait -n
+	done
+	rm -f "$out/qrc-$label"
+	say "booting the guest (kernel $kv, timeout ${boot_timeout} s, $smp vCPU); serial log $out/serial-$label.log"
+	boot_guest "$kv" "$label" &
+	qpids+=($!)
+done
+for p in "${qpids[@]}"; do
+	wait "$p"
+done
+qpids=()
+for i in "${!ok_kernels[@]}"; do
+	kv=${ok_kernels[$i]} label=${ok_labels[$i]}
+	read -r qrc secs <"$out/qrc-$label" 2>/dev/null || { qrc=255 secs=0; }
+	report_guest "$label" "$kv" "${qrc:-255}" "${secs:-0}"
 done
 if [ $((pass + fail)) = 0 ]; then
 	fail=$((fail + 1))

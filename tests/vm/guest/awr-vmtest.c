@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * awr-vmtest: the guest side of the VM test rig. Runs inside the test guest
- * (a 6.12 kernel with scsi_debug and QEMU NVMe) and compares libatomicwr and
+ * (6.12, 6.18 and 7.x kernels with scsi_debug and QEMU NVMe) and compares libatomicwr and
  * the awr tool against what the kernel itself reports and does.
  *
  * Every case prints one line on stdout:
@@ -14,6 +14,7 @@
  * Commands:
  *   awr-vmtest disk TAG DEV        whole disk: statx, probe, json, sweep, errno, awr_pwrite, cli
  *   awr-vmtest part TAG DEV        partition: aligned -> like a disk; misaligned -> refused
+ *   awr-vmtest stack TAG DEV       stacked device (dm, md, multipath head): statx, probe, json, sweep
  *   awr-vmtest mbr DEV             write an MBR (one aligned, one misaligned partition), re-read it
  *   awr-vmtest chardev TAG DEV     awr probe on /dev/sgN or /dev/ngXnY: valid JSON
  *   awr-vmtest vpd TAG SGDEV DISK  SCSI Block Limits VPD read raw: equal to the scsi_debug
@@ -1062,6 +1063,27 @@ static int cmd_disk(const char *tag, const char *dev)
 	return failures ? 1 : 0;
 }
 
+/*
+ * A stacked device (dm, md, an NVMe multipath head): the kernel's view
+ * (sysfs, statx) against the library's (probe, JSON) and a sweep of real
+ * atomic writes; the destructive cases of a disk are left to its legs.
+ */
+static int cmd_stack(const char *tag, const char *dev)
+{
+	struct ksysfs s = raw_sysfs(dev);
+
+	if (!s.ok) {
+		FAILF(cname(tag, dev, "sysfs"), "no sysfs atomic attributes for %s", dev);
+		return 1;
+	}
+	info_sysfs(tag, &s);
+	case_statx(tag, dev, &s);
+	case_probe(tag, dev, &s);
+	case_json(tag, dev, &s);
+	case_sweep(tag, dev, &s);
+	return failures ? 1 : 0;
+}
+
 /* ----------------------------------------------------------------- MBR */
 
 static void mbr_entry(unsigned char *e, uint32_t start, uint32_t count)
@@ -1529,7 +1551,7 @@ int main(int argc, char **argv)
 		return cmd_nvmeid(argv[2], argv[3], argv[4], argc == 7 ? argv[5] : NULL,
 				  argc == 7 ? argv[6] : NULL);
 	if (argc != 4) {
-		fprintf(stderr, "usage: awr-vmtest disk|part|chardev|sysfs TAG DEV | vpd TAG SGDEV DISK |"
+		fprintf(stderr, "usage: awr-vmtest disk|part|stack|chardev|sysfs TAG DEV | vpd TAG SGDEV DISK |"
 			" nvmeid TAG CTRLDEV NSDEV [AWUN AWUPF] | mbr DEV\n");
 		return 2;
 	}
@@ -1537,6 +1559,8 @@ int main(int argc, char **argv)
 		return cmd_disk(argv[2], argv[3]);
 	if (!strcmp(argv[1], "part"))
 		return cmd_part(argv[2], argv[3]);
+	if (!strcmp(argv[1], "stack"))
+		return cmd_stack(argv[2], argv[3]);
 	if (!strcmp(argv[1], "chardev"))
 		return cmd_chardev(argv[2], argv[3]);
 	if (!strcmp(argv[1], "sysfs"))

@@ -10,13 +10,14 @@ T=/awr/awr-vmtest
 SD_BASE="atomic_wr=1 sector_size=4096 dev_size_mb=64"
 SD_PARAMS="atomic_wr atomic_wr_max_length atomic_wr_align atomic_wr_gran atomic_wr_max_length_bndry atomic_wr_max_bndry sector_size physblk_exp dev_size_mb"
 
-GROUPS_ALL="sd_default sd_maxlen sd_bndry sd_gran nvme_awupf15 nvme_awupf0 nvme_awupf7 nvme_nawupf7 nvme_nabspf nvme_nabo nvme_nawupf_hi nvme_nawupf3"
+GROUPS_ALL="sd_default sd_maxlen sd_bndry sd_gran nvme_awupf15 nvme_awupf0 nvme_awupf7 nvme_nawupf7 nvme_nabspf nvme_nabo nvme_nawupf_hi nvme_nawupf3 stack_sd stack_nvme nvme_mpath"
 
 # The kernel series this guest runs ("6.12", "7.3"), for counts and known
 # behaviour that differ between kernels.
 KSERIES=$(uname -r | sed -E 's/^([0-9]+)\.([0-9]+).*/\1.\2/')
 kernel_at_least() {	# kernel_at_least MAJOR.MINOR
-	[ "$(printf '%s\n%s\n' "$1" "$KSERIES" | sort -V | head -n 1)" = "$1" ]
+	local kmaj=${KSERIES%%.*} kmin=${KSERIES#*.} wmaj=${1%%.*} wmin=${1#*.}
+	[ "$kmaj" -gt "$wmaj" ] || { [ "$kmaj" -eq "$wmaj" ] && [ "$kmin" -ge "$wmin" ]; }
 }
 
 # The number of cases (PASS, FAIL and SKIP lines) each group reports, kept
@@ -35,11 +36,14 @@ expected_cases() {
 	nvme_awupf15) echo 124 ;;
 	nvme_awupf0) echo 91 ;;
 	nvme_awupf7) echo 92 ;;
-	nvme_nawupf7) echo 0 ;;
-	nvme_nabspf) echo 0 ;;
-	nvme_nabo) echo 0 ;;
-	nvme_nawupf_hi) echo 0 ;;
-	nvme_nawupf3) echo 0 ;;
+	nvme_nawupf7) echo 92 ;;
+	nvme_nabspf) echo 77 ;;	# the partition one block past 1 MiB crosses the 64 KiB boundary: refused
+	nvme_nabo) echo 38 ;;	# no atomic writes: fewer cases, no passthrough ones
+	nvme_nawupf_hi) echo 77 ;;	# 64 KiB boundary, as nvme_nabspf
+	nvme_nawupf3) echo 92 ;;
+	stack_sd) echo 26 ;;	# load + 5 stacked devices x (statx, probe, json, sweep, stack_rule)
+	stack_nvme) echo 26 ;;
+	nvme_mpath) echo 8 ;;	# load + 2 paths + the head (statx, probe, json, sweep, stack_rule)
 	*) echo 0 ;;
 	esac
 }
@@ -195,8 +199,9 @@ run_sd() {
 # TRANSFER LENGTH WITH ATOMIC BOUNDARY), and sd sends WRITE ATOMIC(16) with
 # ATOMIC BOUNDARY = the whole transfer length, which can exceed MAXIMUM ATOMIC
 # BOUNDARY SIZE: the device refuses (ILLEGAL REQUEST, invalid field in CDB)
-# and the writes fail with EREMOTEIO. Seen on 6.12. A batch of unit_max
-# writes through io_uring provokes the merge.
+# and the writes fail with EREMOTEIO. Seen on 6.12.117, 6.18.15 and 7.3.4
+# (scsi_debug takes the same VPD on each). A batch of unit_max writes through
+# io_uring provokes the merge.
 merged_atomic_writes() {
 	g=$1 disk=$2
 	um=$(cat "/sys/block/$disk/queue/atomic_write_unit_max_bytes")
@@ -205,14 +210,14 @@ merged_atomic_writes() {
 	rc=$?
 	say "INFO merged_atomic_writes $g dev=$disk unit=$um count=8 exit=$rc output=$(echo "$out" | head -n 1)"
 	# The known case only: this group (boundary mode: MAXIMUM ATOMIC TRANSFER
-	# LENGTH 0 in the module parameters the VPD page carries), a 6.12 kernel,
-	# and the writes refused with EREMOTEIO. Anything else is a failure.
+	# LENGTH 0 in the module parameters the VPD page carries) and the writes
+	# refused with EREMOTEIO. Anything else is a failure; a kernel that
+	# fixes it passes.
 	if [ $rc = 0 ]; then
 		say "PASS $g.$disk.merged_atomic_writes"
 	elif [ "$g" = sd_bndry ] && [ "$(cat /sys/module/scsi_debug/parameters/atomic_wr_max_length)" = 0 ] &&
-	     case "$(uname -r)" in 6.12.*) true ;; *) false ;; esac &&
 	     echo "$out" | grep -q 'Remote I/O error'; then
-		say "SKIP $g.$disk.merged_atomic_writes: known 6.12 kernel issue (sd boundary mode): merged atomic writes are sent with ATOMIC BOUNDARY above the device maximum and fail with EREMOTEIO"
+		say "SKIP $g.$disk.merged_atomic_writes: known kernel issue (sd boundary mode, seen on 6.12, 6.18 and 7.3): merged atomic writes are sent with ATOMIC BOUNDARY above the device maximum and fail with EREMOTEIO"
 	else
 		say "FAIL $g.$disk.merged_atomic_writes: awr write --engine uring exited $rc: $(echo "$out" | head -n 1)"
 	fi
@@ -314,9 +319,230 @@ run_nvme() {
 	run_parts "$g" "$ns"
 }
 
+# ------------------------------------------------------------ stacked devices
+#
+# dm-linear, dm-stripe and md raid0/1/10 over scsi_debug disks (stack_sd) and
+# over NVMe namespaces (stack_nvme), and the head node of an NVMe multipath
+# subsystem (nvme_mpath). For each stacked device: its sysfs and its legs'
+# (INFO sysfs and INFO stack lines), awr-vmtest stack (statx, probe and JSON
+# equal to sysfs, a sweep of real atomic writes) and the stacking rule of this
+# kernel against its legs (GROUP.NAME.stack_rule).
+
+export DM_DISABLE_UDEV=1	# no udev in the guest: libdevmapper makes the nodes
+
+# lim DEV: unit_min unit_max max_bytes boundary of a block device (sda, dm-0,
+# nvme0c0n1) from sysfs
+lim() {
+	local q=/sys/block/$1/queue
+	echo "$(cat $q/atomic_write_unit_min_bytes) $(cat $q/atomic_write_unit_max_bytes) $(cat $q/atomic_write_max_bytes) $(cat $q/atomic_write_boundary_bytes)"
+}
+
+# largest power of two dividing $1 (0 for 0)
+pow2_factor() { [ "$1" -gt 0 ] && echo $(( $1 & -$1 )) || echo 0; }
+
+# stack_rule GROUP NAME DEV SINCE CHUNK LEG...: the stacked limits against the
+# legs' under this kernel's rule. The block layer stacks atomic limits
+# (blk_stack_atomic_writes_limits(), block/blk-settings.c) for md raid0/1/10
+# from 6.13 and dm-linear/stripe from 6.14 (targets flagged
+# DM_TARGET_ATOMIC_WRITES); before that the stacked device has none. From
+# then: none if a leg has none or the legs' boundaries differ; else unit_min
+# is the largest leg unit_min, unit_max at most the smallest leg unit_max and,
+# with a stripe chunk (CHUNK bytes, 0 for none), at most the largest power of
+# two dividing the chunk.
+stack_rule() {
+	local g=$1 name=$2 dev=$3 since=$4 chunk=$5 l umin umax mb bnd
+	local lmin=0 lmax= lbnd= none=0 diff=0 want
+	shift 5
+	read -r umin umax mb bnd <<EOF_LIM
+$(lim "$dev")
+EOF_LIM
+	for l in "$@"; do
+		set -- $(lim "$l")
+		[ "$2" = 0 ] && none=1
+		[ "$1" -gt "$lmin" ] && lmin=$1
+		{ [ -z "$lmax" ] || [ "$2" -lt "$lmax" ]; } && lmax=$2
+		{ [ -n "$lbnd" ] && [ "$lbnd" != "$4" ]; } && diff=1
+		lbnd=$4
+	done
+	say "INFO stack $g name=$name dev=$dev since=$since chunk=$chunk legs_unit_min=$lmin legs_unit_max=$lmax legs_boundary=$lbnd unit_min=$umin unit_max=$umax max_bytes=$mb boundary=$bnd"
+	if ! kernel_at_least "$since" || [ "$none" = 1 ] || [ "$diff" = 1 ]; then
+		if [ "$umax" = 0 ] && [ "$umin" = 0 ]; then
+			say "PASS $g.$name.stack_rule: none, as $KSERIES derives (stacking since $since, a leg without atomics $none, boundaries differ $diff)"
+		else
+			say "FAIL $g.$name.stack_rule: $umin/$umax, expected none (kernel $KSERIES, stacking since $since, a leg without atomics $none, boundaries differ $diff)"
+		fi
+		return
+	fi
+	want=$lmax
+	if [ "$chunk" -gt 0 ] && [ "$(pow2_factor "$chunk")" -lt "$want" ]; then
+		want=$(pow2_factor "$chunk")
+	fi
+	if [ "$umin" = "$lmin" ] && [ "$umax" -gt 0 ] && [ "$umax" -le "$want" ] && [ "$bnd" = "$lbnd" ]; then
+		say "PASS $g.$name.stack_rule: $umin/$umax boundary $bnd (legs: unit_min $lmin, unit_max <= $want)"
+	else
+		say "FAIL $g.$name.stack_rule: $umin/$umax boundary $bnd, expected unit_min $lmin, 0 < unit_max <= $want, boundary $lbnd"
+	fi
+}
+
+# stack_check GROUP NAME DEVNAME SINCE CHUNK LEG...: the cases of one stacked device
+stack_check() {
+	local g=$1 name=$2 dev=$3
+	if ! wait_for "[ -b /dev/$dev ]"; then
+		say "FAIL $g.$name.create: /dev/$dev did not appear"
+		return
+	fi
+	run_prog "$g" "$name.stack" $T stack "$g.$name" "/dev/$dev"
+	stack_rule "$@"
+}
+
+# dm_name NAME: the dm-N block device of a device-mapper device
+dm_name() {
+	local d
+	for d in /sys/block/dm-*; do
+		[ "$(cat "$d/dm/name" 2>/dev/null)" = "$1" ] && { echo "${d##*/}"; return 0; }
+	done
+	return 1
+}
+
+sectors() { cat "/sys/block/$1/size"; }
+
+# stack_all GROUP LEG1 LEG2: dm-linear over LEG1, dm-stripe (64 KiB chunk) and
+# md raid0 (64 KiB chunk), raid1, raid10 over both, one after the other
+stack_all() {
+	local g=$1 a=$2 b=$3 n out lvl chunk
+	modprobe dm-mod; modprobe raid0; modprobe raid1; modprobe raid10
+	n=$(sectors "$a")
+	[ "$(sectors "$b")" -lt "$n" ] && n=$(sectors "$b")
+	n=$((n / 256 * 256))
+	if out=$(dmsetup create awrlin --table "0 $n linear /dev/$a 0" 2>&1); then
+		stack_check "$g" dm_linear "$(dm_name awrlin)" 6.14 0 "$a"
+		dmsetup remove awrlin || say "FAIL $g.dm_linear.remove: dmsetup remove awrlin failed"
+	else
+		say "FAIL $g.dm_linear.create: dmsetup create: $out"
+	fi
+	if out=$(dmsetup create awrstr --table "0 $((2 * n)) striped 2 128 /dev/$a 0 /dev/$b 0" 2>&1); then
+		stack_check "$g" dm_stripe "$(dm_name awrstr)" 6.14 65536 "$a" "$b"
+		dmsetup remove awrstr || say "FAIL $g.dm_stripe.remove: dmsetup remove awrstr failed"
+	else
+		say "FAIL $g.dm_stripe.create: dmsetup create: $out"
+	fi
+	for lvl in 0 1 10; do
+		chunk=0
+		[ "$lvl" = 1 ] || chunk=65536
+		if out=$(mdadm --create /dev/md0 --run --assume-clean --metadata=1.2 --level="$lvl" \
+			$([ "$lvl" = 1 ] || echo --chunk=64) --raid-devices=2 "/dev/$a" "/dev/$b" 2>&1); then
+			stack_check "$g" "md_raid$lvl" md0 6.13 "$chunk" "$a" "$b"
+			mdadm --stop /dev/md0 >/dev/null 2>&1 || say "FAIL $g.md_raid$lvl.remove: mdadm --stop /dev/md0 failed"
+		else
+			say "FAIL $g.md_raid$lvl.create: mdadm --create: $(echo "$out" | tail -n 1)"
+		fi
+		mdadm --zero-superblock "/dev/$a" "/dev/$b" >/dev/null 2>&1
+	done
+}
+
+# stack_sd: two scsi_debug disks with a store each (num_tgts=2 would share one
+# store and md would find the same superblock twice)
+run_stack_sd() {
+	g=$1
+	modprobe sd_mod; modprobe sg
+	if [ -d /sys/module/scsi_debug ]; then
+		rmmod scsi_debug || { say "FAIL $g.load: rmmod scsi_debug failed"; return; }
+	fi
+	# shellcheck disable=SC2086
+	if ! modprobe scsi_debug $SD_BASE add_host=2 per_host_store=1; then
+		say "FAIL $g.load: modprobe scsi_debug $SD_BASE add_host=2 per_host_store=1 failed"
+		return
+	fi
+	if ! wait_for '[ $(sd_disks | wc -w) = 2 ]'; then
+		say "FAIL $g.load: expected two scsi_debug disks, found: $(sd_disks)"
+		return
+	fi
+	set -- $(sd_disks)
+	say "PASS $g.load"
+	say "INFO params $g module=scsi_debug legs=$1,$2 $SD_BASE add_host=2 per_host_store=1"
+	stack_all "$g" "$1" "$2"
+	rmmod scsi_debug
+}
+
+sd_disks() {	# every scsi_debug disk's name
+	for d in /sys/block/sd*; do
+		[ -e "$d/device/model" ] || continue
+		case "$(cat "$d/device/model")" in scsi_debug*) echo "${d##*/}" ;; esac
+	done
+}
+
+# nvme_ns SERIAL: the namespace block device of the controller with this serial
+nvme_ns() {
+	local c
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(tr -d ' ' <"$c/serial" 2>/dev/null)" = "$1" ] || continue
+		ls -d "$c/${c##*/}"n1 2>/dev/null | head -n 1 | sed 's,.*/,,'
+		return 0
+	done
+}
+
+# stack_nvme: the legs are the namespaces of nvme_nawupf7 (NAWUPF 7) and
+# nvme_awupf7 (AWUPF 7: 32 KiB before 7.0, one block from 7.0)
+run_stack_nvme() {
+	local g=$1 a b
+	modprobe nvme
+	wait_for '[ -n "$(nvme_ns awrnp7)" ] && [ -n "$(nvme_ns awrpf7)" ]'
+	a=$(nvme_ns awrnp7) b=$(nvme_ns awrpf7)
+	if [ -z "$a" ] || [ -z "$b" ] || ! wait_for "[ -b /dev/$a ] && [ -b /dev/$b ]"; then
+		say "FAIL $g.load: the namespaces of awrnp7 and awrpf7 (run.sh configures them): '$a' '$b'"
+		return
+	fi
+	say "PASS $g.load"
+	say "INFO params $g module=nvme legs=$a,$b"
+	stack_all "$g" "$a" "$b"
+}
+
+# nvme_mpath: two controllers (serial awrmp) of one subsystem share namespace
+# 1 (run.sh). The head /dev/nvmeXn1 is the stacked device, its paths
+# nvmeXcYn1 (sysfs only) the legs. nvme_update_ns_info() (drivers/nvme/host/
+# core.c) stacks each path's limits into the head (queue_limits_stack_bdev());
+# the head takes atomic writes only from 6.15 ("nvme: multipath: enable
+# BLK_FEAT_ATOMIC_WRITES for multipathing", also 6.14.10): before, the head
+# reads none while the paths have them.
+run_nvme_mpath() {
+	local g=$1 paths= c p head
+	modprobe nvme
+	wait_for '[ $(ls -d /sys/class/nvme/nvme*/nvme*c*n1 2>/dev/null | wc -l) -ge 2 ]'
+	for c in /sys/class/nvme/nvme*; do
+		[ "$(tr -d ' ' <"$c/serial" 2>/dev/null)" = awrmp ] || continue
+		for p in "$c"/nvme*c*n1; do
+			[ -e "$p" ] && paths="$paths ${p##*/}"
+		done
+	done
+	set -- $paths
+	if [ $# != 2 ]; then
+		say "FAIL $g.load: expected two paths of the awrmp subsystem (run.sh configures it), found:$paths"
+		return
+	fi
+	head=$(echo "$1" | sed -E 's/c[0-9]+n/n/')
+	if ! wait_for "[ -b /dev/$head ]"; then
+		say "FAIL $g.load: the multipath head /dev/$head did not appear"
+		return
+	fi
+	say "PASS $g.load"
+	say "INFO params $g module=nvme head=$head paths=$1,$2"
+	for p in "$@"; do
+		say "INFO sysfs $g dev=$p partition=0 $(lim "$p" | awk '{ printf "unit_min=%s unit_max=%s max_bytes=%s boundary=%s", $1, $2, $3, $4 }')"
+		if [ "$(lim "$p" | cut -d' ' -f2)" -gt 0 ]; then
+			say "PASS $g.$p.path_limits"
+		else
+			say "FAIL $g.$p.path_limits: the path has no atomic limits (NAWUPF 7)"
+		fi
+	done
+	stack_check "$g" head "$head" 6.15 0 "$@"
+}
+
 # run_group GROUP: one group's cases
 run_group() {
 	case "$1" in
+	stack_sd) run_stack_sd "$1" ;;
+	stack_nvme) run_stack_nvme "$1" ;;
+	nvme_mpath) run_nvme_mpath "$1" ;;
 	sd_*) run_sd "$1" ;;
 	nvme_*) run_nvme "$1" ;;
 	*) say "FAIL $1: unknown group (known: $GROUPS_ALL)" ;;
