@@ -545,7 +545,7 @@ report_guest() {
 	fi
 	# one line per device configuration: its parameters and the sysfs result
 	awk -v label="$label" -v kv="$kv" '
-		/^# libatomicwr VM stage/ { cur = ($0 ~ "kernel " kv ",") }
+		/^# libatomicwr VM stage/ { cur = index($0, "(kernel " kv ",") > 0 }
 		!cur { next }
 		$2 == "params" { p = $0; sub(/^INFO params [^ ]+ /, "", p); params[$3] = p; order[++n] = $3 }
 		$2 == "sysfs" && / partition=0 / {
