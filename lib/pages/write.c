@@ -88,6 +88,11 @@ static const void *page_buf(struct inplace *w, unsigned int i)
 
 	if (!((uintptr_t)p->buf % align))
 		return p->buf;
+	if (!w->bounce) {	/* made on the first unaligned buffer of the batch */
+		w->bounce = awr__pages_alloc(w->s, (size_t)w->k * w->s->page_size);
+		if (!w->bounce)
+			return NULL;
+	}
 	memcpy(w->bounce + (size_t)i * w->s->page_size, p->buf, w->s->page_size);
 	return w->bounce + (size_t)i * w->s->page_size;
 }
@@ -121,6 +126,9 @@ static int fill(struct inplace *w)
 	while (w->next < w->k && !w->error) {
 		const void *buf = page_buf(w, w->next);
 		uint64_t off = w->pages[w->idx[w->next]].page_no * s->page_size;
+
+		if (!buf)
+			return -ENOMEM;
 
 		if (awr_ring_outstanding(s->ring) >= awr_ring_depth(s->ring))
 			return 0;
@@ -163,9 +171,6 @@ int awr__pages_in_place(struct awr_pages *s, struct awr_page *pages, const unsig
 	};
 	int n, ret = 0;
 
-	w.bounce = awr__pages_alloc(s, (size_t)k * s->page_size);
-	if (!w.bounce)
-		return -ENOMEM;
 	for (;;) {
 		ret = fill(&w);
 		if (ret || !awr_ring_outstanding(s->ring))
@@ -202,7 +207,14 @@ static int cmp_idx(const void *a, const void *b, void *arg)
 	return x < y ? -1 : x > y;
 }
 
-/* The pages to write: each page_no once, its last copy; in page order (sequential runs for the device). */
+static int cmp_uint(const void *a, const void *b)
+{
+	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The pages to write: each page_no once, its last copy, in the caller's order. */
 static unsigned int last_copies(struct awr_page *pages, unsigned int n, unsigned int *idx)
 {
 	unsigned int k = 0;
@@ -215,6 +227,7 @@ static unsigned int last_copies(struct awr_page *pages, unsigned int n, unsigned
 			continue;	/* a later copy of this page follows: it wins */
 		idx[k++] = idx[i];
 	}
+	qsort(idx, k, sizeof(*idx), cmp_uint);
 	return k;
 }
 
