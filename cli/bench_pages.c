@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,6 +29,15 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static double cpu_s(bool user_only)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (user_only ? 0 : (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -65,6 +75,7 @@ static int measure(struct awr_pages *s, const struct bench_opts *o, uint64_t npa
 	size_t nlat = 0, cap = 1024;
 	uint64_t *lat = malloc(cap * sizeof(*lat));
 	uint64_t rng = 0x9E3779B97F4A7C15ULL, seq = 0, start, deadline, t0, t1;
+	double cpu0, ucpu0;
 	unsigned char *buf = NULL;
 	int ret = 0;
 
@@ -74,6 +85,8 @@ static int measure(struct awr_pages *s, const struct bench_opts *o, uint64_t npa
 	}
 	for (uint64_t i = 0; i < (uint64_t)batch * o->unit; i++)
 		buf[i] = (unsigned char)(i * 31 + (i >> 12));
+	cpu0 = cpu_s(false);
+	ucpu0 = cpu_s(true);
 	start = t0 = now_ns();
 	deadline = start + (uint64_t)(o->seconds * 1e9);
 	while (t0 < deadline) {
@@ -103,6 +116,10 @@ static int measure(struct awr_pages *s, const struct bench_opts *o, uint64_t npa
 	res->seconds = (double)(now_ns() - start) / 1e9;
 	res->pages_per_s = res->seconds > 0 ? (double)res->pages / res->seconds : 0;
 	res->mb_per_s = res->pages_per_s * (double)o->unit / 1e6;
+	if (res->pages) {	/* as bench.c counts it: the process's CPU per page written */
+		res->cpu_ns_per_page = (cpu_s(false) - cpu0) * 1e9 / (double)res->pages;
+		res->user_cpu_ns_per_page = (cpu_s(true) - ucpu0) * 1e9 / (double)res->pages;
+	}
 	percentiles(res, lat, nlat);
 out:
 	free(buf);
