@@ -1586,7 +1586,9 @@ int awr_pages_read(struct awr_pages *s, void *buf, uint64_t page_no);
  * awr_pages_close() - close a store
  * @s:	the store (NULL is fine)
  *
- * Return: 0, or the first error of closing its files.
+ * Every write returned is durable already: closing syncs nothing.
+ *
+ * Return: 0.
  */
 int awr_pages_close(struct awr_pages *s);
 
@@ -1610,7 +1612,8 @@ const char *awr_pages_mode_name(enum awr_pages_mode m);
  * awr_pages_explain() - why the store chose its mode, in one sentence
  * @s:	the store, or NULL: why this thread's last awr_pages_open() failed
  *
- * Return: a string owned by the store (or the thread).
+ * Return: a string owned by the store (or the thread). AUTO rewrites it once,
+ * inside the write that settles its choice (the 8th batch).
  */
 const char *awr_pages_explain(const struct awr_pages *s);
 
