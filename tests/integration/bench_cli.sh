@@ -7,6 +7,7 @@ set -u
 awr=$1
 f=${AWR_SCRATCH_DIR:?run under with-scratch-xfs.sh}/bench.dat
 err=$(mktemp "${TMPDIR:-/tmp}/awr-bench.XXXXXX") || exit 2
+json_num() { sed -n "s/.*\"$1\": \([0-9.]*\).*/\1/p" | head -1; }	# the first "KEY": NUMBER
 trap 'rm -f "$err" "$f"' EXIT
 fails=0
 pass() { echo "PASS $1"; }
@@ -53,6 +54,24 @@ if [ $rc = 1 ] && grep -q "^atomic .*failed: .*rule too_large" <<<"$out" && grep
 else
 	fail refused_unit_too_large "rc $rc: $out"
 fi
+
+# Two jobs (one ring each), plain writes from registered buffers, SQPOLL: the JSON names them, every
+# page of both jobs counted, the queue held (writes in the kernel at a reap, from awr_ring_stats()),
+# CPU per write reported; the data area still reads back as written pages (not the zeros from before).
+dd if=/dev/zero of="$f" bs=1M count=16 oflag=direct status=none
+out=$("$awr" bench "$f" --force --mode plain --durability none --jobs 2 --fixed-buffers --sqpoll --qd 8 \
+	--seconds 0.5 --size 16M -o json 2>"$err"); rc=$?
+pages=$(json_num pages <<<"$out"); inflight=$(json_num inflight_mean <<<"$out"); cpu=$(json_num cpu_ns_per_write <<<"$out")
+if [ $rc = 0 ] && grep -q '"jobs": 2' <<<"$out" && grep -q '"fixed_buffers": true' <<<"$out" &&
+	grep -q '"sqpoll": true' <<<"$out" && [ "${pages:-0}" -gt 0 ] &&
+	awk -v i="$inflight" 'BEGIN { exit !(i > 4 && i <= 8) }' && awk -v c="$cpu" 'BEGIN { exit !(c > 0) }' &&
+	[ "$(head -c 8M "$f" | tr -d '\0' | head -c 1 | wc -c)" = 1 ]; then
+	pass jobs2_fixed_buffers_sqpoll
+else
+	fail jobs2_fixed_buffers_sqpoll "rc $rc (pages ${pages:-?}, in flight ${inflight:-?}, CPU ns ${cpu:-?}): $out $(cat "$err")"
+fi
+out=$("$awr" bench "$f" --force --jobs 0 2>&1); rc=$?
+[ $rc = 2 ] && grep -q "awr: --jobs" <<<"$out" && pass "usage --jobs" || fail "usage --jobs 0" "rc $rc: $out"
 
 out=$("$awr" bench "$AWR_SCRATCH_DEV" --seconds 0.2 2>&1); rc=$?
 [ $rc = 2 ] && grep -q "refusing to write" <<<"$out" && pass refuses_mounted_device || fail refuses_mounted_device "rc $rc: $out"
