@@ -13,6 +13,8 @@ static const struct awr_cmd commands[] = {
 	{ "probe",   "show statx, sysfs and device limits, effective limits and findings", cmd_probe },
 	{ "check",   "would a write at --offset of --length be atomic? which rule fails?", cmd_check },
 	{ "decode",  "analyse saved NVMe identify or SCSI Block Limits VPD dumps", cmd_decode },
+	{ "extents", "a file's extents: which are aligned to a unit, the misaligned ranges", cmd_extents },
+	{ "prepare", "aligned preallocation of a new file for atomic writes of a unit", cmd_prepare, true },
 	{ "write",   "atomic writes from a pattern or a file, optionally read back", cmd_write, true },
 	{ "bench",   "atomic vs plain vs doublewrite page writes: pages/s, MB/s, latency", cmd_bench, true },
 	{ "stress",  "concurrent stamped atomic writers, journaled for a crash check", cmd_stress, true },

@@ -190,4 +190,36 @@ bool verify_failed(const struct awr_verify_result *r);
 double verify_mbps(const struct awr_verify_result *r);
 int cmd_decode(int argc, const char **argv);
 
+
+/* fs_out.c: the filesystem view and extent reports (probe's fs section, extents, prepare) */
+#define FS_MAX_FINDINGS 8
+struct fs_findings {
+	unsigned int n;
+	const char *id[FS_MAX_FINDINGS];
+	char text[FS_MAX_FINDINGS][256];
+};
+struct fs_band {
+	uint64_t from, to;
+	const char *path;	/* "hardware", "software", "unknown" */
+	const char *why;
+};
+const char *fs_type_label(const struct awr_fs_view *v);
+uint64_t fs_default_unit(const struct awr_fs_view *v);
+void fs_findings(const struct awr_fs_view *v, const struct awr_extent_report *r, struct fs_findings *f);
+void fs_paths(const struct awr_fs_view *v, struct fs_band *band, unsigned int *n);
+struct json_object *fs_view_json(const struct awr_fs_view *v, const struct awr_extent_report *r);
+void fs_view_print(const struct awr_fs_view *v, const struct awr_extent_report *r);
+struct json_object *extents_ranges_json(const struct awr_extent_report *r);
+struct json_object *fs_probe_json(const char *path);
+void fs_probe_print(const char *path);
+int cmd_extents(int argc, const char **argv);
+int cmd_prepare(int argc, const char **argv);
+/* write_path.c: awr write --report-path */
+struct write_paths;
+struct write_paths *write_paths_new(const char *engine);	/* NULL, said why: not the sync engine */
+ssize_t write_paths_pwrite(struct write_paths *w, struct awr_file *f, const void *buf, size_t len, uint64_t off,
+			   unsigned int flags, struct awr_verdict *v);
+void write_paths_report(const struct write_paths *w, struct json_object *o);	/* o NULL: normal output */
+void write_paths_free(struct write_paths *w);
+
 #endif /* AWR_CLI_H */

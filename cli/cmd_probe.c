@@ -72,6 +72,7 @@ static struct json_object *probe_json(const struct awr_probe *p)
 	json_object_object_add(o, "sysfs", sysfs_json(awr_probe_sysfs(p)));
 	device_add_json(o, awr_probe_device(p));
 	json_object_object_add(o, "findings", out_probe_findings_json(p));
+	json_object_object_add(o, "fs", fs_probe_json(awr_probe_path_name(p)));	/* cli/fs_out.c */
 	return o;
 }
 
@@ -169,6 +170,7 @@ static void probe_print(const struct awr_probe *p)
 
 		printf("  [%s] %s: %s\n", out_severity_name(f->severity), f->id, f->message);
 	}
+	fs_probe_print(awr_probe_path_name(p));	/* cli/fs_out.c */
 }
 
 static int check_require(const struct awr_limits *e, uint64_t size)

@@ -34,6 +34,7 @@ static const struct {
 	{ "concurrent_torn", q_concurrency },
 	{ "crash", q_crash },
 	{ "performance", q_performance },
+	{ "hardware_path", q_hw_path },	/* cli/qualify_path.c */
 };
 
 #define NR_CHECKS (sizeof(checks) / sizeof(checks[0]))
@@ -200,7 +201,8 @@ static struct json_object *report_json(const struct qctx *q, const struct qcheck
 	json_object_object_add(o, "quick", json_object_new_boolean(q->quick));
 	json_object_object_add(o, "limits", out_limits_json(&q->lim));
 	for (size_t i = 0; i < NR_CHECKS; i++)
-		json_object_array_add(a, check_json(&c[i]));
+		if (c[i].name)
+			json_object_array_add(a, check_json(&c[i]));
 	json_object_object_add(o, "checks", a);
 	json_object_object_add(o, "notes", json_object_get(q->notes));
 	json_object_object_add(o, "passed", out_u64(t->n[Q_PASS]));
@@ -232,6 +234,8 @@ static void run_checks(struct qctx *q, struct qcheck *c, struct tally *t)
 		printf("qualify %s (%s %s)%s\n", q->path, q->is_blk ? "block device" : "file", q->target,
 		       q->quick ? ", quick" : "");
 	for (size_t i = 0; i < NR_CHECKS; i++) {
+		if (q->is_blk && checks[i].run == q_hw_path)
+			continue;	/* a check of files on a filesystem: not in a block device's list */
 		c[i].name = checks[i].name;
 		c[i].figures = json_object_new_object();
 		t0 = now_s();

@@ -36,6 +36,7 @@ struct write_job {
 	uint64_t input_read;	/* bytes read from --input so far */
 	uint64_t written;	/* bytes landed */
 	uint64_t writes;	/* atomic writes issued */
+	struct write_paths *paths;	/* --report-path (write_path.c), or NULL */
 };
 
 static int parse_pattern(struct write_job *j, const char *pattern)
@@ -139,7 +140,8 @@ static int run_sync(struct write_job *j, struct awr_file *f)
 		if (produce(j, j->bufs, pos))
 			return -EINVAL;
 		v.rule = AWR_RULE_OK;
-		ret = awr_pwrite(f, j->bufs, j->unit, j->offset + pos, j->flags, &v);
+		ret = j->paths ? write_paths_pwrite(j->paths, f, j->bufs, j->unit, j->offset + pos, j->flags, &v)
+			       : awr_pwrite(f, j->bufs, j->unit, j->offset + pos, j->flags, &v);
 		if (ret < 0)
 			return write_failed(j, pos, ret, &v);
 		j->written += j->unit;
@@ -399,6 +401,7 @@ static void report(const struct write_job *j, int verified)
 		       out_size(j->written, a, sizeof(a)), j->offset, j->writes, j->writes == 1 ? "" : "s",
 		       out_size(j->unit, b, sizeof(b)), (j->flags & AWR_WRITE_DSYNC) ? ", durable (dsync)" : "",
 		       verified > 0 ? ", read back and verified" : "");
+		write_paths_report(j->paths, NULL);	/* write_path.c */
 		return;
 	}
 	o = json_object_new_object();
@@ -410,6 +413,7 @@ static void report(const struct write_job *j, int verified)
 	json_object_object_add(o, "bytes_written", out_u64(j->written));
 	json_object_object_add(o, "dsync", json_object_new_boolean(j->flags & AWR_WRITE_DSYNC));
 	json_object_object_add(o, "verified", verified < 0 ? NULL : json_object_new_boolean(verified));
+	write_paths_report(j->paths, o);
 	out_print_json(o);
 }
 
@@ -456,7 +460,7 @@ int cmd_write(int argc, const char **argv)
 	char *offset_s = NULL, *length_s = NULL, *unit_s = NULL, *pattern = NULL, *input = NULL;
 	char *engine = NULL, *qd_s = NULL;
 	unsigned int qd = 0;
-	int dsync = 0, do_verify = 0, force = 0;
+	int dsync = 0, do_verify = 0, force = 0, report_path = 0;
 	struct poptOption table[] = {
 		{ "offset", 0, POPT_ARG_STRING, &offset_s, 0, "byte offset of the first write", "O" },
 		{ "length", 0, POPT_ARG_STRING, &length_s, 0, "bytes to write in all", "L" },
@@ -472,6 +476,8 @@ int cmd_write(int argc, const char **argv)
 		{ "qd", 0, POPT_ARG_STRING, &qd_s, 0, "io_uring queue depth (default 32)", "N" },
 		{ "force", 0, POPT_ARG_NONE, &force, 0,
 		  "write even if the target is mounted, in use, formatted or holds data", NULL },
+		{ "report-path", 0, POPT_ARG_NONE, &report_path, 0,
+		  "report per unit whether it took the hardware or the software path (sync engine)", NULL },
 		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options, 0, "Output:", NULL },
 		POPT_AUTOHELP
 		POPT_TABLEEND
@@ -486,7 +492,8 @@ int cmd_write(int argc, const char **argv)
 	j.path = c.operand;
 	j.flags = dsync ? AWR_WRITE_DSYNC : 0;
 	if (parse_engine(engine, qd_s, &qd) ||
-	    job_setup(&j, offset_s, length_s, unit_s, pattern, input, qd, do_verify))
+	    job_setup(&j, offset_s, length_s, unit_s, pattern, input, qd, do_verify) ||
+	    (report_path && !(j.paths = write_paths_new(engine)))) /* write_path.c */
 		goto out;
 	if (is_passthrough(engine)) {
 		rc = run_passthrough(&j, engine, force, do_verify);
@@ -512,6 +519,7 @@ int cmd_write(int argc, const char **argv)
 	report(&j, verified);
 	rc = verified == 0 ? AWR_EXIT_FAIL : AWR_EXIT_OK;
 out:
+	write_paths_free(j.paths);
 	awr_file_close(f);
 	free(j.bufs);
 	if (j.input_fd >= 0)

@@ -57,6 +57,7 @@ void q_refusals(struct qctx *q, struct qcheck *c);
 void q_concurrency(struct qctx *q, struct qcheck *c);
 void q_crash(struct qctx *q, struct qcheck *c);
 void q_performance(struct qctx *q, struct qcheck *c);
+void q_hw_path(struct qctx *q, struct qcheck *c);	/* qualify_path.c */
 
 /* qualify.c: shared by the concurrency and crash checks */
 int q_verify(const char *target, uint32_t unit, uint64_t span, const char *journal, uint64_t crash_ns,

@@ -1483,6 +1483,49 @@ const char *awr_write_path_name(enum awr_write_path p);
 enum awr_write_path awr_path_predict(const struct awr_fs_view *fs, const struct awr_extent_report *r,
 				     uint64_t offset, uint64_t length, char *why, size_t why_len);
 
+/* awr_prepare() refusals */
+enum awr_prepare_refusal {
+	AWR_PREPARE_OK = 0,
+	AWR_PREPARE_HAS_DATA,		/* the file is not empty or has blocks */
+	AWR_PREPARE_NOT_POW2,		/* the unit is not a power of two */
+	AWR_PREPARE_UNIT_SMALL,		/* below the filesystem block */
+	AWR_PREPARE_UNIT_FS,		/* above what the filesystem writes atomically */
+	AWR_PREPARE_UNIT_DEVICE,	/* above what the device writes atomically */
+	AWR_PREPARE_SIZE,		/* the size is 0 or not a multiple of the unit */
+	AWR_PREPARE_FS,			/* not XFS or ext4, or no atomic writes on this file */
+	AWR_PREPARE_FAILED,		/* a system call failed (see error) */
+};
+
+struct awr_prepare_result {
+	enum awr_prepare_refusal refusal;
+	int error;			/* 0 or a negative errno */
+	char message[256];		/* why it was refused, or what was done */
+	uint64_t extsize_hint;		/* the hint now set (XFS), bytes */
+	uint64_t cluster_size;		/* ext4: the cluster, the largest atomic write */
+	uint64_t total_bytes;		/* the file's mapped bytes afterwards */
+	uint64_t aligned_bytes;		/* of which aligned to the unit */
+	uint32_t reserved[8];
+};
+
+/* awr_prepare() flags */
+#define AWR_PREPARE_HINT_ONLY	(1U << 0)	/* XFS: set the hint and fallocate, no aligned placement */
+
+/**
+ * awr_prepare() - preallocate a new or empty file for atomic writes of @unit
+ * @fd:		the file, open for writing
+ * @size:	bytes to preallocate, a multiple of @unit
+ * @unit:	the atomic unit, a power of two
+ * @flags:	AWR_PREPARE_* flags
+ * @res:	what was done, or the refusal with its reason
+ *
+ * XFS: sets the extent size hint to @unit, then places every unit on a
+ * physically aligned extent. ext4: preallocates; bigalloc clusters are aligned.
+ *
+ * Return: 0, or a negative errno (-EEXIST: the file holds data; -EINVAL: the
+ * unit or size; -EOPNOTSUPP: the filesystem) with @res saying why.
+ */
+int awr_prepare(int fd, uint64_t size, uint64_t unit, unsigned int flags, struct awr_prepare_result *res);
+
 /* The mapping of one unit's range, taken before and after a write. */
 struct awr_unit_map {
 	uint64_t offset, length;
@@ -1624,6 +1667,21 @@ const char *awr_pages_explain(const struct awr_pages *s);
  * Return: the number of pages restored by awr_pages_open().
  */
 unsigned int awr_pages_recovered(const struct awr_pages *s);
+
+/**
+ * awr_pwrite_path() - awr_pwrite() that also reports the path the write took
+ * @f:		the file (a regular file; for a block device the path is hardware)
+ * @buf:	the data
+ * @len:	its length, one atomic unit
+ * @off:	the offset
+ * @flags:	AWR_WRITE_* flags
+ * @v:		the broken rule when refused, may be NULL
+ * @path:	the path the write took
+ *
+ * Return: as awr_pwrite().
+ */
+ssize_t awr_pwrite_path(struct awr_file *f, const void *buf, size_t len, uint64_t off,
+			unsigned int flags, struct awr_verdict *v, enum awr_write_path *path);
 
 #ifdef __cplusplus
 }

@@ -95,6 +95,10 @@ int awr__ra_start(struct awr__readahead **out, int fd, uint64_t total, size_t ch
 ssize_t awr__ra_next(struct awr__readahead *ra, const uint8_t **buf, uint64_t *off, ssize_t *got);
 void awr__ra_stop(struct awr__readahead *ra);
 
+/* FIEMAP extents whose physical offset is not a device address (discover/extents.c, write/prepare.c) */
+#define AWR_FIEMAP_NO_ADDRESS	(FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DELALLOC | FIEMAP_EXTENT_ENCODED | \
+				 FIEMAP_EXTENT_DATA_INLINE | FIEMAP_EXTENT_DATA_TAIL | FIEMAP_EXTENT_NOT_ALIGNED)
+
 /* span.c */
 int awr__fd_size(int fd, uint64_t *size);
 /* Read up to @len bytes at @off (EINTR retried); short only at the end of the file. */

@@ -18,9 +18,6 @@
 
 #define BATCH 256
 
-/* Extents whose physical offset is not a real device address. */
-#define NO_ADDRESS (FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DELALLOC | FIEMAP_EXTENT_ENCODED | \
-		    FIEMAP_EXTENT_DATA_INLINE | FIEMAP_EXTENT_DATA_TAIL | FIEMAP_EXTENT_NOT_ALIGNED)
 
 /*
  * Call @fn for every extent of [start, start + len), in file order, as
@@ -106,7 +103,7 @@ static int report_extent(const struct fiemap_extent *fe, void *arg)
 	struct awr_extent_report *r = c->r;
 	uint64_t u = r->unit, lo = fe->fe_logical, hi = lo + fe->fe_length;
 	uint64_t first = (lo + u - 1) / u * u, last = hi / u * u;
-	bool addr = !(fe->fe_flags & NO_ADDRESS);
+	bool addr = !(fe->fe_flags & AWR_FIEMAP_NO_ADDRESS);
 	bool phase = addr && (fe->fe_physical % u) == (lo % u);
 	struct awr_extent *e;
 	int ret;
@@ -187,7 +184,7 @@ static int map_extent(const struct fiemap_extent *fe, void *arg)
 		hi = m->offset + m->length;
 	if (hi <= lo)
 		return 0;
-	if (lo != c->next || (fe->fe_flags & NO_ADDRESS))
+	if (lo != c->next || (fe->fe_flags & AWR_FIEMAP_NO_ADDRESS))
 		c->gap = true;
 	c->next = hi;
 	if (m->nr_parts == 8) {
@@ -327,7 +324,7 @@ static enum awr_write_path predict_xfs(const struct awr_fs_view *fs, const struc
 				       "allocates more than one block by copy-on-write");
 	if (e->flags & FIEMAP_EXTENT_SHARED)
 		return say(AWR_PATH_SOFTWARE, why, wl, "the extent is shared (reflinked): it is copied");
-	if (e->flags & NO_ADDRESS)
+	if (e->flags & AWR_FIEMAP_NO_ADDRESS)
 		return say(AWR_PATH_UNKNOWN, why, wl, "the extent has no device address yet");
 	if (off + len > e->logical + e->length)
 		return say(AWR_PATH_SOFTWARE, why, wl, "the range crosses the end of the extent at "

@@ -32,9 +32,9 @@ static bool kernel_at_least(unsigned int major, unsigned int minor)
 	return ma > major || (ma == major && mi >= minor);
 }
 
-/* mountinfo: the filesystem type and super options of the mount of device maj:min. */
+/* mountinfo: the filesystem type, source and super options of the mount of device maj:min. */
 static void mount_options(unsigned int maj, unsigned int min, char *type, size_t tlen,
-			  char *opts, size_t olen)
+			  char *source, size_t slen, char *opts, size_t olen)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	char *line = NULL, want[32], *sep, fstype[64], src[4096], sopts[4096];
@@ -50,6 +50,7 @@ static void mount_options(unsigned int maj, unsigned int min, char *type, size_t
 			continue;
 		snprintf(type, tlen, "%.15s", fstype);
 		snprintf(opts, olen, "%.4000s", sopts);
+		snprintf(source, slen, "%.4000s", src);
 		break;
 	}
 	free(line);
@@ -129,15 +130,20 @@ static void view_xfs(int fd, struct awr_fs_view *v, const char *opts)
  * block. Bigalloc and the cluster size come from the superblock (read-only
  * access to the device needed).
  */
-static void view_ext4(struct awr_fs_view *v, unsigned int maj, unsigned int min)
+static void view_ext4(struct awr_fs_view *v, unsigned int maj, unsigned int min, const char *source)
 {
 	uint8_t sb[1024];
 	char dev[64];
+	struct stat st;
 	int fd;
 
 	v->cluster_size = v->block_size;
 	snprintf(dev, sizeof(dev), "/dev/block/%u:%u", maj, min);
 	fd = open(dev, O_RDONLY | O_CLOEXEC);
+	/* no /dev/block links (containers): the mount's source, if it is that very device */
+	if (fd < 0 && source[0] == '/' && !stat(source, &st) && S_ISBLK(st.st_mode) &&
+	    major(st.st_rdev) == maj && minor(st.st_rdev) == min)
+		fd = open(source, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		if (pread(fd, sb, sizeof(sb), 1024) == (ssize_t)sizeof(sb) &&
 		    (sb[0x38] | sb[0x39] << 8) == AWR_EXT4_SUPER_MAGIC) {
@@ -157,7 +163,7 @@ static void view_ext4(struct awr_fs_view *v, unsigned int maj, unsigned int min)
 
 int awr_fs_view_fd(int fd, struct awr_fs_view *out)
 {
-	char opts[4096] = "";
+	char opts[4096] = "", source[4096] = "";
 	struct statfs sf;
 	struct stat st;
 	struct awr_statx_view sx;
@@ -188,14 +194,15 @@ int awr_fs_view_fd(int fd, struct awr_fs_view *out)
 	maj = major(st.st_dev);
 	min = minor(st.st_dev);
 	out->block_size = sf.f_bsize;
-	mount_options(maj, min, out->type_name, sizeof(out->type_name), opts, sizeof(opts));
+	mount_options(maj, min, out->type_name, sizeof(out->type_name), source, sizeof(source), opts,
+		      sizeof(opts));
 	view_device(out, maj, min);
 	if (sf.f_type == AWR_XFS_SUPER_MAGIC) {
 		out->type = AWR_FS_XFS;
 		view_xfs(fd, out, opts);
 	} else if (sf.f_type == AWR_EXT4_SUPER_MAGIC && !strcmp(out->type_name, "ext4")) {
 		out->type = AWR_FS_EXT4;
-		view_ext4(out, maj, min);
+		view_ext4(out, maj, min, source);
 	}
 	return 0;
 }

@@ -34,11 +34,14 @@ out, rep = (json.load(open(p)) for p in sys.argv[1:3])
 assert out == rep, "stdout JSON and --report differ"
 assert out["verdict"] == "PASS", out["verdict"]
 names = [c["name"] for c in out["checks"]]
-assert names == ["discovery", "size_sweep", "kernel_refusals", "concurrent_torn", "crash", "performance"], names
+assert names == ["discovery", "size_sweep", "kernel_refusals", "concurrent_torn", "crash", "performance",
+                 "hardware_path"], names
 res = {c["name"]: c["result"] for c in out["checks"]}
 for n in ("discovery", "size_sweep", "kernel_refusals", "concurrent_torn", "performance"):
     assert res[n] == "PASS", (n, res[n])
 assert res["crash"] == "SKIP", res["crash"]
+hw = [c for c in out["checks"] if c["name"] == "hardware_path"][0]
+assert hw["result"] == "SKIP" and "no hardware atomics below" in hw["reason"], hw   # a loop device
 sweep = out["checks"][1]["figures"]["writes"]
 assert [w["size"] for w in sweep] == [4096 << i for i in range(9)], sweep
 assert all(w["read_back"] == "intact" for w in sweep)
@@ -92,4 +95,5 @@ cat "$work/raw.out"
 grep -q "FAIL  discovery" "$work/raw.out" || fail "discovery did not fail on $loop"
 grep -q "SKIP  size_sweep" "$work/raw.out" || fail "the size sweep did not skip on $loop"
 grep -q "verdict: FAIL" "$work/raw.out" || fail "no FAIL verdict on $loop"
+grep -q "hardware_path" "$work/raw.out" && fail "a block device's qualify lists the file-only hardware_path check"
 echo "qualify_xfs: ok"

@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+/* awr extents FILE [--unit U]: the FIEMAP extents, which are aligned to U, and the misaligned ranges. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "awr.h"
+
+static struct json_object *extents_json(const char *path, const struct awr_extent_report *r)
+{
+	struct json_object *o = json_object_new_object(), *a = json_object_new_array(), *e;
+
+	json_object_object_add(o, "path", json_object_new_string(path));
+	json_object_object_add(o, "unit", out_u64(r->unit));
+	json_object_object_add(o, "file_size", out_u64(r->file_size));
+	for (unsigned int i = 0; i < r->nr_extents; i++) {
+		e = json_object_new_object();
+		json_object_object_add(e, "logical", out_u64(r->extents[i].logical));
+		json_object_object_add(e, "physical", out_u64(r->extents[i].physical));
+		json_object_object_add(e, "length", out_u64(r->extents[i].length));
+		json_object_object_add(e, "flags", out_u64(r->extents[i].flags));
+		json_object_object_add(e, "aligned", json_object_new_boolean(r->extents[i].aligned));
+		json_object_array_add(a, e);
+	}
+	json_object_object_add(o, "extents", a);
+	json_object_object_add(o, "aligned_bytes", out_u64(r->aligned_bytes));
+	json_object_object_add(o, "total_bytes", out_u64(r->total_bytes));
+	json_object_object_add(o, "misaligned", extents_ranges_json(r));
+	return o;
+}
+
+static void extents_print(const char *path, const struct awr_extent_report *r)
+{
+	char a[32], b[32];
+
+	printf("%s: %u extent%s, unit %s\n\n", path, r->nr_extents, r->nr_extents == 1 ? "" : "s",
+	       out_size(r->unit, a, sizeof(a)));
+	printf("  %-16s %-16s %-12s %-8s %s\n", "logical", "physical", "length", "flags", "aligned");
+	for (unsigned int i = 0; i < r->nr_extents; i++) {
+		const struct awr_extent *e = &r->extents[i];
+
+		printf("  %-16" PRIu64 " %-16" PRIu64 " %-12s 0x%-6x %s\n", e->logical, e->physical,
+		       out_size(e->length, a, sizeof(a)), e->flags, e->aligned ? "yes" : "no");
+	}
+	printf("\naligned: %s of %s (%" PRIu64 "%%) lie in whole %s units on aligned extents\n",
+	       out_size(r->aligned_bytes, a, sizeof(a)), out_size(r->total_bytes, b, sizeof(b)),
+	       r->total_bytes ? r->aligned_bytes * 100 / r->total_bytes : 0, out_size(r->unit, b, sizeof(b)));
+	if (r->nr_misaligned)
+		printf("misaligned ranges:\n");
+	for (unsigned int i = 0; i < r->nr_misaligned; i++)
+		printf("  %" PRIu64 " .. %" PRIu64 " (%s)\n", r->misaligned[i].offset,
+		       r->misaligned[i].offset + r->misaligned[i].length,
+		       out_size(r->misaligned[i].length, a, sizeof(a)));
+}
+
+int cmd_extents(int argc, const char **argv)
+{
+	char *unit_s = NULL;
+	struct poptOption table[] = {
+		{ "unit", 0, POPT_ARG_STRING, &unit_s, 0,
+		  "judge alignment against U (default: the hardware path's maximum, else the block)", "U" },
+		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options, 0, "Output:", NULL },
+		POPT_AUTOHELP
+		POPT_TABLEEND
+	};
+	struct awr_extent_report *r = NULL;
+	struct awr_fs_view v;
+	struct cmd_ctx c;
+	uint64_t unit = 0;
+	int fd = -1, ret, rc = AWR_EXIT_USAGE;
+
+	if (cmd_parse(&c, argc, argv, table, "FILE", true))
+		return AWR_EXIT_USAGE;
+	if (unit_s && (parse_size_arg("unit", unit_s, &unit) || !unit || (unit & (unit - 1)))) {
+		if (unit)
+			out_error("--unit %s is not a power of two: atomic units are powers of two (e.g. 16k)", unit_s);
+		else if (unit_s && !strcmp(unit_s, "0"))
+			out_error("--unit 0: give a power of two such as 16k");
+		goto out;
+	}
+	fd = open(c.operand, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		out_error("cannot open %s: %s", c.operand, strerror(errno));
+		goto out;
+	}
+	if (!unit && !awr_fs_view_fd(fd, &v))
+		unit = fs_default_unit(&v);
+	ret = awr_extents_read(fd, unit, &r);
+	if (ret == -EINVAL)
+		out_error("%s is not a regular file: extents are a file's", c.operand);
+	else if (ret == -EOPNOTSUPP)
+		out_error("the filesystem of %s has no extent map (FIEMAP)", c.operand);
+	else if (ret)
+		out_error("cannot read the extents of %s: %s", c.operand, strerror(-ret));
+	if (ret)
+		goto out;
+	if (out_mode == OUT_JSON)
+		out_print_json(extents_json(c.operand, r));
+	else
+		extents_print(c.operand, r);
+	rc = AWR_EXIT_OK;
+out:
+	awr_extent_report_free(r);
+	if (fd >= 0)
+		close(fd);
+	cmd_done(&c);
+	return rc;
+}

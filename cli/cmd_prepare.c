@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: MIT
+/* awr prepare FILE --size S --unit U: aligned preallocation for atomic writes of U, and its report. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "awr.h"
+
+static const char *refusal_name(enum awr_prepare_refusal r)
+{
+	static const char *const names[] = {
+		[AWR_PREPARE_OK] = "ok", [AWR_PREPARE_HAS_DATA] = "has_data",
+		[AWR_PREPARE_NOT_POW2] = "not_pow2", [AWR_PREPARE_UNIT_SMALL] = "unit_small",
+		[AWR_PREPARE_UNIT_FS] = "unit_fs", [AWR_PREPARE_UNIT_DEVICE] = "unit_device",
+		[AWR_PREPARE_SIZE] = "size", [AWR_PREPARE_FS] = "filesystem", [AWR_PREPARE_FAILED] = "failed",
+	};
+
+	return (unsigned int)r < sizeof(names) / sizeof(names[0]) ? names[r] : "failed";
+}
+
+static void prepare_report(const char *path, uint64_t size, uint64_t unit, const struct awr_prepare_result *res,
+			   int fd)
+{
+	struct awr_extent_report *r = NULL;
+	struct json_object *o;
+	struct awr_fs_view v;
+	bool have_v = !awr_fs_view_fd(fd, &v);
+
+	if (awr_extents_read(fd, unit, &r))
+		r = NULL;
+	if (out_mode == OUT_NORMAL) {
+		printf("%s: prepared %" PRIu64 " bytes for atomic writes of %" PRIu64 ": %s\n", path, size, unit,
+		       res->message);
+		if (have_v)
+			fs_view_print(&v, r);
+	} else {
+		o = json_object_new_object();
+		json_object_object_add(o, "path", json_object_new_string(path));
+		json_object_object_add(o, "size", out_u64(size));
+		json_object_object_add(o, "unit", out_u64(unit));
+		json_object_object_add(o, "extsize_hint", out_u64(res->extsize_hint));
+		json_object_object_add(o, "aligned_bytes", out_u64(res->aligned_bytes));
+		json_object_object_add(o, "total_bytes", out_u64(res->total_bytes));
+		json_object_object_add(o, "message", json_object_new_string(res->message));
+		json_object_object_add(o, "fs", have_v ? fs_view_json(&v, r) : NULL);
+		out_print_json(o);
+	}
+	awr_extent_report_free(r);
+}
+
+int cmd_prepare(int argc, const char **argv)
+{
+	char *size_s = NULL, *unit_s = NULL;
+	int hint_only = 0;
+	struct poptOption table[] = {
+		{ "size", 0, POPT_ARG_STRING, &size_s, 0, "bytes to preallocate, a multiple of the unit", "S" },
+		{ "unit", 0, POPT_ARG_STRING, &unit_s, 0, "the atomic write unit (a power of two)", "U" },
+		{ "hint-only", 0, POPT_ARG_NONE, &hint_only, 0,
+		  "XFS: set the extent size hint and fallocate, without aligned placement", NULL },
+		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options, 0, "Output:", NULL },
+		POPT_AUTOHELP
+		POPT_TABLEEND
+	};
+	struct awr_prepare_result res;
+	struct cmd_ctx c;
+	uint64_t size = 0, unit = 0;
+	int fd = -1, ret, rc = AWR_EXIT_USAGE;
+	bool created;
+	struct stat st;
+
+	if (cmd_parse(&c, argc, argv, table, "FILE", true))
+		return AWR_EXIT_USAGE;
+	if (!size_s || !unit_s) {
+		out_error("give --size S and --unit U (e.g. --size 64m --unit 16k)");
+		goto out;
+	}
+	if (parse_size_arg("size", size_s, &size) || parse_size_arg("unit", unit_s, &unit))
+		goto out;
+	/* a new file is made; an existing one must be empty (target_open, then awr_prepare, check) */
+	created = lstat(c.operand, &st) && errno == ENOENT;
+	fd = target_open("prepare", c.operand, O_RDWR, AWR_TARGET_CREATE | AWR_TARGET_KEEP_DATA, false);
+	if (fd < 0)
+		goto out;
+	ret = awr_prepare(fd, size, unit, hint_only ? AWR_PREPARE_HINT_ONLY : 0, &res);
+	if (ret) {
+		out_error("cannot prepare %s: %s (%s)", c.operand, res.message, refusal_name(res.refusal));
+		if (created && res.refusal != AWR_PREPARE_FAILED)
+			unlink(c.operand);	/* refused before any change: leave nothing behind */
+		rc = res.refusal == AWR_PREPARE_FAILED ? AWR_EXIT_FAIL : AWR_EXIT_USAGE;
+		goto out;
+	}
+	prepare_report(c.operand, size, unit, &res, fd);
+	/* the promise is a fully aligned file: say so by the exit status */
+	rc = res.aligned_bytes == size ? AWR_EXIT_OK : AWR_EXIT_FAIL;
+	if (rc)
+		out_error("%s: only %" PRIu64 " of %" PRIu64 " bytes are on aligned extents", c.operand,
+			  res.aligned_bytes, size);
+out:
+	if (fd >= 0)
+		close(fd);
+	cmd_done(&c);
+	return rc;
+}
