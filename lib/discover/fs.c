@@ -218,6 +218,8 @@ int awr_fs_view_path(const char *path, struct awr_fs_view *out)
 	if (stat(path, &st))
 		return -errno;
 	dir = S_ISDIR(st.st_mode);
+	if (!dir && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
+		return -EINVAL;	/* never open a FIFO or a character device just to look */
 	fd = dir ? open(path, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600) : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return (dir && errno == EISDIR) ? -EOPNOTSUPP : -errno;

@@ -127,9 +127,23 @@ static int write_zeros(int fd, const void *zero, uint64_t off, uint64_t len)
 	return fdatasync(fd) ? -errno : 0;
 }
 
-/* Clone every whole unit of the scratch range that starts on an aligned device offset to @*next. */
+/*
+ * Bytes from @phys to the next offset XFS counts as aligned to @unit: XFS
+ * judges the block number within the allocation group (br_startblock's low
+ * bits in xfs_bmap_hw_atomic_write_possible(), fs/xfs/xfs_iomap.c, 6.16+); an
+ * extent never crosses an AG. With AGs a multiple of the unit this is the
+ * device offset's alignment.
+ */
+static uint64_t to_aligned(uint64_t phys, uint64_t unit, uint64_t ag_size)
+{
+	uint64_t rel = ag_size ? phys % ag_size : phys;
+
+	return (unit - rel % unit) % unit;
+}
+
+/* Clone every whole unit of the scratch range that starts on an aligned block to @*next. */
 static int clone_aligned(int fd, const struct awr_extent_report *r, uint64_t scratch, uint64_t end,
-			 uint64_t unit, uint64_t size, uint64_t *next)
+			 uint64_t unit, uint64_t ag_size, uint64_t size, uint64_t *next)
 {
 	for (unsigned int i = 0; i < r->nr_extents && *next < size; i++) {
 		const struct awr_extent *e = &r->extents[i];
@@ -140,7 +154,7 @@ static int clone_aligned(int fd, const struct awr_extent_report *r, uint64_t scr
 			continue;
 		if (hi > end)
 			hi = end;
-		s = lo + (unit - e->physical % unit) % unit;
+		s = lo + to_aligned(e->physical, unit, ag_size);
 		if (hi <= s)
 			continue;
 		n = (hi - s) / unit * unit;
@@ -157,7 +171,7 @@ static int clone_aligned(int fd, const struct awr_extent_report *r, uint64_t scr
 	return 0;
 }
 
-static int place_aligned(int fd, uint64_t size, uint64_t unit, struct awr_prepare_result *res)
+static int place_aligned(int fd, uint64_t size, uint64_t unit, uint64_t ag_size, struct awr_prepare_result *res)
 {
 	uint64_t next = 0, scratch = size;
 	void *zero = NULL;
@@ -174,7 +188,7 @@ static int place_aligned(int fd, uint64_t size, uint64_t unit, struct awr_prepar
 		if (!ret)
 			ret = awr_extents_read(fd, unit, &r);
 		if (!ret)
-			ret = clone_aligned(fd, r, scratch, scratch + chunk, unit, size, &next);
+			ret = clone_aligned(fd, r, scratch, scratch + chunk, unit, ag_size, size, &next);
 		awr_extent_report_free(r);
 		if (ftruncate(fd, (off_t)scratch) && !ret)
 			ret = -errno;
@@ -208,7 +222,7 @@ int awr_prepare(int fd, uint64_t size, uint64_t unit, unsigned int flags, struct
 	if (v.type == AWR_FS_XFS) {
 		ret = set_hint(fd, unit, res);
 		if (!ret && v.reflink && !(flags & AWR_PREPARE_HINT_ONLY))
-			ret = place_aligned(fd, size, unit, res);
+			ret = place_aligned(fd, size, unit, v.ag_size, res);
 		else if (!ret && fallocate(fd, 0, 0, (off_t)size))
 			ret = result(res, AWR_PREPARE_FAILED, -errno, "fallocate: %s", strerror(errno));
 	} else {
