@@ -96,6 +96,16 @@ mutant uring-reap-no-submit "awr_ring_reap returns without submitting the queued
 	"ring_depth" lib/write/uring.c \
 	'	ret = ring_enter(r, wait_nr > n + io_uring_cq_ready(&r->ring) ?' \
 	'	ret = io_uring_cq_ready(&r->ring) ? 0 : ring_enter(r, wait_nr > n + io_uring_cq_ready(&r->ring) ?'
+
+mutant path-compare-moved "awr_path_compare does not compare device offsets: a remapped unit counts as in place" \
+	"path_predict fs_view_extents prepare_extents" lib/discover/extents.c \
+	'		if (a[i].logical != b[i].logical || a[i].physical != b[i].physical ||' \
+	'		if (a[i].logical != b[i].logical ||'
+
+mutant xfs-ag-relative "the XFS hardware-path rule judges the device offset, not the block within the AG" \
+	"path_predict" lib/discover/extents.c \
+	$'\t\tblk %= fs->ag_size / bs;' \
+	$'\t\tblk += 0;'
 # ---------------------------------------------------------------------------------------------
 
 if [ "${1:-}" = --list ]; then
