@@ -26,8 +26,14 @@ int cmd_parse(struct cmd_ctx *c, int argc, const char **argv,
 	}
 	if (out_apply_options())
 		goto err;
-	c->operand = poptGetArg(c->pc);
-	extra = poptGetArg(c->pc);
+	if (operand_name && strstr(operand_name, "...")) {	/* any number of operands */
+		c->operands = poptGetArgs(c->pc);
+		c->operand = c->operands ? c->operands[0] : NULL;
+	} else {
+		c->operands = NULL;
+		c->operand = poptGetArg(c->pc);
+	}
+	extra = c->operands ? NULL : poptGetArg(c->pc);
 	if (extra) {
 		out_error("%s: unexpected argument '%s'", c->name, extra);
 		goto usage;

@@ -47,6 +47,7 @@ struct cmd_ctx {
 	poptContext pc;
 	const struct poptOption *table;
 	const char *operand;	/* the PATH operand */
+	const char **operands;	/* every operand, when operand_name ends in "..." */
 };
 
 int cmd_parse(struct cmd_ctx *c, int argc, const char **argv,

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * awr decode --nvme-ctrl F --nvme-ns F | --scsi-vpd F [--lbs N --pbs N]:
- * the device analysis of saved identify / VPD dumps (binary or hex text).
+ * awr decode FILE... | --nvme-ctrl F --nvme-ns F | --scsi-vpd F [--lbs N --pbs N]:
+ * the device analysis of what users have in hand: nvme-cli and sg3_utils
+ * output, recognised (input.c in the library), or saved identify / VPD dumps.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,9 @@
 
 struct decode_args {
 	char *ctrl, *ns, *vpd, *lbs, *pbs, *segs, *hw;
+	const char **files;	/* FILE... operands, recognised */
+	char missing[512];	/* what the FILEs lack, and the assumption made */
+	struct awr_input in;
 };
 
 /* Read FILE and turn it into bytes: returns the length or -errno (message printed). */
@@ -101,6 +105,111 @@ static int parse_u32_size(const char *opt, const char *text, uint32_t *out, bool
 	return 0;
 }
 
+/* Read FILE whole (at most DUMP_MAX bytes); returns its length or -errno (message printed). */
+static ssize_t read_file(const char *path, char *raw)
+{
+	ssize_t n = 0, r = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		out_error("decode: cannot open %s: %s", path, strerror(errno));
+		return -EINVAL;
+	}
+	while (n <= DUMP_MAX && (r = read(fd, raw + n, DUMP_MAX + 1 - (size_t)n)) > 0)
+		n += r;
+	close(fd);
+	if (r < 0 || n > DUMP_MAX) {
+		out_error("decode: %s %s", path, r < 0 ? strerror(errno) : "is larger than 1 MiB: not tool output or a dump");
+		return -EINVAL;
+	}
+	return n;
+}
+
+static int add_file(struct awr_input *in, const char *path)
+{
+	char *raw = malloc(DUMP_MAX + 1);
+	ssize_t n = raw ? read_file(path, raw) : -ENOMEM;
+	int ret = n < 0 ? (int)n : awr_input_add(raw, (size_t)n, in);
+
+	free(raw);
+	if (ret == -ENOMSG)
+		out_error("decode: %s is not recognised: give nvme-cli id-ctrl/id-ns output (normal, -H or -o json), sg_vpd -p bl or sg_readcap text, or a binary or hex Identify/Block Limits page (nvme id-ns -b, sg_vpd -p bl -r)", path);
+	else if (ret == -EMSGSIZE)
+		out_error("decode: %s holds a page too short for its kind (Identify Namespace needs 4096 bytes)", path);
+	else if (ret < 0 && n >= 0)
+		out_error("decode: %s has a malformed value or one that contradicts an earlier file (the same field twice with different values)", path);
+	return ret;
+}
+
+/* --lbs/--pbs with FILEs: block sizes the text lacks */
+static int files_sizes(struct decode_args *a)
+{
+	uint32_t lbs = 0, pbs = 0;
+
+	if (parse_u32_size("lbs", a->lbs, &lbs, true) || parse_u32_size("pbs", a->pbs, &pbs, true))
+		return -EINVAL;
+	if (lbs && !(a->in.have & (1ULL << AWR_IF_LBS))) {
+		a->in.scsi.logical_block_size = lbs;
+		a->in.have |= 1ULL << AWR_IF_LBS;
+	}
+	if (pbs && !(a->in.have & (1ULL << AWR_IF_PBS))) {
+		a->in.scsi.physical_block_size = pbs;
+		a->in.have |= 1ULL << AWR_IF_PBS;
+	}
+	return 0;
+}
+
+static int files_view(struct decode_args *a, const struct awr_queue_caps *caps, struct awr_device **d)
+{
+	int ret;
+
+	awr_input_init(&a->in);
+	for (const char **f = a->files; *f; f++)
+		if (add_file(&a->in, *f))
+			return -EINVAL;
+	if (files_sizes(a))
+		return -EINVAL;
+	ret = awr_input_device(&a->in, caps, d, a->missing, sizeof(a->missing));
+	if (ret == -ENODATA)
+		out_error("decode: the files hold no atomic write field (AWUPF, NAWUPF, the Block Limits atomic fields)");
+	else if (ret == -EINVAL)
+		out_error("decode: the files mix an NVMe device and a SCSI device: decode one device at a time");
+	return ret;
+}
+
+static const char *const format_names[] = {
+	"nvme-cli", "nvme-cli -H", "nvme-cli -o json", "sg_vpd -p bl", "sg_readcap", "dump", "elided",
+};
+
+static struct json_object *input_json(const struct decode_args *a)
+{
+	struct json_object *o = json_object_new_object(), *f = json_object_new_array();
+	struct json_object *m = json_object_new_array();
+
+	for (unsigned int i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++)
+		if (a->in.formats & (1U << i))
+			json_object_array_add(f, json_object_new_string(format_names[i]));
+	json_object_object_add(o, "formats", f);
+	for (int i = 0; i < AWR_IF__COUNT; i++)
+		if (a->in.have & (1ULL << i))
+			json_object_array_add(m, json_object_new_string(awr_input_field_name(i)));
+	json_object_object_add(o, "fields", m);
+	json_object_object_add(o, "missing", a->missing[0] ? json_object_new_string(a->missing) : NULL);
+	return o;
+}
+
+static void input_print(const struct decode_args *a)
+{
+	printf("input:");
+	for (unsigned int i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++)
+		if (a->in.formats & (1U << i))
+			printf(" [%s]", format_names[i]);
+	printf("\n");
+	if (a->missing[0])
+		printf("missing: %s\n", a->missing);
+	printf("\n");
+}
+
 static int build_view(struct decode_args *a, struct awr_device **d)
 {
 	struct awr_queue_caps caps = { 0 };
@@ -112,6 +221,8 @@ static int build_view(struct decode_args *a, struct awr_device **d)
 	    (a->hw && parse_size_arg("max-hw-bytes", a->hw, &hw)))
 		return -EINVAL;
 	caps.max_hw_bytes = hw;
+	if (a->files)
+		return files_view(a, &caps, d);
 	if (a->vpd) {
 		if (decode_vpd(a->vpd, &sid) ||
 		    parse_u32_size("lbs", a->lbs, &sid.logical_block_size, true) ||
@@ -136,11 +247,13 @@ static void print_findings(const struct awr_device *d)
 	}
 }
 
-static void report(const struct awr_device *d)
+static void report(const struct decode_args *a, const struct awr_device *d)
 {
 	struct json_object *o;
 
 	if (out_mode == OUT_NORMAL) {
+		if (a->files)
+			input_print(a);
 		device_print(d);
 		print_findings(d);
 		return;
@@ -148,17 +261,25 @@ static void report(const struct awr_device *d)
 	o = json_object_new_object();
 	device_add_json(o, d);
 	json_object_object_add(o, "findings", device_findings_json(d));
+	if (a->files)
+		json_object_object_add(o, "input", input_json(a));
 	out_print_json(o);
 }
 
 static int check_combination(const struct decode_args *a)
 {
+	if (a->files && (a->vpd || a->ctrl || a->ns)) {
+		out_error("decode: give FILE... (recognised) or --nvme-ctrl/--nvme-ns/--scsi-vpd, not both");
+		return -EINVAL;
+	}
+	if (a->files)
+		return 0;
 	if (a->vpd && (a->ctrl || a->ns)) {
 		out_error("decode: --scsi-vpd excludes --nvme-ctrl and --nvme-ns: decode one device at a time");
 		return -EINVAL;
 	}
 	if (!a->vpd && !a->ctrl && !a->ns) {
-		out_error("decode: give --nvme-ctrl FILE and/or --nvme-ns FILE, or --scsi-vpd FILE");
+		out_error("decode: give FILE... (nvme-cli or sg3_utils output, or dumps), or --nvme-ctrl FILE and/or --nvme-ns FILE, or --scsi-vpd FILE");
 		return -EINVAL;
 	}
 	if (!a->vpd && (a->lbs || a->pbs)) {
@@ -170,7 +291,7 @@ static int check_combination(const struct decode_args *a)
 
 int cmd_decode(int argc, const char **argv)
 {
-	struct decode_args a = { 0 };
+	static struct decode_args a;
 	struct poptOption table[] = {
 		{ "nvme-ctrl", 0, POPT_ARG_STRING, &a.ctrl, 0, "Identify Controller dump (nvme id-ctrl -b)", "FILE" },
 		{ "nvme-ns", 0, POPT_ARG_STRING, &a.ns, 0, "Identify Namespace dump (nvme id-ns -b)", "FILE" },
@@ -189,16 +310,12 @@ int cmd_decode(int argc, const char **argv)
 	struct cmd_ctx c;
 	int rc = AWR_EXIT_USAGE;
 
-	if (cmd_parse(&c, argc, argv, table, NULL, false))
+	if (cmd_parse(&c, argc, argv, table, "FILE...", false))
 		return AWR_EXIT_USAGE;
-	if (c.operand) {
-		out_error("decode: unexpected argument '%s': dumps are given with --nvme-ctrl, --nvme-ns or --scsi-vpd",
-			  c.operand);
-		goto out;
-	}
+	a.files = c.operands;
 	if (check_combination(&a) || build_view(&a, &d))
 		goto out;
-	report(d);
+	report(&a, d);
 	rc = AWR_EXIT_OK;
 out:
 	awr_device_free(d);

@@ -806,6 +806,98 @@ const struct awr_finding *awr_device_finding(const struct awr_device *d, unsigne
  */
 const struct awr_device *awr_probe_device(const struct awr_probe *p);
 
+/* --- what users have in hand: nvme-cli and sg3_utils output, dumps ------ */
+
+/*
+ * An input record collects the atomic-write facts of one device from any
+ * number of pieces: nvme-cli `id-ctrl` / `id-ns` output (normal, -H,
+ * -o json), sg3_utils `sg_vpd -p bl` and `sg_readcap` text, and binary or
+ * hex Identify / VPD dumps. The format is recognised, never told. Fields the
+ * pieces lack stay unknown (->have) and are named by awr_input_device().
+ */
+
+/* awr_input.formats: what was recognised */
+#define AWR_INPUT_NVME_TEXT	(1U << 0)	/* nvme id-ctrl / id-ns */
+#define AWR_INPUT_NVME_HUMAN	(1U << 1)	/* ... -H */
+#define AWR_INPUT_NVME_JSON	(1U << 2)	/* ... -o json */
+#define AWR_INPUT_SG_VPD	(1U << 3)	/* sg_vpd -p bl */
+#define AWR_INPUT_SG_READCAP	(1U << 4)	/* sg_readcap [-l] */
+#define AWR_INPUT_DUMP		(1U << 5)	/* binary or hex page (awr_dump_parse) */
+#define AWR_INPUT_ELIDED	(1U << 6)	/* "[...]" or "..." lines: parts left out */
+
+/* awr_input.have: bit (1ULL << field) per field read */
+enum awr_input_field {
+	AWR_IF_MDTS, AWR_IF_AWUN, AWR_IF_AWUPF, AWR_IF_ACWU,
+	AWR_IF_NSZE, AWR_IF_NSFEAT, AWR_IF_NLBAF, AWR_IF_FLBAS,
+	AWR_IF_NAWUN, AWR_IF_NAWUPF, AWR_IF_NACWU, AWR_IF_NABSN, AWR_IF_NABO, AWR_IF_NABSPF,
+	AWR_IF_NOIOB,
+	AWR_IF_LBAF,		/* the in-use LBA format's data size */
+	AWR_IF_VPD_BL,		/* a Block Limits page */
+	AWR_IF_MAX_XFER, AWR_IF_MATL, AWR_IF_ATOMIC_ALIGN, AWR_IF_ATOMIC_GRAN,
+	AWR_IF_MATL_BNDRY, AWR_IF_MAX_BNDRY,
+	AWR_IF_LBS, AWR_IF_PBS,	/* SCSI block sizes (sg_readcap) */
+	AWR_IF__COUNT
+};
+
+struct awr_input {
+	unsigned int formats;		/* AWR_INPUT_* seen */
+	uint64_t have;			/* fields read */
+	struct awr_nvme_id nvme;	/* ->have_ctrl / ->have_ns when complete */
+	struct awr_scsi_id scsi;
+	uint32_t lbaf_size[64];		/* LBA format data sizes seen (bytes), 0 unknown */
+	int lbaf_in_use;		/* index marked "(in use)", -1 none */
+	uint32_t reserved[8];
+};
+
+/**
+ * awr_input_init() - an empty input record
+ * @in:	the record
+ */
+void awr_input_init(struct awr_input *in);
+
+/**
+ * awr_input_add() - recognise one piece of input and add its fields
+ * @buf:	the piece (a file's content), need not be NUL-terminated
+ * @len:	its length
+ * @in:		the record (awr_input_init() first); fields accumulate
+ *
+ * Text from nvme-cli (`id-ctrl`, `id-ns`: normal, -H, -o json; several in
+ * one piece), `sg_vpd -p bl` and `sg_readcap` is read by its field names;
+ * other content goes through awr_dump_parse() and is recognised as an
+ * Identify Controller page, an Identify Namespace page or a Block Limits
+ * VPD page. A field given twice with different values is an error.
+ *
+ * Return: 0, -ENOMSG when the piece is none of these, -EINVAL for a
+ * malformed value or a conflict, -EMSGSIZE for a page too short.
+ */
+int awr_input_add(const void *buf, size_t len, struct awr_input *in);
+
+/**
+ * awr_input_field_name() - a field's name as the tools print it
+ * @f:	the field
+ *
+ * Return: "AWUPF", "NSFEAT", "Maximum atomic transfer length", ...
+ */
+const char *awr_input_field_name(enum awr_input_field f);
+
+/**
+ * awr_input_device() - the device view of what the record holds
+ * @in:		the record
+ * @caps:	block layer caps' inputs, or NULL
+ * @out:	the view (awr_device_free()), made with the missing fields
+ *		assumed as @missing says
+ * @missing:	receives "" when nothing needed was missing, else a sentence
+ *		naming what is missing, the assumption made and the answer under
+ *		it ("NSFEAT and the LBA format are missing: if the namespace uses
+ *		the controller's fields and 4 KiB blocks, 256 KiB")
+ * @len:	size of @missing
+ *
+ * Return: 0, -ENODATA when the record holds no NVMe or SCSI atomic field,
+ * -EINVAL when it holds both, -ENOMEM.
+ */
+int awr_input_device(const struct awr_input *in, const struct awr_queue_caps *caps,
+		     struct awr_device **out, char *missing, size_t len);
+
 /* Passthrough writes: the device does not refuse a too-large write, so these check first. */
 
 struct awr_nvme;

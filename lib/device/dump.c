@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "private.h"
+#include "device/input.h"
 
 struct hexbuf {
 	uint8_t *out;
@@ -244,4 +245,27 @@ ssize_t awr_dump_parse(const void *data, size_t len, void *out, size_t cap)
 	}
 	ret = parse_lines(&h, s, s + len, has_offsets(s, s + len));
 	return ret ? ret : (ssize_t)h.len;
+}
+
+/*
+ * Which page a dump holds, never told: a Block Limits VPD page is short
+ * (header + page length, 64 bytes with the atomic fields) with page code
+ * B0h in byte 1; an Identify Controller page has its serial number and model
+ * (bytes 4..63) in printable ASCII, space padded; an Identify Namespace page
+ * has NSZE/NCAP/NUSE there, which are never all printable for a namespace of
+ * fewer than 2^56 blocks.
+ */
+enum awr__dump_kind awr__dump_kind(const uint8_t *b, size_t len)
+{
+	bool ascii = len >= 64;
+
+	if (len >= 4 && len < 534 && b[1] == 0xb0)
+		return AWR_DUMP_SCSI_BL;
+	for (size_t i = 4; ascii && i < 64; i++)
+		ascii = b[i] >= 0x20 && b[i] < 0x7f;
+	if (len >= 534 && ascii)
+		return AWR_DUMP_NVME_CTRL;
+	if (len >= AWR_NVME_ID_SIZE)
+		return AWR_DUMP_NVME_NS;
+	return AWR_DUMP_UNKNOWN;
 }

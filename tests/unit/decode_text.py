@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# Description: awr decode FILE... on the real tools' output (nvme-cli 2.13 id-ctrl/id-ns normal, -H, -o json; sg_vpd 1.48 -p bl, -H; sg_readcap) captured in the guest: each form decodes to the same fields and limits as the binary dump of the same device, and with that disk's caps to what the guest kernel put in sysfs; partial records name what is missing; bad input exits 2 naming the file.
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+awr, fixtures = sys.argv[1], os.path.join(sys.argv[2], 'tools')
+failures = 0
+tmp = tempfile.mkdtemp(prefix='awr-decode-text-')
+
+
+def check(cond, what):
+    global failures
+    if not cond:
+        failures += 1
+        print('FAIL: ' + what)
+
+
+def fx(name):
+    return os.path.join(fixtures, name)
+
+
+def text(name):
+    with open(fx(name), encoding='utf-8') as f:
+        return f.read()
+
+
+def scratch(name, content):
+    path = os.path.join(tmp, name)
+    with open(path, 'w' if isinstance(content, str) else 'wb') as f:
+        f.write(content)
+    return path
+
+
+def run(*args):
+    p = subprocess.run([awr, 'decode'] + list(args), capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def decode(*args):
+    rc, out, err = run(*args, '-o', 'json')
+    check(rc == 0, 'decode %s exited %d: %s' % (' '.join(os.path.basename(a) for a in args), rc, err.strip()))
+    return json.loads(out) if rc == 0 else {}
+
+
+def sysfs(dev):
+    return dict(line.split('=', 1) for line in text(dev + '-sysfs.txt').split())
+
+
+def caps(dev):
+    s = sysfs(dev)
+    return ['--max-segments', s['max_segments'], '--max-hw-bytes', str(int(s['max_hw_sectors_kb']) * 1024)]
+
+
+LIMITS = ('supported', 'hw_max', 'hw_unit_min', 'hw_unit_max', 'hw_boundary', 'unit_min', 'unit_max', 'max_bytes',
+          'boundary')
+NVME_RAW = ('awun', 'awupf', 'acwu', 'nsfeat', 'nawun', 'nawupf', 'nacwu', 'nabsn', 'nabo', 'nabspf', 'lba_size')
+SCSI_RAW = ('max_atomic_transfer_length', 'atomic_alignment', 'atomic_granularity',
+            'max_atomic_transfer_length_with_boundary', 'max_atomic_boundary_size', 'logical_block_size')
+
+
+def facts(j, kind):
+    v = j.get(kind) or {}
+    d = v.get('derived') or {}
+    raw = NVME_RAW if kind == 'nvme' else SCSI_RAW
+    return tuple(v.get(k) for k in raw), tuple(d.get(k) for k in LIMITS)
+
+
+def same(kind, ref, j, what):
+    got = facts(j, kind)
+    check(got == ref, '%s: %s differs from the binary dump %s' % (what, got, ref))
+    check((j.get('input') or {}).get('missing') is None, '%s: nothing should be missing: %s'
+          % (what, (j.get('input') or {}).get('missing')))
+
+
+def like_sysfs(dev, kind, *files):
+    """The dump with the disk's caps derives what the guest kernel put in sysfs."""
+    s, j = sysfs(dev), decode(*files, *caps(dev))
+    d = (j.get(kind) or {}).get('derived') or {}
+    check([d.get(k) for k in ('unit_min', 'unit_max', 'max_bytes', 'boundary')] ==
+          [int(s['atomic_write_' + k + '_bytes']) for k in ('unit_min', 'unit_max', 'max', 'boundary')],
+          '%s: dump with caps %s, guest sysfs %s' % (dev, d, s))
+
+
+def cat(*names):
+    return ''.join(text(n) for n in names)
+
+
+# --- NVMe: every form of nvme-cli's output against the binary pages of the same controller
+nvme_devs = ('nvme-awrpf15', 'nvme-awr512pf63', 'nvme-awrpf0')
+refs = {}
+for dev in nvme_devs:
+    b = decode(fx(dev + '-id-ctrl.bin'), fx(dev + '-id-ns.bin'))
+    ref = facts(b, 'nvme')
+    refs[dev] = ref
+    check(None not in ref[0] and ref[1][0] is True, '%s: the binary dump decodes (%s)' % (dev, ref))
+    # with the disk's caps the derivation is what the guest kernel (6.12) put in sysfs
+    like_sysfs(dev, 'nvme', fx(dev + '-id-ctrl.bin'), fx(dev + '-id-ns.bin'))
+    for form, fmt in (('.txt', 'nvme-cli'), ('-H.txt', 'nvme-cli -H'), ('.json', 'nvme-cli -o json')):
+        c, n = fx(dev + '-id-ctrl' + form), fx(dev + '-id-ns' + form)
+        j = decode(c, n)
+        same('nvme', ref, j, dev + ' id-ctrl/id-ns' + form)
+        check(fmt in (j.get('input') or {}).get('formats', []), '%s%s recognised as %s: %s'
+              % (dev, form, fmt, (j.get('input') or {}).get('formats')))
+        same('nvme', ref, decode(n, c), dev + form + ' namespace first')
+        same('nvme', ref, decode(scratch(dev + '-both' + form, cat(dev + '-id-ctrl' + form, dev + '-id-ns' + form))),
+             dev + form + ' both in one file')
+    # the text of one form with the binary of the other page
+    same('nvme', ref, decode(fx(dev + '-id-ctrl.json'), fx(dev + '-id-ns.bin')), dev + ' json + binary')
+    # a hex dump of the binary (xxd-like, "0000:" offsets) is still read as today
+    with open(fx(dev + '-id-ns.bin'), 'rb') as f:
+        raw = f.read()
+    hexd = ''.join('%04x: %s\n' % (i, ' '.join('%02x' % x for x in raw[i:i + 16])) for i in range(0, len(raw), 16))
+    same('nvme', ref, decode(fx(dev + '-id-ctrl.txt'), scratch(dev + '-ns.hex', hexd)), dev + ' text + hex dump')
+
+# negative control: the comparison tells the devices apart
+check(refs['nvme-awrpf15'] != refs['nvme-awrpf0'] and refs['nvme-awrpf15'] != refs['nvme-awr512pf63'],
+      'the three controllers must decode to different facts')
+j = decode(fx('nvme-awrpf0-id-ctrl.txt'), fx('nvme-awrpf15-id-ns.txt'))
+check(facts(j, 'nvme') != refs['nvme-awrpf15'], 'another controller\'s id-ctrl must change the result')
+
+# --- SCSI: sg_vpd text, -H and raw, with the block size from sg_readcap text
+for dev in ('sd-default', 'sd-gran512', 'sd-bndry'):
+    b = decode(fx(dev + '-vpd-bl.bin'), fx(dev + '-readcap-long.txt'))
+    ref = facts(b, 'scsi')
+    check(None not in ref[0] and ref[1][0] is True, '%s: the raw page decodes (%s)' % (dev, ref))
+    like_sysfs(dev, 'scsi', fx(dev + '-vpd-bl.bin'), fx(dev + '-readcap-long.txt'))
+    for vpd in ('-vpd-bl.txt', '-vpd-bl-H.txt'):
+        for rc in ('-readcap.txt', '-readcap-long.txt'):
+            same('scsi', ref, decode(fx(dev + vpd), fx(dev + rc)), dev + vpd + ' + ' + rc)
+        same('scsi', ref, decode(scratch(dev + '-both.txt', cat(dev + vpd, dev + '-readcap-long.txt'))),
+             dev + vpd + ' with sg_readcap in one file')
+    lbs = sysfs(dev)['logical_block_size']
+    same('scsi', ref, decode(fx(dev + '-vpd-bl.txt'), '--lbs', lbs), dev + ' text with --lbs')
+# sg_vpd 1.48 labels the granularity "Atomic alignment": the second such line is the granularity
+g = (decode(fx('sd-gran512-vpd-bl.txt'), fx('sd-gran512-readcap.txt')).get('scsi') or {})
+check((g.get('atomic_alignment'), g.get('atomic_granularity')) == (2, 8), 'sg_vpd 1.48 alignment/granularity: %s' % g)
+
+# --- partial records: what can be known, and what is missing named
+j = decode(fx('nvme-awr512pf63-id-ctrl.txt'))
+m = (j.get('input') or {}).get('missing') or ''
+check(m.startswith('NSFEAT and the LBA format are missing: if the namespace uses the controller\'s fields and '
+                   '4 KiB blocks, 256 KiB'), 'only id-ctrl (AWUPF 63): %r' % m)
+j = decode(fx('nvme-awrpf15-id-ctrl.json'))
+m = (j.get('input') or {}).get('missing') or ''
+check('4 KiB blocks, 64 KiB' in m, 'only id-ctrl json (AWUPF 15): %r' % m)
+# only the lines with the atomic fields (what a ticket quotes), ctrl and namespace pasted together
+keep = ('awupf', 'nsfeat', 'nawupf', 'nabspf', 'nabo', 'flbas', 'lbaf  1 ', 'lbaf  0 ', 'lbaf  4 ')
+for dev in ('nvme-awrpf15', 'nvme-awr512pf63'):
+    lines = [ln for ln in cat(dev + '-id-ctrl.txt', dev + '-id-ns.txt').splitlines(True) if ln.startswith(keep)]
+    j = decode(scratch(dev + '-atomic-lines.txt', ''.join(lines)))
+    check(facts(j, 'nvme')[1] == refs[dev][1], '%s: only the atomic lines: %s' % (dev, facts(j, 'nvme')))
+    check((j.get('input') or {}).get('missing') is None, '%s: atomic lines miss nothing: %s' % (dev, j.get('input')))
+    # no LBA format list: the block size is missing and named
+    nolbaf = [ln for ln in lines if not ln.startswith('lbaf')]
+    j = decode(scratch(dev + '-no-lbaf.txt', ''.join(nolbaf)))
+    m = (j.get('input') or {}).get('missing') or ''
+    check(m.startswith('the LBA format is missing: if 4 KiB blocks'), '%s without LBA formats: %r' % (dev, m))
+# "[...]" elisions: the lines that are there still count
+full = text('nvme-awrpf15-id-ns.txt').splitlines(True)
+elided = full[:5] + ['[...]\n'] + [ln for ln in full if ln.startswith(('nawupf', 'nabo', 'nabspf'))] + \
+    ['[...]\n'] + [ln for ln in full if ln.startswith('lbaf  4')]
+j = decode(fx('nvme-awrpf15-id-ctrl.txt'), scratch('elided.txt', ''.join(elided)))
+check('elided' in (j.get('input') or {}).get('formats', []), 'elision recognised: %s' % j.get('input'))
+check(facts(j, 'nvme')[1] == refs['nvme-awrpf15'][1], 'elided id-ns: %s' % (facts(j, 'nvme'),))
+# a namespace without NSFEAT (elided) but with the controller: the assumption is named
+j = decode(fx('nvme-awrpf15-id-ctrl.txt'),
+           scratch('no-nsfeat.txt', ''.join(ln for ln in full if not ln.startswith('nsfeat'))))
+m = (j.get('input') or {}).get('missing') or ''
+check(m.startswith('NSFEAT is missing: if the namespace uses the controller\'s fields, 64 KiB'), 'no NSFEAT: %r' % m)
+# only sg_vpd: the block size is missing, named, assumed 512 bytes
+j = decode(fx('sd-default-vpd-bl.txt'))
+m = (j.get('input') or {}).get('missing') or ''
+check(m.startswith('the logical block size (sg_readcap, --lbs) is missing: if 512-byte blocks'), 'no lbs: %r' % m)
+
+# --- bad input: exit 2, the file named, nothing on stdout
+for name, content in (('garbage.txt', 'hello world\nthis is no tool output\n'),
+                      ('half.json', '{"awupf": "fifteen"}\n'),
+                      ('short.bin', b'\x00\x01\x02\x03' * 10)):
+    path = scratch(name, content)
+    rc, out, err = run(path)
+    check(rc == 2 and path in err and out == '', '%s: exit %d, stderr %r' % (name, rc, err))
+conflict = scratch('conflict.txt', 'awupf     : 15\n')
+rc, out, err = run(fx('nvme-awrpf0-id-ctrl.txt'), conflict)
+check(rc == 2 and 'contradicts' in err, 'AWUPF 0 and 15 for one device: exit %d %r' % (rc, err))
+rc, out, err = run(fx('nvme-awrpf15-id-ctrl.txt'), fx('sd-default-vpd-bl.txt'))
+check(rc == 2 and 'NVMe device and a SCSI device' in err, 'NVMe + SCSI: exit %d %r' % (rc, err))
+rc, out, err = run(fx('nvme-awrpf15-id-ctrl.txt'), '--nvme-ns', fx('nvme-awrpf15-id-ns.bin'))
+check(rc == 2 and 'not both' in err, 'FILE with --nvme-ns: exit %d %r' % (rc, err))
+
+# normal output names the formats and what is missing
+rc, out, err = run(fx('nvme-awr512pf63-id-ctrl-H.txt'))
+check(rc == 0 and out.startswith('input: [nvme-cli] [nvme-cli -H]\nmissing: NSFEAT and the LBA format'),
+      'normal output: %r' % out[:200])
+
+print('%d failure(s)' % failures if failures else 'decode_text: all checks passed')
+sys.exit(1 if failures else 0)

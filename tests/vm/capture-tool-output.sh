@@ -1,0 +1,154 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# tests/vm/capture-tool-output.sh [OUTDIR]: capture what operators paste into
+# tickets - nvme-cli's id-ctrl / id-ns (normal, -H, -o json, -b) and
+# sg3_utils' sg_vpd -p bl (text, -r) and sg_readcap (text) - from the real
+# tools of Debian trixie (nvme-cli 2.13, sg3-utils 1.48), run in the QEMU
+# guest on its emulated NVMe namespaces and scsi_debug disks, together with
+# each disk's sysfs queue attributes. The files become the fixtures of the
+# `decode_text` test (tests/fixtures/tools/, default OUTDIR).
+#
+# Uses the tool tree of tests/vm/run.sh (AWR_VM_CACHE, default
+# /var/cache/awr-vm; run.sh builds it) read-only apart from a private work
+# folder inside it, removed at the end. Needs root.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+outdir=$(realpath -m "${1:-$here/../fixtures/tools}")
+cache=${AWR_VM_CACHE:-/var/cache/awr-vm}
+tree=$cache/toolchain
+[ "$(id -u)" = 0 ] || { echo "capture: needs root (chroot)" >&2; exit 2; }
+[ -f "$tree/awr/tree.env" ] || { echo "capture: no tool tree in $tree: run tests/vm/run.sh once" >&2; exit 2; }
+kver=$(sed -n 's/^kver=//p' "$tree/awr/tree.env")
+rel=awr/capture.$$
+work=$tree/$rel
+qpid=
+cleanup() {
+	[ -n "$qpid" ] && kill "$qpid" 2>/dev/null
+	rm -rf --one-file-system "$work"
+}
+trap cleanup EXIT
+mkdir -p "$work/dl" "$work/root" "$outdir"
+
+# the trixie tools and their libraries
+chroot "$tree" sh -ec "cd /$rel/dl && apt-get -q download nvme-cli libnvme1t64 libjson-c5 libkeyutils1 libssl3t64 sg3-utils libsgutils2-1.48 && for d in *.deb; do dpkg -x \$d /$rel/root; done" >"$work/dl.log" 2>&1 ||
+	{ cat "$work/dl.log" >&2; exit 1; }
+ir=$work/initramfs
+mkdir -p "$ir/bin" "$ir/tools" "$ir/lib/modules/$kver"
+cp "$tree/awr/pkg/usr/bin/busybox" "$ir/bin/busybox"
+cp "$work/root/usr/sbin/nvme" "$work/root/usr/bin/sg_vpd" "$work/root/usr/bin/sg_readcap" "$ir/tools/"
+chroot "$tree" sh -ec "
+	export LD_LIBRARY_PATH=/$rel/root/usr/lib/x86_64-linux-gnu
+	for b in /$rel/initramfs/tools/*; do ldd \$b; done | awk '\$2 == \"=>\" && \$3 ~ /^\// { print \$3 } \$1 ~ /^\/lib64\// { print \$1 }' | sort -u |
+	while read -r f; do mkdir -p /$rel/initramfs/\$(dirname \$f); cp -L \$f /$rel/initramfs/\$f; done
+	mkdir -p /$rel/initramfs/lib/x86_64-linux-gnu
+	cp -L /$rel/root/usr/lib/x86_64-linux-gnu/*.so* /$rel/initramfs/lib/x86_64-linux-gnu/ 2>/dev/null || true
+"
+chroot "$tree" sh -ec '
+	kver=$1; out=$2; shift 2
+	src=/awr/pkg/lib/modules/$kver dst=$out/lib/modules/$kver
+	for m in "$@"; do modprobe -d /awr/pkg -S "$kver" --show-depends "$m"; done |
+	awk "\$1 == \"insmod\" { print \$2 }" | sort -u |
+	while read -r f; do
+		rel=${f#$src/}; rel=${rel%.xz}
+		mkdir -p "$dst/$(dirname "$rel")"
+		case "$f" in *.xz) xz -dc "$f" >"$dst/$rel" ;; *) cp "$f" "$dst/$rel" ;; esac
+	done
+	cp "$src/modules.builtin" "$src/modules.builtin.modinfo" "$src/modules.order" "$dst/"
+	depmod -b "$out" "$kver"
+' sh "$kver" "/$rel/initramfs" scsi_debug sd_mod sg nvme >"$work/mod.log" 2>&1 || { cat "$work/mod.log" >&2; exit 1; }
+
+cat >"$ir/init" <<'INIT'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+export PATH=/bin:/tools LD_LIBRARY_PATH=/lib/x86_64-linux-gnu
+set -o pipefail
+mkdir -p /proc /sys /dev /tmp
+mount -t proc proc /proc; mount -t sysfs sysfs /sys; mount -t devtmpfs devtmpfs /dev
+echo 1 > /proc/sys/kernel/printk
+cap() {	# cap NAME CMD...: the output between markers; binary as base64
+	local name
+	name=$1; shift
+	echo "AWRCAP: BEGIN $name"
+	case "$name" in
+	*.bin) "$@" 2>/tmp/err | base64 ;;
+	*) "$@" 2>/tmp/err ;;
+	esac
+	echo "AWRCAP: END $name rc=$? $(head -c 200 /tmp/err | tr '\n' ' ')"
+}
+queue() {	# the disk's sysfs queue attributes
+	for a in logical_block_size physical_block_size max_segments max_hw_sectors_kb atomic_write_unit_min_bytes atomic_write_unit_max_bytes atomic_write_max_bytes atomic_write_boundary_bytes; do
+		echo "$a=$(cat /sys/block/$1/queue/$a 2>/dev/null)"
+	done
+}
+modprobe nvme; modprobe sd_mod; modprobe sg
+sleep 2
+for c in /sys/class/nvme/nvme*; do
+	c=${c##*/}; serial=$(cat /sys/class/nvme/$c/serial | tr -d ' ')
+	ns=${c}n1
+	cap nvme-$serial-id-ctrl.txt nvme id-ctrl /dev/$c
+	cap nvme-$serial-id-ctrl-H.txt nvme id-ctrl -H /dev/$c
+	cap nvme-$serial-id-ctrl.json nvme id-ctrl -o json /dev/$c
+	cap nvme-$serial-id-ctrl.bin nvme id-ctrl -b /dev/$c
+	cap nvme-$serial-id-ns.txt nvme id-ns /dev/$ns
+	cap nvme-$serial-id-ns-H.txt nvme id-ns -H /dev/$ns
+	cap nvme-$serial-id-ns.json nvme id-ns -o json /dev/$ns
+	cap nvme-$serial-id-ns.bin nvme id-ns -b /dev/$ns
+	cap nvme-$serial-sysfs.txt queue $ns
+done
+sdcap() {	# sdcap NAME MODULE-PARAMETERS...
+	local name d
+	name=$1; shift
+	modprobe scsi_debug "$@"; sleep 2
+	d=$(ls /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block 2>/dev/null | head -n 1)
+	cap sd-$name-vpd-bl.txt sg_vpd -p bl /dev/$d
+	cap sd-$name-vpd-bl-H.txt sg_vpd -p bl -H /dev/$d
+	cap sd-$name-vpd-bl.bin sg_vpd -p bl -r /dev/$d
+	cap sd-$name-readcap.txt sg_readcap /dev/$d
+	cap sd-$name-readcap-long.txt sg_readcap -l /dev/$d
+	cap sd-$name-sysfs.txt queue $d
+	rmmod scsi_debug
+}
+sdcap default atomic_wr=1 dev_size_mb=64 sector_size=4096
+sdcap gran512 atomic_wr=1 dev_size_mb=64 sector_size=512 atomic_wr_gran=8
+sdcap bndry atomic_wr=1 dev_size_mb=64 sector_size=4096 atomic_wr_max_length=0 atomic_wr_max_length_bndry=16 atomic_wr_max_bndry=8
+echo "AWRCAP: KERNEL $(uname -r)"
+echo "AWRCAP: DONE"
+sync; poweroff -f
+INIT
+chmod 755 "$ir/init"
+(cd "$ir" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$work/initrd.gz"
+
+# NVMe controllers: serial awun awupf lbs
+qemu=(qemu-system-x86_64 -nodefaults -no-reboot -cpu max -m 1024 -smp 2 -display none
+      -kernel "/awr/pkg/boot/vmlinuz-$kver" -initrd "/$rel/initrd.gz" -serial stdio
+      -append "console=ttyS0 quiet loglevel=1 panic=-1")
+i=0
+for c in "awrpf15 31 15 4096" "awr512pf63 63 63 512" "awrpf0 0 0 4096"; do
+	read -r serial awun awupf lbs <<<"$c"
+	truncate -s 64M "$work/nvme$i.img"
+	qemu+=(-drive "file=/$rel/nvme$i.img,if=none,id=nvd$i,format=raw"
+	       -device "nvme,serial=$serial,id=nvme$i,atomic.dn=off,atomic.awun=$awun,atomic.awupf=$awupf"
+	       -device "nvme-ns,drive=nvd$i,bus=nvme$i,nsid=1,logical_block_size=$lbs,physical_block_size=$lbs")
+	i=$((i + 1))
+done
+timeout -k 10 300 chroot "$tree" "${qemu[@]}" </dev/null >"$work/serial.log" 2>"$work/qemu.err" &
+qpid=$!
+wait "$qpid" || true
+qpid=
+tr -d '\r' <"$work/serial.log" >"$work/serial.txt"
+grep -q '^AWRCAP: DONE' "$work/serial.txt" || { tail -n 30 "$work/serial.txt" "$work/qemu.err" >&2; echo "capture: the guest did not finish" >&2; exit 1; }
+# split the serial log into one file per capture; binary ones decoded
+awk -v dir="$work/cap" '
+	/^AWRCAP: BEGIN / { name = $3; file = dir "/" name; printf "" > file; on = 1; next }
+	/^AWRCAP: END / { on = 0; close(file); if ($4 != "rc=0") { print "capture: " name " failed: " $0 > "/dev/stderr"; bad = 1 }; next }
+	on { print >> file }
+	/^AWRCAP: KERNEL / { print $3 > (dir "/KERNEL") }
+	END { exit bad }
+' < <(mkdir -p "$work/cap"; cat "$work/serial.txt")
+for f in "$work"/cap/*.bin; do
+	base64 -d <"$f" >"$f.tmp" && mv "$f.tmp" "$f"
+done
+cp "$work"/cap/* "$outdir/"
+echo "capture: $(ls "$work/cap" | wc -l) files from kernel $(cat "$work/cap/KERNEL") in $outdir"
