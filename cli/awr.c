@@ -7,7 +7,6 @@
 #include "awr.h"
 
 static int cmd_help(int argc, const char **argv);
-static int cmd_version(int argc, const char **argv);
 
 static const struct awr_cmd commands[] = {
 	{ "probe",   "show statx, sysfs and device limits, effective limits and findings", cmd_probe },
@@ -15,13 +14,15 @@ static const struct awr_cmd commands[] = {
 	{ "decode",  "analyse saved NVMe identify or SCSI Block Limits VPD dumps", cmd_decode },
 	{ "extents", "a file's extents: which are aligned to a unit, the misaligned ranges", cmd_extents },
 	{ "prepare", "aligned preallocation of a new file for atomic writes of a unit", cmd_prepare, true },
+	{ "list",    "every block device with its atomic write limits, one line each", cmd_list },
+	{ "decode",  "analyse nvme-cli / sg_vpd output or saved identify and VPD dumps", cmd_decode },
 	{ "write",   "atomic writes from a pattern or a file, optionally read back", cmd_write, true },
 	{ "bench",   "atomic vs plain vs doublewrite page writes: pages/s, MB/s, latency", cmd_bench, true },
 	{ "stress",  "concurrent stamped atomic writers, journaled for a crash check", cmd_stress, true },
 	{ "verify",  "scan stamped units: torn, corrupt, misplaced, lost writes", cmd_verify },
 	{ "qualify", "scripted device qualification: every check PASS/FAIL/SKIP and a verdict", cmd_qualify, true },
 	{ "help",    "show the commands, or the options of one: awr help COMMAND", cmd_help },
-	{ "version", "print the library version", cmd_version },
+	{ "version", "library and tool versions, the running kernel and what it supports", cmd_version },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -59,14 +60,6 @@ static int cmd_help(int argc, const char **argv)
 	}
 	args[0] = c->name;
 	return c->handler(2, args);
-}
-
-static int cmd_version(int argc, const char **argv)
-{
-	(void)argc;
-	(void)argv;
-	printf("awr %s\n", awr_version());
-	return AWR_EXIT_OK;
 }
 
 int main(int argc, const char **argv)

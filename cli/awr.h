@@ -30,6 +30,8 @@ extern const struct poptOption out_options[];	/* -o normal|json */
 
 int out_apply_options(void);
 void out_print_json(struct json_object *obj);
+/* adds "schema_version" to a JSON document (every one printed or written carries it) */
+struct json_object *out_json_schema(struct json_object *obj);
 void out_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool out_is_tty(void);
 struct json_object *out_u64(uint64_t v);
@@ -190,6 +192,8 @@ struct json_object *verify_result_json(const struct awr_verify_result *r, bool j
 bool verify_failed(const struct awr_verify_result *r);
 double verify_mbps(const struct awr_verify_result *r);
 int cmd_decode(int argc, const char **argv);
+int cmd_list(int argc, const char **argv);	/* cmd_list.c */
+int cmd_version(int argc, const char **argv);	/* cmd_version.c */
 
 
 /* fs_out.c: the filesystem view and extent reports (probe's fs section, extents, prepare) */

@@ -221,7 +221,7 @@ static int write_report(const char *file, struct json_object *o)
 		out_error("cannot write the report %s: %s", file, strerror(errno));
 		return -errno;
 	}
-	fprintf(f, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+	fprintf(f, "%s\n", json_object_to_json_string_ext(out_json_schema(o), JSON_C_TO_STRING_PRETTY |
 			  JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
 	return fclose(f) ? -errno : 0;
 }

@@ -30,8 +30,22 @@ int out_apply_options(void)
 	return 0;
 }
 
+/*
+ * Every JSON document carries schema_version: raised when a key changes
+ * meaning or disappears (new keys do not raise it).
+ */
+#define AWR_JSON_SCHEMA_VERSION	1
+
+struct json_object *out_json_schema(struct json_object *obj)
+{
+	if (json_object_is_type(obj, json_type_object) && !json_object_object_get_ex(obj, "schema_version", NULL))
+		json_object_object_add(obj, "schema_version", json_object_new_int(AWR_JSON_SCHEMA_VERSION));
+	return obj;
+}
+
 void out_print_json(struct json_object *obj)
 {
+	out_json_schema(obj);
 	puts(json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY |
 					    JSON_C_TO_STRING_SPACED |
 					    JSON_C_TO_STRING_NOSLASHESCAPE));

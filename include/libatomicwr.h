@@ -307,6 +307,55 @@ void awr_set_sysfs_root(const char *root);
  */
 int awr_sysfs_lookup(unsigned int major, unsigned int minor, struct awr_sysfs_view *out);
 
+/* One block device of the machine (awr_blockdev_list()). */
+struct awr_blockdev {
+	char name[64];			/* "nvme0n1", "sda", "loop0" */
+	char model[64];			/* device/model, "" when none */
+	char transport[16];		/* "nvme", "scsi", "virtio", "loop", "dm", "md", "virtual", ... */
+	unsigned int major, minor;
+	struct awr_sysfs_view sysfs;	/* the disk's queue limits */
+	unsigned int nr_parts;
+	struct awr_sysfs_view *parts;	/* partitions by start: ->partition, ->part_start, ->part_aligned */
+	char holders[256];		/* holders of the disk and its partitions: "dm-0 md127" */
+	char mounts[1024];		/* "NAME:MOUNTPOINT(FSTYPE)" of the disk and its partitions */
+	int32_t awupf;			/* NVMe AWUPF (0's based), -1 unknown */
+	int32_t nawupf;			/* NVMe NAWUPF when NSFEAT bit 1 is set, -1 otherwise */
+	int64_t scsi_matl;		/* SCSI MAXIMUM ATOMIC TRANSFER LENGTH (blocks), -1 unknown */
+	uint32_t reserved[8];
+};
+
+/**
+ * awr_blockdev_list() - every block device of the machine with its atomic limits
+ * @out:	the list, sorted by name; free with awr_blockdev_list_free()
+ * @nr:		its length
+ *
+ * Each disk of sysfs /sys/block (below awr_set_sysfs_root()): its queue
+ * limits, partitions and whether each is aligned, holders (dm, md),
+ * mounted filesystems (/proc/self/mountinfo), and for NVMe and SCSI disks
+ * the device's own AWUPF/NAWUPF or MAXIMUM ATOMIC TRANSFER LENGTH when its
+ * identify or VPD data can be read (root).
+ *
+ * Return: 0, -ENOMEM, other negative errno when sysfs cannot be read.
+ */
+int awr_blockdev_list(struct awr_blockdev **out, unsigned int *nr);
+
+/**
+ * awr_blockdev_list_free() - free a list from awr_blockdev_list()
+ * @list:	the list, may be NULL
+ * @nr:		its length
+ */
+void awr_blockdev_list_free(struct awr_blockdev *list, unsigned int nr);
+
+/**
+ * awr_blockdev_verdict() - one word for a block device's atomic writes
+ * @b:	the device
+ *
+ * Return: "atomic" (more than one block), "single-block", "none" (unit_max
+ * 0), "misaligned" (atomic, but a partition starts off the atomic alignment)
+ * or "unknown" (a kernel without the sysfs attributes, before 6.11).
+ */
+const char *awr_blockdev_verdict(const struct awr_blockdev *b);
+
 /* ------------------------------------------------------------------------ */
 /* Writing (write): an open target with its limits, synchronous engine      */
 /* ------------------------------------------------------------------------ */

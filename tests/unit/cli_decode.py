@@ -9,14 +9,8 @@ import sys
 import tempfile
 
 awr, fixtures = sys.argv[1], sys.argv[2]
-failures = 0
-
-
-def check(cond, what):
-    global failures
-    if not cond:
-        failures += 1
-        print('FAIL: ' + what)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+from checks import check, finish  # noqa: E402
 
 
 def run(*args):
@@ -93,5 +87,4 @@ check(rc == 2 and 'NLBAF' in err, 'invalid LBA format: exit %d, %r' % (rc, err))
 rc, out, err = run('--nvme-ctrl', fx('ctrl-qemu-awun31-awupf15.hex'), '--nvme-ns', fx('ns-qemu-nsfeat34-4k.hex'))
 check(rc == 0 and 'without AWUPF' in out and 'nvme_awupf_ignored' in out, 'text output: %r' % out)
 
-print('cli_decode: %s' % ('%d failure(s)' % failures if failures else 'ok'))
-sys.exit(1 if failures else 0)
+finish('cli_decode')

@@ -1,22 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 # Description: awr decode FILE... on the real tools' output (nvme-cli 2.13 id-ctrl/id-ns normal, -H, -o json; sg_vpd 1.48 -p bl, -H; sg_readcap) captured in the guest: each form decodes to the same fields and limits as the binary dump of the same device, and with that disk's caps to what the guest kernel put in sysfs; partial records name what is missing; bad input exits 2 naming the file.
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+from checks import check, finish  # noqa: E402
+
 awr, fixtures = sys.argv[1], os.path.join(sys.argv[2], 'tools')
-failures = 0
 tmp = tempfile.mkdtemp(prefix='awr-decode-text-')
-
-
-def check(cond, what):
-    global failures
-    if not cond:
-        failures += 1
-        print('FAIL: ' + what)
+atexit.register(shutil.rmtree, tmp, True)
 
 
 def fx(name):
@@ -196,5 +194,4 @@ rc, out, err = run(fx('nvme-awr512pf63-id-ctrl-H.txt'))
 check(rc == 0 and out.startswith('input: [nvme-cli] [nvme-cli -H]\nmissing: NSFEAT and the LBA format'),
       'normal output: %r' % out[:200])
 
-print('%d failure(s)' % failures if failures else 'decode_text: all checks passed')
-sys.exit(1 if failures else 0)
+finish('decode_text')

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: MIT
+/* awr list: every block device of the machine with its atomic limits, one line each. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "awr.h"
+
+static void part_counts(const struct awr_blockdev *b, unsigned int *aligned)
+{
+	*aligned = 0;
+	for (unsigned int i = 0; i < b->nr_parts; i++)
+		*aligned += b->parts[i].part_aligned;
+}
+
+/* "AWUPF 15", "NAWUPF 7", "MATL 8192", or "-" */
+static const char *device_field(const struct awr_blockdev *b, char *buf, size_t len)
+{
+	if (b->nawupf >= 0)
+		snprintf(buf, len, "NAWUPF %d", b->nawupf);
+	else if (b->awupf >= 0)
+		snprintf(buf, len, "AWUPF %d", b->awupf);
+	else if (b->scsi_matl >= 0)
+		snprintf(buf, len, "MATL %" PRId64, b->scsi_matl);
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+static void print_line(const struct awr_blockdev *b)
+{
+	char s[4][24], dev[32], parts[24], claim[1300];
+	unsigned int aligned;
+
+	part_counts(b, &aligned);
+	if (b->nr_parts)
+		snprintf(parts, sizeof(parts), "%u/%u", aligned, b->nr_parts);
+	else
+		snprintf(parts, sizeof(parts), "-");
+	snprintf(claim, sizeof(claim), "%s%s%s", b->mounts, *b->mounts && *b->holders ? " " : "", b->holders);
+	printf("%-10s %-8s %-18.18s %5" PRIu32 " %8s %8s %8s %8s %-11s %-6s %-12s %s\n", b->name,
+	       b->transport, *b->model ? b->model : "-", b->sysfs.logical_block_size,
+	       out_size(b->sysfs.unit_min, s[0], sizeof(s[0])), out_size(b->sysfs.unit_max, s[1], sizeof(s[1])),
+	       out_size(b->sysfs.max_bytes, s[2], sizeof(s[2])), out_size(b->sysfs.boundary, s[3], sizeof(s[3])),
+	       device_field(b, dev, sizeof(dev)), parts, awr_blockdev_verdict(b), *claim ? claim : "-");
+}
+
+static struct json_object *words_json(const char *s)
+{
+	struct json_object *a = json_object_new_array();
+	char buf[1024], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	for (char *w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save))
+		json_object_array_add(a, json_object_new_string(w));
+	return a;
+}
+
+/* "NAME:MOUNTPOINT(FSTYPE)" words as objects */
+static struct json_object *mounts_json(const char *s)
+{
+	struct json_object *a = json_object_new_array(), *w = words_json(s);
+
+	for (size_t i = 0; i < json_object_array_length(w); i++) {
+		char buf[1024], *colon, *paren;
+		struct json_object *o = json_object_new_object();
+
+		snprintf(buf, sizeof(buf), "%s", json_object_get_string(json_object_array_get_idx(w, i)));
+		colon = strchr(buf, ':');
+		paren = strrchr(buf, '(');
+		if (!colon || !paren || paren < colon) {
+			json_object_put(o);
+			continue;
+		}
+		*colon = '\0';
+		*paren = '\0';
+		paren[1 + strcspn(paren + 1, ")")] = '\0';
+		json_object_object_add(o, "device", json_object_new_string(buf));
+		json_object_object_add(o, "mountpoint", json_object_new_string(colon + 1));
+		json_object_object_add(o, "fstype", json_object_new_string(paren + 1));
+		json_object_array_add(a, o);
+	}
+	json_object_put(w);
+	return a;
+}
+
+static struct json_object *device_json(const struct awr_blockdev *b)
+{
+	struct json_object *o = json_object_new_object(), *parts = json_object_new_array(), *x;
+
+	json_object_object_add(o, "name", json_object_new_string(b->name));
+	json_object_object_add(o, "model", *b->model ? json_object_new_string(b->model) : NULL);
+	json_object_object_add(o, "transport", json_object_new_string(b->transport));
+	json_object_object_add(o, "logical_block_size", out_u64(b->sysfs.logical_block_size));
+	json_object_object_add(o, "unit_min", out_u64(b->sysfs.unit_min));
+	json_object_object_add(o, "unit_max", out_u64(b->sysfs.unit_max));
+	json_object_object_add(o, "max_bytes", out_u64(b->sysfs.max_bytes));
+	json_object_object_add(o, "boundary", out_u64(b->sysfs.boundary));
+	x = NULL;
+	if (b->awupf >= 0) {
+		x = json_object_new_object();
+		json_object_object_add(x, "awupf", json_object_new_int(b->awupf));
+		json_object_object_add(x, "nawupf", b->nawupf >= 0 ? json_object_new_int(b->nawupf) : NULL);
+	}
+	json_object_object_add(o, "nvme", x);
+	x = NULL;
+	if (b->scsi_matl >= 0) {
+		x = json_object_new_object();
+		json_object_object_add(x, "max_atomic_transfer_length", json_object_new_int64(b->scsi_matl));
+	}
+	json_object_object_add(o, "scsi", x);
+	for (unsigned int i = 0; i < b->nr_parts; i++) {
+		x = json_object_new_object();
+		json_object_object_add(x, "name", json_object_new_string(b->parts[i].partition));
+		json_object_object_add(x, "start", out_u64(b->parts[i].part_start));
+		json_object_object_add(x, "aligned", json_object_new_boolean(b->parts[i].part_aligned));
+		json_object_array_add(parts, x);
+	}
+	json_object_object_add(o, "partitions", parts);
+	json_object_object_add(o, "holders", words_json(b->holders));
+	json_object_object_add(o, "mounts", mounts_json(b->mounts));
+	json_object_object_add(o, "verdict", json_object_new_string(awr_blockdev_verdict(b)));
+	return o;
+}
+
+int cmd_list(int argc, const char **argv)
+{
+	struct poptOption table[] = {
+		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options, 0, "Output:", NULL },
+		POPT_AUTOHELP
+		POPT_TABLEEND
+	};
+	struct awr_blockdev *list = NULL;
+	struct json_object *o, *a;
+	unsigned int nr = 0;
+	struct cmd_ctx c;
+	int ret;
+
+	if (cmd_parse(&c, argc, argv, table, NULL, false))
+		return AWR_EXIT_USAGE;
+	if (c.operand) {
+		out_error("list: unexpected argument '%s': awr list takes no path (awr probe PATH shows one)", c.operand);
+		cmd_done(&c);
+		return AWR_EXIT_USAGE;
+	}
+	ret = awr_blockdev_list(&list, &nr);
+	if (ret) {
+		out_error("list: cannot read the block devices in sysfs: %s", strerror(-ret));
+		cmd_done(&c);
+		return AWR_EXIT_USAGE;
+	}
+	if (out_mode == OUT_NORMAL) {
+		printf("%-10s %-8s %-18s %5s %8s %8s %8s %8s %-11s %-6s %-12s %s\n", "NAME", "TRANSPORT",
+		       "MODEL", "LBS", "UNIT_MIN", "UNIT_MAX", "MAX", "BOUNDARY", "DEVICE", "PARTS", "VERDICT",
+		       "HOLDERS");
+		for (unsigned int i = 0; i < nr; i++)
+			print_line(&list[i]);
+	} else {
+		o = json_object_new_object();
+		a = json_object_new_array();
+		for (unsigned int i = 0; i < nr; i++)
+			json_object_array_add(a, device_json(&list[i]));
+		json_object_object_add(o, "devices", a);
+		out_print_json(o);
+	}
+	awr_blockdev_list_free(list, nr);
+	cmd_done(&c);
+	return AWR_EXIT_OK;
+}

@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Every block device of the machine with its atomic write limits (what
+ * lsblk lacks): sysfs /sys/block/<disk> (queue limits, partitions, holders),
+ * /proc/self/mountinfo for mounted filesystems, and the device's own
+ * AWUPF/NAWUPF or MAXIMUM ATOMIC TRANSFER LENGTH when it can be read.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "private.h"
+#include "device/device.h"
+
+#define MAX_PARTS	128
+
+/* dst = src cut to fit @len */
+static void set_str(char *dst, size_t len, const char *src)
+{
+	size_t n = strnlen(src, len - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* The first line of DIR/NAME, trailing blanks cut; "" when absent. */
+static void read_line(const char *dir, const char *name, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	ssize_t n;
+	int fd;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	for (n = (ssize_t)strlen(buf); n > 0 && isspace((unsigned char)buf[n - 1]); n--)
+		buf[n - 1] = '\0';
+}
+
+static int read_devno(const char *dir, unsigned int *major, unsigned int *minor)
+{
+	char buf[32];
+
+	read_line(dir, "dev", buf, sizeof(buf));
+	return sscanf(buf, "%u:%u", major, minor) == 2 ? 0 : -ENOENT;
+}
+
+static void append(char *dst, size_t len, const char *word)
+{
+	size_t n = strlen(dst);
+
+	snprintf(dst + n, len - n, "%s%s", n ? " " : "", word);
+}
+
+/* "nvme", "scsi", "virtio", ... from device/subsystem; else from the name. */
+static void transport(const char *dir, const char *name, char *buf, size_t len)
+{
+	char link[PATH_MAX + 32], target[PATH_MAX];
+	const char *base;
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "%s/device/subsystem", dir);
+	n = readlink(link, target, sizeof(target) - 1);
+	if (n > 0) {
+		target[n] = '\0';
+		base = strrchr(target, '/');
+		base = base ? base + 1 : target;
+		set_str(buf, len, !strncmp(base, "nvme", 4) ? "nvme" : base);
+		return;
+	}
+	if (!strncmp(name, "loop", 4))
+		snprintf(buf, len, "loop");
+	else if (!strncmp(name, "dm-", 3))
+		snprintf(buf, len, "dm");
+	else if (!strncmp(name, "md", 2))
+		snprintf(buf, len, "md");
+	else
+		snprintf(buf, len, "virtual");
+}
+
+static void holders(const char *dir, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "%s/holders", dir);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			append(buf, len, e->d_name);
+	closedir(d);
+}
+
+/* Mount points of device MAJ:MIN from /proc/self/mountinfo: "NAME:/mnt/x(xfs)". */
+static void mounts(const char *name, unsigned int major, unsigned int minor, char *buf, size_t len)
+{
+	char line[8192], want[32], mnt[4096], fstype[64], entry[4200];
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char *dash;
+
+	if (!f)
+		return;
+	snprintf(want, sizeof(want), "%u:%u", major, minor);
+	while (fgets(line, sizeof(line), f)) {
+		char devno[32];
+
+		if (sscanf(line, "%*s %*s %31s %*s %4095s", devno, mnt) != 2 || strcmp(devno, want))
+			continue;
+		dash = strstr(line, " - ");
+		if (!dash || sscanf(dash + 3, "%63s", fstype) != 1)
+			continue;
+		snprintf(entry, sizeof(entry), "%s:%s(%s)", name, mnt, fstype);
+		append(buf, len, entry);
+	}
+	fclose(f);
+}
+
+/* The device's own atomic field, when its identify/VPD data can be read. */
+static void device_fields(struct awr_blockdev *b)
+{
+	char path[96];
+	struct awr_device *d;
+
+	if (strcmp(b->transport, "nvme") && strcmp(b->transport, "scsi"))
+		return;
+	snprintf(path, sizeof(path), "/dev/%s", b->name);
+	if (awr_device_open(path, &d))
+		return;
+	if (d->type == AWR_DEVICE_NVME && d->nvme.have_ctrl) {
+		b->awupf = d->nvme.awupf;
+		if (d->nvme.have_ns && (d->nvme.nsfeat & 2))
+			b->nawupf = d->nvme.nawupf;
+	} else if (d->type == AWR_DEVICE_SCSI && d->scsi.have_vpd && d->scsi.vpd_has_atomic) {
+		b->scsi_matl = d->scsi.max_atomic_transfer_length;
+	}
+	awr_device_free(d);
+}
+
+static int add_partitions(const char *dir, struct awr_blockdev *b)
+{
+	struct awr_sysfs_view v;
+	char part[PATH_MAX + 300];
+	unsigned int ma, mi;
+	struct dirent *e;
+	uint64_t x;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)) && b->nr_parts < MAX_PARTS) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(part, sizeof(part), "%s/%s", dir, e->d_name);
+		if (awr__sysfs_read_u64(part, "partition", &x) || read_devno(part, &ma, &mi) ||
+		    awr_sysfs_lookup(ma, mi, &v))
+			continue;
+		b->parts[b->nr_parts++] = v;
+		holders(part, b->holders, sizeof(b->holders));
+		mounts(e->d_name, ma, mi, b->mounts, sizeof(b->mounts));
+	}
+	closedir(d);
+	return 0;
+}
+
+static int cmp_part(const void *a, const void *b)
+{
+	const struct awr_sysfs_view *x = a, *y = b;
+
+	return x->part_start < y->part_start ? -1 : x->part_start > y->part_start;
+}
+
+static int read_disk(const char *root, const char *name, struct awr_blockdev *b)
+{
+	char dir[PATH_MAX];
+	unsigned int ma, mi;
+	int ret;
+
+	memset(b, 0, sizeof(*b));
+	b->awupf = b->nawupf = -1;
+	b->scsi_matl = -1;
+	snprintf(dir, sizeof(dir), "%s/block/%s", root, name);
+	set_str(b->name, sizeof(b->name), name);
+	ret = read_devno(dir, &ma, &mi);
+	if (!ret)
+		ret = awr_sysfs_lookup(ma, mi, &b->sysfs);
+	if (ret)
+		return ret;
+	b->major = ma;
+	b->minor = mi;
+	read_line(dir, "device/model", b->model, sizeof(b->model));
+	transport(dir, name, b->transport, sizeof(b->transport));
+	b->parts = calloc(MAX_PARTS, sizeof(*b->parts));
+	if (!b->parts)
+		return -ENOMEM;
+	holders(dir, b->holders, sizeof(b->holders));
+	mounts(name, ma, mi, b->mounts, sizeof(b->mounts));
+	add_partitions(dir, b);
+	qsort(b->parts, b->nr_parts, sizeof(*b->parts), cmp_part);
+	device_fields(b);
+	return 0;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(((const struct awr_blockdev *)a)->name, ((const struct awr_blockdev *)b)->name);
+}
+
+int awr_blockdev_list(struct awr_blockdev **out, unsigned int *nr)
+{
+	char dir[PATH_MAX];
+	struct awr_blockdev *list = NULL, *grown;
+	unsigned int n = 0, cap = 0;
+	struct dirent *e;
+	DIR *d;
+
+	if (!out || !nr)
+		return -EINVAL;
+	snprintf(dir, sizeof(dir), "%s/block", awr__sysfs_root());
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			grown = realloc(list, cap * sizeof(*list));
+			if (!grown)
+				goto nomem;
+			list = grown;
+		}
+		if (read_disk(awr__sysfs_root(), e->d_name, &list[n]) == 0)
+			n++;
+		else
+			free(list[n].parts);
+	}
+	closedir(d);
+	if (n)
+		qsort(list, n, sizeof(*list), cmp_name);
+	*out = list;
+	*nr = n;
+	return 0;
+nomem:
+	closedir(d);
+	awr_blockdev_list_free(list, n);
+	return -ENOMEM;
+}
+
+void awr_blockdev_list_free(struct awr_blockdev *list, unsigned int nr)
+{
+	for (unsigned int i = 0; list && i < nr; i++)
+		free(list[i].parts);
+	free(list);
+}
+
+const char *awr_blockdev_verdict(const struct awr_blockdev *b)
+{
+	if (!b->sysfs.has_atomic_attrs)
+		return "unknown";
+	if (!b->sysfs.unit_max)
+		return "none";
+	if (b->sysfs.unit_max <= b->sysfs.logical_block_size)
+		return "single-block";
+	for (unsigned int i = 0; i < b->nr_parts; i++)
+		if (!b->parts[i].part_aligned)
+			return "misaligned";
+	return "atomic";
+}

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# Description: awr list on sysfs trees built here (AWR_SYSFS_ROOT): every disk one line, its queue limits, partitions with their alignment to max(unit_min, boundary), holders and the one-word verdict; a misaligned partition turns the verdict to "misaligned" (negative control: the same tree with the partition moved to an aligned start says "atomic").
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+from checks import check, finish  # noqa: E402
+
+awr = sys.argv[1]
+
+
+def put(path, value):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, 'w') as f:
+        f.write('%s\n' % value)
+
+
+def disk(root, name, devno, queue, parts=(), holders=()):
+    d = os.path.join(root, 'block', name)
+    put(os.path.join(d, 'dev'), devno)
+    put(os.path.join(d, 'size'), 131072)
+    for k, v in queue.items():
+        put(os.path.join(d, 'queue', k), v)
+    os.makedirs(os.path.join(d, 'holders'), exist_ok=True)
+    for h in holders:
+        os.makedirs(os.path.join(d, 'holders', h), exist_ok=True)
+    os.makedirs(os.path.join(root, 'dev', 'block'), exist_ok=True)
+    os.symlink(d, os.path.join(root, 'dev', 'block', devno))
+    for pname, pdev, start in parts:
+        p = os.path.join(d, pname)
+        put(os.path.join(p, 'partition'), 1)
+        put(os.path.join(p, 'start'), start)
+        put(os.path.join(p, 'dev'), pdev)
+        put(os.path.join(p, 'size'), 2048)
+        os.symlink(p, os.path.join(root, 'dev', 'block', pdev))
+
+
+def queue(lbs, umin, umax, maxb, bnd):
+    return {'logical_block_size': lbs, 'physical_block_size': lbs, 'max_segments': 128, 'max_hw_sectors_kb': 512,
+            'atomic_write_unit_min_bytes': umin, 'atomic_write_unit_max_bytes': umax,
+            'atomic_write_max_bytes': maxb, 'atomic_write_boundary_bytes': bnd}
+
+
+def listing(root):
+    env = dict(os.environ, AWR_SYSFS_ROOT=root)
+    p = subprocess.run([awr, 'list', '-o', 'json'], capture_output=True, text=True, env=env)
+    check(p.returncode == 0, 'awr list exited %d: %s' % (p.returncode, p.stderr))
+    j = json.loads(p.stdout) if p.returncode == 0 else {}
+    check(j.get('schema_version') == 1, 'schema_version: %s' % j.get('schema_version'))
+    return {d['name']: d for d in j.get('devices', [])}, env
+
+
+for start, verdict in ((2049, 'misaligned'), (4096, 'atomic')):
+    with tempfile.TemporaryDirectory() as root:
+        disk(root, 'awrt9n1', '259:901', queue(4096, 4096, 65536, 65536, 0),
+             parts=[('awrt9n1p1', '259:902', 2048), ('awrt9n1p2', '259:903', start)], holders=['dm-77'])
+        disk(root, 'awrt9n2', '259:904', queue(4096, 4096, 4096, 4096, 0))
+        disk(root, 'awrt9n3', '259:905', queue(512, 0, 0, 0, 0))
+        disk(root, 'awrt9n4', '259:906', queue(4096, 8192, 1048576, 33554432, 0))
+        got, env = listing(root)
+        check(sorted(got) == ['awrt9n1', 'awrt9n2', 'awrt9n3', 'awrt9n4'], 'devices: %s' % sorted(got))
+        a = got.get('awrt9n1', {})
+        check((a.get('logical_block_size'), a.get('unit_min'), a.get('unit_max'), a.get('max_bytes'),
+               a.get('boundary')) == (4096, 4096, 65536, 65536, 0), 'awrt9n1 limits: %s' % a)
+        parts = [(p['name'], p['start'], p['aligned']) for p in a.get('partitions', [])]
+        check(parts == [('awrt9n1p1', 2048 * 512, True), ('awrt9n1p2', start * 512, start % 8 == 0)],
+              'partitions: %s' % parts)
+        check(a.get('holders') == ['dm-77'], 'holders: %s' % a.get('holders'))
+        check(a.get('verdict') == verdict, 'awrt9n1 verdict %s, expected %s' % (a.get('verdict'), verdict))
+        check(a.get('transport') == 'virtual' and a.get('nvme') is None and a.get('scsi') is None,
+              'no device data in a tree: %s' % a)
+        check(got.get('awrt9n2', {}).get('verdict') == 'single-block', 'awrt9n2: %s' % got.get('awrt9n2'))
+        check(got.get('awrt9n3', {}).get('verdict') == 'none', 'awrt9n3: %s' % got.get('awrt9n3'))
+        check(got.get('awrt9n4', {}).get('verdict') == 'atomic', 'awrt9n4: %s' % got.get('awrt9n4'))
+        # normal output: one line per device after the header
+        p = subprocess.run([awr, 'list'], capture_output=True, text=True, env=env)
+        lines = p.stdout.splitlines()
+        check(p.returncode == 0 and len(lines) == 5 and lines[0].split()[0] == 'NAME', 'normal output: %r' % lines)
+        row = [ln.split() for ln in lines if ln.startswith('awrt9n1 ')]
+        check(bool(row) and verdict in row[0] and ('1/2' if verdict == 'misaligned' else '2/2') in row[0] and
+              row[0][3:7] == ['4096', '4', 'KiB', '64'], 'awrt9n1 row: %s' % row)
+p = subprocess.run([awr, 'list', '/dev/sda'], capture_output=True, text=True)
+check(p.returncode == 2 and 'takes no path' in p.stderr, 'an operand: %d %r' % (p.returncode, p.stderr))
+finish('cli_list_tree')
