@@ -30,7 +30,7 @@ def sh(*cmd):
 
 if os.geteuid() != 0:
     skip('needs root (loop devices, mount, dmsetup)')
-for tool in ('losetup', 'addpart', 'mkfs.xfs'):
+for tool in ('losetup', 'addpart', 'delpart', 'mkfs.xfs'):
     if not shutil.which(tool):
         skip('%s is not installed' % tool)
 
@@ -44,7 +44,7 @@ try:
     # two partitions added with BLKPG (addpart): no partition table parser is needed in the kernel
     with open(img, 'wb') as f:
         f.truncate(400 << 20)
-    loop = sh('losetup', '-f', '--show', img)
+    loop = sh('losetup', '-f', '--show', '-P', img)
     name = os.path.basename(loop)
     sh('addpart', loop, '1', '2048', '655360')
     sh('addpart', loop, '2', '657408', '65536')
@@ -130,6 +130,9 @@ finally:
     if mounted:
         subprocess.run(['umount', mnt], capture_output=True)
     if loop:
+        # BLKPG partitions outlive the detach: remove them, or the next user of this loop device inherits them
+        for n in ('2', '1'):
+            subprocess.run(['delpart', loop, n], capture_output=True)
         subprocess.run(['losetup', '-d', loop], capture_output=True)
     shutil.rmtree(work, ignore_errors=True)
 finish('list_sysfs')

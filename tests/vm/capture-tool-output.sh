@@ -6,8 +6,10 @@
 # sg3_utils' sg_vpd -p bl (text, -r) and sg_readcap (text) - from the real
 # tools of Debian trixie (nvme-cli 2.13, sg3-utils 1.48), run in the QEMU
 # guest on its emulated NVMe namespaces and scsi_debug disks, together with
-# each disk's sysfs queue attributes. The files become the fixtures of the
-# `decode_text` test (tests/fixtures/tools/, default OUTDIR).
+# each disk's sysfs queue attributes; and `awr list` (static, built from this
+# tree) with every guest disk's sysfs read beside it, a scsi_debug disk carrying
+# one misaligned and one aligned partition. The files become the fixtures of the
+# `decode_text` and `list_guest` tests (tests/fixtures/tools/, default OUTDIR).
 #
 # Uses the tool tree of tests/vm/run.sh (AWR_VM_CACHE, default
 # /var/cache/awr-vm; run.sh builds it) read-only apart from a private work
@@ -21,6 +23,11 @@ tree=$cache/toolchain
 [ "$(id -u)" = 0 ] || { echo "capture: needs root (chroot)" >&2; exit 2; }
 [ -f "$tree/awr/tree.env" ] || { echo "capture: no tool tree in $tree: run tests/vm/run.sh once" >&2; exit 2; }
 kver=$(sed -n 's/^kver=//p' "$tree/awr/tree.env")
+src=$(cd "$here/../.." && pwd)
+bdir=$cache/build-capture-$(printf '%s' "$src" | md5sum | cut -c1-12)
+[ -f "$bdir/build.ninja" ] || meson setup "$bdir" "$src" -Dprefer_static=true -Dstatic_tools=true \
+	--buildtype=release >/dev/null || { echo "capture: meson setup of the static build failed" >&2; exit 1; }
+ninja -C "$bdir" cli/awr >/dev/null || { echo "capture: the static awr did not build" >&2; exit 1; }
 rel=awr/capture.$$
 work=$tree/$rel
 qpid=
@@ -38,6 +45,16 @@ ir=$work/initramfs
 mkdir -p "$ir/bin" "$ir/tools" "$ir/lib/modules/$kver"
 cp "$tree/awr/pkg/usr/bin/busybox" "$ir/bin/busybox"
 cp "$work/root/usr/sbin/nvme" "$work/root/usr/bin/sg_vpd" "$work/root/usr/bin/sg_readcap" "$ir/tools/"
+cp "$bdir/cli/awr" "$ir/bin/awr"
+# an MBR for a 4 KiB-sector disk: partition 1 at block 1 (4096 bytes, off the 8 KiB atomic unit),
+# partition 2 at block 2048
+python3 -c '
+import sys
+mbr = bytearray(512)
+for i, (start, size) in enumerate(((1, 1000), (2048, 4096))):
+    mbr[446 + 16 * i:462 + 16 * i] = bytes([0, 0, 0, 0, 0x83, 0, 0, 0]) + start.to_bytes(4, "little") + size.to_bytes(4, "little")
+mbr[510:512] = b"\x55\xaa"
+sys.stdout.buffer.write(mbr)' >"$ir/mbr.bin"
 chroot "$tree" sh -ec "
 	export LD_LIBRARY_PATH=/$rel/root/usr/lib/x86_64-linux-gnu
 	for b in /$rel/initramfs/tools/*; do ldd \$b; done | awk '\$2 == \"=>\" && \$3 ~ /^\// { print \$3 } \$1 ~ /^\/lib64\// { print \$1 }' | sort -u |
@@ -97,6 +114,26 @@ for c in /sys/class/nvme/nvme*; do
 	cap nvme-$serial-id-ns.bin nvme id-ns -b /dev/$ns
 	cap nvme-$serial-sysfs.txt queue $ns
 done
+sysdump() {	# every disk: queue attributes, model, partitions and their starts, holders
+	for d in /sys/block/*; do
+		n=${d##*/}
+		for a in logical_block_size atomic_write_unit_min_bytes atomic_write_unit_max_bytes atomic_write_max_bytes atomic_write_boundary_bytes; do
+			echo "$n queue.$a=$(cat $d/queue/$a)"
+		done
+		echo "$n model=$(cat $d/device/model 2>/dev/null | sed 's/ *$//')"
+		for p in $d/$n*; do
+			[ -f $p/partition ] && echo "$n part.${p##*/}=$(cat $p/start)"
+		done
+		echo "$n holders=$(ls $d/holders | tr '\n' ' ')"
+	done
+}
+modprobe scsi_debug atomic_wr=1 dev_size_mb=64 sector_size=4096; sleep 2
+d=$(ls /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block | head -n 1)
+dd if=/mbr.bin of=/dev/$d bs=4096 conv=sync,notrunc 2>/dev/null; blockdev --rereadpt /dev/$d; sleep 1
+cap list.json awr list -o json
+cap list-sysfs.txt sysdump
+cap list.txt awr list
+rmmod scsi_debug
 sdcap() {	# sdcap NAME MODULE-PARAMETERS...
 	local name d
 	name=$1; shift
