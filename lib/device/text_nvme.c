@@ -170,7 +170,7 @@ static bool json_string(const char **p, const char *end, const char **k, size_t 
 
 	*k = q;
 	while (q < end && *q != '"') {
-		if (*q == '\\')
+		if (*q == '\\' && q + 1 < end)
 			q++;
 		q++;
 	}
