@@ -34,6 +34,7 @@
 #   AWR_VM_REBUILD=1  rebuild the cached tool tree
 #   AWR_VM_UPDATE=1   refresh the tool tree's package lists now (else once a day)
 #   AWR_VM_TREE_ONLY=1  build the tool tree and fetch the kernels, then stop
+#   AWR_VM_LOCK_WAIT  seconds to wait for another run's lock (default 3600)
 #
 # Needs root (debootstrap, chroot), debootstrap, a C compiler, meson, ninja,
 # pkg-config and the -dev packages the project builds with.
@@ -65,6 +66,7 @@ guest_pkgs=(xfsprogs e2fsprogs dmsetup mdadm)
 guest_tools=(/usr/sbin/mkfs.xfs /usr/sbin/xfs_io /usr/sbin/mkfs.ext4 /usr/sbin/filefrag /usr/sbin/dmsetup /usr/sbin/mdadm)
 qpids=()		# background guests (their timeout processes)
 child=
+locked=0		# this run holds $cache/lock: the guests under $tree/awr/run are its own
 
 # NVMe controllers, one namespace each (4 KiB blocks): serial, controller
 # AWUN and AWUPF, the namespace's NAWUN:NAWUPF:NABSN:NABSPF:NABO ("-": no
@@ -108,8 +110,10 @@ cleanup() {
 	for p in "${qpids[@]}"; do
 		kill -0 "$p" 2>/dev/null && kill "$p" 2>/dev/null
 	done
+	# only a run that holds the lock started the guests of the run directory:
+	# a run that waited for the lock and gave up must not end another's
 	for f in "$tree"/awr/run/*/qemu.pid; do
-		[ -s "$f" ] || continue
+		[ "$locked" = 1 ] && [ -s "$f" ] || continue
 		p=$(cat "$f" 2>/dev/null)
 		if [ -n "$p" ] && grep -q '^qemu-system' "/proc/$p/comm" 2>/dev/null; then
 			kill "$p" 2>/dev/null
@@ -138,8 +142,9 @@ mkdir -p "$cache" "$out" || die "cannot create $cache"
 exec 9>"$cache/lock"
 if ! flock -n 9; then
 	say "waiting for another VM run to finish (lock $cache/lock)"
-	flock -w 900 9 || die "another VM run holds $cache/lock"
+	flock -w "${AWR_VM_LOCK_WAIT:-3600}" 9 || die "another VM run holds $cache/lock"
 fi
+locked=1
 
 # Remove a (half-built) tool tree: unmount anything left mounted below it
 # first, never crossing into another filesystem.
