@@ -11,7 +11,6 @@ static int cmd_help(int argc, const char **argv);
 static const struct awr_cmd commands[] = {
 	{ "probe",   "show statx, sysfs and device limits, effective limits and findings", cmd_probe },
 	{ "check",   "would a write at --offset of --length be atomic? which rule fails?", cmd_check },
-	{ "decode",  "analyse saved NVMe identify or SCSI Block Limits VPD dumps", cmd_decode },
 	{ "extents", "a file's extents: which are aligned to a unit, the misaligned ranges", cmd_extents },
 	{ "prepare", "aligned preallocation of a new file for atomic writes of a unit", cmd_prepare, true },
 	{ "list",    "every block device with its atomic write limits, one line each", cmd_list },
