@@ -5,6 +5,7 @@ import atexit
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -15,6 +16,7 @@ from checks import check, finish  # noqa: E402
 awr, fixtures = sys.argv[1], os.path.join(sys.argv[2], 'tools')
 tmp = tempfile.mkdtemp(prefix='awr-decode-text-')
 atexit.register(shutil.rmtree, tmp, True)
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))	# a timeout still removes tmp
 
 
 def fx(name):
