@@ -355,9 +355,10 @@ mkdir -p "$ir/bin" "$ir/awr" "$ir/usr/sbin" || die "cannot create $ir"
 cp "$tree/awr/bb/usr/bin/busybox" "$ir/bin/busybox"
 cp "$here/guest/init" "$ir/init"
 cp "$here/guest/cases.sh" "$ir/awr/cases.sh"
+cp "$here/guest/fsview.sh" "$ir/awr/fsview.sh"
 cp "$bdir/cli/awr" "$ir/awr/awr"
 cp "$bdir/awr-vmtest" "$ir/awr/awr-vmtest"
-chmod 755 "$ir/init" "$ir/awr/cases.sh" "$ir/awr/awr" "$ir/awr/awr-vmtest"
+chmod 755 "$ir/init" "$ir/awr/cases.sh" "$ir/awr/fsview.sh" "$ir/awr/awr" "$ir/awr/awr-vmtest"
 for t in "${extra[@]}"; do
 	install -m 755 "$bdir/$t" "$ir/awr/$(basename "$t")"
 done

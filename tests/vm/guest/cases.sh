@@ -43,7 +43,7 @@ expected_cases() {
 	nvme_nabspf) echo 77 ;;	# the partition one block past 1 MiB crosses the 64 KiB boundary: refused
 	nvme_nabo) echo 38 ;;	# no atomic writes: fewer cases, no passthrough ones
 	nvme_nawupf_hi) echo 77 ;;	# 64 KiB boundary, as nvme_nabspf
-	nvme_nawupf3) echo 92 ;;
+	nvme_nawupf3) echo 111 ;;	# with the filesystem path cases of fsview.sh (19)
 	stack_sd) echo 26 ;;	# load + 5 stacked devices x (statx, probe, json, sweep, stack_rule)
 	stack_nvme) echo 26 ;;
 	nvme_mpath) echo 8 ;;	# load + 2 paths + the head (statx, probe, json, sweep, stack_rule)
@@ -321,6 +321,8 @@ run_nvme() {
 		relay "$g" devices /awr/guest-devices --nvme "/dev/$ns" --ng "/dev/$ng" --awr "$AWR"
 	fi
 	run_parts "$g" "$ns"
+	# XFS and ext4 bigalloc on the 16 KiB namespace: which path each write takes (fsview.sh)
+	[ "$g" = nvme_nawupf3 ] && relay "$g" fsview /awr/fsview.sh "/dev/$ns" 16384
 }
 
 # ------------------------------------------------------------ stacked devices
