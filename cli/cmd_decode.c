@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * awr decode FILE... | --nvme-ctrl F --nvme-ns F | --scsi-vpd F [--lbs N --pbs N]:
+ * awr decode FILE... | --nvme-ctrl F --nvme-ns F | --scsi-vpd F [--lbs N --pbs N] [--kernel V]:
  * the device analysis of what users have in hand: nvme-cli and sg3_utils
- * output, recognised (input.c in the library), or saved identify / VPD dumps.
+ * output, recognised (input.c in the library), or saved identify / VPD dumps,
+ * for the running kernel or another release, with every release range beside it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +17,7 @@
 #define DUMP_MAX	(1U << 20)	/* a text dump of a 4 KiB page is ~16 KiB */
 
 struct decode_args {
-	char *ctrl, *ns, *vpd, *lbs, *pbs, *segs, *hw;
+	char *ctrl, *ns, *vpd, *lbs, *pbs, *segs, *hw, *kernel, *chunk;
 	const char **files;	/* FILE... operands, recognised */
 	char missing[512];	/* what the FILEs lack, and the assumption made */
 	struct awr_input in;
@@ -221,6 +222,8 @@ static int build_view(struct decode_args *a, struct awr_device **d)
 	    (a->hw && parse_size_arg("max-hw-bytes", a->hw, &hw)))
 		return -EINVAL;
 	caps.max_hw_bytes = hw;
+	if (a->chunk && parse_size_arg("chunk-bytes", a->chunk, &caps.chunk_bytes))
+		return -EINVAL;
 	if (a->files)
 		return files_view(a, &caps, d);
 	if (a->vpd) {
@@ -266,6 +269,19 @@ static void report(const struct decode_args *a, const struct awr_device *d)
 	out_print_json(o);
 }
 
+/* --kernel VERSION: a release as uname -r prints it ("7.0", "6.12.57+deb13-amd64"). */
+static int parse_kernel(const char *text, uint32_t *out)
+{
+	if (!text)
+		return 0;
+	if (awr_kernel_parse(text, out)) {
+		out_error("--kernel %s is not a kernel release: give MAJOR.MINOR[.PATCH] as uname -r prints it, e.g. 7.0 or 6.12.57+deb13-amd64",
+			  text);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int check_combination(const struct decode_args *a)
 {
 	if (a->files && (a->vpd || a->ctrl || a->ns)) {
@@ -302,18 +318,25 @@ int cmd_decode(int argc, const char **argv)
 		  "queue/max_segments, to apply the block layer's caps", "N" },
 		{ "max-hw-bytes", 0, POPT_ARG_STRING, &a.hw, 0,
 		  "queue/max_hw_sectors_kb in bytes, to apply the block layer's caps", "N" },
+		{ "chunk-bytes", 0, POPT_ARG_STRING, &a.chunk, 0,
+		  "queue/chunk_sectors in bytes (NVMe default: from NOIOB)", "N" },
+		{ "kernel", 0, POPT_ARG_STRING, &a.kernel, 0,
+		  "answer for this kernel release (default: the running one, every range shown)", "VERSION" },
 		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options, 0, "Output:", NULL },
 		POPT_AUTOHELP
 		POPT_TABLEEND
 	};
 	struct awr_device *d = NULL;
 	struct cmd_ctx c;
+	uint32_t kernel = 0;
 	int rc = AWR_EXIT_USAGE;
 
 	if (cmd_parse(&c, argc, argv, table, "FILE...", false))
 		return AWR_EXIT_USAGE;
 	a.files = c.operands;
-	if (check_combination(&a) || build_view(&a, &d))
+	if (check_combination(&a) || parse_kernel(a.kernel, &kernel) || build_view(&a, &d))
+		goto out;
+	if (kernel && awr_device_set_kernel(d, kernel))
 		goto out;
 	report(&a, d);
 	rc = AWR_EXIT_OK;

@@ -71,6 +71,7 @@ static struct json_object *probe_json(const struct awr_probe *p)
 	json_object_object_add(o, "statx", statx_json(awr_probe_statx(p)));
 	json_object_object_add(o, "sysfs", sysfs_json(awr_probe_sysfs(p)));
 	device_add_json(o, awr_probe_device(p));
+	json_object_object_add(o, "stack", stack_json(awr_probe_stack(p)));
 	json_object_object_add(o, "findings", out_probe_findings_json(p));
 	json_object_object_add(o, "fs", fs_probe_json(awr_probe_path_name(p)));	/* cli/fs_out.c */
 	return o;
@@ -157,6 +158,10 @@ static void probe_print(const struct awr_probe *p)
 	if (d) {
 		putchar('\n');
 		device_print(d);
+	}
+	if (awr_probe_stack(p)) {
+		putchar('\n');
+		stack_print(awr_probe_stack(p));
 	}
 	if (e->supported)
 		printf("\natomic writes: supported, %s .. %s\n", out_size(e->unit_min, a, sizeof(a)),

@@ -27,6 +27,39 @@ static struct json_object *limits_json(const struct awr_device_limits *l)
 	return o;
 }
 
+/* What the view's kernel derives, said so: "kernel": "7.3.4", "this_kernel": true. */
+static struct json_object *kernel_limits_json(const struct awr_device *d)
+{
+	struct json_object *o = limits_json(awr_device_derived_kernel(d));
+	uint32_t k = awr_device_kernel(d), run = awr_kernel_running();
+	char v[16];
+
+	json_object_object_add(o, "kernel", json_object_new_string(awr_kernel_format(k, v, sizeof(v))));
+	json_object_object_add(o, "this_kernel", json_object_new_boolean(run && k == run));
+	return o;
+}
+
+/* Each other release range whose answer differs: [{"kernels": "6.11-6.19", "unit_min": ...}]. */
+static struct json_object *ranges_json(const struct awr_device *d)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (unsigned int i = 0; i < awr_device_nr_kernel_ranges(d); i++) {
+		const char *label = "";
+		const struct awr_device_limits *l = awr_device_kernel_range(d, i, &label);
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "kernels", json_object_new_string(label));
+		json_object_object_add(o, "supported", json_object_new_boolean(l->supported));
+		json_object_object_add(o, "unit_min", out_u64(l->unit_min));
+		json_object_object_add(o, "unit_max", out_u64(l->unit_max));
+		json_object_object_add(o, "max_bytes", out_u64(l->max_bytes));
+		json_object_object_add(o, "boundary", out_u64(l->boundary));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
 static struct json_object *nvme_json(const struct awr_device *d)
 {
 	const struct awr_nvme_id *n = awr_device_nvme(d);
@@ -54,7 +87,10 @@ static struct json_object *nvme_json(const struct awr_device *d)
 	json_object_object_add(o, "lba_size", u64_if(s, n->lba_size));
 	json_object_object_add(o, "metadata_size", u64_if(s, n->lba_ms));
 	json_object_object_add(o, "dn", n->have_dn ? json_object_new_boolean(n->dn) : NULL);
-	json_object_object_add(o, "derived", s ? limits_json(awr_device_derived(d)) : NULL);
+	json_object_object_add(o, "chunk_bytes", u64_if(s, awr_device_chunk_bytes(d)));
+	json_object_object_add(o, "derived", s ? kernel_limits_json(d) : NULL);
+	json_object_object_add(o, "derived_by_kernel", s ? ranges_json(d) : NULL);
+	json_object_object_add(o, "derived_with_awupf", s ? limits_json(awr_device_derived(d)) : NULL);
 	json_object_object_add(o, "derived_without_awupf", alt ? limits_json(alt) : NULL);
 	return o;
 }
@@ -80,7 +116,8 @@ static struct json_object *scsi_json(const struct awr_device *d)
 	json_object_object_add(o, "physical_block_size", u64_if(s->physical_block_size, s->physical_block_size));
 	json_object_object_add(o, "protection_type",
 			       u64_if(s->have_capacity, s->prot_en ? s->p_type + 1U : 0));
-	json_object_object_add(o, "derived", s->logical_block_size ? limits_json(awr_device_derived(d)) : NULL);
+	json_object_object_add(o, "derived", s->logical_block_size ? kernel_limits_json(d) : NULL);
+	json_object_object_add(o, "derived_by_kernel", s->logical_block_size ? ranges_json(d) : NULL);
 	return o;
 }
 
@@ -105,6 +142,39 @@ static void print_limits(const char *label, const struct awr_device_limits *l)
 	       out_size(l->unit_min, a, sizeof(a)), out_size(l->unit_max, b, sizeof(b)),
 	       out_size(l->max_bytes, c, sizeof(c)), out_size(l->boundary, e, sizeof(e)),
 	       l->capped ? "" : " (block layer caps not applied)");
+}
+
+static int derive_at(const struct awr_device *d, uint32_t kernel, struct awr_device_limits *l)
+{
+	if (awr_device_type(d) == AWR_DEVICE_NVME)
+		return awr_nvme_derive_kernel(awr_device_nvme(d), kernel, awr_device_caps(d), l);
+	return awr_scsi_derive_kernel(awr_device_scsi(d), kernel, awr_device_caps(d), l);
+}
+
+/* The view's kernel, then every release range of the table, the running one marked. */
+static void by_kernel(const struct awr_device *d)
+{
+	uint32_t k = awr_device_kernel(d), run = awr_kernel_running();
+	int kr = awr_kernel_range_of(k), rr = awr_kernel_range_of(run);
+	struct awr_device_limits l;
+	char v[16], label[64];
+
+	snprintf(label, sizeof(label), "derived (%s%s)", awr_kernel_format(k, v, sizeof(v)),
+		 run && k == run ? ", this kernel" : "");
+	printf("  %s\n", label);
+	print_limits("", awr_device_derived_kernel(d));
+	printf("  by kernel\n");
+	for (unsigned int i = 0; i < awr_kernel_nr_ranges(); i++) {
+		const struct awr_kernel_range *r = awr_kernel_range(i);
+
+		if (derive_at(d, r->first, &l))
+			continue;
+		print_limits(r->label, &l);
+		if ((int)i == rr)
+			printf("  %-14s ^ the running kernel (%s)\n", "", awr_kernel_format(run, v, sizeof(v)));
+		if ((int)i == kr && k != run)
+			printf("  %-14s ^ the kernel asked for (%s)\n", "", awr_kernel_format(k, v, sizeof(v)));
+	}
 }
 
 /* A 0's based block count as "15 (64 KiB)" when the block size is known. */
@@ -141,9 +211,11 @@ static void nvme_print(const struct awr_device *d)
 	printf("  %-14s NABSN %u, NABO %u, NABSPF %u, NOIOB %u\n", "", n->nabsn, n->nabo, n->nabspf, n->noiob);
 	printf("  %-14s LBA format %u of %u: %" PRIu32 " bytes, %u metadata\n", "", n->lbaf_index,
 	       n->nlbaf + 1U, n->lba_size, n->lba_ms);
-	print_limits("derived", awr_device_derived(d));
-	if (alt)
+	by_kernel(d);
+	if (alt) {
+		print_limits("with AWUPF", awr_device_derived(d));
 		print_limits("without AWUPF", alt);
+	}
 }
 
 static void scsi_print(const struct awr_device *d)
@@ -163,7 +235,7 @@ static void scsi_print(const struct awr_device *d)
 	       s->write_atomic16 ? "WRITE ATOMIC(16) listed as supported" :
 	       "WRITE ATOMIC(16) not listed by REPORT SUPPORTED OPERATION CODES");
 	if (s->logical_block_size)
-		print_limits("derived", awr_device_derived(d));
+		by_kernel(d);
 }
 
 void device_print(const struct awr_device *d)
@@ -185,4 +257,60 @@ struct json_object *device_findings_json(const struct awr_device *d)
 	for (unsigned int i = 0; i < awr_device_nr_findings(d); i++)
 		json_object_array_add(a, out_finding_json(awr_device_finding(d, i)));
 	return a;
+}
+
+/* A stacked device: stack.{type, legs[], derived} (derived says which kernel, as nvme.derived). */
+struct json_object *stack_json(const struct awr_stack_view *s)
+{
+	struct json_object *o, *legs, *d;
+	uint32_t run = awr_kernel_running();
+	char v[16];
+
+	if (!s)
+		return NULL;
+	o = json_object_new_object();
+	legs = json_object_new_array();
+	json_object_object_add(o, "type", json_object_new_string(s->type));
+	json_object_object_add(o, "disk", json_object_new_string(s->disk));
+	json_object_object_add(o, "chunk_bytes", out_u64(s->chunk_bytes));
+	json_object_object_add(o, "kernel_stacks", json_object_new_boolean(s->kernel_stacks));
+	for (unsigned int i = 0; i < s->nr_legs; i++) {
+		const struct awr_stack_leg *l = &s->legs[i];
+		struct json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "name", json_object_new_string(l->name));
+		json_object_object_add(j, "unit_min", out_u64(l->unit_min));
+		json_object_object_add(j, "unit_max", out_u64(l->unit_max));
+		json_object_object_add(j, "max_bytes", out_u64(l->max_bytes));
+		json_object_object_add(j, "boundary", out_u64(l->boundary));
+		json_object_object_add(j, "start", out_u64(l->start));
+		json_object_array_add(legs, j);
+	}
+	json_object_object_add(o, "legs", legs);
+	d = limits_json(&s->derived);
+	json_object_object_add(d, "kernel", json_object_new_string(awr_kernel_format(s->kernel, v, sizeof(v))));
+	json_object_object_add(d, "this_kernel", json_object_new_boolean(run && s->kernel == run));
+	json_object_object_add(o, "derived", d);
+	json_object_object_add(o, "why_off", s->why[0] ? json_object_new_string(s->why) : NULL);
+	return o;
+}
+
+void stack_print(const struct awr_stack_view *s)
+{
+	char a[32], b[32], c[32], e[32], v[16];
+
+	printf("stack (%s): %s over %u leg%s%s%s\n", s->disk, s->type, s->nr_legs, s->nr_legs == 1 ? "" : "s",
+	       s->chunk_bytes ? ", chunk " : "", s->chunk_bytes ? out_size(s->chunk_bytes, a, sizeof(a)) : "");
+	for (unsigned int i = 0; i < s->nr_legs; i++) {
+		const struct awr_stack_leg *l = &s->legs[i];
+
+		if (!l->unit_max)
+			printf("  %-14s no atomic writes (start %" PRIu64 ")\n", l->name, l->start);
+		else
+			printf("  %-14s unit_min %s, unit_max %s, max_bytes %s, boundary %s (start %" PRIu64 ")\n",
+			       l->name, out_size(l->unit_min, a, sizeof(a)), out_size(l->unit_max, b, sizeof(b)),
+			       out_size(l->max_bytes, c, sizeof(c)), out_size(l->boundary, e, sizeof(e)), l->start);
+	}
+	snprintf(a, sizeof(a), "stacked %s", awr_kernel_format(s->kernel, v, sizeof(v)));
+	print_limits(a, &s->derived);
 }

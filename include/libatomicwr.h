@@ -57,6 +57,131 @@ int awr_parse_size(const char *str, uint64_t *out);
 char *awr_format_size(uint64_t bytes, char *buf, size_t len);
 
 /* ------------------------------------------------------------------------ */
+/* Kernel rules: which atomic write rule applies on which Linux release     */
+/* ------------------------------------------------------------------------ */
+
+/* A kernel release as one number: 6.12.57 is 6012057 (each part 0..999). */
+#define AWR_KERNEL(major, minor, patch) \
+	((uint32_t)(major) * 1000000U + (uint32_t)(minor) * 1000U + (uint32_t)(patch))
+#define AWR_KERNEL_MAJOR(k)	((k) / 1000000U)
+#define AWR_KERNEL_MINOR(k)	((k) / 1000U % 1000U)
+#define AWR_KERNEL_PATCH(k)	((k) % 1000U)
+
+/* The rules that changed between kernels (kernel-abi, "What changed"). */
+enum awr_kernel_rule {
+	AWR_KRULE_ATOMIC_WRITES = 0,	/* 6.11: RWF_ATOMIC, statx, NVMe and SCSI limits */
+	AWR_KRULE_BLK_SANITY,		/* 6.13: blk_validate_atomic_write_limits sanity checks */
+	AWR_KRULE_DIRECT_PER_WRITE,	/* 6.13, 6.11.11, 6.12.2: O_DIRECT checked per write */
+	AWR_KRULE_FS_ONE_BLOCK,		/* 6.13: XFS/ext4 one-block atomic files */
+	AWR_KRULE_MD_STACK,		/* 6.13: md raid0/1/10 stacking */
+	AWR_KRULE_DM_STACK,		/* 6.14: dm-linear/stripe/mirror stacking */
+	AWR_KRULE_PART_HW_UNIT_MIN,	/* 6.14, 6.13.2: partition start vs hw_unit_min */
+	AWR_KRULE_NVME_MPATH_HEAD,	/* 6.15, 6.14.10: NVMe multipath head limits */
+	AWR_KRULE_FS_LARGE,		/* 6.16: XFS large atomics, unit_max_opt, ext4 bigalloc */
+	AWR_KRULE_CHUNK_LIMIT,		/* 6.17, 6.15.10, 6.16.1: chunk_sectors < hw_max turns atomics off */
+	AWR_KRULE_BOUNDARY_CHUNK_EITHER,/* 6.18: boundary and chunk multiples of each other */
+	AWR_KRULE_NVME_NO_AWUPF,	/* 7.0: NVMe ignores AWUPF */
+	AWR_KRULE__COUNT
+};
+
+/* A range of releases over which the derived device limits can differ. */
+struct awr_kernel_range {
+	const char *label;	/* "6.11-6.12", "7.0+" */
+	uint32_t first;		/* AWR_KERNEL() of its first release */
+	uint32_t last;		/* and of its last */
+};
+
+/**
+ * awr_kernel_parse() - parse a kernel release as uname -r prints it
+ * @release:	"6.12.57+deb13-amd64", "7.3.4+deb13-amd64", "6.18.15-1-pve", "7.0"
+ * @out:	the release as AWR_KERNEL(major, minor, patch)
+ *
+ * MAJOR.MINOR with an optional .PATCH, then anything (a distribution suffix).
+ *
+ * Return: 0, or -EINVAL when @release does not start with MAJOR.MINOR.
+ */
+int awr_kernel_parse(const char *release, uint32_t *out);
+
+/**
+ * awr_kernel_running() - the release of the running kernel (uname)
+ *
+ * Return: AWR_KERNEL() of it, or 0 when uname gives no parseable release.
+ */
+uint32_t awr_kernel_running(void);
+
+/**
+ * awr_kernel_format() - a release as "6.12.57" (or "7.0" for patch 0)
+ * @kernel:	AWR_KERNEL() value
+ * @buf:	destination (16 bytes are enough)
+ * @len:	its size
+ *
+ * Return: @buf.
+ */
+char *awr_kernel_format(uint32_t kernel, char *buf, size_t len);
+
+/**
+ * awr_kernel_has() - does a rule apply on a release?
+ * @kernel:	AWR_KERNEL() value
+ * @rule:	the rule
+ *
+ * A rule applies from its mainline release on, and in an older series from
+ * the stable release it was backported to (6.12.2 for
+ * AWR_KRULE_DIRECT_PER_WRITE, but not 6.12.1).
+ *
+ * Return: true when it applies.
+ */
+bool awr_kernel_has(uint32_t kernel, enum awr_kernel_rule rule);
+
+/**
+ * awr_kernel_rule_name() - stable snake_case name of a rule ("chunk_limit")
+ * @rule:	the rule
+ *
+ * Return: a static string; "unknown" out of range.
+ */
+const char *awr_kernel_rule_name(enum awr_kernel_rule rule);
+
+/**
+ * awr_kernel_rule_text() - what a rule does, one sentence
+ * @rule:	the rule
+ *
+ * Return: a static string; "unknown" out of range.
+ */
+const char *awr_kernel_rule_text(enum awr_kernel_rule rule);
+
+/**
+ * awr_kernel_rule_since() - the releases a rule applies from
+ * @rule:	the rule
+ * @buf:	destination, e.g. "6.17 (also 6.15.10, 6.16.1)"
+ * @len:	its size (64 is enough)
+ *
+ * Return: @buf.
+ */
+char *awr_kernel_rule_since(enum awr_kernel_rule rule, char *buf, size_t len);
+
+/**
+ * awr_kernel_nr_ranges() - how many release ranges the derivations know
+ *
+ * Return: the count (6.11-6.12, 6.13-6.16, 6.17, 6.18-6.19, 7.0+).
+ */
+unsigned int awr_kernel_nr_ranges(void);
+
+/**
+ * awr_kernel_range() - one release range
+ * @i:	index below awr_kernel_nr_ranges()
+ *
+ * Return: the range (static), or NULL out of range.
+ */
+const struct awr_kernel_range *awr_kernel_range(unsigned int i);
+
+/**
+ * awr_kernel_range_of() - the range a release falls in
+ * @kernel:	AWR_KERNEL() value
+ *
+ * Return: its index, or -1 for a release before 6.11.
+ */
+int awr_kernel_range_of(uint32_t kernel);
+
+/* ------------------------------------------------------------------------ */
 /* Limits and rule checking (decide)                                        */
 /* ------------------------------------------------------------------------ */
 
@@ -76,7 +201,8 @@ struct awr_limits {
 	uint32_t offset_align;	/* O_DIRECT offset alignment; 0 unknown */
 	uint64_t dev_size;	/* block device size in bytes; 0 for files or unknown */
 	uint32_t flags;		/* AWR_LIMITS_* */
-	uint32_t reserved[5];
+	uint32_t kernel;	/* AWR_KERNEL() whose rules awr_check() follows; 0 the running one */
+	uint32_t reserved[4];
 };
 
 /* struct awr_limits flags */
@@ -605,6 +731,7 @@ struct awr_queue_caps {
 	uint32_t max_segments;		/* queue/max_segments */
 	uint64_t max_hw_bytes;		/* queue/max_hw_sectors_kb * 1024 */
 	uint32_t page_size;		/* 0: the system's page size */
+	uint64_t chunk_bytes;		/* queue/chunk_sectors * 512; 0: none (NVMe: from NOIOB) */
 };
 
 /* Limits derived the kernel's way, in bytes; 0 = unsupported / none. */
@@ -845,6 +972,151 @@ unsigned int awr_device_nr_findings(const struct awr_device *d);
  * Return: the finding, or NULL when @i is out of range.
  */
 const struct awr_finding *awr_device_finding(const struct awr_device *d, unsigned int i);
+
+/**
+ * awr_nvme_derive_kernel() - the limits a given kernel derives from NVMe identify data
+ * @id:		decoded identify data
+ * @kernel:	AWR_KERNEL() of the release, 0 for the running one
+ * @caps:	block layer caps' inputs (and chunk_sectors), or NULL when unknown
+ * @out:	the result
+ *
+ * nvme_configure_atomic_write() of that release (AWUPF used before 7.0,
+ * ignored from 7.0), chunk_sectors from @caps or else from NOIOB, then the
+ * block layer's validation of that release (see awr_kernel_has()).
+ *
+ * Return: 0, -EINVAL without namespace data, -ENODATA when AWUPF is needed
+ * and no controller data was decoded.
+ */
+int awr_nvme_derive_kernel(const struct awr_nvme_id *id, uint32_t kernel,
+			   const struct awr_queue_caps *caps, struct awr_device_limits *out);
+
+/**
+ * awr_scsi_derive_kernel() - the limits a given kernel derives from SCSI Block Limits VPD
+ * @id:		decoded VPD and block sizes
+ * @kernel:	AWR_KERNEL() of the release, 0 for the running one
+ * @caps:	block layer caps' inputs, or NULL when unknown
+ * @out:	the result
+ *
+ * Return: 0, -EINVAL when the logical block size is unknown.
+ */
+int awr_scsi_derive_kernel(const struct awr_scsi_id *id, uint32_t kernel,
+			   const struct awr_queue_caps *caps, struct awr_device_limits *out);
+
+/**
+ * awr_device_set_kernel() - answer for another kernel release
+ * @d:		the view
+ * @kernel:	AWR_KERNEL() of the release, 0 for the running one (the default)
+ *
+ * Derives the view's limits and findings again for that release.
+ *
+ * Return: 0, -EINVAL for a release below 2.0.
+ */
+int awr_device_set_kernel(struct awr_device *d, uint32_t kernel);
+
+/**
+ * awr_device_kernel() - the release awr_device_derived_kernel() answers for
+ * @d:	the view
+ *
+ * Return: AWR_KERNEL() of it.
+ */
+uint32_t awr_device_kernel(const struct awr_device *d);
+
+/**
+ * awr_device_derived_kernel() - the limits the view's kernel derives
+ * @d:	the view
+ *
+ * The running kernel's answer unless awr_device_set_kernel() chose another.
+ *
+ * Return: the limits (all 0 when the data does not allow a derivation).
+ */
+const struct awr_device_limits *awr_device_derived_kernel(const struct awr_device *d);
+
+/**
+ * awr_device_chunk_bytes() - the chunk_sectors the derivation applied
+ * @d:	the view
+ *
+ * From the disk's sysfs queue/chunk_sectors, or for NVMe without it from
+ * NOIOB (in 512-byte sectors, when a power of two: nvme_set_chunk_sectors).
+ *
+ * Return: bytes, 0 for none.
+ */
+uint64_t awr_device_chunk_bytes(const struct awr_device *d);
+
+/**
+ * awr_device_nr_kernel_ranges() - release ranges whose answer differs
+ * @d:	the view
+ *
+ * Return: how many ranges of awr_kernel_range() derive other limits than
+ * awr_device_derived_kernel() (neighbours with one answer merged).
+ */
+unsigned int awr_device_nr_kernel_ranges(const struct awr_device *d);
+
+/**
+ * awr_device_kernel_range() - one differing range
+ * @d:		the view
+ * @i:		index below awr_device_nr_kernel_ranges()
+ * @label:	optional; set to the releases, "6.11-6.19", "7.0+"
+ *
+ * Return: the limits derived there, or NULL out of range.
+ */
+const struct awr_device_limits *awr_device_kernel_range(const struct awr_device *d, unsigned int i,
+							const char **label);
+
+/* --- stacked devices (dm, md, NVMe multipath heads) ------------------------ */
+
+#define AWR_STACK_MAX_LEGS	16
+
+/* One leg of a stacked device, as its sysfs shows it. A plain value type. */
+struct awr_stack_leg {
+	char name[64];			/* "loop0", "sda1", "nvme0c0n1" */
+	bool has_atomic_attrs;		/* its queue/ has atomic_write_* (6.11+) */
+	uint32_t unit_min, unit_max;	/* its queue/atomic_write_unit_{min,max}_bytes */
+	uint32_t max_bytes, boundary;	/* its queue/atomic_write_{max,boundary}_bytes */
+	uint32_t logical_block_size;
+	uint64_t start;			/* where the stacked data starts in it (partition, table, md offset) */
+	uint32_t reserved[4];
+};
+
+/* A stacked device, its legs and what the kernel stacks from them. A plain value type. */
+struct awr_stack_view {
+	char type[24];			/* dm-linear, dm-stripe, dm-mirror, dm (table unread), md-raid0/1/10, nvme-multipath */
+	char disk[64];			/* "dm-0", "md0", "nvme0n1" */
+	unsigned int nr_legs;
+	struct awr_stack_leg legs[AWR_STACK_MAX_LEGS];
+	uint64_t chunk_bytes;		/* stripe chunk (md chunk_size, dm-stripe table), 0 none */
+	bool table_read;		/* dm: the table was read (DM_TABLE_STATUS, needs CAP_SYS_ADMIN) */
+	uint32_t kernel;		/* AWR_KERNEL() the result follows */
+	bool kernel_stacks;		/* that release stacks this type's atomic limits */
+	struct awr_device_limits derived;	/* the stacked result, as sysfs of @disk should read */
+	char why[128];			/* why the result is off, "" when it is not */
+	int why_leg;			/* the leg @why is about, -1 for none */
+	uint32_t reserved[8];
+};
+
+/**
+ * awr_stack_lookup() - the stacked view of a block disk
+ * @disk:	its name in sysfs, "dm-0", "md0", "nvme0n1"
+ * @kernel:	AWR_KERNEL() whose stacking rules apply, 0 the running one
+ * @out:	filled on success
+ *
+ * Legs from sysfs slaves/ (dm, md) or multipath/ (an NVMe head), each with
+ * its limits; the dm target from DM_TABLE_STATUS when readable; the md level
+ * and chunk from md/; then blk_stack_atomic_writes_limits() of @kernel (md
+ * from 6.13, dm from 6.14, heads from 6.15) and the top's block layer caps.
+ *
+ * Return: 0, -ENOENT when @disk is not a stacked device of these kinds,
+ * -EINVAL for a bad name.
+ */
+int awr_stack_lookup(const char *disk, uint32_t kernel, struct awr_stack_view *out);
+
+/**
+ * awr_probe_stack() - the stacked view a probe found
+ * @p:	the probe
+ *
+ * Return: the view (owned by @p), or NULL when the path's disk is not a dm,
+ * md or NVMe multipath head device.
+ */
+const struct awr_stack_view *awr_probe_stack(const struct awr_probe *p);
 
 /**
  * awr_probe_device() - the device view a probe found

@@ -21,6 +21,7 @@ struct awr_probe {
 	struct awr_sysfs_view sysfs;
 	struct awr_limits effective;
 	struct awr_device *device;	/* NVMe/SCSI view, or NULL */
+	struct awr_stack_view *stack;	/* dm/md/NVMe head legs, or NULL (discover/stack.c) */
 	unsigned int nr_findings;
 	struct awr_finding findings[AWR_MAX_FINDINGS];
 };
@@ -88,6 +89,10 @@ void awr__findings_vadd(struct awr_finding *arr, unsigned int *nr, const char *i
 void awr__add_finding(struct awr_probe *p, const char *id, enum awr_severity sev,
 		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void awr__derive_effective(struct awr_probe *p);
+
+/* discover/stack.c */
+void awr__probe_stack(struct awr_probe *p);
+void awr__stack_findings(struct awr_probe *p, const struct awr_stack_view *s);
 
 /* verify/readahead.c: two-slot read-ahead of a span */
 struct awr__readahead;

@@ -55,8 +55,8 @@ mutant verify-lost-horizon "the lost rule with > instead of >= at the horizon" \
 
 mutant nvme-swap-probe "probe: the AWUPF-less derivation taken as primary against sysfs" \
 	"probe_nvme_sysfs" lib/discover/device_probe.c \
-	$'\tconst struct awr_device_limits *l = &d->derived;' \
-	$'\tconst struct awr_device_limits *l = d->have_alt ? &d->alt : &d->derived;' \
+	$'\tconst struct awr_device_limits *l = &d->kder;' \
+	$'\tconst struct awr_device_limits *l = d->have_alt ? &d->alt : &d->kder;' \
 	'if (d->have_alt && same_as_sysfs(&d->alt, y)) {' \
 	'if (d->have_alt && same_as_sysfs(&d->derived, y)) {'
 
@@ -71,6 +71,16 @@ mutant nvme-swap-device "the device view derives primary and AWUPF-less the othe
 	'awr_nvme_derive(&d->nvme, AWR_NVME_IGNORE_AWUPF, &d->caps, &d->derived);' \
 	'awr_nvme_derive(&d->nvme, AWR_NVME_IGNORE_AWUPF, &d->caps, &d->alt);' \
 	'awr_nvme_derive(&d->nvme, 0, &d->caps, &d->alt);'
+
+mutant kernel-backport-series "a rule's stable backport taken as applying to every later release of any series" \
+	"kernel_rules" lib/kernel.c \
+	'if (same_series(kernel, r->backports[i]) && kernel >= r->backports[i])' \
+	'if (same_series(kernel, kernel) && kernel >= r->backports[i])'
+
+mutant kernel-chunk-limit "the 6.17 chunk_sectors rule compares with unit_max instead of hw_max" \
+	"kernel_derive" lib/device/derive_blk.c \
+	'(l->hw_max >> 9) > chunk)' \
+	'(l->hw_unit_max >> 10) > chunk)'
 
 mutant rules-end-of-device "a write ending exactly at the device end counted as past it" \
 	"rules" lib/decide/rules.c \

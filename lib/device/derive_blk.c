@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "device.h"
+#include "kernel.h"
 
 #define BIO_MAX_VECS	256
 
@@ -24,22 +25,41 @@ void awr__dev_finding(struct awr_device *d, const char *id, enum awr_severity se
 	va_end(ap);
 }
 
-static const char *blk_reject(const struct awr_device_limits *l)
+/*
+ * blk_validate_atomic_write_limits() of @kernel (block/blk-settings.c):
+ * 6.11 checks hw_max, then with a boundary chunk_sectors % boundary and a
+ * power-of-two boundary; 6.13 adds the unit sanity checks and hw_max <=
+ * boundary; 6.17 (6.15.10, 6.16.1) refuses hw_max above chunk_sectors; 6.18
+ * accepts a boundary and a chunk that are multiples of each other either way.
+ * Compared in 512-byte sectors, as the kernel does.
+ */
+static const char *blk_reject(const struct awr_device_limits *l, uint64_t chunk_bytes,
+			      uint32_t kernel)
 {
+	bool sane = awr_kernel_has(kernel, AWR_KRULE_BLK_SANITY);
+	uint64_t chunk = chunk_bytes >> 9, bsect = l->hw_boundary >> 9;
+
 	if (!l->hw_max)
 		return "the driver set no atomic write maximum";
-	if (!awr_is_pow2(l->hw_unit_min))
+	if (sane && !awr_is_pow2(l->hw_unit_min))
 		return "the minimum unit is not a power of two";
-	if (!awr_is_pow2(l->hw_unit_max))
+	if (sane && !awr_is_pow2(l->hw_unit_max))
 		return "the maximum unit is not a power of two";
-	if (l->hw_unit_min > l->hw_unit_max)
+	if (sane && l->hw_unit_min > l->hw_unit_max)
 		return "the minimum unit exceeds the maximum unit";
-	if (l->hw_unit_max > l->hw_max)
+	if (sane && l->hw_unit_max > l->hw_max)
 		return "the maximum unit exceeds the device maximum";
-	if (l->hw_boundary && !awr_is_pow2(l->hw_boundary))
-		return "the boundary is not a power of two";
-	if (l->hw_boundary && l->hw_boundary < l->hw_max)
+	if (chunk && awr_kernel_has(kernel, AWR_KRULE_CHUNK_LIMIT) && (l->hw_max >> 9) > chunk)
+		return "chunk_sectors is smaller than the device maximum";
+	if (!bsect)
+		return NULL;
+	if (sane && l->hw_max > l->hw_boundary)
 		return "the boundary is smaller than the device maximum";
+	if (awr_kernel_has(kernel, AWR_KRULE_BOUNDARY_CHUNK_EITHER) ?
+	    (chunk && chunk % bsect && bsect % chunk) : chunk % bsect)
+		return "chunk_sectors and the boundary are not multiples of each other";
+	if (!awr_is_pow2(bsect))
+		return "the boundary is not a power of two";
 	return NULL;
 }
 
@@ -57,11 +77,14 @@ static uint32_t min_u32(uint64_t a, uint64_t b)
 	return (uint32_t)(a < b ? a : b);
 }
 
-/* Returns NULL, or why the block layer turns atomic writes off (all limits 0). */
+/*
+ * Returns NULL, or why the block layer of @kernel turns atomic writes off
+ * (all limits 0). blk_atomic_writes_update_limits() is the same from 6.11 on.
+ */
 const char *awr__blk_finish(struct awr_device_limits *l, const struct awr_queue_caps *caps,
-			    uint32_t lbs)
+			    uint32_t lbs, uint32_t kernel)
 {
-	const char *why = blk_reject(l);
+	const char *why = blk_reject(l, caps ? caps->chunk_bytes : 0, kernel);
 	uint32_t page;
 	uint64_t limit, hw_bytes, bio;
 
@@ -97,11 +120,12 @@ void awr__blk_findings(struct awr_device *d, const struct awr_device_limits *l, 
 
 	if (!l->hw_max)
 		return;
-	why = awr__blk_finish(&tmp, NULL, lbs);
+	why = awr__blk_finish(&tmp, &(struct awr_queue_caps){ .chunk_bytes = d->chunk_bytes },
+			      lbs, d->kernel);
 	if (why) {
 		awr__dev_finding(d, "block_layer_rejects", AWR_SEV_ERROR,
-				 "the block layer turns atomic writes off: %s (unit %" PRIu32 "..%" PRIu32 ", max %" PRIu32 ", boundary %" PRIu32 " bytes)",
-				 why, l->hw_unit_min, l->hw_unit_max, l->hw_max, l->hw_boundary);
+				 "the block layer turns atomic writes off: %s (unit %" PRIu32 "..%" PRIu32 ", max %" PRIu32 ", boundary %" PRIu32 ", chunk %" PRIu64 " bytes)",
+				 why, l->hw_unit_min, l->hw_unit_max, l->hw_max, l->hw_boundary, d->chunk_bytes);
 		return;
 	}
 	if (!l->capped) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "device.h"
+#include "kernel.h"
 
 #define NSFEAT_NSABP	(1U << 1)	/* NAWUN/NAWUPF/NACWU valid */
 
@@ -29,9 +30,29 @@ static uint64_t atomic_bs64(const struct awr_nvme_id *id, unsigned int flags)
 	return (id->awupf + 1ULL) * bs;
 }
 
-int awr_nvme_derive(const struct awr_nvme_id *id, unsigned int flags,
-		    const struct awr_queue_caps *caps, struct awr_device_limits *out)
+/*
+ * chunk_sectors from NOIOB (drivers/nvme/host/core.c nvme_set_chunk_sectors,
+ * the same 6.11 .. 7.x): NOIOB blocks in 512-byte sectors when that is a
+ * power of two; another value is ignored with "ignoring unaligned IO boundary".
+ */
+uint64_t awr__nvme_noiob_chunk(const struct awr_nvme_id *id)
 {
+	uint64_t sectors = (uint64_t)id->noiob * id->lba_size / 512;
+
+	return awr_is_pow2(sectors) ? sectors * 512 : 0;
+}
+
+/*
+ * nvme_configure_atomic_write() of @kernel: NABO != 0 sets no limits (6.11+);
+ * NSFEAT bit 1 with NAWUPF gives (NAWUPF + 1) blocks and the NABSPF boundary;
+ * otherwise the controller's AWUPF before 7.0 and one block from 7.0 ("nvme:
+ * stop using AWUPF"). Then the block layer of @kernel, with chunk_sectors
+ * from @caps (a live device's sysfs) or else from NOIOB.
+ */
+static int nvme_derive(const struct awr_nvme_id *id, unsigned int flags, uint32_t kernel,
+		       const struct awr_queue_caps *caps, struct awr_device_limits *out)
+{
+	struct awr_queue_caps c = { 0 };
 	uint32_t bs, atomic_bs;
 
 	if (!id || !out)
@@ -41,10 +62,16 @@ int awr_nvme_derive(const struct awr_nvme_id *id, unsigned int flags,
 		return -EINVAL;
 	if (!ns_atomics(id) && !(flags & AWR_NVME_IGNORE_AWUPF) && !id->have_ctrl)
 		return -ENODATA;
+	if (!awr_kernel_has(kernel, AWR_KRULE_ATOMIC_WRITES))
+		return 0;	/* before 6.11: no atomic writes */
+	if (caps)
+		c = *caps;
+	if (!c.chunk_bytes)
+		c.chunk_bytes = awr__nvme_noiob_chunk(id);
 	bs = id->lba_size;
 	if (id->nabo) {
 		/* no atomic limits set: the block layer keeps atomics off */
-		awr__blk_finish(out, caps, bs);
+		awr__blk_finish(out, caps ? &c : NULL, bs, kernel);
 		return 0;
 	}
 	atomic_bs = (uint32_t)atomic_bs64(id, flags);
@@ -53,8 +80,25 @@ int awr_nvme_derive(const struct awr_nvme_id *id, unsigned int flags,
 	out->hw_unit_max = (uint32_t)awr__pow2_down(atomic_bs);
 	if (ns_atomics(id) && id->nabspf)
 		out->hw_boundary = (uint32_t)((uint64_t)(id->nabspf + 1ULL) * bs);
-	awr__blk_finish(out, caps, bs);
+	awr__blk_finish(out, caps || c.chunk_bytes ? &c : NULL, bs, kernel);
 	return 0;
+}
+
+/* The two interpretations as before the kernel table: 6.18's rules with AWUPF, 7.0's without. */
+int awr_nvme_derive(const struct awr_nvme_id *id, unsigned int flags,
+		    const struct awr_queue_caps *caps, struct awr_device_limits *out)
+{
+	uint32_t k = (flags & AWR_NVME_IGNORE_AWUPF) ? AWR_KERNEL(7, 0, 0) : AWR_KERNEL(6, 18, 0);
+
+	return nvme_derive(id, flags, k, caps, out);
+}
+
+int awr_nvme_derive_kernel(const struct awr_nvme_id *id, uint32_t kernel,
+			   const struct awr_queue_caps *caps, struct awr_device_limits *out)
+{
+	kernel = awr__kernel_or_running(kernel);
+	return nvme_derive(id, awr_kernel_has(kernel, AWR_KRULE_NVME_NO_AWUPF) ?
+			   AWR_NVME_IGNORE_AWUPF : 0, kernel, caps, out);
 }
 
 static void spec_relations(struct awr_device *d, const struct awr_nvme_id *id)
@@ -114,6 +158,10 @@ static void normal_vs_power_fail(struct awr_device *d, const struct awr_nvme_id 
 static void namespace_findings(struct awr_device *d, const struct awr_nvme_id *id)
 {
 	uint64_t bs = id->lba_size;
+	bool no_awupf = awr_kernel_has(d->kernel, AWR_KRULE_NVME_NO_AWUPF);
+	char kv[16];
+
+	awr_kernel_format(d->kernel, kv, sizeof(kv));
 
 	if ((id->flbas & 0x60) && id->nlbaf < 16)
 		awr__dev_finding(d, "nvme_flbas_high_bits", AWR_SEV_WARN,
@@ -125,10 +173,18 @@ static void namespace_findings(struct awr_device *d, const struct awr_nvme_id *i
 				 id->nabo);
 		return;
 	}
-	if (!(id->nsfeat & NSFEAT_NSABP))
+	if (!(id->nsfeat & NSFEAT_NSABP) && no_awupf)
+		awr__dev_finding(d, "nvme_nsabp_clear", AWR_SEV_INFO,
+				 "NSFEAT bit 1 is clear (NSFEAT 0x%02x): the namespace atomic fields are not valid, and kernel %s ignores the controller's AWUPF %u, so one block (%" PRIu64 " bytes) applies",
+				 id->nsfeat, kv, id->awupf, bs);
+	else if (!(id->nsfeat & NSFEAT_NSABP))
 		awr__dev_finding(d, "nvme_nsabp_clear", AWR_SEV_INFO,
 				 "NSFEAT bit 1 is clear (NSFEAT 0x%02x): the namespace atomic fields are not valid, so the controller's AWUPF %u (%" PRIu64 " bytes) applies",
 				 id->nsfeat, id->awupf, (id->awupf + 1) * bs);
+	else if (!id->nawupf && no_awupf)
+		awr__dev_finding(d, "nvme_nawupf_zero", AWR_SEV_INFO,
+				 "NSFEAT bit 1 is set but NAWUPF is 0: kernel %s ignores the controller's AWUPF %u, so one block (%" PRIu64 " bytes) applies",
+				 kv, id->awupf, bs);
 	else if (!id->nawupf)
 		awr__dev_finding(d, "nvme_nawupf_zero", AWR_SEV_INFO,
 				 "NSFEAT bit 1 is set but NAWUPF is 0: Linux falls back to the controller's AWUPF %u (%" PRIu64 " bytes)",
@@ -150,7 +206,7 @@ static void awupf_interpretations(struct awr_device *d)
 	if (!d->have_alt || d->alt.unit_max == d->derived.unit_max)
 		return;
 	awr__dev_finding(d, "nvme_awupf_ignored", AWR_SEV_WARN,
-			 "kernels with \"nvme: stop using AWUPF\" ignore the controller's AWUPF %u: there atomic writes are %" PRIu32 "..%" PRIu32 " bytes instead of %" PRIu32 "..%" PRIu32,
+			 "kernels with \"nvme: stop using AWUPF\" (7.0+) ignore the controller's AWUPF %u: there atomic writes are %" PRIu32 "..%" PRIu32 " bytes instead of %" PRIu32 "..%" PRIu32,
 			 id->awupf, d->alt.unit_min, d->alt.unit_max, d->derived.unit_min, d->derived.unit_max);
 }
 
@@ -170,8 +226,8 @@ void awr__nvme_findings(struct awr_device *d)
 		awr__dev_finding(d, "nvme_no_controller", AWR_SEV_WARN,
 				 "the namespace gives no NAWUPF and no Identify Controller data is present: AWUPF is needed to derive the limits");
 	awupf_interpretations(d);
-	awr__blk_findings(d, &d->derived, id->lba_size);
-	if (d->derived.supported && d->derived.unit_max == id->lba_size)
+	awr__blk_findings(d, &d->kder, id->lba_size);
+	if (d->kder.supported && d->kder.unit_max == id->lba_size)
 		awr__dev_finding(d, "nvme_single_block", AWR_SEV_INFO,
 				 "only single-block (%" PRIu32 " bytes) writes are atomic", id->lba_size);
 }

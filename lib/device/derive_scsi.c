@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "device.h"
+#include "kernel.h"
 
 #define PI_TYPE2_P_TYPE	1	/* P_TYPE 001b: type 2 protection */
 
@@ -62,8 +63,9 @@ static void sd_compute(const struct awr_scsi_id *id, struct sd_atomic *s)
 		s->off = "a unit is not a multiple of the atomic alignment";
 }
 
-int awr_scsi_derive(const struct awr_scsi_id *id, const struct awr_queue_caps *caps,
-		    struct awr_device_limits *out)
+/* sd_config_atomic() is the same from 6.11 to 7.x; the block layer is @kernel's. */
+int awr_scsi_derive_kernel(const struct awr_scsi_id *id, uint32_t kernel,
+			   const struct awr_queue_caps *caps, struct awr_device_limits *out)
 {
 	struct sd_atomic s;
 	uint32_t lbs;
@@ -74,6 +76,8 @@ int awr_scsi_derive(const struct awr_scsi_id *id, const struct awr_queue_caps *c
 	lbs = id->logical_block_size;
 	if (!awr_is_pow2(lbs))
 		return -EINVAL;
+	if (!awr_kernel_has(awr__kernel_or_running(kernel), AWR_KRULE_ATOMIC_WRITES))
+		return 0;	/* before 6.11: no atomic writes */
 	sd_compute(id, &s);
 	if (!s.off) {
 		/* the kernel multiplies in 32 bits */
@@ -82,8 +86,14 @@ int awr_scsi_derive(const struct awr_scsi_id *id, const struct awr_queue_caps *c
 		out->hw_unit_max = (uint32_t)(s.unit_max * lbs);
 		out->hw_boundary = 0;
 	}
-	awr__blk_finish(out, caps, lbs);
+	awr__blk_finish(out, caps, lbs, awr__kernel_or_running(kernel));
 	return 0;
+}
+
+int awr_scsi_derive(const struct awr_scsi_id *id, const struct awr_queue_caps *caps,
+		    struct awr_device_limits *out)
+{
+	return awr_scsi_derive_kernel(id, AWR_KERNEL(6, 18, 0), caps, out);
 }
 
 static void vpd_findings(struct awr_device *d, const struct awr_scsi_id *id)
@@ -160,5 +170,5 @@ void awr__scsi_findings(struct awr_device *d)
 					id->max_atomic_transfer_length_with_boundary))
 		awr__dev_finding(d, "scsi_write_atomic16_unsupported", AWR_SEV_WARN,
 				 "the VPD advertises atomic writes, but REPORT SUPPORTED OPERATION CODES says WRITE ATOMIC(16) (9Ch) is not supported: Linux does not ask and sends it anyway, so writes fail unless the list is wrong");
-	awr__blk_findings(d, &d->derived, id->logical_block_size);
+	awr__blk_findings(d, &d->kder, id->logical_block_size);
 }

@@ -24,6 +24,7 @@ void awr__device_derive(struct awr_device *d)
 {
 	d->nr_findings = 0;
 	d->have_alt = false;
+	awr__device_derive_kernel(d);
 	if (d->type == AWR_DEVICE_NVME) {
 		awr_nvme_derive(&d->nvme, 0, &d->caps, &d->derived);
 		d->have_alt = d->nvme.have_ns && !((d->nvme.nsfeat & 2) && d->nvme.nawupf) &&
@@ -35,6 +36,7 @@ void awr__device_derive(struct awr_device *d)
 		awr_scsi_derive(&d->scsi, &d->caps, &d->derived);
 		awr__scsi_findings(d);
 	}
+	awr__kernel_findings(d);
 }
 
 int awr__caps_from_sysfs(const char *disk, struct awr_queue_caps *caps)
@@ -54,6 +56,8 @@ int awr__caps_from_sysfs(const char *disk, struct awr_queue_caps *caps)
 		return ret ? ret : -ERANGE;
 	caps->max_segments = (uint32_t)segs;
 	caps->max_hw_bytes = kb * 1024;
+	if (!awr__sysfs_read_u64(q, "chunk_sectors", &segs))
+		caps->chunk_bytes = segs * 512;
 	return 0;
 }
 
@@ -140,4 +144,43 @@ unsigned int awr_device_nr_findings(const struct awr_device *d)
 const struct awr_finding *awr_device_finding(const struct awr_device *d, unsigned int i)
 {
 	return i < d->nr_findings ? &d->findings[i] : NULL;
+}
+
+int awr_device_set_kernel(struct awr_device *d, uint32_t kernel)
+{
+	if (!d || (kernel && kernel < AWR_KERNEL(2, 0, 0)))
+		return -EINVAL;
+	d->kernel_asked = kernel;
+	awr__device_derive(d);
+	return 0;
+}
+
+uint32_t awr_device_kernel(const struct awr_device *d)
+{
+	return d->kernel;
+}
+
+const struct awr_device_limits *awr_device_derived_kernel(const struct awr_device *d)
+{
+	return &d->kder;
+}
+
+unsigned int awr_device_nr_kernel_ranges(const struct awr_device *d)
+{
+	return d->nr_ranges;
+}
+
+const struct awr_device_limits *awr_device_kernel_range(const struct awr_device *d, unsigned int i,
+							const char **label)
+{
+	if (i >= d->nr_ranges)
+		return NULL;
+	if (label)
+		*label = d->ranges[i].label;
+	return &d->ranges[i].l;
+}
+
+uint64_t awr_device_chunk_bytes(const struct awr_device *d)
+{
+	return d->chunk_bytes;
 }

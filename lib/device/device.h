@@ -17,6 +17,16 @@ struct awr_device {
 	struct awr_device_limits derived;
 	struct awr_device_limits alt;
 	bool have_alt;
+	uint32_t kernel_asked;		/* awr_device_set_kernel(), 0 the running one */
+	uint32_t kernel;		/* the release kder follows */
+	uint64_t chunk_bytes;		/* chunk_sectors the derivation used (sysfs or NOIOB) */
+	struct awr_device_limits kder;	/* what that kernel derives */
+	unsigned int nr_ranges;		/* other release ranges whose answer differs */
+	struct {
+		char label[24];
+		uint32_t first;
+		struct awr_device_limits l;
+	} ranges[8];
 	unsigned int nr_findings;
 	struct awr_finding findings[AWR_MAX_FINDINGS];
 };
@@ -78,10 +88,13 @@ void awr__dev_finding(struct awr_device *d, const char *id, enum awr_severity se
 
 /* derive_blk.c: the block layer's validation and caps on the driver's hw limits */
 const char *awr__blk_finish(struct awr_device_limits *l, const struct awr_queue_caps *caps,
-			    uint32_t lbs);
+			    uint32_t lbs, uint32_t kernel);
 void awr__blk_findings(struct awr_device *d, const struct awr_device_limits *l, uint32_t lbs);
 
 /* derive_nvme.c / derive_scsi.c: findings from decoded data */
+uint64_t awr__nvme_noiob_chunk(const struct awr_nvme_id *id);
+void awr__kernel_findings(struct awr_device *d);
+void awr__device_derive_kernel(struct awr_device *d);
 void awr__nvme_findings(struct awr_device *d);
 void awr__scsi_findings(struct awr_device *d);
 

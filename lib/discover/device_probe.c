@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "device/device.h"
+#include "kernel.h"
 
 static bool same_as_sysfs(const struct awr_device_limits *l, const struct awr_sysfs_view *y)
 {
@@ -21,10 +22,15 @@ static bool same_as_sysfs(const struct awr_device_limits *l, const struct awr_sy
 	       l->max_bytes == y->max_bytes && l->boundary == y->boundary;
 }
 
+/*
+ * sysfs against what THIS kernel derives (the kernel rules table); when it
+ * matches the answer of other releases instead, say which.
+ */
 static void compare_sysfs(struct awr_probe *p, const struct awr_device *d)
 {
 	const struct awr_sysfs_view *y = &p->sysfs;
-	const struct awr_device_limits *l = &d->derived;
+	const struct awr_device_limits *l = &d->kder;
+	char kv[16];
 
 	if (!p->have_sysfs || !y->has_atomic_attrs || strcmp(y->disk, d->disk) ||
 	    (d->type == AWR_DEVICE_NVME && !d->nvme.have_ns) ||
@@ -32,15 +38,23 @@ static void compare_sysfs(struct awr_probe *p, const struct awr_device *d)
 		return;
 	if (same_as_sysfs(l, y))
 		return;
+	awr_kernel_format(d->kernel, kv, sizeof(kv));
 	if (d->have_alt && same_as_sysfs(&d->alt, y)) {
 		awr__add_finding(p, "nvme_kernel_ignores_awupf", AWR_SEV_WARN,
-				 "sysfs of %s matches the limits without AWUPF (%" PRIu32 "..%" PRIu32 " bytes): this kernel ignores the controller's AWUPF %u",
-				 y->disk, y->unit_min, y->unit_max, d->nvme.awupf);
+				 "sysfs of %s matches the limits without AWUPF (%" PRIu32 "..%" PRIu32 " bytes): this kernel ignores the controller's AWUPF %u, which the kernel rules table places at 7.0 (this is %s)",
+				 y->disk, y->unit_min, y->unit_max, d->nvme.awupf, kv);
 		return;
 	}
+	for (unsigned int i = 0; i < d->nr_ranges; i++)
+		if (same_as_sysfs(&d->ranges[i].l, y)) {
+			awr__add_finding(p, "kernel_rules_mismatch", AWR_SEV_WARN,
+					 "sysfs of %s matches what kernels %s derive, not what the kernel rules table gives for this kernel %s: a backport or a distribution patch may change the rule",
+					 y->disk, d->ranges[i].label, kv);
+			return;
+		}
 	awr__add_finding(p, "device_sysfs_mismatch", AWR_SEV_WARN,
-			 "the device's data gives unit_min %" PRIu32 ", unit_max %" PRIu32 ", max_bytes %" PRIu32 ", boundary %" PRIu32 " the kernel's way, but sysfs of %s says %" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu32 "%s",
-			 l->unit_min, l->unit_max, l->max_bytes, l->boundary, y->disk,
+			 "the device's data gives unit_min %" PRIu32 ", unit_max %" PRIu32 ", max_bytes %" PRIu32 ", boundary %" PRIu32 " the way kernel %s derives them, but sysfs of %s says %" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu32 "%s",
+			 l->unit_min, l->unit_max, l->max_bytes, l->boundary, kv, y->disk,
 			 y->unit_min, y->unit_max, y->max_bytes, y->boundary,
 			 d->type == AWR_DEVICE_NVME ? " (the kernel keeps the AWUPF it read first: a format may have changed it since)" : "");
 }

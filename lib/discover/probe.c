@@ -30,6 +30,7 @@ static int probe_run(struct awr_probe *p, int dirfd, const char *path, unsigned 
 	p->have_statx = true;
 	probe_sysfs(p);
 	awr__probe_device(p, flags);
+	awr__probe_stack(p);
 	awr__derive_effective(p);
 	return 0;
 }
@@ -71,8 +72,10 @@ int awr_probe_fd(int fd, unsigned int flags, struct awr_probe **out)
 
 void awr_probe_free(struct awr_probe *p)
 {
-	if (p)
+	if (p) {
 		awr_device_free(p->device);
+		free(p->stack);
+	}
 	free(p);
 }
 

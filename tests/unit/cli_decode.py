@@ -34,7 +34,7 @@ spec.loader.exec_module(gen)
 
 # NVMe: the QEMU values, both AWUPF interpretations, caps given on the command line
 j = decode_json('--nvme-ctrl', fx('ctrl-qemu-awun31-awupf15.hex'), '--nvme-ns', fx('ns-qemu-nsfeat34-4k.hex'),
-                '--max-segments', '128', '--max-hw-bytes', '512k')
+                '--max-segments', '128', '--max-hw-bytes', '512k', '--kernel', '6.18.15-1-pve')
 n = j.get('nvme') or {}
 for key in ('awun', 'awupf', 'acwu', 'nsfeat', 'nawun', 'nawupf', 'nacwu', 'nabsn', 'nabo', 'nabspf', 'lba_size'):
     check(key in n, 'nvme.%s missing' % key)
@@ -48,6 +48,41 @@ check(j.get('scsi', 'absent') is None, 'scsi is null for NVMe')
 ids = [f['id'] for f in j.get('findings', [])]
 check('nvme_awupf_ignored' in ids and 'nvme_nsabp_clear' in ids, 'findings: %s' % ids)
 
+# --kernel: what a release derives, said so, with every other range whose answer differs
+AW = ('--nvme-ctrl', fx('ctrl-qemu-awun31-awupf15.hex'), '--nvme-ns', fx('ns-qemu-nsfeat34-4k.hex'))
+check(d.get('kernel') == '6.18.15' and d.get('this_kernel') is (os.uname().release.split('-')[0].split('+')[0] == '6.18.15'),
+      'derived names its kernel: %s' % d)
+check(n.get('derived_by_kernel') == [{'kernels': '7.0+', 'supported': True, 'unit_min': 4096, 'unit_max': 4096,
+                                      'max_bytes': 4096, 'boundary': 0}], 'derived_by_kernel on 6.18: %s' % n.get('derived_by_kernel'))
+j7 = decode_json(*AW, '--kernel', '7.0')
+n7 = j7.get('nvme') or {}
+d7 = n7.get('derived') or {}
+check((d7.get('unit_min'), d7.get('unit_max'), d7.get('max_bytes'), d7.get('kernel')) == (4096, 4096, 4096, '7.0'),
+      'decode --kernel 7.0 of an AWUPF-only dump: one block: %s' % d7)
+check(d7.get('this_kernel') is False or os.uname().release.startswith('7.0.0'), 'this_kernel false for 7.0: %s' % d7)
+check([r.get('kernels') for r in n7.get('derived_by_kernel', [])] == ['6.11-6.19'] and
+      n7['derived_by_kernel'][0]['unit_max'] == 65536, 'ranges beside 7.0: %s' % n7.get('derived_by_kernel'))
+msgs = [f['message'] for f in j7.get('findings', []) if f['id'] == 'kernel_limits_change']
+check(msgs == ['from 7.0 this namespace writes one block (4 KiB) atomically: AWUPF is ignored; 4 KiB..64 KiB before'],
+      'the finding names 7.0: %s' % msgs)
+ids7 = [f['id'] for f in j7.get('findings', [])]
+check('nvme_single_block' in ids7, 'one block on 7.0: %s' % ids7)
+jrun = decode_json(*AW)
+check((jrun.get('nvme') or {}).get('derived', {}).get('this_kernel') is True, 'default: the running kernel')
+rc, out, err = run(*AW, '--kernel', '7.0')
+check(rc == 0 and 'derived (7.0)' in out and '^ the kernel asked for (7.0)' in out and
+      '^ the running kernel' in out and '6.11-6.12' in out and '7.0+' in out, 'text by kernel: %r' % out)
+rc, out, err = run(*AW, '--kernel', '7.x')
+check(rc == 2 and '--kernel 7.x is not a kernel release' in err and 'MAJOR.MINOR' in err and out == '',
+      'bad --kernel: %d %r' % (rc, err))
+j61 = decode_json(*AW, '--kernel', '6.1.0-28-cloud-amd64')
+check((j61.get('nvme') or {}).get('derived', {}).get('supported') is False and
+      'kernel_too_old' in [f['id'] for f in j61.get('findings', [])], '6.1 predates atomic writes: %s' % j61.get('findings'))
+js = decode_json('--scsi-vpd', fx('vpd-bl-scsi-debug-default.hex'), '--lbs', '4096', '--kernel', '7.3.4+deb13-amd64')
+ds = (js.get('scsi') or {}).get('derived') or {}
+check(ds.get('kernel') == '7.3.4' and ds.get('unit_min') == 8192 and (js.get('scsi') or {}).get('derived_by_kernel') == [],
+      'scsi.derived on 7.3.4, the same on every range: %s' % js.get('scsi'))
+
 # the same pages as binary (what nvme id-ctrl -b / id-ns -b write) decode identically
 with tempfile.TemporaryDirectory() as tmp:
     for name in ('ctrl-qemu-awun31-awupf15.hex', 'ns-qemu-nsfeat34-4k.hex', 'vpd-bl-scsi-debug-default.hex'):
@@ -55,7 +90,7 @@ with tempfile.TemporaryDirectory() as tmp:
             f.write(bytes(gen.FIXTURES[name][1]))
     jb = decode_json('--nvme-ctrl', os.path.join(tmp, 'ctrl-qemu-awun31-awupf15.hex.bin'),
                      '--nvme-ns', os.path.join(tmp, 'ns-qemu-nsfeat34-4k.hex.bin'),
-                     '--max-segments', '128', '--max-hw-bytes', '512k')
+                     '--max-segments', '128', '--max-hw-bytes', '512k', '--kernel', '6.18.15-1-pve')
     check(jb == j, 'binary and hex dumps decode differently')
     js = decode_json('--scsi-vpd', os.path.join(tmp, 'vpd-bl-scsi-debug-default.hex.bin'), '--lbs', '4096')
     s = js.get('scsi') or {}

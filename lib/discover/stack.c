@@ -1,0 +1,512 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Stacked block devices: dm (linear, stripe, mirror), md (raid0/1/10) and
+ * NVMe multipath head nodes. The legs come from sysfs (slaves/, for a head
+ * multipath/), their limits from their queue/, and the stacked result follows
+ * the running kernel's blk_stack_atomic_writes_limits() (block/blk-settings.c):
+ *  - only a top device with BLK_FEAT_ATOMIC_WRITES_STACKED stacks: md raid0,
+ *    raid1, raid10 from 6.13, dm-linear/stripe/mirror from 6.14, the NVMe
+ *    multipath head from 6.15 (6.14.10); any other reads 0;
+ *  - a leg without atomics, or whose data start is not a multiple of
+ *    max(hw_unit_min, hw_boundary) (blk_atomic_write_start_sect_aligned),
+ *    turns them off;
+ *  - the first leg gives the limits (blk_stack_atomic_writes_head), every
+ *    other must have the same boundary and overlapping units, and narrows
+ *    them (blk_stack_atomic_writes_tail: unit_min the largest, unit_max and
+ *    hw_max the smallest);
+ *  - a stripe chunk: up to 6.16 the top's io_min (when above 512 bytes)
+ *    halves unit_max until it divides it and caps hw_max; from 6.17
+ *    ("block: use chunk_sectors when evaluating stacked atomic write limits",
+ *    63d092d1c1b1, with md raid0/raid10 and dm-stripe setting chunk_sectors)
+ *    unit_max is at most the largest power of two dividing chunk_sectors and
+ *    hw_max at most the chunk; a boundary and the chunk must be multiples of
+ *    each other (blk_stack_atomic_writes_boundary_head);
+ *  - then the top device's own blk_validate_limits() (its max_segments,
+ *    max_hw_sectors, chunk_sectors) as for any disk.
+ * Sysfs shows a leg's limits after its own caps, not its hw_* values: they
+ * stand in for them (the same unless a leg's caps narrowed its units).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <limits.h>
+#include <linux/dm-ioctl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "device/device.h"
+#include "kernel.h"
+
+/* A path into @buf; truncation is an error (-ENAMETOOLONG), never a silent cut. */
+static int __attribute__((format(printf, 3, 4))) pathf(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* A name cut to fit (sysfs names are short; d_name may be up to 255). */
+static void copy_name(char *dst, size_t len, const char *src)
+{
+	size_t n = strnlen(src, len - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+static uint32_t read_u32(const char *dir, const char *name)
+{
+	uint64_t v = 0;
+
+	if (awr__sysfs_read_u64(dir, name, &v) || v > UINT32_MAX)
+		return 0;
+	return (uint32_t)v;
+}
+
+static int read_text(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/*
+ * A leg's limits from the queue/ of the block device at @dir (a sysfs path);
+ * a partition's queue/ is its disk's, and its start counts in the leg's data
+ * start (dm_set_device_limits passes get_start_sect() + the table offset).
+ */
+static void read_leg(const char *dir, const char *name, struct awr_stack_leg *leg)
+{
+	char q[PATH_MAX + 8], disk[PATH_MAX], *slash;
+	uint64_t v;
+
+	memset(leg, 0, sizeof(*leg));
+	copy_name(leg->name, sizeof(leg->name), name);
+	pathf(disk, sizeof(disk), "%s", dir);
+	if (!awr__sysfs_read_u64(dir, "partition", &v) && (slash = strrchr(disk, '/'))) {
+		*slash = '\0';
+		if (!awr__sysfs_read_u64(dir, "start", &v))
+			leg->start = v * 512;
+	}
+	pathf(q, sizeof(q), "%s/queue", disk);
+	leg->has_atomic_attrs = !awr__sysfs_read_u64(q, "atomic_write_max_bytes", &v);
+	leg->unit_min = read_u32(q, "atomic_write_unit_min_bytes");
+	leg->unit_max = read_u32(q, "atomic_write_unit_max_bytes");
+	leg->max_bytes = read_u32(q, "atomic_write_max_bytes");
+	leg->boundary = read_u32(q, "atomic_write_boundary_bytes");
+	leg->logical_block_size = read_u32(q, "logical_block_size");
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The entries of @dir (not . and ..) in name order, at most @max. */
+static unsigned int list_dir(const char *dir, char names[][64], unsigned int max)
+{
+	char *ptrs[AWR_STACK_MAX_LEGS];
+	char tmp[AWR_STACK_MAX_LEGS][64];
+	struct dirent *e;
+	unsigned int n = 0;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)) && n < max && n < AWR_STACK_MAX_LEGS) {
+		if (e->d_name[0] == '.')
+			continue;
+		copy_name(tmp[n], sizeof(tmp[n]), e->d_name);
+		ptrs[n] = tmp[n];
+		n++;
+	}
+	closedir(d);
+	qsort(ptrs, n, sizeof(ptrs[0]), cmp_names);
+	for (unsigned int i = 0; i < n; i++)
+		copy_name(names[i], 64, ptrs[i]);
+	return n;
+}
+
+/* The sysfs directory of a leg named in slaves/ or multipath/ (links resolved). */
+static int leg_dir(const char *top, const char *group, const char *name, char *out)
+{
+	char link[PATH_MAX];
+
+	pathf(link, sizeof(link), "%s/%s/%s", top, group, name);
+	return realpath(link, out) ? 0 : -errno;
+}
+
+/*
+ * The dm table through DM_TABLE_STATUS (needs CAP_SYS_ADMIN; the real
+ * /dev/mapper/control, never a fixture): the target type and, per leg
+ * "MAJ:MIN OFFSET", the offset; dm-stripe's chunk.
+ */
+struct dm_leg_start {
+	unsigned int maj, min;
+	uint64_t start;		/* sectors */
+};
+
+static int dm_table(unsigned int maj, unsigned int min, char *type, size_t tlen,
+		    uint64_t *chunk_sectors, struct dm_leg_start *starts, unsigned int *nr)
+{
+	static _Thread_local char buf[16384];
+	struct dm_ioctl *io = (struct dm_ioctl *)buf;
+	struct dm_target_spec *spec;
+	unsigned int n = 0;
+	int fd, ret;
+
+	*nr = 0;
+	memset(buf, 0, sizeof(buf));
+	io->version[0] = DM_VERSION_MAJOR;
+	io->data_size = sizeof(buf);
+	io->data_start = sizeof(*io);
+	io->flags = DM_STATUS_TABLE_FLAG;
+	io->dev = makedev(maj, min);
+	fd = open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = ioctl(fd, DM_TABLE_STATUS, io);
+	close(fd);
+	if (ret < 0)
+		return -errno;
+	if (!io->target_count || (io->flags & DM_BUFFER_FULL_FLAG))
+		return -ENODATA;
+	spec = (struct dm_target_spec *)(buf + io->data_start);
+	snprintf(type, tlen, "%.*s", (int)sizeof(spec->target_type), spec->target_type);
+	for (unsigned int t = 0; t < io->target_count; t++) {
+		const char *params = (const char *)(spec + 1);
+		unsigned int a, b;
+		unsigned long long off;
+		int used = 0, stripes = 0;
+		const char *p = params;
+
+		if (!strcmp(spec->target_type, "striped") &&
+		    sscanf(p, "%d %" SCNu64 "%n", &stripes, chunk_sectors, &used) == 2)
+			p += used;
+		while (n < AWR_STACK_MAX_LEGS && sscanf(p, " %u:%u %llu%n", &a, &b, &off, &used) == 3) {
+			starts[n].maj = a;
+			starts[n].min = b;
+			starts[n++].start = off;
+			p += used;
+		}
+		if ((size_t)io->data_start + spec->next >= sizeof(buf) || !spec->next)
+			break;
+		spec = (struct dm_target_spec *)(buf + io->data_start + spec->next);
+	}
+	*nr = n;
+	return 0;
+}
+
+static void dm_type(const char *top, struct awr_stack_view *s, const char (*names)[64])
+{
+	struct dm_leg_start starts[AWR_STACK_MAX_LEGS];
+	char path[PATH_MAX], target[32] = "", buf[32];
+	unsigned int maj, min, nr = 0;
+	uint64_t chunk = 0;
+
+	snprintf(s->type, sizeof(s->type), "dm");
+	pathf(path, sizeof(path), "%s/dev", top);
+	if (strcmp(awr__sysfs_root(), "/sys") || read_text(path, buf, sizeof(buf)) ||
+	    sscanf(buf, "%u:%u", &maj, &min) != 2 ||
+	    dm_table(maj, min, target, sizeof(target), &chunk, starts, &nr))
+		return;		/* type unknown: a fixture tree, or no CAP_SYS_ADMIN */
+	s->table_read = true;
+	if (!strcmp(target, "linear"))
+		snprintf(s->type, sizeof(s->type), "dm-linear");
+	else if (!strcmp(target, "striped"))
+		snprintf(s->type, sizeof(s->type), "dm-stripe");
+	else if (!strcmp(target, "mirror"))
+		snprintf(s->type, sizeof(s->type), "dm-mirror");
+	else
+		snprintf(s->type, sizeof(s->type), "dm-%s", target);
+	if (chunk)
+		s->chunk_bytes = chunk * 512;
+	for (unsigned int i = 0; i < s->nr_legs; i++) {
+		pathf(path, sizeof(path), "%s/slaves/%s/dev", top, names[i]);
+		if (read_text(path, buf, sizeof(buf)) || sscanf(buf, "%u:%u", &maj, &min) != 2)
+			continue;
+		for (unsigned int j = 0; j < nr; j++)
+			if (starts[j].maj == maj && starts[j].min == min)
+				s->legs[i].start += starts[j].start * 512;
+	}
+}
+
+static void md_type(const char *top, struct awr_stack_view *s, const char (*names)[64])
+{
+	char path[PATH_MAX], level[32] = "";
+	uint64_t v;
+
+	pathf(path, sizeof(path), "%s/md/level", top);
+	read_text(path, level, sizeof(level));
+	snprintf(s->type, sizeof(s->type), "md-%s", level[0] ? level : "unknown");
+	pathf(path, sizeof(path), "%s/md", top);
+	if (!awr__sysfs_read_u64(path, "chunk_size", &v) &&
+	    (!strcmp(level, "raid0") || !strcmp(level, "raid10")))
+		s->chunk_bytes = v;
+	for (unsigned int i = 0; i < s->nr_legs; i++) {
+		pathf(path, sizeof(path), "%s/md/dev-%s", top, names[i]);
+		if (!awr__sysfs_read_u64(path, "offset", &v))
+			s->legs[i].start += v * 512;
+	}
+}
+
+static bool type_stacks(const char *type, uint32_t kernel)
+{
+	if (!strcmp(type, "md-raid0") || !strcmp(type, "md-raid1") || !strcmp(type, "md-raid10"))
+		return awr_kernel_has(kernel, AWR_KRULE_MD_STACK);
+	if (!strcmp(type, "dm-linear") || !strcmp(type, "dm-stripe") || !strcmp(type, "dm-mirror") ||
+	    !strcmp(type, "dm"))
+		return awr_kernel_has(kernel, AWR_KRULE_DM_STACK);
+	if (!strcmp(type, "nvme-multipath"))
+		return awr_kernel_has(kernel, AWR_KRULE_NVME_MPATH_HEAD);
+	return false;
+}
+
+static uint32_t pow2_factor(uint64_t v)
+{
+	return v ? (uint32_t)(v & -v) : 0;
+}
+
+/* blk_stack_atomic_writes_head(): the first leg, with the chunk of @kernel's rule. */
+static const char *stack_head(struct awr_device_limits *t, const struct awr_stack_leg *b,
+			      uint64_t chunk, bool by_chunk_sectors)
+{
+	if (b->boundary && chunk &&
+	    ((b->boundary > chunk && b->boundary % chunk) || (chunk > b->boundary && chunk % b->boundary)))
+		return "the boundary and the stripe chunk are not multiples of each other";
+	t->hw_boundary = b->boundary;
+	t->hw_unit_min = b->unit_min;
+	t->hw_unit_max = b->unit_max;
+	t->hw_max = b->max_bytes;
+	if (!chunk)
+		return NULL;
+	if (by_chunk_sectors) {
+		if (t->hw_unit_max > pow2_factor(chunk))
+			t->hw_unit_max = pow2_factor(chunk);
+	} else {
+		while (t->hw_unit_max && chunk % t->hw_unit_max)
+			t->hw_unit_max /= 2;
+	}
+	if (t->hw_unit_min > t->hw_unit_max)
+		t->hw_unit_min = t->hw_unit_max;
+	if (t->hw_max > chunk)
+		t->hw_max = (uint32_t)chunk;
+	return NULL;
+}
+
+/* blk_stack_atomic_writes_tail(): every further leg. */
+static const char *stack_tail(struct awr_device_limits *t, const struct awr_stack_leg *b)
+{
+	if (t->hw_boundary != b->boundary)
+		return "the legs' boundaries differ";
+	if (t->hw_unit_min > b->unit_max || t->hw_unit_max < b->unit_min)
+		return "the legs' unit ranges do not overlap";
+	if (b->max_bytes < t->hw_max)
+		t->hw_max = b->max_bytes;
+	if (b->unit_min > t->hw_unit_min)
+		t->hw_unit_min = b->unit_min;
+	if (b->unit_max < t->hw_unit_max)
+		t->hw_unit_max = b->unit_max;
+	return NULL;
+}
+
+/* The stacked result and why it is off (s->why), for s->kernel. */
+static void stack_derive(struct awr_stack_view *s, const struct awr_queue_caps *top, uint32_t lbs,
+			 uint64_t io_min)
+{
+	struct awr_device_limits *t = &s->derived;
+	bool by_chunk = awr_kernel_has(s->kernel, AWR_KRULE_CHUNK_LIMIT) &&
+			s->kernel >= AWR_KERNEL(6, 17, 0);
+	uint64_t chunk = by_chunk ? top->chunk_bytes : (io_min > 512 ? io_min : 0);
+	const char *why = NULL;
+
+	memset(t, 0, sizeof(*t));
+	s->why[0] = '\0';
+	s->why_leg = -1;
+	if (!s->kernel_stacks) {
+		snprintf(s->why, sizeof(s->why), "this kernel does not stack %s atomic limits", s->type);
+		return;
+	}
+	for (unsigned int i = 0; i < s->nr_legs && !why; i++) {
+		const struct awr_stack_leg *b = &s->legs[i];
+		uint64_t align = b->unit_min > b->boundary ? b->unit_min : b->boundary;
+
+		s->why_leg = (int)i;
+		if (!b->unit_min)
+			why = "the leg has no atomic write support";
+		else if (align && b->start % align)
+			why = "the leg's data does not start at a multiple of its unit_min and boundary";
+		else
+			why = i ? stack_tail(t, b) : stack_head(t, b, chunk, by_chunk);
+	}
+	if (why) {
+		snprintf(s->why, sizeof(s->why), "%s", why);
+		memset(t, 0, sizeof(*t));
+		return;
+	}
+	s->why_leg = -1;
+	why = awr__blk_finish(t, top, lbs, s->kernel);
+	if (why)
+		snprintf(s->why, sizeof(s->why), "%s", why);
+}
+
+int awr_stack_lookup(const char *disk, uint32_t kernel, struct awr_stack_view *out)
+{
+	char top[PATH_MAX], dir[PATH_MAX], names[AWR_STACK_MAX_LEGS][64];
+	const char *group = "slaves";
+	struct awr_queue_caps caps = { 0 };
+	uint64_t io_min = 0;
+	uint32_t lbs;
+
+	if (!disk || !*disk || !out || strchr(disk, '/'))
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	pathf(top, sizeof(top), "%s/block/%s", awr__sysfs_root(), disk);
+	copy_name(out->disk, sizeof(out->disk), disk);
+	pathf(dir, sizeof(dir), "%s/multipath", top);
+	out->nr_legs = list_dir(dir, names, AWR_STACK_MAX_LEGS);
+	if (out->nr_legs) {
+		group = "multipath";
+		snprintf(out->type, sizeof(out->type), "nvme-multipath");
+	} else {
+		pathf(dir, sizeof(dir), "%s/slaves", top);
+		out->nr_legs = list_dir(dir, names, AWR_STACK_MAX_LEGS);
+	}
+	if (!out->nr_legs)
+		return -ENOENT;
+	for (unsigned int i = 0; i < out->nr_legs; i++) {
+		if (leg_dir(top, group, names[i], dir))
+			return -ENOENT;
+		read_leg(dir, names[i], &out->legs[i]);
+	}
+	pathf(dir, sizeof(dir), "%s/dm", top);
+	if (!strcmp(group, "slaves") && !access(dir, F_OK))
+		dm_type(top, out, (const char (*)[64])names);
+	else if (!strcmp(group, "slaves")) {
+		pathf(dir, sizeof(dir), "%s/md", top);
+		if (access(dir, F_OK))
+			return -ENOENT;		/* slaves of another kind (bcache, loop over dm ...) */
+		md_type(top, out, (const char (*)[64])names);
+	}
+	pathf(dir, sizeof(dir), "%s/queue", top);
+	if (awr__caps_from_sysfs(disk, &caps))
+		memset(&caps, 0, sizeof(caps));
+	awr__sysfs_read_u64(dir, "minimum_io_size", &io_min);
+	lbs = read_u32(dir, "logical_block_size");
+	out->kernel = awr__kernel_or_running(kernel);
+	out->kernel_stacks = type_stacks(out->type, out->kernel);
+	stack_derive(out, &caps, lbs ? lbs : 512, io_min);
+	return 0;
+}
+
+static bool same_as_sysfs(const struct awr_device_limits *l, const struct awr_sysfs_view *y)
+{
+	return l->unit_min == y->unit_min && l->unit_max == y->unit_max &&
+	       l->max_bytes == y->max_bytes && l->boundary == y->boundary;
+}
+
+/* The smallest unit_max of the legs: what the chunk narrows when it caps. */
+static uint32_t legs_unit_max(const struct awr_stack_view *s)
+{
+	uint32_t m = UINT32_MAX;
+
+	for (unsigned int i = 0; i < s->nr_legs; i++)
+		if (s->legs[i].unit_max < m)
+			m = s->legs[i].unit_max;
+	return m;
+}
+
+/* One sentence per disagreement: a leg, the chunk, the boundaries, the kernel, sysfs. */
+void awr__stack_findings(struct awr_probe *p, const struct awr_stack_view *s)
+{
+	const struct awr_stack_leg *leg = s->why_leg >= 0 ? &s->legs[s->why_leg] : NULL;
+	char kv[16], since[64];
+
+	awr_kernel_format(s->kernel, kv, sizeof(kv));
+	if (!strcmp(s->type, "dm") && !s->table_read)
+		awr__add_finding(p, "stack_dm_table_unread", AWR_SEV_INFO,
+				 "the dm table of %s could not be read (DM_TABLE_STATUS needs CAP_SYS_ADMIN): its target is taken as one that stacks (linear, stripe, mirror), with no offsets",
+				 s->disk);
+	if (!s->kernel_stacks && type_stacks(s->type, AWR_KERNEL(999, 0, 0)))
+		awr__add_finding(p, "stack_kernel_too_old", AWR_SEV_WARN,
+				 "kernel %s does not stack %s atomic write limits (from %s): %s reads no atomic writes whatever its legs support",
+				 kv, s->type,
+				 awr_kernel_rule_since(!strncmp(s->type, "md", 2) ? AWR_KRULE_MD_STACK :
+						       !strncmp(s->type, "dm", 2) ? AWR_KRULE_DM_STACK :
+						       AWR_KRULE_NVME_MPATH_HEAD, since, sizeof(since)),
+				 s->disk);
+	else if (!s->kernel_stacks)
+		awr__add_finding(p, "stack_type_no_atomic", AWR_SEV_WARN,
+				 "%s is a %s device: no kernel stacks atomic write limits through it", s->disk, s->type);
+	else if (leg && !leg->unit_min)
+		awr__add_finding(p, "stack_leg_no_atomic", AWR_SEV_WARN,
+				 "leg %s of %s (%s) has no atomic write support: one leg without them turns them off for the whole stacked device",
+				 leg->name, s->disk, s->type);
+	else if (leg && strstr(s->why, "start"))
+		awr__add_finding(p, "stack_leg_misaligned", AWR_SEV_WARN,
+				 "the data of %s starts at byte %" PRIu64 " of leg %s, not a multiple of its unit_min %" PRIu32 " and boundary %" PRIu32 ": the kernel turns atomic writes off",
+				 s->disk, leg->start, leg->name, leg->unit_min, leg->boundary);
+	else if (leg && strstr(s->why, "boundaries"))
+		awr__add_finding(p, "stack_boundaries_differ", AWR_SEV_WARN,
+				 "leg %s has boundary %" PRIu32 " but leg %s %" PRIu32 ": the kernel stacks no legs with different boundaries, so %s has no atomic writes",
+				 leg->name, leg->boundary, s->legs[0].name, s->legs[0].boundary, s->disk);
+	else if (leg && strstr(s->why, "overlap"))
+		awr__add_finding(p, "stack_units_disjoint", AWR_SEV_WARN,
+				 "leg %s allows %" PRIu32 "..%" PRIu32 " bytes, outside what the other legs allow: %s has no atomic writes",
+				 leg->name, leg->unit_min, leg->unit_max, s->disk);
+	else if (s->why[0])
+		awr__add_finding(p, "stack_off", AWR_SEV_WARN, "%s (%s) has no atomic writes: %s",
+				 s->disk, s->type, s->why);
+	if (s->derived.supported && s->chunk_bytes && s->derived.hw_unit_max < legs_unit_max(s))
+		awr__add_finding(p, "stack_chunk_caps", AWR_SEV_INFO,
+				 "the stripe chunk of %" PRIu64 " bytes caps unit_max at %" PRIu32 " (the largest power of two dividing it), below the legs' %" PRIu32,
+				 s->chunk_bytes, s->derived.hw_unit_max, legs_unit_max(s));
+	if (p->have_sysfs && p->sysfs.has_atomic_attrs && !strcmp(p->sysfs.disk, s->disk) &&
+	    !same_as_sysfs(&s->derived, &p->sysfs))
+		awr__add_finding(p, "stack_sysfs_mismatch", AWR_SEV_WARN,
+				 "stacking the legs the way kernel %s does gives unit_min %" PRIu32 ", unit_max %" PRIu32 ", max_bytes %" PRIu32 ", boundary %" PRIu32 ", but sysfs of %s says %" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu32,
+				 kv, s->derived.unit_min, s->derived.unit_max, s->derived.max_bytes,
+				 s->derived.boundary, s->disk, p->sysfs.unit_min, p->sysfs.unit_max,
+				 p->sysfs.max_bytes, p->sysfs.boundary);
+}
+
+void awr__probe_stack(struct awr_probe *p)
+{
+	struct awr_stack_view *s;
+
+	if (!p->have_sysfs || !p->sysfs.disk[0])
+		return;
+	s = malloc(sizeof(*s));
+	if (!s)
+		return;
+	if (awr_stack_lookup(p->sysfs.disk, 0, s)) {
+		free(s);
+		return;
+	}
+	p->stack = s;
+	awr__stack_findings(p, s);
+}
+
+const struct awr_stack_view *awr_probe_stack(const struct awr_probe *p)
+{
+	return p->stack;
+}

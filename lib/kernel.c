@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The kernel rules table: which atomic write rule applies on which Linux
+ * release. One place, used by the device stage (what a driver and the block
+ * layer derive), the discovery stage (stacking, partitions) and the rule
+ * checker (errno order, O_DIRECT at open time).
+ *
+ * Each row was read in the kernel source of the release it names:
+ *  - block/blk-settings.c blk_validate_atomic_write_limits(): 6.11 checks only
+ *    hw_max != 0, chunk_sectors % boundary == 0 and a power-of-two boundary;
+ *    6.13 ("block: Add extra checks in blk_validate_atomic_write_limits()",
+ *    d00eea91deaf3) adds unit_min/unit_max powers of two, unit_min <= unit_max
+ *    <= hw_max and hw_max <= boundary; 6.17 ("block: sanitize chunk_sectors
+ *    for atomic write limits", 1de67e8e28fc, in 6.16.1 and 6.15.10 from the
+ *    same stable batch) turns atomics off when chunk_sectors is below hw_max;
+ *    6.18 lets boundary and chunk_sectors be multiples of each other either way.
+ *  - block/blk-settings.c blk_stack_atomic_writes_limits(): stacking behind
+ *    BLK_FEAT_ATOMIC_WRITES_STACKED, set by md raid0/1/10 in 6.13 and by
+ *    dm-linear/stripe/mirror in 6.14; drivers/nvme/host/multipath.c stacks
+ *    the head node from 6.15 (also 6.14.10).
+ *  - blk_atomic_write_start_sect_aligned(): a partition start is checked
+ *    against hw_unit_min from 6.14 (also 6.13.2), against unit_min before.
+ *  - block/fops.c blkdev_write_iter() and fs/read_write.c
+ *    generic_atomic_write_valid(): O_DIRECT checked per write from 6.13
+ *    (also 6.11.11, 6.12.2); before, FMODE_CAN_ATOMIC_WRITE was set at open
+ *    only for O_DIRECT opens ("fs: Only set FMODE_CAN_ATOMIC_WRITE ...").
+ *  - drivers/nvme/host/core.c nvme_configure_atomic_write(): 7.0 ("nvme: stop
+ *    using AWUPF") takes NAWUPF only, else one logical block.
+ *  - fs/xfs, fs/ext4: one-block atomic files in 6.13; XFS large atomic writes
+ *    (copy-on-write fallback, unit_max_opt) and ext4 bigalloc in 6.16.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "kernel.h"
+
+struct krule {
+	const char *name;
+	uint32_t since;			/* mainline release */
+	uint32_t backports[3];		/* first stable release of an older series, 0 = none */
+	const char *what;
+};
+
+static const struct krule krules[AWR_KRULE__COUNT] = {
+	[AWR_KRULE_ATOMIC_WRITES] = { "atomic_writes", AWR_KERNEL(6, 11, 0), { 0 },
+		"RWF_ATOMIC, statx and the queue/atomic_write_* limits of NVMe and SCSI disks" },
+	[AWR_KRULE_BLK_SANITY] = { "blk_sanity_checks", AWR_KERNEL(6, 13, 0), { 0 },
+		"the block layer turns atomics off for units that are not powers of two, unit_min > unit_max, unit_max > hw_max or hw_max > boundary" },
+	[AWR_KRULE_DIRECT_PER_WRITE] = { "direct_per_write", AWR_KERNEL(6, 13, 0),
+		{ AWR_KERNEL(6, 11, 11), AWR_KERNEL(6, 12, 2) },
+		"O_DIRECT is checked on every atomic write (before, at open time only)" },
+	[AWR_KRULE_FS_ONE_BLOCK] = { "fs_one_block", AWR_KERNEL(6, 13, 0), { 0 },
+		"XFS and ext4 files write one filesystem block atomically (hardware only)" },
+	[AWR_KRULE_MD_STACK] = { "md_stacking", AWR_KERNEL(6, 13, 0), { 0 },
+		"md raid0/1/10 stack their members' atomic limits" },
+	[AWR_KRULE_DM_STACK] = { "dm_stacking", AWR_KERNEL(6, 14, 0), { 0 },
+		"dm-linear, dm-stripe and dm-mirror stack their legs' atomic limits" },
+	[AWR_KRULE_PART_HW_UNIT_MIN] = { "partition_hw_unit_min", AWR_KERNEL(6, 14, 0),
+		{ AWR_KERNEL(6, 13, 2) },
+		"a partition start must be a multiple of hw_unit_min (and the boundary), not of unit_min" },
+	[AWR_KRULE_NVME_MPATH_HEAD] = { "nvme_multipath_head", AWR_KERNEL(6, 15, 0),
+		{ AWR_KERNEL(6, 14, 10) },
+		"an NVMe multipath head node stacks its paths' atomic limits (before, the head reads 0)" },
+	[AWR_KRULE_FS_LARGE] = { "fs_large_atomic", AWR_KERNEL(6, 16, 0), { 0 },
+		"XFS large atomic writes with a copy-on-write fallback and unit_max_opt; ext4 bigalloc clusters" },
+	[AWR_KRULE_CHUNK_LIMIT] = { "chunk_limit", AWR_KERNEL(6, 17, 0),
+		{ AWR_KERNEL(6, 15, 10), AWR_KERNEL(6, 16, 1) },
+		"chunk_sectors (NVMe NOIOB) below hw_max turns atomic writes off" },
+	[AWR_KRULE_BOUNDARY_CHUNK_EITHER] = { "boundary_chunk_either", AWR_KERNEL(6, 18, 0), { 0 },
+		"the atomic boundary and chunk_sectors need only be multiples of each other (before, chunk_sectors a multiple of the boundary)" },
+	[AWR_KRULE_NVME_NO_AWUPF] = { "nvme_ignores_awupf", AWR_KERNEL(7, 0, 0), { 0 },
+		"NVMe takes only the namespace's NAWUPF (NSFEAT bit 1); without it one logical block, the controller's AWUPF is ignored" },
+};
+
+/*
+ * The ranges over which the derivation of device limits can differ: each
+ * starts where a rule of the derivation changes. The backports are named in
+ * krules; a range stands for its mainline releases.
+ */
+static const struct awr_kernel_range ranges[] = {
+	{ "6.11-6.12", AWR_KERNEL(6, 11, 0), AWR_KERNEL(6, 12, 999) },
+	{ "6.13-6.16", AWR_KERNEL(6, 13, 0), AWR_KERNEL(6, 16, 999) },
+	{ "6.17", AWR_KERNEL(6, 17, 0), AWR_KERNEL(6, 17, 999) },
+	{ "6.18-6.19", AWR_KERNEL(6, 18, 0), AWR_KERNEL(6, 19, 999) },
+	{ "7.0+", AWR_KERNEL(7, 0, 0), AWR_KERNEL(999, 999, 999) },
+};
+
+/* Digits at *p (at most 3) into *v; returns false when there are none. */
+static bool number(const char **p, unsigned long *v)
+{
+	char *end;
+
+	if (**p < '0' || **p > '9')
+		return false;
+	*v = strtoul(*p, &end, 10);
+	if (end - *p > 3)
+		return false;
+	*p = end;
+	return true;
+}
+
+/*
+ * "MAJOR.MINOR[.PATCH]" then anything: uname -r of every distribution
+ * ("6.12.57+deb13-amd64", "6.18.15-1-pve", "6.1.0-28-cloud-amd64", "7.0-rc3").
+ */
+int awr_kernel_parse(const char *release, uint32_t *out)
+{
+	unsigned long major, minor, patch = 0;
+	const char *p = release;
+
+	if (!release || !out)
+		return -EINVAL;
+	if (!number(&p, &major) || *p++ != '.' || !number(&p, &minor))
+		return -EINVAL;
+	if (*p == '.') {
+		p++;
+		if (!number(&p, &patch))
+			return -EINVAL;
+	}
+	if (major < 2)
+		return -EINVAL;
+	*out = AWR_KERNEL(major, minor, patch);
+	return 0;
+}
+
+uint32_t awr_kernel_running(void)
+{
+	struct utsname u;
+	uint32_t k;
+
+	if (uname(&u) || awr_kernel_parse(u.release, &k))
+		return 0;
+	return k;
+}
+
+char *awr_kernel_format(uint32_t kernel, char *buf, size_t len)
+{
+	if (AWR_KERNEL_PATCH(kernel))
+		snprintf(buf, len, "%u.%u.%u", AWR_KERNEL_MAJOR(kernel), AWR_KERNEL_MINOR(kernel),
+			 AWR_KERNEL_PATCH(kernel));
+	else
+		snprintf(buf, len, "%u.%u", AWR_KERNEL_MAJOR(kernel), AWR_KERNEL_MINOR(kernel));
+	return buf;
+}
+
+/* The same major.minor series: a backport applies from its patch release on. */
+static bool same_series(uint32_t a, uint32_t b)
+{
+	return a / 1000 == b / 1000;
+}
+
+bool awr_kernel_has(uint32_t kernel, enum awr_kernel_rule rule)
+{
+	const struct krule *r;
+
+	if ((unsigned int)rule >= AWR_KRULE__COUNT)
+		return false;
+	r = &krules[rule];
+	if (kernel >= r->since)
+		return true;
+	for (unsigned int i = 0; i < 3 && r->backports[i]; i++)
+		if (same_series(kernel, r->backports[i]) && kernel >= r->backports[i])
+			return true;
+	return false;
+}
+
+const char *awr_kernel_rule_name(enum awr_kernel_rule rule)
+{
+	return (unsigned int)rule < AWR_KRULE__COUNT ? krules[rule].name : "unknown";
+}
+
+const char *awr_kernel_rule_text(enum awr_kernel_rule rule)
+{
+	return (unsigned int)rule < AWR_KRULE__COUNT ? krules[rule].what : "unknown";
+}
+
+char *awr_kernel_rule_since(enum awr_kernel_rule rule, char *buf, size_t len)
+{
+	const struct krule *r;
+	size_t n;
+	char v[16];
+
+	if ((unsigned int)rule >= AWR_KRULE__COUNT) {
+		snprintf(buf, len, "unknown");
+		return buf;
+	}
+	r = &krules[rule];
+	n = (size_t)snprintf(buf, len, "%s", awr_kernel_format(r->since, v, sizeof(v)));
+	for (unsigned int i = 0; i < 3 && r->backports[i] && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : " (also ",
+				      awr_kernel_format(r->backports[i], v, sizeof(v)));
+	if (r->backports[0] && n < len)
+		snprintf(buf + n, len - n, ")");
+	return buf;
+}
+
+unsigned int awr_kernel_nr_ranges(void)
+{
+	return sizeof(ranges) / sizeof(ranges[0]);
+}
+
+const struct awr_kernel_range *awr_kernel_range(unsigned int i)
+{
+	return i < awr_kernel_nr_ranges() ? &ranges[i] : NULL;
+}
+
+int awr_kernel_range_of(uint32_t kernel)
+{
+	for (unsigned int i = 0; i < awr_kernel_nr_ranges(); i++)
+		if (kernel >= ranges[i].first && kernel <= ranges[i].last)
+			return (int)i;
+	return -1;
+}

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+/* Description: the kernel rules table: releases parsed from uname -r with distribution suffixes, each rule from its mainline release and from its stable backports (not the release before), the derivation ranges. */
+#include <stdint.h>
+
+#include "helpers.h"
+#include "libatomicwr.h"
+
+static void expect_parse(const char *release, uint32_t want)
+{
+	uint32_t k = 0;
+	int ret = awr_kernel_parse(release, &k);
+
+	T_EXPECT(ret == 0 && k == want, "parse %s: ret %d, %u (expected %u)", release, ret, k, want);
+}
+
+static void expect_reject(const char *release)
+{
+	uint32_t k = 12345;
+
+	T_EXPECT(awr_kernel_parse(release, &k) == -EINVAL && k == 12345, "%s must be refused", release);
+}
+
+static void test_parse(void)
+{
+	char buf[16];
+
+	expect_parse("6.12.57+deb13-amd64", AWR_KERNEL(6, 12, 57));
+	expect_parse("7.3.4+deb13-amd64", AWR_KERNEL(7, 3, 4));
+	expect_parse("6.18.15-1-pve", AWR_KERNEL(6, 18, 15));
+	expect_parse("6.1.0-28-cloud-amd64", AWR_KERNEL(6, 1, 0));
+	expect_parse("7.0", AWR_KERNEL(7, 0, 0));
+	expect_parse("7.0-rc3", AWR_KERNEL(7, 0, 0));
+	expect_parse("6.6.120", AWR_KERNEL(6, 6, 120));
+	expect_reject("");
+	expect_reject("7");
+	expect_reject("7.");
+	expect_reject("7.x");
+	expect_reject("6.12.");
+	expect_reject("v6.12");
+	expect_reject("1.2");
+	expect_reject("6.1234");
+	T_EXPECT(awr_kernel_parse(NULL, &(uint32_t){ 0 }) == -EINVAL, "NULL release");
+	T_EXPECT(!strcmp(awr_kernel_format(AWR_KERNEL(6, 12, 57), buf, sizeof(buf)), "6.12.57"), "format %s", buf);
+	T_EXPECT(!strcmp(awr_kernel_format(AWR_KERNEL(7, 0, 0), buf, sizeof(buf)), "7.0"), "format %s", buf);
+	T_EXPECT(awr_kernel_running() >= AWR_KERNEL(2, 0, 0), "the running kernel parses");
+}
+
+struct edge {
+	enum awr_kernel_rule rule;
+	uint32_t without, with;		/* the last release without it, the first with it */
+};
+
+/* Each boundary of the table, from kernel-abi "What changed between kernels". */
+static const struct edge edges[] = {
+	{ AWR_KRULE_ATOMIC_WRITES, AWR_KERNEL(6, 10, 14), AWR_KERNEL(6, 11, 0) },
+	{ AWR_KRULE_BLK_SANITY, AWR_KERNEL(6, 12, 60), AWR_KERNEL(6, 13, 0) },
+	{ AWR_KRULE_DIRECT_PER_WRITE, AWR_KERNEL(6, 11, 10), AWR_KERNEL(6, 11, 11) },
+	{ AWR_KRULE_DIRECT_PER_WRITE, AWR_KERNEL(6, 12, 1), AWR_KERNEL(6, 12, 2) },
+	{ AWR_KRULE_DIRECT_PER_WRITE, AWR_KERNEL(6, 12, 1), AWR_KERNEL(6, 13, 0) },
+	{ AWR_KRULE_FS_ONE_BLOCK, AWR_KERNEL(6, 12, 60), AWR_KERNEL(6, 13, 0) },
+	{ AWR_KRULE_MD_STACK, AWR_KERNEL(6, 12, 60), AWR_KERNEL(6, 13, 0) },
+	{ AWR_KRULE_DM_STACK, AWR_KERNEL(6, 13, 12), AWR_KERNEL(6, 14, 0) },
+	{ AWR_KRULE_PART_HW_UNIT_MIN, AWR_KERNEL(6, 13, 1), AWR_KERNEL(6, 13, 2) },
+	{ AWR_KRULE_NVME_MPATH_HEAD, AWR_KERNEL(6, 14, 9), AWR_KERNEL(6, 14, 10) },
+	{ AWR_KRULE_NVME_MPATH_HEAD, AWR_KERNEL(6, 14, 9), AWR_KERNEL(6, 15, 0) },
+	{ AWR_KRULE_FS_LARGE, AWR_KERNEL(6, 15, 11), AWR_KERNEL(6, 16, 0) },
+	{ AWR_KRULE_CHUNK_LIMIT, AWR_KERNEL(6, 15, 9), AWR_KERNEL(6, 15, 10) },
+	{ AWR_KRULE_CHUNK_LIMIT, AWR_KERNEL(6, 16, 0), AWR_KERNEL(6, 16, 1) },
+	{ AWR_KRULE_CHUNK_LIMIT, AWR_KERNEL(6, 14, 11), AWR_KERNEL(6, 17, 0) },
+	{ AWR_KRULE_BOUNDARY_CHUNK_EITHER, AWR_KERNEL(6, 17, 13), AWR_KERNEL(6, 18, 0) },
+	{ AWR_KRULE_NVME_NO_AWUPF, AWR_KERNEL(6, 19, 8), AWR_KERNEL(7, 0, 0) },
+};
+
+static void test_rules(void)
+{
+	char since[64];
+
+	for (unsigned int i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
+		const struct edge *e = &edges[i];
+
+		T_EXPECT(!awr_kernel_has(e->without, e->rule), "%s not on %u", awr_kernel_rule_name(e->rule), e->without);
+		T_EXPECT(awr_kernel_has(e->with, e->rule), "%s on %u", awr_kernel_rule_name(e->rule), e->with);
+		T_EXPECT(awr_kernel_has(AWR_KERNEL(7, 3, 4), e->rule), "%s on 7.3.4", awr_kernel_rule_name(e->rule));
+	}
+	/* a backport to 6.12.2 says nothing about 6.11.5 */
+	T_EXPECT(!awr_kernel_has(AWR_KERNEL(6, 11, 5), AWR_KRULE_DIRECT_PER_WRITE), "6.11.5 decides O_DIRECT at open");
+	T_EXPECT(!awr_kernel_has(AWR_KERNEL(6, 12, 57), AWR_KRULE_DM_STACK), "Debian's 6.12 stacks no dm");
+	T_EXPECT(!awr_kernel_has(AWR_KERNEL(7, 0, 0), AWR_KRULE__COUNT), "out of range");
+	T_EXPECT(!strcmp(awr_kernel_rule_since(AWR_KRULE_CHUNK_LIMIT, since, sizeof(since)),
+			 "6.17 (also 6.15.10, 6.16.1)"), "since: %s", since);
+	T_EXPECT(!strcmp(awr_kernel_rule_since(AWR_KRULE_NVME_NO_AWUPF, since, sizeof(since)), "7.0"), "since: %s", since);
+	T_EXPECT(!strcmp(awr_kernel_rule_name(AWR_KRULE_NVME_NO_AWUPF), "nvme_ignores_awupf"), "name");
+	T_EXPECT(!strcmp(awr_kernel_rule_name(AWR_KRULE__COUNT), "unknown"), "unknown name");
+	for (int r = 0; r < AWR_KRULE__COUNT; r++)
+		T_EXPECT(strlen(awr_kernel_rule_text(r)) > 20, "rule %d explains itself", r);
+}
+
+static void test_ranges(void)
+{
+	static const char *const labels[] = { "6.11-6.12", "6.13-6.16", "6.17", "6.18-6.19", "7.0+" };
+
+	T_EXPECT_EQ(awr_kernel_nr_ranges(), 5, "ranges");
+	for (unsigned int i = 0; i < 5; i++)
+		T_EXPECT(awr_kernel_range(i) && !strcmp(awr_kernel_range(i)->label, labels[i]), "range %u", i);
+	T_EXPECT(awr_kernel_range(5) == NULL, "out of range");
+	T_EXPECT_EQ(awr_kernel_range_of(AWR_KERNEL(6, 12, 57)), 0, "6.12.57");
+	T_EXPECT_EQ(awr_kernel_range_of(AWR_KERNEL(6, 16, 3)), 1, "6.16.3");
+	T_EXPECT_EQ(awr_kernel_range_of(AWR_KERNEL(6, 18, 15)), 3, "6.18.15");
+	T_EXPECT_EQ(awr_kernel_range_of(AWR_KERNEL(7, 3, 4)), 4, "7.3.4");
+	T_EXPECT_EQ(awr_kernel_range_of(AWR_KERNEL(6, 1, 0)), -1, "6.1 predates");
+}
+
+int main(void)
+{
+	test_parse();
+	test_rules();
+	test_ranges();
+	return t_done("kernel_rules");
+}
