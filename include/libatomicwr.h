@@ -207,6 +207,7 @@ struct awr_limits {
 
 /* struct awr_limits flags */
 #define AWR_LIMITS_FILE	(1U << 0)	/* a filesystem's file: the size range is checked first */
+#define AWR_LIMITS_READ_ONLY	(1U << 1)	/* a read-only block device: writes get -EPERM */
 
 /* Which rule a planned atomic write breaks. */
 enum awr_rule {
@@ -226,6 +227,7 @@ enum awr_rule {
 	AWR_RULE_DEVICE_ERROR,		/* the device refused the command (status/sense): -EIO */
 	AWR_RULE_BEYOND_END,		/* write starts at or past the end of the device: -ENOSPC */
 	AWR_RULE_OFFSET_RANGE,		/* offset + length beyond the largest file offset: -EINVAL */
+	AWR_RULE_READ_ONLY,		/* a read-only block device: -EPERM */
 	AWR_RULE__COUNT
 };
 
@@ -315,7 +317,8 @@ struct awr_sysfs_view {
 	uint64_t part_start;		/* partition start in bytes */
 	bool part_aligned;		/* start aligned to max(unit_min, boundary) */
 	uint64_t size;			/* device size in bytes */
-	uint32_t reserved[8];
+	bool read_only;			/* the "ro" attribute of the disk or partition */
+	uint32_t reserved[7];
 };
 
 /* One explained disagreement or noteworthy fact. */

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "private.h"
+#include "kernel.h"
 
 static const struct {
 	const char *name;
@@ -34,6 +34,7 @@ static const struct {
 	[AWR_RULE_DEVICE_ERROR]		= { "device_error", -EIO },
 	[AWR_RULE_BEYOND_END]		= { "beyond_end", -ENOSPC },
 	[AWR_RULE_OFFSET_RANGE]		= { "offset_range", -EINVAL },
+	[AWR_RULE_READ_ONLY]		= { "read_only", -EPERM },
 };
 
 const char *awr_rule_name(enum awr_rule rule)
@@ -131,13 +132,58 @@ static int check_placement(const struct awr_limits *l, const struct awr_write_pl
 }
 
 /*
+ * 6.11.0-6.11.10 and 6.12.0-6.12.1 decide O_DIRECT at open (blkdev_open set
+ * FMODE_CAN_ATOMIC_WRITE only for O_DIRECT opens; kiocb_set_rw_flags refuses
+ * without it); 6.13, 6.11.11 and 6.12.2 check it per write in
+ * generic_atomic_write_valid (the kernel rules table, AWR_KRULE_DIRECT_PER_WRITE).
+ */
+static int check_open_time_direct(const struct awr_write_plan *w, uint32_t kernel,
+				  struct awr_verdict *v)
+{
+	char kv[16];
+
+	if (awr_kernel_has(kernel, AWR_KRULE_DIRECT_PER_WRITE) || w->open_flags < 0 ||
+	    (w->open_flags & O_DIRECT))
+		return 0;
+	return verdict(v, AWR_RULE_NOT_DIRECT,
+		       "kernel %s decides O_DIRECT at open time: opened without it, every atomic write is refused first; opened with it and cleared by fcntl, writes go buffered, not atomic",
+		       awr_kernel_format(kernel, kv, sizeof(kv)));
+}
+
+/*
+ * A block device (block/fops.c blkdev_write_iter, 6.11 to 7.x): a read-only
+ * disk is refused with EPERM, then a zero-length write returns 0 and writes
+ * nothing, then a start at or past the end is refused with ENOSPC.
+ */
+static int check_block_device(const struct awr_limits *l, const struct awr_write_plan *w,
+			      struct awr_verdict *v, bool *done)
+{
+	*done = false;
+	if (l->flags & AWR_LIMITS_READ_ONLY)
+		return verdict(v, AWR_RULE_READ_ONLY,
+			       "the block device is read-only: the kernel refuses every write with EPERM before any atomic check");
+	if (!w->length) {
+		*done = true;
+		return verdict(v, AWR_RULE_OK,
+			       "a zero-length atomic write to a block device returns 0 and writes nothing");
+	}
+	if (l->dev_size && w->offset >= l->dev_size)
+		return verdict(v, AWR_RULE_BEYOND_END,
+			       "offset %" PRIu64 " is at or past the end of the device (%" PRIu64 " bytes)",
+			       w->offset, l->dev_size);
+	return 0;
+}
+
+/*
  * The order of the kernel: vfs_writev (write access, rw_verify_area), then
- * kiocb_set_rw_flags (support), then the target's write_iter: a block device
- * refuses a start past its end, then generic_atomic_write_valid (shape,
- * O_DIRECT), then its limits; XFS and ext4 check the size range first.
+ * kiocb_set_rw_flags (support; O_DIRECT on kernels that decide it at open),
+ * then the target's write_iter: a block device refuses a read-only disk and a
+ * start past its end and returns 0 for a zero length, then
+ * generic_atomic_write_valid (shape, O_DIRECT), then its limits; XFS and
+ * ext4 check the size range first.
  */
 static int check_all(const struct awr_limits *l, const struct awr_write_plan *w,
-		     struct awr_verdict *v)
+		     struct awr_verdict *v, bool *done)
 {
 	bool file = l->flags & AWR_LIMITS_FILE;
 	int ret = check_fd(w, v);
@@ -151,10 +197,10 @@ static int check_all(const struct awr_limits *l, const struct awr_write_plan *w,
 	if (!l->supported)
 		return verdict(v, AWR_RULE_UNSUPPORTED,
 			       "the target does not support atomic writes (see awr probe)");
-	if (l->dev_size && w->offset >= l->dev_size)
-		return verdict(v, AWR_RULE_BEYOND_END,
-			       "offset %" PRIu64 " is at or past the end of the device (%" PRIu64 " bytes)",
-			       w->offset, l->dev_size);
+	if ((ret = check_open_time_direct(w, awr__kernel_or_running(l->kernel), v)))
+		return ret;
+	if (!file && ((ret = check_block_device(l, w, v, done)) || *done))
+		return ret;
 	if (file && (ret = check_range(l, w, v)))
 		return ret;
 	if ((ret = check_shape(w, v)))
@@ -167,12 +213,13 @@ static int check_all(const struct awr_limits *l, const struct awr_write_plan *w,
 int awr_check(const struct awr_limits *lim, const struct awr_write_plan *plan,
 	      struct awr_verdict *v)
 {
+	bool done = false;
 	int ret;
 
 	if (!lim || !plan)
 		return -EINVAL;
-	ret = check_all(lim, plan, v);
-	if (!ret)
+	ret = check_all(lim, plan, v, &done);
+	if (!ret && !done)
 		verdict(v, AWR_RULE_OK, "the write of %" PRIu64 " bytes at %" PRIu64 " is atomic",
 			plan->length, plan->offset);
 	return ret;

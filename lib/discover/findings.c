@@ -62,6 +62,8 @@ static void limits_from_statx(struct awr_probe *p)
 		e->max_bytes = p->sysfs.max_bytes;
 		e->boundary = p->sysfs.boundary;
 		e->dev_size = p->sysfs.size ? p->sysfs.size : s->size;
+		if (p->sysfs.read_only)
+			e->flags |= AWR_LIMITS_READ_ONLY;
 	}
 }
 

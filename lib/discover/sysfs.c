@@ -90,5 +90,6 @@ int awr_sysfs_lookup(unsigned int major, unsigned int minor, struct awr_sysfs_vi
 		out->part_aligned = true;
 	awr__sysfs_read_u64(real, "size", &sectors);
 	out->size = sectors * 512;
+	out->read_only = !awr__sysfs_read_u64(real, "ro", &v) && v;
 	return 0;
 }

@@ -8,23 +8,40 @@
 static const struct awr_limits lim = {
 	.supported = true, .unit_min = 4096, .unit_max = 65536, .max_bytes = 65536,
 	.segments_max = 1, .mem_align = 512, .offset_align = 512, .dev_size = 1 << 20,
+	.kernel = AWR_KERNEL(6, 18, 0),
 };
+
+/* The same read-only (block/fops.c: EPERM before any atomic check). */
+static const struct awr_limits lim_ro = {
+	.supported = true, .unit_min = 4096, .unit_max = 65536, .max_bytes = 65536,
+	.segments_max = 1, .dev_size = 1 << 20, .flags = AWR_LIMITS_READ_ONLY,
+	.kernel = AWR_KERNEL(6, 18, 0),
+};
+
+/* Kernels that decide O_DIRECT at open time (6.11.0-6.11.10, 6.12.0-6.12.1) and the fixes. */
+#define LIM_K(k) { .supported = true, .unit_min = 4096, .unit_max = 65536, .segments_max = 1, \
+		   .dev_size = 1 << 20, .kernel = (k) }
+static const struct awr_limits lim_6_12_1 = LIM_K(AWR_KERNEL(6, 12, 1));
+static const struct awr_limits lim_6_12_2 = LIM_K(AWR_KERNEL(6, 12, 2));
+static const struct awr_limits lim_6_11_10 = LIM_K(AWR_KERNEL(6, 11, 10));
+static const struct awr_limits lim_6_11_11 = LIM_K(AWR_KERNEL(6, 11, 11));
 
 /* Artificial limits whose boundary is below unit_max, to reach the boundary rule. */
 static const struct awr_limits lim_bnd = {
 	.supported = true, .unit_min = 4096, .unit_max = 65536, .boundary = 8192,
-	.segments_max = 1,
+	.segments_max = 1, .kernel = AWR_KERNEL(6, 18, 0),
 };
 
 /* A device whose size is not a multiple of unit_max. */
 static const struct awr_limits lim_past = {
 	.supported = true, .unit_min = 4096, .unit_max = 65536, .segments_max = 1, .dev_size = 12288,
+	.kernel = AWR_KERNEL(6, 18, 0),
 };
 
 /* A filesystem's file: the size range comes before the shape (XFS, ext4). */
 static const struct awr_limits lim_file = {
 	.supported = true, .unit_min = 4096, .unit_max = 65536, .segments_max = 1,
-	.flags = AWR_LIMITS_FILE,
+	.flags = AWR_LIMITS_FILE, .kernel = AWR_KERNEL(6, 18, 0),
 };
 
 static const struct awr_limits lim_none = { .supported = false };
@@ -50,8 +67,34 @@ static const struct {
 	{ "two iovecs", &lim, { 0, 8192, ALIGNED, 2, DIO }, AWR_RULE_SEGMENTS, -EINVAL, "2 iovecs" },
 	{ "12k not pow2", &lim, { 0, 12288, ALIGNED, 1, DIO }, AWR_RULE_NOT_POWER_OF_TWO, -EINVAL,
 	  "length 12288 is not a power of two" },
-	{ "zero length", &lim, { 0, 0, ALIGNED, 1, DIO }, AWR_RULE_NOT_POWER_OF_TWO, -EINVAL,
+	/* block/fops.c blkdev_write_iter: a zero length returns 0 before the atomic checks */
+	{ "zero length on a block device", &lim, { 0, 0, ALIGNED, 1, DIO }, AWR_RULE_OK, 0,
+	  "returns 0 and writes nothing" },
+	{ "zero length past the end", &lim, { 2 << 20, 0, ALIGNED, 1, DIO }, AWR_RULE_OK, 0,
+	  "returns 0 and writes nothing" },
+	{ "zero length, buffered", &lim, { 4096, 0, ALIGNED, 1, O_RDWR }, AWR_RULE_OK, 0,
+	  "writes nothing" },
+	{ "zero length in a file", &lim_file, { 0, 0, NULL, 1, DIO }, AWR_RULE_TOO_SMALL, -EINVAL,
 	  "length 0" },
+	{ "read-only device", &lim_ro, { 0, 4096, ALIGNED, 1, DIO }, AWR_RULE_READ_ONLY, -EPERM,
+	  "read-only" },
+	{ "read-only device, zero length", &lim_ro, { 0, 0, ALIGNED, 1, DIO }, AWR_RULE_READ_ONLY,
+	  -EPERM, "EPERM" },
+	{ "read-only device, misaligned", &lim_ro, { 4096, 16384, ALIGNED, 1, DIO }, AWR_RULE_READ_ONLY,
+	  -EPERM, "before any atomic check" },
+	{ "read-only device, past the end", &lim_ro, { 2 << 20, 4096, ALIGNED, 1, DIO },
+	  AWR_RULE_READ_ONLY, -EPERM, "read-only" },
+	/* O_DIRECT decided at open: refused before the shape rules there, after them elsewhere */
+	{ "6.12.1: buffered and misaligned", &lim_6_12_1, { 4096, 16384, NULL, 1, O_RDWR },
+	  AWR_RULE_NOT_DIRECT, -EOPNOTSUPP, "kernel 6.12.1 decides O_DIRECT at open time" },
+	{ "6.12.2: buffered and misaligned", &lim_6_12_2, { 4096, 16384, NULL, 1, O_RDWR },
+	  AWR_RULE_MISALIGNED, -EINVAL, "offset 4096" },
+	{ "6.11.10: buffered and not pow2", &lim_6_11_10, { 0, 12288, NULL, 1, O_WRONLY },
+	  AWR_RULE_NOT_DIRECT, -EOPNOTSUPP, "writes go buffered, not atomic" },
+	{ "6.11.11: buffered and not pow2", &lim_6_11_11, { 0, 12288, NULL, 1, O_WRONLY },
+	  AWR_RULE_NOT_POWER_OF_TWO, -EINVAL, "length 12288" },
+	{ "6.12.1: O_DIRECT", &lim_6_12_1, { 0, 4096, NULL, 1, DIO }, AWR_RULE_OK, 0, "is atomic" },
+	{ "6.12.1: fd flags unknown", &lim_6_12_1, { 0, 4096, NULL, 1, -1 }, AWR_RULE_OK, 0, "is atomic" },
 	{ "16k at 4k", &lim, { 4096, 16384, ALIGNED, 1, DIO }, AWR_RULE_MISALIGNED, -EINVAL,
 	  "offset 4096 is not a multiple of the length 16384" },
 	{ "buffered fd", &lim, { 0, 4096, ALIGNED, 1, O_RDWR }, AWR_RULE_NOT_DIRECT, -EOPNOTSUPP,
