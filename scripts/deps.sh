@@ -12,6 +12,7 @@ RUN_DEPS=(xfsprogs util-linux python3)
 TEST_DEPS=(
 	"${RUN_DEPS[@]}" fio debootstrap busybox-static cpio xz-utils kmod
 	libssl-dev zstd
+	dmsetup mdadm
 )
 
 install_packages() {
