@@ -161,7 +161,7 @@ char *awr_kernel_rule_since(enum awr_kernel_rule rule, char *buf, size_t len);
 /**
  * awr_kernel_nr_ranges() - how many release ranges the derivations know
  *
- * Return: the count (6.11-6.12, 6.13-6.16, 6.17, 6.18-6.19, 7.0+).
+ * Return: the count (6.11-6.12, 6.13-6.14, 6.15-6.16, 6.17, 6.18-6.19, 7.0+).
  */
 unsigned int awr_kernel_nr_ranges(void);
 

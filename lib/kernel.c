@@ -82,7 +82,8 @@ static const struct krule krules[AWR_KRULE__COUNT] = {
  */
 static const struct awr_kernel_range ranges[] = {
 	{ "6.11-6.12", AWR_KERNEL(6, 11, 0), AWR_KERNEL(6, 12, 999) },
-	{ "6.13-6.16", AWR_KERNEL(6, 13, 0), AWR_KERNEL(6, 16, 999) },
+	{ "6.13-6.14", AWR_KERNEL(6, 13, 0), AWR_KERNEL(6, 14, 999) },
+	{ "6.15-6.16", AWR_KERNEL(6, 15, 0), AWR_KERNEL(6, 16, 999) },
 	{ "6.17", AWR_KERNEL(6, 17, 0), AWR_KERNEL(6, 17, 999) },
 	{ "6.18-6.19", AWR_KERNEL(6, 18, 0), AWR_KERNEL(6, 19, 999) },
 	{ "7.0+", AWR_KERNEL(7, 0, 0), AWR_KERNEL(999, 999, 999) },

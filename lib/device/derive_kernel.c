@@ -5,6 +5,7 @@
  * whose answer differs, and a finding at each release where the limits
  * change. Pure functions of the decoded data.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,8 +13,17 @@
 #include "device.h"
 #include "kernel.h"
 
+/*
+ * A multipath head node gets atomic limits only where the kernel stacks its
+ * paths' (drivers/nvme/host/multipath.c, 6.15 and 6.14.10); before, it reads 0.
+ */
 static int derive_for(const struct awr_device *d, uint32_t kernel, struct awr_device_limits *out)
 {
+	if (d->type == AWR_DEVICE_NVME && d->mpath_head &&
+	    !awr_kernel_has(kernel, AWR_KRULE_NVME_MPATH_HEAD)) {
+		memset(out, 0, sizeof(*out));
+		return d->nvme.have_ns ? 0 : -EINVAL;
+	}
 	if (d->type == AWR_DEVICE_NVME)
 		return awr_nvme_derive_kernel(&d->nvme, kernel, &d->caps, out);
 	return awr_scsi_derive_kernel(&d->scsi, kernel, &d->caps, out);
@@ -111,6 +121,8 @@ static void reason(const struct awr_device *d, uint32_t first, char *buf, size_t
 
 	if (first == AWR_KERNEL(7, 0, 0))
 		snprintf(buf, len, "AWUPF is ignored");
+	else if (first == AWR_KERNEL(6, 15, 0) && d->mpath_head)
+		snprintf(buf, len, "the multipath head node stacks its paths' limits (also 6.14.10)");
 	else if (first == AWR_KERNEL(6, 17, 0))
 		snprintf(buf, len, "chunk_sectors (%s) is smaller than the device maximum (%s): rule %s, from %s",
 			 awr_format_size(d->chunk_bytes, c, sizeof(c)),
@@ -158,6 +170,10 @@ void awr__kernel_findings(struct awr_device *d)
 		awr__dev_finding(d, "kernel_too_old", AWR_SEV_ERROR,
 				 "kernel %s predates atomic writes (6.11): no limits are derived for it",
 				 awr_kernel_format(d->kernel, v, sizeof(v)));
+	else if (d->mpath_head && !awr_kernel_has(d->kernel, AWR_KRULE_NVME_MPATH_HEAD))
+		awr__dev_finding(d, "nvme_head_no_limits", AWR_SEV_WARN,
+				 "%s is an NVMe multipath head node: kernel %s gives a head no atomic write limits (from 6.15, also 6.14.10), only its path nodes have them",
+				 d->disk, awr_kernel_format(d->kernel, v, sizeof(v)));
 	change_findings(d);
 }
 

@@ -17,6 +17,7 @@ struct awr_device {
 	struct awr_device_limits derived;
 	struct awr_device_limits alt;
 	bool have_alt;
+	bool mpath_head;		/* an NVMe multipath head node (sysfs multipath/) */
 	uint32_t kernel_asked;		/* awr_device_set_kernel(), 0 the running one */
 	uint32_t kernel;		/* the release kder follows */
 	uint64_t chunk_bytes;		/* chunk_sectors the derivation used (sysfs or NOIOB) */

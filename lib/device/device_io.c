@@ -44,6 +44,17 @@ static int query(const struct awr_devnode *n, struct awr_device *d, char *err, s
 	return ret;
 }
 
+/* An NVMe multipath head node lists its path nodes in sysfs multipath/. */
+static bool is_mpath_head(const char *disk)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+
+	if (!disk[0] || snprintf(dir, sizeof(dir), "%s/block/%s/multipath", awr__sysfs_root(), disk) >= (int)sizeof(dir))
+		return false;
+	return !stat(dir, &st) && S_ISDIR(st.st_mode);
+}
+
 int awr__device_read(const struct awr_devnode *n, struct awr_device **out, char *err, size_t errlen)
 {
 	struct awr_device *d;
@@ -64,6 +75,7 @@ int awr__device_read(const struct awr_devnode *n, struct awr_device **out, char 
 	if (d->type == AWR_DEVICE_SCSI)
 		scsi_sizes_from_sysfs(n->disk, &d->scsi);
 	awr__caps_from_sysfs(n->disk, &d->caps);
+	d->mpath_head = is_mpath_head(n->disk);
 	awr__device_derive(d);
 	*out = d;
 	return 0;

@@ -97,16 +97,17 @@ static void test_rules(void)
 
 static void test_ranges(void)
 {
-	static const char *const labels[] = { "6.11-6.12", "6.13-6.16", "6.17", "6.18-6.19", "7.0+" };
+	static const char *const labels[] = { "6.11-6.12", "6.13-6.14", "6.15-6.16", "6.17", "6.18-6.19", "7.0+" };
 
-	T_EXPECT_EQ(awr_kernel_nr_ranges(), 5, "ranges");
-	for (unsigned int i = 0; i < 5; i++)
+	T_EXPECT_EQ(awr_kernel_nr_ranges(), 6, "ranges");
+	for (unsigned int i = 0; i < 6; i++)
 		T_EXPECT(awr_kernel_range(i) && !strcmp(awr_kernel_range(i)->label, labels[i]), "range %u", i);
-	T_EXPECT(awr_kernel_range(5) == NULL, "out of range");
+	T_EXPECT(awr_kernel_range(6) == NULL, "out of range");
 	T_EXPECT_EQ(awr_kernel_range_of(AWR_KERNEL(6, 12, 57)), 0, "6.12.57");
-	T_EXPECT_EQ(awr_kernel_range_of(AWR_KERNEL(6, 16, 3)), 1, "6.16.3");
-	T_EXPECT_EQ(awr_kernel_range_of(AWR_KERNEL(6, 18, 15)), 3, "6.18.15");
-	T_EXPECT_EQ(awr_kernel_range_of(AWR_KERNEL(7, 3, 4)), 4, "7.3.4");
+	T_EXPECT_EQ(awr_kernel_range_of(AWR_KERNEL(6, 14, 3)), 1, "6.14.3");
+	T_EXPECT_EQ(awr_kernel_range_of(AWR_KERNEL(6, 16, 3)), 2, "6.16.3");
+	T_EXPECT_EQ(awr_kernel_range_of(AWR_KERNEL(6, 18, 15)), 4, "6.18.15");
+	T_EXPECT_EQ(awr_kernel_range_of(AWR_KERNEL(7, 3, 4)), 5, "7.3.4");
 	T_EXPECT_EQ(awr_kernel_range_of(AWR_KERNEL(6, 1, 0)), -1, "6.1 predates");
 }
 

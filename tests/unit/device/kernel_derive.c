@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* Description: the device limits each kernel range derives (AWUPF before and from 7.0, the 6.13 sanity checks, NOIOB chunk_sectors from 6.17 and its backports, boundary and chunk from 6.18), the ranges listed beside a kernel's answer and the finding that names the release. */
 #include "device_fixtures.h"
+#include "device/device.h"
 
 static uint8_t ctrl_buf[8192], ns_buf[8192];
 
@@ -191,6 +192,32 @@ static void test_scsi(void)
 	T_EXPECT(l.supported, "6.16.0: no chunk rule yet");
 }
 
+/* A multipath head node (sysfs multipath/, set by the device read): 0 before 6.15 and 6.14.10. */
+static void test_head(void)
+{
+	struct awr_nvme_id id;
+	struct awr_device *d = NULL;
+	const char *label = NULL;
+
+	load("ctrl-qemu-awun31-awupf15.hex", "ns-nawupf-16k.hex", &id);
+	id.nawupf = 7;
+	T_EXPECT_EQ(awr_device_from_nvme(&id, NULL, &d), 0, "view");
+	d->mpath_head = true;
+	awr__strjoin(d->disk, sizeof(d->disk), "", "nvme0n1");
+	T_EXPECT_EQ(awr_device_set_kernel(d, AWR_KERNEL(6, 12, 57)), 0, "6.12.57");
+	T_EXPECT(!awr_device_derived_kernel(d)->supported, "a 6.12 head reads 0");
+	T_EXPECT(strstr(finding_message(d, "nvme_head_no_limits"), "nvme0n1 is an NVMe multipath head node: kernel 6.12.57"),
+		 "head finding: %s", finding_message(d, "nvme_head_no_limits"));
+	T_EXPECT(awr_device_kernel_range(d, 0, &label) && !strcmp(label, "6.15+"), "6.15+ beside: %s",
+		 label ? label : "(null)");
+	T_EXPECT(strstr(finding_message(d, "kernel_limits_change"), "from 6.15 atomic writes are 4 KiB..32 KiB: the multipath head node stacks"),
+		 "change at 6.15: %s", finding_message(d, "kernel_limits_change"));
+	T_EXPECT_EQ(awr_device_set_kernel(d, AWR_KERNEL(6, 14, 10)), 0, "6.14.10");
+	EXPECT_LIMITS(awr_device_derived_kernel(d), 4096, 32768, 32768, 0, "6.14.10 head");
+	T_EXPECT(!has_finding(d, "nvme_head_no_limits"), "no head finding on 6.14.10");
+	awr_device_free(d);
+}
+
 int main(int argc, char **argv)
 {
 	fixture_dir_from_args(argc, argv);
@@ -200,5 +227,6 @@ int main(int argc, char **argv)
 	test_boundary_chunk();
 	test_sanity_checks();
 	test_scsi();
+	test_head();
 	return t_done("kernel_derive");
 }
