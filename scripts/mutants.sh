@@ -82,6 +82,11 @@ mutant kernel-chunk-limit "the 6.17 chunk_sectors rule compares with unit_max in
 	'(l->hw_max >> 9) > chunk)' \
 	'(l->hw_unit_max >> 10) > chunk)'
 
+mutant rules-readonly-after-zero "a zero-length write to a read-only block device counted as a no-op, not EPERM" \
+	"rules" lib/decide/rules.c \
+	$'\tif (l->flags & AWR_LIMITS_READ_ONLY)\n' \
+	$'\tif ((l->flags & AWR_LIMITS_READ_ONLY) && w->length)\n'
+
 mutant rules-end-of-device "a write ending exactly at the device end counted as past it" \
 	"rules" lib/decide/rules.c \
 	'if (l->dev_size && end > l->dev_size)' \
