@@ -8,11 +8,13 @@ BUILD_DEPS=(
 )
 # The main job's scratch XFS image.
 RUN_DEPS=(xfsprogs util-linux python3)
-# Tests: the VM rig's guest toolchain, fio for benchmarks, libssl for static libnvme.
+# Tests: the VM rig's guest toolchain, fio for benchmarks, libssl for static libnvme,
+# clang and its sanitizer runtimes for the fuzz smoke, valgrind for the memcheck stage.
 TEST_DEPS=(
 	"${RUN_DEPS[@]}" fio debootstrap busybox-static cpio xz-utils kmod
 	libssl-dev zstd
 	dmsetup mdadm
+	clang libclang-rt-14-dev valgrind
 )
 
 install_packages() {

@@ -105,6 +105,48 @@ else
 	count FAIL sanitizers "the sanitizer build failed"
 fi
 
+# relay_stage STAGE OUT RC: count the "PASS name", "FAIL name: reason", "SKIP name: reason"
+# lines of a stage script's output OUT, which must end with "STAGE: N passed, N failed,
+# N skipped" agreeing with those lines and with its exit status RC.
+relay_stage() {
+	local stage=$1 out=$2 rc=$3 p=0 f=0 s=0 res name reason last
+	while read -r res name reason; do
+		case "$res" in
+		PASS) p=$((p + 1)) ;;
+		FAIL) f=$((f + 1)) ;;
+		SKIP) s=$((s + 1)) ;;
+		esac
+		count "$res" "${name%:}" "$reason"
+	done < <(grep -aE '^(PASS|FAIL|SKIP) ' "$out")
+	last=$(grep -av '^[[:space:]]*$' "$out" | tail -n 1)
+	if [[ ! "$last" =~ ^$stage:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]]; then
+		count FAIL "$stage-stage" "exit $rc without a final \"$stage: N passed, N failed, N skipped\" (last line: ${last:-none})"
+	elif [ "${BASH_REMATCH[1]} ${BASH_REMATCH[2]} ${BASH_REMATCH[3]}" != "$p $f $s" ]; then
+		count FAIL "$stage-stage" "says \"$last\" but printed $p PASS, $f FAIL, $s SKIP lines"
+	elif [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+		count FAIL "$stage-stage" "exited $rc without a failing case"
+	elif [ "$rc" = 0 ] && [ "$f" != 0 ]; then
+		count FAIL "$stage-stage" "exited 0 after $f failing case(s)"
+	elif [ "$p" = 0 ]; then
+		count FAIL "$stage-stage" "nothing passed"
+	fi
+}
+
+# Fuzz smoke: every libFuzzer harness (clang build, -Dfuzz=true) from its committed seed
+# corpus, AWR_FUZZ_SECONDS (60) each, two at a time; a crash, leak or sanitizer report fails.
+echo "== fuzz smoke (tests/fuzz/smoke.sh)"
+fuzzb=$build-fuzz
+if { [ -f "$fuzzb/build.ninja" ] || CC=clang meson setup "$fuzzb" "$src" -Dfuzz=true \
+	>"$build/fuzz-setup.out" 2>&1; } && ninja -C "$fuzzb" fuzz >"$build/fuzz-build.out" 2>&1; then
+	"$src/tests/fuzz/smoke.sh" "$fuzzb/tests/fuzz" "$src/tests/fuzz/corpus" >"$build/fuzz.out" 2>&1
+	fuzz_rc=$?
+	cat "$build/fuzz.out"
+	relay_stage fuzz "$build/fuzz.out" "$fuzz_rc"
+else
+	tail -30 "$build/fuzz-setup.out" "$build/fuzz-build.out" 2>/dev/null
+	count FAIL fuzz-build "the clang build of tests/fuzz failed"
+fi
+
 echo "== install and build a consumer through pkg-config"
 if "$src/tests/install-consumer.sh" "$build" >"$build/consumer.out" 2>&1; then
 	count PASS install-consumer

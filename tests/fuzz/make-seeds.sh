@@ -1,0 +1,68 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Description: (re)make the committed seed corpora of the harnesses that have no
+# hand-made seeds: tests/fuzz/corpus/{dump-parse,nvme-id,scsi-vpd,journal,stamp,size,sysfs}.
+#
+#   tests/integration/with-scratch-xfs.sh tests/fuzz/make-seeds.sh BUILD/cli/awr
+#
+# Identify/VPD seeds come from tests/fixtures; journal and stamp seeds from a real
+# `awr stress` run on the scratch XFS (journal on another filesystem), with damaged
+# copies; size and sysfs seeds are the texts users and the kernel write.
+set -eu
+awr=$1
+src=$(cd "$(dirname "$0")/../.." && pwd)
+corpus=$src/tests/fuzz/corpus
+fix=$src/tests/fixtures
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+unhex() { grep -v '^#' "$1" | xxd -r -p; }
+
+mkdir -p "$corpus"/{dump-parse,nvme-id,scsi-vpd,journal,stamp,size,sysfs}
+for f in "$fix"/*.hex; do
+	b=$(basename "$f" .hex)
+	cp "$f" "$corpus/dump-parse/$b"
+	case "$b" in
+	vpd-*) unhex "$f" >"$corpus/scsi-vpd/$b" ;;
+	ns-*|ctrl-*) unhex "$f" >"$corpus/nvme-id/$b" ;;
+	esac
+done
+
+# journal: 8 units of 4 KiB (the harness's target), a real run, then damaged copies
+t=$AWR_SCRATCH_DIR/target
+"$awr" stress "$t" --unit 4k --size 32k --threads 2 --writes 40 --journal "$tmp/j" >/dev/null
+cp "$tmp/j" "$corpus/journal/run-40-writes"
+head -c $(( $(stat -c %s "$tmp/j") - 20 )) "$tmp/j" >"$corpus/journal/torn-tail"
+head -c 48 "$tmp/j" >"$corpus/journal/run-record-only"
+{ head -c 480 "$tmp/j"; head -c 48 /dev/zero; tail -c +529 "$tmp/j"; } >"$corpus/journal/zeroed-record-inside"
+"$awr" stress "$t" --unit 4k --size 32k --threads 1 --writes 5 --journal "$tmp/j" --force >/dev/null
+cp "$tmp/j" "$corpus/journal/two-runs"
+printf 'not a journal\n' >"$corpus/journal/text"
+
+# stamp: an 8-byte unit index, then the unit as read back
+for u in 0 3 7; do
+	{ printf "\\x$(printf %02x $u)\\0\\0\\0\\0\\0\\0\\0"; dd if="$t" bs=4096 skip=$u count=1 status=none; } \
+		>"$corpus/stamp/unit$u-intact"
+done
+{ printf '\x02\0\0\0\0\0\0\0'; dd if="$t" bs=2048 skip=4 count=1 status=none; dd if="$t" bs=2048 skip=7 count=1 status=none; } \
+	>"$corpus/stamp/unit2-halves-of-two"
+{ printf '\x01\0\0\0\0\0\0\0'; dd if="$t" bs=4096 skip=2 count=1 status=none; } >"$corpus/stamp/unit1-holds-unit2"
+{ printf '\x00\0\0\0\0\0\0\0'; head -c 4096 /dev/zero; } >"$corpus/stamp/never-written"
+{ printf '\x00\0\0\0\0\0\0\0'; dd if="$t" bs=512 count=1 status=none; } >"$corpus/stamp/one-sector-of-4k"
+
+# size strings
+i=0
+for s in 16k 16KiB 1M 1MiB 4096 0 1b 16E 15E 18446744073709551615 18446744073709551616 \
+	 ' 64k' 64kb 1.5k -1 0x1000 1e3 16K 2G 3T 1P 12Q ''; do
+	printf '%s' "$s" >"$corpus/size/s$((i += 1))"
+done
+
+# sysfs: the queue attributes (then size, partition, start, size), NUL-separated, as the kernel prints them
+printf '65536\n\0004096\n\00065536\n\00065536\n\000512\n\0004096\n\000128\n\000127\n\0002097152\n\0001\n\0002048\n\000204800\n' \
+	>"$corpus/sysfs/nvme-64k"
+printf '0\n\0000\n\0000\n\0000\n\000512\n\000512\n\000512\n\000128\n\000204800\n\0001\n\00063\n\0001000\n' \
+	>"$corpus/sysfs/no-atomics-misaligned-part"
+printf '\0\0\0\0\0\0\0\0\0\0\0' >"$corpus/sysfs/all-empty"
+printf '4294967296\n\00018446744073709551616\n\000-1\n\000 12\n\0000x10\n\000abc\n\0009999999999999\n\0001\n\00018446744073709551615\n\0001\n\00018446744073709551615\n\0001\n' \
+	>"$corpus/sysfs/out-of-range"
+echo "seeds made in $corpus"
