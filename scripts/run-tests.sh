@@ -147,6 +147,15 @@ else
 	count FAIL fuzz-build "the clang build of tests/fuzz failed"
 fi
 
+# valgrind memcheck: awr's main commands on a scratch XFS; a memory error or a definite or
+# indirect leak fails (tests/memcheck.sh, with its own control that must be caught).
+echo "== valgrind memcheck (tests/memcheck.sh)"
+"$src/tests/integration/with-scratch-xfs.sh" "$src/tests/memcheck.sh" "$build/cli/awr" "$src/tests/fixtures" \
+	>"$build/memcheck.out" 2>&1
+memcheck_rc=$?
+cat "$build/memcheck.out"
+relay_stage memcheck "$build/memcheck.out" "$memcheck_rc"
+
 echo "== install and build a consumer through pkg-config"
 if "$src/tests/install-consumer.sh" "$build" >"$build/consumer.out" 2>&1; then
 	count PASS install-consumer

@@ -167,7 +167,7 @@ static void check_signatures(int fd, struct awr_safety *s)
 /* Does loop device @name (loopN) use the file dev/ino as its backing file? */
 static bool loop_backs(const char *name, const struct stat *st)
 {
-	struct loop_info64 info;
+	struct loop_info64 info = { 0 };	/* valgrind does not know that LOOP_GET_STATUS64 fills it */
 	char node[64], file[PATH_MAX + 16], path[PATH_MAX];
 	struct stat bst;
 	bool hit = false;
