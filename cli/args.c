@@ -8,6 +8,52 @@
 
 #include "awr.h"
 
+/* The numeric option (int, long long, double) called @name (@len bytes) in @t or a table it includes. */
+static const struct poptOption *numeric_option(const struct poptOption *t, const char *name, size_t len)
+{
+	for (; t->longName || t->shortName || t->argInfo; t++) {
+		unsigned int type = t->argInfo & POPT_ARG_MASK;
+		const struct poptOption *in;
+
+		if (type == POPT_ARG_INCLUDE_TABLE && t->arg) {
+			if ((in = numeric_option(t->arg, name, len)))
+				return in;
+		} else if (t->longName && strlen(t->longName) == len && !strncmp(t->longName, name, len) &&
+			   (type == POPT_ARG_INT || type == POPT_ARG_LONG || type == POPT_ARG_LONGLONG ||
+			    type == POPT_ARG_DOUBLE)) {
+			return t;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * popt takes "" as 0 (which these options read as "not given": stress ran its
+ * default 10 s for --writes '') and accepts negative numbers: every numeric
+ * option of awr is a count or a time, so an empty or negative value is refused.
+ */
+static int check_numeric_values(int argc, const char **argv, const struct poptOption *table)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *a = argv[i], *eq, *val;
+		const struct poptOption *o;
+
+		if (strncmp(a, "--", 2))
+			continue;
+		eq = strchr(a + 2, '=');
+		o = numeric_option(table, a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
+		if (!o)
+			continue;
+		val = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
+		if (val && (!*val || *val == '-' || *val == ' ')) {
+			out_error("--%s '%s' is not a number: give a non-negative number, such as --%s %s", o->longName,
+				  val, o->longName, o->argDescrip && !strcmp(o->argDescrip, "S") ? "1.5" : "10");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 int cmd_parse(struct cmd_ctx *c, int argc, const char **argv,
 	      const struct poptOption *table, const char *operand_name, bool operand_required)
 {
@@ -20,6 +66,8 @@ int cmd_parse(struct cmd_ctx *c, int argc, const char **argv,
 	c->pc = poptGetContext(argv[0], argc, argv, table, 0);
 	while ((rc = poptGetNextOpt(c->pc)) > 0)
 		;
+	if (rc >= -1 && check_numeric_values(argc, argv, table))
+		goto usage;
 	if (rc < -1) {
 		out_error("%s: %s: %s", c->name, poptBadOption(c->pc, 0), poptStrerror(rc));
 		goto usage;
@@ -91,6 +139,13 @@ int parse_size_arg(const char *opt, const char *text, uint64_t *out)
 	return ret;
 }
 
+static bool char_device(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISCHR(st.st_mode);
+}
+
 int target_open(const char *verb, const char *path, int oflags, unsigned int tflags, bool force)
 {
 	struct awr_safety s;
@@ -114,6 +169,9 @@ int target_open(const char *verb, const char *path, int oflags, unsigned int tfl
 					: "Use --force to write it anyway and lose its data.");
 	else if (fd == -ENOENT)
 		out_error("cannot %s %s: no such file or directory", verb, path);
+	else if (fd == -EINVAL && (oflags & O_DIRECT) && char_device(path))
+		out_error("cannot %s %s: it is a character device, not a block device or a file; for NVMe "
+			  "passthrough give /dev/ngXnY with --engine nvme", verb, path);
 	else if (fd == -EINVAL && (oflags & O_DIRECT))
 		out_error("cannot open %s for direct I/O (O_DIRECT): %s; its filesystem may not support it",
 			  path, strerror(-fd));

@@ -207,6 +207,11 @@ static int stress_setup(struct awr_stress_opts *o, const char *path, const char 
 	o->unit = (uint32_t)v;
 	if (size_s && parse_size_arg("size", size_s, &o->span))
 		return -EINVAL;
+	if (size_s && (!o->span || o->span % o->unit)) {
+		out_error("--size %s is not a multiple of --unit %s: the span holds whole units, such as --size %" PRIu64,
+			  size_s, unit_s, (o->span / o->unit + 1) * o->unit);
+		return -EINVAL;
+	}
 	if (!size_s && new_file(path))
 		o->span = DEFAULT_SPAN;	/* decided before the open creates it */
 	if (seconds < 0 || writes < 0 || (seconds > 0 && writes > 0)) {

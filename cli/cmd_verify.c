@@ -174,6 +174,10 @@ static int explain_error(const char *path, const struct awr_verify_opts *o,
 	else if (o->journal && (ret == -EINVAL || ret == -EISDIR) && !journal_regular(o->journal))
 		out_error("%s is not an awr journal: it is not a regular file; give the journal file awr "
 			  "stress wrote", o->journal);
+	else if (ret == -EISDIR || ret == -ENODEV)
+		out_error("cannot verify %s: it is %s; give the file or block device awr stress wrote", path,
+			  ret == -EISDIR ? "a directory" : "not a regular file or a block device (a FIFO, "
+			  "character device or socket)");
 	else
 		out_error("cannot verify %s: %s", path, strerror(-ret));
 	return AWR_EXIT_USAGE;

@@ -1757,7 +1757,9 @@ struct awr_verify_result {
  *
  * Return: 0 when the scan completed (problems are in @out), -EINVAL when
  * the journal's unit size differs (@out->journal_unit), -EBADMSG for a
- * damaged journal, other negative errno for I/O errors.
+ * damaged journal, -EISDIR for a directory, -ENODEV for a target that is
+ * not a regular file or block device (a FIFO is never waited on), other
+ * negative errno for I/O errors.
  */
 int awr_verify_run(const char *path, const struct awr_verify_opts *o,
 		   struct awr_verify_result *out);

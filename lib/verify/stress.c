@@ -162,43 +162,55 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-/* Extend a regular file to the span; a block device cannot grow (check_target() finds it too small). */
 static int open_target(int fd, const struct awr_stress_opts *o, struct stress *s)
 {
-	struct stat st;
 	uint64_t size;
 	int ret;
 
-	if (fstat(fd, &st))
-		return -errno;
 	ret = awr__fd_size(fd, &size);
 	if (!ret && !o->span && !size)
 		ret = -EINVAL;	/* a new file needs a span */
-	if (!ret && S_ISREG(st.st_mode) && o->span > size && ftruncate(fd, (off_t)o->span))
-		ret = -errno;
 	if (ret)
 		return ret;
 	s->nr_units = (o->span ? o->span : size) / o->unit;
 	return awr_file_from_fd(fd, &s->f);
 }
 
+/*
+ * The unit's shape first, then extend a regular file to the span (a block
+ * device cannot grow: it is found too small): a refused run leaves the file
+ * as it was.
+ */
 static int check_target(struct stress *s, struct awr_stress_result *out)
 {
-	uint64_t size;
+	int fd = awr_file_fd(s->f);
 	void *probe_buf;
-	int ret;
+	struct stat st;
+	uint64_t size;
+	int ret = 0;
 
-	ret = awr__fd_size(awr_file_fd(s->f), &size);
-	if (ret)
-		return ret;
-	if (s->nr_units * s->o->unit > size || !s->nr_units)
-		return -ENOSPC;
 	if (posix_memalign(&probe_buf, 4096, s->o->unit))
 		return -ENOMEM;
 	if (!(s->o->flags & AWR_STRESS_PLAIN))
 		ret = awr_file_check(s->f, probe_buf, s->o->unit, 0, &out->verdict);
 	free(probe_buf);
-	return ret;
+	if (ret)
+		return ret;
+	if (fstat(fd, &st))
+		return -errno;
+	ret = awr__fd_size(fd, &size);
+	if (ret)
+		return ret;
+	if (!s->nr_units || s->nr_units > UINT64_MAX / s->o->unit)
+		return -ENOSPC;
+	if (S_ISREG(st.st_mode) && s->o->span > size) {
+		if (ftruncate(fd, (off_t)s->o->span))
+			return -errno;
+		size = s->o->span;
+	}
+	if (s->nr_units * s->o->unit > size)
+		return -ENOSPC;
+	return 0;
 }
 
 static int start_journal(struct stress *s)
@@ -286,7 +298,8 @@ int awr_stress_run_fd(int fd, const struct awr_stress_opts *o, struct awr_stress
 
 	if (fd < 0)
 		return -EBADF;
-	if (!o || !out || !o->unit || o->unit % AWR_STAMP_SECTOR || (!o->writes && !o->duration_ms))
+	if (!o || !out || !o->unit || o->unit % AWR_STAMP_SECTOR || (!o->writes && !o->duration_ms) ||
+	    o->threads > 256 || o->span > INT64_MAX)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
 	s.wflags = (o->flags & AWR_STRESS_DSYNC) || o->journal ? AWR_WRITE_DSYNC : 0;

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "journal.h"
@@ -306,14 +307,28 @@ static int scan_unit(struct scan *s, const uint8_t *p, uint64_t unit)
 	return s->o->issue ? s->o->issue(&is, s->o->arg) : 0;
 }
 
+/*
+ * A file or block device only: O_NONBLOCK so that a FIFO does not block the
+ * open (it waited for a writer for ever), then its type; a directory, FIFO,
+ * character device or socket is refused.
+ */
 static int open_for_scan(const char *path, bool *direct)
 {
-	int fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_DIRECT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
 
 	*direct = fd >= 0;
 	if (fd < 0 && errno == EINVAL)	/* no O_DIRECT here (tmpfs): read through the cache */
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+		fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !(S_ISREG(st.st_mode) || S_ISBLK(st.st_mode))) {
+		int ret = S_ISDIR(st.st_mode) ? -EISDIR : -ENODEV;
+
+		close(fd);
+		return ret;
+	}
+	return fd;
 }
 
 static int scan_all(struct scan *s, int fd, uint64_t nr_units)
