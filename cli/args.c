@@ -180,6 +180,18 @@ int target_open(const char *verb, const char *path, int oflags, unsigned int tfl
 	return fd;
 }
 
+volatile sig_atomic_t stop_signal;
+
+/* SIGINT and SIGTERM end a run early: @on (async-signal-safe) is called after stop_signal is set. */
+void catch_stop_signals(void (*on)(int))
+{
+	struct sigaction sa = { .sa_handler = on };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
 int reopen_fd(int fd, int oflags)
 {
 	char p[64];

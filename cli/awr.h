@@ -64,6 +64,9 @@ int parse_size_arg(const char *opt, const char *text, uint64_t *out);
 int target_open(const char *verb, const char *path, int oflags, unsigned int tflags, bool force);
 /* Another open file description of the file behind @fd (by /proc/self/fd, never by name). */
 int reopen_fd(int fd, int oflags);
+/* The signal (SIGINT, SIGTERM) that asked a stress or bench run to stop; 0 none. */
+extern volatile sig_atomic_t stop_signal;
+void catch_stop_signals(void (*on)(int));
 
 /*
  * bench.c: the measuring core of `awr bench`, also used by `awr qualify`.

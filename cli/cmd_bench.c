@@ -200,6 +200,13 @@ static void print_json(const char *path, const struct bench_opts *o, const struc
 	out_print_json(root);
 }
 
+/* SIGINT, SIGTERM: every mode's loop ends (bench_stop), the figures cover the time run. */
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+	bench_stop = 1;
+}
+
 int cmd_bench(int argc, const char **argv)
 {
 	struct bench_args a = { 0 };
@@ -239,6 +246,7 @@ int cmd_bench(int argc, const char **argv)
 		goto out;
 	o.progress = out_mode == OUT_NORMAL && isatty(STDERR_FILENO);
 	o.path = c.operand;
+	catch_stop_signals(on_stop);
 	if (bench_run(fd, &o, &r))
 		goto out;
 	if (out_mode == OUT_JSON)
@@ -249,6 +257,10 @@ int cmd_bench(int argc, const char **argv)
 	for (int m = 0; m < BENCH__MODES; m++)
 		if (r.mode[m].ran && r.mode[m].error)
 			rc = AWR_EXIT_FAIL;
+	if (stop_signal && rc == AWR_EXIT_OK) {
+		out_error("bench: stopped by %s; the figures cover the time run", strsignal(stop_signal));
+		rc = 128 + stop_signal;
+	}
 out:
 	if (fd >= 0)
 		close(fd);

@@ -192,6 +192,13 @@ static bool new_file(const char *path)
 	return stat(path, &st) && errno == ENOENT;
 }
 
+/* SIGINT, SIGTERM: the writers finish their write in flight and its journal record, then the report. */
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+	awr_stress_stop();
+}
+
 /* Seconds or writes, the unit, the span; fills @o. */
 static int stress_setup(struct awr_stress_opts *o, const char *path, const char *unit_s,
 			const char *size_s, double seconds, long long writes)
@@ -273,7 +280,10 @@ int cmd_stress(int argc, const char **argv)
 	fd = target_open("stress", c.operand, O_RDWR | O_DIRECT, AWR_TARGET_CREATE, force);
 	if (fd < 0)
 		goto out;
+	catch_stop_signals(on_stop);
 	ret = awr_stress_run_fd(fd, &o, &r);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 	if (ret) {
 		rc = explain_start_error(c.operand, &o, &r, ret);
 		goto out;
@@ -283,6 +293,11 @@ int cmd_stress(int argc, const char **argv)
 	else
 		report_text(c.operand, &o, &r);
 	rc = r.journal_error ? AWR_EXIT_USAGE : r.error ? AWR_EXIT_FAIL : AWR_EXIT_OK;
+	if (stop_signal && rc == AWR_EXIT_OK) {
+		out_error("stress: stopped by %s after %" PRIu64 " writes; the journal is complete", strsignal(stop_signal),
+			  r.writes);
+		rc = 128 + stop_signal;
+	}
 out:
 	if (fd >= 0)
 		close(fd);

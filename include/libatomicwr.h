@@ -1704,6 +1704,17 @@ int awr_stress_run(const char *path, const struct awr_stress_opts *o,
  */
 int awr_stress_run_fd(int fd, const struct awr_stress_opts *o, struct awr_stress_result *out);
 
+/**
+ * awr_stress_stop() - ask the running awr_stress_run() to stop early
+ *
+ * Async-signal-safe: meant for a SIGINT or SIGTERM handler. Each writer
+ * finishes the write it has in flight, journals its acknowledgement, and
+ * the run returns 0 with the writes made so far in its result; the journal
+ * is consistent for awr_verify_run(). The request ends with that run (the
+ * next awr_stress_run() starts afresh).
+ */
+void awr_stress_stop(void);
+
 /* One offending unit found by awr_verify_run(). */
 struct awr_verify_issue {
 	uint64_t unit;			/* unit index */

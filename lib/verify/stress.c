@@ -6,6 +6,7 @@
  * verifier can tell lost writes after a crash (man/awr-stamp.5).
  */
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -81,9 +82,17 @@ static void set_journal_error(struct stress *s, int err)
 	__atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
 }
 
+/* Set by awr_stress_stop() (a signal handler): every run in the process ends its writers. */
+static volatile sig_atomic_t stop_requested;
+
+void awr_stress_stop(void)
+{
+	stop_requested = 1;
+}
+
 static bool keep_going(struct stress *s)
 {
-	if (__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE))
+	if (stop_requested || __atomic_load_n(&s->stop, __ATOMIC_ACQUIRE))
 		return false;
 	if (s->deadline && awr__now_ns() >= s->deadline)
 		return false;
@@ -302,6 +311,7 @@ int awr_stress_run_fd(int fd, const struct awr_stress_opts *o, struct awr_stress
 	    o->threads > 256 || o->span > INT64_MAX)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
+	stop_requested = 0;
 	s.wflags = (o->flags & AWR_STRESS_DSYNC) || o->journal ? AWR_WRITE_DSYNC : 0;
 	pthread_mutex_init(&s.err_lock, NULL);
 	ret = open_target(fd, o, &s);
