@@ -89,7 +89,7 @@ static int measure(struct awr_pages *s, const struct bench_opts *o, uint64_t npa
 	ucpu0 = cpu_s(true);
 	start = t0 = now_ns();
 	deadline = start + (uint64_t)(o->seconds * 1e9);
-	while (t0 < deadline) {
+	while (t0 < deadline && !bench_stop) {	/* SIGINT, SIGTERM: see cmd_bench.c */
 		for (unsigned int i = 0; i < batch; i++)
 			pg[i] = (struct awr_page){ .buf = buf + (size_t)i * o->unit,
 						   .page_no = next_page(&rng, npages, &seq, o->order) };

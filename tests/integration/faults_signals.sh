@@ -6,6 +6,9 @@
 # 128+N with its figures. A control sends SIGKILL (no clean stop is possible): verify must still find
 # no torn unit, and the journal's acknowledged writes all survive.
 #
+# Stress and bench run for an hour unless stopped: a stop that does not work ends in meson's timeout
+# (no timed assertion here).
+#
 #   with-scratch-xfs.sh faults_signals.sh AWR
 set -u
 awr=$1
@@ -28,17 +31,15 @@ wait_journal() {
 for sig in INT TERM; do
 	t=$dir/stress-$sig
 	jf=$j/journal-$sig
-	"$awr" stress "$t" --unit 16k --size 8M --threads 4 --seconds 120 --journal "$jf" -o json \
+	"$awr" stress "$t" --unit 16k --size 8M --threads 4 --seconds 3600 --journal "$jf" -o json \
 		>"$j/out-$sig.json" 2>"$j/err-$sig" &
 	pid=$!
 	wait_journal "$jf" || fail "SIG$sig: stress wrote no journal in 30 s"
 	sleep 1
 	kill -s "$sig" "$pid"
-	start=$(date +%s)
 	wait "$pid"
 	rc=$?
 	want=$((128 + $(kill -l "$sig")))
-	[ $(( $(date +%s) - start )) -le 30 ] || fail "SIG$sig: stress took over 30 s to stop"
 	[ "$rc" = "$want" ] || fail "SIG$sig: stress exited $rc, expected $want: $(cat "$j/err-$sig")"
 	grep -q "stopped by" "$j/err-$sig" || fail "SIG$sig: no 'stopped by' message: $(cat "$j/err-$sig")"
 	writes=$(json "$j/out-$sig.json" "d['writes']") || { fail "SIG$sig: the report is not JSON"; continue; }
@@ -55,14 +56,12 @@ for sig in INT TERM; do
 	[ "$acked" = "$writes" ] || fail "SIG$sig: the journal acknowledges $acked writes, the report counts $writes"
 
 	b=$dir/bench-$sig
-	"$awr" bench "$b" --unit 16k --size 8M --seconds 60 --mode all -o json >"$j/b-$sig.json" 2>"$j/berr-$sig" &
+	"$awr" bench "$b" --unit 16k --size 8M --seconds 3600 --mode all -o json >"$j/b-$sig.json" 2>"$j/berr-$sig" &
 	pid=$!
 	sleep 4
 	kill -s "$sig" "$pid"
-	start=$(date +%s)
 	wait "$pid"
 	rc=$?
-	[ $(( $(date +%s) - start )) -le 30 ] || fail "SIG$sig: bench took over 30 s to stop"
 	[ "$rc" = "$want" ] || fail "SIG$sig: bench exited $rc, expected $want: $(cat "$j/berr-$sig")"
 	python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$j/b-$sig.json" 2>/dev/null ||
 		fail "SIG$sig: bench's report is not JSON: $(head -c 300 "$j/b-$sig.json")"
@@ -72,7 +71,7 @@ done
 # The control: SIGKILL, no chance to stop cleanly; acknowledged writes must all survive, nothing torn.
 t=$dir/stress-KILL
 jf=$j/journal-KILL
-"$awr" stress "$t" --unit 16k --size 8M --threads 4 --seconds 120 --journal "$jf" >/dev/null 2>&1 &
+"$awr" stress "$t" --unit 16k --size 8M --threads 4 --seconds 3600 --journal "$jf" >/dev/null 2>&1 &
 pid=$!
 wait_journal "$jf" || fail "KILL: no journal"
 sleep 1
