@@ -54,6 +54,75 @@ static int check_numeric_values(int argc, const char **argv, const struct poptOp
 	return 0;
 }
 
+/* The string option called @name (@len bytes, or the short name @sh) in @t or a table it includes. */
+static const struct poptOption *string_option(const struct poptOption *t, const char *name, size_t len, char sh)
+{
+	for (; t->longName || t->shortName || t->argInfo; t++) {
+		unsigned int type = t->argInfo & POPT_ARG_MASK;
+		const struct poptOption *in;
+
+		if (type == POPT_ARG_INCLUDE_TABLE && t->arg) {
+			if ((in = string_option(t->arg, name, len, sh)))
+				return in;
+		} else if (type == POPT_ARG_STRING &&
+			   ((sh && t->shortName == sh) ||
+			    (!sh && t->longName && strlen(t->longName) == len && !strncmp(t->longName, name, len)))) {
+			return t;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * popt strdup()s the value of a string option and overwrites the pointer when
+ * the option is given again, so the earlier copy leaks (popt(3): the
+ * application frees). The last occurrence wins in popt, so the earlier ones
+ * are dropped from the arguments popt sees. Returns a new argv (argc in @n).
+ */
+static const char **drop_repeated_strings(int argc, const char **argv, const struct poptOption *table, int *n)
+{
+	const struct poptOption **opt = calloc((size_t)argc + 1, sizeof(*opt));
+	const char **out = calloc((size_t)argc + 1, sizeof(*out));
+	int *width = calloc((size_t)argc + 1, sizeof(*width));
+	int i, j, k = 0;
+
+	if (!opt || !out || !width) {
+		free(opt);
+		free(width);
+		free(out);
+		return NULL;
+	}
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i += width[i] ? width[i] : 1) {
+		const char *a = argv[i], *eq;
+
+		if (!strncmp(a, "--", 2)) {
+			eq = strchr(a + 2, '=');
+			opt[i] = string_option(table, a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2), 0);
+			width[i] = opt[i] && !eq && i + 1 < argc ? 2 : 1;
+		} else if (a[0] == '-' && a[1] && a[1] != '-') {
+			opt[i] = string_option(table, NULL, 0, a[1]);
+			width[i] = opt[i] && !a[2] && i + 1 < argc ? 2 : 1;
+		}
+	}
+	out[k++] = argv[0];
+	for (i = 1; i < argc; i++) {
+		bool later = false;
+
+		if (opt[i])
+			for (j = i + width[i]; j < argc && !later; j++)
+				later = opt[j] == opt[i];
+		if (later) {
+			i += width[i] - 1;
+			continue;
+		}
+		out[k++] = argv[i];
+	}
+	free(opt);
+	free(width);
+	*n = k;
+	return out;
+}
+
 int cmd_parse(struct cmd_ctx *c, int argc, const char **argv,
 	      const struct poptOption *table, const char *operand_name, bool operand_required)
 {
@@ -63,6 +132,9 @@ int cmd_parse(struct cmd_ctx *c, int argc, const char **argv,
 	c->name = argv[0];
 	c->table = table;
 	c->operand = NULL;
+	c->argv = drop_repeated_strings(argc, argv, table, &argc);
+	if (c->argv)
+		argv = c->argv;
 	c->pc = poptGetContext(argv[0], argc, argv, table, 0);
 	while ((rc = poptGetNextOpt(c->pc)) > 0)
 		;
@@ -121,6 +193,8 @@ void cmd_done(struct cmd_ctx *c)
 	if (c->table)
 		free_strings(c->table);
 	c->table = NULL;
+	free(c->argv);
+	c->argv = NULL;
 }
 
 int parse_size_arg(const char *opt, const char *text, uint64_t *out)

@@ -50,6 +50,7 @@ struct cmd_ctx {
 	const struct poptOption *table;
 	const char *operand;	/* the PATH operand */
 	const char **operands;	/* every operand, when operand_name ends in "..." */
+	const char **argv;	/* the arguments popt parses (repeated string options dropped) */
 };
 
 int cmd_parse(struct cmd_ctx *c, int argc, const char **argv,
