@@ -7,6 +7,32 @@
 #include "awr.h"
 #include "config.h"
 
+/* Each rule of the library's kernel table, and whether it applies on @kernel. */
+static void rules_print(uint32_t kernel)
+{
+	char since[64];
+
+	for (int r = 0; r < AWR_KRULE__COUNT; r++)
+		printf("  %-3s %-26s %s [from %s]\n", awr_kernel_has(kernel, r) ? "yes" : "no",
+		       awr_kernel_rule_name(r), awr_kernel_rule_text(r),
+		       awr_kernel_rule_since(r, since, sizeof(since)));
+}
+
+static struct json_object *rules_json(uint32_t kernel)
+{
+	struct json_object *o = json_object_new_object(), *e;
+	char since[64];
+
+	for (int r = 0; r < AWR_KRULE__COUNT; r++) {
+		e = json_object_new_object();
+		json_object_object_add(e, "applies", json_object_new_boolean(awr_kernel_has(kernel, r)));
+		json_object_object_add(e, "since", json_object_new_string(awr_kernel_rule_since(r, since, sizeof(since))));
+		json_object_object_add(e, "text", json_object_new_string(awr_kernel_rule_text(r)));
+		json_object_object_add(o, awr_kernel_rule_name(r), e);
+	}
+	return o;
+}
+
 int cmd_version(int argc, const char **argv)
 {
 	struct poptOption table[] = {
@@ -17,6 +43,7 @@ int cmd_version(int argc, const char **argv)
 	struct json_object *o, *k;
 	struct utsname u;
 	struct cmd_ctx c;
+	uint32_t kernel;
 
 	if (cmd_parse(&c, argc, argv, table, NULL, false))
 		return AWR_EXIT_USAGE;
@@ -27,14 +54,17 @@ int cmd_version(int argc, const char **argv)
 	}
 	if (uname(&u))
 		memset(&u, 0, sizeof(u));
+	kernel = awr_kernel_running();
 	if (out_mode == OUT_NORMAL) {
 		printf("awr %s\nlibatomicwr %s\nkernel %s\n", AWR_VERSION_STRING, awr_version(), u.release);
+		rules_print(kernel);
 	} else {
 		o = json_object_new_object();
 		json_object_object_add(o, "awr", json_object_new_string(AWR_VERSION_STRING));
 		json_object_object_add(o, "libatomicwr", json_object_new_string(awr_version()));
 		k = json_object_new_object();
 		json_object_object_add(k, "release", json_object_new_string(u.release));
+		json_object_object_add(k, "rules", rules_json(kernel));
 		json_object_object_add(o, "kernel", k);
 		out_print_json(o);
 	}

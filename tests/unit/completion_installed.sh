@@ -57,5 +57,18 @@ echo "$out" | grep -qx "kernel $(uname -r)" || bad "no kernel release: $out"
 json=$("$awr" version -o json) || bad "awr version -o json exited $?"
 python3 -c 'import json,sys; j=json.loads(sys.argv[1]); assert j["schema_version"] == 1 and j["kernel"]["release"] == sys.argv[2], j' \
 	"$json" "$(uname -r)" || bad "awr version -o json: $json"
+# what the running kernel supports: one line per rule in both forms, and the
+# atomic_writes rule agrees with sysfs (6.11+ disks have queue/atomic_write_max_bytes)
+python3 -c '
+import json, sys, glob
+j = json.loads(sys.argv[1]); text = sys.argv[2]
+rules = j["kernel"]["rules"]
+assert len(rules) >= 12, rules
+for name, r in rules.items():
+    line = [l for l in text.splitlines() if l.split()[1:2] == [name]]
+    assert len(line) == 1 and line[0].split()[0] == ("yes" if r["applies"] else "no"), (name, line)
+has = any(glob.glob("/sys/block/*/queue/atomic_write_max_bytes"))
+assert rules["atomic_writes"]["applies"] == has, ("atomic_writes", rules["atomic_writes"], has)
+' "$json" "$out" || bad "awr version: the kernel rules do not match (text and JSON, or sysfs)"
 [ "$fail" = 0 ] && echo "completion_installed: all checks passed"
 exit "$fail"
