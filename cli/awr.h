@@ -36,6 +36,9 @@ void out_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool out_is_tty(void);
 struct json_object *out_u64(uint64_t v);
 struct json_object *out_limits_json(const struct awr_limits *l);
+/* The five fields every limits object starts with, in the same order everywhere. */
+void out_add_unit_limits(struct json_object *o, bool supported, uint64_t unit_min, uint64_t unit_max,
+			 uint64_t max_bytes, uint64_t boundary);
 struct json_object *out_verdict_json(const struct awr_verdict *v);
 const char *out_size(uint64_t bytes, char *buf, size_t len);
 const char *out_errno_name(int err);

@@ -14,11 +14,7 @@ static struct json_object *limits_json(const struct awr_device_limits *l)
 {
 	struct json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "supported", json_object_new_boolean(l->supported));
-	json_object_object_add(o, "unit_min", out_u64(l->unit_min));
-	json_object_object_add(o, "unit_max", out_u64(l->unit_max));
-	json_object_object_add(o, "max_bytes", out_u64(l->max_bytes));
-	json_object_object_add(o, "boundary", out_u64(l->boundary));
+	out_add_unit_limits(o, l->supported, l->unit_min, l->unit_max, l->max_bytes, l->boundary);
 	json_object_object_add(o, "block_caps_applied", json_object_new_boolean(l->capped));
 	json_object_object_add(o, "hw_max", out_u64(l->hw_max));
 	json_object_object_add(o, "hw_unit_min", out_u64(l->hw_unit_min));
@@ -50,11 +46,7 @@ static struct json_object *ranges_json(const struct awr_device *d)
 		struct json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "kernels", json_object_new_string(label));
-		json_object_object_add(o, "supported", json_object_new_boolean(l->supported));
-		json_object_object_add(o, "unit_min", out_u64(l->unit_min));
-		json_object_object_add(o, "unit_max", out_u64(l->unit_max));
-		json_object_object_add(o, "max_bytes", out_u64(l->max_bytes));
-		json_object_object_add(o, "boundary", out_u64(l->boundary));
+		out_add_unit_limits(o, l->supported, l->unit_min, l->unit_max, l->max_bytes, l->boundary);
 		json_object_array_add(a, o);
 	}
 	return a;

@@ -73,15 +73,21 @@ struct json_object *out_u64(uint64_t v)
 	return json_object_new_uint64(v);
 }
 
+void out_add_unit_limits(struct json_object *o, bool supported, uint64_t unit_min, uint64_t unit_max,
+			 uint64_t max_bytes, uint64_t boundary)
+{
+	json_object_object_add(o, "supported", json_object_new_boolean(supported));
+	json_object_object_add(o, "unit_min", out_u64(unit_min));
+	json_object_object_add(o, "unit_max", out_u64(unit_max));
+	json_object_object_add(o, "max_bytes", out_u64(max_bytes));
+	json_object_object_add(o, "boundary", out_u64(boundary));
+}
+
 struct json_object *out_limits_json(const struct awr_limits *l)
 {
 	struct json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "supported", json_object_new_boolean(l->supported));
-	json_object_object_add(o, "unit_min", out_u64(l->unit_min));
-	json_object_object_add(o, "unit_max", out_u64(l->unit_max));
-	json_object_object_add(o, "max_bytes", out_u64(l->max_bytes));
-	json_object_object_add(o, "boundary", out_u64(l->boundary));
+	out_add_unit_limits(o, l->supported, l->unit_min, l->unit_max, l->max_bytes, l->boundary);
 	json_object_object_add(o, "segments_max", out_u64(l->segments_max));
 	json_object_object_add(o, "unit_max_opt", out_u64(l->unit_max_opt));
 	json_object_object_add(o, "mem_align", out_u64(l->mem_align));
