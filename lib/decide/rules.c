@@ -137,13 +137,16 @@ static int check_placement(const struct awr_limits *l, const struct awr_write_pl
  * without it); 6.13, 6.11.11 and 6.12.2 check it per write in
  * generic_atomic_write_valid (the kernel rules table, AWR_KRULE_DIRECT_PER_WRITE).
  */
-static int check_open_time_direct(const struct awr_write_plan *w, uint32_t kernel,
+static int check_open_time_direct(const struct awr_write_plan *w, uint32_t asked,
 				  struct awr_verdict *v)
 {
+	uint32_t kernel;
 	char kv[16];
 
-	if (awr_kernel_has(kernel, AWR_KRULE_DIRECT_PER_WRITE) || w->open_flags < 0 ||
-	    (w->open_flags & O_DIRECT))
+	if (w->open_flags < 0 || (w->open_flags & O_DIRECT))
+		return 0;	/* the hot path: no release needed */
+	kernel = awr__kernel_or_running(asked);
+	if (awr_kernel_has(kernel, AWR_KRULE_DIRECT_PER_WRITE))
 		return 0;
 	return verdict(v, AWR_RULE_NOT_DIRECT,
 		       "kernel %s decides O_DIRECT at open time: opened without it, every atomic write is refused first; opened with it and cleared by fcntl, writes go buffered, not atomic",
@@ -197,7 +200,7 @@ static int check_all(const struct awr_limits *l, const struct awr_write_plan *w,
 	if (!l->supported)
 		return verdict(v, AWR_RULE_UNSUPPORTED,
 			       "the target does not support atomic writes (see awr probe)");
-	if ((ret = check_open_time_direct(w, awr__kernel_or_running(l->kernel), v)))
+	if ((ret = check_open_time_direct(w, l->kernel, v)))
 		return ret;
 	if (!file && ((ret = check_block_device(l, w, v, done)) || *done))
 		return ret;
