@@ -42,6 +42,7 @@
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
+#include <sys/utsname.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -515,6 +516,77 @@ static struct json_object *probe_json(const char *dev, char *why, size_t wl, int
 	}
 	free(out);
 	return root;
+}
+
+/*
+ * The derivation awr probe -o json marks as this kernel's (nvme.derived,
+ * scsi.derived, or stack.derived for a stacked device: "this_kernel": true,
+ * "kernel" the running release) equals what this kernel put in sysfs. For
+ * a partition the disk's derivation is compared with the disk's queue
+ * limits, which the partition shares.
+ */
+static void case_derived(const char *tag, const char *dev, const struct ksysfs *s, bool stacked)
+{
+	static const char *const keys[] = { "unit_min", "unit_max", "max_bytes", "boundary" };
+	const uint64_t sys[] = { s->unit_min, s->unit_max, s->max_bytes, s->boundary };
+	const char *n = cname(tag, dev, stacked ? "stack_derived" : "derived_this_kernel");
+	struct json_object *root, *sec = NULL, *d, *k;
+	const char *secname = NULL;
+	char why[256] = "", key[64];
+	struct utsname u;
+	int64_t v, tk;
+	int rc;
+
+	root = probe_json(dev, why, sizeof(why), &rc);
+	if (!root)
+		return FAILF(n, "%s", why);
+	if (stacked) {
+		secname = "stack";
+		sec = jget(root, "stack");
+	} else {
+		static const char *const secs[] = { "nvme", "scsi" };
+
+		for (size_t i = 0; i < 2 && !sec; i++) {
+			sec = jget(root, secs[i]);
+			if (sec && !json_object_is_type(sec, json_type_object))
+				sec = NULL;
+			secname = secs[i];
+		}
+	}
+	if (!sec || !json_object_is_type(sec, json_type_object)) {
+		snprintf(why, sizeof(why), "no %s section in awr probe -o json", stacked ? "stack" : "nvme or scsi");
+		goto out;
+	}
+	d = jget(sec, "derived");
+	if (!d || !json_object_is_type(d, json_type_object)) {
+		snprintf(why, sizeof(why), "%s.derived missing", secname);
+		goto out;
+	}
+	if (!jnum(d, "this_kernel", true, &tk, why, sizeof(why)))
+		goto out;
+	k = jget(d, "kernel");
+	uname(&u);
+	if (!tk || !k || !json_object_is_type(k, json_type_string) ||
+	    strncmp(u.release, json_object_get_string(k), strlen(json_object_get_string(k)))) {
+		snprintf(why, sizeof(why), "%s.derived is not marked this kernel's (this_kernel %d, kernel %s, uname %s)",
+			 secname, (int)tk, k ? json_object_get_string(k) : "missing", u.release);
+		goto out;
+	}
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(key, sizeof(key), "%s", keys[i]);
+		if (!jnum(d, key, false, &v, why, sizeof(why)))
+			goto out;
+		if ((uint64_t)v != sys[i]) {
+			snprintf(why, sizeof(why), "%s.derived.%s %" PRId64 ", sysfs %" PRIu64 " (kernel %s)", secname,
+				 keys[i], v, sys[i], json_object_get_string(k));
+			goto out;
+		}
+	}
+out:
+	json_object_put(root);
+	if (why[0])
+		return FAILF(n, "%s", why);
+	PASS(n);
 }
 
 static void case_json(const char *tag, const char *dev, const struct ksysfs *s)
@@ -1054,6 +1126,7 @@ static int cmd_disk(const char *tag, const char *dev)
 	case_statx(tag, dev, &s);
 	case_probe(tag, dev, &s);
 	case_json(tag, dev, &s);
+	case_derived(tag, dev, &s, false);
 	case_sweep(tag, dev, &s);
 	case_errnos(tag, dev, &s);
 	case_api_write(tag, dev, &s);
@@ -1080,6 +1153,7 @@ static int cmd_stack(const char *tag, const char *dev)
 	case_statx(tag, dev, &s);
 	case_probe(tag, dev, &s);
 	case_json(tag, dev, &s);
+	case_derived(tag, dev, &s, true);
 	case_sweep(tag, dev, &s);
 	return failures ? 1 : 0;
 }
@@ -1163,6 +1237,7 @@ static int cmd_part(const char *tag, const char *dev)
 	case_statx(tag, dev, &s);
 	case_probe(tag, dev, &s);
 	case_json(tag, dev, &s);
+	case_derived(tag, dev, &s, false);
 	case_sweep(tag, dev, &s);
 	case_errnos(tag, dev, &s);
 	if (kernel_allows(&s)) {

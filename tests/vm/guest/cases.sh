@@ -29,24 +29,24 @@ kernel_at_least() {	# kernel_at_least MAJOR.MINOR
 # kernel series ($KSERIES, see kernel_at_least) with the reason beside it.
 expected_cases() {
 	case "$1" in
-	sd_default) echo 111 ;;
-	sd_maxlen) echo 79 ;;
-	sd_bndry) echo 80 ;;
-	sd_gran) echo 79 ;;
+	sd_default) echo 114 ;;
+	sd_maxlen) echo 82 ;;
+	sd_bndry) echo 83 ;;
+	sd_gran) echo 82 ;;
 	# 7.0+ ignores AWUPF: the AWUPF-only namespaces write one block, so the
 	# three misaligned cli cases of the disk and of each partition are not
 	# asked (9 fewer) and qualify notes the one-block unit (1 more)
-	nvme_awupf15) kernel_at_least 7.0 && echo 91 || echo 99 ;;
-	nvme_awupf0) echo 91 ;;
-	nvme_awupf7) kernel_at_least 7.0 && echo 83 || echo 92 ;;
-	nvme_nawupf7) echo 117 ;;	# with the io_uring engine and page-batch programs (25)
-	nvme_nabspf) echo 77 ;;	# the partition one block past 1 MiB crosses the 64 KiB boundary: refused
-	nvme_nabo) echo 38 ;;	# no atomic writes: fewer cases, no passthrough ones
-	nvme_nawupf_hi) echo 77 ;;	# 64 KiB boundary, as nvme_nabspf
-	nvme_nawupf3) echo 111 ;;	# with the filesystem path cases of fsview.sh (19)
-	stack_sd) echo 26 ;;	# load + 5 stacked devices x (statx, probe, json, sweep, stack_rule)
-	stack_nvme) echo 26 ;;
-	nvme_mpath) echo 8 ;;	# load + 2 paths + the head (statx, probe, json, sweep, stack_rule)
+	nvme_awupf15) kernel_at_least 7.0 && echo 94 || echo 102 ;;
+	nvme_awupf0) echo 94 ;;
+	nvme_awupf7) kernel_at_least 7.0 && echo 86 || echo 95 ;;
+	nvme_nawupf7) echo 120 ;;	# with the io_uring engine and page-batch programs (25)
+	nvme_nabspf) echo 80 ;;	# the partition one block past 1 MiB crosses the 64 KiB boundary: refused
+	nvme_nabo) echo 41 ;;	# no atomic writes: fewer cases, no passthrough ones
+	nvme_nawupf_hi) echo 80 ;;	# 64 KiB boundary, as nvme_nabspf
+	nvme_nawupf3) echo 114 ;;	# with the filesystem path cases of fsview.sh (19)
+	stack_sd) echo 31 ;;	# load + 5 stacked devices x (statx, probe, json, stack_derived, sweep, stack_rule)
+	stack_nvme) echo 31 ;;
+	nvme_mpath) echo 9 ;;	# load + 2 paths + the head (statx, probe, json, stack_derived, sweep, stack_rule)
 	*) echo 0 ;;
 	esac
 }
