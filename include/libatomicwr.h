@@ -1102,7 +1102,8 @@ struct awr_stack_view {
  * @kernel:	AWR_KERNEL() whose stacking rules apply, 0 the running one
  * @out:	filled on success
  *
- * Legs from sysfs slaves/ (dm, md) or multipath/ (an NVMe head), each with
+ * Legs from sysfs slaves/ (dm, md) or multipath/ (an NVMe head; before 6.15,
+ * which has no multipath/, the head's paths nvmeXcYnZ in /sys/block), each with
  * its limits; the dm target from DM_TABLE_STATUS when readable; the md level
  * and chunk from md/; then blk_stack_atomic_writes_limits() of @kernel (md
  * from 6.13, dm from 6.14, heads from 6.15) and the top's block layer caps.

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Stacked block devices: dm (linear, stripe, mirror), md (raid0/1/10) and
- * NVMe multipath head nodes. The legs come from sysfs (slaves/, for a head
- * multipath/), their limits from their queue/, and the stacked result follows
+ * NVMe multipath head nodes. The legs come from sysfs (slaves/; for a head
+ * multipath/, or its paths by name before 6.15: see head_paths()), their
+ * limits from their queue/, and the stacked result follows
  * the running kernel's blk_stack_atomic_writes_limits() (block/blk-settings.c):
  *  - only a top device with BLK_FEAT_ATOMIC_WRITES_STACKED stacks: md raid0,
  *    raid1, raid10 from 6.13, dm-linear/stripe/mirror from 6.14, the NVMe
@@ -146,13 +147,53 @@ static unsigned int list_dir(const char *dir, char names[][64], unsigned int max
 	return n;
 }
 
-/* The sysfs directory of a leg named in slaves/ or multipath/ (links resolved). */
-static int leg_dir(const char *top, const char *group, const char *name, char *out)
+/* The sysfs directory @base/@group/@name of a leg: slaves/ or multipath/ of the top, or /sys/block (links resolved). */
+static int leg_dir(const char *base, const char *group, const char *name, char *out)
 {
 	char link[PATH_MAX];
 
-	pathf(link, sizeof(link), "%s/%s/%s", top, group, name);
+	pathf(link, sizeof(link), "%s/%s/%s", base, group, name);
 	return realpath(link, out) ? 0 : -errno;
+}
+
+/*
+ * An NVMe multipath head and its paths on kernels without multipath/.
+ * drivers/nvme/host/multipath.c (6.12, 7.0): nvme_mpath_set_live() adds the
+ * head's disk under the subsystem device (device_add_disk(&head->subsys->dev,
+ * ...)), so sysfs holds it in .../nvme-subsystem/nvme-subsysS/; a namespace of
+ * a single-controller subsystem has no head (nvme_mpath_alloc_disk) and sits
+ * under its controller. nvme_set_disk_name() names the head nvmeSnH and each
+ * path nvmeScCnH (S the subsystem's instance, H the head's; the paths are
+ * hidden disks, still listed in /sys/block). The multipath/ links from the
+ * head to its paths (nvme_mpath_add_sysfs_link) exist only from 6.15
+ * ("nvme-multipath: Add visibility for round-robin io-policy"); before that
+ * the paths are found by that name rule.
+ */
+static bool is_nvme_head(const char *top)
+{
+	char real[PATH_MAX], *slash;
+
+	if (!realpath(top, real) || !(slash = strrchr(real, '/')))
+		return false;
+	*slash = '\0';
+	slash = strrchr(real, '/');
+	return slash && !strncmp(slash + 1, "nvme-subsys", 11);
+}
+
+/* The paths nvmeScCnH of head nvmeSnH in /sys/block, in name order. */
+static unsigned int head_paths(const char *disk, char names[][64])
+{
+	char tmp[AWR_STACK_MAX_LEGS][64], dir[PATH_MAX], end;
+	unsigned int s, h, ps, pc, ph, n = 0, all;
+
+	if (sscanf(disk, "nvme%un%u%c", &s, &h, &end) != 2)
+		return 0;
+	pathf(dir, sizeof(dir), "%s/block", awr__sysfs_root());
+	all = list_dir(dir, tmp, AWR_STACK_MAX_LEGS);
+	for (unsigned int i = 0; i < all; i++)
+		if (sscanf(tmp[i], "nvme%uc%un%u%c", &ps, &pc, &ph, &end) == 3 && ps == s && ph == h)
+			copy_name(names[n++], 64, tmp[i]);
+	return n;
 }
 
 /*
@@ -269,16 +310,24 @@ static void md_type(const char *top, struct awr_stack_view *s, const char (*name
 	}
 }
 
-static bool type_stacks(const char *type, uint32_t kernel)
+/* The kernel rule under which @type stacks atomic limits, -1 for a type no kernel stacks. */
+static int type_rule(const char *type)
 {
 	if (!strcmp(type, "md-raid0") || !strcmp(type, "md-raid1") || !strcmp(type, "md-raid10"))
-		return awr_kernel_has(kernel, AWR_KRULE_MD_STACK);
+		return AWR_KRULE_MD_STACK;
 	if (!strcmp(type, "dm-linear") || !strcmp(type, "dm-stripe") || !strcmp(type, "dm-mirror") ||
 	    !strcmp(type, "dm"))
-		return awr_kernel_has(kernel, AWR_KRULE_DM_STACK);
+		return AWR_KRULE_DM_STACK;
 	if (!strcmp(type, "nvme-multipath"))
-		return awr_kernel_has(kernel, AWR_KRULE_NVME_MPATH_HEAD);
-	return false;
+		return AWR_KRULE_NVME_MPATH_HEAD;
+	return -1;
+}
+
+static bool type_stacks(const char *type, uint32_t kernel)
+{
+	int rule = type_rule(type);
+
+	return rule >= 0 && awr_kernel_has(kernel, (enum awr_kernel_rule)rule);
 }
 
 static uint32_t pow2_factor(uint64_t v)
@@ -343,7 +392,17 @@ static void stack_derive(struct awr_stack_view *s, const struct awr_queue_caps *
 	s->why[0] = '\0';
 	s->why_leg = -1;
 	if (!s->kernel_stacks) {
-		snprintf(s->why, sizeof(s->why), "this kernel does not stack %s atomic limits", s->type);
+		int rule = type_rule(s->type);
+		char since[64], kv[16];
+
+		awr_kernel_format(s->kernel, kv, sizeof(kv));
+		if (rule < 0)
+			snprintf(s->why, sizeof(s->why), "no kernel stacks %s atomic limits", s->type);
+		else
+			snprintf(s->why, sizeof(s->why), "%s stack atomic limits from %s; this is %s",
+				 rule == AWR_KRULE_NVME_MPATH_HEAD ? "NVMe multipath heads" :
+				 rule == AWR_KRULE_MD_STACK ? "md raid0/1/10 devices" : "dm-linear/stripe/mirror devices",
+				 awr_kernel_rule_since((enum awr_kernel_rule)rule, since, sizeof(since)), kv);
 		return;
 	}
 	for (unsigned int i = 0; i < s->nr_legs && !why; i++) {
@@ -372,7 +431,7 @@ static void stack_derive(struct awr_stack_view *s, const struct awr_queue_caps *
 int awr_stack_lookup(const char *disk, uint32_t kernel, struct awr_stack_view *out)
 {
 	char top[PATH_MAX], dir[PATH_MAX], names[AWR_STACK_MAX_LEGS][64];
-	const char *group = "slaves";
+	const char *group = "slaves", *base = top;
 	struct awr_queue_caps caps = { 0 };
 	uint64_t io_min = 0;
 	uint32_t lbs;
@@ -386,7 +445,10 @@ int awr_stack_lookup(const char *disk, uint32_t kernel, struct awr_stack_view *o
 	out->nr_legs = list_dir(dir, names, AWR_STACK_MAX_LEGS);
 	if (out->nr_legs) {
 		group = "multipath";
-		snprintf(out->type, sizeof(out->type), "nvme-multipath");
+	} else if (is_nvme_head(top)) {
+		base = awr__sysfs_root();	/* before 6.15: the paths by name, in /sys/block */
+		group = "block";
+		out->nr_legs = head_paths(disk, names);
 	} else {
 		pathf(dir, sizeof(dir), "%s/slaves", top);
 		out->nr_legs = list_dir(dir, names, AWR_STACK_MAX_LEGS);
@@ -394,14 +456,16 @@ int awr_stack_lookup(const char *disk, uint32_t kernel, struct awr_stack_view *o
 	if (!out->nr_legs)
 		return -ENOENT;
 	for (unsigned int i = 0; i < out->nr_legs; i++) {
-		if (leg_dir(top, group, names[i], dir))
+		if (leg_dir(base, group, names[i], dir))
 			return -ENOENT;
 		read_leg(dir, names[i], &out->legs[i]);
 	}
 	pathf(dir, sizeof(dir), "%s/dm", top);
-	if (!strcmp(group, "slaves") && !access(dir, F_OK))
+	if (strcmp(group, "slaves")) {
+		snprintf(out->type, sizeof(out->type), "nvme-multipath");
+	} else if (!access(dir, F_OK)) {
 		dm_type(top, out, (const char (*)[64])names);
-	else if (!strcmp(group, "slaves")) {
+	} else {
 		pathf(dir, sizeof(dir), "%s/md", top);
 		if (access(dir, F_OK))
 			return -ENOENT;		/* slaves of another kind (bcache, loop over dm ...) */

@@ -4,7 +4,8 @@
  * raid0 (a chunk that caps unit_max), dm, NVMe multipath heads; each kernel's rule (md from 6.13, dm
  * from 6.14, heads from 6.15 and 6.14.10, the chunk from io_min before 6.17 and chunk_sectors after),
  * and the disagreements named: a leg without atomics, boundaries that differ, a misaligned leg, a
- * kernel older than the feature, a result that differs from sysfs.
+ * kernel older than the feature, a result that differs from sysfs; a head before 6.15 (no multipath/,
+ * its paths found by name).
  */
 #include <limits.h>
 #include <stdarg.h>
@@ -228,6 +229,48 @@ static void test_dm_and_head(void)
 	T_EXPECT_EQ(awr_stack_lookup("../x", 0, &s), -EINVAL, "a path is not a disk name");
 }
 
+/*
+ * A 6.12 multipath head: no multipath/ links (they came in 6.15), the head's
+ * disk under nvme-subsystem/nvme-subsysS, the paths nvmeScCnH hidden disks in
+ * /sys/block under their controllers. The head is still the stacked device:
+ * its legs are the two paths (not another namespace's path, not another
+ * subsystem's), and 6.12 derives nothing, saying why with the release.
+ */
+static void test_head_without_multipath_dir(void)
+{
+	struct awr_stack_view s;
+
+	queue("devices/virtual/nvme-subsystem/nvme-subsys7/nvme7n1", 0, 0, 0, 0, 0, 512);
+	ln("../devices/virtual/nvme-subsystem/nvme-subsys7/nvme7n1", "block/nvme7n1");
+	queue("devices/pci/nvme/nvme2/nvme7c2n1", 4096, 32768, 32768, 0, 0, 4096);
+	queue("devices/pci/nvme/nvme3/nvme7c3n1", 4096, 16384, 16384, 0, 0, 4096);
+	queue("devices/pci/nvme/nvme3/nvme7c3n2", 4096, 4096, 4096, 0, 0, 4096);
+	queue("devices/pci/nvme/nvme4/nvme8c4n1", 4096, 4096, 4096, 0, 0, 4096);
+	ln("../devices/pci/nvme/nvme2/nvme7c2n1", "block/nvme7c2n1");
+	ln("../devices/pci/nvme/nvme3/nvme7c3n1", "block/nvme7c3n1");
+	ln("../devices/pci/nvme/nvme3/nvme7c3n2", "block/nvme7c3n2");
+	ln("../devices/pci/nvme/nvme4/nvme8c4n1", "block/nvme8c4n1");
+	s = look("nvme7n1", AWR_KERNEL(6, 12, 57));
+	T_EXPECT(!strcmp(s.type, "nvme-multipath") && s.nr_legs == 2, "6.12 head: %s, %u paths", s.type, s.nr_legs);
+	T_EXPECT(s.nr_legs == 2 && !strcmp(s.legs[0].name, "nvme7c2n1") && !strcmp(s.legs[1].name, "nvme7c3n1"),
+		 "the head's own paths: %s %s", s.legs[0].name, s.nr_legs > 1 ? s.legs[1].name : "-");
+	T_EXPECT_EQ(s.legs[1].unit_max, 16384, "a path's own limits");
+	T_EXPECT(!s.kernel_stacks && !s.derived.supported, "6.12 derives nothing for a head");
+	EXPECT_STACK(s, 0, 0, 0, 0, "head on 6.12");
+	T_EXPECT(strstr(s.why, "NVMe multipath heads") && strstr(s.why, "from 6.15") &&
+		 strstr(s.why, "this is 6.12.57"), "why_off names the release: %s", s.why);
+	T_EXPECT(probe_has(&s, "stack_kernel_too_old", "from 6.15"), "the finding names 6.15");
+	s = look("nvme7n1", AWR_KERNEL(6, 15, 0));
+	EXPECT_STACK(s, 4096, 16384, 16384, 0, "the same head on 6.15: the paths stacked");
+
+	/* A namespace of a one-controller subsystem sits under its controller: no head. */
+	queue("devices/pci/nvme/nvme5/nvme9n1", 4096, 32768, 32768, 0, 0, 4096);
+	ln("../devices/pci/nvme/nvme5/nvme9n1", "block/nvme9n1");
+	queue("devices/pci/nvme/nvme5/nvme9c5n1", 4096, 32768, 32768, 0, 0, 4096);
+	ln("../devices/pci/nvme/nvme5/nvme9c5n1", "block/nvme9c5n1");
+	T_EXPECT_EQ(awr_stack_lookup("nvme9n1", 0, &s), -ENOENT, "a namespace under its controller is no head");
+}
+
 int main(void)
 {
 	char cmd[PATH_MAX + 16];
@@ -239,6 +282,7 @@ int main(void)
 	test_md_raid1();
 	test_md_raid0_chunk();
 	test_dm_and_head();
+	test_head_without_multipath_dir();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	if (system(cmd))
 		T_EXPECT(0, "cleanup");
