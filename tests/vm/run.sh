@@ -25,8 +25,8 @@
 #   AWR_VM_KERNELS  kernels to boot, space or comma separated: a series ("6.12",
 #                   "7": the newest of it) or a release ("7.3.4+deb13-amd64");
 #                   default "6.12 6.18 7"
-#   AWR_VM_JOBS     guests booted at once (default 2, one vCPU each; 1: one at
-#                   a time with two vCPUs)
+#   AWR_VM_JOBS     guests booted at once (default: all kernels, one vCPU each;
+#                   1: one at a time with two vCPUs)
 #   AWR_VM_ONLY     comma-separated guest case groups (default all; see README)
 #   AWR_VM_SHELL=1  boot the first kernel to an interactive shell in the guest instead
 #   AWR_VM_TIMEOUT  seconds each guest may run (default 600)
@@ -55,10 +55,11 @@ tree=$cache/toolchain-v2
 # LTS and the newest 7.x of trixie-backports (see kernel_resolve)
 kernel_specs=${AWR_VM_KERNELS:-6.12 6.18 7}
 kernel_specs=${kernel_specs//,/ }
-vm_jobs=${AWR_VM_JOBS:-2}		# guests booted at once
-case "$vm_jobs" in ''|*[!0-9]*|0) vm_jobs=1 ;; esac
-smp=2
-[ "$vm_jobs" -gt 1 ] && smp=1
+# guests booted at once: by default every kernel's (set once the kernels are
+# known). Three one-vCPU guests on two cores end together; two at a time left
+# a core idle while the third ran alone (about a third longer).
+vm_jobs=${AWR_VM_JOBS:-}
+case "$vm_jobs" in '') ;; *[!0-9]*|0) vm_jobs=1 ;; esac
 tool_only=${AWR_VM_TREE_ONLY:-0}
 # packages of the tool tree whose programs the guest gets, with the shared
 # libraries ldd names (guest_tools)
@@ -145,6 +146,9 @@ if ! flock -n 9; then
 	flock -w "${AWR_VM_LOCK_WAIT:-3600}" 9 || die "another VM run holds $cache/lock"
 fi
 locked=1
+t_lock=$(( $(date +%s) - t_start ))
+[ "$t_lock" -gt 0 ] && say "waited $t_lock s for the lock (not counted below)"
+t_start=$(date +%s)
 
 # Remove a (half-built) tool tree: unmount anything left mounted below it
 # first, never crossing into another filesystem.
@@ -306,6 +310,9 @@ for spec in $kernel_specs; do
 	say "kernel $label: $kv"
 done
 [ "${#kernels[@]}" -gt 0 ] || { printf '%s\n' "${kfail[@]}"; die "no kernel to boot (AWR_VM_KERNELS=$kernel_specs)"; }
+[ -n "$vm_jobs" ] || vm_jobs=${#kernels[@]}
+smp=2
+[ "$vm_jobs" -gt 1 ] && smp=1
 [ "$tool_only" = 1 ] && { say "tool tree ready"; exit 0; }
 
 # ------------------------------------------------- static awr + guest program
@@ -381,9 +388,17 @@ done
 	die "packing the common initramfs failed"
 
 # the modules of kernel $1 and their dependencies, decompressed, with a fresh
-# modules.dep, packed into $run/initrd-$1.gz behind the common archive
+# modules.dep, packed into $run/initrd-$1.gz behind the common archive. The
+# module archive depends only on the kernel and guest_modules: it is kept
+# with the unpacked kernel (modules-KEY.gz, KEY from the module list) and
+# reused by later runs.
+modules_key=$(printf '%s\n' v1 "${guest_modules[@]}" | md5sum | cut -c1-12)
 kernel_initrd() {
-	local kv=$1 d=$run/k-$kv
+	local kv=$1 d=$run/k-$kv kept=$tree/awr/k/$1/modules-$modules_key.gz
+	if [ -s "$kept" ]; then
+		cat "$run/common.gz" "$kept" >"$run/initrd-$kv.gz"
+		return
+	fi
 	mkdir -p "$d/lib/modules/$kv"
 	chroot "$tree" sh -c '
 		kv=$1; shift
@@ -408,6 +423,7 @@ kernel_initrd() {
 		exit $status
 	' sh "$kv" "${guest_modules[@]}" >>"$run/initramfs-$kv.log" 2>&1 || return 1
 	(cd "$d" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1 >"$run/modules-$kv.gz") || return 1
+	cp "$run/modules-$kv.gz" "$kept.new.$$" && mv "$kept.new.$$" "$kept"
 	cat "$run/common.gz" "$run/modules-$kv.gz" >"$run/initrd-$kv.gz"
 }
 
@@ -562,6 +578,15 @@ report_guest() {
 		}
 		END { for (i = 1; i <= n; i++) printf "vm: %s set %s: %s ->%s\n", label, order[i], params[order[i]], res[order[i]] }
 	' "$results"
+	# where the guest's time went: boot to the first group, then each group
+	# (the guest's uptime at each "INFO group" line and at "INFO end")
+	tr -d '\r' <"$log" | awk -v label="$label" '
+		$1 == "AWRVM:" && $2 == "INFO" && ($3 == "group" || $3 == "end") {
+			t = $NF; sub(/^uptime=/, "", t)
+			if (g == "") s = sprintf("boot %.0f s", t); else s = s sprintf(", %s %.0f s", g, t - last)
+			last = t; g = ($3 == "group") ? $4 : ""
+		}
+		END { if (s != "") printf "vm: %s time: %s\n", label, s }'
 	say "$label: guest ran ${secs} s (kernel $kv)"
 }
 
