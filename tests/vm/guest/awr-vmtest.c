@@ -27,6 +27,7 @@
  * The awr binary is taken from $AWR (default /awr/awr).
  * Exit status: 0 when no case failed, 1 otherwise, 2 on usage errors.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -1615,11 +1616,169 @@ static int cmd_sysfs(const char *tag, const char *dev)
 	return 0;
 }
 
+/*
+ * awr list -o json against this guest's sysfs, read here directly: every
+ * disk of /sys/block listed once and nothing else (but hidden disks, sysfs
+ * hidden 1: the paths nvmeXcYnZ of an NVMe multipath head, which have no
+ * device node; awr list leaves them out and lists the head), each with the logical
+ * block size and atomic limits of its queue/, its partitions (the entries
+ * with a partition file: name, start, and aligned when the start is a
+ * multiple of max(unit_min, boundary)) and its holders/ (dm, md).
+ */
+static bool list_disk(struct json_object *d, const char *name, char *why, size_t wl)
+{
+	static const char *const keys[] = { "logical_block_size", "unit_min", "unit_max", "max_bytes", "boundary" };
+	static const char *const attrs[] = { "logical_block_size", "atomic_write_unit_min_bytes",
+					     "atomic_write_unit_max_bytes", "atomic_write_max_bytes",
+					     "atomic_write_boundary_bytes" };
+	struct json_object *parts = jget(d, "partitions"), *holders = jget(d, "holders");
+	char dir[PATH_MAX], sub[PATH_MAX * 2];
+	unsigned int nparts = 0, nholders = 0;
+	uint64_t want, q[5], align;
+	struct dirent *e;
+	int64_t v;
+	DIR *dd;
+
+	snprintf(dir, sizeof(dir), "/sys/block/%s", name);
+	for (size_t i = 0; i < 5; i++) {
+		snprintf(sub, sizeof(sub), "%s/queue", dir);
+		if (read_u64(sub, attrs[i], &want)) {
+			snprintf(why, wl, "%s: queue/%s unreadable", name, attrs[i]);
+			return false;
+		}
+		if (!jnum(d, keys[i], false, &v, why, wl)) {
+			snprintf(why + strlen(why), wl - strlen(why), " (%s)", name);
+			return false;
+		}
+		if ((uint64_t)v != want) {
+			snprintf(why, wl, "%s %s %" PRId64 ", sysfs %" PRIu64, name, keys[i], v, want);
+			return false;
+		}
+		q[i] = want;
+	}
+	align = q[1] > q[4] ? q[1] : q[4];	/* a partition is aligned to max(unit_min, boundary) */
+	if (!parts || !json_object_is_type(parts, json_type_array) || !holders ||
+	    !json_object_is_type(holders, json_type_array)) {
+		snprintf(why, wl, "%s: partitions or holders is not an array", name);
+		return false;
+	}
+	dd = opendir(dir);
+	while (dd && (e = readdir(dd))) {
+		bool found = false;
+
+		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+		if (e->d_name[0] == '.' || read_u64(sub, "start", &want) || access(strcat(sub, "/partition"), F_OK))
+			continue;
+		nparts++;
+		for (size_t i = 0; i < json_object_array_length(parts); i++) {
+			struct json_object *p = json_object_array_get_idx(parts, i), *pn = jget(p, "name");
+
+			if (pn && !strcmp(json_object_get_string(pn), e->d_name) &&
+			    jnum(p, "start", false, &v, why, wl) && (uint64_t)v == want * 512 &&
+			    jnum(p, "aligned", true, &v, why, wl) && !!v == (!align || want * 512 % align == 0))
+				found = true;
+		}
+		why[0] = '\0';
+		if (!found) {
+			snprintf(why, wl, "%.64s: partition %.64s (start %" PRIu64 ", %saligned to %" PRIu64 ") not listed so",
+				 name, e->d_name, want * 512, !align || want * 512 % align == 0 ? "" : "not ", align);
+			break;
+		}
+	}
+	if (dd)
+		closedir(dd);
+	if (!why[0] && nparts != json_object_array_length(parts))
+		snprintf(why, wl, "%s: %zu partitions listed, sysfs has %u", name, json_object_array_length(parts), nparts);
+	snprintf(sub, sizeof(sub), "%s/holders", dir);
+	dd = opendir(sub);
+	while (!why[0] && dd && (e = readdir(dd))) {
+		bool found = false;
+
+		if (e->d_name[0] == '.')
+			continue;
+		nholders++;
+		for (size_t i = 0; i < json_object_array_length(holders); i++)
+			if (!strcmp(json_object_get_string(json_object_array_get_idx(holders, i)), e->d_name))
+				found = true;
+		if (!found)
+			snprintf(why, wl, "%.64s: holder %.64s not listed", name, e->d_name);
+	}
+	if (dd)
+		closedir(dd);
+	if (!why[0] && nholders != json_object_array_length(holders))
+		snprintf(why, wl, "%s: %zu holders listed, sysfs has %u", name, json_object_array_length(holders),
+			 nholders);
+	return !why[0];
+}
+
+static int cmd_list(const char *tag)
+{
+	const char *args[] = { "list", "-o", "json", NULL };
+	struct json_object *root, *devs;
+	char n[128], why[512] = "", path[PATH_MAX], *out = NULL;
+	unsigned int nsys = 0, nhidden = 0;
+	struct dirent *e;
+	bool hidden;
+	uint64_t h;
+	DIR *d;
+	int rc;
+
+	snprintf(n, sizeof(n), "%s.awr_list", tag);
+	rc = run_awr(&out, args);
+	root = out ? json_tokener_parse(out) : NULL;
+	free(out);
+	devs = root ? jget(root, "devices") : NULL;
+	if (rc != 0 || !devs || !json_object_is_type(devs, json_type_array)) {
+		FAILF(n, "awr list -o json: exit %d, %s (%.160s)", rc, devs ? "devices is not an array" :
+		      "no devices array", awr_err);
+		json_object_put(root);
+		return failures ? 1 : 0;
+	}
+	d = opendir("/sys/block");
+	while (d && !why[0] && (e = readdir(d))) {
+		struct json_object *dev = NULL;
+		unsigned int seen = 0;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s", e->d_name);
+		hidden = !read_u64(path, "hidden", &h) && h == 1;
+		nsys += !hidden;
+		nhidden += hidden;
+		for (size_t i = 0; i < json_object_array_length(devs); i++) {
+			struct json_object *x = json_object_array_get_idx(devs, i), *xn = jget(x, "name");
+
+			if (xn && !strcmp(json_object_get_string(xn), e->d_name)) {
+				dev = x;
+				seen++;
+			}
+		}
+		if (seen != !hidden)
+			snprintf(why, sizeof(why), "%s of /sys/block (hidden %d) listed %u times", e->d_name, hidden,
+				 seen);
+		else if (!hidden)
+			list_disk(dev, e->d_name, why, sizeof(why));
+	}
+	if (d)
+		closedir(d);
+	if (!why[0] && (!nsys || nsys != json_object_array_length(devs)))
+		snprintf(why, sizeof(why), "%zu devices listed, /sys/block has %u", json_object_array_length(devs), nsys);
+	printf("AWRVM: INFO list %s devices=%u hidden=%u\n", tag, nsys, nhidden);
+	json_object_put(root);
+	if (why[0])
+		FAILF(n, "%s", why);
+	else
+		PASS(n);
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 3 && !strcmp(argv[1], "mbr"))
 		return cmd_mbr(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "list"))
+		return cmd_list(argv[2]);
 	if (argc == 5 && !strcmp(argv[1], "vpd"))
 		return cmd_vpd(argv[2], argv[3], argv[4]);
 	if ((argc == 5 || argc == 7) && !strcmp(argv[1], "nvmeid"))
@@ -1627,7 +1786,7 @@ int main(int argc, char **argv)
 				  argc == 7 ? argv[6] : NULL);
 	if (argc != 4) {
 		fprintf(stderr, "usage: awr-vmtest disk|part|stack|chardev|sysfs TAG DEV | vpd TAG SGDEV DISK |"
-			" nvmeid TAG CTRLDEV NSDEV [AWUN AWUPF] | mbr DEV\n");
+			" nvmeid TAG CTRLDEV NSDEV [AWUN AWUPF] | mbr DEV | list TAG\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "disk"))

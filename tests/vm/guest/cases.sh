@@ -29,7 +29,7 @@ kernel_at_least() {	# kernel_at_least MAJOR.MINOR
 # kernel series ($KSERIES, see kernel_at_least) with the reason beside it.
 expected_cases() {
 	case "$1" in
-	sd_default) echo 114 ;;
+	sd_default) echo 115 ;;	# with awr_list (awr-vmtest list) while its partitions exist
 	sd_maxlen) echo 82 ;;
 	sd_bndry) echo 83 ;;
 	sd_gran) echo 82 ;;
@@ -44,8 +44,8 @@ expected_cases() {
 	nvme_nabo) echo 41 ;;	# no atomic writes: fewer cases, no passthrough ones
 	nvme_nawupf_hi) echo 80 ;;	# 64 KiB boundary, as nvme_nabspf
 	nvme_nawupf3) echo 114 ;;	# with the filesystem path cases of fsview.sh (19)
-	stack_sd) echo 31 ;;	# load + 5 stacked devices x (statx, probe, json, stack_derived, sweep, stack_rule)
-	stack_nvme) echo 31 ;;
+	stack_sd) echo 32 ;;	# load + 5 stacked devices x (statx, probe, json, stack_derived, sweep, stack_rule) + awr_list
+	stack_nvme) echo 32 ;;
 	nvme_mpath) echo 9 ;;	# load + 2 paths + the head (statx, probe, json, stack_derived, sweep, stack_rule)
 	*) echo 0 ;;
 	esac
@@ -278,6 +278,8 @@ run_parts() {	# MBR with an aligned and a misaligned partition, then both
 	say "PASS $g.$disk.partition_table"
 	run_prog "$g" "${p}1.part" $T part "$g" "/dev/${p}1"
 	run_prog "$g" "${p}2.part" $T part "$g" "/dev/${p}2"
+	# awr list against sysfs with the two partitions in place (awr-vmtest list)
+	[ "$g" = sd_default ] && run_prog "$g" awr_list $T list "$g"
 	# drop the table again so the next user sees a bare disk
 	dd if=/dev/zero of="/dev/$disk" bs=4096 count=1 conv=fsync 2>/dev/null
 	blockdev --rereadpt "/dev/$disk" 2>/dev/null
@@ -438,6 +440,8 @@ stack_all() {
 		if out=$(mdadm --create /dev/md0 --run --assume-clean --metadata=1.2 --level="$lvl" \
 			$([ "$lvl" = 1 ] || echo --chunk=64) --raid-devices=2 "/dev/$a" "/dev/$b" 2>&1); then
 			stack_check "$g" "md_raid$lvl" md0 6.13 "$chunk" "$a" "$b"
+			# awr list against sysfs while md0 holds both legs
+			[ "$lvl" = 1 ] && run_prog "$g" awr_list $T list "$g"
 			mdadm --stop /dev/md0 >/dev/null 2>&1 || say "FAIL $g.md_raid$lvl.remove: mdadm --stop /dev/md0 failed"
 		else
 			say "FAIL $g.md_raid$lvl.create: mdadm --create: $(echo "$out" | tail -n 1)"
