@@ -12,17 +12,29 @@
 # `decode_text` and `list_guest` tests (tests/fixtures/tools/, default OUTDIR).
 #
 # Uses the tool tree of tests/vm/run.sh (AWR_VM_CACHE, default
-# /var/cache/awr-vm; run.sh builds it) read-only apart from a private work
-# folder inside it, removed at the end. Needs root.
+# /var/cache/awr-vm; run.sh builds it and fetches the kernels) read-only apart
+# from a private work folder inside it, removed at the end: its busybox, the
+# kernel AWR_CAPTURE_KERNEL (default 6.12: the newest of that series run.sh
+# unpacked) and the module archive run.sh keeps with that kernel. Needs root.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 outdir=$(realpath -m "${1:-$here/../fixtures/tools}")
 cache=${AWR_VM_CACHE:-/var/cache/awr-vm}
-tree=$cache/toolchain
+tree=$cache/toolchain-v2
+series=${AWR_CAPTURE_KERNEL:-6.12}
 [ "$(id -u)" = 0 ] || { echo "capture: needs root (chroot)" >&2; exit 2; }
 [ -f "$tree/awr/tree.env" ] || { echo "capture: no tool tree in $tree: run tests/vm/run.sh once" >&2; exit 2; }
-kver=$(sed -n 's/^kver=//p' "$tree/awr/tree.env")
+kdir=$(ls -d "$tree/awr/k/$series".*/ 2>/dev/null | sort -V | tail -n 1)
+kdir=${kdir%/}
+[ -f "$kdir/kernel.env" ] || { echo "capture: no $series kernel in $tree/awr/k: run tests/vm/run.sh once" >&2; exit 2; }
+kver=$(sed -n 's/^kver=//p' "$kdir/kernel.env")
+vmlinuz=$(sed -n 's/^vmlinuz=//p' "$kdir/kernel.env")
+# run.sh's module archive of that kernel (modules-KEY.gz: its guest modules,
+# scsi_debug, sd_mod, sg and nvme among them, decompressed, with modules.dep)
+modules=$(ls -t "$kdir"/modules-*.gz 2>/dev/null | head -n 1)
+[ -n "$modules" ] && [ "$(gzip -dc "$modules" | cpio -t --quiet | grep -c '/scsi_debug\.ko$')" = 1 ] ||
+	{ echo "capture: no module archive with scsi_debug for $kver in $kdir: run tests/vm/run.sh once" >&2; exit 2; }
 src=$(cd "$here/../.." && pwd)
 bdir=$cache/build-capture-$(printf '%s' "$src" | md5sum | cut -c1-12)
 [ -f "$bdir/build.ninja" ] || meson setup "$bdir" "$src" -Dprefer_static=true -Dstatic_tools=true \
@@ -42,8 +54,8 @@ mkdir -p "$work/dl" "$work/root" "$outdir"
 chroot "$tree" sh -ec "cd /$rel/dl && apt-get -q download nvme-cli libnvme1t64 libjson-c5 libkeyutils1 libssl3t64 sg3-utils libsgutils2-1.48 && for d in *.deb; do dpkg -x \$d /$rel/root; done" >"$work/dl.log" 2>&1 ||
 	{ cat "$work/dl.log" >&2; exit 1; }
 ir=$work/initramfs
-mkdir -p "$ir/bin" "$ir/tools" "$ir/lib/modules/$kver"
-cp "$tree/awr/pkg/usr/bin/busybox" "$ir/bin/busybox"
+mkdir -p "$ir/bin" "$ir/tools"
+cp "$tree/awr/bb/usr/bin/busybox" "$ir/bin/busybox"
 cp "$work/root/usr/sbin/nvme" "$work/root/usr/bin/sg_vpd" "$work/root/usr/bin/sg_readcap" "$ir/tools/"
 cp "$bdir/cli/awr" "$ir/bin/awr"
 # an MBR for a 4 KiB-sector disk: partition 1 at block 1 (4096 bytes, off the 8 KiB atomic unit),
@@ -62,20 +74,6 @@ chroot "$tree" sh -ec "
 	mkdir -p /$rel/initramfs/lib/x86_64-linux-gnu
 	cp -L /$rel/root/usr/lib/x86_64-linux-gnu/*.so* /$rel/initramfs/lib/x86_64-linux-gnu/ 2>/dev/null || true
 "
-chroot "$tree" sh -ec '
-	kver=$1; out=$2; shift 2
-	src=/awr/pkg/lib/modules/$kver dst=$out/lib/modules/$kver
-	for m in "$@"; do modprobe -d /awr/pkg -S "$kver" --show-depends "$m"; done |
-	awk "\$1 == \"insmod\" { print \$2 }" | sort -u |
-	while read -r f; do
-		rel=${f#$src/}; rel=${rel%.xz}
-		mkdir -p "$dst/$(dirname "$rel")"
-		case "$f" in *.xz) xz -dc "$f" >"$dst/$rel" ;; *) cp "$f" "$dst/$rel" ;; esac
-	done
-	cp "$src/modules.builtin" "$src/modules.builtin.modinfo" "$src/modules.order" "$dst/"
-	depmod -b "$out" "$kver"
-' sh "$kver" "/$rel/initramfs" scsi_debug sd_mod sg nvme >"$work/mod.log" 2>&1 || { cat "$work/mod.log" >&2; exit 1; }
-
 cat >"$ir/init" <<'INIT'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
@@ -156,10 +154,11 @@ sync; poweroff -f
 INIT
 chmod 755 "$ir/init"
 (cd "$ir" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$work/initrd.gz"
+cat "$modules" >>"$work/initrd.gz"	# the kernel unpacks both archives
 
 # NVMe controllers: serial awun awupf lbs
 qemu=(qemu-system-x86_64 -nodefaults -no-reboot -cpu max -m 1024 -smp 2 -display none
-      -kernel "/awr/pkg/boot/vmlinuz-$kver" -initrd "/$rel/initrd.gz" -serial stdio
+      -kernel "/awr/k/$kver$vmlinuz" -initrd "/$rel/initrd.gz" -serial stdio
       -append "console=ttyS0 quiet loglevel=1 panic=-1")
 i=0
 for c in "awrpf15 31 15 4096" "awr512pf63 63 63 512" "awrpf0 0 0 4096"; do

@@ -29,7 +29,8 @@
 #                   1: one at a time with two vCPUs)
 #   AWR_VM_ONLY     comma-separated guest case groups (default all; see README)
 #   AWR_VM_SHELL=1  boot the first kernel to an interactive shell in the guest instead
-#   AWR_VM_TIMEOUT  seconds each guest may run (default 600)
+#   AWR_VM_TIMEOUT  seconds each guest may run (default 900: the stage's whole
+#                   budget; three guests share two cores)
 #   AWR_VM_MIRROR   Debian mirror URI (default: taken from this machine's apt sources)
 #   AWR_VM_REBUILD=1  rebuild the cached tool tree
 #   AWR_VM_UPDATE=1   refresh the tool tree's package lists now (else once a day)
@@ -47,7 +48,7 @@ srchash=$(printf '%s' "$src" | md5sum | cut -c1-12)	# one build and output dir p
 out=${AWR_VM_OUT:-$cache/out-$srchash}
 only=${AWR_VM_ONLY:-}
 shell_mode=${AWR_VM_SHELL:-0}
-boot_timeout=${AWR_VM_TIMEOUT:-600}
+boot_timeout=${AWR_VM_TIMEOUT:-900}
 suite=trixie
 tool_version=2				# bump when the tool tree's content changes
 tree=$cache/toolchain-v2
