@@ -1,10 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Description: (re)make the committed seed corpora of the harnesses that have no
-# hand-made seeds: tests/fuzz/corpus/{dump-parse,nvme-id,scsi-vpd,journal,stamp,size,sysfs}.
+# hand-made seeds: tests/fuzz/corpus/{dump-parse,nvme-id,scsi-vpd,journal,stamp,size,sysfs,input}.
 #
 #   tests/integration/with-scratch-xfs.sh tests/fuzz/make-seeds.sh BUILD/cli/awr
+#   tests/fuzz/make-seeds.sh --input        # only the input corpus (no awr, no scratch XFS)
 #
+# Input seeds are the real nvme-cli and sg_vpd/sg_readcap output in tests/fixtures/tools: each file,
+# the files of one device joined by NUL (the harness's separator), and cut or elided copies.
 # Identify/VPD seeds come from tests/fixtures; journal and stamp seeds from a real
 # `awr stress` run on the scratch XFS (journal on another filesystem), with damaged
 # copies; size and sysfs seeds are the texts users and the kernel write.
@@ -17,6 +20,40 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 unhex() { grep -v '^#' "$1" | xxd -r -p; }
+
+# input: the text and JSON readers of awr decode
+tools=$fix/tools
+rm -rf "$corpus/input"
+mkdir -p "$corpus/input"
+for f in "$tools"/nvme-*.txt "$tools"/nvme-*.json "$tools"/sd-*-vpd-bl*.txt "$tools"/sd-*-readcap*.txt; do
+	case "$f" in *-sysfs.txt) continue ;; esac
+	cp "$f" "$corpus/input/"
+done
+for d in awrpf15 awr512pf63 awrpf0; do
+	for form in .txt -H.txt .json; do
+		{ cat "$tools/nvme-$d-id-ctrl$form"; printf '\0'; cat "$tools/nvme-$d-id-ns$form"; } \
+			>"$corpus/input/nvme-$d-ctrl-ns$form"
+	done
+	# the namespace's first half only, and with its middle elided
+	f=$tools/nvme-$d-id-ns.txt
+	head -c $(( $(stat -c %s "$f") / 2 )) "$f" >"$corpus/input/nvme-$d-ns-cut.txt"
+	{ head -n 12 "$f"; echo '[...]'; tail -n 8 "$f"; } >"$corpus/input/nvme-$d-ns-elided.txt"
+	f=$tools/nvme-$d-id-ns.json
+	head -c $(( $(stat -c %s "$f") / 2 )) "$f" >"$corpus/input/nvme-$d-ns-cut.json"
+done
+for d in default gran512 bndry; do
+	for form in .txt -H.txt; do
+		{ cat "$tools/sd-$d-vpd-bl$form"; printf '\0'; cat "$tools/sd-$d-readcap.txt"; printf '\0'
+		  cat "$tools/sd-$d-readcap-long.txt"; } >"$corpus/input/sd-$d-vpd-readcap$form"
+	done
+done
+# two devices' output given together (refused), and an NVMe field given twice with two values
+{ cat "$tools/nvme-awrpf15-id-ns.txt"; printf '\0'; cat "$tools/sd-default-vpd-bl.txt"; } >"$corpus/input/nvme-and-scsi"
+{ cat "$tools/nvme-awrpf15-id-ns.txt"; printf '\0'; cat "$tools/nvme-awr512pf63-id-ns.txt"; } >"$corpus/input/two-namespaces"
+# hex dumps pasted as text (an identify page with LBADS 0, a Block Limits page)
+grep -v '^#' "$fix/ns-lbads-zero.hex" >"$corpus/input/hex-ns-lbads-zero"
+grep -v '^#' "$fix/vpd-bl-granularity-mismatch.hex" >"$corpus/input/hex-vpd-bl-granularity-mismatch"
+[ "${1:-}" = --input ] && { echo "seeds made in $corpus/input"; exit 0; }
 
 mkdir -p "$corpus"/{dump-parse,nvme-id,scsi-vpd,journal,stamp,size,sysfs}
 for f in "$fix"/*.hex; do
