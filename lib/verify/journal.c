@@ -272,6 +272,27 @@ int awr__journal_open(const char *path, struct awr_journal *j)
 	return awr__journal_open_force(path, false, j);
 }
 
+/*
+ * A short write (a full filesystem takes part of a record): write the rest, which
+ * fails with the real cause (ENOSPC, EDQUOT, EFBIG), and cut the part written, so
+ * the journal ends with a whole record and the error names the cause, not EIO.
+ */
+static int finish_record(int fd, const uint8_t *b, size_t done)
+{
+	ssize_t got = write(fd, b + done, AWR_JREC_SIZE - done);
+	off_t end;
+	int ret;
+
+	if (got == (ssize_t)(AWR_JREC_SIZE - done))
+		return 0;
+	ret = got < 0 ? -errno : -EIO;
+	done += got > 0 ? (size_t)got : 0;
+	end = lseek(fd, 0, SEEK_END);	/* O_APPEND: the record is the file's last bytes */
+	if (end >= (off_t)done && ftruncate(fd, end - (off_t)done))
+		ret = ret ? ret : -errno;
+	return ret;
+}
+
 int awr__journal_append(struct awr_journal *j, const struct awr_jrec *r, uint64_t *seq)
 {
 	uint8_t b[AWR_JREC_SIZE];
@@ -281,9 +302,11 @@ int awr__journal_append(struct awr_journal *j, const struct awr_jrec *r, uint64_
 	rec_encode(b, r);
 	pthread_mutex_lock(&j->lock);
 	got = write(j->fd, b, sizeof(b));
-	if (got != (ssize_t)sizeof(b))
+	if (got > 0 && got < (ssize_t)sizeof(b))
+		ret = finish_record(j->fd, b, (size_t)got);
+	else if (got != (ssize_t)sizeof(b))
 		ret = got < 0 ? -errno : -EIO;
-	else
+	if (!ret)
 		j->appended++;
 	if (seq)
 		*seq = j->appended;

@@ -6,7 +6,9 @@
 # nothing outside the named range may change: the bytes before the write's range, the units past the
 # failed one that the report does not count as landed, and a file filling the filesystem are read back
 # and compared (cmp, sha256sum). A stress run's journal is verified afterwards: no torn, corrupt,
-# misplaced or lost unit, its acknowledgements equal the writes reported.
+# misplaced or lost unit, its acknowledgements equal the writes reported. Last, stress's journal on a
+# full filesystem (a 256 KiB tmpfs): the run stops naming ENOSPC, the journal holds whole records only
+# and verifies.
 #
 # XFS over a loop device has no hardware atomics: an atomic write takes the copy-on-write path and
 # needs free blocks even when it overwrites (xfs_atomic_write_cow_iomap_begin, fs/xfs/xfs_iomap.c,
@@ -120,10 +122,17 @@ for engine in sync uring; do
 done
 rm -f "$dir"/write-*
 
-# --- awr stress: 4 writers over an 8 MiB span that is 4 MiB of data and a 4 MiB hole, 512 KiB free --
+# --- awr stress: 4 writers over an 8 MiB span: 4 MiB of data, a 4 MiB hole, 512 KiB / 2 MiB free
 t=$dir/stress
+rm -f "$dir/fill"
 cp "$j/old" "$t"
+cp "$j/old" "$dir/stress-text"
 fill_fs 512
+"$awr" stress "$dir/stress-text" --unit 16k --size 8M --threads 4 --seconds 3600 --force >"$j/text.out" 2>&1
+grep -q "stopped by a failed write at offset [0-9]*: No space left on device" "$j/text.out" ||
+	fail "stress (text): no 'stopped by a failed write at offset N: No space left on device': $(cat "$j/text.out")"
+fill_same "stress (text)"
+fill_fs 2048
 "$awr" stress "$t" --unit 16k --size 8M --threads 4 --seconds 3600 --journal "$j/journal" --force -o json \
 	>"$j/stress.json" 2>"$j/stress.err"
 rc=$?
@@ -136,9 +145,6 @@ echo "stress: exit $rc, error $err at offset $eoff after $writes writes"
 	fail "stress: the error offset $eoff is not a unit of the span"
 size=$(stat -c %s "$j/journal")
 [ $((size % 48)) = 0 ] || fail "stress: the journal ends with a partial record ($size bytes)"
-"$awr" stress "$t" --unit 16k --size 8M --threads 1 --writes 1 --force >"$j/text.out" 2>&1
-grep -q "stopped by a failed write at offset [0-9]*: No space left on device" "$j/text.out" ||
-	fail "stress (text): no 'stopped by a failed write at offset N: No space left on device': $(cat "$j/text.out")"
 rm -f "$dir/fill"	# verify reads; space back for nothing else
 "$awr" verify "$t" --unit 16k --journal "$j/journal" -o json >"$j/verify.json" 2>&1
 vrc=$?
@@ -148,7 +154,7 @@ read -r torn corrupt misplaced lost acked < <(json "$j/verify.json" \
 echo "stress: verify: torn $torn, corrupt $corrupt, misplaced $misplaced, lost $lost, acknowledged $acked"
 [ "$torn $corrupt $misplaced $lost" = "0 0 0 0" ] || fail "stress: verify found damage"
 [ "$acked" = "$writes" ] || fail "stress: the journal acknowledges $acked writes, the report counts $writes"
-rm -f "$t" "$j/journal"
+rm -f "$t" "$dir/stress-text" "$j/journal"
 
 # --- awr bench: an 8 MiB file, bench's span its first 4 MiB, the filesystem full --------------------
 t=$dir/bench
@@ -180,6 +186,56 @@ fill_same pages
 rm -f "$dir/fill"
 "$dbpages" "$t" auto 1024 >"$j/pages2.out" 2>&1 || fail "pages: after ENOSPC and the space freed: $(cat "$j/pages2.out")"
 echo "pages: with the space back: $(grep reopened "$j/pages2.out")"
+
+# --- a full journal filesystem: stress's journal on a 256 KiB tmpfs with 8 KiB free ------------------
+# The run must stop (it is given an hour), name ENOSPC, exit 2 (the environment failed, not the
+# device), leave whole records only, and verify against that journal: nothing torn, nothing lost.
+jm=$j/jfs
+mkdir -p "$jm"
+mount -t tmpfs -o size=256k awr-journal "$jm" || { echo "FAIL: cannot mount a tmpfs"; exit 1; }
+trap 'umount "$jm" 2>/dev/null; rm -rf "$j"' EXIT
+dd if=/dev/zero of="$jm/fill" bs=4k status=none 2>/dev/null
+truncate -s -8k "$jm/fill"
+for mode in text json; do	# the json run's target and journal are checked below
+	t=$dir/stress-jfull-$mode
+	rm -f "$jm/journal"
+	"$awr" stress "$t" --unit 16k --size 8M --threads 4 --seconds 3600 --journal "$jm/journal" --force \
+		$([ $mode = json ] && echo -o json) >"$j/jfull.$mode" 2>&1
+	rc=$?
+	[ "$rc" = 2 ] || fail "full journal ($mode): exit $rc, expected 2: $(head -c 300 "$j/jfull.$mode")"
+done
+grep -q "the journal failed: No space left on device" "$j/jfull.text" ||
+	fail "full journal: no 'the journal failed: No space left on device': $(cat "$j/jfull.text")"
+read -r jerr err writes < <(json "$j/jfull.json" "d['journal_error'], d['error'], d['writes']") ||
+	fail "full journal: the report is not JSON"
+size=$(stat -c %s "$jm/journal")
+echo "full journal: stress exit 2, journal_error $jerr, error $err, $writes writes, journal $size bytes"
+[ "$jerr $err" = "ENOSPC None" ] || fail "full journal: journal_error $jerr error $err, expected ENOSPC None"
+[ $((size % 48)) = 0 ] || fail "full journal: the journal ends with a partial record ($size bytes)"
+"$awr" verify "$t" --unit 16k --journal "$jm/journal" -o json >"$j/jverify.json" 2>&1 ||
+	fail "full journal: verify failed: $(head -c 400 "$j/jverify.json")"
+read -r torn corrupt misplaced lost acked < <(json "$j/jverify.json" \
+	"d['counts']['torn'], d['counts']['corrupt'], d['counts']['misplaced'], d['lost'], d['acked_writes']" | tr -d '(),')
+echo "full journal: verify: torn $torn, corrupt $corrupt, misplaced $misplaced, lost $lost, acknowledged $acked of $writes writes"
+[ "$torn $corrupt $misplaced $lost" = "0 0 0 0" ] || fail "full journal: verify found damage"
+[ "$acked" -gt 0 ] && [ "$acked" -le "$writes" ] || fail "full journal: $acked acknowledged, $writes written"
+# negative control: an acknowledged unit put back to its content before the run (zeros) is lost
+u=$(python3 - "$jm/journal" <<'EOF2'
+import struct, sys
+b = open(sys.argv[1], 'rb').read()
+acks = [struct.unpack_from('<Q', b, i + 8)[0] for i in range(0, len(b), 48) if b[i + 3] ^ 0x4a == 3]
+print(acks[-1] if acks else -1)
+EOF2
+)
+if [ "$u" -ge 0 ] 2>/dev/null; then
+	dd if=/dev/zero of="$t" bs=$U seek="$u" count=1 conv=notrunc status=none
+	"$awr" verify "$t" --unit 16k --journal "$jm/journal" -o json >"$j/jverify2.json" 2>&1
+	[ "$(json "$j/jverify2.json" "d['lost']")" -ge 1 ] 2>/dev/null ||
+		fail "control: acknowledged unit $u zeroed, verify found no lost write: $(head -c 300 "$j/jverify2.json")"
+else
+	fail "control: no acknowledgement found in the journal"
+fi
+umount "$jm"
 
 [ "$fails" = 0 ] || { echo "faults_enospc: $fails failure(s)"; exit 1; }
 echo "faults_enospc: all passed"
