@@ -7,7 +7,10 @@
  * read-back of the newest generation per unit are compared. A control plants one torn unit (two
  * halves of different writes, written without RWF_ATOMIC) that the same check must find.
  *
- *   concurrency [SCRATCH_DIR]	(default $AWR_SCRATCH_DIR)
+ *   concurrency [SCRATCH_DIR | BLOCK_DEVICE]	(default $AWR_SCRATCH_DIR)
+ *
+ * On a block device (the guest stage: a scsi_debug disk, an NVMe namespace with atomic writes) both
+ * runs use its first MiB, zeroed before each run and at the end: the device must hold nothing else.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -16,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,7 +35,7 @@
 static struct awr_file *shared;
 static uint64_t deadline_ns;
 static atomic_uint_fast64_t writes_done, write_errors;
-static bool plain;	/* AWR_CONCURRENCY_PLAIN=1: plain O_DIRECT writes, the control of the method */
+static bool plain, blockdev;	/* AWR_CONCURRENCY_PLAIN=1: plain O_DIRECT writes, the control of the method */
 
 static uint64_t now_ns(void)
 {
@@ -144,7 +148,7 @@ static void report(const char *what, const char *path, unsigned int secs)
 static void prepare(const char *path)
 {
 	uint8_t *zero = calloc(1, (size_t)UNIT * UNITS);
-	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	int fd = open(path, blockdev ? O_RDWR : O_RDWR | O_CREAT | O_TRUNC, 0600);
 
 	if (fd < 0 || !zero || pwrite(fd, zero, (size_t)UNIT * UNITS, 0) != (ssize_t)UNIT * UNITS || fsync(fd))
 		T_SKIP("cannot make %s", path);
@@ -158,6 +162,7 @@ int main(int argc, char **argv)
 	const char *dir = argc > 1 ? argv[1] : getenv("AWR_SCRATCH_DIR");
 	const char *s = getenv("AWR_CONCURRENCY_SECONDS");
 	unsigned int secs = s ? (unsigned int)atoi(s) : 60;
+	struct stat dst;
 	char path[4096];
 	pthread_t t[THREADS];
 	struct awr_verdict v;
@@ -168,9 +173,10 @@ int main(int argc, char **argv)
 	if (!dir)
 		T_SKIP("no scratch directory (run under with-scratch-xfs.sh)");
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	blockdev = !stat(dir, &dst) && S_ISBLK(dst.st_mode);
 
 	/* 8 threads, one shared awr_file (libatomicwr(7): an awr_file may be shared by threads) */
-	snprintf(path, sizeof(path), "%s/threads", dir);
+	snprintf(path, sizeof(path), blockdev ? "%s" : "%s/threads", dir);
 	prepare(path);
 	ret = awr_file_open(path, 0, &shared);
 	if (ret)
@@ -188,7 +194,7 @@ int main(int argc, char **argv)
 	report("8 threads", path, secs);
 
 	/* 4 processes, each its own awr_file; the counters live in shared memory */
-	snprintf(path, sizeof(path), "%s/procs", dir);
+	snprintf(path, sizeof(path), blockdev ? "%s" : "%s/procs", dir);
 	prepare(path);
 	deadline_ns = now_ns() + secs * 1000000000ULL;
 	uint64_t total = 0, errors = 0;
@@ -249,6 +255,8 @@ int main(int argc, char **argv)
 		free(a);
 		free(b);
 	}
+	if (blockdev)
+		prepare(path);	/* the device as it was found: zeros */
 	free(buf);
 	return t_done("concurrency");
 }

@@ -91,7 +91,7 @@ guest_modules=(scsi_debug sd_mod sg nvme dm-mod raid0 raid1 raid10 xfs ext4)
 
 # Guest programs of other suites (meson targets, built when their .c exists),
 # run by guest/cases.sh per device configuration when present.
-extra_guest=(tests/devices/guest-devices tests/integration/uring_engine tests/integration/page_batch)
+extra_guest=(tests/devices/guest-devices tests/integration/uring_engine tests/integration/page_batch tests/integration/concurrency)
 
 t_start=$(date +%s)
 

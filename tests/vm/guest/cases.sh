@@ -10,7 +10,7 @@ T=/awr/awr-vmtest
 SD_BASE="atomic_wr=1 sector_size=4096 dev_size_mb=64"
 SD_PARAMS="atomic_wr atomic_wr_max_length atomic_wr_align atomic_wr_gran atomic_wr_max_length_bndry atomic_wr_max_bndry sector_size physblk_exp dev_size_mb"
 
-GROUPS_ALL="sd_default sd_maxlen sd_bndry sd_gran nvme_awupf15 nvme_awupf0 nvme_awupf7 nvme_nawupf7 nvme_nabspf nvme_nabo nvme_nawupf_hi nvme_nawupf3 stack_sd stack_nvme nvme_mpath"
+GROUPS_ALL="sd_default sd_maxlen sd_bndry sd_gran nvme_awupf15 nvme_awupf0 nvme_awupf7 nvme_nawupf7 nvme_nabspf nvme_nabo nvme_nawupf_hi nvme_nawupf3 stack_sd stack_nvme nvme_mpath concurrency"
 
 # The kernel series this guest runs ("6.12", "7.3"), for counts and known
 # behaviour that differ between kernels.
@@ -47,6 +47,7 @@ expected_cases() {
 	stack_sd) echo 32 ;;	# load + 5 stacked devices x (statx, probe, json, stack_derived, sweep, stack_rule) + awr_list
 	stack_nvme) echo 32 ;;
 	nvme_mpath) echo 9 ;;	# load + 2 paths + the head (statx, probe, json, stack_derived, sweep, stack_rule)
+	concurrency) kernel_at_least 7.0 && echo 3 || echo 0 ;;	# load + 2 devices; 7.x only
 	*) echo 0 ;;
 	esac
 }
@@ -547,9 +548,50 @@ run_nvme_mpath() {
 	stack_check "$g" head "$head" 6.15 0 "$@"
 }
 
+# concurrency: 8 threads sharing one awr_file, then 4 processes, overlapping 16 KiB atomic writes on
+# the first MiB of the scsi_debug disk (sd_default's parameters) and of the NAWUPF 7 namespace
+# (awrnp7), both devices at once, 30 s per run; zero torn, corrupt or misplaced units, a planted torn
+# unit found (tests/integration/concurrency.c). On the 7.x guest only, to keep the stage short: on the
+# other kernels an INFO line and no case.
+run_concurrency() {
+	local g=$1 disk ns d rc
+	if ! kernel_at_least 7.0; then
+		say "INFO $g: runs on the 7.x guest only (stage time; tests/vm/README)"
+		return
+	fi
+	modprobe sd_mod; modprobe nvme
+	[ -d /sys/module/scsi_debug ] && rmmod scsi_debug
+	# shellcheck disable=SC2086
+	modprobe scsi_debug $SD_BASE || { say "FAIL $g.load: modprobe scsi_debug $SD_BASE failed"; return; }
+	wait_for 'sd_disk >/dev/null && [ -b /dev/$(sd_disk) ]'
+	wait_for '[ -n "$(nvme_ns awrnp7)" ] && [ -b /dev/$(nvme_ns awrnp7) ]'
+	disk=$(sd_disk) ns=$(nvme_ns awrnp7)
+	if [ -z "$disk" ] || [ -z "$ns" ] || [ ! -x /awr/concurrency ]; then
+		say "FAIL $g.load: scsi_debug disk '$disk', awrnp7 namespace '$ns' (run.sh configures it), /awr/concurrency $([ -x /awr/concurrency ] && echo present || echo missing)"
+		rmmod scsi_debug
+		return
+	fi
+	say "PASS $g.load"
+	for d in "$disk" "$ns"; do
+		( AWR_CONCURRENCY_SECONDS=30 /awr/concurrency "/dev/$d" >"/tmp/conc.$d" 2>&1; echo $? >"/tmp/conc.$d.rc" ) &
+	done
+	wait
+	for d in "$disk" "$ns"; do
+		rc=$(cat "/tmp/conc.$d.rc")
+		while IFS= read -r l; do say "INFO $g.$d $l"; done <"/tmp/conc.$d"
+		if [ "$rc" = 0 ]; then
+			say "PASS $g.$d.untorn"
+		else
+			say "FAIL $g.$d.untorn: exit $rc: $(grep -m 2 -E 'FAIL|SKIP' "/tmp/conc.$d" | tr '\n' ' ')"
+		fi
+	done
+	rmmod scsi_debug
+}
+
 # run_group GROUP: one group's cases
 run_group() {
 	case "$1" in
+	concurrency) run_concurrency "$1" ;;
 	stack_sd) run_stack_sd "$1" ;;
 	stack_nvme) run_stack_nvme "$1" ;;
 	nvme_mpath) run_nvme_mpath "$1" ;;
