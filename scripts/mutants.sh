@@ -102,6 +102,11 @@ mutant stamp-checksum-range "the unit checksum leaves the 8 bytes before it out"
 	'return XXH3_64bits(p, unit_size - STAMP_CSUM);' \
 	'return XXH3_64bits(p, unit_size - STAMP_CSUM - 8);'
 
+mutant journal-partial-record "a record a full filesystem took in part is left in the journal and named EIO" \
+	"journal_full" lib/verify/journal.c \
+	'ret = finish_record(j->fd, b, (size_t)got);' \
+	'ret = -EIO;'
+
 mutant pt-nvme-nawupf0 "NVMe passthrough takes NAWUPF 0 as the unit (no AWUPF fallback)" \
 	"passthru_check" lib/decide/pt_check.c \
 	'bool ns_unit = ns && id->nawupf;' \

@@ -10,7 +10,7 @@
  *   concurrency [SCRATCH_DIR | BLOCK_DEVICE]	(default $AWR_SCRATCH_DIR)
  *
  * On a block device (the guest stage: a scsi_debug disk, an NVMe namespace with atomic writes) both
- * runs use its first MiB, zeroed before each run and at the end: the device must hold nothing else.
+ * runs use its first 256 KiB (16 units), zeroed before each run and at the end: the device must hold nothing else.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -27,15 +27,19 @@
 #include "helpers.h"
 #include "libatomicwr.h"
 
+static bool blockdev;	/* the target is a block device */
+
 #define UNIT	16384U
-#define UNITS	64U		/* 1 MiB: 8 writers meet on every unit many times a second */
+/* 1 MiB: 8 writers meet on every unit many times a second; on a block device (an emulated disk in
+ * the guest, a few hundred writes a minute) 16 units, 256 KiB, so that they still meet */
+#define UNITS	(blockdev ? 16U : 64U)
 #define THREADS	8
 #define PROCS	4
 
 static struct awr_file *shared;
 static uint64_t deadline_ns;
 static atomic_uint_fast64_t writes_done, write_errors;
-static bool plain, blockdev;	/* AWR_CONCURRENCY_PLAIN=1: plain O_DIRECT writes, the control of the method */
+static bool plain;	/* AWR_CONCURRENCY_PLAIN=1: plain O_DIRECT writes, the control of the method */
 
 static uint64_t now_ns(void)
 {
