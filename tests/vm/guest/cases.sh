@@ -10,7 +10,7 @@ T=/awr/awr-vmtest
 SD_BASE="atomic_wr=1 sector_size=4096 dev_size_mb=64"
 SD_PARAMS="atomic_wr atomic_wr_max_length atomic_wr_align atomic_wr_gran atomic_wr_max_length_bndry atomic_wr_max_bndry sector_size physblk_exp dev_size_mb"
 
-GROUPS_ALL="sd_default sd_maxlen sd_bndry sd_gran nvme_awupf15 nvme_awupf0 nvme_awupf7 nvme_nawupf7 nvme_nabspf nvme_nabo nvme_nawupf_hi nvme_nawupf3 stack_sd stack_nvme nvme_mpath concurrency"
+GROUPS_ALL="sd_default sd_maxlen sd_bndry sd_gran sd_fsview nvme_awupf15 nvme_awupf0 nvme_awupf7 nvme_nawupf7 nvme_nabspf nvme_nabo nvme_nawupf_hi nvme_nawupf3 stack_sd stack_nvme nvme_mpath concurrency"
 
 # The kernel series this guest runs ("6.12", "7.3"), for counts and known
 # behaviour that differ between kernels.
@@ -33,6 +33,7 @@ expected_cases() {
 	sd_maxlen) echo 82 ;;
 	sd_bndry) echo 83 ;;
 	sd_gran) echo 82 ;;
+	sd_fsview) echo 23 ;;	# load + the filesystem path cases of fsview.sh (22)
 	# 7.0+ ignores AWUPF: the AWUPF-only namespaces write one block, so the
 	# three misaligned cli cases of the disk and of each partition are not
 	# asked (9 fewer) and qualify notes the one-block unit (1 more)
@@ -43,7 +44,7 @@ expected_cases() {
 	nvme_nabspf) echo 80 ;;	# the partition one block past 1 MiB crosses the 64 KiB boundary: refused
 	nvme_nabo) echo 41 ;;	# no atomic writes: fewer cases, no passthrough ones
 	nvme_nawupf_hi) echo 80 ;;	# 64 KiB boundary, as nvme_nabspf
-	nvme_nawupf3) echo 114 ;;	# with the filesystem path cases of fsview.sh (19)
+	nvme_nawupf3) echo 117 ;;	# with the filesystem path cases of fsview.sh (22)
 	stack_sd) echo 32 ;;	# load + 5 stacked devices x (statx, probe, json, stack_derived, sweep, stack_rule) + awr_list
 	stack_nvme) echo 32 ;;
 	nvme_mpath) echo 9 ;;	# load + 2 paths + the head (statx, probe, json, stack_derived, sweep, stack_rule)
@@ -155,23 +156,30 @@ sd_disk() {	# the scsi_debug disk's name
 	return 1
 }
 
-run_sd() {
+# sd_load GROUP PARAMS...: scsi_debug (re)loaded with PARAMS, $disk its disk
+sd_load() {
 	g=$1
-	params="$SD_BASE $(sd_params "$g")"
+	shift
 	modprobe sd_mod; modprobe sg
 	if [ -d /sys/module/scsi_debug ]; then
-		rmmod scsi_debug || { say "FAIL $g.load: rmmod scsi_debug failed"; return; }
+		rmmod scsi_debug || { say "FAIL $g.load: rmmod scsi_debug failed"; return 1; }
 	fi
-	# shellcheck disable=SC2086
-	if ! modprobe scsi_debug $params; then
-		say "FAIL $g.load: modprobe scsi_debug $params failed"
-		return
+	if ! modprobe scsi_debug "$@"; then
+		say "FAIL $g.load: modprobe scsi_debug $* failed"
+		return 1
 	fi
 	if ! wait_for 'sd_disk >/dev/null && [ -b /dev/$(sd_disk) ]'; then
 		say "FAIL $g.load: no scsi_debug disk appeared"
-		return
+		return 1
 	fi
 	disk=$(sd_disk)
+}
+
+run_sd() {
+	g=$1
+	params="$SD_BASE $(sd_params "$g")"
+	# shellcheck disable=SC2086
+	sd_load "$g" $params || return
 	sg=$(ls /sys/block/$disk/device/scsi_generic/ 2>/dev/null | head -n 1)
 	if [ -z "$sg" ] || ! wait_for "[ -c /dev/$sg ]"; then
 		say "FAIL $g.load: the scsi_debug disk $disk has no sg node (sg loaded: $([ -d /sys/module/sg ] && echo yes || echo no))"
@@ -196,6 +204,24 @@ run_sd() {
 	run_prog "$g" "$sg.chardev" $T chardev "$g" "/dev/$sg"
 	relay "$g" devices /awr/guest-devices --scsi "/dev/$disk" --sg "/dev/$sg" --awr "$AWR"
 	run_parts "$g" "$disk"
+}
+
+# sd_fsview: the filesystem path cases of fsview.sh on a scsi_debug disk with
+# room for XFS (320 MiB) and atomic writes of 4 KiB..16 KiB (granularity and
+# alignment one block, MAXIMUM ATOMIC TRANSFER LENGTH 4 blocks). One block as
+# unit_min matters: XFS ignores a device whose atomic unit_min exceeds its
+# block (xfs_configure_buftarg_atomic_writes(), fs/xfs/xfs_buf.c, 6.16), so
+# the default 8 KiB would leave it the software path only.
+SD_FSVIEW="atomic_wr=1 sector_size=4096 dev_size_mb=320 atomic_wr_gran=1 atomic_wr_align=1 atomic_wr_max_length=4"
+run_sd_fsview() {
+	g=$1
+	# shellcheck disable=SC2086
+	sd_load "$g" $SD_FSVIEW || return
+	say "PASS $g.load"
+	say "INFO params $g module=scsi_debug $SD_FSVIEW"
+	say "INFO sysfs $g dev=$disk partition=0 $(lim "$disk" | awk '{ printf "unit_min=%s unit_max=%s max_bytes=%s boundary=%s", $1, $2, $3, $4 }')"
+	relay "$g" fsview /awr/fsview.sh "/dev/$disk" 16384
+	rmmod scsi_debug
 }
 
 # In SCSI boundary mode (MAXIMUM ATOMIC TRANSFER LENGTH 0) the block layer
@@ -595,6 +621,7 @@ run_group() {
 	stack_sd) run_stack_sd "$1" ;;
 	stack_nvme) run_stack_nvme "$1" ;;
 	nvme_mpath) run_nvme_mpath "$1" ;;
+	sd_fsview) run_sd_fsview "$1" ;;
 	sd_*) run_sd "$1" ;;
 	nvme_*) run_nvme "$1" ;;
 	*) say "FAIL $1: unknown group (known: $GROUPS_ALL)" ;;

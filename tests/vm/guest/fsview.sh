@@ -3,15 +3,19 @@
 # Description: which path atomic writes take on a filesystem over a device with
 # hardware atomics, told by awr and checked against xfs_io's FIEMAP listing:
 #   fsview.sh DEV UNIT   (DEV: a whole disk of at least 300 MB, UNIT: its atomic unit_max)
+# The same cases on every device (an NVMe namespace, a scsi_debug disk):
 # XFS: after awr prepare, aligned UNIT writes report hardware and stay in place,
 # 4*UNIT writes report software and move; a file with physically misaligned
 # extents reports software and awr extents / probe name its misaligned ranges.
 # ext4 bigalloc (clusters of UNIT): UNIT writes hardware in place, 4*UNIT refused.
+# awr prepare refuses a unit above the device's (XFS) or the filesystem's (ext4)
+# atomic maximum and a file holding data, with the reason, changing nothing.
 # Prints PASS/FAIL/SKIP NAME lines. Leaves DEV unmounted.
 dev=$1 unit=$2
 AWR=${AWR:-/awr/awr}
 mnt=/mnt/fsview
 big=$((unit * 4))
+kib() { echo "$(($1 / 1024)) KiB"; }
 
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; }
@@ -35,10 +39,70 @@ report_write() {
 	paths=$(echo "$out" | sed -n 's/^paths: \([0-9]*\) hardware, \([0-9]*\) software, \([0-9]*\) unknown$/\1 \2 \3/p')
 }
 
+# expect_text NAME TEXT: PASS when the last $out holds TEXT
+expect_text() {
+	case "$out" in *"$2"*) pass "$1" ;; *) fail "$1" "no '$2' in: $out" ;; esac
+}
+
+# awr prepare FILE --size 8m --unit U must refuse (exit 2) saying TEXT, and leave
+# a new FILE absent or an existing one's extents as they were
+prepare_refused() {	# NAME FILE U TEXT
+	local before after
+	before=$(xfiemap "$2" 2>/dev/null)
+	out=$($AWR prepare "$2" --size 8m --unit "$3" 2>&1)
+	rc=$?
+	after=$(xfiemap "$2" 2>/dev/null)
+	if [ "$rc" != 2 ]; then
+		fail "$1" "exit $rc, expected 2: $out"
+	elif [ -z "$before" ] && [ -e "$2" ]; then
+		fail "$1" "a refused prepare left $2 behind"
+	elif [ "$before" != "$after" ]; then
+		fail "$1" "the refused prepare changed the extents of $2"
+	else
+		expect_text "$1" "$4"
+	fi
+}
+
+# FS.units_hardware, FS.units_in_place_fiemap: 4 aligned UNIT writes into the
+# prepared FILE report hardware, and xfs_io lists each unit where it was (on
+# ext4 a written part splits an unwritten extent in two: same blocks)
+units_in_place() {	# FS FILE
+	local before after i p0 moved=0
+	before=$(xfiemap "$2")
+	report_write "$2" $((unit * 4)) $((unit * 4)) "$unit"
+	[ "$rc" = 0 ] && [ "$paths" = "4 0 0" ]; check "$1.unit_hardware" $? "exit $rc, paths '$paths': $out"
+	after=$(xfiemap "$2")
+	for i in 4 5 6 7; do
+		p0=$(phys_at "$before" $((unit * i)))
+		[ -n "$p0" ] && [ "$p0" = "$(phys_at "$after" $((unit * i)))" ] || moved=$((moved + 1))
+	done
+	check "$1.unit_in_place_fiemap" "$moved" "$moved of 4 units moved (or were not listed) by xfs_io"
+	listing=$after
+}
+
+# mount_fs FS MKFS...: make and mount the filesystem, FS.mount
+mount_fs() {
+	local fs=$1
+	shift
+	if ! "$@" "$dev" >/tmp/fsview.mkfs 2>&1 || ! mount -t "$fs" "$dev" "$mnt" >>/tmp/fsview.mkfs 2>&1; then
+		fail "$fs.mount" "$(head -n 3 /tmp/fsview.mkfs | tr '\n' ' ')"
+		return 1
+	fi
+	pass "$fs.mount"
+}
+
+# FS.probe_dir, FS.prepare (a new 8 MiB file of UNITs), then the unit writes
+common_cases() {	# FS PROBE-TEXT
+	out=$($AWR probe "$mnt" 2>&1)
+	expect_text "$1.probe_dir" "$2"
+	$AWR prepare "$mnt/db" --size 8m --unit "$unit" >/tmp/fsview.out 2>&1
+	check "$1.prepare" $? "$(cat /tmp/fsview.out)"
+}
+
 CASES="xfs.mount xfs.probe_dir xfs.prepare xfs.prepare_aligned_fiemap xfs.prepare_hint xfs.unit_hardware
 xfs.unit_in_place_fiemap xfs.big_software xfs.big_moved_fiemap xfs.misaligned_file xfs.misaligned_software
-xfs.misaligned_extents xfs.misaligned_probe ext4.mount ext4.probe_dir ext4.prepare ext4.unit_hardware
-ext4.unit_in_place_fiemap ext4.big_refused"
+xfs.misaligned_extents xfs.misaligned_probe xfs.prepare_above_device xfs.prepare_holding_data ext4.mount
+ext4.probe_dir ext4.prepare ext4.unit_hardware ext4.unit_in_place_fiemap ext4.big_refused ext4.prepare_above_fs"
 # XFS multi-block atomic writes (and their copy-on-write path) and ext4 bigalloc ones came in 6.16
 kv=$(uname -r)
 maj=${kv%%.*} rest=${kv#*.} min=${rest%%[!0-9]*}
@@ -54,39 +118,19 @@ trap cleanup EXIT
 mkdir -p "$mnt"
 
 # --- XFS
-if ! mkfs.xfs -f -q "$dev" >/tmp/fsview.mkfs 2>&1 || ! mount -t xfs "$dev" "$mnt" >>/tmp/fsview.mkfs 2>&1; then
-	fail xfs.mount "$(head -n 3 /tmp/fsview.mkfs | tr '\n' ' ')"
-else
-	pass xfs.mount
-	out=$($AWR probe "$mnt" 2>&1)
-	case "$out" in *"fs_hardware_path: up to $((unit / 1024)) KiB in place"*) pass xfs.probe_dir ;;
-	*) fail xfs.probe_dir "probe of the directory does not name the hardware path up to $unit: $out" ;; esac
-
-	$AWR prepare "$mnt/db" --size 8m --unit "$unit" >/tmp/fsview.out 2>&1
-	check xfs.prepare $? "$(cat /tmp/fsview.out)"
+if mount_fs xfs mkfs.xfs -f -q; then
+	common_cases xfs "fs_hardware_path: up to $(kib "$unit") in place"
 	m=$(misaligned "$mnt/db" "$unit")
 	[ "$(mapped "$mnt/db")" = 8388608 ] && [ "$m" = 0 ]
 	check xfs.prepare_aligned_fiemap $? "xfs_io maps $(mapped "$mnt/db") bytes, $m extents not $unit-aligned"
 	hint=$(xfs_io -c extsize "$mnt/db" | sed -n 's/^\[\([0-9]*\)\].*/\1/p')
 	[ "$hint" = "$unit" ]; check xfs.prepare_hint $? "xfs_io extsize shows '$hint'"
+	units_in_place xfs "$mnt/db"
 
-	before=$(xfiemap "$mnt/db")
-	report_write "$mnt/db" $((unit * 4)) $((unit * 4)) "$unit"
-	[ "$rc" = 0 ] && [ "$paths" = "4 0 0" ]; check xfs.unit_hardware $? "exit $rc, paths '$paths': $out"
-	after=$(xfiemap "$mnt/db")
-	moved=0
-	for i in 4 5 6 7; do
-		p0=$(phys_at "$before" $((unit * i)))
-		[ -n "$p0" ] && [ "$p0" = "$(phys_at "$after" $((unit * i)))" ] || moved=$((moved + 1))
-	done
-	check xfs.unit_in_place_fiemap "$moved" "$moved of 4 units moved by xfs_io's listing"
-
-	before=$after
 	report_write "$mnt/db" $((big * 4)) "$big" "$big"
 	[ "$rc" = 0 ] && [ "$paths" = "0 1 0" ]; check xfs.big_software $? "exit $rc, paths '$paths': $out"
-	after=$(xfiemap "$mnt/db")
-	p0=$(phys_at "$before" $((big * 4)))
-	[ -n "$p0" ] && [ "$p0" != "$(phys_at "$after" $((big * 4)))" ]
+	p0=$(phys_at "$listing" $((big * 4)))
+	[ -n "$p0" ] && [ "$p0" != "$(phys_at "$(xfiemap "$mnt/db")" $((big * 4)))" ]
 	check xfs.big_moved_fiemap $? "the $big write at $((big * 4)) stayed in place by xfs_io's listing"
 
 	# a file whose extents are physically misaligned: collapse its first block(s) away, which
@@ -106,42 +150,31 @@ else
 		report_write "$mnt/mis" 0 "$unit" "$unit"
 		[ "$rc" = 0 ] && [ "$paths" = "0 1 0" ]; check xfs.misaligned_software $? "exit $rc, paths '$paths': $out"
 		out=$($AWR extents "$mnt/mis" --unit "$unit" 2>&1)
-		case "$out" in *"misaligned ranges:"*) pass xfs.misaligned_extents ;;
-		*) fail xfs.misaligned_extents "awr extents names no misaligned range: $out" ;; esac
+		expect_text xfs.misaligned_extents "misaligned ranges:"
 		out=$($AWR probe "$mnt/mis" 2>&1)
 		case "$out" in *"fs_extents:"*"misaligned range"*) pass xfs.misaligned_probe ;;
 		*) fail xfs.misaligned_probe "probe names no misaligned range: $out" ;; esac
 	fi
+	# XFS writes 4*UNIT atomically (copy-on-write), the device only UNIT: a hardware-path
+	# file of 4*UNIT units cannot be made
+	prepare_refused xfs.prepare_above_device "$mnt/new" "$big" \
+		"is above what the device ${dev#/dev/} writes atomically ($(kib "$unit"))"
+	prepare_refused xfs.prepare_holding_data "$mnt/mis" "$unit" "the file holds data"
 	umount "$mnt"
 fi
 
 # --- ext4 with bigalloc, clusters of UNIT
-if ! mkfs.ext4 -q -F -b 4096 -O bigalloc -C "$unit" "$dev" >/tmp/fsview.mkfs 2>&1 ||
-   ! mount -t ext4 "$dev" "$mnt" >>/tmp/fsview.mkfs 2>&1; then
-	fail ext4.mount "$(head -n 3 /tmp/fsview.mkfs | tr '\n' ' ')"
-else
-	pass ext4.mount
-	out=$($AWR probe "$mnt" 2>&1)
-	case "$out" in *"ext4 bigalloc, clusters of $((unit / 1024)) KiB"*) pass ext4.probe_dir ;;
-	*) fail ext4.probe_dir "probe does not name the bigalloc clusters: $out" ;; esac
-	$AWR prepare "$mnt/db" --size 8m --unit "$unit" >/tmp/fsview.out 2>&1
-	check ext4.prepare $? "$(cat /tmp/fsview.out)"
-	before=$(xfiemap "$mnt/db")
-	report_write "$mnt/db" $((unit * 4)) $((unit * 4)) "$unit"
-	[ "$rc" = 0 ] && [ "$paths" = "4 0 0" ]; check ext4.unit_hardware $? "exit $rc, paths '$paths': $out"
-	# the units' blocks stay where they were (a written part splits an unwritten extent in two)
-	after=$(xfiemap "$mnt/db")
-	moved=0
-	for i in 4 5 6 7; do
-		p0=$(phys_at "$before" $((unit * i)))
-		[ -n "$p0" ] && [ "$p0" = "$(phys_at "$after" $((unit * i)))" ] || moved=$((moved + 1))
-	done
-	check ext4.unit_in_place_fiemap "$moved" "$moved of 4 units moved (or were not listed) by xfs_io"
+if mount_fs ext4 mkfs.ext4 -q -F -b 4096 -O bigalloc -C "$unit"; then
+	common_cases ext4 "ext4 bigalloc, clusters of $(kib "$unit")"
+	units_in_place ext4 "$mnt/db"
 	out=$($AWR write "$mnt/db" --offset 0 --length "$big" --unit "$big" 2>&1)
 	rc=$?
 	[ "$rc" = 1 ] && case "$out" in *"refused before writing"*) true ;; *) false ;; esac
 	check ext4.big_refused $? "exit $rc: $out"
+	# ext4 has no software path: min(cluster, device unit_max)
+	prepare_refused ext4.prepare_above_fs "$mnt/new" "$big" \
+		"is above what ext4 writes atomically here ($(kib "$unit")"
 	umount "$mnt"
 fi
-# leave the namespace as it was found: no filesystem signature
+# leave the disk as it was found: no filesystem signature
 dd if=/dev/zero of="$dev" bs=1M count=1 conv=fsync 2>/dev/null
