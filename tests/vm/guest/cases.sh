@@ -33,7 +33,7 @@ expected_cases() {
 	sd_maxlen) echo 82 ;;
 	sd_bndry) echo 83 ;;
 	sd_gran) echo 82 ;;
-	sd_fsview) echo 23 ;;	# load + the filesystem path cases of fsview.sh (22)
+	sd_fsview) echo 29 ;;	# 2 loads + the filesystem path cases of fsview.sh (22, --software-only 5)
 	# 7.0+ ignores AWUPF: the AWUPF-only namespaces write one block, so the
 	# three misaligned cli cases of the disk and of each partition are not
 	# asked (9 fewer) and qualify notes the one-block unit (1 more)
@@ -211,16 +211,23 @@ run_sd() {
 # alignment one block, MAXIMUM ATOMIC TRANSFER LENGTH 4 blocks). One block as
 # unit_min matters: XFS ignores a device whose atomic unit_min exceeds its
 # block (xfs_configure_buftarg_atomic_writes(), fs/xfs/xfs_buf.c, 6.16), so
-# the default 8 KiB would leave it the software path only.
-SD_FSVIEW="atomic_wr=1 sector_size=4096 dev_size_mb=320 atomic_wr_gran=1 atomic_wr_align=1 atomic_wr_max_length=4"
+# the default 8 KiB leaves it the software path only, which the second load
+# (granularity and alignment 2 blocks) shows (fsview.sh --software-only).
+# delay=0: no jiffy of delay per command (mkfs and the writes are many).
+SD_FSVIEW="atomic_wr=1 sector_size=4096 dev_size_mb=320 atomic_wr_max_length=4 delay=0"
 run_sd_fsview() {
 	g=$1
 	# shellcheck disable=SC2086
-	sd_load "$g" $SD_FSVIEW || return
+	sd_load "$g" $SD_FSVIEW atomic_wr_gran=1 atomic_wr_align=1 || return
 	say "PASS $g.load"
-	say "INFO params $g module=scsi_debug $SD_FSVIEW"
+	say "INFO params $g module=scsi_debug $SD_FSVIEW atomic_wr_gran=1 atomic_wr_align=1"
 	say "INFO sysfs $g dev=$disk partition=0 $(lim "$disk" | awk '{ printf "unit_min=%s unit_max=%s max_bytes=%s boundary=%s", $1, $2, $3, $4 }')"
 	relay "$g" fsview /awr/fsview.sh "/dev/$disk" 16384
+	# shellcheck disable=SC2086
+	sd_load "$g" $SD_FSVIEW atomic_wr_gran=2 atomic_wr_align=2 || return
+	say "PASS $g.load_unit_min_8k"
+	say "INFO sysfs $g.unit_min_8k dev=$disk partition=0 $(lim "$disk" | awk '{ printf "unit_min=%s unit_max=%s max_bytes=%s boundary=%s", $1, $2, $3, $4 }')"
+	relay "$g" unit_min_8k /awr/fsview.sh --software-only "/dev/$disk" 16384
 	rmmod scsi_debug
 }
 

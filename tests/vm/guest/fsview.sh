@@ -3,6 +3,7 @@
 # Description: which path atomic writes take on a filesystem over a device with
 # hardware atomics, told by awr and checked against xfs_io's FIEMAP listing:
 #   fsview.sh DEV UNIT   (DEV: a whole disk of at least 300 MB, UNIT: its atomic unit_max)
+#   fsview.sh --software-only DEV UNIT   (DEV's atomic unit_min above the 4 KiB block)
 # The same cases on every device (an NVMe namespace, a scsi_debug disk):
 # XFS: after awr prepare, aligned UNIT writes report hardware and stay in place,
 # 4*UNIT writes report software and move; a file with physically misaligned
@@ -10,7 +11,12 @@
 # ext4 bigalloc (clusters of UNIT): UNIT writes hardware in place, 4*UNIT refused.
 # awr prepare refuses a unit above the device's (XFS) or the filesystem's (ext4)
 # atomic maximum and a file holding data, with the reason, changing nothing.
+# --software-only: XFS ignores the device's atomics (its unit_min exceeds the
+# filesystem block): probe says copy-on-write only and why, and a prepared
+# file's aligned UNIT writes report software and move.
 # Prints PASS/FAIL/SKIP NAME lines. Leaves DEV unmounted.
+mode=all
+[ "$1" = --software-only ] && { mode=software; shift; }
 dev=$1 unit=$2
 AWR=${AWR:-/awr/awr}
 mnt=/mnt/fsview
@@ -92,9 +98,9 @@ mount_fs() {
 }
 
 # FS.probe_dir, FS.prepare (a new 8 MiB file of UNITs), then the unit writes
-common_cases() {	# FS PROBE-TEXT
+common_cases() {	# FS PROBE-TEXT [PROBE-CASE]
 	out=$($AWR probe "$mnt" 2>&1)
-	expect_text "$1.probe_dir" "$2"
+	expect_text "$1.${3:-probe_dir}" "$2"
 	$AWR prepare "$mnt/db" --size 8m --unit "$unit" >/tmp/fsview.out 2>&1
 	check "$1.prepare" $? "$(cat /tmp/fsview.out)"
 }
@@ -103,6 +109,7 @@ CASES="xfs.mount xfs.probe_dir xfs.prepare xfs.prepare_aligned_fiemap xfs.prepar
 xfs.unit_in_place_fiemap xfs.big_software xfs.big_moved_fiemap xfs.misaligned_file xfs.misaligned_software
 xfs.misaligned_extents xfs.misaligned_probe xfs.prepare_above_device xfs.prepare_holding_data ext4.mount
 ext4.probe_dir ext4.prepare ext4.unit_hardware ext4.unit_in_place_fiemap ext4.big_refused ext4.prepare_above_fs"
+[ "$mode" = software ] && CASES="xfs.mount xfs.probe_software_only xfs.prepare xfs.unit_software xfs.unit_moved_fiemap"
 # XFS multi-block atomic writes (and their copy-on-write path) and ext4 bigalloc ones came in 6.16
 kv=$(uname -r)
 maj=${kv%%.*} rest=${kv#*.} min=${rest%%[!0-9]*}
@@ -116,6 +123,24 @@ modprobe xfs 2>/dev/null
 modprobe ext4 2>/dev/null
 trap cleanup EXIT
 mkdir -p "$mnt"
+
+# --- XFS over a device whose atomic unit_min is above the block: no hardware path
+# (xfs_configure_buftarg_atomic_writes(), fs/xfs/xfs_buf.c, 6.16, drops such limits)
+if [ "$mode" = software ]; then
+	if mount_fs xfs mkfs.xfs -f -q; then
+		common_cases xfs "served by copy-on-write only: the device's atomic unit does not cover the filesystem block" \
+			probe_software_only
+		before=$(xfiemap "$mnt/db")
+		report_write "$mnt/db" $((unit * 4)) "$unit" "$unit"
+		[ "$rc" = 0 ] && [ "$paths" = "0 1 0" ]; check xfs.unit_software $? "exit $rc, paths '$paths': $out"
+		p0=$(phys_at "$before" $((unit * 4)))
+		[ -n "$p0" ] && [ "$p0" != "$(phys_at "$(xfiemap "$mnt/db")" $((unit * 4)))" ]
+		check xfs.unit_moved_fiemap $? "the $unit write at $((unit * 4)) stayed in place by xfs_io's listing"
+		umount "$mnt"
+	fi
+	dd if=/dev/zero of="$dev" bs=1M count=1 conv=fsync 2>/dev/null
+	exit 0
+fi
 
 # --- XFS
 if mount_fs xfs mkfs.xfs -f -q; then
