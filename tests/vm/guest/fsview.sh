@@ -24,7 +24,7 @@ big=$((unit * 4))
 kib() { echo "$(($1 / 1024)) KiB"; }
 
 pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; }
+fail() { echo "FAIL $1: $(echo "$2" | tr '\n' ' ')"; }	# one line: the relay reads lines
 check() { if [ "$2" = 0 ]; then pass "$1"; else fail "$1" "$3"; fi; }
 
 # "logical physical length" in bytes per extent of FILE, from xfs_io (holes left out)
