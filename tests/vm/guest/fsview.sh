@@ -17,6 +17,8 @@
 # Prints PASS/FAIL/SKIP NAME lines. Leaves DEV unmounted.
 mode=all
 [ "$1" = --software-only ] && { mode=software; shift; }
+# where the guest's time goes: a plain console line per step (not a case)
+at() { echo "fsview: $1 at uptime $(cut -d' ' -f1 /proc/uptime)"; }
 dev=$1 unit=$2
 AWR=${AWR:-/awr/awr}
 mnt=/mnt/fsview
@@ -118,6 +120,7 @@ if [ "$maj" -lt 6 ] || { [ "$maj" = 6 ] && [ "$min" -lt 16 ]; }; then
 	exit 0
 fi
 
+at start
 cleanup() { umount "$mnt" 2>/dev/null; }
 modprobe xfs 2>/dev/null
 modprobe ext4 2>/dev/null
@@ -138,6 +141,7 @@ if [ "$mode" = software ]; then
 		check xfs.unit_moved_fiemap $? "the $unit write at $((unit * 4)) stayed in place by xfs_io's listing"
 		umount "$mnt"
 	fi
+	at "xfs done"
 	dd if=/dev/zero of="$dev" bs=1M count=1 conv=fsync 2>/dev/null
 	exit 0
 fi
@@ -188,6 +192,7 @@ if mount_fs xfs mkfs.xfs -f -q; then
 	umount "$mnt"
 fi
 
+at "xfs done"
 # --- ext4 with bigalloc, clusters of UNIT
 if mount_fs ext4 mkfs.ext4 -q -F -b 4096 -O bigalloc -C "$unit"; then
 	common_cases ext4 "ext4 bigalloc, clusters of $(kib "$unit")"
@@ -201,5 +206,6 @@ if mount_fs ext4 mkfs.ext4 -q -F -b 4096 -O bigalloc -C "$unit"; then
 		"is above what ext4 writes atomically here ($(kib "$unit")"
 	umount "$mnt"
 fi
+at "ext4 done"
 # leave the disk as it was found: no filesystem signature
 dd if=/dev/zero of="$dev" bs=1M count=1 conv=fsync 2>/dev/null
