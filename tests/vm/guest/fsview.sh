@@ -97,6 +97,7 @@ mount_fs() {
 		return 1
 	fi
 	pass "$fs.mount"
+	at "$fs mounted"
 }
 
 # FS.probe_dir, FS.prepare (a new 8 MiB file of UNITs), then the unit writes
@@ -105,6 +106,7 @@ common_cases() {	# FS PROBE-TEXT [PROBE-CASE]
 	expect_text "$1.${3:-probe_dir}" "$2"
 	$AWR prepare "$mnt/db" --size 8m --unit "$unit" >/tmp/fsview.out 2>&1
 	check "$1.prepare" $? "$(cat /tmp/fsview.out)"
+	at "$1 prepared"
 }
 
 CASES="xfs.mount xfs.probe_dir xfs.prepare xfs.prepare_aligned_fiemap xfs.prepare_hint xfs.unit_hardware
@@ -162,6 +164,7 @@ if mount_fs xfs mkfs.xfs -f -q; then
 	[ -n "$p0" ] && [ "$p0" != "$(phys_at "$(xfiemap "$mnt/db")" $((big * 4)))" ]
 	check xfs.big_moved_fiemap $? "the $big write at $((big * 4)) stayed in place by xfs_io's listing"
 
+	at "xfs unit writes done"
 	# a file whose extents are physically misaligned: collapse its first block(s) away, which
 	# shifts the file onto the device offsets one block further
 	xfs_io -f -c "pwrite -q 0 $((unit * 9))" -c fsync "$mnt/mis"
