@@ -19,6 +19,8 @@ static const struct awr_cmd commands[] = {
 	{ "bench",   "atomic vs plain vs doublewrite page writes: pages/s, MB/s, latency", cmd_bench, true },
 	{ "stress",  "concurrent stamped atomic writers, journaled for a crash check", cmd_stress, true },
 	{ "verify",  "scan stamped units: torn, corrupt, misplaced, lost writes", cmd_verify },
+	{ "journal-serve", "keep stress journals of other machines (tcp://), to survive their power cut",
+	  cmd_journal_serve },
 	{ "qualify", "scripted device qualification: every check PASS/FAIL/SKIP and a verdict", cmd_qualify, true },
 	{ "help",    "show the commands, or the options of one: awr help COMMAND", cmd_help },
 	{ "version", "library and tool versions, the running kernel and what it supports", cmd_version },

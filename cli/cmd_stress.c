@@ -66,6 +66,9 @@ static void report_json(const char *path, const struct awr_stress_opts *o,
 static int explain_start_error(const char *path, const struct awr_stress_opts *o,
 			       const struct awr_stress_result *r, int ret)
 {
+	if (r->verdict.rule == AWR_RULE_OK && o->journal &&
+	    journal_remote_error("stress", o->journal, o->journal_secret_file, ret))
+		return AWR_EXIT_USAGE;
 	if (r->verdict.rule != AWR_RULE_OK)
 		out_error("cannot stress %s with --unit %u: %s (rule %s)", path, o->unit,
 			  r->verdict.message, awr_rule_name(r->verdict.rule));
@@ -234,7 +237,7 @@ static int stress_setup(struct awr_stress_opts *o, const char *path, const char 
 
 int cmd_stress(int argc, const char **argv)
 {
-	char *unit_s = NULL, *size_s = NULL, *journal = NULL;
+	char *unit_s = NULL, *size_s = NULL, *journal = NULL, *secret = NULL;
 	int threads = 4, dsync = 0, force = 0, plain = 0;
 	long long writes = 0;
 	double seconds = 0;
@@ -246,8 +249,10 @@ int cmd_stress(int argc, const char **argv)
 		{ "dsync", 0, POPT_ARG_NONE, &dsync, 0, "make each write durable (RWF_DSYNC)", NULL },
 		{ "journal", 0, POPT_ARG_STRING, &journal, 0,
 		  "record issued and acknowledged writes in FILE, a new file or an earlier run's journal, "
-		  "on another filesystem (implies --dsync)",
-		  "FILE" },
+		  "on another filesystem, or tcp://HOST:PORT[/NAME] on a journal server (implies --dsync)",
+		  "FILE|URL" },
+		{ "secret-file", 0, POPT_ARG_STRING, &secret, 0,
+		  "the shared secret of a tcp:// journal (mode 0600; default: $AWR_JOURNAL_SECRET)", "FILE" },
 		{ "size", 0, POPT_ARG_STRING, &size_s, 0,
 		  "bytes from offset 0 to write (default: the file or device; 64 MiB for a new file)", "SPAN" },
 		{ "no-atomic", 0, POPT_ARG_NONE, &plain, 0,
@@ -275,7 +280,10 @@ int cmd_stress(int argc, const char **argv)
 	o.journal = journal;
 	o.flags = (dsync || journal ? AWR_STRESS_DSYNC : 0) | (plain ? AWR_STRESS_PLAIN : 0);
 	o.journal_force = force;
-	if (journal && guard_journal(journal, force))
+	o.journal_secret_file = secret;
+	if (secret_file_check(secret))
+		goto out;
+	if (journal && strncmp(journal, "tcp://", 6) && guard_journal(journal, force))
 		goto out;
 	fd = target_open("stress", c.operand, O_RDWR | O_DIRECT, AWR_TARGET_CREATE, force);
 	if (fd < 0)

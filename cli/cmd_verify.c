@@ -162,16 +162,23 @@ static bool journal_regular(const char *path)
 static int explain_error(const char *path, const struct awr_verify_opts *o,
 			 const struct awr_verify_result *r, int ret)
 {
+	bool remote = o->journal && !strncmp(o->journal, "tcp://", 6);
+
+	if (remote && !r->journal_unit && journal_remote_error("verify", o->journal, o->journal_secret_file, ret))
+		return AWR_EXIT_USAGE;
 	if (ret == -EINVAL && o->journal && r->journal_unit)
 		out_error("journal %s was written with --unit %u, not %u: give --unit %u",
 			  o->journal, r->journal_unit, o->unit, r->journal_unit);
 	else if (ret == -EBADMSG)
 		out_error("journal %s is damaged or forged (a damaged record before its end, or a generation no stress run could have issued): give the journal awr stress wrote",
 			  o->journal);
+	else if (remote && ret == -ENOEXEC)
+		out_error("%s is not an awr journal: its first 48 bytes are not a valid journal record; "
+			  "give the URL awr stress used", o->journal);
 	else if (o->journal && ret == -ENOEXEC)
 		out_error("%s is not an awr journal: it holds %lld bytes whose first 48 are not a valid "
 			  "journal record; give the journal awr stress wrote", o->journal, journal_size(o->journal));
-	else if (o->journal && (ret == -EINVAL || ret == -EISDIR) && !journal_regular(o->journal))
+	else if (o->journal && !remote && (ret == -EINVAL || ret == -EISDIR) && !journal_regular(o->journal))
 		out_error("%s is not an awr journal: it is not a regular file; give the journal file awr "
 			  "stress wrote", o->journal);
 	else if (ret == -EISDIR || ret == -ENODEV)
@@ -185,13 +192,16 @@ static int explain_error(const char *path, const struct awr_verify_opts *o,
 
 int cmd_verify(int argc, const char **argv)
 {
-	char *unit_s = NULL, *size_s = NULL, *journal = NULL;
+	char *unit_s = NULL, *size_s = NULL, *journal = NULL, *secret = NULL;
 	long long crash_ns = 0;
 	int max_issues = 10;
 	struct poptOption table[] = {
 		{ "unit", 0, POPT_ARG_STRING, &unit_s, 0, "the unit size the target was stamped with", "U" },
 		{ "journal", 0, POPT_ARG_STRING, &journal, 0,
-		  "the stress journal: also report lost acknowledged writes", "FILE" },
+		  "the stress journal (a file, or tcp://HOST:PORT[/NAME] on a journal server): also report "
+		  "lost acknowledged writes", "FILE|URL" },
+		{ "secret-file", 0, POPT_ARG_STRING, &secret, 0,
+		  "the shared secret of a tcp:// journal (mode 0600; default: $AWR_JOURNAL_SECRET)", "FILE" },
 		{ "size", 0, POPT_ARG_STRING, &size_s, 0,
 		  "bytes from offset 0 to scan (default: the whole file or device)", "SPAN" },
 		{ "crash-time", 0, POPT_ARG_LONGLONG, &crash_ns, 0,
@@ -219,6 +229,9 @@ int cmd_verify(int argc, const char **argv)
 	}
 	o.unit = (uint32_t)v;
 	o.journal = journal;
+	o.journal_secret_file = secret;
+	if (secret_file_check(secret))
+		goto out;
 	o.crash_time_ns = crash_ns > 0 ? (uint64_t)crash_ns : 0;
 	k.unit = o.unit;
 	k.max = max_issues < 0 ? 0 : max_issues > 16 && out_mode == OUT_NORMAL ? 16 : (unsigned int)max_issues;

@@ -1653,6 +1653,14 @@ struct awr_stress_opts {
 	 * journal damaged before its end) is emptied and used instead of refused.
 	 */
 	bool journal_force;
+	/*
+	 * A journal "tcp://HOST:PORT[/NAME]" is kept by awr_journal_serve() on
+	 * another machine (NAME defaults to this host's name): a record counts
+	 * as durable once the server has written and fdatasync'd it and said so.
+	 * Its shared secret is read from this file (not readable by group or
+	 * others), or when NULL from $AWR_JOURNAL_SECRET (secure_getenv).
+	 */
+	const char *journal_secret_file;
 };
 
 /* What a stress run did. */
@@ -1736,6 +1744,8 @@ struct awr_verify_opts {
 	int (*issue)(const struct awr_verify_issue *is, void *arg);
 	void *arg;
 	uint32_t reserved[8];
+	/* the secret of a tcp:// journal, as awr_stress_opts.journal_secret_file */
+	const char *journal_secret_file;
 };
 
 /* What a scan found. */
@@ -1775,6 +1785,52 @@ struct awr_verify_result {
  */
 int awr_verify_run(const char *path, const struct awr_verify_opts *o,
 		   struct awr_verify_result *out);
+
+/* awr_journal_serve_opts.flags */
+#define AWR_JSERVE_ALLOW_REMOTE	(1U << 0)	/* accept peers that are not on a loopback address */
+
+/* What awr_journal_serve() does. */
+struct awr_journal_serve_opts {
+	const char *listen;	/* "ADDR:PORT" or "[IPV6]:PORT"; port 0 picks a free one */
+	const char *dir;	/* each client's journal is DIR/NAME.journal */
+	const char *secret_file;	/* the shared secret; NULL: $AWR_JOURNAL_SECRET */
+	unsigned int max_clients;	/* connections at once; 0 means 16, at most 1024 */
+	unsigned int flags;		/* AWR_JSERVE_* */
+	/* called once listening, with the address and port bound (NULL: nothing) */
+	void (*ready)(const char *addr, void *arg);
+	/* every connection, refusal and error as one line naming the peer (NULL: stderr) */
+	void (*log)(const char *line, void *arg);
+	void *arg;
+	uint32_t reserved[8];
+};
+
+/**
+ * awr_journal_serve() - keep stress journals for clients on other machines
+ * @o:		address, directory, secret, limits
+ *
+ * Serves the journals named "tcp://HOST:PORT[/NAME]" by awr_stress_run()
+ * and awr_verify_run() until awr_journal_serve_stop(). A client proves the
+ * shared secret with HMAC-SHA256 over a fresh nonce of the server's, and every
+ * frame either way carries an HMAC-SHA256 under a key of both sides' nonces.
+ * A record is acknowledged once written and fdatasync'd. Without
+ * AWR_JSERVE_ALLOW_REMOTE the address must be a loopback or wildcard one and
+ * peers off loopback are refused. Refused peers, bad MACs, oversize or
+ * malformed frames end that connection only (logged with the peer address).
+ *
+ * Return: 0 once stopped, or a negative errno: -EINVAL (a malformed address),
+ * -EADDRNOTAVAIL (not a loopback address, without AWR_JSERVE_ALLOW_REMOTE,
+ * or unknown), -ENOKEY, -EPERM (the secret as for awr_stress_run()),
+ * -ENOTDIR / -ENOENT (@o->dir), or the errno of bind() or listen().
+ */
+int awr_journal_serve(const struct awr_journal_serve_opts *o);
+
+/**
+ * awr_journal_serve_stop() - end the running awr_journal_serve()
+ *
+ * Async-signal-safe (a SIGINT or SIGTERM handler): the server stops taking
+ * connections, ends the open ones after the frame in hand and returns 0.
+ */
+void awr_journal_serve_stop(void);
 
 /* ------------------------------------------------------------------------ */
 /* Filesystem view, extent maps, aligned preallocation, the path a write    */

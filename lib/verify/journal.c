@@ -16,8 +16,9 @@
 
 #include "journal.h"
 #include "private.h"
+#include "remote.h"
 
-static void rec_encode(uint8_t *b, const struct awr_jrec *r)
+void awr__jrec_encode(uint8_t *b, const struct awr_jrec *r)
 {
 	awr__put_le32(b, AWR_JREC_MAGIC ^ (r->type << 24));
 	awr__put_le32(b + 4, r->writer);
@@ -28,7 +29,7 @@ static void rec_encode(uint8_t *b, const struct awr_jrec *r)
 	awr__put_le64(b + 40, XXH3_64bits(b, 40));
 }
 
-static int rec_decode(const uint8_t *b, struct awr_jrec *r)
+int awr__jrec_decode(const uint8_t *b, struct awr_jrec *r)
 {
 	uint32_t tag = awr__get_le32(b);
 
@@ -73,27 +74,36 @@ struct scan_info {
 	bool header;		/* the first record is valid: the file is a journal */
 };
 
+/* Where a scan reads a journal's bytes: a file, or a journal server's stream. */
+struct jsource {
+	uint64_t size;
+	ssize_t (*read)(void *ctx, void *buf, size_t len, uint64_t off);
+	void *ctx;
+};
+
+static ssize_t file_read(void *ctx, void *buf, size_t len, uint64_t off)
+{
+	return awr__pread_full(*(int *)ctx, buf, len, off);
+}
+
 /*
- * Scan the journal open at @fd (a regular file). A crash may leave the last
+ * Scan the journal @src reads (its bytes in order). A crash may leave the last
  * appends damaged (short, zero or half written): damaged records are ignored
  * when no valid record follows them. A non-empty file whose first record is
  * not valid is not a journal: -ENOEXEC (@info->header false).
  */
-static int64_t journal_scan_fd(int fd, int (*cb)(const struct awr_jrec *r, void *arg), void *arg,
-			       struct scan_info *info)
+static int64_t journal_scan(const struct jsource *src, int (*cb)(const struct awr_jrec *r, void *arg),
+			    void *arg, struct scan_info *info)
 {
 	uint64_t runs = 0, slots, off = 0;
 	int64_t n = 0, damaged = -1;
 	struct awr_jrec r;
-	struct stat st;
 	uint8_t *buf;
 	ssize_t got;
 	int ret = 0;
 
 	memset(info, 0, sizeof(*info));
-	if (fstat(fd, &st))
-		return -errno;
-	info->size = (uint64_t)st.st_size;
+	info->size = src->size;
 	if (!info->size)
 		return 0;
 	slots = info->size / AWR_JREC_SIZE;
@@ -105,7 +115,7 @@ static int64_t journal_scan_fd(int fd, int (*cb)(const struct awr_jrec *r, void 
 
 		if (want > (uint64_t)SCAN_RECORDS * AWR_JREC_SIZE)
 			want = (uint64_t)SCAN_RECORDS * AWR_JREC_SIZE;
-		got = awr__pread_full(fd, buf, (size_t)(want - want % AWR_JREC_SIZE), off);
+		got = src->read(src->ctx, buf, (size_t)(want - want % AWR_JREC_SIZE), off);
 		if (got < 0) {
 			ret = (int)got;
 			break;
@@ -115,7 +125,7 @@ static int64_t journal_scan_fd(int fd, int (*cb)(const struct awr_jrec *r, void 
 		for (size_t i = 0; !ret && i + AWR_JREC_SIZE <= (size_t)got; i += AWR_JREC_SIZE) {
 			uint64_t at = off + i;
 
-			if (rec_decode(buf + i, &r)) {
+			if (awr__jrec_decode(buf + i, &r)) {
 				if (damaged < 0)
 					damaged = (int64_t)(at / AWR_JREC_SIZE);
 				continue;
@@ -135,6 +145,19 @@ static int64_t journal_scan_fd(int fd, int (*cb)(const struct awr_jrec *r, void 
 	if (!ret && !info->header)
 		ret = -ENOEXEC;		/* data, but not a journal's first record */
 	return ret ? ret : n;
+}
+
+/* journal_scan() of the regular file open at @fd. */
+static int64_t journal_scan_fd(int fd, int (*cb)(const struct awr_jrec *r, void *arg), void *arg,
+			       struct scan_info *info)
+{
+	struct jsource src = { 0, file_read, &fd };
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	src.size = (uint64_t)st.st_size;
+	return journal_scan(&src, cb, arg, info);
 }
 
 int64_t awr__journal_read(const char *path, int (*cb)(const struct awr_jrec *r, void *arg),
@@ -293,19 +316,70 @@ static int finish_record(int fd, const uint8_t *b, size_t done)
 	return ret;
 }
 
+/*
+ * A journal kept by a journal server (tcp://HOST:PORT[/NAME]): the server
+ * opens its file as awr__journal_open_force() does and answers with the
+ * highest generation in it.
+ */
+static int journal_open_remote(const char *url, const char *secret_file, bool force, struct awr_journal *j)
+{
+	uint64_t size;
+	int ret;
+
+	memset(j, 0, sizeof(*j));
+	j->fd = -1;
+	ret = awr__remote_open(url, secret_file, AWR_RJ_APPEND, force, &j->remote, &j->max_generation, &size);
+	if (ret)
+		return ret;
+	pthread_mutex_init(&j->lock, NULL);
+	pthread_mutex_init(&j->sync_lock, NULL);
+	return 0;
+}
+
+int awr__journal_open_at(const char *where, const char *secret_file, bool force, struct awr_journal *j)
+{
+	if (awr__journal_is_remote(where))
+		return journal_open_remote(where, secret_file, force, j);
+	return awr__journal_open_force(where, force, j);
+}
+
+int64_t awr__journal_read_at(const char *where, const char *secret_file,
+			     int (*cb)(const struct awr_jrec *r, void *arg), void *arg)
+{
+	struct jsource src = { 0, awr__remote_stream, NULL };
+	struct awr_remote *r;
+	struct scan_info info;
+	uint64_t max_gen;
+	int64_t n;
+
+	if (!awr__journal_is_remote(where))
+		return awr__journal_read(where, cb, arg);
+	n = awr__remote_open(where, secret_file, AWR_RJ_READ, false, &r, &max_gen, &src.size);
+	if (n)
+		return n;
+	src.ctx = r;
+	n = journal_scan(&src, cb, arg, &info);
+	awr__remote_close(r);
+	return n;
+}
+
 int awr__journal_append(struct awr_journal *j, const struct awr_jrec *r, uint64_t *seq)
 {
 	uint8_t b[AWR_JREC_SIZE];
 	ssize_t got;
 	int ret = 0;
 
-	rec_encode(b, r);
+	awr__jrec_encode(b, r);
 	pthread_mutex_lock(&j->lock);
-	got = write(j->fd, b, sizeof(b));
-	if (got > 0 && got < (ssize_t)sizeof(b))
-		ret = finish_record(j->fd, b, (size_t)got);
-	else if (got != (ssize_t)sizeof(b))
-		ret = got < 0 ? -errno : -EIO;
+	if (j->remote) {
+		ret = awr__remote_append(j->remote, b);
+	} else {
+		got = write(j->fd, b, sizeof(b));
+		if (got > 0 && got < (ssize_t)sizeof(b))
+			ret = finish_record(j->fd, b, (size_t)got);
+		else if (got != (ssize_t)sizeof(b))
+			ret = got < 0 ? -errno : -EIO;
+	}
 	if (!ret)
 		j->appended++;
 	if (seq)
@@ -314,7 +388,11 @@ int awr__journal_append(struct awr_journal *j, const struct awr_jrec *r, uint64_
 	return ret;
 }
 
-/* Make every record up to @seq durable; concurrent callers share one fdatasync. */
+/*
+ * Make every record up to @seq durable; concurrent callers share one
+ * fdatasync. A remote journal is durable once the server has written and
+ * fdatasync'd the records and said so.
+ */
 int awr__journal_sync(struct awr_journal *j, uint64_t seq)
 {
 	uint64_t target;
@@ -327,11 +405,15 @@ int awr__journal_sync(struct awr_journal *j, uint64_t seq)
 		goto out;
 	pthread_mutex_lock(&j->lock);
 	target = j->appended;
+	if (j->remote)
+		ret = awr__remote_sync_send(j->remote, target);
 	pthread_mutex_unlock(&j->lock);
-	if (fdatasync(j->fd)) {
+	if (j->remote)
+		ret = ret ? ret : awr__remote_sync_wait(j->remote, target);
+	else if (fdatasync(j->fd))
 		ret = -errno;
+	if (ret)
 		goto out;
-	}
 	j->syncs++;
 	__atomic_store_n(&j->synced, target, __ATOMIC_RELEASE);
 out:
@@ -341,10 +423,14 @@ out:
 
 void awr__journal_close(struct awr_journal *j)
 {
-	if (j->fd < 0)
+	if (j->fd < 0 && !j->remote)
 		return;
-	close(j->fd);
+	if (j->remote)
+		awr__remote_close(j->remote);
+	else
+		close(j->fd);
 	j->fd = -1;
+	j->remote = NULL;
 	pthread_mutex_destroy(&j->lock);
 	pthread_mutex_destroy(&j->sync_lock);
 }

@@ -30,7 +30,8 @@ struct awr_jrec {
 
 /* An open journal for appending, shared by writer threads. */
 struct awr_journal {
-	int fd;
+	int fd;				/* the file, or -1 for a remote journal */
+	struct awr_remote *remote;	/* a journal server's journal (remote.c), or NULL */
 	pthread_mutex_t lock;		/* serialises appends */
 	pthread_mutex_t sync_lock;	/* one fdatasync at a time: group commit */
 	uint64_t appended;		/* records appended (under lock) */
@@ -53,6 +54,24 @@ struct awr_journal {
 int awr__journal_open_force(const char *path, bool force, struct awr_journal *j);
 /* awr__journal_open_force() without force. */
 int awr__journal_open(const char *path, struct awr_journal *j);
+/*
+ * Open @where: a file as awr__journal_open_force(), or tcp://HOST:PORT[/NAME],
+ * a journal kept by a journal server (remote.h) with the shared secret of
+ * @secret_file (NULL: $AWR_JOURNAL_SECRET). Remote errors besides the file's:
+ * -EINVAL (a malformed URL), -ENOKEY (no secret, or shorter than 16 bytes),
+ * -EPERM (a secret file group or others may read), -EADDRNOTAVAIL (the host
+ * is not found), -ECONNREFUSED, -ETIMEDOUT, -ECONNABORTED (closed before its
+ * greeting: too many clients), -EKEYREJECTED (the server refused the secret),
+ * -EPROTO (a reply failed its MAC: tampered, or another secret), -EBUSY (the
+ * journal is being appended to by another client).
+ */
+int awr__journal_open_at(const char *where, const char *secret_file, bool force, struct awr_journal *j);
+/* awr__journal_read() of a file or of a journal server's journal (-ENOENT: none by that name). */
+int64_t awr__journal_read_at(const char *where, const char *secret_file,
+			     int (*cb)(const struct awr_jrec *r, void *arg), void *arg);
+void awr__jrec_encode(uint8_t *b, const struct awr_jrec *r);
+/* Return: 0, or -EBADMSG for a record whose magic or checksum is wrong. */
+int awr__jrec_decode(const uint8_t *b, struct awr_jrec *r);
 int awr__journal_append(struct awr_journal *j, const struct awr_jrec *r, uint64_t *seq);
 int awr__journal_sync(struct awr_journal *j, uint64_t seq);
 void awr__journal_close(struct awr_journal *j);

@@ -230,7 +230,7 @@ static int start_journal(struct stress *s)
 
 	if (!s->o->journal)
 		return 0;
-	ret = awr__journal_open_force(s->o->journal, s->o->journal_force, &s->j);
+	ret = awr__journal_open_at(s->o->journal, s->o->journal_secret_file, s->o->journal_force, &s->j);
 	if (ret)
 		return ret;
 	s->journaled = true;

@@ -226,13 +226,13 @@ static void model_free(struct jmodel *m)
 	free(m->acks);
 }
 
-static int model_load(struct jmodel *m, const char *path, uint32_t unit, uint64_t nr_units,
+static int model_load(struct jmodel *m, const struct awr_verify_opts *o, uint64_t nr_units,
 		      struct awr_verify_result *out)
 {
 	int64_t n;
 
 	m->nr_units = nr_units;
-	n = awr__journal_read(path, model_cb, m);
+	n = awr__journal_read_at(o->journal, o->journal_secret_file, model_cb, m);
 	if (n < 0)
 		return (int)n;
 	model_finish(m);
@@ -242,7 +242,7 @@ static int model_load(struct jmodel *m, const char *path, uint32_t unit, uint64_
 	out->acked_late = m->acked_late;
 	for (uint64_t i = 0; i < m->nr_acks; i++)
 		out->acked_units += m->acks[i].gen != 0;
-	return m->unit_mismatch || (m->unit_size && m->unit_size != unit) ? -EINVAL : 0;
+	return m->unit_mismatch || (m->unit_size && m->unit_size != o->unit) ? -EINVAL : 0;
 }
 
 /*
@@ -373,7 +373,7 @@ int awr_verify_run(const char *path, const struct awr_verify_opts *o,
 	out->units = span / o->unit;
 	if (o->journal) {
 		m.crash_time_ns = o->crash_time_ns;
-		ret = model_load(&m, o->journal, o->unit, out->units, out);
+		ret = model_load(&m, o, out->units, out);
 		if (ret)
 			goto err;
 		s.m = &m;

@@ -1,0 +1,510 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The remote stress journal, client side and wire protocol (remote.h):
+ * tcp://HOST:PORT[/NAME] names a journal kept by `awr journal-serve` on
+ * another machine, so that it survives a power cut of the one under test.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include "journal.h"
+#include "private.h"
+#include "remote.h"
+
+const uint8_t awr__rj_hello_magic[8] = { 'A', 'W', 'R', 'J', 'S', 1, 0, 0 };
+const uint8_t awr__rj_auth_magic[8] = { 'A', 'W', 'R', 'J', 'C', 1, 0, 0 };
+
+#define CHAN_BUF	(9 + AWR_RJ_HDR + AWR_RJ_MAX_PAYLOAD + AWR_RJ_MAC)
+#define REPLY_TIMEOUT_S	60	/* a server that does not answer a sync or a read */
+
+struct awr_remote {
+	struct awr_chan ch;
+	uint64_t pos;		/* read mode: journal bytes handed out */
+	uint64_t size;		/* read mode: the journal's size when the server opened it */
+	const uint8_t *left;	/* read mode: the rest of the last DATA frame */
+	uint32_t nleft;
+	int error;		/* sticky: the first failure ends the session */
+};
+
+bool awr__journal_is_remote(const char *where)
+{
+	return where && !strncmp(where, "tcp://", 6);
+}
+
+/* An errno the server sent (1..4095), else a protocol error. */
+static int peer_errno(uint32_t v)
+{
+	return v && v < 4096 ? -(int)v : -EPROTO;
+}
+
+int awr__rj_write_all(int fd, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? (errno == EAGAIN ? -ETIMEDOUT : -errno) : -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int awr__rj_read_all(int fd, void *buf, size_t len)
+{
+	uint8_t *p = buf;
+
+	while (len) {
+		ssize_t n = recv(fd, p, len, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		if (!n)
+			return -ECONNRESET;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* The secret's bytes; one trailing newline of a file is not part of it. */
+static int secret_check(uint8_t *key, size_t *len, size_t n)
+{
+	if (n && key[n - 1] == '\n')
+		n--;
+	if (n < AWR_RJ_SECRET_MIN)
+		return -ENOKEY;
+	*len = n;
+	return 0;
+}
+
+int awr__rj_secret_load(const char *file, uint8_t *key, size_t *len)
+{
+	const char *env;
+	struct stat st;
+	ssize_t n;
+	int fd, ret;
+
+	if (!file) {
+		env = secure_getenv(AWR_RJ_SECRET_ENV);
+		if (!env || strlen(env) > AWR_RJ_SECRET_MAX)
+			return -ENOKEY;
+		n = (ssize_t)strlen(env);
+		memcpy(key, env, (size_t)n);
+		return secret_check(key, len, (size_t)n);
+	}
+	fd = open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st))
+		ret = -errno;
+	else if (!S_ISREG(st.st_mode))
+		ret = -EINVAL;
+	else if (st.st_mode & 077)
+		ret = -EPERM;		/* group or others may read it: not a secret */
+	else if (st.st_size > AWR_RJ_SECRET_MAX + 1)
+		ret = -EFBIG;
+	else if ((n = awr__pread_full(fd, key, AWR_RJ_SECRET_MAX + 1, 0)) < 0)
+		ret = (int)n;
+	else
+		ret = n > AWR_RJ_SECRET_MAX + (n && key[n - 1] == '\n') ? -EFBIG : secret_check(key, len, (size_t)n);
+	close(fd);
+	return ret;
+}
+
+int awr__rj_hmac(const uint8_t *key, size_t keylen, const void *a, size_t alen, const void *b, size_t blen,
+		 const void *c, size_t clen, uint8_t mac[AWR_RJ_MAC])
+{
+	uint8_t buf[64 + 2 * AWR_RJ_NONCE + AWR_RJ_AUTH_BODY];
+	unsigned int mlen = 0;
+
+	if (alen + blen + clen > sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, a, alen);
+	memcpy(buf + alen, b, blen);
+	memcpy(buf + alen + blen, c, clen);
+	if (!HMAC(EVP_sha256(), key, (int)keylen, buf, alen + blen + clen, mac, &mlen) || mlen != AWR_RJ_MAC)
+		return -EIO;
+	return 0;
+}
+
+bool awr__rj_mac_equal(const uint8_t *a, const uint8_t *b)
+{
+	return !CRYPTO_memcmp(a, b, AWR_RJ_MAC);
+}
+
+int awr__rj_session_key(const uint8_t *secret, size_t len, const uint8_t *snonce, const uint8_t *cnonce,
+			uint8_t key[AWR_RJ_MAC])
+{
+	static const char label[] = "awr-journal session";
+
+	return awr__rj_hmac(secret, len, label, sizeof(label) - 1, snonce, AWR_RJ_NONCE, cnonce, AWR_RJ_NONCE,
+			    key);
+}
+
+int awr__rj_auth_mac(const uint8_t *secret, size_t len, const uint8_t *snonce, const uint8_t *body,
+		     uint8_t mac[AWR_RJ_MAC])
+{
+	static const char label[] = "awr-journal auth";
+
+	return awr__rj_hmac(secret, len, label, sizeof(label) - 1, snonce, AWR_RJ_NONCE, body, AWR_RJ_AUTH_BODY,
+			    mac);
+}
+
+/* A journal name: 1..63 of [A-Za-z0-9._-], not beginning with a dot. */
+bool awr__rj_name_valid(const char *name)
+{
+	size_t n = strnlen(name, AWR_RJ_NAME_MAX);
+
+	if (!n || n >= AWR_RJ_NAME_MAX || name[0] == '.')
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char ch = name[i];
+
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		      ch == '.' || ch == '_' || ch == '-'))
+			return false;
+	}
+	return true;
+}
+
+int awr__chan_init(struct awr_chan *c, int fd, bool server)
+{
+	memset(c, 0, sizeof(*c));
+	c->fd = fd;
+	c->send_dir = server ? 'S' : 'C';
+	c->recv_dir = server ? 'C' : 'S';
+	c->sbuf = malloc(CHAN_BUF);
+	c->rbuf = malloc(CHAN_BUF);
+	if (!c->sbuf || !c->rbuf) {
+		awr__chan_free(c);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void awr__chan_free(struct awr_chan *c)
+{
+	free(c->sbuf);
+	free(c->rbuf);
+	c->sbuf = c->rbuf = NULL;
+	OPENSSL_cleanse(c->key, sizeof(c->key));
+}
+
+/* The frame's MAC: over direction, frame number, header and payload (laid out from @b). */
+static int frame_mac(const struct awr_chan *c, uint8_t *b, uint8_t dir, uint64_t seq, uint32_t len, uint8_t *mac)
+{
+	unsigned int mlen = 0;
+
+	b[0] = dir;
+	awr__put_le64(b + 1, seq);
+	if (!HMAC(EVP_sha256(), c->key, AWR_RJ_MAC, b, 9 + AWR_RJ_HDR + (size_t)len, mac, &mlen) ||
+	    mlen != AWR_RJ_MAC)
+		return -EIO;
+	return 0;
+}
+
+int awr__chan_send(struct awr_chan *c, uint32_t type, const void *payload, uint32_t len)
+{
+	uint8_t *b = c->sbuf;
+	int ret;
+
+	if (len > AWR_RJ_MAX_PAYLOAD)
+		return -EMSGSIZE;
+	awr__put_le32(b + 9, type);
+	awr__put_le32(b + 13, len);
+	if (len)
+		memcpy(b + 9 + AWR_RJ_HDR, payload, len);
+	ret = frame_mac(c, b, c->send_dir, c->send_seq, len, b + 9 + AWR_RJ_HDR + len);
+	if (ret)
+		return ret;
+	c->send_seq++;
+	return awr__rj_write_all(c->fd, b + 9, AWR_RJ_HDR + (size_t)len + AWR_RJ_MAC);
+}
+
+int awr__chan_recv(struct awr_chan *c, uint32_t *type, const uint8_t **payload, uint32_t *len)
+{
+	uint8_t *b = c->rbuf, mac[AWR_RJ_MAC];
+	uint32_t n;
+	int ret;
+
+	ret = awr__rj_read_all(c->fd, b + 9, AWR_RJ_HDR);
+	if (ret)
+		return ret;
+	n = awr__get_le32(b + 13);
+	if (n > AWR_RJ_MAX_PAYLOAD)
+		return -EPROTO;		/* never read, never allocated */
+	ret = awr__rj_read_all(c->fd, b + 9 + AWR_RJ_HDR, (size_t)n + AWR_RJ_MAC);
+	if (ret)
+		return ret == -ECONNRESET ? -EPROTO : ret;
+	ret = frame_mac(c, b, c->recv_dir, c->recv_seq, n, mac);
+	if (ret)
+		return ret;
+	if (!awr__rj_mac_equal(mac, b + 9 + AWR_RJ_HDR + n))
+		return -EPROTO;
+	c->recv_seq++;
+	*type = awr__get_le32(b + 9);
+	*payload = b + 9 + AWR_RJ_HDR;
+	*len = n;
+	return 0;
+}
+
+/* tcp://HOST:PORT[/NAME], HOST a name, an IPv4 address or [IPv6]; NAME defaults to this host's name. */
+static int parse_url(const char *url, char *host, size_t hlen, char *port, size_t plen, char *name)
+{
+	const char *p = url + 6, *end, *colon, *slash;
+	size_t n;
+
+	if (*p == '[') {
+		end = strchr(p, ']');
+		if (!end || end[1] != ':')
+			return -EINVAL;
+		n = (size_t)(end - p - 1);
+		p++;
+		colon = end + 1;
+	} else {
+		colon = strchr(p, ':');
+		if (!colon)
+			return -EINVAL;
+		n = (size_t)(colon - p);
+	}
+	if (!n || n >= hlen)
+		return -EINVAL;
+	memcpy(host, p, n);
+	host[n] = '\0';
+	slash = strchr(colon + 1, '/');
+	n = slash ? (size_t)(slash - colon - 1) : strlen(colon + 1);
+	if (!n || n >= plen || strspn(colon + 1, "0123456789") != n)
+		return -EINVAL;
+	memcpy(port, colon + 1, n);
+	port[n] = '\0';
+	if (slash) {
+		if (strlen(slash + 1) >= AWR_RJ_NAME_MAX)
+			return -EINVAL;
+		strcpy(name, slash + 1);
+	} else {
+		if (gethostname(name, AWR_RJ_NAME_MAX - 1))
+			return -errno;
+		name[AWR_RJ_NAME_MAX - 1] = '\0';
+		for (char *q = name; *q; q++)	/* a host name is a valid journal name but for these */
+			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", *q))
+				*q = '_';
+	}
+	return awr__rj_name_valid(name) ? 0 : -EINVAL;
+}
+
+static int dial(const char *host, const char *port)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM }, *res, *ai;
+	struct timeval tv = { REPLY_TIMEOUT_S, 0 };
+	int fd = -EHOSTUNREACH, one = 1;
+
+	if (getaddrinfo(host, port, &hints, &res))
+		return -EADDRNOTAVAIL;
+	for (ai = res; ai; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+		if (fd < 0) {
+			fd = -errno;
+			continue;
+		}
+		if (!connect(fd, ai->ai_addr, ai->ai_addrlen))
+			break;
+		close(fd);
+		fd = -errno;
+	}
+	freeaddrinfo(res);
+	if (fd < 0)
+		return fd;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof(one));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+/* HELLO, AUTH, then the server's authenticated OPENED. */
+static int handshake(struct awr_remote *r, const uint8_t *secret, size_t slen, enum awr_rj_mode mode,
+		     bool force, const char *name, uint64_t *max_generation, uint64_t *size)
+{
+	uint8_t hello[AWR_RJ_HELLO_SIZE], auth[AWR_RJ_AUTH_SIZE];
+	const uint8_t *p;
+	uint32_t type, len;
+	int ret;
+
+	ret = awr__rj_read_all(r->ch.fd, hello, sizeof(hello));
+	if (ret)
+		return ret == -ECONNRESET ? -ECONNABORTED : ret;	/* closed before its greeting */
+	if (memcmp(hello, awr__rj_hello_magic, 8))
+		return -EPROTO;
+	memset(auth, 0, sizeof(auth));
+	memcpy(auth, awr__rj_auth_magic, 8);
+	if (getrandom(auth + 8, AWR_RJ_NONCE, 0) != AWR_RJ_NONCE)
+		return -EIO;
+	awr__put_le32(auth + 40, mode);
+	awr__put_le32(auth + 44, force ? AWR_RJ_FLAG_FORCE : 0);
+	memcpy(auth + 48, name, strlen(name));
+	ret = awr__rj_auth_mac(secret, slen, hello + 8, auth, auth + AWR_RJ_AUTH_BODY);
+	if (!ret)
+		ret = awr__rj_session_key(secret, slen, hello + 8, auth + 8, r->ch.key);
+	if (!ret)
+		ret = awr__rj_write_all(r->ch.fd, auth, sizeof(auth));
+	if (ret)
+		return ret;
+	ret = awr__chan_recv(&r->ch, &type, &p, &len);
+	if (ret == -ECONNRESET)
+		return -EKEYREJECTED;	/* the server closes on a wrong secret */
+	if (ret)
+		return ret;
+	if (type != AWR_RJ_OPENED || len != AWR_RJ_OPENED_SIZE)
+		return -EPROTO;
+	if (awr__get_le32(p))
+		return peer_errno(awr__get_le32(p));
+	*max_generation = awr__get_le64(p + 8);
+	*size = awr__get_le64(p + 16);
+	return 0;
+}
+
+int awr__remote_open(const char *url, const char *secret_file, enum awr_rj_mode mode, bool force,
+		     struct awr_remote **out, uint64_t *max_generation, uint64_t *size)
+{
+	char host[256], port[8], name[AWR_RJ_NAME_MAX];
+	uint8_t secret[AWR_RJ_SECRET_MAX + 1];
+	struct awr_remote *r;
+	size_t slen = 0;
+	int ret, fd;
+
+	*out = NULL;
+	ret = parse_url(url, host, sizeof(host), port, sizeof(port), name);
+	if (ret)
+		return ret;
+	ret = awr__rj_secret_load(secret_file, secret, &slen);
+	if (ret)
+		return ret;
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	fd = dial(host, port);
+	if (fd < 0) {
+		free(r);
+		ret = fd;
+		goto out;
+	}
+	ret = awr__chan_init(&r->ch, fd, false);
+	if (!ret)
+		ret = handshake(r, secret, slen, mode, force, name, max_generation, size);
+	if (ret) {
+		awr__chan_free(&r->ch);
+		close(fd);
+		free(r);
+		goto out;
+	}
+	r->size = *size;
+	*out = r;
+out:
+	OPENSSL_cleanse(secret, sizeof(secret));
+	return ret;
+}
+
+int awr__remote_append(struct awr_remote *r, const uint8_t *rec)
+{
+	if (!r->error)
+		r->error = awr__chan_send(&r->ch, AWR_RJ_RECORDS, rec, AWR_JREC_SIZE);
+	return r->error;
+}
+
+int awr__remote_sync_send(struct awr_remote *r, uint64_t target)
+{
+	uint8_t b[8];
+
+	awr__put_le64(b, target);
+	if (!r->error)
+		r->error = awr__chan_send(&r->ch, AWR_RJ_SYNC, b, sizeof(b));
+	return r->error;
+}
+
+/* The server's answer to the SYNC for @target: every record up to it is on its disk. */
+int awr__remote_sync_wait(struct awr_remote *r, uint64_t target)
+{
+	const uint8_t *p;
+	uint32_t type, len;
+	int ret;
+
+	if (r->error)
+		return r->error;
+	ret = awr__chan_recv(&r->ch, &type, &p, &len);
+	if (!ret && type == AWR_RJ_ERROR && len == 4)
+		ret = peer_errno(awr__get_le32(p));
+	else if (!ret && (type != AWR_RJ_SYNCED || len != 8 || awr__get_le64(p) != target))
+		ret = -EPROTO;
+	if (ret)
+		r->error = ret;
+	return ret;
+}
+
+/* Read mode: the journal's bytes in order (@off is where the previous call ended). */
+ssize_t awr__remote_stream(void *arg, void *buf, size_t len, uint64_t off)
+{
+	struct awr_remote *r = arg;
+	uint8_t *dst = buf;
+	size_t done = 0;
+
+	if (off != r->pos)
+		return -ESPIPE;
+	if (len > r->size - r->pos)
+		len = (size_t)(r->size - r->pos);
+	while (done < len) {
+		uint32_t type, n;
+		size_t take;
+
+		if (!r->nleft) {
+			int ret = awr__chan_recv(&r->ch, &type, &r->left, &n);
+
+			if (!ret && type == AWR_RJ_ERROR && n == 4)
+				ret = peer_errno(awr__get_le32(r->left));
+			else if (!ret && (type != AWR_RJ_DATA || !n))
+				ret = -EPROTO;
+			if (ret)
+				return ret;
+			r->nleft = n;
+		}
+		take = len - done < r->nleft ? len - done : r->nleft;
+		memcpy(dst + done, r->left, take);
+		r->left += take;
+		r->nleft -= (uint32_t)take;
+		done += take;
+	}
+	r->pos += done;
+	return (ssize_t)done;
+}
+
+void awr__remote_close(struct awr_remote *r)
+{
+	if (!r)
+		return;
+	close(r->ch.fd);
+	awr__chan_free(&r->ch);
+	free(r);
+}
