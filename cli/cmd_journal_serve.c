@@ -78,6 +78,10 @@ bool journal_remote_error(const char *verb, const char *url, const char *secret_
 		out_error("the journal server at %s has no such journal: give the URL awr stress used "
 			  "(its NAME defaults to the host name of the machine that ran it)", url);
 		break;
+	case -ECONNRESET:
+		out_error("the journal server at %s closed the connection: its log names the reason (a "
+			  "frame that failed its MAC, a record it could not store)", url);
+		break;
 	case -EADDRNOTAVAIL:
 		out_error("cannot %s with journal %s: its host is not found", verb, url);
 		break;

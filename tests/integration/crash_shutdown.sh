@@ -46,31 +46,10 @@ cleanup() {
 	# a filesystem left shut down is unmounted by with-scratch-xfs.sh (by /proc/self/mounts)
 }
 trap cleanup EXIT
-# Hold the loop device open while the filesystem is unmounted, so that it stays attached to our
-# image even if another program asks to detach it; check that before each mount.
-exec 8<"$dev" || fail "cannot open $dev"
-backing=$(cat "/sys/block/${dev##*/}/loop/backing_file" 2>/dev/null)
-
-# The mount points of $dev, from /proc/self/mountinfo (never by stat: a shut-down XFS gives EIO).
-mounts_of_dev() {
-	local mm
-	mm=$(printf '%d:%d' "0x$(stat -L -c %t "$dev")" "0x$(stat -L -c %T "$dev")")
-	awk -v mm="$mm" '$3 == mm { print $5 }' /proc/self/mountinfo
-}
-[ "$(mounts_of_dev)" = "$dir" ] || fail "$dev is not mounted (only) at $dir: $(mounts_of_dev)"
-# Mounts of $dev in other mount namespaces: a program that made one (unshare -m) while the
-# filesystem was mounted holds a copy, which keeps the shut-down filesystem alive after our umount;
-# mounting again would then give back the shut-down filesystem instead of recovering the log.
-other_ns_mounts() {
-	local self p ns mm
-	mm=$(printf '%d:%d' "0x$(stat -L -c %t "$dev")" "0x$(stat -L -c %T "$dev")")
-	self=$(stat -L -c %i /proc/self/ns/mnt)
-	for p in /proc/[0-9]*; do
-		ns=$(stat -L -c %i "$p/ns/mnt" 2>/dev/null) || continue
-		[ "$ns" = "$self" ] && continue
-		awk -v mm="$mm" -v pid="${p#/proc/}" '$3 == mm { print "pid " pid ": " $5 }' "$p/mountinfo" 2>/dev/null
-	done
-}
+# shellcheck source=tests/integration/scratch_mounts.sh
+. "$(dirname "$0")/scratch_mounts.sh"
+scratch_hold "$dev" || fail "cannot open $dev"
+[ "$(mounts_of_dev "$dev")" = "$dir" ] || fail "$dev is not mounted (only) at $dir: $(mounts_of_dev "$dev")"
 
 units=(16k 4k 64k)
 field() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))$2)" "$1"; }
@@ -91,7 +70,7 @@ for ((i = 1; i <= cycles; i++)); do
 	u=${units[$((i % 3))]}
 	target=$dir/crash-$i.dat
 	journal=$jdir/journal-$i
-	[ "$(mounts_of_dev)" = "$dir" ] || fail "cycle $i: $dev is not mounted (only) at $dir"
+	[ "$(mounts_of_dev "$dev")" = "$dir" ] || fail "cycle $i: $dev is not mounted (only) at $dir"
 	"$awr" stress "$target" --unit "$u" --threads "$threads" --seconds "$run_s" --size 4M \
 		--journal "$journal" -o json >"$jdir/stress.json" 2>"$jdir/stress.err" &
 	stress_pid=$!
@@ -107,18 +86,7 @@ for ((i = 1; i <= cycles; i++)); do
 	[ "$rc" = 1 ] || { cat "$jdir/stress.err" "$jdir/stress.json"; fail "cycle $i: stress exited $rc, expected 1 (a write ended by EIO from the shutdown)"; }
 	error=$(field "$jdir/stress.json" "['error']")
 	[ "$error" = EIO ] || fail "cycle $i: stress stopped by $error, expected EIO from the shutdown"
-	umount "$dir" || fail "cycle $i: umount failed"
-	[ -z "$(mounts_of_dev)" ] || fail "cycle $i: $dev is still mounted: $(mounts_of_dev)"
-	for ((w = 0; w < 100; w++)); do
-		others=$(other_ns_mounts)
-		[ -z "$others" ] && break
-		sleep 0.1
-	done
-	[ -z "$others" ] || fail "cycle $i: $dev is still mounted in another mount namespace for 10 s: $others"
-	[ "$(cat "/sys/block/${dev##*/}/loop/backing_file" 2>/dev/null)" = "$backing" ] ||
-		fail "cycle $i: $dev no longer holds $backing (detached by another program?): not mounting it"
-	mount "$dev" "$dir" || fail "cycle $i: mount (log recovery) failed"
-	stat "$dir" >/dev/null || fail "cycle $i: the filesystem mounted again is still shut down"
+	why=$(scratch_remount "$dev" "$dir") || fail "cycle $i: $why"
 	"$awr" verify "$target" --unit "$u" --journal "$journal" --crash-time "$crash_ns" -o json >"$jdir/verify.json"
 	rc=$?
 	[ "$rc" = 0 ] || { cat "$jdir/verify.json"; fail "cycle $i: verify exited $rc"; }

@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# Description: hostile and helper peers of the journal server for journal_remote.sh.
+#
+#   proxy PORTFILE SERVERPORT [--flip s2c:N|c2s:N] [--record FILE]
+#       listen on a free loopback port (written to PORTFILE), forward every connection to
+#       127.0.0.1:SERVERPORT; --flip inverts byte N (from 0) of one direction of each connection;
+#       --record appends what clients send to FILE
+#   garbage PORT        send 144 bytes that are not a client's greeting
+#   replay PORT FILE    send the first 144 bytes a client sent before (recorded by the proxy)
+#   frame PORT SECRETFILE oversize|badmac
+#       authenticate correctly (HMAC-SHA256 as the protocol says), then send one frame whose
+#       length is 2^32-1, or whose MAC is wrong
+#   hold PORT           connect, read the greeting and keep the connection until killed
+# Each prints what the server did: "closed" when it closed the connection, "open" otherwise.
+import hashlib
+import hmac
+import os
+import select
+import socket
+import struct
+import sys
+import threading
+
+AUTH_MAGIC = b"AWRJC\x01\x00\x00"
+HELLO = 40
+
+
+def connect(port):
+    s = socket.create_connection(("127.0.0.1", int(port)), timeout=20)
+    return s
+
+
+def read_exact(s, n):
+    b = b""
+    while len(b) < n:
+        c = s.recv(n - len(b))
+        if not c:
+            return b
+        b += c
+    return b
+
+
+def closed_after(s):
+    """Wait for the server to close the connection: prints closed or open."""
+    s.settimeout(15)
+    try:
+        while True:
+            c = s.recv(4096)
+            if not c:
+                print("closed")
+                return 0
+    except socket.timeout:
+        print("open")
+        return 1
+    except ConnectionResetError:
+        print("closed")
+        return 0
+
+
+def secret(path):
+    b = open(path, "rb").read()
+    return b[:-1] if b.endswith(b"\n") else b
+
+
+def auth(s, key, mode=1, name=b"peer"):
+    hello = read_exact(s, HELLO)
+    snonce = hello[8:40]
+    cnonce = os.urandom(32)
+    body = AUTH_MAGIC + cnonce + struct.pack("<II", mode, 0) + name.ljust(64, b"\0")
+    mac = hmac.new(key, b"awr-journal auth" + snonce + body, hashlib.sha256).digest()
+    s.sendall(body + mac)
+    skey = hmac.new(key, b"awr-journal session" + snonce + cnonce, hashlib.sha256).digest()
+    return skey
+
+
+def frame(skey, seq, ftype, payload, direction=b"C"):
+    hdr = struct.pack("<II", ftype, len(payload))
+    mac = hmac.new(skey, direction + struct.pack("<Q", seq) + hdr + payload, hashlib.sha256).digest()
+    return hdr + payload + mac
+
+
+def cmd_frame(port, secret_file, kind):
+    key = secret(secret_file)
+    s = connect(port)
+    skey = auth(s, key)
+    hdr = read_exact(s, 8)  # the OPENED frame
+    ftype, n = struct.unpack("<II", hdr)
+    read_exact(s, n + 32)
+    if ftype != 1:
+        print("no OPENED frame")
+        return 1
+    if kind == "oversize":
+        s.sendall(struct.pack("<II", 2, 0xFFFFFFFF) + b"\0" * 64)
+    else:
+        f = bytearray(frame(skey, 0, 3, struct.pack("<Q", 0)))
+        f[-1] ^= 1
+        s.sendall(bytes(f))
+    return closed_after(s)
+
+
+def pump(src, dst, flip, record):
+    n = 0
+    try:
+        while True:
+            b = src.recv(65536)
+            if not b:
+                break
+            if flip is not None and n <= flip < n + len(b):
+                b = bytearray(b)
+                b[flip - n] ^= 0x01
+                b = bytes(b)
+            if record:
+                with open(record, "ab") as f:
+                    f.write(b)
+            n += len(b)
+            dst.sendall(b)
+    except OSError:
+        pass
+    for s in (src, dst):
+        try:
+            s.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+def cmd_proxy(portfile, server_port, args):
+    flip = {"s2c": None, "c2s": None}
+    record = None
+    while args:
+        if args[0] == "--flip":
+            d, n = args[1].split(":")
+            flip[d] = int(n)
+            args = args[2:]
+        elif args[0] == "--record":
+            record = args[1]
+            args = args[2:]
+        else:
+            raise SystemExit("proxy: unknown option " + args[0])
+    ls = socket.socket()
+    ls.bind(("127.0.0.1", 0))
+    ls.listen(8)
+    with open(portfile + ".tmp", "w") as f:
+        f.write("%d\n" % ls.getsockname()[1])
+    os.rename(portfile + ".tmp", portfile)
+    while True:
+        c, _ = ls.accept()
+        u = socket.create_connection(("127.0.0.1", int(server_port)))
+        threading.Thread(target=pump, args=(c, u, flip["c2s"], record), daemon=True).start()
+        threading.Thread(target=pump, args=(u, c, flip["s2c"], None), daemon=True).start()
+
+
+def main():
+    cmd, args = sys.argv[1], sys.argv[2:]
+    if cmd == "proxy":
+        return cmd_proxy(args[0], args[1], args[2:])
+    if cmd == "garbage":
+        s = connect(args[0])
+        read_exact(s, HELLO)
+        s.sendall(b"GET / HTTP/1.0\r\n" + b"x" * 128)
+        return closed_after(s)
+    if cmd == "replay":
+        s = connect(args[0])
+        read_exact(s, HELLO)
+        s.sendall(open(args[1], "rb").read()[:144])
+        return closed_after(s)
+    if cmd == "frame":
+        return cmd_frame(args[0], args[1], args[2])
+    if cmd == "hold":
+        s = connect(args[0])
+        read_exact(s, HELLO)
+        select.select([s], [], [])
+        return 0
+    raise SystemExit("unknown command " + cmd)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
