@@ -5,6 +5,7 @@ BUILD_DEPS=(
 	build-essential meson ninja-build pkg-config
 	liburing-dev libnvme-dev libsgutils2-dev libpopt-dev
 	libjson-c-dev libblkid-dev libxxhash-dev
+	libssl-dev	# libcrypto: HMAC-SHA256 of the remote journal
 )
 # The main job's scratch XFS image.
 RUN_DEPS=(xfsprogs util-linux python3)
