@@ -270,35 +270,46 @@ int awr__chan_recv(struct awr_chan *c, uint32_t *type, const uint8_t **payload, 
 	return 0;
 }
 
-/* tcp://HOST:PORT[/NAME], HOST a name, an IPv4 address or [IPv6]; NAME defaults to this host's name. */
-static int parse_url(const char *url, char *host, size_t hlen, char *port, size_t plen, char *name)
+int awr__rj_split_addr(const char *s, size_t len, char *host, size_t hlen, char port[6])
 {
-	const char *p = url + 6, *end, *colon, *slash;
+	const char *colon = NULL, *h = s;
 	size_t n;
 
-	if (*p == '[') {
-		end = strchr(p, ']');
-		if (!end || end[1] != ':')
+	if (len && *s == '[') {
+		const char *end = memchr(s, ']', len);
+
+		if (!end || (size_t)(end - s) + 1 >= len || end[1] != ':')
 			return -EINVAL;
-		n = (size_t)(end - p - 1);
-		p++;
+		h = s + 1;
 		colon = end + 1;
 	} else {
-		colon = strchr(p, ':');
+		for (size_t i = 0; i < len; i++)
+			if (s[i] == ':')
+				colon = s + i;
 		if (!colon)
 			return -EINVAL;
-		n = (size_t)(colon - p);
 	}
+	n = (size_t)(colon - h) - (h != s);	/* without the closing bracket */
 	if (!n || n >= hlen)
 		return -EINVAL;
-	memcpy(host, p, n);
+	memcpy(host, h, n);
 	host[n] = '\0';
-	slash = strchr(colon + 1, '/');
-	n = slash ? (size_t)(slash - colon - 1) : strlen(colon + 1);
-	if (!n || n >= plen || strspn(colon + 1, "0123456789") != n)
+	n = len - (size_t)(colon + 1 - s);
+	if (!n || n > 5 || strspn(colon + 1, "0123456789") < n)
 		return -EINVAL;
 	memcpy(port, colon + 1, n);
 	port[n] = '\0';
+	return 0;
+}
+
+/* tcp://HOST:PORT[/NAME], HOST a name, an IPv4 address or [IPv6]; NAME defaults to this host's name. */
+static int parse_url(const char *url, char *host, size_t hlen, char port[6], char *name)
+{
+	const char *p = url + 6, *slash = strchr(p, '/');
+	int ret = awr__rj_split_addr(p, slash ? (size_t)(slash - p) : strlen(p), host, hlen, port);
+
+	if (ret)
+		return ret;
 	if (slash) {
 		if (strlen(slash + 1) >= AWR_RJ_NAME_MAX)
 			return -EINVAL;
@@ -395,7 +406,7 @@ int awr__remote_open(const char *url, const char *secret_file, enum awr_rj_mode 
 	int ret, fd;
 
 	*out = NULL;
-	ret = parse_url(url, host, sizeof(host), port, sizeof(port), name);
+	ret = parse_url(url, host, sizeof(host), port, name);
 	if (ret)
 		return ret;
 	ret = awr__rj_secret_load(secret_file, secret, &slen);

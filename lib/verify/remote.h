@@ -72,6 +72,8 @@ int awr__rj_session_key(const uint8_t *secret, size_t len, const uint8_t *snonce
 int awr__rj_auth_mac(const uint8_t *secret, size_t len, const uint8_t *snonce, const uint8_t *body,
 		     uint8_t mac[AWR_RJ_MAC]);
 bool awr__rj_name_valid(const char *name);
+/* "HOST:PORT" or "[IPV6]:PORT" in the first @len bytes of @s; @port gets at most 5 digits. */
+int awr__rj_split_addr(const char *s, size_t len, char *host, size_t hlen, char port[6]);
 
 int awr__chan_init(struct awr_chan *c, int fd, bool server);
 void awr__chan_free(struct awr_chan *c);

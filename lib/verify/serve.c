@@ -424,31 +424,14 @@ static int listen_on(const struct awr_journal_serve_opts *o, char *bound, size_t
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_PASSIVE | AI_NUMERICSERV }, *res;
-	char host[256];
-	const char *p = o->listen, *colon, *port;
+	char host[256], port[6];
 	struct sockaddr_storage a;
 	socklen_t alen = sizeof(a);
-	size_t n;
-	int fd, one = 1, ret = 0;
+	int fd, one = 1, ret;
 
-	if (*p == '[') {
-		colon = strchr(p, ']');
-		if (!colon || colon[1] != ':')
-			return -EINVAL;
-		p++;
-		n = (size_t)(colon - p);
-		port = colon + 2;
-	} else {
-		colon = strrchr(p, ':');
-		if (!colon)
-			return -EINVAL;
-		n = (size_t)(colon - p);
-		port = colon + 1;
-	}
-	if (!n || n >= sizeof(host) || !*port || strspn(port, "0123456789") != strlen(port) || strlen(port) > 5)
-		return -EINVAL;
-	memcpy(host, p, n);
-	host[n] = '\0';
+	ret = awr__rj_split_addr(o->listen, strlen(o->listen), host, sizeof(host), port);
+	if (ret)
+		return ret;
 	if (getaddrinfo(host, port, &hints, &res))
 		return -EADDRNOTAVAIL;
 	if (!(o->flags & AWR_JSERVE_ALLOW_REMOTE) && !is_loopback(res->ai_addr, true)) {
