@@ -38,7 +38,7 @@ struct awr_remote {
 	uint64_t size;		/* read mode: the journal's size when the server opened it */
 	const uint8_t *left;	/* read mode: the rest of the last DATA frame */
 	uint32_t nleft;
-	int error;		/* sticky: the first failure ends the session */
+	int error;		/* sticky: the first failure ends the session (__atomic: set by senders and the waiter) */
 };
 
 bool awr__journal_is_remote(const char *where)
@@ -439,21 +439,30 @@ out:
 	return ret;
 }
 
+/* The session's first failure, kept: later calls fail with it too. */
+static int remote_fail(struct awr_remote *r, int ret)
+{
+	int none = 0;
+
+	if (ret)
+		__atomic_compare_exchange_n(&r->error, &none, ret, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&r->error, __ATOMIC_ACQUIRE);
+}
+
 int awr__remote_append(struct awr_remote *r, const uint8_t *rec)
 {
-	if (!r->error)
-		r->error = awr__chan_send(&r->ch, AWR_RJ_RECORDS, rec, AWR_JREC_SIZE);
-	return r->error;
+	int ret = remote_fail(r, 0);
+
+	return ret ? ret : remote_fail(r, awr__chan_send(&r->ch, AWR_RJ_RECORDS, rec, AWR_JREC_SIZE));
 }
 
 int awr__remote_sync_send(struct awr_remote *r, uint64_t target)
 {
+	int ret = remote_fail(r, 0);
 	uint8_t b[8];
 
 	awr__put_le64(b, target);
-	if (!r->error)
-		r->error = awr__chan_send(&r->ch, AWR_RJ_SYNC, b, sizeof(b));
-	return r->error;
+	return ret ? ret : remote_fail(r, awr__chan_send(&r->ch, AWR_RJ_SYNC, b, sizeof(b)));
 }
 
 /* The server's answer to the SYNC for @target: every record up to it is on its disk. */
@@ -463,16 +472,15 @@ int awr__remote_sync_wait(struct awr_remote *r, uint64_t target)
 	uint32_t type, len;
 	int ret;
 
-	if (r->error)
-		return r->error;
+	ret = remote_fail(r, 0);
+	if (ret)
+		return ret;
 	ret = awr__chan_recv(&r->ch, &type, &p, &len);
 	if (!ret && type == AWR_RJ_ERROR && len == 4)
 		ret = peer_errno(awr__get_le32(p));
 	else if (!ret && (type != AWR_RJ_SYNCED || len != 8 || awr__get_le64(p) != target))
 		ret = -EPROTO;
-	if (ret)
-		r->error = ret;
-	return ret;
+	return remote_fail(r, ret);
 }
 
 /* Read mode: the journal's bytes in order (@off is where the previous call ended). */
