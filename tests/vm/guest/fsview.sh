@@ -85,7 +85,18 @@ units_in_place() {	# FS FILE
 		[ -n "$p0" ] && [ "$p0" = "$(phys_at "$after" $((unit * i)))" ] || moved=$((moved + 1))
 	done
 	check "$1.unit_in_place_fiemap" "$moved" "$moved of 4 units moved (or were not listed) by xfs_io"
-	listing=$after
+}
+
+# SW-CASE, MOVED-CASE: one atomic write of LEN at OFF into FILE reports software,
+# and xfs_io lists its first block elsewhere afterwards (copy-on-write)
+moved_write() {	# SW-CASE MOVED-CASE FILE OFF LEN
+	local before p0
+	before=$(xfiemap "$3")
+	report_write "$3" "$4" "$5" "$5"
+	[ "$rc" = 0 ] && [ "$paths" = "0 1 0" ]; check "$1" $? "exit $rc, paths '$paths': $out"
+	p0=$(phys_at "$before" "$4")
+	[ -n "$p0" ] && [ "$p0" != "$(phys_at "$(xfiemap "$3")" "$4")" ]
+	check "$2" $? "the $5 write at $4 stayed in place by xfs_io's listing"
 }
 
 # mount_fs FS MKFS...: make and mount the filesystem, FS.mount
@@ -135,12 +146,7 @@ if [ "$mode" = software ]; then
 	if mount_fs xfs mkfs.xfs -f -q; then
 		common_cases xfs "served by copy-on-write only: the device's atomic unit does not cover the filesystem block" \
 			probe_software_only
-		before=$(xfiemap "$mnt/db")
-		report_write "$mnt/db" $((unit * 4)) "$unit" "$unit"
-		[ "$rc" = 0 ] && [ "$paths" = "0 1 0" ]; check xfs.unit_software $? "exit $rc, paths '$paths': $out"
-		p0=$(phys_at "$before" $((unit * 4)))
-		[ -n "$p0" ] && [ "$p0" != "$(phys_at "$(xfiemap "$mnt/db")" $((unit * 4)))" ]
-		check xfs.unit_moved_fiemap $? "the $unit write at $((unit * 4)) stayed in place by xfs_io's listing"
+		moved_write xfs.unit_software xfs.unit_moved_fiemap "$mnt/db" $((unit * 4)) "$unit"
 		umount "$mnt"
 	fi
 	at "xfs done"
@@ -158,11 +164,7 @@ if mount_fs xfs mkfs.xfs -f -q; then
 	[ "$hint" = "$unit" ]; check xfs.prepare_hint $? "xfs_io extsize shows '$hint'"
 	units_in_place xfs "$mnt/db"
 
-	report_write "$mnt/db" $((big * 4)) "$big" "$big"
-	[ "$rc" = 0 ] && [ "$paths" = "0 1 0" ]; check xfs.big_software $? "exit $rc, paths '$paths': $out"
-	p0=$(phys_at "$listing" $((big * 4)))
-	[ -n "$p0" ] && [ "$p0" != "$(phys_at "$(xfiemap "$mnt/db")" $((big * 4)))" ]
-	check xfs.big_moved_fiemap $? "the $big write at $((big * 4)) stayed in place by xfs_io's listing"
+	moved_write xfs.big_software xfs.big_moved_fiemap "$mnt/db" $((big * 4)) "$big"
 
 	at "xfs unit writes done"
 	# a file whose extents are physically misaligned: collapse its first block(s) away, which
