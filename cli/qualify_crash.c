@@ -24,6 +24,7 @@
 #include <limits.h>
 #include <linux/loop.h>
 #include <pthread.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -409,6 +410,23 @@ static int foreign_files(int root_fd, char *names, size_t len)
 }
 
 /*
+ * AWR_QUALIFY_CRASH_PAUSE=1 (read with secure_getenv): stop (SIGSTOP) once,
+ * before the first check of the scratch XFS, so that a test can change what
+ * the check sees at a known point and let qualify go on with SIGCONT. Without
+ * it a test racing a polling loop against the first shutdown lost under load.
+ */
+static void pause_for_test(void)
+{
+	static bool paused;
+	const char *e = secure_getenv("AWR_QUALIFY_CRASH_PAUSE");
+
+	if (!paused && e && !strcmp(e, "1")) {
+		paused = true;
+		raise(SIGSTOP);
+	}
+}
+
+/*
  * Open the root of the filesystem to shut down, and only when it is exactly
  * our scratch XFS: our device, mounted once in all namespaces, at our mount
  * point with root "/", holding nothing but our target. Returns the fd, or
@@ -422,6 +440,7 @@ static int open_own_root(char *why, size_t len)
 	char names[300];
 	int root;
 
+	pause_for_test();
 	find_mounts(&fd);
 	if (fd.foreign || fd.own != 1) {
 		snprintf(why, len, "refusing to shut down its scratch XFS: %s is mounted %u time%s at %.300s and "

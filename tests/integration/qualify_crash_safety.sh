@@ -99,20 +99,21 @@ for case in "bind mount of a subdirectory:$work/bind" "filesystem holding other 
 done
 
 # ---- before each shutdown qualify refuses its own scratch XFS when it is not exactly its own.
-# We wait for its scratch mount, stop qualify, intrude and let it go on. The target is $work (no atomic writes there: only the crash check matters).
-intrude() { # intrude NAME: run qualify, call intrude_NAME MNT DEV while it is stopped
-	local mnt= qdev= i line
-	"$awr" qualify "$work" --quick --crash -o json >"$work/q.json" 2>"$work/q.err" &
+# qualify stops itself before its first check (AWR_QUALIFY_CRASH_PAUSE=1); we intrude and let it go on. The target is $work (no atomic writes there: only the crash check matters).
+intrude() { # intrude NAME: run qualify, call intrude_NAME MNT DEV while it is stopped before its first check
+	local mnt= qdev= i line= state=
+	AWR_QUALIFY_CRASH_PAUSE=1 "$awr" qualify "$work" --quick --crash -o json >"$work/q.json" 2>"$work/q.err" &
 	q_pid=$!
-	for ((i = 0; i < 3000; i++)); do
-		line=$(awk '{ for (i = 7; $i != "-"; i++); }
-			$(i + 1) == "xfs" && $5 ~ /\/\.awr-crash\.[^\/]*\/mnt$/ { print $5, $(i + 2) }' \
-			"/proc/$q_pid/mountinfo" 2>/dev/null)
-		[ -n "$line" ] && break
+	# qualify stops itself (SIGSTOP) just before it checks its scratch XFS the first time
+	for ((i = 0; i < 12000; i++)); do
+		state=$(awk '{ sub(/.*\) /, ""); print $1 }' "/proc/$q_pid/stat" 2>/dev/null) || break
+		[ "$state" = T ] && break
 		sleep 0.005
 	done
-	[ -n "$line" ] || fail "$1: qualify's scratch mount never appeared"
-	kill -STOP "$q_pid"
+	[ "$state" = T ] || fail "$1: qualify never reached its check of the scratch XFS (state ${state:-gone})"
+	line=$(awk '{ for (i = 7; $i != "-"; i++); }
+		$(i + 1) == "xfs" && $5 ~ /\/\.awr-crash\.[^\/]*\/mnt$/ { print $5, $(i + 2) }' "/proc/$q_pid/mountinfo")
+	[ -n "$line" ] || fail "$1: qualify's scratch mount is not there when it stops"
 	read -r mnt qdev <<<"$line"
 	"intrude_$1" "$mnt" "$qdev"
 	kill -CONT "$q_pid"
