@@ -195,6 +195,13 @@ static int read_disk(const char *root, const char *name, struct awr_blockdev *b)
 	b->scsi_matl = -1;
 	snprintf(dir, sizeof(dir), "%s/block/%s", root, name);
 	set_str(b->name, sizeof(b->name), name);
+	/*
+	 * A hidden disk (GENHD_FL_HIDDEN: the path disks nvmeScCnH of an NVMe
+	 * multipath head) has no dev_t: device_add_disk() in block/genhd.c sets
+	 * ddev->devt only for disks that are not hidden (since 5.15), so there
+	 * is no "dev" file and no /sys/dev/block link; it is left out here and
+	 * shown as a leg of its head by awr_stack_lookup().
+	 */
 	ret = read_devno(dir, &ma, &mi);
 	if (!ret)
 		ret = awr_sysfs_lookup(ma, mi, &b->sysfs);
