@@ -126,6 +126,16 @@ mutant xfs-ag-relative "the XFS hardware-path rule judges the device offset, not
 	"path_predict" lib/discover/extents.c \
 	$'\t\tblk %= fs->ag_size / bs;' \
 	$'\t\tblk += 0;'
+
+mutant remote-frame-mac-unchecked "the remote journal takes a frame without checking its MAC (either side)" \
+	"journal_remote" lib/verify/remote.c \
+	'	if (!awr__rj_mac_equal(mac, b + 9 + AWR_RJ_HDR + n))' \
+	'	if (0)'
+
+mutant remote-auth-unchecked "the journal server takes a client without checking its authentication MAC" \
+	"journal_remote" lib/verify/serve.c \
+	'	if (!awr__rj_mac_equal(mac, auth + AWR_RJ_AUTH_BODY)) {' \
+	'	if (0) {'
 # ---------------------------------------------------------------------------------------------
 
 if [ "${1:-}" = --list ]; then
