@@ -38,9 +38,14 @@ static const struct awr_cmd *find_command(const char *name)
 
 static void usage(FILE *f)
 {
+	int w = 0;
+
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		if ((int)strlen(commands[i].name) > w)
+			w = (int)strlen(commands[i].name);
 	fprintf(f, "Usage: awr COMMAND [OPTIONS] [PATH]\n\nCommands:\n");
 	for (size_t i = 0; i < NR_COMMANDS; i++)
-		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+		fprintf(f, "  %-*s %s\n", w, commands[i].name, commands[i].summary);
 	fprintf(f, "\nEvery command takes --help and -o normal|json. See awr(1).\n");
 }
 
