@@ -134,6 +134,8 @@ struct bench_mode_result {
 	double user_cpu_ns_per_page;	/* its user-space part */
 	double inflight_mean;		/* writes in the kernel at a reap, mean (awr_ring_stats) */
 	double reaps_below_depth_share;	/* share of reaps that found fewer than the depth in flight */
+	double queue_ns_per_write;	/* stream modes: time in awr_ring_queue_write() per write, less the clock */
+	double clock_read_ns;		/* what one clock read costs here (taken off queue_ns_per_write) */
 	unsigned int ring_setup_flags;	/* IORING_SETUP_* the kernel accepted */
 };
 

@@ -162,6 +162,8 @@ struct json_object *bench_mode_json(const struct bench_mode_result *x)
 	json_object_object_add(o, "latency_us", lat);
 	json_object_object_add(o, "cpu_ns_per_write", jnum(x->cpu_ns_per_page, 1));
 	json_object_object_add(o, "user_cpu_ns_per_write", jnum(x->user_cpu_ns_per_page, 1));
+	json_object_object_add(o, "queue_ns_per_write", x->queue_ns_per_write > 0 ? jnum(x->queue_ns_per_write, 1) : NULL);
+	json_object_object_add(o, "clock_read_ns", jnum(x->clock_read_ns, 1));
 	json_object_object_add(o, "inflight_mean", jnum(x->inflight_mean, 2));
 	json_object_object_add(o, "reaps_below_depth", jnum(x->reaps_below_depth_share, 4));
 	json_object_object_add(o, "ring_setup_flags", out_u64(x->ring_setup_flags));
