@@ -37,6 +37,9 @@ struct write_job {
 	uint64_t written;	/* bytes landed */
 	uint64_t writes;	/* atomic writes issued */
 	struct write_paths *paths;	/* --report-path (write_path.c), or NULL */
+	unsigned int qd;	/* writes in flight (uring, nvme), 0 one at a time */
+	bool have_stats;
+	struct awr_ring_stats stats;	/* the queue's fill at each reap (uring, nvme) */
 };
 
 static int parse_pattern(struct write_job *j, const char *pattern)
@@ -150,10 +153,13 @@ static int run_sync(struct write_job *j, struct awr_file *f)
 	return 0;
 }
 
-/* The uring engine's loop: a ring of nbuf buffers, one per write in flight. */
+/* The queued engines' loop (uring, nvme): a ring of nbuf buffers, one per write in flight. */
 struct uring_run {
 	struct write_job *j;
-	struct awr_ring *r;
+	struct awr_ring *r;		/* --engine uring */
+	struct awr_nvme *nvme;		/* --engine nvme */
+	unsigned int inflight;		/* nvme: queued and not reaped */
+	struct awr_verdict v;		/* nvme: why a write was refused */
 	unsigned int *free_slots, nr_free;
 	uint64_t next;			/* next unit to queue (bytes from --offset) */
 	int error;			/* the first failure: a negative errno */
@@ -172,10 +178,16 @@ static int uring_fill(struct uring_run *u)
 		slot = u->free_slots[--u->nr_free];
 		if (produce(j, j->bufs + (uint64_t)slot * j->unit, u->next))
 			return -EINVAL;
-		ret = awr_ring_queue_write(u->r, j->bufs + (uint64_t)slot * j->unit, j->unit,
-					   j->offset + u->next, slot, j->flags);
+		if (u->nvme)
+			ret = awr_nvme_queue_write(u->nvme, j->bufs + (uint64_t)slot * j->unit, j->unit,
+						   j->offset + u->next, slot,
+						   (j->flags & AWR_WRITE_DSYNC) ? AWR_PT_FUA : 0, &u->v);
+		else
+			ret = awr_ring_queue_write(u->r, j->bufs + (uint64_t)slot * j->unit, j->unit,
+						   j->offset + u->next, slot, j->flags);
 		if (ret)
 			return ret;
+		u->inflight++;
 		u->slot_pos[slot] = u->next;
 		u->next += j->unit;
 	}
@@ -188,6 +200,7 @@ static void uring_account(struct uring_run *u, const struct awr_completion *c)
 	uint64_t pos = u->slot_pos[slot];
 
 	u->free_slots[u->nr_free++] = slot;
+	u->inflight--;
 	if (c->res >= 0 && (uint64_t)c->res == u->j->unit) {
 		u->j->written += u->j->unit;
 		u->j->writes++;
@@ -200,6 +213,12 @@ static void uring_account(struct uring_run *u, const struct awr_completion *c)
 	u->bad = *c;
 }
 
+/* Submit what was queued and collect completions, waiting for @wait_nr (one io_uring_enter()). */
+static int run_reap(struct uring_run *u, struct awr_completion *c, unsigned int max, unsigned int wait_nr)
+{
+	return u->nvme ? awr_nvme_reap(u->nvme, c, max, wait_nr) : awr_ring_reap(u->r, c, max, wait_nr);
+}
+
 static int uring_loop(struct uring_run *u)
 {
 	struct awr_completion c[64];
@@ -209,9 +228,9 @@ static int uring_loop(struct uring_run *u)
 		ret = uring_fill(u);
 		if (ret)
 			return ret;
-		if (!awr_ring_outstanding(u->r))
+		if (!u->inflight)
 			return 0;
-		n = awr_ring_reap(u->r, c, 64, 1);
+		n = run_reap(u, c, 64, 1);
 		if (n < 0)
 			return n;
 		for (int i = 0; i < n; i++)
@@ -219,13 +238,40 @@ static int uring_loop(struct uring_run *u)
 	}
 }
 
-/* --engine uring: the units through a ring of depth nbuf, refilled as writes complete. */
-static int run_uring(struct write_job *j, struct awr_file *f)
+/* The first failure of a queued run, named. */
+static void queued_failed(struct uring_run *u, struct awr_file *f, int ret)
 {
-	struct uring_run u = { .j = j };
-	struct awr_completion drain[64];
+	struct write_job *j = u->j;
 	struct awr_verdict v = { .rule = AWR_RULE_OK };
-	int ret = awr_ring_create(f, j->nbuf, AWR_RING_REGISTER_FILE, &u.r);
+
+	if (!ret && u->error) {
+		if (u->bad.rule != AWR_RULE_OK && u->bad.rule != AWR_RULE_DEVICE_ERROR && f) {
+			awr_file_check(f, j->bufs, j->unit, j->offset + u->error_pos, &v);
+			write_failed(j, u->error_pos, u->error, &v);
+		} else {
+			out_error("the %s refused the write of %" PRIu64 " bytes at %" PRIu64 ": %s; %" PRIu64
+				  " of %" PRIu64 " units landed", u->nvme ? "device" : "kernel", j->unit,
+				  j->offset + u->error_pos,
+				  u->bad.rule == AWR_RULE_DEVICE_ERROR ? "it returned an error status" :
+				  u->bad.res >= 0 ? "short write" : strerror(-u->bad.res),
+				  j->writes, j->length / j->unit);
+		}
+	} else if (ret && u->v.rule != AWR_RULE_OK) {
+		write_failed(j, u->next, ret, &u->v);
+	} else if (ret && ret != -EINVAL) {
+		out_error("queueing the write at %" PRIu64 " failed: %s", j->offset + u->next, strerror(-ret));
+	}
+}
+
+/*
+ * --engine uring (a ring of depth nbuf on @f) or nvme (@nvme's queue): the
+ * units refilled as writes complete; the queue's fill at each reap is kept.
+ */
+static int run_queued(struct write_job *j, struct awr_file *f, struct awr_nvme *nvme)
+{
+	struct uring_run u = { .j = j, .nvme = nvme };
+	struct awr_completion drain[64];
+	int n, ret = nvme ? 0 : awr_ring_create(f, j->nbuf, AWR_RING_REGISTER_FILE, &u.r);
 
 	if (ret) {
 		out_error("cannot set up io_uring with queue depth %u: %s", j->nbuf, strerror(-ret));
@@ -240,21 +286,16 @@ static int run_uring(struct write_job *j, struct awr_file *f)
 	for (unsigned int s = 0; s < j->nbuf; s++)
 		u.free_slots[u.nr_free++] = j->nbuf - 1 - s;
 	ret = uring_loop(&u);
-	while (awr_ring_outstanding(u.r) && awr_ring_reap(u.r, drain, 64, 1) > 0)
-		;	/* a failed queue or read: writes in flight still complete before the buffers go */
-	if (!ret && u.error) {
+	while (u.inflight && (n = run_reap(&u, drain, 64, 1)) > 0)
+		u.inflight -= (unsigned int)n;	/* a failed queue or read: writes in flight still complete before the buffers go */
+	queued_failed(&u, f, ret);
+	if (!ret && u.error)
 		ret = u.error;
-		if (u.bad.rule != AWR_RULE_OK) {
-			awr_file_check(f, j->bufs, j->unit, j->offset + u.error_pos, &v);
-			write_failed(j, u.error_pos, ret, &v);
-		} else {
-			out_error("the kernel refused the write of %" PRIu64 " bytes at %" PRIu64 ": %s; %" PRIu64
-				  " of %" PRIu64 " units landed", j->unit, j->offset + u.error_pos,
-				  u.bad.res >= 0 ? "short write" : strerror(-u.bad.res), j->writes, j->length / j->unit);
-		}
-	} else if (ret && ret != -EINVAL) {
-		out_error("queueing the write at %" PRIu64 " failed: %s", j->offset + u.next, strerror(-ret));
-	}
+	j->have_stats = true;
+	if (nvme)
+		awr_nvme_stats(nvme, &j->stats);
+	else
+		awr_ring_stats(u.r, &j->stats);
 out:
 	awr_ring_free(u.r);
 	free(u.free_slots);
@@ -279,7 +320,12 @@ static int parse_engine(const char *engine, const char *qd_s, unsigned int *qd)
 		out_error("--qd %s: give a queue depth from 1 to 32768", qd_s);
 		return -EINVAL;
 	}
-	*qd = engine && !strcmp(engine, "uring") ? (unsigned int)v : 0;
+	if (engine && !strcmp(engine, "nvme") && v > AWR_NVME_QUEUE_MAX) {
+		out_error("--qd %s: the nvme engine keeps at most %u writes in flight: give 1 to %u", qd_s,
+			  AWR_NVME_QUEUE_MAX, AWR_NVME_QUEUE_MAX);
+		return -EINVAL;
+	}
+	*qd = engine && (!strcmp(engine, "uring") || !strcmp(engine, "nvme")) ? (unsigned int)v : 0;
 	return 0;
 }
 
@@ -360,7 +406,7 @@ static int run_passthrough(struct write_job *j, const char *engine, bool force, 
 	if (pt_check_range(t, j->unit, j->offset, j->length, &v, &bad)) {
 		out_error("refused before writing at %" PRIu64 ": %s (rule %s); nothing was written", bad,
 			  v.message, awr_rule_name(v.rule));
-	} else if (!run_pt(j, t)) {
+	} else if (!(pt_nvme(t) && j->qd ? run_queued(j, NULL, pt_nvme(t)) : run_pt(j, t))) {
 		if (do_verify && pt_read_fd(t) >= 0)
 			verified = !verify(j, pt_read_fd(t));
 		report(j, verified);
@@ -413,6 +459,20 @@ static void report(const struct write_job *j, int verified)
 	json_object_object_add(o, "bytes_written", out_u64(j->written));
 	json_object_object_add(o, "dsync", json_object_new_boolean(j->flags & AWR_WRITE_DSYNC));
 	json_object_object_add(o, "verified", verified < 0 ? NULL : json_object_new_boolean(verified));
+	if (j->have_stats) {	/* writes in the kernel at each reap (awr_ring_stats(), awr_nvme_stats()) */
+		struct json_object *q = json_object_new_object();
+		double mean = j->stats.reaps ? (double)j->stats.inflight_sum / (double)j->stats.reaps : 0;
+		char buf[32];
+
+		json_object_object_add(q, "depth", out_u64(j->nbuf));
+		json_object_object_add(q, "reaps", out_u64(j->stats.reaps));
+		json_object_object_add(q, "inflight_min", out_u64(j->stats.inflight_min));
+		json_object_object_add(q, "inflight_max", out_u64(j->stats.inflight_max));
+		snprintf(buf, sizeof(buf), "%.2f", mean);
+		json_object_object_add(q, "inflight_mean", json_object_new_double_s(mean, buf));
+		json_object_object_add(q, "submit_calls", out_u64(j->stats.submit_calls));
+		json_object_object_add(o, "queue", q);
+	}
 	write_paths_report(j->paths, o);
 	out_print_json(o);
 }
@@ -446,6 +506,7 @@ static int job_setup(struct write_job *j, const char *offset_s, const char *leng
 			  j->unit);
 		return -EINVAL;
 	}
+	j->qd = qd;
 	j->nbuf = qd ? qd : 1;
 	if (j->nbuf > j->length / j->unit)
 		j->nbuf = (unsigned int)(j->length / j->unit);
@@ -473,7 +534,7 @@ int cmd_write(int argc, const char **argv)
 		{ "engine", 0, POPT_ARG_STRING, &engine, 0,
 		  "sync (pwritev2), uring (io_uring batch), nvme (uring_cmd on /dev/ngXnY) or scsi (WRITE ATOMIC(16))",
 		  "sync|uring|nvme|scsi" },
-		{ "qd", 0, POPT_ARG_STRING, &qd_s, 0, "io_uring queue depth (default 32)", "N" },
+		{ "qd", 0, POPT_ARG_STRING, &qd_s, 0, "writes in flight, uring and nvme engines (default 32; nvme at most 64)", "N" },
 		{ "force", 0, POPT_ARG_NONE, &force, 0,
 		  "write even if the target is mounted, in use, formatted or holds data", NULL },
 		{ "report-path", 0, POPT_ARG_NONE, &report_path, 0,
@@ -512,7 +573,7 @@ int cmd_write(int argc, const char **argv)
 	if (check_range(&j, f))
 		goto out;
 	fill_pattern(&j);
-	if (qd ? run_uring(&j, f) : run_sync(&j, f))
+	if (qd ? run_queued(&j, f, NULL) : run_sync(&j, f))
 		goto out;
 	if (do_verify)
 		verified = !verify(&j, awr_file_fd(f));

@@ -133,6 +133,12 @@ ssize_t pt_write(struct pt_target *t, const void *buf, size_t len, uint64_t off,
 	return awr_scsi_write(t->scsi, buf, len, off, 0, flags, v);
 }
 
+/* The NVMe handle for the queued engine, or NULL (SCSI writes one unit at a time). */
+struct awr_nvme *pt_nvme(const struct pt_target *t)
+{
+	return t->nvme;
+}
+
 int pt_read_fd(const struct pt_target *t)
 {
 	return t->read_fd;

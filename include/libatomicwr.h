@@ -1290,6 +1290,52 @@ int awr_nvme_check(const struct awr_nvme *h, size_t len, uint64_t offset,
 ssize_t awr_nvme_write(struct awr_nvme *h, const void *buf, size_t len, uint64_t offset,
 		       unsigned int flags, struct awr_verdict *v);
 
+struct awr_completion;
+struct awr_ring_stats;
+
+/* Commands one NVMe handle keeps in flight at most (awr_nvme_queue_write()). */
+#define AWR_NVME_QUEUE_MAX	64U
+
+/**
+ * awr_nvme_queue_write() - queue one NVMe Write; awr_nvme_reap() submits it
+ * @h:		the handle
+ * @buf:	@len bytes, unchanged until the write is reaped
+ * @len:	bytes, a multiple of the block size
+ * @offset:	byte offset on the namespace
+ * @tag:	returned in the completion
+ * @flags:	AWR_PT_*
+ * @v:		optional; the rule broken when the write is refused
+ *
+ * The same checks as awr_nvme_write(), made before anything is queued.
+ *
+ * Return: 0 when queued, -EBUSY when AWR_NVME_QUEUE_MAX are outstanding, or
+ * the negative errno of the rule broken (nothing queued).
+ */
+int awr_nvme_queue_write(struct awr_nvme *h, const void *buf, size_t len, uint64_t offset,
+			 uint64_t tag, unsigned int flags, struct awr_verdict *v);
+
+/**
+ * awr_nvme_reap() - submit the queued NVMe Writes and collect completions
+ * @h:		the handle
+ * @out:	@max completions: the tag, @len or a negative errno (-EIO with
+ *		AWR_RULE_DEVICE_ERROR when the device returned an error status)
+ * @max:	room in @out
+ * @wait_nr:	wait until this many completed (0: do not wait)
+ *
+ * One io_uring_enter() submits what was queued and waits, as awr_ring_reap().
+ *
+ * Return: the number of completions, or a negative errno.
+ */
+int awr_nvme_reap(struct awr_nvme *h, struct awr_completion *out, unsigned int max,
+		  unsigned int wait_nr);
+
+/**
+ * awr_nvme_stats() - how full the handle kept its queue
+ * @h:		the handle
+ * @out:	the counters of struct awr_ring_stats (setup_flags 0)
+ */
+void awr_nvme_stats(const struct awr_nvme *h, struct awr_ring_stats *out);
+
 /**
  * awr_scsi_open() - open a SCSI device for WRITE ATOMIC(16)
  * @path:	/dev/sgN or /dev/sdX

@@ -4,6 +4,17 @@
  * Write has no "atomic" bit: it is untorn across power failure only when it
  * is within (N)AWUPF blocks and crosses no NABSPF boundary (counted from
  * NABO), and the device does not refuse a larger one. So the library does.
+ *
+ * awr_nvme_queue_write() and awr_nvme_reap() keep up to AWR_NVME_QUEUE_MAX
+ * commands in flight on the handle's ring (IORING_SETUP_SQE128 | CQE32, in
+ * liburing since 2.2): as awr_ring_reap() does, each reap hands the commands
+ * queued since the last call to the kernel in the same io_uring_enter() that
+ * waits, and counts the commands in the kernel at that moment.
+ *
+ * The kernel side (drivers/nvme/host/ioctl.c, Linux 5.19 to 6.18):
+ * nvme_uring_cmd_checks() refuses a ring without SQE128 and CQE32
+ * (-EOPNOTSUPP); nvme_uring_cmd_end_io() completes the CQE with the NVMe
+ * status (> 0) or a negative errno, 0 when the command succeeded.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +31,12 @@
 
 #define NVME_CMD_WRITE	0x01
 #define NVME_RW_FUA	(1U << 30)
+#define REAP_BATCH	64U
+
+struct nvme_slot {
+	uint64_t tag;
+	uint32_t len;
+};
 
 struct awr_nvme {
 	int fd;
@@ -27,6 +44,11 @@ struct awr_nvme {
 	struct awr_device *dev;
 	uint32_t bs;
 	struct awr__nvme_format fmt;	/* the LBA format in use: metadata, PI */
+	unsigned int outstanding;	/* queued and not reaped */
+	unsigned int nr_free;
+	unsigned int free_slots[AWR_NVME_QUEUE_MAX];
+	struct nvme_slot slots[AWR_NVME_QUEUE_MAX];	/* by the SQE's user_data */
+	struct awr_ring_stats stats;
 };
 
 static int nvme_setup(struct awr_nvme *h, const struct awr_devnode *n)
@@ -42,7 +64,7 @@ static int nvme_setup(struct awr_nvme *h, const struct awr_devnode *n)
 	h->fd = open(n->node, O_RDWR | O_CLOEXEC);
 	if (h->fd < 0)
 		return -errno;
-	ret = io_uring_queue_init(4, &h->ring, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	ret = io_uring_queue_init(AWR_NVME_QUEUE_MAX, &h->ring, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
 	if (ret) {
 		close(h->fd);
 		h->fd = -1;
@@ -87,6 +109,9 @@ int awr_nvme_open(const char *path, unsigned int flags, struct awr_nvme **out)
 	if (!h)
 		return -ENOMEM;
 	h->fd = -1;
+	for (unsigned int i = 0; i < AWR_NVME_QUEUE_MAX; i++)
+		h->free_slots[h->nr_free++] = AWR_NVME_QUEUE_MAX - 1 - i;
+	h->stats.inflight_min = UINT32_MAX;
 	ret = nvme_setup(h, &n);
 	if (!ret)
 		ret = read_format(h);
@@ -130,36 +155,18 @@ int awr_nvme_check(const struct awr_nvme *h, size_t len, uint64_t offset, struct
 	return ret ? ret : awr__nvme_pt_check(&h->dev->nvme, len, offset, v);
 }
 
-static int submit(struct awr_nvme *h, const struct awr_nvme_uring_cmd *cmd, struct awr_verdict *v)
+/* The NVMe status of a failed command as a sentence (NVMe base spec, Completion Queue Entry DW3). */
+static int device_error(struct awr_verdict *v, int status)
 {
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&h->ring);
-	struct io_uring_cqe *cqe;
-	int ret;
-
-	if (!sqe)
-		return -EBUSY;
-	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, h->fd, NULL, 0, 0);
-	sqe->cmd_op = AWR_NVME_URING_CMD_IO;
-	memcpy(sqe->cmd, cmd, sizeof(*cmd));
-	ret = io_uring_submit(&h->ring);
-	if (ret < 0)
-		return ret;
-	ret = io_uring_wait_cqe(&h->ring, &cqe);
-	if (ret)
-		return ret;
-	ret = cqe->res;
-	io_uring_cqe_seen(&h->ring, cqe);
-	if (ret > 0)
-		return awr__pt_verdict(v, AWR_RULE_DEVICE_ERROR,
-				       "the device failed the NVMe Write: status 0x%x (status code type %d, status code 0x%02x)",
-				       ret, (ret >> 8) & 7, ret & 0xff);
-	return ret;
+	return awr__pt_verdict(v, AWR_RULE_DEVICE_ERROR,
+			       "the device failed the NVMe Write: status 0x%x (status code type %d, status code 0x%02x)",
+			       status, (status >> 8) & 7, status & 0xff);
 }
 
-ssize_t awr_nvme_write(struct awr_nvme *h, const void *buf, size_t len, uint64_t offset,
-		       unsigned int flags, struct awr_verdict *v)
+/* Check the write and fill its NVMe Write command. */
+static int build_write(struct awr_nvme *h, const void *buf, size_t len, uint64_t offset,
+		       unsigned int flags, struct awr_verdict *v, struct awr_nvme_uring_cmd *cmd)
 {
-	struct awr_nvme_uring_cmd cmd = { 0 };
 	uint64_t slba;
 	int ret;
 
@@ -174,13 +181,164 @@ ssize_t awr_nvme_write(struct awr_nvme *h, const void *buf, size_t len, uint64_t
 		return awr__pt_verdict(v, AWR_RULE_DEVICE_LIMIT,
 				       "%zu blocks exceed the 65536 one NVMe Write can carry", len / h->bs);
 	slba = offset / h->bs;
-	cmd.opcode = NVME_CMD_WRITE;
-	cmd.nsid = h->dev->nvme.nsid;
-	cmd.addr = (uint64_t)(uintptr_t)buf;
-	cmd.data_len = (uint32_t)len;
-	cmd.cdw10 = (uint32_t)slba;
-	cmd.cdw11 = (uint32_t)(slba >> 32);
-	cmd.cdw12 = (uint32_t)(len / h->bs - 1) | ((flags & AWR_PT_FUA) ? NVME_RW_FUA : 0);
-	ret = submit(h, &cmd, v);
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->opcode = NVME_CMD_WRITE;
+	cmd->nsid = h->dev->nvme.nsid;
+	cmd->addr = (uint64_t)(uintptr_t)buf;
+	cmd->data_len = (uint32_t)len;
+	cmd->cdw10 = (uint32_t)slba;
+	cmd->cdw11 = (uint32_t)(slba >> 32);
+	cmd->cdw12 = (uint32_t)(len / h->bs - 1) | ((flags & AWR_PT_FUA) ? NVME_RW_FUA : 0);
+	return 0;
+}
+
+/* One URING_CMD SQE for @cmd; NULL when the ring is full. */
+static struct io_uring_sqe *prep_cmd(struct awr_nvme *h, const struct awr_nvme_uring_cmd *cmd,
+				     uint64_t user_data)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&h->ring);
+
+	if (!sqe)
+		return NULL;
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, h->fd, NULL, 0, 0);
+	sqe->cmd_op = AWR_NVME_URING_CMD_IO;
+	memcpy(sqe->cmd, cmd, sizeof(*cmd));
+	io_uring_sqe_set_data64(sqe, user_data);
+	return sqe;
+}
+
+/* One command, waited for: the ring holds no queued ones (awr_nvme_write()). */
+static int submit(struct awr_nvme *h, const struct awr_nvme_uring_cmd *cmd, struct awr_verdict *v)
+{
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	if (h->outstanding)
+		return -EBUSY;
+	if (!prep_cmd(h, cmd, UINT64_MAX))
+		return -EBUSY;
+	ret = io_uring_submit(&h->ring);
+	if (ret < 0)
+		return ret;
+	ret = io_uring_wait_cqe(&h->ring, &cqe);
+	if (ret)
+		return ret;
+	ret = cqe->res;
+	io_uring_cqe_seen(&h->ring, cqe);
+	return ret > 0 ? device_error(v, ret) : ret;
+}
+
+ssize_t awr_nvme_write(struct awr_nvme *h, const void *buf, size_t len, uint64_t offset,
+		       unsigned int flags, struct awr_verdict *v)
+{
+	struct awr_nvme_uring_cmd cmd;
+	int ret = build_write(h, buf, len, offset, flags, v, &cmd);
+
+	if (!ret)
+		ret = submit(h, &cmd, v);
 	return ret ? ret : (ssize_t)len;
+}
+
+int awr_nvme_queue_write(struct awr_nvme *h, const void *buf, size_t len, uint64_t offset,
+			 uint64_t tag, unsigned int flags, struct awr_verdict *v)
+{
+	struct awr_nvme_uring_cmd cmd;
+	unsigned int slot;
+	int ret = build_write(h, buf, len, offset, flags, v, &cmd);
+
+	if (ret)
+		return ret;
+	if (!h->nr_free)
+		return -EBUSY;
+	slot = h->free_slots[h->nr_free - 1];
+	if (!prep_cmd(h, &cmd, slot))
+		return -EBUSY;
+	h->nr_free--;
+	h->slots[slot] = (struct nvme_slot){ .tag = tag, .len = (uint32_t)len };
+	h->outstanding++;
+	return 0;
+}
+
+/* Commands in the kernel now (after a submit): counted at every reap that finds some. */
+static void note_inflight(struct awr_nvme *h)
+{
+	unsigned int in = h->outstanding - (h->ring.sq.sqe_tail - h->ring.sq.sqe_head);
+	struct awr_ring_stats *s = &h->stats;
+
+	if (!in)
+		return;
+	s->reaps++;
+	s->inflight_sum += in;
+	s->inflight_last = in;
+	if (in < s->inflight_min)
+		s->inflight_min = in;
+	if (in > s->inflight_max)
+		s->inflight_max = in;
+}
+
+/* Submit what was queued and, when @need > 0, wait for that many completions: one io_uring_enter(). */
+static int nvme_enter(struct awr_nvme *h, unsigned int need)
+{
+	unsigned int queued = h->ring.sq.sqe_tail - h->ring.sq.sqe_head;
+	int ret;
+
+	if (!queued && !need)
+		return 0;
+	ret = need ? io_uring_submit_and_wait(&h->ring, need) : io_uring_submit(&h->ring);
+	h->stats.submit_calls++;
+	h->stats.submitted += queued - (h->ring.sq.sqe_tail - h->ring.sq.sqe_head);
+	return ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY ? ret : 0;
+}
+
+static unsigned int take_cqes(struct awr_nvme *h, struct awr_completion *out, unsigned int max)
+{
+	struct io_uring_cqe *cqes[REAP_BATCH];
+	unsigned int n = io_uring_peek_batch_cqe(&h->ring, cqes, max < REAP_BATCH ? max : REAP_BATCH);
+
+	for (unsigned int i = 0; i < n; i++) {
+		unsigned int slot = (unsigned int)io_uring_cqe_get_data64(cqes[i]);
+		int res = cqes[i]->res;
+
+		out[i].tag = h->slots[slot].tag;
+		out[i].res = res < 0 ? res : res > 0 ? -EIO : (int32_t)h->slots[slot].len;
+		out[i].rule = res > 0 ? AWR_RULE_DEVICE_ERROR : AWR_RULE_OK;
+		h->free_slots[h->nr_free++] = slot;
+	}
+	io_uring_cq_advance(&h->ring, n);
+	h->outstanding -= n;
+	h->stats.completed += n;
+	return n;
+}
+
+int awr_nvme_reap(struct awr_nvme *h, struct awr_completion *out, unsigned int max,
+		  unsigned int wait_nr)
+{
+	unsigned int n = 0, ready;
+	int ret;
+
+	if (!h || (!out && max))
+		return -EINVAL;
+	if (wait_nr > max)
+		wait_nr = max;
+	if (wait_nr > h->outstanding)
+		wait_nr = h->outstanding;
+	ready = io_uring_cq_ready(&h->ring);
+	ret = nvme_enter(h, wait_nr > ready ? wait_nr - ready : 0);
+	note_inflight(h);
+	while (!ret) {
+		n += take_cqes(h, out + n, max - n);
+		if (n >= wait_nr || n >= max)
+			break;
+		ret = nvme_enter(h, wait_nr - n);
+	}
+	return ret && !n ? ret : (int)n;
+}
+
+void awr_nvme_stats(const struct awr_nvme *h, struct awr_ring_stats *out)
+{
+	if (!h || !out)
+		return;
+	*out = h->stats;
+	if (out->inflight_min == UINT32_MAX)
+		out->inflight_min = 0;
 }

@@ -335,6 +335,48 @@ static void cli_write(const char *name, const char *engine, const char *dev, uin
 		PASS(name);
 }
 
+static int run_awr(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* The number after "KEY": in awr's JSON, or -1. */
+static long json_long(const char *json, const char *key)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\"%s\": ", key);
+	p = strstr(json, pat);
+	return p ? strtol(p + strlen(pat), NULL, 10) : -1;
+}
+
+/*
+ * awr write --engine nvme keeps the queue full: 16 units at --qd 8, read back
+ * through the block disk (--verify); the writes in the kernel at each reap
+ * (awr_nvme_stats) reach 8, and --qd 1 (the control) never holds more than 1.
+ */
+static void cli_write_queued(const char *name, const char *ng, uint64_t unit, uint64_t off)
+{
+	char out[4096], out1[4096];
+	int rc, rc1;
+
+	if (!awr_bin) {
+		SKIP(name, "no --awr given");
+		return;
+	}
+	rc = run_awr(out, sizeof(out), "write %s --engine nvme --qd 8 --offset %" PRIu64 " --length %" PRIu64
+		     " --unit %" PRIu64 " --pattern 0x3c --verify --force -o json", ng, off, 16 * unit, unit);
+	rc1 = run_awr(out1, sizeof(out1), "write %s --engine nvme --qd 1 --offset %" PRIu64 " --length %" PRIu64
+		      " --unit %" PRIu64 " --pattern 0x3d --verify --force -o json", ng, off, 4 * unit, unit);
+	if (rc != 0 || !strstr(out, "\"verified\": true") || json_long(out, "writes") != 16)
+		FAIL(name, "--qd 8 exited %d: %.300s", rc, out);
+	else if (json_long(out, "depth") != 8 || json_long(out, "inflight_max") != 8)
+		FAIL(name, "--qd 8 held at most %ld writes in the kernel at a reap, not 8: %.300s",
+		     json_long(out, "inflight_max"), out);
+	else if (rc1 != 0 || !strstr(out1, "\"verified\": true") || json_long(out1, "inflight_max") != 1)
+		FAIL(name, "the control --qd 1 exited %d or held other than 1 write: %.300s", rc1, out1);
+	else
+		PASS(name);
+}
+
 /* Run an awr command line with stdout and stderr in @out; its exit status, or -1. */
 static int run_awr(char *out, size_t len, const char *fmt, ...)
 {
@@ -523,6 +565,7 @@ static void nvme_cases(const char *blk, const char *ng)
 	free(b);
 	awr_nvme_close(h);
 	cli_write("nvme_cli_write_engine", "nvme", ng, unit, unit + id->lba_size, off);
+	cli_write_queued("nvme_cli_write_queued", ng, unit, off);
 	partition_refused("nvme_cli_partition_refused", "nvme", blk, unit);
 }
 

@@ -34,17 +34,18 @@ expected_cases() {
 	sd_bndry) echo 83 ;;
 	sd_gran) echo 82 ;;
 	sd_fsview) echo 29 ;;	# 2 loads + the filesystem path cases of fsview.sh (22, --software-only 5)
+	# Every NVMe group but nvme_nabo has nvme_cli_write_queued (the nvme engine's queue).
 	# 7.0+ ignores AWUPF: the AWUPF-only namespaces write one block, so the
 	# three misaligned cli cases of the disk and of each partition are not
 	# asked (9 fewer) and qualify notes the one-block unit (1 more)
-	nvme_awupf15) kernel_at_least 7.0 && echo 94 || echo 102 ;;
-	nvme_awupf0) echo 94 ;;
-	nvme_awupf7) kernel_at_least 7.0 && echo 86 || echo 95 ;;
-	nvme_nawupf7) echo 120 ;;	# with the io_uring engine and page-batch programs (25)
-	nvme_nabspf) echo 80 ;;	# the partition one block past 1 MiB crosses the 64 KiB boundary: refused
+	nvme_awupf15) kernel_at_least 7.0 && echo 95 || echo 103 ;;
+	nvme_awupf0) echo 95 ;;
+	nvme_awupf7) kernel_at_least 7.0 && echo 87 || echo 96 ;;
+	nvme_nawupf7) echo 121 ;;	# with the io_uring engine and page-batch programs (25)
+	nvme_nabspf) echo 81 ;;	# the partition one block past 1 MiB crosses the 64 KiB boundary: refused
 	nvme_nabo) echo 41 ;;	# no atomic writes: fewer cases, no passthrough ones
-	nvme_nawupf_hi) echo 80 ;;	# 64 KiB boundary, as nvme_nabspf
-	nvme_nawupf3) echo 117 ;;	# with the filesystem path cases of fsview.sh (22)
+	nvme_nawupf_hi) echo 81 ;;	# 64 KiB boundary, as nvme_nabspf
+	nvme_nawupf3) echo 118 ;;	# with the filesystem path cases of fsview.sh (22)
 	stack_sd) echo 32 ;;	# load + 5 stacked devices x (statx, probe, json, stack_derived, sweep, stack_rule) + awr_list
 	stack_nvme) echo 32 ;;
 	nvme_mpath) echo 9 ;;	# load + 2 paths + the head (statx, probe, json, stack_derived, sweep, stack_rule)
