@@ -28,6 +28,7 @@
 
 #include "device/device.h"
 #include "device/nvme_format.h"
+#include "write/queue_stats.h"
 
 #define NVME_CMD_WRITE	0x01
 #define NVME_RW_FUA	(1U << 30)
@@ -111,7 +112,7 @@ int awr_nvme_open(const char *path, unsigned int flags, struct awr_nvme **out)
 	h->fd = -1;
 	for (unsigned int i = 0; i < AWR_NVME_QUEUE_MAX; i++)
 		h->free_slots[h->nr_free++] = AWR_NVME_QUEUE_MAX - 1 - i;
-	h->stats.inflight_min = UINT32_MAX;
+	awr__queue_stats_init(&h->stats);
 	ret = nvme_setup(h, &n);
 	if (!ret)
 		ret = read_format(h);
@@ -262,18 +263,8 @@ int awr_nvme_queue_write(struct awr_nvme *h, const void *buf, size_t len, uint64
 /* Commands in the kernel now (after a submit): counted at every reap that finds some. */
 static void note_inflight(struct awr_nvme *h)
 {
-	unsigned int in = h->outstanding - (h->ring.sq.sqe_tail - h->ring.sq.sqe_head);
-	struct awr_ring_stats *s = &h->stats;
-
-	if (!in)
-		return;
-	s->reaps++;
-	s->inflight_sum += in;
-	s->inflight_last = in;
-	if (in < s->inflight_min)
-		s->inflight_min = in;
-	if (in > s->inflight_max)
-		s->inflight_max = in;
+	awr__queue_note(&h->stats, h->outstanding - (h->ring.sq.sqe_tail - h->ring.sq.sqe_head),
+			AWR_NVME_QUEUE_MAX);
 }
 
 /* Submit what was queued and, when @need > 0, wait for that many completions: one io_uring_enter(). */
@@ -338,7 +329,5 @@ void awr_nvme_stats(const struct awr_nvme *h, struct awr_ring_stats *out)
 {
 	if (!h || !out)
 		return;
-	*out = h->stats;
-	if (out->inflight_min == UINT32_MAX)
-		out->inflight_min = 0;
+	awr__queue_stats_copy(&h->stats, out);
 }

@@ -20,6 +20,7 @@
 #include <liburing.h>
 
 #include "private.h"
+#include "write/queue_stats.h"
 
 #define AWR_RING_MAX_DEPTH 32768U	/* IORING_MAX_ENTRIES */
 #define REAP_BATCH 64U
@@ -105,7 +106,7 @@ int awr_ring_create(struct awr_file *f, unsigned int depth, unsigned int flags,
 	r->file = f;
 	r->fd = f->fd;
 	r->depth = depth;
-	r->stats.inflight_min = UINT32_MAX;
+	awr__queue_stats_init(&r->stats);
 	ret = ring_setup(r, depth, flags);
 	if (ret)
 		goto err;
@@ -298,20 +299,7 @@ static int ring_enter(struct awr_ring *r, unsigned int need)
 /* Writes in the kernel now: outstanding, less refused ones and SQEs not yet handed over. */
 static void note_inflight(struct awr_ring *r)
 {
-	unsigned int in = r->outstanding - r->nr_refused - unflushed(r);
-	struct awr_ring_stats *s = &r->stats;
-
-	if (!in)
-		return;
-	s->reaps++;
-	s->inflight_sum += in;
-	s->inflight_last = in;
-	if (in < s->inflight_min)
-		s->inflight_min = in;
-	if (in > s->inflight_max)
-		s->inflight_max = in;
-	if (in < r->depth)
-		s->reaps_below_depth++;
+	awr__queue_note(&r->stats, r->outstanding - r->nr_refused - unflushed(r), r->depth);
 }
 
 int awr_ring_reap(struct awr_ring *r, struct awr_completion *out, unsigned int max,
@@ -343,9 +331,7 @@ void awr_ring_stats(const struct awr_ring *r, struct awr_ring_stats *out)
 {
 	if (!r || !out)
 		return;
-	*out = r->stats;
-	if (out->inflight_min == UINT32_MAX)
-		out->inflight_min = 0;
+	awr__queue_stats_copy(&r->stats, out);
 }
 
 unsigned int awr_ring_depth(const struct awr_ring *r)
