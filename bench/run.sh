@@ -76,7 +76,9 @@ json_get() {
 	awk -v m="\"$1\": {" -v k="\"$2\":" 'index($0, m) { on = 1 } on && index($0, k) { sub(/.*: /, ""); sub(/,$/, ""); print; exit }'
 }
 
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
+# the middle value; of an even count the mean of the two middle ones (the lower one alone would bias
+# a ratio of medians: pages/s and wall time would pick different runs)
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else if (NR) print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "n/a" }'; }
 bytes() { numfmt --from=iec "${1^^}"; }
 
