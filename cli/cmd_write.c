@@ -377,7 +377,6 @@ static int run_pt(struct write_job *j, struct pt_target *t)
 	struct awr_verdict v;
 	ssize_t ret;
 
-	fill_pattern(j);
 	for (uint64_t pos = 0; pos < j->length; pos += j->unit) {
 		if (produce(j, j->bufs, pos))
 			return -EINVAL;
@@ -406,7 +405,10 @@ static int run_passthrough(struct write_job *j, const char *engine, bool force, 
 	if (pt_check_range(t, j->unit, j->offset, j->length, &v, &bad)) {
 		out_error("refused before writing at %" PRIu64 ": %s (rule %s); nothing was written", bad,
 			  v.message, awr_rule_name(v.rule));
-	} else if (!(pt_nvme(t) && j->qd ? run_queued(j, NULL, pt_nvme(t)) : run_pt(j, t))) {
+		goto out;
+	}
+	fill_pattern(j);
+	if (!(pt_nvme(t) && j->qd ? run_queued(j, NULL, pt_nvme(t)) : run_pt(j, t))) {
 		if (do_verify && pt_read_fd(t) >= 0)
 			verified = !verify(j, pt_read_fd(t));
 		report(j, verified);
@@ -416,6 +418,7 @@ static int run_passthrough(struct write_job *j, const char *engine, bool force, 
 			rc = AWR_EXIT_USAGE;
 		}
 	}
+out:
 	pt_close(t);
 	return rc;
 }
