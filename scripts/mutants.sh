@@ -136,6 +136,13 @@ mutant remote-auth-unchecked "the journal server takes a client without checking
 	"journal_remote" lib/verify/serve.c \
 	'	if (!awr__rj_mac_equal(mac, auth + AWR_RJ_AUTH_BODY)) {' \
 	'	if (0) {'
+
+mutant kernel-release-per-call "awr_kernel_running asks uname() on every call (the rule checker then makes a system call per write)" \
+	"check_no_syscall" lib/kernel.c \
+	'	if (k)
+		return k;' \
+	'	if (k && 0)
+		return k;'
 # ---------------------------------------------------------------------------------------------
 
 if [ "${1:-}" = --list ]; then
