@@ -91,7 +91,7 @@ guest_modules=(scsi_debug sd_mod sg nvme dm-mod raid0 raid1 raid10 xfs ext4)
 
 # Guest programs of other suites (meson targets, built when their .c exists),
 # run by guest/cases.sh per device configuration when present.
-extra_guest=(tests/devices/guest-devices tests/integration/uring_engine tests/integration/page_batch tests/integration/concurrency)
+extra_guest=(tests/devices/guest-devices tests/integration/uring_engine tests/integration/page_batch tests/integration/concurrency examples/dbpages)
 
 t_start=$(date +%s)
 
@@ -364,9 +364,10 @@ cp "$tree/awr/bb/usr/bin/busybox" "$ir/bin/busybox"
 cp "$here/guest/init" "$ir/init"
 cp "$here/guest/cases.sh" "$ir/awr/cases.sh"
 cp "$here/guest/fsview.sh" "$ir/awr/fsview.sh"
+cp "$here/guest/pages.sh" "$ir/awr/pages.sh"
 cp "$bdir/cli/awr" "$ir/awr/awr"
 cp "$bdir/awr-vmtest" "$ir/awr/awr-vmtest"
-chmod 755 "$ir/init" "$ir/awr/cases.sh" "$ir/awr/fsview.sh" "$ir/awr/awr" "$ir/awr/awr-vmtest"
+chmod 755 "$ir/init" "$ir/awr/cases.sh" "$ir/awr/fsview.sh" "$ir/awr/pages.sh" "$ir/awr/awr" "$ir/awr/awr-vmtest"
 for t in "${extra[@]}"; do
 	install -m 755 "$bdir/$t" "$ir/awr/$(basename "$t")"
 done
