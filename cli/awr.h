@@ -83,8 +83,10 @@ void catch_stop_signals(void (*on)(int));
  *   doublewrite  per batch of o->batch pages: the pages written first to a
  *                doublewrite area (the last batch*unit bytes of the span),
  *                then in place, with the durability step after each phase;
- *   pages        the untorn page store in the mode it chooses (bench_pages.c),
- *                a scratch store beside o->path, fdatasync per batch.
+ *   pages        the untorn page store in the mode it chooses, the store
+ *                forced to doublewrite mode and a naive doublewrite, one
+ *                batch each in turn on scratch files beside o->path
+ *                (bench_pages.c; out->pages_pair), each durable per batch.
  * Durability: BENCH_DUR_FDATASYNC writes batches of o->batch pages and calls
  * fdatasync after each; BENCH_DUR_DSYNC sets RWF_DSYNC on every write;
  * BENCH_DUR_NONE only waits for completion. Without a batch step (dsync, none)
@@ -139,11 +141,21 @@ struct bench_mode_result {
 	unsigned int ring_setup_flags;	/* IORING_SETUP_* the kernel accepted */
 };
 
+/* pages mode: the store beside a naive doublewrite, batch by batch (bench_pages.c) */
+struct bench_pages_pair {
+	struct bench_mode_result doublewrite;	/* the store forced to doublewrite mode ("pages-dw") */
+	struct bench_mode_result naive;		/* the naive doublewrite on a scratch file ("naive-dw") */
+	size_t rounds;				/* rounds of one batch each */
+	double auto_median, auto_q1, auto_q3;	/* naive-dw's batch time / the store's (AUTO), per round */
+	double dw_median;			/* naive-dw's / pages-dw's, median */
+};
+
 struct bench_result {
 	uint64_t span;			/* bytes pages were written over */
 	uint64_t dw_offset;		/* where the doublewrite area starts */
 	struct bench_mode_result mode[BENCH__MODES];
 	char pages_explain[400];	/* pages mode: the store's mode and why */
+	struct bench_pages_pair pages_pair;
 };
 
 /*
@@ -165,9 +177,8 @@ void bench_opts_default(struct bench_opts *o);
 const char *bench_mode_name(enum bench_mode m);
 const char *bench_durability_name(enum bench_durability d);
 int bench_run(int fd, const struct bench_opts *o, struct bench_result *out);
-/* bench_pages.c: pages mode (the store writes batches of @batch of the same pages) */
-void bench_pages_run(const struct bench_opts *o, uint64_t npages, unsigned int batch,
-		     struct bench_mode_result *res, char *explain, size_t len);
+/* bench_pages.c: pages mode (the store, forced doublewrite and a naive doublewrite, in turn) */
+void bench_pages_run(const struct bench_opts *o, uint64_t npages, unsigned int batch, struct bench_result *out);
 /* cmd_bench.c: one mode's figures as awr bench -o json prints them (qualify reuses it) */
 struct json_object *bench_mode_json(const struct bench_mode_result *x);
 /* device_out.c: device views (NVMe / SCSI) */

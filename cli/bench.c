@@ -592,8 +592,7 @@ int bench_run(int fd, const struct bench_opts *o, struct bench_result *out)
 	out->dw_offset = jobs[0].dw_offset;
 	for (int m = 0; m < BENCH__MODES; m++)
 		if ((o->modes & (1U << m)) && m == BENCH_PAGES)	/* one store, whatever --jobs */
-			bench_pages_run(o, jobs[0].npages, jobs[0].batch, &out->mode[m], out->pages_explain,
-					sizeof(out->pages_explain));
+			bench_pages_run(o, jobs[0].npages, jobs[0].batch, out);
 		else if (o->modes & (1U << m))
 			run_mode(jobs, (enum bench_mode)m, &out->mode[m]);
 err:

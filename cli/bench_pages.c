@@ -1,14 +1,23 @@
 // SPDX-License-Identifier: MIT
 /*
- * awr bench --mode pages: the untorn page store (awr_pages_open(3)) in the
- * mode it chooses on the target's filesystem, on the same pages as the other
- * modes (same page size, batch, span and random sequence) and with fdatasync
- * after each batch, as awr_pages_write() is durable on return. The store is
- * a scratch file made beside the bench target (PATH.awr-pages.XXXXXX, with
- * its doublewrite area) and removed afterwards. It is written in full once
- * before the store opens it, as a database's file is allocated and as the
- * target is by the time the other modes have written it: writes into holes
- * cost allocations that overwrites do not, in every mode.
+ * awr bench --mode pages: the untorn page store (awr_pages_open(3)) beside a
+ * naive doublewrite, measured in pairs. Three writers, each on a scratch file
+ * of its own beside the bench target (PATH.awr-pages.XXXXXX, removed
+ * afterwards), each written in full first (a database's file is allocated;
+ * writes into holes cost allocations that overwrites do not):
+ *   pages      the store in the mode AUTO chooses (its own first batches,
+ *              which AUTO times, included);
+ *   pages-dw   the store forced to doublewrite mode;
+ *   naive-dw   what a database without the store writes: the batch written
+ *              in one write to an area at the end of the file, fdatasync, the
+ *              pages written in place through io_uring (queue depth --qd),
+ *              fdatasync.
+ * Every round writes one batch (--batch pages, the same page numbers from
+ * bench.c's random or sequential sequence) with each writer, in an order that
+ * rotates from round to round, so that the three share the machine's quiet
+ * and busy moments alike; each is durable when its batch returns. A writer's
+ * pages/s is its pages over the time of its own batches; the paired ratio is
+ * the median over rounds of naive-dw's batch time over the store's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +31,20 @@
 #include <unistd.h>
 
 #include "awr.h"
+
+enum { W_AUTO, W_DW, W_NAIVE, W__N };
+
+struct writer {
+	struct bench_mode_result *res;
+	char path[4096 + 32];
+	struct awr_pages *s;		/* the store (W_AUTO, W_DW) */
+	int fd;				/* naive-dw's file */
+	struct awr_file *f;
+	struct awr_ring *r;
+	uint64_t *lat;			/* batch times, ns */
+	uint64_t ns;			/* sum of them */
+	double cpu, ucpu;		/* the process's CPU during its batches, s */
+};
 
 static uint64_t now_ns(void)
 {
@@ -47,6 +70,13 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /* The page number sequence of bench.c's random order (xorshift64*, same seed). */
 static uint64_t next_page(uint64_t *rng, uint64_t npages, uint64_t *seq, enum bench_order order)
 {
@@ -58,77 +88,7 @@ static uint64_t next_page(uint64_t *rng, uint64_t npages, uint64_t *seq, enum be
 	return (uint64_t)(((unsigned __int128)(*rng * 0x2545F4914F6CDD1DULL) * npages) >> 64);
 }
 
-static void percentiles(struct bench_mode_result *res, uint64_t *lat, size_t n)
-{
-	if (!n)
-		return;
-	qsort(lat, n, sizeof(*lat), cmp_u64);
-	res->p50_us = (double)lat[(n - 1) * 50 / 100] / 1000.0;
-	res->p99_us = (double)lat[(n - 1) * 99 / 100] / 1000.0;
-	res->p999_us = (double)lat[(n - 1) * 999 / 1000] / 1000.0;
-}
-
-static int measure(struct awr_pages *s, const struct bench_opts *o, uint64_t npages, unsigned int batch,
-		   struct bench_mode_result *res)
-{
-	struct awr_page *pg = calloc(batch, sizeof(*pg));
-	size_t nlat = 0, cap = 1024;
-	uint64_t *lat = malloc(cap * sizeof(*lat));
-	uint64_t rng = 0x9E3779B97F4A7C15ULL, seq = 0, start, deadline, t0, t1;
-	double cpu0, ucpu0;
-	unsigned char *buf = NULL;
-	int ret = 0;
-
-	if (!pg || !lat || posix_memalign((void **)&buf, 4096, (size_t)batch * o->unit)) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (uint64_t i = 0; i < (uint64_t)batch * o->unit; i++)
-		buf[i] = (unsigned char)(i * 31 + (i >> 12));
-	cpu0 = cpu_s(false);
-	ucpu0 = cpu_s(true);
-	start = t0 = now_ns();
-	deadline = start + (uint64_t)(o->seconds * 1e9);
-	while (t0 < deadline && !bench_stop) {	/* SIGINT, SIGTERM: see cmd_bench.c */
-		for (unsigned int i = 0; i < batch; i++)
-			pg[i] = (struct awr_page){ .buf = buf + (size_t)i * o->unit,
-						   .page_no = next_page(&rng, npages, &seq, o->order) };
-		ret = awr_pages_write(s, pg, batch);
-		if (ret) {
-			snprintf(res->message, sizeof(res->message), "the store's write failed: %s", strerror(-ret));
-			break;
-		}
-		t1 = now_ns();
-		if (nlat == cap) {
-			uint64_t *more = realloc(lat, 2 * cap * sizeof(*lat));
-
-			if (!more) {
-				ret = -ENOMEM;
-				break;
-			}
-			lat = more;
-			cap *= 2;
-		}
-		lat[nlat++] = t1 - t0;
-		res->pages += batch;
-		t0 = t1;
-	}
-	res->seconds = (double)(now_ns() - start) / 1e9;
-	res->pages_per_s = res->seconds > 0 ? (double)res->pages / res->seconds : 0;
-	res->mb_per_s = res->pages_per_s * (double)o->unit / 1e6;
-	if (res->pages) {	/* as bench.c counts it: the process's CPU per page written */
-		res->cpu_ns_per_page = (cpu_s(false) - cpu0) * 1e9 / (double)res->pages;
-		res->user_cpu_ns_per_page = (cpu_s(true) - ucpu0) * 1e9 / (double)res->pages;
-	}
-	percentiles(res, lat, nlat);
-out:
-	free(buf);
-	free(lat);
-	free(pg);
-	return ret;
-}
-
-/* The store file written in full (1 MiB plain direct writes) and synced. */
+/* The scratch file written in full (1 MiB plain direct writes) and synced. */
 static int prefill(const char *path, uint64_t size)
 {
 	size_t chunk = 1U << 20;
@@ -156,21 +116,261 @@ static int prefill(const char *path, uint64_t size)
 	return ret;
 }
 
-void bench_pages_run(const struct bench_opts *o, uint64_t npages, unsigned int batch,
-		     struct bench_mode_result *res, char *explain, size_t len)
+/* naive-dw's batch: area write, fdatasync, in place through the ring, fdatasync. */
+static int naive_batch(struct writer *w, const struct bench_opts *o, const unsigned char *buf,
+		       const uint64_t *pn, unsigned int batch, uint64_t area_off)
 {
-	char path[4096 + 32], dw[4096 + 64];
-	struct awr_pages *s = NULL;
+	struct awr_completion c[64];
+	size_t len = (size_t)batch * o->unit;
+	unsigned int next = 0, done = 0;
+	int n, ret;
+
+	if (pwrite(w->fd, buf, len, (off_t)area_off) != (ssize_t)len)
+		return errno ? -errno : -EIO;
+	if (fdatasync(w->fd))
+		return -errno;
+	while (done < batch) {
+		while (next < batch) {
+			ret = awr_ring_queue_write(w->r, buf + (size_t)next * o->unit, o->unit, pn[next] * o->unit,
+						   next, AWR_WRITE_PLAIN);
+			if (ret == -EBUSY)
+				break;
+			if (ret)
+				return ret;
+			next++;
+		}
+		n = awr_ring_reap(w->r, c, 64, 1);
+		if (n < 0)
+			return n;
+		for (int i = 0; i < n; i++)
+			if (c[i].res != (int)o->unit)
+				return c[i].res < 0 ? c[i].res : -EIO;
+		done += (unsigned int)n;
+	}
+	return fdatasync(w->fd) ? -errno : 0;
+}
+
+static int store_batch(struct writer *w, const unsigned char *buf, const uint64_t *pn, unsigned int batch,
+		       uint64_t unit, struct awr_page *pg)
+{
+	for (unsigned int i = 0; i < batch; i++)
+		pg[i] = (struct awr_page){ .buf = buf + (size_t)i * unit, .page_no = pn[i] };
+	return awr_pages_write(w->s, pg, batch);
+}
+
+static void percentiles(struct bench_mode_result *res, uint64_t *lat, size_t n)
+{
+	if (!n)
+		return;
+	qsort(lat, n, sizeof(*lat), cmp_u64);
+	res->p50_us = (double)lat[(n - 1) * 50 / 100] / 1000.0;
+	res->p99_us = (double)lat[(n - 1) * 99 / 100] / 1000.0;
+	res->p999_us = (double)lat[(n - 1) * 999 / 1000] / 1000.0;
+}
+
+static void finish(struct writer *w, const struct bench_opts *o, size_t rounds, unsigned int batch)
+{
+	struct bench_mode_result *res = w->res;
+
+	res->pages = (uint64_t)rounds * batch;
+	res->seconds = (double)w->ns / 1e9;
+	res->pages_per_s = res->seconds > 0 ? (double)res->pages / res->seconds : 0;
+	res->mb_per_s = res->pages_per_s * (double)o->unit / 1e6;
+	if (res->pages) {
+		res->cpu_ns_per_page = w->cpu * 1e9 / (double)res->pages;
+		res->user_cpu_ns_per_page = w->ucpu * 1e9 / (double)res->pages;
+	}
+	percentiles(res, w->lat, rounds);
+}
+
+/* One batch of writer @k, timed, its CPU counted. */
+static int one_batch(struct writer *w, int k, const struct bench_opts *o, const unsigned char *buf,
+		     const uint64_t *pn, unsigned int batch, uint64_t area_off, struct awr_page *pg,
+		     size_t round)
+{
+	double c0 = cpu_s(false), u0 = cpu_s(true);
+	uint64_t t0 = now_ns();
+	int ret;
+
+	ret = k == W_NAIVE ? naive_batch(w, o, buf, pn, batch, area_off) : store_batch(w, buf, pn, batch, o->unit, pg);
+	w->lat[round] = now_ns() - t0;
+	w->ns += w->lat[round];
+	w->cpu += cpu_s(false) - c0;
+	w->ucpu += cpu_s(true) - u0;
+	if (ret)
+		snprintf(w->res->message, sizeof(w->res->message), "%s: %s",
+			 k == W_NAIVE ? "the naive doublewrite failed" : "the store's write failed", strerror(-ret));
+	return ret;
+}
+
+static int measure(struct writer *w, const struct bench_opts *o, uint64_t npages, unsigned int batch,
+		   struct bench_pages_pair *pair)
+{
+	size_t rounds = 0, cap = 1024;
+	uint64_t rng = 0x9E3779B97F4A7C15ULL, seq = 0, deadline, *pn = calloc(batch, sizeof(*pn));
+	struct awr_page *pg = calloc(batch, sizeof(*pg));
+	double *ratio = malloc(cap * sizeof(*ratio));
+	unsigned char *buf = NULL;
+	int ret = 0;
+
+	for (int k = 0; k < W__N; k++)
+		w[k].lat = malloc(cap * sizeof(*w[k].lat));
+	if (!pn || !pg || !ratio || !w[0].lat || !w[1].lat || !w[2].lat ||
+	    posix_memalign((void **)&buf, 4096, (size_t)batch * o->unit)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (uint64_t i = 0; i < (uint64_t)batch * o->unit; i++)
+		buf[i] = (unsigned char)(i * 31 + (i >> 12));
+	/* each writer gets about --seconds of its own time */
+	deadline = now_ns() + (uint64_t)(o->seconds * W__N * 1e9);
+	while (now_ns() < deadline && !bench_stop && !ret) {	/* SIGINT, SIGTERM: see cmd_bench.c */
+		if (rounds == cap) {
+			cap *= 2;
+			for (int k = 0; k < W__N; k++) {
+				uint64_t *more = realloc(w[k].lat, cap * sizeof(*more));
+
+				if (!more) {
+					ret = -ENOMEM;
+					goto out;
+				}
+				w[k].lat = more;
+			}
+			double *more = realloc(ratio, cap * sizeof(*more));
+
+			if (!more) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			ratio = more;
+		}
+		for (unsigned int i = 0; i < batch; i++)
+			pn[i] = next_page(&rng, npages, &seq, o->order);
+		for (int j = 0; j < W__N && !ret; j++) {	/* the order rotates: ABC, BCA, CAB */
+			int k = (int)((rounds + (size_t)j) % W__N);
+
+			ret = one_batch(&w[k], k, o, buf, pn, batch, npages * o->unit, pg, rounds);
+			if (ret)
+				w[k].res->error = ret;
+		}
+		if (ret)
+			break;
+		ratio[rounds] = (double)w[W_NAIVE].lat[rounds] / (double)w[W_AUTO].lat[rounds];
+		rounds++;
+	}
+	pair->rounds = rounds;
+	if (rounds) {
+		double *dw = malloc(rounds * sizeof(*dw));
+
+		if (dw) {
+			for (size_t i = 0; i < rounds; i++)
+				dw[i] = (double)w[W_NAIVE].lat[i] / (double)w[W_DW].lat[i];
+			qsort(dw, rounds, sizeof(*dw), cmp_double);
+			pair->dw_median = dw[rounds / 2];
+			free(dw);
+		}
+		qsort(ratio, rounds, sizeof(*ratio), cmp_double);
+		pair->auto_median = ratio[rounds / 2];
+		pair->auto_q1 = ratio[rounds / 4];
+		pair->auto_q3 = ratio[rounds * 3 / 4];
+	}
+	for (int k = 0; k < W__N; k++)
+		finish(&w[k], o, rounds, batch);
+out:
+	for (int k = 0; k < W__N; k++) {
+		free(w[k].lat);
+		w[k].lat = NULL;
+	}
+	free(ratio);
+	free(buf);
+	free(pg);
+	free(pn);
+	return ret;
+}
+
+/* A scratch file beside the target, written in full; the store's or naive-dw's. */
+static int scratch(struct writer *w, const struct bench_opts *o, uint64_t size)
+{
+	int fd;
+
+	snprintf(w->path, sizeof(w->path), "%s.awr-pages.XXXXXX", o->path);
+	fd = mkstemp(w->path);
+	if (fd < 0) {
+		w->path[0] = 0;
+		snprintf(w->res->message, sizeof(w->res->message), "cannot make a scratch file beside %.200s: %s",
+			 o->path, strerror(errno));
+		return -errno;
+	}
+	close(fd);
+	fd = prefill(w->path, size);
+	if (fd)
+		snprintf(w->res->message, sizeof(w->res->message), "cannot write the scratch file in full: %s",
+			 strerror(-fd));
+	return fd;
+}
+
+static int open_writer(struct writer *w, int k, const struct bench_opts *o, uint64_t npages, unsigned int batch)
+{
+	static const unsigned int flags[] = { AWR_PAGES_AUTO, AWR_PAGES_DOUBLEWRITE };
+	int ret;
+
+	w->res->ran = true;
+	ret = scratch(w, o, (npages + (k == W_NAIVE ? batch : 0)) * o->unit);
+	if (ret)
+		return ret;
+	if (k != W_NAIVE) {
+		ret = awr_pages_open(w->path, (uint32_t)o->unit, flags[k], &w->s);
+		if (ret)
+			snprintf(w->res->message, sizeof(w->res->message), "%.250s", awr_pages_explain(NULL));
+		return ret;
+	}
+	w->fd = open(w->path, O_RDWR | O_DIRECT | O_CLOEXEC);
+	if (w->fd < 0)
+		return -errno;
+	ret = awr_file_from_fd(w->fd, &w->f);
+	if (!ret)
+		ret = awr_ring_create(w->f, o->qd, AWR_RING_REGISTER_FILE, &w->r);
+	if (ret)
+		snprintf(w->res->message, sizeof(w->res->message), "cannot set up naive-dw's ring: %s",
+			 strerror(-ret));
+	return ret;
+}
+
+static void close_writer(struct writer *w)
+{
+	char dw[sizeof(w->path) + 16];
+
+	awr_pages_close(w->s);
+	awr_ring_free(w->r);
+	awr_file_close(w->f);
+	if (w->fd >= 0)
+		close(w->fd);
+	if (w->path[0]) {
+		unlink(w->path);
+		snprintf(dw, sizeof(dw), "%s.awr-dw", w->path);
+		unlink(dw);
+	}
+}
+
+void bench_pages_run(const struct bench_opts *o, uint64_t npages, unsigned int batch, struct bench_result *out)
+{
+	struct bench_mode_result *res = &out->mode[BENCH_PAGES];
+	struct writer w[W__N] = {
+		{ .res = res, .fd = -1 }, { .res = &out->pages_pair.doublewrite, .fd = -1 },
+		{ .res = &out->pages_pair.naive, .fd = -1 },
+	};
 	struct stat st;
-	int fd, ret;
+	int ret = 0;
 
 	memset(res, 0, sizeof(*res));
-	explain[0] = 0;
+	memset(&out->pages_pair, 0, sizeof(out->pages_pair));
+	out->pages_explain[0] = 0;
 	if (!o->path)
 		return;		/* a caller without a target name (qualify): not measured */
 	if (!stat(o->path, &st) && S_ISBLK(st.st_mode)) {
-		snprintf(explain, len, "not measured: the target is a block device, and a store there "
-			 "needs the device for itself (measure a store with a file on a filesystem)");
+		snprintf(out->pages_explain, sizeof(out->pages_explain), "not measured: the target is a block "
+			 "device, and a store there needs the device for itself (measure a store with a file on "
+			 "a filesystem)");
 		return;
 	}
 	res->ran = true;
@@ -179,31 +379,28 @@ void bench_pages_run(const struct bench_opts *o, uint64_t npages, unsigned int b
 		snprintf(res->message, sizeof(res->message), "%s", "the page store takes a power-of-two page size up to 1 MiB");
 		return;
 	}
-	snprintf(path, sizeof(path), "%s.awr-pages.XXXXXX", o->path);
-	fd = mkstemp(path);
-	if (fd < 0) {
-		res->error = -errno;
-		snprintf(res->message, sizeof(res->message), "cannot make a scratch store beside %.200s: %s",
-			 o->path, strerror(errno));
-		return;
+	for (int k = 0; k < W__N && !ret; k++) {
+		ret = open_writer(&w[k], k, o, npages, batch);
+		if (ret) {
+			w[k].res->error = ret;
+			if (!w[k].res->message[0])
+				snprintf(w[k].res->message, sizeof(w[k].res->message), "%s", strerror(-ret));
+		}
 	}
-	close(fd);
-	snprintf(dw, sizeof(dw), "%s.awr-dw", path);
-	ret = prefill(path, npages * o->unit);
-	if (ret)
-		snprintf(res->message, sizeof(res->message), "cannot write the scratch store in full: %s",
-			 strerror(-ret));
-	else
-		ret = awr_pages_open(path, (uint32_t)o->unit, AWR_PAGES_AUTO, &s);
-	if (ret && !res->message[0]) {
-		snprintf(res->message, sizeof(res->message), "%.250s", awr_pages_explain(NULL));
-	} else if (!ret) {
-		ret = measure(s, o, npages, batch, res);
+	if (!ret) {
+		ret = measure(w, o, npages, batch, &out->pages_pair);
 		/* after the run: AUTO settles on its mode during the first batches */
-		snprintf(explain, len, "%s: %s", awr_pages_mode_name(awr_pages_mode(s)), awr_pages_explain(s));
-		awr_pages_close(s);
+		snprintf(out->pages_explain, sizeof(out->pages_explain), "%s: %s",
+			 awr_pages_mode_name(awr_pages_mode(w[W_AUTO].s)), awr_pages_explain(w[W_AUTO].s));
+		if (ret == -ENOMEM)
+			snprintf(res->message, sizeof(res->message), "out of memory");
 	}
-	res->error = ret;
-	unlink(path);
-	unlink(dw);
+	if (ret && !res->error) {	/* the store's row carries a failure of any writer */
+		res->error = ret;
+		for (int k = 0; k < W__N; k++)
+			if (w[k].res->message[0] && w[k].res != res)
+				snprintf(res->message, sizeof(res->message), "%s", w[k].res->message);
+	}
+	for (int k = 0; k < W__N; k++)
+		close_writer(&w[k]);
 }

@@ -99,6 +99,29 @@ static double ratio(const struct bench_result *r, enum bench_mode a, enum bench_
 	return x->pages_per_s / y->pages_per_s;
 }
 
+static void print_row(const char *name, const struct bench_mode_result *x)
+{
+	if (!x->ran)
+		return;
+	if (x->error)
+		printf("%-12s failed: %s\n", name, x->message);
+	else
+		printf("%-12s %10.0f %9.1f %10.1f %10.1f %10.1f %11.0f\n", name, x->pages_per_s, x->mb_per_s,
+		       x->p50_us, x->p99_us, x->p999_us, x->cpu_ns_per_page);
+}
+
+/* pages mode: the store and naive-dw, one batch each in turn (bench_pages.c) */
+static void print_pair(const struct bench_result *r)
+{
+	const struct bench_pages_pair *p = &r->pages_pair;
+
+	if (!p->rounds || r->mode[BENCH_PAGES].error)
+		return;
+	printf("pages/naive-dw: %.2fx (median over %zu rounds of naive-dw's batch time over the store's; "
+	       "quartiles %.2f..%.2f)\n", p->auto_median, p->rounds, p->auto_q1, p->auto_q3);
+	printf("pages-dw/naive-dw: %.2fx\n", p->dw_median);
+}
+
 static void print_normal(const char *path, const struct bench_opts *o, const struct bench_result *r)
 {
 	unsigned int batch = o->batch ? o->batch : o->qd;
@@ -119,15 +142,11 @@ static void print_normal(const char *path, const struct bench_opts *o, const str
 	printf("%-12s %10s %9s %10s %10s %10s %11s\n", "mode", "pages/s", "MB/s", "p50 us", "p99 us", "p99.9 us",
 	       "CPU ns/page");
 	for (int m = 0; m < BENCH__MODES; m++) {
-		const struct bench_mode_result *x = &r->mode[m];
-
-		if (!x->ran)
-			continue;
-		if (x->error)
-			printf("%-12s failed: %s\n", bench_mode_name((enum bench_mode)m), x->message);
-		else
-			printf("%-12s %10.0f %9.1f %10.1f %10.1f %10.1f %11.0f\n", bench_mode_name((enum bench_mode)m),
-			       x->pages_per_s, x->mb_per_s, x->p50_us, x->p99_us, x->p999_us, x->cpu_ns_per_page);
+		print_row(bench_mode_name((enum bench_mode)m), &r->mode[m]);
+		if (m == BENCH_PAGES) {
+			print_row("pages-dw", &r->pages_pair.doublewrite);
+			print_row("naive-dw", &r->pages_pair.naive);
+		}
 	}
 	if (ratio(r, BENCH_ATOMIC, BENCH_DOUBLEWRITE) > 0)
 		printf("atomic/doublewrite: %.2fx\n", ratio(r, BENCH_ATOMIC, BENCH_DOUBLEWRITE));
@@ -137,6 +156,7 @@ static void print_normal(const char *path, const struct bench_opts *o, const str
 		printf("pages: the store chose %s\n", r->pages_explain);
 	if (ratio(r, BENCH_PAGES, BENCH_DOUBLEWRITE) > 0)
 		printf("pages/doublewrite: %.2fx\n", ratio(r, BENCH_PAGES, BENCH_DOUBLEWRITE));
+	print_pair(r);
 }
 
 /* A double printed with a fixed number of decimals (JSON numbers, not strings). */
@@ -171,6 +191,20 @@ struct json_object *bench_mode_json(const struct bench_mode_result *x)
 	return o;
 }
 
+static struct json_object *pair_json(const struct bench_pages_pair *p)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "pages_doublewrite", bench_mode_json(&p->doublewrite));
+	json_object_object_add(o, "naive_doublewrite", bench_mode_json(&p->naive));
+	json_object_object_add(o, "rounds", out_u64(p->rounds));
+	json_object_object_add(o, "pages_to_naive_median", p->rounds ? jnum(p->auto_median, 3) : NULL);
+	json_object_object_add(o, "pages_to_naive_q1", p->rounds ? jnum(p->auto_q1, 3) : NULL);
+	json_object_object_add(o, "pages_to_naive_q3", p->rounds ? jnum(p->auto_q3, 3) : NULL);
+	json_object_object_add(o, "pages_doublewrite_to_naive_median", p->rounds ? jnum(p->dw_median, 3) : NULL);
+	return o;
+}
+
 static void print_json(const char *path, const struct bench_opts *o, const struct bench_result *r)
 {
 	struct json_object *root = json_object_new_object(), *modes = json_object_new_object();
@@ -198,6 +232,8 @@ static void print_json(const char *path, const struct bench_opts *o, const struc
 	json_object_object_add(ratios, "pages_to_doublewrite", pd > 0 ? jnum(pd, 3) : NULL);
 	if (r->pages_explain[0])
 		json_object_object_add(root, "pages_store", json_object_new_string(r->pages_explain));
+	if (r->mode[BENCH_PAGES].ran)
+		json_object_object_add(root, "pages_paired", pair_json(&r->pages_pair));
 	json_object_object_add(root, "ratios", ratios);
 	out_print_json(root);
 }

@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Description: awr bench --mode pages measures the page store in the mode it chooses (named, with its
-# reason), --mode all sets it beside atomic, plain and doublewrite with the pages/doublewrite ratio, the
-# scratch store beside the target is removed, and qualify names the mode the store would choose.
+# reason), the store forced to doublewrite mode and a naive doublewrite, one batch each in turn, with
+# the paired ratios; --mode all sets them beside atomic, plain and doublewrite; the scratch files
+# beside the target are removed, and qualify names the mode the store would choose.
 #
 #   pages_bench.sh AWR   (run under with-scratch-xfs.sh)
 set -u
@@ -21,16 +22,28 @@ m = r["modes"]
 assert list(m) == ["pages"], m
 assert m["pages"]["pages"] > 0 and m["pages"]["error"] is None, m
 assert r["pages_store"].split(":")[0] in ("software", "doublewrite", "hardware"), r["pages_store"]
+p = r["pages_paired"]
+n = p["rounds"]
+assert n > 0, p
+# every writer wrote the same batches: one per round
+for w in ("pages_doublewrite", "naive_doublewrite"):
+    assert p[w]["error"] is None and p[w]["pages"] == m["pages"]["pages"], (w, p[w], m["pages"])
+    assert p[w]["seconds"] > 0, p[w]
+assert m["pages"]["pages"] % n == 0, (m["pages"], n)
+assert p["pages_to_naive_q1"] <= p["pages_to_naive_median"] <= p["pages_to_naive_q3"], p
+assert p["pages_doublewrite_to_naive_median"] > 0, p
 PY
 rm -f "$f"
 out=$("$awr" bench "$f" --mode all --seconds 0.5 --size 16M 2>&1); rc=$?
 echo "$out"
 [ $rc = 0 ] || fail "bench --mode all exited $rc"
-for m in atomic plain doublewrite pages; do
+for m in atomic plain doublewrite pages pages-dw naive-dw; do
 	grep -Eq "^$m +[0-9]+" <<<"$out" || fail "no $m row"
 done
 grep -Eq "^pages: the store chose (software|doublewrite|hardware): " <<<"$out" || fail "the store's mode not named"
 grep -Eq "^pages/doublewrite: [0-9.]+x$" <<<"$out" || fail "no pages/doublewrite ratio"
+grep -Eq "^pages/naive-dw: [0-9.]+x \(median over [0-9]+ rounds" <<<"$out" || fail "no paired pages/naive-dw ratio"
+grep -Eq "^pages-dw/naive-dw: [0-9.]+x$" <<<"$out" || fail "no paired pages-dw/naive-dw ratio"
 left=$(find "$dir" -name 'bench-pages.dat.awr-*')
 [ -z "$left" ] || fail "scratch store left behind: $left"
 rm -f "$f"

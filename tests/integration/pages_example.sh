@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # Description: examples/dbpages runs on scratch XFS in AUTO and in every mode the target offers,
 # reads every page back after reopening, and says which mode it chose; a forced mode the target
-# lacks is refused with a reason and exit 1.
+# lacks is refused with a reason and exit 1. dbpages check (used after crashes in the guest,
+# tests/vm/guest/pages.sh) finds every page whole after a run ended by AWR_PAGES_FAULT=crash:N or
+# tear:N and reopened, and reports the torn page when the doublewrite area is removed first.
 #
 #   pages_example.sh DBPAGES   (run under with-scratch-xfs.sh)
 set -u
@@ -36,4 +38,28 @@ for mode in auto software doublewrite hardware; do
 	ran=$((ran + 1))
 done
 [ "$ran" -ge 2 ] || fail "only $ran mode(s) ran"
-echo "pages_example: ok ($ran modes)"
+
+# crashes mid-batch, then dbpages check: every page whole (never written, first or second pass)
+for fault in crash:45 crash:301 tear:45 tear:301; do
+	db=$dir/example-crash.db
+	rm -f "$db" "$db.awr-dw"
+	AWR_PAGES_FAULT=$fault "$dbpages" "$db" doublewrite 200 >"$out" 2>&1
+	rc=$?
+	[ "$rc" = 99 ] || { cat "$out"; fail "$fault: exit $rc, 99 expected"; }
+	grep -q "^mode: doublewrite$" "$out" || fail "$fault: the mode was not printed before the crash"
+	"$dbpages" "$db" check 200 >"$out" 2>&1
+	rc=$?
+	cat "$out"
+	[ "$rc" = 0 ] && grep -q "^200 pages checked: 0 torn, " "$out" || fail "$fault: check exit $rc"
+done
+# the control: the same tear with the area removed before reopening is a torn page for the check
+rm -f "$db" "$db.awr-dw"
+AWR_PAGES_FAULT=tear:45 "$dbpages" "$db" doublewrite 200 >/dev/null 2>&1
+rm -f "$db.awr-dw"
+"$dbpages" "$db" check 200 >"$out" 2>&1
+rc=$?
+cat "$out"
+[ "$rc" = 1 ] && grep -q "^page 45 is torn$" "$out" && grep -q "^200 pages checked: 1 torn, " "$out" ||
+	fail "the torn page 45 (the 46th written) was not reported without the area (exit $rc)"
+rm -f "$db" "$db.awr-dw"
+echo "pages_example: ok ($ran modes, 4 crashes recovered, the torn page caught without the area)"
