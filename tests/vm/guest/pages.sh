@@ -7,7 +7,8 @@
 # picks hardware mode, says why, writes 16 KiB pages in place (xfs_io's FIEMAP
 # listing before and after) and reads them back; a run ended by the fault point
 # AWR_PAGES_FAULT=crash:N in the middle of a batch leaves every page whole after
-# reopening (dbpages check), for two values of N. Prints PASS/FAIL/SKIP NAME
+# reopening (dbpages check), for two values of N; the check reports a page
+# torn by hand (its second half overwritten). Prints PASS/FAIL/SKIP NAME
 # lines. Leaves DEV unmounted and without a filesystem signature.
 dev=$1 unit=$2
 AWR=${AWR:-/awr/awr}
@@ -32,7 +33,7 @@ pagemap() {
 			print p, d } }'
 }
 
-CASES="xfs_mount prepare auto_hardware in_place_fiemap crash_exit crash_whole crash2_exit crash2_whole"
+CASES="xfs_mount prepare auto_hardware in_place_fiemap crash_exit crash_whole crash2_exit crash2_whole check_catches_torn"
 # hardware mode for 16 KiB pages on XFS needs its multi-block atomic writes (6.16)
 kv=$(uname -r)
 maj=${kv%%.*} rest=${kv#*.} min=${rest%%[!0-9]*}
@@ -92,6 +93,12 @@ for at in 45 301; do
 	[ "$rc" = 0 ] && grep -q "^$pages pages checked: 0 torn, " /tmp/pages.out
 	check "crash${sfx}_whole" $? "after crash:$at, exit $rc: $(tr '\n' ' ' </tmp/pages.out)"
 done
+# the control: the check must see a torn page (page 7's second half of other data, written by hand)
+dd if=/dev/urandom of="$mnt/db" bs=8192 seek=15 count=1 conv=notrunc,fsync 2>/dev/null
+"$DB" "$mnt/db" check $pages >/tmp/pages.out 2>&1
+rc=$?
+[ "$rc" = 1 ] && grep -q "^page 7 is torn$" /tmp/pages.out && grep -q "^$pages pages checked: 1 torn, " /tmp/pages.out
+check check_catches_torn $? "exit $rc: $(tr '\n' ' ' </tmp/pages.out)"
 umount "$mnt"
 dd if=/dev/zero of="$dev" bs=1M count=1 conv=fsync 2>/dev/null
 echo "pages.sh: $(( $(date +%s) - t0 )) s"
