@@ -317,15 +317,17 @@ int awr__area_write(struct awr_pages *s, const struct awr_page *pages, const uns
  */
 int awr__area_void(struct awr_pages *s)
 {
-	int ret;
+	struct iovec iov = { s->dw_buf, AWR_PAGES_DW_BLOCK };
+	ssize_t n;
 
 	memset(s->dw_buf, 0, AWR_PAGES_DW_BLOCK);
-	ret = full_pwrite(s->dw_fd, s->dw_buf, AWR_PAGES_DW_BLOCK, TABLE_OFF);
-	if (!ret && fdatasync(s->dw_fd))
-		ret = -errno;
-	if (!ret)
-		s->area_live = false;
-	return ret;
+	n = pwritev2(s->dw_fd, &iov, 1, TABLE_OFF, RWF_DSYNC);	/* durable on return, as the area write */
+	if (n < 0)
+		return -errno;
+	if (n != (ssize_t)AWR_PAGES_DW_BLOCK)
+		return -EIO;
+	s->area_live = false;
+	return 0;
 }
 
 struct rec {

@@ -14,7 +14,7 @@
 #define AWR_PAGES_DW_BLOCK	4096U		/* area header and record table size */
 #define AWR_PAGES_RING_DEPTH	64U
 #define AWR_PAGES_RINGS		8U		/* rings kept for the threads that write last */
-#define AWR_PAGES_LIVE_CAL	8U		/* AUTO: batches measured, alternating software and doublewrite */
+#define AWR_PAGES_LIVE_CAL	32U		/* AUTO: batches measured, alternating software and doublewrite */
 
 /* Fault points for crash tests (AWR_PAGES_FAULT, read with secure_getenv). */
 enum awr__pages_fault_kind {
@@ -53,7 +53,7 @@ struct awr_pages {
 	/* AUTO between software and doublewrite: the first batches alternate and are timed */
 	bool auto_cal;
 	unsigned int cal_batches;
-	uint64_t cal_ns[2], cal_pages[2];	/* [0] software, [1] doublewrite */
+	double cal_best[2];		/* the fastest batch's ns per page: [0] software, [1] doublewrite */
 	/* the doublewrite area */
 	int dw_fd;			/* -1 when the store has none open */
 	uint32_t dw_slots;

@@ -336,15 +336,15 @@ static int run_faults(void)
 		}
 	}
 	/*
-	 * AUTO where software and doublewrite are both possible: the store's first 8 batches alternate
-	 * (software first), then it keeps the faster. Crashes after it settled (batches 10..12, when a
+	 * AUTO where software and doublewrite are both possible: the store's first 32 batches alternate
+	 * (software first), then it keeps the faster. Crashes after it settled (batches 34..36, when a
 	 * software batch must not let the area's last doublewrite batch be applied over newer pages),
 	 * and tears in its doublewrite batches (the 2nd and 4th of the child's).
 	 */
 	for (unsigned int i = 0; i < cycles && (modes & 3) == 3; i++) {
-		uint64_t n = PER * 9 + (uint64_t)(i * 17 + 2) % (PER * 3);
+		uint64_t n = PER * 33 + (uint64_t)(i * 17 + 2) % (PER * 3);
 
-		fault_cycle(AWR_PAGES_AUTO, "crash", n, seed++, 12);
+		fault_cycle(AWR_PAGES_AUTO, "crash", n, seed++, 36);
 		n = PER * (1 + 2 * (i & 1)) + (uint64_t)(i * 7 + 1) % PER;
 		fault_cycle(AWR_PAGES_AUTO, "tear", n, seed++, 6);
 	}
