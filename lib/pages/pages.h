@@ -15,6 +15,8 @@
 #define AWR_PAGES_RING_DEPTH	64U
 #define AWR_PAGES_RINGS		8U		/* rings kept for the threads that write last */
 #define AWR_PAGES_LIVE_CAL	32U		/* AUTO: batches measured, alternating software and doublewrite */
+#define AWR_PAGES_REVIEW	128U		/* AUTO: batches after a choice before measuring again (doubling) */
+#define AWR_PAGES_REVIEW_MAX	8192U
 
 /* Fault points for crash tests (AWR_PAGES_FAULT, read with secure_getenv). */
 enum awr__pages_fault_kind {
@@ -52,8 +54,10 @@ struct awr_pages {
 	char explain[384];
 	/* AUTO between software and doublewrite: the first batches alternate and are timed */
 	bool auto_cal;
-	unsigned int cal_batches;
-	double cal_best[2];		/* the fastest batch's ns per page: [0] software, [1] doublewrite */
+	unsigned int cal_batches;	/* of the current measurement; AWR_PAGES_LIVE_CAL: none running */
+	unsigned int reviews;		/* measurements done */
+	uint64_t since, review_after;	/* batches since the last choice; when to measure again */
+	double cal_ns[2][AWR_PAGES_LIVE_CAL / 2];	/* ns per page of each measured batch: [0] software, [1] doublewrite */
 	/* the doublewrite area */
 	int dw_fd;			/* -1 when the store has none open */
 	uint32_t dw_slots;

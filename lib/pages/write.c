@@ -8,6 +8,7 @@
  * together may land in any order.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,23 +269,63 @@ static int write_doublewrite(struct awr_pages *s, struct awr_page *pages, const 
 	return ret;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /*
- * AUTO's choice after its measured batches: the mode whose fastest batch took
- * less time per page. Other work on the machine only ever adds time to a
- * batch, in bursts that can double one, so the fastest batch of each mode is
- * the steadiest estimate of its own cost: on a shared machine where software
- * mode was 1.2..1.3x slower by the median of 600 paired batches, the sums of
- * 4 batches per mode picked the right mode 66 % of the time, the fastest of 16
- * per mode 85 % (README, "The page store beside the naive doublewrite").
+ * AUTO's choice after its measured batches: batch 2j (software) and 2j+1
+ * (doublewrite) form a pair, and the median over the pairs of software's time
+ * per page over doublewrite's decides. Adjacent batches share the machine's
+ * load of the moment, and the median is not moved by the bursts of other work
+ * that can make one batch several times slower. (Neither the sum nor the
+ * fastest batch of each mode would do: a burst in one batch decides the sum,
+ * and software mode's fastest batches are far below its usual ones, so on the
+ * shared test machine the fastest batch chose software mode in 4 of 6 runs
+ * where its batches took 1.5-2.5x doublewrite's.)
  */
 static void settle(struct awr_pages *s)
 {
-	double sw = s->cal_best[0] / 1e3, dw = s->cal_best[1] / 1e3;
+	unsigned int n = s->cal_batches / 2;
+	double r[AWR_PAGES_LIVE_CAL / 2], med;
 
-	s->mode = dw < sw ? AWR_PAGES_MODE_DOUBLEWRITE : AWR_PAGES_MODE_SOFTWARE;
-	awr__pages_say(s->explain, sizeof(s->explain), "%s: no hardware path; of this store's first %u batches, "
-		       "alternating, the fastest took %.1f us per page in software mode and %.1f us in "
-		       "doublewrite mode", awr_pages_mode_name(s->mode), s->cal_batches, sw, dw);
+	for (unsigned int j = 0; j < n; j++)
+		r[j] = s->cal_ns[0][j] / s->cal_ns[1][j];
+	qsort(r, n, sizeof(*r), cmp_double);
+	med = n & 1 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2;
+	s->mode = med > 1 ? AWR_PAGES_MODE_DOUBLEWRITE : AWR_PAGES_MODE_SOFTWARE;
+	awr__pages_say(s->explain, sizeof(s->explain), "%s: no hardware path; in %s %u batches, alternating, "
+		       "software mode took %.2fx the time per page of doublewrite mode (the median of %u adjacent "
+		       "pairs; measured again after %" PRIu64 " batches)", awr_pages_mode_name(s->mode),
+		       s->reviews ? "this store's latest" : "this store's first", s->cal_batches, med, n,
+		       s->review_after);
+	s->reviews++;
+}
+
+/*
+ * Is this batch one of a measurement? AUTO measures its first batches, then
+ * again after AWR_PAGES_REVIEW batches, after twice as many the next time, and
+ * so on up to AWR_PAGES_REVIEW_MAX: the software path's cost changes as the
+ * store is written (each software-mode write moves its page to newly
+ * allocated blocks, xfs_reflink_end_atomic_cow() in fs/xfs/xfs_reflink.c,
+ * Linux 6.16..6.18, so the file's extent map grows), and on the test machine
+ * software mode went from 0.89x doublewrite's time per page in the first 50
+ * batches of a store written in full to 1.2..1.6x after 150.
+ */
+static bool measuring(struct awr_pages *s)
+{
+	if (!s->auto_cal)
+		return false;
+	if (s->cal_batches < AWR_PAGES_LIVE_CAL)
+		return true;
+	if (++s->since < s->review_after)
+		return false;
+	s->since = 0;
+	s->cal_batches = 0;
+	return true;
 }
 
 static int write_mode(struct awr_pages *s, enum awr_pages_mode m, struct awr_page *pages,
@@ -306,7 +347,7 @@ static int write_mode(struct awr_pages *s, enum awr_pages_mode m, struct awr_pag
 int awr__pages_write_locked(struct awr_pages *s, struct awr_page *pages, unsigned int n)
 {
 	unsigned int *idx = malloc((size_t)n * sizeof(*idx));
-	bool measure = s->auto_cal && s->cal_batches < AWR_PAGES_LIVE_CAL;
+	bool measure = measuring(s);
 	enum awr_pages_mode m = s->mode;
 	unsigned int k;
 	uint64_t t0;
@@ -335,13 +376,14 @@ int awr__pages_write_locked(struct awr_pages *s, struct awr_page *pages, unsigne
 	t0 = awr__now_ns();
 	ret = write_mode(s, m, pages, idx, k);
 	if (measure && !ret) {
-		double per_page = (double)(awr__now_ns() - t0) / (double)k;
-		double *best = &s->cal_best[m == AWR_PAGES_MODE_DOUBLEWRITE];
-
-		if (!*best || per_page < *best)
-			*best = per_page;
-		if (++s->cal_batches == AWR_PAGES_LIVE_CAL)
+		s->cal_ns[m == AWR_PAGES_MODE_DOUBLEWRITE][s->cal_batches / 2] =
+			(double)(awr__now_ns() - t0) / (double)k;
+		if (++s->cal_batches == AWR_PAGES_LIVE_CAL) {
+			s->review_after = s->review_after ? s->review_after * 2 : AWR_PAGES_REVIEW;
+			if (s->review_after > AWR_PAGES_REVIEW_MAX)
+				s->review_after = AWR_PAGES_REVIEW_MAX;
 			settle(s);
+		}
 	}
 	free(idx);
 	return ret;
