@@ -3,24 +3,34 @@
  * The doublewrite area: the sidecar file PATH.awr-dw (format in
  * awr_pages_open(3)). Little endian.
  *
- *   block 0      area header: "AWRPGDW2", version 2, page size, slots, the
- *                store file's inode, XXH3 of the first 40 bytes at 40
- *   block 1      the record table: per slot 64 bytes ("AWRPGREC", batch
- *                sequence, page number, index in the batch, pages in the
- *                batch, page size, XXH3 of the page, XXH3 of the first 48
- *                bytes at 48); unused slots zero
- *   8192 + i*P   slot i's page (P = page size)
+ *   block 0      area header: "AWRPGDW2", version 3, page size, slots per
+ *                generation, generations, the store file's inode, XXH3 of
+ *                the first 40 bytes at 40
+ *   generation g, at 4096 + g * (4096 + slots * P) (P = page size):
+ *     its record table: per slot 64 bytes ("AWRPGREC", batch sequence, page
+ *     number, index in the batch, pages in the batch, page size, XXH3 of the
+ *     page, XXH3 of the first 48 bytes at 48); unused slots zero
+ *     then slot i's page at 4096 + i * P
  *
- * A batch (or each chunk of AWR_PAGES_DW_SLOTS pages of a larger one) is one
- * write of the table and its k pages, then synced, and only then written in
- * place. Batches are serialized, so when a batch begins the previous one is
- * durable in place. Recovery therefore needs only the batch with the highest
- * sequence number among the valid records (record checksum and page checksum
- * good): if all k of its records are valid, its in-place writes may have
- * begun, and every page in place whose XXH3 differs from its record's (torn,
- * or still the older copy) is written again from the record; if not all are
- * valid, the crash came during the area write and nothing of that batch
- * reached the pages in place.
+ * Version 2 areas are version 3 with one generation.
+ *
+ * A batch (or each chunk of a larger one) gets the next sequence number s and
+ * goes to generation s % generations: one RWF_DSYNC write of the table and its
+ * pages, durable on return, and only then written in place, where it is not
+ * synced: the area holds it. A generation is written again only after the
+ * store file is synced (awr__area_settle), so at any time the records of the
+ * batches whose in-place writes are not yet durable are whole in the area,
+ * and one fdatasync of the store serves as many batches as there are
+ * generations less one. Recovery applies, for each page, its record of the
+ * highest sequence number among the batches whose records are all there
+ * (complete and checksums good) where the copy in place differs, then syncs
+ * the store. A batch with missing records was cut short in the area, before
+ * any of it was written in place; an older batch whose records a later,
+ * interrupted write of its generation partly replaced was synced in place
+ * before that write began. A record of page P can be older than P's last
+ * acknowledged copy only when that copy's record was overwritten, which
+ * needs a sync of the store after it, and then the older record was
+ * overwritten too (generations are reused in sequence order).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,7 +46,7 @@
 #include "pages/pages.h"
 
 #define AREA_MAGIC	0x3257444750525741ULL	/* "AWRPGDW2" */
-#define AREA_VERSION	2U
+#define AREA_VERSION	3U
 #define REC_SIZE	64U
 
 /* "AWRPGREC" as a little-endian u64 */
@@ -50,9 +60,30 @@ static size_t body_size(const struct awr_pages *s, unsigned int k)
 	return AWR_PAGES_DW_BLOCK + (size_t)k * s->page_size;
 }
 
+/* where generation @g begins */
+static uint64_t gen_off(const struct awr_pages *s, unsigned int g)
+{
+	return TABLE_OFF + (uint64_t)g * body_size(s, s->dw_slots);
+}
+
 static uint64_t area_size(const struct awr_pages *s)
 {
-	return TABLE_OFF + body_size(s, s->dw_slots);
+	return gen_off(s, s->dw_gens);
+}
+
+/* A new area's shape: slots per generation and generations, by page size. */
+void awr__area_geometry(struct awr_pages *s)
+{
+	uint32_t slots = AWR_PAGES_DW_GEN_BYTES / s->page_size;
+	size_t gen;
+
+	s->dw_slots = slots > AWR_PAGES_DW_SLOTS ? AWR_PAGES_DW_SLOTS : slots < 4 ? 4 : slots;
+	gen = body_size(s, s->dw_slots);
+	s->dw_gens = (uint32_t)(AWR_PAGES_DW_BYTES / gen);
+	if (s->dw_gens < 2)
+		s->dw_gens = 2;
+	if (s->dw_gens > AWR_PAGES_DW_GENS_MAX)
+		s->dw_gens = AWR_PAGES_DW_GENS_MAX;
 }
 
 static void put_header(const struct awr_pages *s, uint8_t *b)
@@ -62,6 +93,7 @@ static void put_header(const struct awr_pages *s, uint8_t *b)
 	awr__put_le32(b + 8, AREA_VERSION);
 	awr__put_le32(b + 12, s->page_size);
 	awr__put_le32(b + 16, s->dw_slots);
+	awr__put_le32(b + 20, s->dw_gens);
 	awr__put_le64(b + 24, s->ino);
 	awr__put_le64(b + 40, XXH3_64bits(b, 40));
 }
@@ -74,9 +106,9 @@ static int check_header(struct awr_pages *s, const uint8_t *b, const char *path,
 			 "move it away (the store never overwrites a file it did not make)", path);
 		return -EEXIST;
 	}
-	if (awr__get_le32(b + 8) != AREA_VERSION) {
-		awr__pages_say(why, len, "%s is a doublewrite area of version %u, this library reads version %u",
-			 path, awr__get_le32(b + 8), AREA_VERSION);
+	if (awr__get_le32(b + 8) != AREA_VERSION && awr__get_le32(b + 8) != 2) {
+		awr__pages_say(why, len, "%s is a doublewrite area of version %u, this library reads versions 2 "
+			 "and %u", path, awr__get_le32(b + 8), AREA_VERSION);
 		return -EEXIST;
 	}
 	if (awr__get_le64(b + 24) != s->ino) {
@@ -90,8 +122,11 @@ static int check_header(struct awr_pages *s, const uint8_t *b, const char *path,
 		return -EINVAL;
 	}
 	s->dw_slots = awr__get_le32(b + 16);
-	if (!s->dw_slots || s->dw_slots > AWR_PAGES_DW_BLOCK / REC_SIZE) {
-		awr__pages_say(why, len, "%s holds a bad slot count %u", path, s->dw_slots);
+	s->dw_gens = awr__get_le32(b + 8) == 2 ? 1 : awr__get_le32(b + 20);
+	if (!s->dw_slots || s->dw_slots > AWR_PAGES_DW_BLOCK / REC_SIZE || !s->dw_gens ||
+	    s->dw_gens > AWR_PAGES_DW_GENS_MAX) {
+		awr__pages_say(why, len, "%s holds a bad shape: %u slots (1 to %u), %u generations (1 to %u)", path,
+			 s->dw_slots, AWR_PAGES_DW_BLOCK / REC_SIZE, s->dw_gens, AWR_PAGES_DW_GENS_MAX);
 		return -EEXIST;
 	}
 	return 0;
@@ -106,17 +141,23 @@ static int full_pwrite(int fd, const void *buf, size_t len, uint64_t off)
 	return (size_t)n == len ? 0 : -EIO;
 }
 
-/* A new (empty) area: header and zeroed records written and synced, so that later writes overwrite. */
+/*
+ * A new (empty) area: header and every generation zeroed, written and
+ * synced, so that later writes overwrite blocks already written (no
+ * allocation, no unwritten extent to convert: nothing for RWF_DSYNC to sync
+ * but the data).
+ */
 int awr__area_new(struct awr_pages *s, int fd)
 {
 	size_t len = body_size(s, s->dw_slots);
 	uint8_t *b = awr__pages_alloc(s, len);
-	int ret;
+	int ret = 0;
 
 	if (!b)
 		return -ENOMEM;
 	memset(b, 0, len);
-	ret = full_pwrite(fd, b, len, TABLE_OFF);
+	for (unsigned int g = 0; g < s->dw_gens && !ret; g++)
+		ret = full_pwrite(fd, b, len, gen_off(s, g));
 	put_header(s, b);
 	if (!ret)
 		ret = full_pwrite(fd, b, AWR_PAGES_DW_BLOCK, 0);
@@ -185,7 +226,7 @@ int awr__area_open(struct awr_pages *s, const char *path, bool create, char *why
 			close(fd);
 			return 0;
 		}
-		s->dw_slots = AWR_PAGES_DW_SLOTS;
+		awr__area_geometry(s);
 		ret = awr__area_new(s, fd);
 		if (!ret)
 			ret = sync_dir_of(path);
@@ -233,6 +274,28 @@ void awr__area_close(struct awr_pages *s)
 	s->dw_fd = -1;
 	free(s->dw_buf);
 	s->dw_buf = NULL;
+	s->dw_live = 0;
+}
+
+/*
+ * The in-place writes of the batches the area holds made durable: before a
+ * generation is written again, before the area is voided, at close. A failed
+ * sync leaves the records in place (the caller writes nothing more to the
+ * area), so recovery can still apply them.
+ */
+int awr__area_settle(struct awr_pages *s)
+{
+	if (!s->dw_unsynced)
+		return 0;
+	if (fdatasync(s->fd))
+		return -errno;
+	s->dw_unsynced = 0;
+	return 0;
+}
+
+static unsigned int gen_of(const struct awr_pages *s)
+{
+	return (unsigned int)(s->seq % s->dw_gens);
 }
 
 static void put_record(const struct awr_pages *s, unsigned int i, const void *page, uint64_t page_no,
@@ -272,25 +335,33 @@ static void area_fault(struct awr_pages *s, const struct awr_page *pages, const 
 	for (unsigned int i = 0; i <= whole; i++)
 		memcpy(s->dw_buf + body_size(s, i), pages[idx[i]].buf, s->page_size);
 	len = (len + 511) & ~(size_t)511;
-	(void)full_pwrite(s->dw_fd, s->dw_buf, len, TABLE_OFF);
+	(void)full_pwrite(s->dw_fd, s->dw_buf, len, gen_off(s, gen_of(s)));
 	awr__pages_fault_exit();
 }
 
 /*
  * The pages pages[idx[0..k-1]] (k <= dw_slots) as records 0..k-1 of batch
- * s->seq: one pwritev2() of the record table and the pages from the caller's
- * buffers (no copy), durable on return (RWF_DSYNC: a FUA write where the
- * device takes one and nothing else needs syncing, else the write and then
- * fdatasync's work, iomap_dio_rw() in fs/iomap/direct-io.c, Linux 6.1..6.18).
+ * s->seq in generation s->seq % dw_gens: one pwritev2() of the record table
+ * and the pages from the caller's buffers (no copy), durable on return
+ * (RWF_DSYNC: a FUA write where the device takes one and nothing else needs
+ * syncing, else the write and then fdatasync's work, iomap_dio_rw() in
+ * fs/iomap/direct-io.c, Linux 6.1..6.18). The generation's previous batch is
+ * synced in place first.
  */
 int awr__area_write(struct awr_pages *s, const struct awr_page *pages, const unsigned int *idx,
 		    unsigned int k)
 {
 	struct iovec iov[1 + AWR_PAGES_DW_BLOCK / REC_SIZE];
 	size_t len = body_size(s, k);
+	unsigned int g = gen_of(s);
 	ssize_t n;
 	int ret = 0;
 
+	if (s->dw_unsynced & (1U << g)) {
+		ret = awr__area_settle(s);
+		if (ret)
+			return ret;
+	}
 	memset(s->dw_buf, 0, AWR_PAGES_DW_BLOCK);	/* unused slots: no record */
 	iov[0] = (struct iovec){ s->dw_buf, AWR_PAGES_DW_BLOCK };
 	for (unsigned int i = 0; i < k; i++) {
@@ -300,41 +371,57 @@ int awr__area_write(struct awr_pages *s, const struct awr_page *pages, const uns
 	if (s->fault.kind == AWR_PAGES_FAULT_AREA && s->fault.n >= s->area_written &&
 	    s->fault.n < s->area_written + k)
 		area_fault(s, pages, idx);
-	n = pwritev2(s->dw_fd, iov, (int)k + 1, TABLE_OFF, RWF_DSYNC);
+	n = pwritev2(s->dw_fd, iov, (int)k + 1, (off_t)gen_off(s, g), RWF_DSYNC);
 	if (n < 0)
 		ret = -errno;
 	else if ((size_t)n != len)
 		ret = -EIO;
 	s->area_written += k;
-	s->area_live = true;	/* also when it failed: some records may be complete */
+	s->dw_live |= 1U << g;	/* also when it failed: some records may be complete */
 	return ret;
+}
+
+/* After the in-place writes of the batch just written to the area: not synced, the area holds it. */
+void awr__area_written_in_place(struct awr_pages *s, uint64_t seq)
+{
+	s->dw_unsynced |= 1U << (seq % s->dw_gens);
 }
 
 /*
  * Before a batch that is not written to the area (AUTO switching to software
- * mode): the area's newest batch must never be applied over it. A zeroed
- * record table leaves no record.
+ * mode): no batch of the area must ever be applied over it. The store is
+ * synced (the records are no longer needed), then each generation holding
+ * records gets a zeroed record table: one RWF_DSYNC write when one does (the
+ * usual case), else the writes and one fdatasync.
  */
 int awr__area_void(struct awr_pages *s)
 {
-	struct iovec iov = { s->dw_buf, AWR_PAGES_DW_BLOCK };
-	ssize_t n;
+	unsigned int live = (unsigned int)__builtin_popcount(s->dw_live);
+	int ret = awr__area_settle(s);
 
 	memset(s->dw_buf, 0, AWR_PAGES_DW_BLOCK);
-	n = pwritev2(s->dw_fd, &iov, 1, TABLE_OFF, RWF_DSYNC);	/* durable on return, as the area write */
-	if (n < 0)
-		return -errno;
-	if (n != (ssize_t)AWR_PAGES_DW_BLOCK)
-		return -EIO;
-	s->area_live = false;
-	return 0;
+	for (unsigned int g = 0; g < s->dw_gens && !ret; g++) {
+		struct iovec iov = { s->dw_buf, AWR_PAGES_DW_BLOCK };
+		ssize_t n;
+
+		if (!(s->dw_live & (1U << g)))
+			continue;
+		n = pwritev2(s->dw_fd, &iov, 1, (off_t)gen_off(s, g), live == 1 ? RWF_DSYNC : 0);
+		ret = n < 0 ? -errno : n != (ssize_t)AWR_PAGES_DW_BLOCK ? -EIO : 0;
+	}
+	if (!ret && live > 1 && fdatasync(s->dw_fd))
+		ret = -errno;
+	if (!ret)
+		s->dw_live = 0;
+	return ret;
 }
 
 struct rec {
 	uint64_t seq, page_no, csum;
-	unsigned int slot, index, count;
+	unsigned int gen, slot, index, count;
 };
 
+/* Record @slot of the generation in dw_buf, when valid: magic, both checksums, a shape that fits. */
 static bool read_rec(const struct awr_pages *s, unsigned int slot, struct rec *out)
 {
 	const uint8_t *r = s->dw_buf + (size_t)slot * REC_SIZE;
@@ -349,97 +436,145 @@ static bool read_rec(const struct awr_pages *s, unsigned int slot, struct rec *o
 	out->csum = awr__get_le64(r + 40);
 	out->slot = slot;
 	/* a record whose page does not match its checksum was torn while the area was written */
-	return out->index == slot && out->count <= s->dw_slots &&
+	return out->index == slot && out->count && out->count <= s->dw_slots &&
+	       out->page_no <= UINT64_MAX / s->page_size - 1 &&
 	       XXH3_64bits(s->dw_buf + body_size(s, slot), s->page_size) == out->csum;
 }
 
-/* Is every record 0..count-1 of the newest batch present? */
-static bool batch_complete(const struct rec *recs, unsigned int nr, uint64_t seq, unsigned int *count)
+static int cmp_seq(const void *a, const void *b)
 {
-	unsigned int found = 0, want = 0;
-	bool ok = true;
+	const struct rec *x = a, *y = b;
 
-	for (unsigned int i = 0; i < nr; i++) {
-		if (recs[i].seq != seq)
-			continue;
-		if (!want)
-			want = recs[i].count;
-		ok &= recs[i].count == want;
-		found++;
-	}
-	*count = want;
-	return ok && want && found == want;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-static int restore_page(struct awr_pages *s, const struct rec *r, uint8_t *tmp, bool *restored)
+/* newest first for each page: page number up, then sequence and index down */
+static int cmp_page(const void *a, const void *b)
 {
-	const uint8_t *page = s->dw_buf + body_size(s, r->slot);
-	uint64_t off = r->page_no * s->page_size;
-	ssize_t got = awr__pread_full(s->fd, tmp, s->page_size, off);
+	const struct rec *x = a, *y = b;
 
+	if (x->page_no != y->page_no)
+		return x->page_no < y->page_no ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq > y->seq ? -1 : 1;
+	return x->index > y->index ? -1 : x->index < y->index;
+}
+
+/*
+ * Keep the records of complete batches: all @count records of a sequence
+ * number there, with one count. Returns how many are kept (sorted by seq).
+ */
+static unsigned int complete_batches(struct rec *recs, unsigned int nr)
+{
+	unsigned int kept = 0;
+
+	qsort(recs, nr, sizeof(*recs), cmp_seq);
+	for (unsigned int i = 0, j; i < nr; i = j) {
+		bool ok = true;
+
+		for (j = i; j < nr && recs[j].seq == recs[i].seq; j++)
+			ok &= recs[j].count == recs[i].count && recs[j].gen == recs[i].gen;
+		if (!ok || j - i != recs[i].count)
+			continue;	/* cut short in the area: none of it was written in place */
+		memmove(&recs[kept], &recs[i], (j - i) * sizeof(*recs));
+		kept += j - i;
+	}
+	return kept;
+}
+
+/* Page @r from the area into @page (checked again), then in place when the copy there differs. */
+static int restore_page(struct awr_pages *s, const struct rec *r, uint8_t *page, uint8_t *tmp, bool *restored)
+{
+	uint64_t off = r->page_no * s->page_size;
+	ssize_t got = awr__pread_full(s->dw_fd, page, s->page_size,
+				      gen_off(s, r->gen) + body_size(s, r->slot));
+
+	*restored = false;
 	if (got < 0)
 		return (int)got;
-	memset(tmp + got, 0, s->page_size - (size_t)got);
-	*restored = false;
+	if (got != (ssize_t)s->page_size || XXH3_64bits(page, s->page_size) != r->csum)
+		return -EIO;	/* it was whole when the records were read */
+	got = awr__pread_full(s->fd, tmp, s->page_size, off);
+	if (got < 0)
+		return (int)got;
 	if (got == (ssize_t)s->page_size && XXH3_64bits(tmp, s->page_size) == r->csum)
 		return 0;	/* in place is the newest copy */
-	memcpy(tmp, page, s->page_size);
 	*restored = true;
-	return full_pwrite(s->fd, tmp, s->page_size, off);
+	return full_pwrite(s->fd, page, s->page_size, off);
+}
+
+/* The valid records of every generation into @recs; the highest sequence number into *newest. */
+static int read_records(struct awr_pages *s, struct rec *recs, unsigned int *nr, uint64_t *newest)
+{
+	*nr = 0;
+	*newest = 0;
+	for (unsigned int g = 0; g < s->dw_gens; g++) {
+		ssize_t got = awr__pread_full(s->dw_fd, s->dw_buf, body_size(s, s->dw_slots), gen_off(s, g));
+
+		if (got < 0)
+			return (int)got;
+		for (unsigned int i = 0; i < s->dw_slots; i++) {
+			struct rec *r = &recs[*nr];
+
+			if ((size_t)got < body_size(s, i + 1) || !read_rec(s, i, r))
+				continue;
+			r->gen = g;
+			if (r->seq > *newest)
+				*newest = r->seq;
+			s->dw_live |= 1U << g;
+			(*nr)++;
+		}
+	}
+	return 0;
 }
 
 int awr__area_recover(struct awr_pages *s, char *why, size_t len)
 {
 	struct rec *recs;
-	uint8_t *tmp = NULL;
-	unsigned int nr = 0, count = 0;
+	uint8_t *page = NULL, *tmp = NULL;
+	unsigned int nr = 0, kept;
 	uint64_t newest = 0;
-	ssize_t got;
-	int ret = 0;
+	int ret;
 
 	if (s->dw_fd < 0)
 		return 0;
-	recs = calloc(s->dw_slots, sizeof(*recs));
+	recs = calloc((size_t)s->dw_slots * s->dw_gens, sizeof(*recs));
 	if (!recs)
 		return -ENOMEM;
-	got = awr__pread_full(s->dw_fd, s->dw_buf, body_size(s, s->dw_slots), TABLE_OFF);
-	if (got < 0) {
-		ret = (int)got;
+	ret = read_records(s, recs, &nr, &newest);
+	if (ret) {
 		awr__pages_say(why, len, "cannot read the doublewrite area: %s", strerror(-ret));
 		goto out;
 	}
-	for (unsigned int i = 0; i < s->dw_slots; i++) {
-		if ((size_t)got >= body_size(s, i + 1) && read_rec(s, i, &recs[nr])) {
-			if (!nr || recs[nr].seq > newest)
-				newest = recs[nr].seq;
-			nr++;
-		}
-	}
 	s->seq = nr ? newest + 1 : 1;
-	if (!nr || !batch_complete(recs, nr, newest, &count))
+	kept = complete_batches(recs, nr);
+	if (!kept)
 		goto out;	/* no batch, or one cut short in the area: none of it reached the pages */
-	s->area_live = true;
+	page = awr__pages_alloc(s, s->page_size);
 	tmp = awr__pages_alloc(s, s->page_size);
-	if (!tmp) {
+	if (!page || !tmp) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	/* in index order: a page recorded twice ends with its last copy */
-	for (unsigned int idx = 0; idx < count && !ret; idx++) {
-		for (unsigned int i = 0; i < nr && !ret; i++) {
-			bool restored = false;
+	/* each page from its newest record (a page recorded twice in a batch: its last copy) */
+	qsort(recs, kept, sizeof(*recs), cmp_page);
+	for (unsigned int i = 0; i < kept && !ret; i++) {
+		bool restored = false;
 
-			if (recs[i].seq != newest || recs[i].index != idx)
-				continue;
-			ret = restore_page(s, &recs[i], tmp, &restored);
-			s->recovered += restored;
-		}
+		if (i && recs[i].page_no == recs[i - 1].page_no)
+			continue;
+		ret = restore_page(s, &recs[i], page, tmp, &restored);
+		s->recovered += restored;
 	}
-	if (!ret && s->recovered && fdatasync(s->fd))
+	/* always: copies in place that match may still sit unsynced in a cache */
+	if (!ret && fdatasync(s->fd))
 		ret = -errno;
 	if (ret)
 		awr__pages_say(why, len, "recovery from the doublewrite area failed: %s", strerror(-ret));
 out:
+	free(page);
 	free(tmp);
 	free(recs);
 	return ret;

@@ -6,8 +6,9 @@
  * after a crash): CAL_PAGES pages written once plainly, then one warm-up round
  * and CAL_ROUNDS timed rounds, each a batch of CAL_PAGES pages in each mode
  * through the same code as awr_pages_write() (alternating which goes first).
- * The mode with the smaller total time wins; a tie keeps software mode (one
- * copy of the data).
+ * A doublewrite batch is charged its share of the store sync that a
+ * store's area spreads over its generations less one. The mode with the
+ * smaller total time wins; a tie keeps software mode (one copy of the data).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,25 +40,33 @@ static int scratch(const char *path, const char *what)
 	return fd;
 }
 
-static int timed(struct awr_pages *t, enum awr_pages_mode m, struct awr_page *pages, uint64_t *ns)
+static int timed(struct awr_pages *t, enum awr_pages_mode m, struct awr_page *pages, uint64_t *ns,
+		 unsigned int gens)
 {
-	uint64_t t0 = awr__now_ns();
+	uint64_t t0 = awr__now_ns(), t1;
 	int ret;
 
 	t->mode = m;
-	t->area_live = false;	/* scratch files: no need to void the area between modes */
+	t->dw_live = 0;		/* scratch files: no need to void the area between modes */
 	ret = awr__pages_write_locked(t, pages, CAL_PAGES);
-	*ns += awr__now_ns() - t0;
+	t1 = awr__now_ns();
+	*ns += t1 - t0;
+	if (!ret && m == AWR_PAGES_MODE_DOUBLEWRITE) {
+		ret = awr__area_settle(t);
+		*ns += (awr__now_ns() - t1) / (gens - 1);
+	}
 	return ret;
 }
 
 static int run(struct awr_pages *t, uint8_t *data, struct awr__pages_calibration *out)
 {
 	struct awr_page pages[CAL_PAGES];
+	struct awr_pages shape = { .page_size = t->page_size };
 	unsigned int idx[CAL_PAGES];
 	uint64_t sw = 0, dw = 0;
 	int ret;
 
+	awr__area_geometry(&shape);	/* the store's area: one sync per dw_gens - 1 batches */
 	for (unsigned int i = 0; i < CAL_PAGES; i++) {
 		pages[i] = (struct awr_page){ .buf = data + (size_t)i * t->page_size, .page_no = i };
 		idx[i] = i;
@@ -70,13 +79,13 @@ static int run(struct awr_pages *t, uint8_t *data, struct awr__pages_calibration
 
 		memset(data, (int)r + 1, (size_t)CAL_PAGES * t->page_size);
 		if (r & 1) {
-			ret = timed(t, AWR_PAGES_MODE_DOUBLEWRITE, pages, &b);
+			ret = timed(t, AWR_PAGES_MODE_DOUBLEWRITE, pages, &b, shape.dw_gens);
 			if (!ret)
-				ret = timed(t, AWR_PAGES_MODE_SOFTWARE, pages, &a);
+				ret = timed(t, AWR_PAGES_MODE_SOFTWARE, pages, &a, shape.dw_gens);
 		} else {
-			ret = timed(t, AWR_PAGES_MODE_SOFTWARE, pages, &a);
+			ret = timed(t, AWR_PAGES_MODE_SOFTWARE, pages, &a, shape.dw_gens);
 			if (!ret)
-				ret = timed(t, AWR_PAGES_MODE_DOUBLEWRITE, pages, &b);
+				ret = timed(t, AWR_PAGES_MODE_DOUBLEWRITE, pages, &b, shape.dw_gens);
 		}
 		if (r) {	/* round 0 warms up */
 			sw += a;
@@ -95,7 +104,7 @@ int awr__pages_calibrate(const struct awr_pages *s, const char *path,
 {
 	struct awr_pages t = {
 		.page_size = s->page_size, .mem_align = s->mem_align, .fd = -1, .dw_fd = -1,
-		.dw_slots = CAL_PAGES, .seq = 1,
+		.dw_slots = CAL_PAGES, .dw_gens = 1, .seq = 1,
 	};
 	uint8_t *data = NULL;
 	int fd, ret;
@@ -112,7 +121,7 @@ int awr__pages_calibrate(const struct awr_pages *s, const char *path,
 		ret = t.dw_fd;
 		goto out;
 	}
-	t.dw_buf = awr__pages_alloc(&t, AWR_PAGES_DW_BLOCK + (size_t)t.dw_slots * t.page_size);
+	t.dw_buf = awr__pages_alloc(&t, AWR_PAGES_DW_BLOCK + (size_t)t.dw_slots * t.page_size);	/* one generation */
 	data = awr__pages_alloc(&t, (size_t)CAL_PAGES * t.page_size);
 	if (!t.dw_buf || !data) {
 		ret = -ENOMEM;

@@ -23,6 +23,7 @@ static const struct {
 	{ "tear", AWR_PAGES_FAULT_TEAR },
 	{ "area", AWR_PAGES_FAULT_AREA },
 	{ "synced", AWR_PAGES_FAULT_SYNCED },
+	{ "held", AWR_PAGES_FAULT_HELD },
 };
 
 int awr__pages_fault_parse(const char *spec, struct awr__pages_fault *out)

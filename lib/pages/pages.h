@@ -10,8 +10,11 @@
 #include "private.h"
 
 #define AWR_PAGES_DW_SUFFIX	".awr-dw"
-#define AWR_PAGES_DW_SLOTS	64U		/* records in the area (at most 4096 / 64): a larger batch goes in chunks */
+#define AWR_PAGES_DW_SLOTS	64U		/* records per generation (at most 4096 / 64): a larger batch goes in chunks */
 #define AWR_PAGES_DW_BLOCK	4096U		/* area header and record table size */
+#define AWR_PAGES_DW_GEN_BYTES	(4U << 20)	/* a generation's pages: fewer slots for pages above 64 KiB */
+#define AWR_PAGES_DW_BYTES	(8U << 20)	/* the area: as many generations as fit, 2 to 16 */
+#define AWR_PAGES_DW_GENS_MAX	16U
 #define AWR_PAGES_RING_DEPTH	64U
 #define AWR_PAGES_RINGS		8U		/* rings kept for the threads that write last */
 #define AWR_PAGES_LIVE_CAL	32U		/* AUTO: batches measured, alternating software and doublewrite */
@@ -26,6 +29,8 @@ enum awr__pages_fault_kind {
 	AWR_PAGES_FAULT_AREA,		/* area:N   doublewrite: area records up to N, half of record N+1, _exit */
 	AWR_PAGES_FAULT_SYNCED,		/* synced:N doublewrite: _exit after the area sync of the chunk that
 					 *          holds in-place page write N+1, before any in-place write */
+	AWR_PAGES_FAULT_HELD,		/* held:N   doublewrite: _exit when the batch after the one holding
+					 *          in-place write N+1 begins (its in-place writes not synced) */
 };
 
 struct awr__pages_fault {
@@ -58,12 +63,15 @@ struct awr_pages {
 	unsigned int reviews;		/* measurements done */
 	uint64_t since, review_after;	/* batches since the last choice; when to measure again */
 	double cal_ns[2][AWR_PAGES_LIVE_CAL / 2];	/* ns per page of each measured batch: [0] software, [1] doublewrite */
+	unsigned int cal_dw_pages;	/* pages of the last batch measured, when it was a doublewrite one */
 	/* the doublewrite area */
 	int dw_fd;			/* -1 when the store has none open */
-	uint32_t dw_slots;
+	uint32_t dw_slots;		/* records per generation */
+	uint32_t dw_gens;		/* generations: batch (chunk) s goes to generation s % dw_gens */
 	uint64_t seq;			/* sequence number of the next batch */
-	uint8_t *dw_buf;		/* dw_slots records */
-	bool area_live;			/* its newest batch is complete: void it before a batch not written there */
+	uint8_t *dw_buf;		/* one generation: record table and dw_slots pages */
+	uint32_t dw_live;		/* generations holding records: voided before a batch not written there */
+	uint32_t dw_unsynced;		/* generations whose batch's in-place writes are not synced yet */
 	/* fault points */
 	struct awr__pages_fault fault;
 	uint64_t issued;		/* in-place page writes issued since open */
@@ -81,8 +89,11 @@ int awr__area_open(struct awr_pages *s, const char *path, bool create, char *why
 int awr__area_write(struct awr_pages *s, const struct awr_page *pages, const unsigned int *idx,
 		    unsigned int k);
 int awr__area_recover(struct awr_pages *s, char *why, size_t len);
+void awr__area_geometry(struct awr_pages *s);
 int awr__area_new(struct awr_pages *s, int fd);
 int awr__area_void(struct awr_pages *s);
+int awr__area_settle(struct awr_pages *s);
+void awr__area_written_in_place(struct awr_pages *s, uint64_t seq);
 void awr__area_close(struct awr_pages *s);
 
 /* write.c */

@@ -204,8 +204,8 @@ static int setup(struct awr_pages *s, const char *path, uint32_t page_size, unsi
 	s->page_size = page_size;
 	ret = awr__pages_fault_parse(secure_getenv("AWR_PAGES_FAULT"), &s->fault);
 	if (ret) {
-		awr__pages_say(s->explain, sizeof(s->explain), "AWR_PAGES_FAULT must be crash:N, tear:N, area:N or "
-			 "synced:N");
+		awr__pages_say(s->explain, sizeof(s->explain), "AWR_PAGES_FAULT must be crash:N, tear:N, area:N, "
+			 "synced:N or held:N");
 		return ret;
 	}
 	ret = open_target(s, path, flags);
@@ -271,12 +271,15 @@ int awr_pages_open(const char *path, uint32_t page_size, unsigned int flags, str
 
 int awr_pages_close(struct awr_pages *s)
 {
+	int ret;
+
 	if (!s)
 		return 0;
+	ret = s->dw_fd >= 0 ? awr__area_settle(s) : 0;	/* the area's batches durable in place too */
 	awr__area_close(s);
 	awr__pages_rings_free(s);
 	awr_file_close(s->file);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
-	return 0;
+	return ret;
 }

@@ -3,7 +3,9 @@
  * Page writes: one batch through the io_uring engine (lib/write/uring.c),
  * the ring refilled as writes complete, then one fdatasync: durable on
  * return. In doublewrite mode each chunk of up to AWR_PAGES_DW_SLOTS pages
- * goes to the area first (area.c). A page given more than once in a batch is
+ * goes to the area first, durable there, and is then written in place, where
+ * the store is synced only before its generation of the area is written again
+ * (area.c). A page given more than once in a batch is
  * written once, with its last copy: two writes of one offset in flight
  * together may land in any order.
  */
@@ -243,6 +245,8 @@ static int write_doublewrite(struct awr_pages *s, struct awr_page *pages, const 
 {
 	int ret = 0;
 
+	if (s->fault.kind == AWR_PAGES_FAULT_HELD && s->issued > s->fault.n)
+		awr__pages_fault_exit();	/* the last batch acknowledged, its in-place writes not synced */
 	for (unsigned int at = 0; at < k && !ret; at += s->dw_slots) {
 		unsigned int c = k - at < s->dw_slots ? k - at : s->dw_slots;
 
@@ -256,8 +260,8 @@ static int write_doublewrite(struct awr_pages *s, struct awr_page *pages, const 
 		    s->fault.n < s->issued + c)
 			awr__pages_fault_exit();
 		ret = awr__pages_in_place(s, pages, idx + at, c, false);
-		if (!ret && fdatasync(s->fd))
-			ret = -errno;
+		if (!ret)
+			awr__area_written_in_place(s, s->seq - 1);	/* durable in the area, synced later */
 		if (ret && ret != pages[idx[at]].status) {
 			for (unsigned int i = at; i < at + c; i++)
 				if (!pages[idx[i]].status)
@@ -366,8 +370,20 @@ int awr__pages_write_locked(struct awr_pages *s, struct awr_page *pages, unsigne
 	}
 	if (measure)
 		m = (s->cal_batches & 1) ? AWR_PAGES_MODE_DOUBLEWRITE : AWR_PAGES_MODE_SOFTWARE;
-	if (m != AWR_PAGES_MODE_DOUBLEWRITE && s->area_live && s->dw_fd >= 0)
-		ret = awr__area_void(s);
+	if (m != AWR_PAGES_MODE_DOUBLEWRITE && s->dw_live && s->dw_fd >= 0) {
+		/*
+		 * While measuring, the sync of the doublewrite batch just written is
+		 * part of its cost: in doublewrite mode one sync serves dw_gens - 1
+		 * batches, so that share of it is added to the batch's time per page.
+		 */
+		t0 = awr__now_ns();
+		ret = awr__area_settle(s);
+		if (measure && !ret && s->cal_batches && s->dw_gens > 1 && s->cal_dw_pages)
+			s->cal_ns[1][(s->cal_batches - 1) / 2] += (double)(awr__now_ns() - t0) /
+				(double)(s->dw_gens - 1) / (double)s->cal_dw_pages;
+		if (!ret)
+			ret = awr__area_void(s);
+	}
 	if (ret) {
 		set_status(pages, idx, k, ret);
 		free(idx);
@@ -378,6 +394,7 @@ int awr__pages_write_locked(struct awr_pages *s, struct awr_page *pages, unsigne
 	if (measure && !ret) {
 		s->cal_ns[m == AWR_PAGES_MODE_DOUBLEWRITE][s->cal_batches / 2] =
 			(double)(awr__now_ns() - t0) / (double)k;
+		s->cal_dw_pages = m == AWR_PAGES_MODE_DOUBLEWRITE ? k : 0;
 		if (++s->cal_batches == AWR_PAGES_LIVE_CAL) {
 			s->review_after = s->review_after ? s->review_after * 2 : AWR_PAGES_REVIEW;
 			if (s->review_after > AWR_PAGES_REVIEW_MAX)
