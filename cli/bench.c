@@ -200,9 +200,22 @@ static bool running(const struct bench *b, uint64_t now)
  */
 static int queue_slots(struct bench *b, const unsigned int *s, unsigned int n)
 {
-	uint64_t t = now_ns();
+	uint64_t t = now_ns(), t1;
 	int ret = 0;
 
+	if (b->o->qd > 1) {	/* each write handed over as it is queued (awr_ring_submit(3)), timed alone */
+		for (unsigned int i = 0; i < n && !ret; i++) {
+			ret = queue_slot(b, s[i], t);
+			t1 = now_ns();
+			double per = (double)(t1 - t) - b->clock_ns;
+
+			b->qhist[per <= 0 ? 0 : per >= QHIST - 1 ? QHIST - 1 : (unsigned int)per]++;
+			if (!ret)
+				awr_ring_submit(b->r);
+			t = now_ns();
+		}
+		return ret;
+	}
 	for (unsigned int i = 0; i < n && !ret; i++)
 		ret = queue_slot(b, s[i], t);
 	double per = ((double)(now_ns() - t) - b->clock_ns) / (double)(n ? n : 1);

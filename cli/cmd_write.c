@@ -187,6 +187,8 @@ static int uring_fill(struct uring_run *u)
 						   j->offset + u->next, slot, j->flags);
 		if (ret)
 			return ret;
+		if (!u->nvme && j->qd > 1)
+			awr_ring_submit(u->r);	/* handed over at once: the device kept fed */
 		u->inflight++;
 		u->slot_pos[slot] = u->next;
 		u->next += j->unit;

@@ -162,6 +162,7 @@ int main(int argc, char **argv)
 	ret = flush_all(s, pool, npages, 1);
 	if (!ret)
 		ret = flush_all(s, pool, npages, 2);	/* every page dirtied again */
+	printf("after the writes: mode %s: %s\n", awr_pages_mode_name(awr_pages_mode(s)), awr_pages_explain(s));
 	awr_pages_close(s);
 	if (ret) {
 		fprintf(stderr, "dbpages: write: %s\n", strerror(-ret));

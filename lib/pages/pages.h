@@ -62,6 +62,8 @@ struct awr_pages {
 	unsigned int cal_batches;	/* of the current measurement; AWR_PAGES_LIVE_CAL: none running */
 	unsigned int reviews;		/* measurements done */
 	uint64_t since, review_after;	/* batches since the last choice; when to measure again */
+	uint64_t batches;		/* written since open */
+	bool cow_hint_set;		/* the CoW extent size hint was tried at the page size (ENOSPC) */
 	double cal_ns[2][AWR_PAGES_LIVE_CAL / 2];	/* ns per page of each measured batch: [0] software, [1] doublewrite */
 	unsigned int cal_dw_pages;	/* pages of the last batch measured, when it was a doublewrite one */
 	/* the doublewrite area */

@@ -136,6 +136,14 @@ static int automatic(struct awr_pages *s, const char *path, const struct offer *
 	}
 	if (o->software && o->doublewrite) {
 		ret = awr__pages_calibrate(s, path, &c);
+		if (ret == -ENOSPC) {	/* see software_out_of_space() in write.c */
+			s->mode = AWR_PAGES_MODE_DOUBLEWRITE;
+			awr__pages_say(s->explain, sizeof(s->explain), "doublewrite: no hardware path (%s), and "
+				 "software-mode writes on a scratch file beside %s failed with ENOSPC (no new blocks "
+				 "for a copy-on-write atomic write; free space may be in small pieces)", o->hw_why,
+				 path);
+			return 0;
+		}
 		if (ret) {
 			awr__pages_say(s->explain, sizeof(s->explain), "cannot calibrate software against doublewrite "
 				 "beside %s: %s", path, strerror(-ret));

@@ -11,9 +11,11 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <linux/fs.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -348,6 +350,67 @@ static int write_mode(struct awr_pages *s, enum awr_pages_mode m, struct awr_pag
 	return ret;
 }
 
+/*
+ * A software-mode batch failed with ENOSPC. XFS aligns every copy-on-write
+ * allocation of an atomic write to the file's CoW extent size hint
+ * (XFS_BMAPI_EXTSZALIGN in xfs_atomic_write_cow_iomap_begin(), fs/xfs/
+ * xfs_iomap.c; xfs_bmap_compute_alignments() takes xfs_get_cowextsz_hint(),
+ * the larger of the cowextsize and extsize hints, 32 blocks when neither is
+ * set; Linux 6.16..6.18) and keeps the alignment in its low-space retries
+ * (xfs_bmap_btalloc_low_space()), so when free space is left only in pieces
+ * under 32 blocks every allocation group is refused (xfs_alloc_space_available())
+ * though much is free. With the hint at the page size the allocator needs only
+ * a page-aligned free piece. Returns true when the hint was lowered (the
+ * caller tries once more); false when it was already no larger, an extent
+ * size hint above the page would still align, or the filesystem refuses.
+ */
+static bool lower_cow_hint(struct awr_pages *s)
+{
+	struct fsxattr fx;
+
+	memset(&fx, 0, sizeof(fx));
+	if (s->cow_hint_set || ioctl(s->fd, FS_IOC_FSGETXATTR, &fx))
+		return false;
+	s->cow_hint_set = true;		/* once per open */
+	if (((fx.fsx_xflags & FS_XFLAG_COWEXTSIZE) && fx.fsx_cowextsize && fx.fsx_cowextsize <= s->page_size) ||
+	    ((fx.fsx_xflags & FS_XFLAG_EXTSIZE) && fx.fsx_extsize > s->page_size))
+		return false;
+	fx.fsx_xflags |= FS_XFLAG_COWEXTSIZE;
+	fx.fsx_cowextsize = s->page_size;
+	if (ioctl(s->fd, FS_IOC_FSSETXATTR, &fx))
+		return false;
+	char was[sizeof(s->explain)];
+
+	memcpy(was, s->explain, sizeof(was));
+	awr__pages_say(s->explain, sizeof(s->explain), "%s; after an ENOSPC in batch %" PRIu64 " the file's CoW "
+		       "extent size hint was set to the page size (free space in pieces too small for the "
+		       "default 32-block alignment)", was, s->batches);
+	return true;
+}
+
+/*
+ * AUTO, a software-mode batch failed with ENOSPC: every atomic write on XFS's
+ * copy-on-write path allocates new blocks for the whole write in one extent
+ * (xfs_atomic_write_cow_iomap_begin() in fs/xfs/xfs_iomap.c, Linux 6.16+), so
+ * a filesystem with free space left only in small pieces refuses it while a
+ * store written in full can still be overwritten in place. The batch is
+ * written again in doublewrite mode (its pages hold old or new copies: each
+ * write was atomic), which the store keeps from then on.
+ */
+static int software_out_of_space(struct awr_pages *s, struct awr_page *pages, const unsigned int *idx,
+				 unsigned int k)
+{
+	set_status(pages, idx, k, 0);
+	s->auto_cal = false;
+	s->mode = AWR_PAGES_MODE_DOUBLEWRITE;
+	awr__pages_say(s->explain, sizeof(s->explain), "doublewrite: no hardware path, and a software-mode "
+		       "batch failed with ENOSPC (the filesystem could not allocate new blocks for a "
+		       "copy-on-write atomic write at the alignment its extent size hints ask; free space may "
+		       "be in small pieces), so the store writes doublewrite only, from batch %" PRIu64,
+		       s->batches);
+	return write_mode(s, AWR_PAGES_MODE_DOUBLEWRITE, pages, idx, k);
+}
+
 int awr__pages_write_locked(struct awr_pages *s, struct awr_page *pages, unsigned int n)
 {
 	unsigned int *idx = malloc((size_t)n * sizeof(*idx));
@@ -362,6 +425,7 @@ int awr__pages_write_locked(struct awr_pages *s, struct awr_page *pages, unsigne
 	for (unsigned int i = 0; i < n; i++)
 		pages[i].status = 0;	/* a superseded copy: done by its last copy */
 	k = last_copies(pages, n, idx);
+	s->batches++;
 	ret = awr__pages_ring(s);
 	if (ret) {
 		set_status(pages, idx, k, ret);
@@ -391,6 +455,14 @@ int awr__pages_write_locked(struct awr_pages *s, struct awr_page *pages, unsigne
 	}
 	t0 = awr__now_ns();
 	ret = write_mode(s, m, pages, idx, k);
+	if (ret == -ENOSPC && m == AWR_PAGES_MODE_SOFTWARE && lower_cow_hint(s)) {
+		set_status(pages, idx, k, 0);
+		ret = write_mode(s, m, pages, idx, k);
+	}
+	if (ret == -ENOSPC && m == AWR_PAGES_MODE_SOFTWARE && s->auto_cal && s->dw_fd >= 0) {
+		ret = software_out_of_space(s, pages, idx, k);
+		measure = false;
+	}
 	if (measure && !ret) {
 		s->cal_ns[m == AWR_PAGES_MODE_DOUBLEWRITE][s->cal_batches / 2] =
 			(double)(awr__now_ns() - t0) / (double)k;

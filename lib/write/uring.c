@@ -232,11 +232,22 @@ int awr_ring_queue_write_fixed(struct awr_ring *r, unsigned int buf_index, const
 	return 0;
 }
 
+/*
+ * Hand the queued writes to the kernel now, without waiting; with
+ * DEFER_TASKRUN the same call posts the completions that are ready (one
+ * io_uring_enter() with GETEVENTS and no minimum), so a loop that submits each
+ * write as it queues it keeps the device fed and finds completions waiting
+ * when it reaps, instead of sleeping for them (see ring_enter()).
+ */
 int awr_ring_submit(struct awr_ring *r)
 {
 	unsigned int queued = unflushed(r);
-	int ret = io_uring_submit(&r->ring);
+	int ret;
 
+	if (r->setup_flags & IORING_SETUP_DEFER_TASKRUN)
+		ret = io_uring_submit_and_get_events(&r->ring);
+	else
+		ret = io_uring_submit(&r->ring);
 	r->stats.submit_calls++;
 	r->stats.submitted += queued - unflushed(r);
 	return ret;
