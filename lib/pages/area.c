@@ -230,6 +230,8 @@ int awr__area_open(struct awr_pages *s, const char *path, bool create, char *why
 		ret = awr__area_new(s, fd);
 		if (!ret)
 			ret = sync_dir_of(path);
+		if (ret && ftruncate(fd, 0) == 0)	/* empty again: a later open makes it anew */
+			(void)fsync(fd);
 		if (ret) {
 			awr__pages_say(why, len, "cannot write the doublewrite area %s: %s", path, strerror(-ret));
 			goto err;

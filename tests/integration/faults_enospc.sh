@@ -173,9 +173,23 @@ same_range "$t" "$j/bench-old" $((4 * MiB)) $((4 * MiB)) || fail "bench: the fil
 fill_same bench
 rm -f "$t"
 
-# --- the page store: examples/dbpages, 1024 pages of 16 KiB twice, 2 MiB free ------------------------
+# --- the page store: no room for its doublewrite area (8 MiB), 2 MiB free ------------------------------
+# It fails naming the area; the half-made area is left empty, so that with the space back the store opens.
 t=$dir/pages
 fill_fs 2048
+"$dbpages" "$t" auto 1024 >"$j/pages.out" 2>&1
+rc=$?
+echo "pages (area): exit $rc: $(tr '\n' ' ' <"$j/pages.out" | cut -c 1-300)"
+[ "$rc" = 1 ] || fail "pages (area): exit $rc, expected 1"
+grep -q "cannot write the doublewrite area .*No space left on device" "$j/pages.out" ||
+	fail "pages (area): the error does not name the area and ENOSPC"
+fill_same pages
+rm -f "$dir/fill"
+"$dbpages" "$t" auto 64 >"$j/pages1.out" 2>&1 || fail "pages (area): with the space back: $(cat "$j/pages1.out")"
+rm -f "$t" "$t.awr-dw"
+
+# --- the page store: examples/dbpages, 1024 pages of 16 KiB twice, 12 MiB free (the area fits) ---------
+fill_fs 12288
 "$dbpages" "$t" auto 1024 >"$j/pages.out" 2>&1
 rc=$?
 echo "pages: exit $rc: $(tr '\n' ' ' <"$j/pages.out" | cut -c 1-300)"
