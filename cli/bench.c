@@ -198,6 +198,12 @@ static bool running(const struct bench *b, uint64_t now)
  * time in between (the rule check, the SQE, the page order; no system call)
  * is the library's CPU per queued write, measured in the running loop.
  */
+/* @n writes that took @per ns each to queue, into the histogram of whole ns */
+static void qhist_add(struct bench *b, double per, unsigned int n)
+{
+	b->qhist[per <= 0 ? 0 : per >= QHIST - 1 ? QHIST - 1 : (unsigned int)per] += n;
+}
+
 static int queue_slots(struct bench *b, const unsigned int *s, unsigned int n)
 {
 	uint64_t t = now_ns(), t1;
@@ -207,9 +213,7 @@ static int queue_slots(struct bench *b, const unsigned int *s, unsigned int n)
 		for (unsigned int i = 0; i < n && !ret; i++) {
 			ret = queue_slot(b, s[i], t);
 			t1 = now_ns();
-			double per = (double)(t1 - t) - b->clock_ns;
-
-			b->qhist[per <= 0 ? 0 : per >= QHIST - 1 ? QHIST - 1 : (unsigned int)per]++;
+			qhist_add(b, (double)(t1 - t) - b->clock_ns, 1);
 			if (!ret)
 				awr_ring_submit(b->r);
 			t = now_ns();
@@ -218,9 +222,7 @@ static int queue_slots(struct bench *b, const unsigned int *s, unsigned int n)
 	}
 	for (unsigned int i = 0; i < n && !ret; i++)
 		ret = queue_slot(b, s[i], t);
-	double per = ((double)(now_ns() - t) - b->clock_ns) / (double)(n ? n : 1);
-
-	b->qhist[per <= 0 ? 0 : per >= QHIST - 1 ? QHIST - 1 : (unsigned int)per] += n;
+	qhist_add(b, ((double)(now_ns() - t) - b->clock_ns) / (double)(n ? n : 1), n);
 	return ret;
 }
 

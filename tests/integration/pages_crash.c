@@ -287,10 +287,32 @@ static const char *mode_name(unsigned int mode)
 	return mode == AWR_PAGES_SOFTWARE ? "software" : mode == AWR_PAGES_DOUBLEWRITE ? "doublewrite" : "auto";
 }
 
+/*
+ * The store file read directly with its doublewrite area moved away (a negative control: what the
+ * pages would be without the protection), then the area moved back; check_pages' count.
+ */
+static unsigned int check_without_area(const char *path, uint8_t *data, unsigned int seed, uint64_t acked,
+				       uint64_t upto)
+{
+	char dw[1100], moved[1200];
+	unsigned int bad;
+	int fd;
+
+	snprintf(dw, sizeof(dw), "%s.awr-dw", path);
+	snprintf(moved, sizeof(moved), "%s.moved", dw);
+	T_EXPECT(!rename(dw, moved), "moving %s away: %s", dw, strerror(errno));
+	fd = open(path, O_RDONLY);
+	T_EXPECT(fd >= 0 && pread(fd, data, (size_t)NP * PS, 0) == (ssize_t)NP * PS, "reading %s", path);
+	close(fd);
+	bad = check_pages("without the area", data, seed, acked, upto);
+	T_EXPECT(!rename(moved, dw), "moving %s back", dw);
+	return bad;
+}
+
 /* One crash at @fault; returns false when the mode is not available. */
 static bool fault_cycle(unsigned int mode, const char *kind, uint64_t n, unsigned int seed, uint64_t batches)
 {
-	char path[1024], fault[64], dw[1100], moved[1200], explain[512];
+	char path[1024], fault[64], dw[1100], explain[512];
 	uint8_t *data = alloc_pages(NP);
 	unsigned int recovered = 0, bad;
 	uint64_t acked;
@@ -299,7 +321,6 @@ static bool fault_cycle(unsigned int mode, const char *kind, uint64_t n, unsigne
 
 	snprintf(path, sizeof(path), "%s/pages-%s.db", dir, mode_name(mode));
 	snprintf(dw, sizeof(dw), "%s.awr-dw", path);
-	snprintf(moved, sizeof(moved), "%s.moved", dw);
 	snprintf(fault, sizeof(fault), "%s:%" PRIu64, kind, n);
 	ret = create_store(path, mode);
 	if (ret == -EOPNOTSUPP) {
@@ -324,36 +345,24 @@ static bool fault_cycle(unsigned int mode, const char *kind, uint64_t n, unsigne
 		 fault, WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st));
 	if (!strcmp(kind, "held")) {
 		unsigned int lost;
-		int fd;
 
 		T_EXPECT(acked >= 3, "held:%" PRIu64 ": two batches acknowledged before the fault, not %" PRIu64,
 			 n, acked - 1);
 		lost = lose_unsynced(path, seed, acked);
 		/* negative control: without the area every page put back is an acknowledged write lost */
-		T_EXPECT(!rename(dw, moved), "moving %s away: %s", dw, strerror(errno));
-		fd = open(path, O_RDONLY);
-		T_EXPECT(fd >= 0 && pread(fd, data, (size_t)NP * PS, 0) == (ssize_t)NP * PS, "reading %s", path);
-		close(fd);
-		bad = check_pages("without the area", data, seed, acked, acked);
+		bad = check_without_area(path, data, seed, acked, acked);
 		T_EXPECT(bad == lost, "%s mode, %s: with the area moved away the test must find the %u pages put "
 			 "back stale, found %u bad page(s)", mode_name(mode), fault, lost, bad);
-		T_EXPECT(!rename(moved, dw), "moving %s back", dw);
 		torn = (int)lost;
 	}
 	if (!strcmp(kind, "tear")) {
 		/* negative control: without the area the test's own checksum sees the torn page */
-		int fd = open(path, O_RDONLY);
-
 		torn = nth_in_place(seed, n);
-		T_EXPECT(!rename(dw, moved), "moving %s away: %s", dw, strerror(errno));
-		T_EXPECT(fd >= 0 && pread(fd, data, (size_t)NP * PS, 0) == (ssize_t)NP * PS, "reading %s", path);
-		close(fd);
-		bad = check_pages("without the area", data, seed, acked, acked + 1);
+		bad = check_without_area(path, data, seed, acked, acked + 1);
 		T_EXPECT(bad == 1 && tp_check(data + (size_t)torn * PS, PS, torn, &(uint64_t){ 0 },
 					      &(uint64_t){ 0 }) == TP_TORN,
 			 "%s mode, %s: with the area moved away the test must find exactly page %d torn, "
 			 "found %u bad page(s)", mode_name(mode), fault, torn, bad);
-		T_EXPECT(!rename(moved, dw), "moving %s back", dw);
 	}
 	/* recover: reopened in the same mode, or (every other cycle) letting AUTO choose */
 	ret = read_store(path, (seed & 1) ? mode : AWR_PAGES_AUTO, data, &recovered, explain, sizeof(explain));
