@@ -139,6 +139,7 @@ struct bench_mode_result {
 	double queue_ns_per_write;	/* stream modes: time in awr_ring_queue_write() per write, less the clock */
 	double clock_read_ns;		/* what one clock read costs here (taken off queue_ns_per_write) */
 	unsigned int ring_setup_flags;	/* IORING_SETUP_* the kernel accepted */
+	unsigned int ring_wait_flags;	/* IORING_ENTER_* added to each wait (NO_IOWAIT on 6.15+) */
 };
 
 /* pages mode: the store beside a naive doublewrite, batch by batch (bench_pages.c) */

@@ -209,7 +209,7 @@ static int queue_slots(struct bench *b, const unsigned int *s, unsigned int n)
 	uint64_t t = now_ns(), t1;
 	int ret = 0;
 
-	if (b->o->qd > 1) {	/* each write handed over as it is queued (awr_ring_submit(3)), timed alone */
+	if (b->o->qd > 0) {	/* each write handed over as it is queued (awr_ring_submit(3)), timed alone */
 		for (unsigned int i = 0; i < n && !ret; i++) {
 			ret = queue_slot(b, s[i], t);
 			t1 = now_ns();
@@ -456,6 +456,7 @@ static void merge(struct bench *jobs, unsigned int n, struct bench_mode_result *
 		for (unsigned int k = 0; k < QHIST; k++)
 			qhist[k] += b->qhist[k];
 		r->ring_setup_flags = b->ring.setup_flags;
+		r->ring_wait_flags = b->ring.wait_flags;
 	}
 	r->inflight_mean = reaps ? (double)sum / (double)reaps : 0;
 	r->reaps_below_depth_share = reaps ? (double)below / (double)reaps : 0;

@@ -187,6 +187,7 @@ struct json_object *bench_mode_json(const struct bench_mode_result *x)
 	json_object_object_add(o, "inflight_mean", jnum(x->inflight_mean, 2));
 	json_object_object_add(o, "reaps_below_depth", jnum(x->reaps_below_depth_share, 4));
 	json_object_object_add(o, "ring_setup_flags", out_u64(x->ring_setup_flags));
+	json_object_object_add(o, "ring_wait_flags", out_u64(x->ring_wait_flags));
 	json_object_object_add(o, "error", x->error ? json_object_new_string(x->message) : NULL);
 	return o;
 }

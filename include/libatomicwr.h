@@ -1526,7 +1526,9 @@ struct awr_ring_stats {
 	uint32_t inflight_min;
 	uint32_t inflight_max;
 	uint32_t setup_flags;		/* the IORING_SETUP_* flags the kernel accepted */
-	uint64_t reserved[4];
+	uint32_t wait_flags;		/* IORING_ENTER_* added to each wait: NO_IOWAIT (1 << 7) on 6.15+ */
+	uint32_t reserved32;
+	uint64_t reserved[3];
 };
 
 /**

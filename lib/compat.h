@@ -143,4 +143,15 @@ _Static_assert(__builtin_offsetof(struct awr_xfs_geom, flags) == 0x5c, "xfs_fsop
 #define AWR_XFS_SUPER_MAGIC		0x58465342
 #define AWR_EXT4_SUPER_MAGIC		0xEF53
 
+/*
+ * io_uring_enter() flag (Linux 6.15, include/uapi/linux/io_uring.h): the wait is not counted as
+ * iowait; the kernel says it knows the flag with IORING_FEAT_NO_IOWAIT in io_uring_params.features.
+ */
+#ifndef IORING_ENTER_NO_IOWAIT
+#define IORING_ENTER_NO_IOWAIT		(1U << 7)
+#endif
+#ifndef IORING_FEAT_NO_IOWAIT
+#define IORING_FEAT_NO_IOWAIT		(1U << 17)
+#endif
+
 #endif /* AWR_COMPAT_H */

@@ -29,6 +29,7 @@
 #include "device/device.h"
 #include "device/nvme_format.h"
 #include "write/queue_stats.h"
+#include "write/uring_wait.h"
 
 #define NVME_CMD_WRITE	0x01
 #define NVME_RW_FUA	(1U << 30)
@@ -50,10 +51,12 @@ struct awr_nvme {
 	unsigned int free_slots[AWR_NVME_QUEUE_MAX];
 	struct nvme_slot slots[AWR_NVME_QUEUE_MAX];	/* by the SQE's user_data */
 	struct awr_ring_stats stats;
+	unsigned int wait_flags;	/* IORING_ENTER_NO_IOWAIT on 6.15+ (write/uring_wait.h) */
 };
 
 static int nvme_setup(struct awr_nvme *h, const struct awr_devnode *n)
 {
+	struct io_uring_params p = { 0 };
 	char err[256];
 	int ret = awr__device_read(n, &h->dev, err, sizeof(err));
 
@@ -65,7 +68,10 @@ static int nvme_setup(struct awr_nvme *h, const struct awr_devnode *n)
 	h->fd = open(n->node, O_RDWR | O_CLOEXEC);
 	if (h->fd < 0)
 		return -errno;
-	ret = io_uring_queue_init(AWR_NVME_QUEUE_MAX, &h->ring, IORING_SETUP_SQE128 | IORING_SETUP_CQE32);
+	p.flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32;
+	ret = io_uring_queue_init_params(AWR_NVME_QUEUE_MAX, &h->ring, &p);
+	h->wait_flags = ret ? 0 : awr__uring_wait_flags(&p, p.flags);
+	h->stats.wait_flags = h->wait_flags;
 	if (ret) {
 		close(h->fd);
 		h->fd = -1;
@@ -275,7 +281,7 @@ static int nvme_enter(struct awr_nvme *h, unsigned int need)
 
 	if (!queued && !need)
 		return 0;
-	ret = need ? io_uring_submit_and_wait(&h->ring, need) : io_uring_submit(&h->ring);
+	ret = need ? awr__uring_submit_and_wait(&h->ring, need, h->wait_flags) : io_uring_submit(&h->ring);
 	h->stats.submit_calls++;
 	h->stats.submitted += queued - (h->ring.sq.sqe_tail - h->ring.sq.sqe_head);
 	return ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY ? ret : 0;

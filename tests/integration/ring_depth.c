@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <liburing.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -145,7 +146,25 @@ static void batch(const char *name, unsigned int qd, unsigned int wflags)
 	verdict(name, before);
 }
 
-/* Linux 6.1 or later takes DEFER_TASKRUN; the ring must not have fallen back there. */
+/*
+ * Does this kernel know IORING_ENTER_NO_IOWAIT? Read straight from a ring set up with the raw
+ * system call: io_uring_params.features bit 17, IORING_FEAT_NO_IOWAIT (Linux 6.15).
+ */
+static bool kernel_no_iowait(void)
+{
+	struct io_uring_params p = { 0 };
+	long fd = syscall(__NR_io_uring_setup, 2, &p);
+
+	if (fd < 0)
+		return false;
+	close((int)fd);
+	return p.features & (1U << 17);
+}
+
+/*
+ * Linux 6.1 or later takes DEFER_TASKRUN; the ring must not have fallen back there. Where the
+ * kernel knows IORING_ENTER_NO_IOWAIT (6.15), every wait carries it, as fio's does.
+ */
 static void setup_flags(void)
 {
 	struct awr_ring_stats st;
@@ -165,6 +184,12 @@ static void setup_flags(void)
 					    IORING_SETUP_DEFER_TASKRUN),
 			 "kernel %s: setup flags 0x%x, expected COOP_TASKRUN|SINGLE_ISSUER|DEFER_TASKRUN", u.release,
 			 st.setup_flags);
+	T_EXPECT(st.wait_flags == (kernel_no_iowait() ? (1U << 7) : 0),
+		 "kernel %s: wait flags 0x%x, but the kernel %s IORING_FEAT_NO_IOWAIT", u.release, st.wait_flags,
+		 kernel_no_iowait() ? "has" : "lacks");
+	if (major > 6 || (major == 6 && minor >= 15))
+		T_EXPECT(kernel_no_iowait(), "kernel %s (6.15 or later) lacks IORING_FEAT_NO_IOWAIT", u.release);
+	printf("    setup flags 0x%x, wait flags 0x%x\n", st.setup_flags, st.wait_flags);
 	awr_ring_free(r);
 	verdict("setup_flags", before);
 }
