@@ -193,17 +193,17 @@ static bool running(const struct bench *b, uint64_t now)
 	return now < b->deadline && !bench_stop;
 }
 
-/*
- * Queue the slots @s[0..n) with one clock read before and one after: the
- * time in between (the rule check, the SQE, the page order; no system call)
- * is the library's CPU per queued write, measured in the running loop.
- */
 /* @n writes that took @per ns each to queue, into the histogram of whole ns */
 static void qhist_add(struct bench *b, double per, unsigned int n)
 {
 	b->qhist[per <= 0 ? 0 : per >= QHIST - 1 ? QHIST - 1 : (unsigned int)per] += n;
 }
 
+/*
+ * Queue the slots @s[0..n) with one clock read before and one after: the
+ * time in between (the rule check, the SQE, the page order; no system call)
+ * is the library's CPU per queued write, measured in the running loop.
+ */
 static int queue_slots(struct bench *b, const unsigned int *s, unsigned int n)
 {
 	uint64_t t = now_ns(), t1;

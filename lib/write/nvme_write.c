@@ -51,7 +51,6 @@ struct awr_nvme {
 	unsigned int free_slots[AWR_NVME_QUEUE_MAX];
 	struct nvme_slot slots[AWR_NVME_QUEUE_MAX];	/* by the SQE's user_data */
 	struct awr_ring_stats stats;
-	unsigned int wait_flags;	/* IORING_ENTER_NO_IOWAIT on 6.15+ (write/uring_wait.h) */
 };
 
 static int nvme_setup(struct awr_nvme *h, const struct awr_devnode *n)
@@ -70,8 +69,7 @@ static int nvme_setup(struct awr_nvme *h, const struct awr_devnode *n)
 		return -errno;
 	p.flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32;
 	ret = io_uring_queue_init_params(AWR_NVME_QUEUE_MAX, &h->ring, &p);
-	h->wait_flags = ret ? 0 : awr__uring_wait_flags(&p, p.flags);
-	h->stats.wait_flags = h->wait_flags;
+	h->stats.wait_flags = ret ? 0 : awr__uring_wait_flags(&p, p.flags);
 	if (ret) {
 		close(h->fd);
 		h->fd = -1;
@@ -281,7 +279,7 @@ static int nvme_enter(struct awr_nvme *h, unsigned int need)
 
 	if (!queued && !need)
 		return 0;
-	ret = need ? awr__uring_submit_and_wait(&h->ring, need, h->wait_flags) : io_uring_submit(&h->ring);
+	ret = need ? awr__uring_submit_and_wait(&h->ring, need, h->stats.wait_flags) : io_uring_submit(&h->ring);
 	h->stats.submit_calls++;
 	h->stats.submitted += queued - (h->ring.sq.sqe_tail - h->ring.sq.sqe_head);
 	return ret < 0 && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY ? ret : 0;

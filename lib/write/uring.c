@@ -29,7 +29,6 @@
 struct awr_ring {
 	struct io_uring ring;
 	unsigned int setup_flags;	/* IORING_SETUP_* the kernel accepted */
-	unsigned int wait_flags;	/* IORING_ENTER_NO_IOWAIT where the kernel knows it, or 0 */
 	struct awr_ring_stats stats;
 	struct awr_file *file;
 	int fd;				/* the fd, or 0: index of the registered file */
@@ -84,10 +83,8 @@ static int ring_setup(struct awr_ring *r, unsigned int depth, unsigned int flags
 		ret = io_uring_queue_init_params(depth, &r->ring, &p);
 		r->setup_flags = tries[i];
 	}
-	if (!ret)
-		r->wait_flags = awr__uring_wait_flags(&p, r->setup_flags);
 	r->stats.setup_flags = r->setup_flags;
-	r->stats.wait_flags = r->wait_flags;
+	r->stats.wait_flags = ret ? 0 : awr__uring_wait_flags(&p, r->setup_flags);
 	return ret;
 }
 
@@ -306,7 +303,7 @@ static int ring_enter(struct awr_ring *r, unsigned int need)
 	if (!queued && !need && (!(r->setup_flags & IORING_SETUP_DEFER_TASKRUN) || io_uring_cq_ready(&r->ring)))
 		return 0;
 	if (need)
-		ret = awr__uring_submit_and_wait(&r->ring, need, r->wait_flags);
+		ret = awr__uring_submit_and_wait(&r->ring, need, r->stats.wait_flags);
 	else if (r->setup_flags & IORING_SETUP_DEFER_TASKRUN)
 		ret = io_uring_submit_and_get_events(&r->ring);
 	else

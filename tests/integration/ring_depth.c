@@ -178,6 +178,7 @@ static void setup_flags(void)
 	struct awr_ring *r;
 	struct utsname u;
 	int before = t_failures, major = 0, minor = 0;
+	bool no_iowait = kernel_no_iowait();
 
 	uname(&u);
 	sscanf(u.release, "%d.%d", &major, &minor);
@@ -191,11 +192,11 @@ static void setup_flags(void)
 					    IORING_SETUP_DEFER_TASKRUN),
 			 "kernel %s: setup flags 0x%x, expected COOP_TASKRUN|SINGLE_ISSUER|DEFER_TASKRUN", u.release,
 			 st.setup_flags);
-	T_EXPECT(st.wait_flags == (kernel_no_iowait() ? (1U << 7) : 0),
+	T_EXPECT(st.wait_flags == (no_iowait ? (1U << 7) : 0),
 		 "kernel %s: wait flags 0x%x, but the kernel %s IORING_FEAT_NO_IOWAIT", u.release, st.wait_flags,
-		 kernel_no_iowait() ? "has" : "lacks");
+		 no_iowait ? "has" : "lacks");
 	if (major > 6 || (major == 6 && minor >= 15))
-		T_EXPECT(kernel_no_iowait(), "kernel %s (6.15 or later) lacks IORING_FEAT_NO_IOWAIT", u.release);
+		T_EXPECT(no_iowait, "kernel %s (6.15 or later) lacks IORING_FEAT_NO_IOWAIT", u.release);
 	printf("    setup flags 0x%x, wait flags 0x%x\n", st.setup_flags, st.wait_flags);
 	awr_ring_free(r);
 	verdict("setup_flags", before);
