@@ -12,22 +12,31 @@ require_root "$@"
 
 install_packages "${BUILD_DEPS[@]}" "${TEST_DEPS[@]}" || { echo "package installation failed"; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
 
-passed=0 failed=0 skipped=0 finished=0
+passed=0 failed=0 skipped=0 finished=0 failures=()
 count() { # count RESULT NAME [REASON]
 	case "$1" in
 	PASS) passed=$((passed + 1)); echo "PASS $2" ;;
 	SKIP) skipped=$((skipped + 1)); echo "SKIP $2: $3" ;;
-	*) failed=$((failed + 1)); echo "FAIL $2${3:+: $3}" ;;
+	*) failed=$((failed + 1)); failures+=("  $2${3:+: $3}"); echo "FAIL $2${3:+: $3}" ;;
 	esac
 }
-finish() {
+# summary: the failing cases again, just above the final line, so that the tail of a
+# long log (all a CI page may keep) says what failed, not only how many.
+summary() {
 	finished=1
+	if [ "$failed" != 0 ]; then
+		echo "== failed ($failed):"
+		printf '%s\n' "${failures[@]}"
+	fi
 	echo "$passed passed, $failed failed, $skipped skipped"
+}
+finish() {
+	summary
 	[ "$failed" = 0 ]
 	exit $?
 }
 # A run that stops early (a shell error, a signal) still ends with the summary line, failed.
-trap '[ "$finished" = 1 ] || { count FAIL run-tests "stopped before the end (exit $?)"; finished=1; echo "$passed passed, $failed failed, $skipped skipped"; exit 1; }' EXIT
+trap '[ "$finished" = 1 ] || { count FAIL run-tests "stopped before the end (exit $?)"; summary; exit 1; }' EXIT
 trap 'exit 130' INT TERM HUP
 
 # relay_meson PREFIX BUILD MESON_EXIT [SELECTION...]: count the results of one
