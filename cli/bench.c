@@ -209,7 +209,12 @@ static int queue_slots(struct bench *b, const unsigned int *s, unsigned int n)
 	uint64_t t = now_ns(), t1;
 	int ret = 0;
 
-	if (b->o->qd > 1) {	/* each write handed over as it is queued (awr_ring_submit(3)), timed alone */
+	/*
+	 * Each write handed over as it is queued, as a ring made with
+	 * AWR_RING_SUBMIT_EACH does, but by hand: the queueing is timed alone,
+	 * without the system call.
+	 */
+	if (b->o->qd > 1) {
 		for (unsigned int i = 0; i < n && !ret; i++) {
 			ret = queue_slot(b, s[i], t);
 			t1 = now_ns();

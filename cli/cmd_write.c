@@ -187,8 +187,6 @@ static int uring_fill(struct uring_run *u)
 						   j->offset + u->next, slot, j->flags);
 		if (ret)
 			return ret;
-		if (!u->nvme && j->qd > 1)
-			awr_ring_submit(u->r);	/* handed over at once: the device kept fed */
 		u->inflight++;
 		u->slot_pos[slot] = u->next;
 		u->next += j->unit;
@@ -273,7 +271,7 @@ static int run_queued(struct write_job *j, struct awr_file *f, struct awr_nvme *
 {
 	struct uring_run u = { .j = j, .nvme = nvme };
 	struct awr_completion drain[64];
-	int n, ret = nvme ? 0 : awr_ring_create(f, j->nbuf, AWR_RING_REGISTER_FILE, &u.r);
+	int n, ret = nvme ? 0 : awr_ring_create(f, j->nbuf, AWR_RING_REGISTER_FILE | AWR_RING_SUBMIT_EACH, &u.r);
 
 	if (ret) {
 		out_error("cannot set up io_uring with queue depth %u: %s", j->nbuf, strerror(-ret));

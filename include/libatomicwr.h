@@ -1410,6 +1410,15 @@ struct awr_ring;
 /* awr_ring_create() flags */
 #define AWR_RING_REGISTER_FILE	(1U << 0)	/* register the fd (IOSQE_FIXED_FILE) */
 #define AWR_RING_SQPOLL		(1U << 1)	/* a kernel thread polls the queue (IORING_SETUP_SQPOLL) */
+/*
+ * Hand each write to the kernel as it is queued (awr_ring_submit() inside
+ * awr_ring_queue_write(): one io_uring_enter() per write): the device starts on
+ * it at once instead of at the next reap, and with DEFER_TASKRUN the same call
+ * posts the completions that are ready, so the reap finds them waiting instead
+ * of sleeping. For a queue kept full (QD above 1). Ignored at depth 1, where
+ * the reap's one call already submits and waits.
+ */
+#define AWR_RING_SUBMIT_EACH	(1U << 2)
 
 /* awr_ring_queue_write() / awr_write_units() flags, besides AWR_WRITE_DSYNC and AWR_WRITE_NOCHECK */
 #define AWR_WRITE_PLAIN		(1U << 8)	/* a plain O_DIRECT write: no RWF_ATOMIC, no rule check */
@@ -1457,6 +1466,10 @@ void awr_ring_free(struct awr_ring *r);
  * An atomic write that breaks a rule is not sent: its completion carries the
  * rule's errno in res and the rule in rule, and is returned by the next
  * awr_ring_reap() ahead of kernel completions.
+ *
+ * With AWR_RING_SUBMIT_EACH the write is also handed to the kernel (one
+ * system call); should that call fail, the write stays queued and goes with
+ * the next awr_ring_reap(), which reports the error.
  *
  * Return: 0 when a completion will follow (also for a refused write),
  * -EBUSY when @depth writes are already queued and not reaped, -EINVAL for a
@@ -1591,8 +1604,10 @@ struct awr_batch_result {
  * @res:	optional: units landed, the first error and its verdict
  *
  * Each unit is one atomic write (each page untorn, not the whole range).
- * Units are queued as the ring has room and submitted in batches; it returns
- * when all queued units completed. After the first failure no further units
+ * Units are queued as the ring has room and submitted with each reap, or each
+ * as it is queued when the ring was made with AWR_RING_SUBMIT_EACH (the faster
+ * way at a depth above 1: the device is kept fed); it returns when all queued
+ * units completed. After the first failure no further units
  * are queued; those in flight complete.
  *
  * Return: 0 when every unit landed; else the first error (the unit at the

@@ -68,15 +68,12 @@ static void explain(struct batch *b)
 }
 
 /*
- * Queue units until the ring is full. With a depth above 1 each unit is handed
- * to the kernel as it is queued (awr_ring_submit(), which with DEFER_TASKRUN
- * also posts the completions that are ready), as awr write and awr bench do:
- * the device gets each write at once instead of a turn's writes together at
- * the next reap, and the reap finds completions waiting instead of sleeping.
+ * Queue units until the ring is full. A ring made with AWR_RING_SUBMIT_EACH
+ * hands each unit to the kernel as it is queued; otherwise the units go
+ * together with the next reap's one system call.
  */
 static int fill(struct batch *b)
 {
-	bool each = awr_ring_depth(b->r) > 1;
 	int ret;
 
 	while (b->next < b->nr_units && !b->res->error) {
@@ -87,8 +84,6 @@ static int fill(struct batch *b)
 		if (ret)
 			return ret;
 		b->next++;
-		if (each)
-			awr_ring_submit(b->r);
 	}
 	return 0;
 }

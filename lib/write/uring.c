@@ -8,13 +8,17 @@
  *
  * The queue stays full: every awr_ring_reap() hands the writes queued since
  * the last call to the kernel in the same io_uring_enter() that collects or
- * waits (one system call per turn of the caller's loop). The ring asks for
+ * waits (one system call per turn of the caller's loop), unless the ring was
+ * made with AWR_RING_SUBMIT_EACH: then each write goes to the kernel as it is
+ * queued (awr write; awr bench does the same by hand, to time the queueing
+ * alone). The ring asks for
  * IORING_SETUP_COOP_TASKRUN | SINGLE_ISSUER | DEFER_TASKRUN (completions are
  * run in that same call, no interrupt of the submitting task) and falls back
  * when the kernel refuses them.
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <liburing.h>
@@ -33,6 +37,7 @@ struct awr_ring {
 	struct awr_file *file;
 	int fd;				/* the fd, or 0: index of the registered file */
 	unsigned char sqe_flags;	/* IOSQE_FIXED_FILE or 0 */
+	bool submit_each;		/* AWR_RING_SUBMIT_EACH at a depth above 1 */
 	unsigned int depth;
 	unsigned int outstanding;	/* queued (or refused) and not reaped */
 	unsigned int nr_refused;
@@ -95,7 +100,7 @@ int awr_ring_create(struct awr_file *f, unsigned int depth, unsigned int flags,
 	int ret;
 
 	if (!f || !out || !depth || depth > AWR_RING_MAX_DEPTH ||
-	    (flags & ~(AWR_RING_REGISTER_FILE | AWR_RING_SQPOLL)))
+	    (flags & ~(AWR_RING_REGISTER_FILE | AWR_RING_SQPOLL | AWR_RING_SUBMIT_EACH)))
 		return -EINVAL;
 	r = calloc(1, sizeof(*r));
 	if (!r)
@@ -108,6 +113,7 @@ int awr_ring_create(struct awr_file *f, unsigned int depth, unsigned int flags,
 	r->file = f;
 	r->fd = f->fd;
 	r->depth = depth;
+	r->submit_each = (flags & AWR_RING_SUBMIT_EACH) && depth > 1;
 	awr__queue_stats_init(&r->stats);
 	ret = ring_setup(r, depth, flags);
 	if (ret)
@@ -177,6 +183,8 @@ static void ring_sqe_finish(struct awr_ring *r, struct io_uring_sqe *sqe, uint64
 	sqe->flags |= r->sqe_flags;
 	io_uring_sqe_set_data64(sqe, tag);
 	r->outstanding++;
+	if (r->submit_each)
+		awr_ring_submit(r);	/* a failure leaves it queued: the next reap sends it and reports */
 }
 
 int awr_ring_queue_write(struct awr_ring *r, const void *buf, size_t len, uint64_t offset,
@@ -238,8 +246,9 @@ int awr_ring_queue_write_fixed(struct awr_ring *r, unsigned int buf_index, const
  * Hand the queued writes to the kernel now, without waiting; with
  * DEFER_TASKRUN the same call posts the completions that are ready (one
  * io_uring_enter() with GETEVENTS and no minimum), so a loop that submits each
- * write as it queues it keeps the device fed and finds completions waiting
- * when it reaps, instead of sleeping for them (see ring_enter()).
+ * write as it queues it (AWR_RING_SUBMIT_EACH) keeps the device fed and finds
+ * completions waiting when it reaps, instead of sleeping for them (see
+ * ring_enter()).
  */
 int awr_ring_submit(struct awr_ring *r)
 {

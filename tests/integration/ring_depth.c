@@ -57,6 +57,8 @@ static void verdict(const char *name, int before)
  * Reaping one completion at a time leaves completions waiting in the CQ ring
  * at the next reap: the queued writes must be submitted all the same. A reap
  * with nothing queued may cost no call at all (completions already waiting).
+ * With AWR_RING_SUBMIT_EACH (at QD above 1) every write must be in the kernel
+ * as soon as it is queued: one system call each, nothing left for the reap.
  */
 static void stream(const char *name, unsigned int qd, unsigned int ring_flags, unsigned int wflags,
 		   bool fixed, unsigned int reap_max)
@@ -65,7 +67,8 @@ static void stream(const char *name, unsigned int qd, unsigned int ring_flags, u
 	struct awr_ring_stats st, prev;
 	struct awr_ring *r;
 	struct iovec iov = { data, (size_t)NPAGES * PAGE };
-	unsigned int next = 0, done = 0, full_reaps = 0;
+	unsigned int next = 0, done = 0, full_reaps = 0, late = 0;
+	bool each = (ring_flags & AWR_RING_SUBMIT_EACH) && qd > 1;
 	int before = t_failures, n, ret;
 
 	stamp(qd + wflags + fixed);
@@ -89,7 +92,13 @@ static void stream(const char *name, unsigned int qd, unsigned int ring_flags, u
 			if (ret)
 				break;
 			next++;
+			awr_ring_stats(r, &st);
+			if (each && st.submitted != next)
+				late++;
 		}
+		T_EXPECT(!late, "%s: %u writes were not in the kernel when queued (AWR_RING_SUBMIT_EACH)",
+			 name, late);
+		late = 0;
 		awr_ring_stats(r, &prev);
 		bool full = awr_ring_outstanding(r) == qd;
 
@@ -98,7 +107,7 @@ static void stream(const char *name, unsigned int qd, unsigned int ring_flags, u
 		if (n <= 0)
 			break;
 		awr_ring_stats(r, &st);
-		if (next > first)
+		if (next > first && !each)
 			T_EXPECT_EQ(st.submit_calls - prev.submit_calls, 1, "system calls to submit and wait in one reap");
 		else
 			T_EXPECT(st.submit_calls - prev.submit_calls <= 1, "%s: %" PRIu64 " system calls in one reap",
@@ -124,8 +133,11 @@ static void stream(const char *name, unsigned int qd, unsigned int ring_flags, u
 	verdict(name, before);
 }
 
-/* A page batch refills as completions arrive: only its tail may run below the depth. */
-static void batch(const char *name, unsigned int qd, unsigned int wflags)
+/*
+ * A page batch refills as completions arrive: only its tail may run below the depth.
+ * On a ring made with AWR_RING_SUBMIT_EACH each unit costs its own submission call.
+ */
+static void batch(const char *name, unsigned int qd, unsigned int ring_flags, unsigned int wflags)
 {
 	struct awr_batch_result res;
 	struct awr_ring_stats st;
@@ -133,7 +145,7 @@ static void batch(const char *name, unsigned int qd, unsigned int wflags)
 	int before = t_failures, ret;
 
 	stamp(100 + qd + wflags);
-	ret = awr_ring_create(file, qd, AWR_RING_REGISTER_FILE, &r);
+	ret = awr_ring_create(file, qd, AWR_RING_REGISTER_FILE | ring_flags, &r);
 	T_EXPECT(!ret, "%s: awr_ring_create: %s", name, strerror(-ret));
 	if (ret)
 		return verdict(name, before);
@@ -143,6 +155,9 @@ static void batch(const char *name, unsigned int qd, unsigned int wflags)
 	awr_ring_stats(r, &st);
 	T_EXPECT_EQ(st.submitted, NPAGES, "writes handed to the kernel");
 	T_EXPECT_EQ(st.inflight_max, qd, "most writes in the kernel at a reap");
+	if (ring_flags & AWR_RING_SUBMIT_EACH)
+		T_EXPECT(st.submit_calls >= NPAGES, "%s: %" PRIu64 " submission calls for %u units, each submitted as queued",
+			 name, st.submit_calls, NPAGES);
 	/* every reap takes at least one completion: once the last unit is queued, at most qd reaps follow */
 	T_EXPECT(st.reaps_below_depth <= qd, "%s: %" PRIu64 " of %" PRIu64 " reaps found fewer than %u writes in the kernel",
 		 name, st.reaps_below_depth, st.reaps, qd);
@@ -273,10 +288,13 @@ int main(int argc, char **argv)
 	stream("stream_plain_qd32", 32, AWR_RING_REGISTER_FILE, AWR_WRITE_PLAIN, false, REAP);
 	stream("stream_plain_qd32_reap_one", 32, AWR_RING_REGISTER_FILE, AWR_WRITE_PLAIN, false, 1);
 	stream("stream_atomic_qd1", 1, 0, 0, false, REAP);
+	stream("stream_atomic_submit_each_qd32", 32, AWR_RING_REGISTER_FILE | AWR_RING_SUBMIT_EACH, 0, false, REAP);
+	stream("stream_atomic_submit_each_qd1", 1, AWR_RING_SUBMIT_EACH, 0, false, REAP);
 	stream("stream_plain_fixed_buffers_qd32", 32, AWR_RING_REGISTER_FILE, AWR_WRITE_PLAIN, true, REAP);
 	stream("stream_plain_sqpoll_qd32", 32, AWR_RING_SQPOLL, AWR_WRITE_PLAIN, false, REAP);
-	batch("batch_atomic_qd32", 32, 0);
-	batch("batch_plain_qd8", 8, AWR_WRITE_PLAIN);
+	batch("batch_atomic_qd32", 32, 0, 0);
+	batch("batch_atomic_submit_each_qd32", 32, AWR_RING_SUBMIT_EACH, 0);
+	batch("batch_plain_qd8", 8, 0, AWR_WRITE_PLAIN);
 	fixed_atomic();
 	awr_file_close(file);
 	unlink(path);
