@@ -47,7 +47,7 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "n/a" }'; }
 
 naive() {	# the bench's naive doublewrite on a file written in full
-	rm -f "$dir/dw.dat"
+	rm -f "$dir/dw.dat" && sync	# the same extents each run (see fresh() in run.sh)
 	dd if=/dev/zero of="$dir/dw.dat" bs=1M count=$(( $(numfmt --from=iec "$span") >> 20 )) oflag=direct \
 		conv=fsync status=none || exit 1
 	"$awr" bench "$dir/dw.dat" --force --mode doublewrite --seconds "$seconds" --size "$span" -o json \

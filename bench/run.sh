@@ -74,9 +74,14 @@ abort() {
 	exit 1
 }
 
-# A fresh, fully written file: every run starts from the same allocation.
+# A fresh, fully written file: every run starts from the same allocation. The
+# sync between rm and dd matters: XFS does not reuse extents freed by a
+# transaction that is not yet on disk (busy extents), so without it each new
+# file went to the other half of the image, and on the loop device runs in one
+# half were 25-50% slower than in the other (plain 16 KiB QD 32: 76-81k pages/s
+# against 99-119k, alternating run by run; xfs_io fiemap showed the two places).
 fresh() {
-	rm -f "$f" && dd if=/dev/zero of="$f" bs=1M count=$((span >> 20)) oflag=direct status=none ||
+	rm -f "$f" && sync && dd if=/dev/zero of="$f" bs=1M count=$((span >> 20)) oflag=direct status=none ||
 		abort "cannot write $f (was the scratch filesystem shut down? see dmesg)"
 	sync
 }
