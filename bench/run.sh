@@ -10,7 +10,7 @@
 # note. BUILDDIR (default: build/ in the source tree) is set up and built when
 # needed. Each comparison runs REPEATS rounds (default 4; keep it even), the
 # two tools in alternating order so that position effects cancel, each run on a
-# freshly written file; the table gives medians, the ratio of medians and the
+# new XFS (mkfs again, on the image it made) holding a freshly written file; the table gives medians, the ratio of medians and the
 # spread (lowest and highest per-round ratio). CPUS (default 0; -c '' for none)
 # pins every measured process, awr and reference alike, with taskset -c: on a
 # small virtual machine the scheduler otherwise settles each run, at random,
@@ -51,8 +51,15 @@ if [ -z "${AWR_SCRATCH_DIR:-}" ]; then
 	command -v "$fio" >/dev/null || { echo "run.sh: fio is not installed (apt-get install fio, or FIO=PATH)" >&2; exit 2; }
 	[ -f "$build/build.ninja" ] || meson setup "$build" "$top" >/dev/null || exit 2
 	ninja -C "$build" -j2 >/dev/null || exit 2
-	FIO=$fio exec "$top/tests/integration/with-scratch-xfs.sh" --size 2G "$0" -B "$build" -s "$seconds" \
+	FIO=$fio AWR_BENCH_OWN_SCRATCH=new exec "$top/tests/integration/with-scratch-xfs.sh" --size 2G "$0" -B "$build" -s "$seconds" \
 		-r "$repeats" -u "$units" -q "$qds" -c "$cpus" "$out"
+fi
+# the image with-scratch-xfs.sh just made for this run: its device, which fresh() may format again
+if [ "${AWR_BENCH_OWN_SCRATCH:-}" = new ] && [ -n "${AWR_SCRATCH_IMG:-}" ] &&
+   [ "$(losetup -nO BACK-FILE "$AWR_SCRATCH_DEV" 2>/dev/null)" = "$AWR_SCRATCH_IMG" ]; then
+	AWR_BENCH_OWN_SCRATCH=$AWR_SCRATCH_DEV
+else
+	AWR_BENCH_OWN_SCRATCH=
 fi
 pin=()
 [ -n "$cpus" ] && pin=(taskset -c "$cpus")
@@ -74,14 +81,27 @@ abort() {
 	exit 1
 }
 
-# A fresh, fully written file: every run starts from the same allocation. The
-# sync between rm and dd matters: XFS does not reuse extents freed by a
-# transaction that is not yet on disk (busy extents), so without it each new
-# file went to the other half of the image, and on the loop device runs in one
-# half were 25-50% slower than in the other (plain 16 KiB QD 32: 76-81k pages/s
-# against 99-119k, alternating run by run; xfs_io fiemap showed the two places).
+# A fresh filesystem and a fully written file: every run starts from the same
+# extents and the same free space. Removing the file and writing it again was
+# not enough on two counts: XFS does not reuse extents freed by a transaction
+# not yet on disk (busy extents), so each new file went to the other half of
+# the image, where runs were 25-50% faster on the loop device (plain 16 KiB
+# QD 32: 76-81k pages/s against 99-119k, alternating run by run; xfs_io fiemap
+# showed the two places); and atomic runs remap the file (copy-on-write), so
+# free space fragmented run after run (8.9k down to 7.7k pages/s in six runs).
+# Only on the scratch image this script made itself (AWR_BENCH_OWN_SCRATCH, set
+# below): on a directory the caller gave, the file alone is written again.
 fresh() {
-	rm -f "$f" && sync && dd if=/dev/zero of="$f" bs=1M count=$((span >> 20)) oflag=direct status=none ||
+	if [ "${AWR_BENCH_OWN_SCRATCH:-}" = "$AWR_SCRATCH_DEV" ]; then
+		# a ring torn down after its process exited may hold a file a moment longer (EBUSY)
+		for _ in $(seq 50); do umount "$AWR_SCRATCH_DIR" 2>/dev/null && break; sleep 0.1; done
+		! mountpoint -q "$AWR_SCRATCH_DIR" && mkfs.xfs -f -q "$AWR_SCRATCH_DEV" &&
+			mount "$AWR_SCRATCH_DEV" "$AWR_SCRATCH_DIR" ||
+			abort "cannot make a fresh XFS on $AWR_SCRATCH_DEV (see dmesg)"
+	else
+		rm -f "$f" && sync || abort "cannot remove $f"
+	fi
+	dd if=/dev/zero of="$f" bs=1M count=$((span >> 20)) oflag=direct status=none ||
 		abort "cannot write $f (was the scratch filesystem shut down? see dmesg)"
 	sync
 }
@@ -206,7 +226,7 @@ own_ns=$(sed -n 's/.*library_ns=\([-0-9.]*\).*/\1/p' <<<"$cost")
 	echo "Target: a file on XFS (reflink, 4 KiB blocks) on a loop device over an image file (scratch, 2 GiB)."
 	echo "XFS on a loop device has no hardware atomic path: every RWF_ATOMIC write takes XFS's"
 	echo "copy-on-write software path. Random page order over a 256 MiB span, no durability step,"
-	echo "$seconds s per run, each on a freshly written file; $repeats rounds, the order alternating;" \
+	echo "$seconds s per run, each on a new XFS (mkfs) holding a freshly written file; $repeats rounds, the order alternating;" \
 		"$([ -n "$cpus" ] && echo "every measured process pinned with taskset -c $cpus" || echo "no CPU pinning")."
 	echo
 	echo "| comparison | awr pages/s | reference pages/s | ratio of medians | per-round ratios | awr CPU us/page | reference CPU us/page | awr library ns/write | target |"
