@@ -10,8 +10,9 @@
 # note. BUILDDIR (default: build/ in the source tree) is set up and built when
 # needed. Each comparison runs REPEATS rounds (default 4; keep it even), the
 # two tools in alternating order so that position effects cancel, each run on a
-# new XFS (mkfs again, on the image it made) holding a freshly written file; the table gives medians, the ratio of medians and the
-# spread (lowest and highest per-round ratio). CPUS (default 0; -c '' for none)
+# new XFS (mkfs again, on the image it made) holding a freshly written file;
+# the table gives medians, the ratio of medians and the spread (lowest and
+# highest per-round ratio). CPUS (default 0; -c '' for none)
 # pins every measured process, awr and reference alike, with taskset -c: on a
 # small virtual machine the scheduler otherwise settles each run, at random,
 # into waking the writer on the CPU that completed its write or on another
@@ -38,7 +39,7 @@ while [ $# -gt 0 ]; do
 	-u) units=$2; shift 2 ;;
 	-q) qds=$2; shift 2 ;;
 	-c) cpus=$2; shift 2 ;;
-	-h|--help) sed -n '3,22p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,23p' "$0"; exit 0 ;;
 	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	*) out=$1; shift ;;
 	esac
