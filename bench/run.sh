@@ -39,7 +39,7 @@ while [ $# -gt 0 ]; do
 	-u) units=$2; shift 2 ;;
 	-q) qds=$2; shift 2 ;;
 	-c) cpus=$2; shift 2 ;;
-	-h|--help) sed -n '3,23p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,22p' "$0"; exit 0 ;;
 	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
 	*) out=$1; shift ;;
 	esac
