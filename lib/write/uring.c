@@ -32,7 +32,6 @@
 
 struct awr_ring {
 	struct io_uring ring;
-	unsigned int setup_flags;	/* IORING_SETUP_* the kernel accepted */
 	struct awr_ring_stats stats;
 	struct awr_file *file;
 	int fd;				/* the fd, or 0: index of the registered file */
@@ -86,10 +85,9 @@ static int ring_setup(struct awr_ring *r, unsigned int depth, unsigned int flags
 		p.flags = tries[i];
 		p.sq_thread_idle = 1000;	/* ms the SQPOLL thread spins before it sleeps */
 		ret = io_uring_queue_init_params(depth, &r->ring, &p);
-		r->setup_flags = tries[i];
+		r->stats.setup_flags = tries[i];	/* the IORING_SETUP_* the kernel accepted */
 	}
-	r->stats.setup_flags = r->setup_flags;
-	r->stats.wait_flags = ret ? 0 : awr__uring_wait_flags(&p, r->setup_flags);
+	r->stats.wait_flags = ret ? 0 : awr__uring_wait_flags(&p, r->stats.setup_flags);
 	return ret;
 }
 
@@ -255,7 +253,7 @@ int awr_ring_submit(struct awr_ring *r)
 	unsigned int queued = unflushed(r);
 	int ret;
 
-	if (r->setup_flags & IORING_SETUP_DEFER_TASKRUN)
+	if (r->stats.setup_flags & IORING_SETUP_DEFER_TASKRUN)
 		ret = io_uring_submit_and_get_events(&r->ring);
 	else
 		ret = io_uring_submit(&r->ring);
@@ -309,11 +307,11 @@ static int ring_enter(struct awr_ring *r, unsigned int need)
 	unsigned int queued = unflushed(r);
 	int ret;
 
-	if (!queued && !need && (!(r->setup_flags & IORING_SETUP_DEFER_TASKRUN) || io_uring_cq_ready(&r->ring)))
+	if (!queued && !need && (!(r->stats.setup_flags & IORING_SETUP_DEFER_TASKRUN) || io_uring_cq_ready(&r->ring)))
 		return 0;
 	if (need)
 		ret = awr__uring_submit_and_wait(&r->ring, need, r->stats.wait_flags);
-	else if (r->setup_flags & IORING_SETUP_DEFER_TASKRUN)
+	else if (r->stats.setup_flags & IORING_SETUP_DEFER_TASKRUN)
 		ret = io_uring_submit_and_get_events(&r->ring);
 	else
 		ret = io_uring_submit(&r->ring);
