@@ -3,94 +3,50 @@
  * Description: a path maps to the node that answers identify / VPD queries on sysfs fixture trees
  * (namespace, partition, ngXnY, nvmeX, sdX, sgN, others), and a failed device query is a probe finding.
  */
-#include <fcntl.h>
-#include <limits.h>
-#include <stdarg.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
-#include <unistd.h>
-
 #include "helpers.h"
 #include "device/device.h"
-
-static char root[PATH_MAX];
-
-static void mk(const char *fmt, ...)
-{
-	char rel[PATH_MAX], cmd[PATH_MAX * 3];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(rel, sizeof(rel), fmt, ap);
-	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/%s'", root, rel);
-	if (system(cmd))
-		exit(T_EXIT_FAIL);
-}
-
-static void put(const char *rel, const char *text)
-{
-	char path[PATH_MAX * 2];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	f = fopen(path, "w");
-	if (!f || fputs(text, f) < 0)
-		exit(T_EXIT_FAIL);
-	fclose(f);
-}
-
-static void ln(const char *target, const char *rel)
-{
-	char path[PATH_MAX * 2];
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	if (symlink(target, path)) {
-		printf("FAIL: symlink %s: %s\n", path, strerror(errno));
-		exit(T_EXIT_FAIL);
-	}
-}
+#include "sysfs_fixture.h"
 
 /* A tree shaped like the kernel's: /sys/block links, /sys/dev/{block,char}, classes. */
 static void build_tree(void)
 {
-	mk("devices/nvme0/nvme0n1/nvme0n1p1");
-	mk("devices/nvme0/nvme0n1/queue");
-	put("devices/nvme0/nvme0n1/nvme0n1p1/partition", "1\n");
-	put("devices/nvme0/nvme0n1/queue/max_segments", "128\n");
-	put("devices/nvme0/nvme0n1/queue/max_hw_sectors_kb", "512\n");
-	mk("devices/nvme0/ng0n1");
-	mk("devices/host0/sda/device/scsi_generic/sg0");
-	mk("devices/host0/sda/queue");
-	put("devices/host0/sda/dev", "8:0\n");
-	put("devices/host0/sda/queue/logical_block_size", "4096\n");
-	mk("devices/host0/sg0/device/block/sda");
-	mk("devices/virtual/vda");
-	mk("devices/host1/sdb/device/scsi_disk/1:0:0:0");
-	mk("devices/virtual/mem/null");
-	mk("class/nvme-generic");
-	mk("class/nvme");
-	mk("class/scsi_generic");
-	mk("class/mem");
-	mk("block");
-	mk("dev/block");
-	mk("dev/char");
-	ln("../devices/nvme0/nvme0n1", "block/nvme0n1");
-	ln("../devices/host0/sda", "block/sda");
-	ln("../devices/virtual/vda", "block/vda");
-	ln("../devices/host1/sdb", "block/sdb");
-	ln("../../devices/nvme0/nvme0n1", "dev/block/259:0");
-	ln("../../devices/nvme0/nvme0n1/nvme0n1p1", "dev/block/259:1");
-	ln("../../devices/virtual/vda", "dev/block/252:250");
-	ln("../../devices/host0/sda", "dev/block/8:0");
-	ln("../../devices/nvme0/ng0n1", "dev/char/242:0");
-	ln("../../devices/nvme0", "dev/char/241:0");
-	ln("../../devices/host0/sg0", "dev/char/21:0");
-	ln("../../devices/virtual/mem/null", "dev/char/1:3");
-	ln("../../../class/nvme-generic", "devices/nvme0/ng0n1/subsystem");
-	ln("../../class/nvme", "devices/nvme0/subsystem");
-	ln("../../../class/scsi_generic", "devices/host0/sg0/subsystem");
-	ln("../../../../class/mem", "devices/virtual/mem/null/subsystem");
+	fx_mkdir("devices/nvme0/nvme0n1/nvme0n1p1");
+	fx_mkdir("devices/nvme0/nvme0n1/queue");
+	fx_put("devices/nvme0/nvme0n1/nvme0n1p1/partition", "1\n");
+	fx_put("devices/nvme0/nvme0n1/queue/max_segments", "128\n");
+	fx_put("devices/nvme0/nvme0n1/queue/max_hw_sectors_kb", "512\n");
+	fx_mkdir("devices/nvme0/ng0n1");
+	fx_mkdir("devices/host0/sda/device/scsi_generic/sg0");
+	fx_mkdir("devices/host0/sda/queue");
+	fx_put("devices/host0/sda/dev", "8:0\n");
+	fx_put("devices/host0/sda/queue/logical_block_size", "4096\n");
+	fx_mkdir("devices/host0/sg0/device/block/sda");
+	fx_mkdir("devices/virtual/vda");
+	fx_mkdir("devices/host1/sdb/device/scsi_disk/1:0:0:0");
+	fx_mkdir("devices/virtual/mem/null");
+	fx_mkdir("class/nvme-generic");
+	fx_mkdir("class/nvme");
+	fx_mkdir("class/scsi_generic");
+	fx_mkdir("class/mem");
+	fx_mkdir("block");
+	fx_mkdir("dev/block");
+	fx_mkdir("dev/char");
+	fx_ln("../devices/nvme0/nvme0n1", "block/nvme0n1");
+	fx_ln("../devices/host0/sda", "block/sda");
+	fx_ln("../devices/virtual/vda", "block/vda");
+	fx_ln("../devices/host1/sdb", "block/sdb");
+	fx_ln("../../devices/nvme0/nvme0n1", "dev/block/259:0");
+	fx_ln("../../devices/nvme0/nvme0n1/nvme0n1p1", "dev/block/259:1");
+	fx_ln("../../devices/virtual/vda", "dev/block/252:250");
+	fx_ln("../../devices/host0/sda", "dev/block/8:0");
+	fx_ln("../../devices/nvme0/ng0n1", "dev/char/242:0");
+	fx_ln("../../devices/nvme0", "dev/char/241:0");
+	fx_ln("../../devices/host0/sg0", "dev/char/21:0");
+	fx_ln("../../devices/virtual/mem/null", "dev/char/1:3");
+	fx_ln("../../../class/nvme-generic", "devices/nvme0/ng0n1/subsystem");
+	fx_ln("../../class/nvme", "devices/nvme0/subsystem");
+	fx_ln("../../../class/scsi_generic", "devices/host0/sg0/subsystem");
+	fx_ln("../../../../class/mem", "devices/virtual/mem/null/subsystem");
 }
 
 static void expect_node(const char *what, int ret, const struct awr_devnode *n,
@@ -136,19 +92,11 @@ static void test_mapping(void)
 /* A file whose st_dev sysfs maps to nvme0n1: the probe tries the device, and its failure is a finding. */
 static void test_probe_finding(void)
 {
-	char file[PATH_MAX + 16], rel[64];
+	char file[PATH_MAX + 16];
 	struct awr_probe *p = NULL;
-	struct stat st;
 	bool found = false;
-	int fd;
 
-	snprintf(file, sizeof(file), "%s/file", root);
-	fd = open(file, O_CREAT | O_WRONLY, 0644);
-	if (fd < 0 || fstat(fd, &st))
-		exit(T_EXIT_FAIL);
-	close(fd);
-	snprintf(rel, sizeof(rel), "dev/block/%u:%u", major(st.st_dev), minor(st.st_dev));
-	ln("../../devices/nvme0/nvme0n1", rel);
+	fx_file_on("file", "../../devices/nvme0/nvme0n1", file, sizeof(file));
 	if (access("/dev/nvme0n1", F_OK) == 0)
 		T_SKIP("this machine has a real /dev/nvme0n1");
 	T_EXPECT_EQ(awr_probe_path(file, 0, &p), 0, "probe of a file");
@@ -177,7 +125,7 @@ static void test_probe_char(void)
 	if (stat("/dev/zero", &st) || !S_ISCHR(st.st_mode))
 		T_SKIP("no /dev/zero char device");
 	snprintf(rel, sizeof(rel), "dev/char/%u:%u", major(st.st_rdev), minor(st.st_rdev));
-	ln("../../devices/host0/sg0", rel);
+	fx_ln("../../devices/host0/sg0", rel);
 	T_EXPECT_EQ(awr_probe_path("/dev/zero", 0, &p), 0, "probe of a char device");
 	y = p ? awr_probe_sysfs(p) : NULL;
 	T_EXPECT(y && !strcmp(y->disk, "sda"), "the sg node shows its disk's sysfs");
@@ -188,23 +136,11 @@ static void test_probe_char(void)
 	awr_probe_free(p);
 }
 
-/* The fixture tree goes on every exit, skips included. */
-static void remove_tree(void)
-{
-	char cmd[PATH_MAX + 16];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	if (system(cmd))
-		printf("cannot remove %s\n", root);
-}
-
 int main(void)
 {
-	snprintf(root, sizeof(root), "/tmp/awr-devnode-XXXXXX");
-	if (!mkdtemp(root))
-		return T_EXIT_FAIL;
-	atexit(remove_tree);
-	awr_set_sysfs_root(root);
+	fx_make_root("devnode");
+	atexit(fx_remove_at_exit);
+	awr_set_sysfs_root(fx_root);
 	build_tree();
 	test_mapping();
 	test_probe_finding();

@@ -9,15 +9,10 @@
  * file's definition is linked instead of lib/device/device_io.c's, which would open /dev/nvme0n1): the
  * rest of the probe - sysfs lookup, node mapping, caps, derivation, comparison - is the library's.
  */
-#include <limits.h>
-#include <stdarg.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
-
 #include "device/device_fixtures.h"
 #include "device/device.h"
+#include "sysfs_fixture.h"
 
-static char root[PATH_MAX];
 static const char *ctrl_fixture, *ns_fixture;
 static unsigned int device_reads;
 
@@ -46,76 +41,19 @@ int awr__device_read(const struct awr_devnode *n, struct awr_device **out, char 
 	return 0;
 }
 
-static void mk(const char *rel)
-{
-	char cmd[PATH_MAX * 3];
-
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/%s'", root, rel);
-	if (system(cmd))
-		exit(T_EXIT_FAIL);
-}
-
-static void put(const char *rel, const char *fmt, ...)
-{
-	char path[PATH_MAX * 2];
-	va_list ap;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	f = fopen(path, "w");
-	if (!f)
-		exit(T_EXIT_FAIL);
-	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
-	va_end(ap);
-	if (fclose(f))
-		exit(T_EXIT_FAIL);
-}
-
-static void ln(const char *target, const char *rel)
-{
-	char path[PATH_MAX * 2];
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	if (symlink(target, path)) {
-		printf("FAIL: symlink %s: %s\n", path, strerror(errno));
-		exit(T_EXIT_FAIL);
-	}
-}
-
-#define Q "devices/pci0000:00/nvme/nvme0/nvme0n1/queue/"
+#define DISK "devices/pci0000:00/nvme/nvme0/nvme0n1"
 
 /* nvme0n1 as the QEMU guest's kernel shows it; the file made in the tree lives on it. */
 static void build_tree(char *file, size_t len)
 {
-	struct stat st;
-	char rel[64];
-	int fd;
-
-	mk(Q);
-	mk("block");
-	mk("dev/block");
-	put(Q "logical_block_size", "4096\n");
-	put(Q "physical_block_size", "4096\n");
-	put(Q "max_segments", "128\n");
-	put(Q "max_hw_sectors_kb", "512\n");
-	put("devices/pci0000:00/nvme/nvme0/nvme0n1/size", "2097152\n");
-	ln("../devices/pci0000:00/nvme/nvme0/nvme0n1", "block/nvme0n1");
-	snprintf(file, len, "%s/datafile", root);
-	fd = open(file, O_CREAT | O_WRONLY, 0644);
-	if (fd < 0 || fstat(fd, &st))
-		exit(T_EXIT_FAIL);
-	close(fd);
-	snprintf(rel, sizeof(rel), "dev/block/%u:%u", major(st.st_dev), minor(st.st_dev));
-	ln("../../devices/pci0000:00/nvme/nvme0/nvme0n1", rel);
-}
-
-static void set_sysfs(uint32_t umin, uint32_t umax, uint32_t maxb, uint32_t bnd)
-{
-	put(Q "atomic_write_unit_min_bytes", "%u\n", umin);
-	put(Q "atomic_write_unit_max_bytes", "%u\n", umax);
-	put(Q "atomic_write_max_bytes", "%u\n", maxb);
-	put(Q "atomic_write_boundary_bytes", "%u\n", bnd);
+	fx_mkdir(DISK "/queue");
+	fx_mkdir("block");
+	fx_mkdir("dev/block");
+	fx_nvme_caps(DISK);
+	fx_queue_attr(DISK, "physical_block_size", 4096);
+	fx_put(DISK "/size", "2097152\n");
+	fx_ln("../" DISK, "block/nvme0n1");
+	fx_file_on("datafile", "../../" DISK, file, len);
 }
 
 static const char *probe_finding(const struct awr_probe *p, const char *id)
@@ -137,7 +75,7 @@ static void check(const char *what, const char *file, const char *ctrl, const ch
 
 	ctrl_fixture = ctrl;
 	ns_fixture = ns;
-	set_sysfs(umin, umax, maxb, 0);
+	fx_atomic_limits(DISK, umin, umax, maxb, 0);
 	T_EXPECT_EQ(awr_probe_path(file, 0, &p), 0, what);
 	if (!p)
 		return;
@@ -158,15 +96,6 @@ static void check(const char *what, const char *file, const char *ctrl, const ch
 	awr_probe_free(p);
 }
 
-static void remove_tree(void)
-{
-	char cmd[PATH_MAX + 16];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	if (system(cmd))
-		printf("cannot remove %s\n", root);
-}
-
 int main(int argc, char **argv)
 {
 	const char *awupf15 = "ctrl-qemu-awun31-awupf15.hex", *awupf0 = "ctrl-awupf0.hex";
@@ -174,11 +103,9 @@ int main(int argc, char **argv)
 	char file[PATH_MAX + 16];
 
 	fixture_dir_from_args(argc, argv);
-	snprintf(root, sizeof(root), "/tmp/awr-probe-nvme-XXXXXX");
-	if (!mkdtemp(root))
-		return T_EXIT_FAIL;
-	atexit(remove_tree);
-	awr_set_sysfs_root(root);
+	fx_make_root("probe-nvme");
+	atexit(fx_remove_at_exit);
+	awr_set_sysfs_root(fx_root);
 	build_tree(file, sizeof(file));
 
 	/* AWUPF 15, no namespace fields: 6.12 and 6.18 give 64 KiB, 7.0+ one block */

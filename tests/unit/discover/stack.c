@@ -7,63 +7,19 @@
  * kernel older than the feature, a result that differs from sysfs; a head before 6.15 (no multipath/,
  * its paths found by name).
  */
-#include <limits.h>
-#include <stdarg.h>
-#include <sys/stat.h>
-
 #include "helpers.h"
 #include "libatomicwr.h"
 #include "private.h"
-
-static char root[256];
-
-static void put(const char *rel, const char *fmt, ...)
-{
-	char path[PATH_MAX], cmd[PATH_MAX * 4];
-	va_list ap;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
-	if (system(cmd))
-		exit(T_EXIT_FAIL);
-	f = fopen(path, "w");
-	if (!f)
-		exit(T_EXIT_FAIL);
-	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
-	va_end(ap);
-	if (fclose(f))
-		exit(T_EXIT_FAIL);
-}
-
-static void ln(const char *target, const char *rel)
-{
-	char path[PATH_MAX], cmd[PATH_MAX * 4];
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\" && ln -sfn '%s' '%s'", path, target, path);
-	if (system(cmd))
-		exit(T_EXIT_FAIL);
-}
+#include "sysfs_fixture.h"
 
 /* A disk's queue/ with atomic limits and the caps of an NVMe queue (128 segments, 512 KiB). */
 static void queue(const char *dir, unsigned umin, unsigned umax, unsigned maxb, unsigned bnd,
 		  unsigned chunk_sectors, unsigned io_min)
 {
-	char rel[256];
-
-#define Q(name, fmt, v) do { snprintf(rel, sizeof(rel), "%s/queue/" name, dir); put(rel, fmt, v); } while (0)
-	Q("atomic_write_unit_min_bytes", "%u\n", umin);
-	Q("atomic_write_unit_max_bytes", "%u\n", umax);
-	Q("atomic_write_max_bytes", "%u\n", maxb);
-	Q("atomic_write_boundary_bytes", "%u\n", bnd);
-	Q("logical_block_size", "%u\n", 4096);
-	Q("max_segments", "%u\n", 128);
-	Q("max_hw_sectors_kb", "%u\n", 512);
-	Q("chunk_sectors", "%u\n", chunk_sectors);
-	Q("minimum_io_size", "%u\n", io_min);
-#undef Q
+	fx_atomic_limits(dir, umin, umax, maxb, bnd);
+	fx_nvme_caps(dir);
+	fx_queue_attr(dir, "chunk_sectors", chunk_sectors);
+	fx_queue_attr(dir, "minimum_io_size", io_min);
 }
 
 static struct awr_stack_view look(const char *disk, uint32_t kernel)
@@ -111,12 +67,12 @@ static void test_md_raid1(void)
 	queue("devices/nvme0n1", 4096, 32768, 32768, 0, 0, 4096);
 	queue("devices/nvme1n1", 4096, 32768, 32768, 0, 0, 4096);
 	queue("block/md0", 0, 0, 0, 0, 0, 512);
-	ln("../../../devices/nvme0n1", "block/md0/slaves/nvme0n1");
-	ln("../../../devices/nvme1n1", "block/md0/slaves/nvme1n1");
-	put("block/md0/md/level", "raid1\n");
-	put("block/md0/md/chunk_size", "0\n");
-	put("block/md0/md/dev-nvme0n1/offset", "%u\n", 262144);
-	put("block/md0/md/dev-nvme1n1/offset", "%u\n", 262144);
+	fx_ln("../../../devices/nvme0n1", "block/md0/slaves/nvme0n1");
+	fx_ln("../../../devices/nvme1n1", "block/md0/slaves/nvme1n1");
+	fx_put("block/md0/md/level", "raid1\n");
+	fx_put("block/md0/md/chunk_size", "0\n");
+	fx_put("block/md0/md/dev-nvme0n1/offset", "%u\n", 262144);
+	fx_put("block/md0/md/dev-nvme1n1/offset", "%u\n", 262144);
 	s = look("md0", AWR_KERNEL(6, 13, 0));
 	T_EXPECT(!strcmp(s.type, "md-raid1"), "type %s", s.type);
 	T_EXPECT_EQ(s.nr_legs, 2, "legs");
@@ -149,11 +105,11 @@ static void test_md_raid1(void)
 		 "the leg is named");
 	queue("devices/nvme1n1", 4096, 32768, 32768, 0, 0, 4096);
 	/* a data offset that is not a multiple of unit_min */
-	put("block/md0/md/dev-nvme1n1/offset", "%u\n", 1);
+	fx_put("block/md0/md/dev-nvme1n1/offset", "%u\n", 1);
 	s = look("md0", AWR_KERNEL(6, 18, 0));
 	T_EXPECT(!s.derived.supported, "misaligned leg: off");
 	T_EXPECT(probe_has(&s, "stack_leg_misaligned", "starts at byte 512 of leg nvme1n1"), "misaligned named");
-	put("block/md0/md/dev-nvme1n1/offset", "%u\n", 262144);
+	fx_put("block/md0/md/dev-nvme1n1/offset", "%u\n", 262144);
 	/* boundaries that differ */
 	queue("devices/nvme1n1", 4096, 32768, 32768, 131072, 0, 4096);
 	s = look("md0", AWR_KERNEL(6, 18, 0));
@@ -177,10 +133,10 @@ static void test_md_raid0_chunk(void)
 	queue("devices/nvme2n1", 4096, 65536, 65536, 0, 0, 4096);
 	queue("devices/nvme3n1", 4096, 65536, 65536, 0, 0, 4096);
 	queue("block/md1", 0, 0, 0, 0, 48, 24576);
-	ln("../../../devices/nvme2n1", "block/md1/slaves/nvme2n1");
-	ln("../../../devices/nvme3n1", "block/md1/slaves/nvme3n1");
-	put("block/md1/md/level", "raid0\n");
-	put("block/md1/md/chunk_size", "%u\n", 24576);
+	fx_ln("../../../devices/nvme2n1", "block/md1/slaves/nvme2n1");
+	fx_ln("../../../devices/nvme3n1", "block/md1/slaves/nvme3n1");
+	fx_put("block/md1/md/level", "raid0\n");
+	fx_put("block/md1/md/chunk_size", "%u\n", 24576);
 	s = look("md1", AWR_KERNEL(6, 17, 0));
 	T_EXPECT(!strcmp(s.type, "md-raid0") && s.chunk_bytes == 24576, "raid0, chunk %llu", (unsigned long long)s.chunk_bytes);
 	EXPECT_STACK(s, 4096, 8192, 24576, 0, "raid0 chunk 24K on 6.17");
@@ -202,8 +158,8 @@ static void test_dm_and_head(void)
 
 	queue("devices/nvme4n1", 4096, 32768, 32768, 65536, 0, 4096);
 	queue("block/dm-0", 0, 0, 0, 0, 0, 512);
-	ln("../../../devices/nvme4n1", "block/dm-0/slaves/nvme4n1");
-	put("block/dm-0/dm/name", "lv\n");
+	fx_ln("../../../devices/nvme4n1", "block/dm-0/slaves/nvme4n1");
+	fx_put("block/dm-0/dm/name", "lv\n");
 	s = look("dm-0", AWR_KERNEL(6, 14, 0));
 	T_EXPECT(!strcmp(s.type, "dm") && !s.table_read, "dm table unread in a fixture: %s", s.type);
 	EXPECT_STACK(s, 4096, 32768, 32768, 65536, "dm on 6.14");
@@ -214,8 +170,8 @@ static void test_dm_and_head(void)
 	queue("devices/subsys/nvme0c0n1", 4096, 32768, 32768, 0, 0, 4096);
 	queue("devices/subsys/nvme0c1n1", 4096, 32768, 32768, 0, 0, 4096);
 	queue("block/nvme5n1", 0, 0, 0, 0, 0, 512);
-	ln("../../../devices/subsys/nvme0c0n1", "block/nvme5n1/multipath/nvme0c0n1");
-	ln("../../../devices/subsys/nvme0c1n1", "block/nvme5n1/multipath/nvme0c1n1");
+	fx_ln("../../../devices/subsys/nvme0c0n1", "block/nvme5n1/multipath/nvme0c0n1");
+	fx_ln("../../../devices/subsys/nvme0c1n1", "block/nvme5n1/multipath/nvme0c1n1");
 	s = look("nvme5n1", AWR_KERNEL(6, 15, 0));
 	T_EXPECT(!strcmp(s.type, "nvme-multipath") && s.nr_legs == 2, "head: %s, %u paths", s.type, s.nr_legs);
 	EXPECT_STACK(s, 4096, 32768, 32768, 0, "head on 6.15");
@@ -241,15 +197,15 @@ static void test_head_without_multipath_dir(void)
 	struct awr_stack_view s;
 
 	queue("devices/virtual/nvme-subsystem/nvme-subsys7/nvme7n1", 0, 0, 0, 0, 0, 512);
-	ln("../devices/virtual/nvme-subsystem/nvme-subsys7/nvme7n1", "block/nvme7n1");
+	fx_ln("../devices/virtual/nvme-subsystem/nvme-subsys7/nvme7n1", "block/nvme7n1");
 	queue("devices/pci/nvme/nvme2/nvme7c2n1", 4096, 32768, 32768, 0, 0, 4096);
 	queue("devices/pci/nvme/nvme3/nvme7c3n1", 4096, 16384, 16384, 0, 0, 4096);
 	queue("devices/pci/nvme/nvme3/nvme7c3n2", 4096, 4096, 4096, 0, 0, 4096);
 	queue("devices/pci/nvme/nvme4/nvme8c4n1", 4096, 4096, 4096, 0, 0, 4096);
-	ln("../devices/pci/nvme/nvme2/nvme7c2n1", "block/nvme7c2n1");
-	ln("../devices/pci/nvme/nvme3/nvme7c3n1", "block/nvme7c3n1");
-	ln("../devices/pci/nvme/nvme3/nvme7c3n2", "block/nvme7c3n2");
-	ln("../devices/pci/nvme/nvme4/nvme8c4n1", "block/nvme8c4n1");
+	fx_ln("../devices/pci/nvme/nvme2/nvme7c2n1", "block/nvme7c2n1");
+	fx_ln("../devices/pci/nvme/nvme3/nvme7c3n1", "block/nvme7c3n1");
+	fx_ln("../devices/pci/nvme/nvme3/nvme7c3n2", "block/nvme7c3n2");
+	fx_ln("../devices/pci/nvme/nvme4/nvme8c4n1", "block/nvme8c4n1");
 	s = look("nvme7n1", AWR_KERNEL(6, 12, 57));
 	T_EXPECT(!strcmp(s.type, "nvme-multipath") && s.nr_legs == 2, "6.12 head: %s, %u paths", s.type, s.nr_legs);
 	T_EXPECT(s.nr_legs == 2 && !strcmp(s.legs[0].name, "nvme7c2n1") && !strcmp(s.legs[1].name, "nvme7c3n1"),
@@ -265,26 +221,21 @@ static void test_head_without_multipath_dir(void)
 
 	/* A namespace of a one-controller subsystem sits under its controller: no head. */
 	queue("devices/pci/nvme/nvme5/nvme9n1", 4096, 32768, 32768, 0, 0, 4096);
-	ln("../devices/pci/nvme/nvme5/nvme9n1", "block/nvme9n1");
+	fx_ln("../devices/pci/nvme/nvme5/nvme9n1", "block/nvme9n1");
 	queue("devices/pci/nvme/nvme5/nvme9c5n1", 4096, 32768, 32768, 0, 0, 4096);
-	ln("../devices/pci/nvme/nvme5/nvme9c5n1", "block/nvme9c5n1");
+	fx_ln("../devices/pci/nvme/nvme5/nvme9c5n1", "block/nvme9c5n1");
 	T_EXPECT_EQ(awr_stack_lookup("nvme9n1", 0, &s), -ENOENT, "a namespace under its controller is no head");
 }
 
 int main(void)
 {
-	char cmd[PATH_MAX + 16];
-
-	snprintf(root, sizeof(root), "/tmp/awr-stack-XXXXXX");
-	if (!mkdtemp(root))
-		return T_EXIT_FAIL;
-	awr_set_sysfs_root(root);
+	fx_make_root("stack");
+	awr_set_sysfs_root(fx_root);
 	test_md_raid1();
 	test_md_raid0_chunk();
 	test_dm_and_head();
 	test_head_without_multipath_dir();
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	if (system(cmd))
+	if (fx_remove())
 		T_EXPECT(0, "cleanup");
 	return t_done("stack");
 }

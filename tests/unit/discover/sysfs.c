@@ -3,52 +3,18 @@
  * Description: sysfs discovery on fixture trees: whole disk, aligned and misaligned
  * partitions, a device without atomics, a kernel without the atomic attributes.
  */
-#include <limits.h>
-#include <stdarg.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include "helpers.h"
 #include "libatomicwr.h"
+#include "sysfs_fixture.h"
 
-static char root[PATH_MAX];
-
-static void put(const char *rel, const char *fmt, ...)
-{
-	char path[PATH_MAX + 256], *slash, cmd[PATH_MAX * 2];
-	va_list ap;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	slash = strrchr(path, '/');
-	*slash = '\0';
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", path);
-	if (system(cmd))
-		exit(T_EXIT_FAIL);
-	*slash = '/';
-	f = fopen(path, "w");
-	if (!f)
-		exit(T_EXIT_FAIL);
-	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
-	va_end(ap);
-	fclose(f);
-}
-
+/* ROOT/dev/block/DEVNO, the link sysfs has for a block device number. */
 static void link_dev(const char *devno, const char *target)
 {
-	char path[PATH_MAX + 64], tgt[PATH_MAX];
+	char rel[64], tgt[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/dev", root);
-	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/dev/block", root);
-	mkdir(path, 0755);
-	snprintf(path, sizeof(path), "%s/dev/block/%s", root, devno);
+	snprintf(rel, sizeof(rel), "dev/block/%s", devno);
 	snprintf(tgt, sizeof(tgt), "../../%s", target);
-	if (symlink(tgt, path)) {
-		printf("FAIL: symlink %s: %s\n", path, strerror(errno));
-		exit(T_EXIT_FAIL);
-	}
+	fx_ln(tgt, rel);
 }
 
 static void queue(const char *disk, unsigned umin, unsigned umax, unsigned maxb, unsigned bnd,
@@ -56,20 +22,12 @@ static void queue(const char *disk, unsigned umin, unsigned umax, unsigned maxb,
 {
 	char rel[256];
 
-#define Q(name, ...) do { snprintf(rel, sizeof(rel), "%s/queue/" name, disk); put(rel, __VA_ARGS__); } while (0)
-	if (atomic_attrs) {
-		Q("atomic_write_unit_min_bytes", "%u\n", umin);
-		Q("atomic_write_unit_max_bytes", "%u\n", umax);
-		Q("atomic_write_max_bytes", "%u\n", maxb);
-		Q("atomic_write_boundary_bytes", "%u\n", bnd);
-	}
-	Q("logical_block_size", "4096\n");
-	Q("physical_block_size", "4096\n");
-	Q("max_hw_sectors_kb", "512\n");
-	Q("max_segments", "128\n");
+	if (atomic_attrs)
+		fx_atomic_limits(disk, umin, umax, maxb, bnd);
+	fx_nvme_caps(disk);
+	fx_queue_attr(disk, "physical_block_size", 4096);
 	snprintf(rel, sizeof(rel), "%s/size", disk);
-	put(rel, "2097152\n");
-#undef Q
+	fx_put(rel, "2097152\n");
 }
 
 static void part(const char *dir, unsigned long start)
@@ -77,11 +35,11 @@ static void part(const char *dir, unsigned long start)
 	char rel[256];
 
 	snprintf(rel, sizeof(rel), "%s/partition", dir);
-	put(rel, "1\n");
+	fx_put(rel, "1\n");
 	snprintf(rel, sizeof(rel), "%s/start", dir);
-	put(rel, "%lu\n", start);
+	fx_put(rel, "%lu\n", start);
 	snprintf(rel, sizeof(rel), "%s/size", dir);
-	put(rel, "204800\n");
+	fx_put(rel, "204800\n");
 }
 
 static void build_tree(void)
@@ -106,13 +64,10 @@ static void build_tree(void)
 int main(void)
 {
 	struct awr_sysfs_view v;
-	char cmd[PATH_MAX + 16];
 
-	snprintf(root, sizeof(root), "%s/awr-sysfs.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(root))
-		return T_EXIT_FAIL;
+	fx_make_root("sysfs");
 	build_tree();
-	awr_set_sysfs_root(root);
+	awr_set_sysfs_root(fx_root);
 
 	T_EXPECT_EQ(awr_sysfs_lookup(259, 0, &v), 0, "whole disk lookup");
 	T_EXPECT(!strcmp(v.disk, "nvme0n1") && !v.partition[0], "disk name '%s' part '%s'", v.disk, v.partition);
@@ -151,8 +106,7 @@ int main(void)
 	T_EXPECT_EQ(awr_sysfs_lookup(1, 99, &v), -ENOENT, "unknown device");
 
 	awr_set_sysfs_root(NULL);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	if (system(cmd))
+	if (fx_remove())
 		t_failures++;
 	return t_done("sysfs");
 }
