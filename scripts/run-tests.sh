@@ -1,18 +1,77 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# Install what the tests need, build with -Werror, run every test (unit, XFS
-# integration, install + pkg-config consumer, the QEMU guest stage) and end with
+# Install what the tests need, build with -Werror, run the tests and end with
 #   N passed, N failed, N skipped
 # Exit status is non-zero on any failure.
+#
+#   run-tests.sh            the full command (.ci/run): meson tests, sanitizers, fuzz smoke,
+#                           valgrind, install + pkg-config consumer, the QEMU guest stage
+#   run-tests.sh --quick    everyday work: the unit tests and the integration tests of a few
+#                           seconds each (meson suite `slow` left out); no sanitizers, fuzz,
+#                           valgrind or guests. Its last lines say that it is the quick tier.
+#   run-tests.sh --only NAME...  only these: a meson test (`concurrency`, `rules`), `sanitizers/NAME`,
+#                           `vm/GROUP` (one guest group on every kernel; AWR_VM_KERNELS picks
+#                           kernels), or a stage: `fuzz`, `memcheck`, `install-consumer`, `vm`
+#   run-tests.sh --long     the long soak lengths of the benchmark machine and nightly runs
+#                           (AWR_TEST_LONG=1: concurrency 60 s a part, 20 crash cycles, fuzz 60 s
+#                           a harness, the guest's concurrency 30 s); combines with the others
+# Environment: AWR_TEST_JOBS (meson tests run at once, default 6), AWR_BUILD_DIR.
+# Stages that do not depend on each other run side by side: the guest stage in the
+# background from the start, the host's meson tests several at a time; the output of each
+# stage is printed whole, in a fixed order, when it is counted.
 set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${AWR_BUILD_DIR:-$src/build-test}
 . "$src/scripts/deps.sh"
-require_root "$@"
+
+usage() {
+	sed -n '3,22p' "$0" | sed 's/^# \{0,1\}//'
+}
+tier=full only=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--quick) tier=quick ;;
+	--long) export AWR_TEST_LONG=1 ;;
+	--only) shift
+		while [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; do only+=("$1"); shift; done
+		[ ${#only[@]} -gt 0 ] || { echo "run-tests.sh: --only needs at least one NAME (a meson test, sanitizers/NAME, vm/GROUP, fuzz, memcheck, install-consumer, vm)" >&2; exit 2; }
+		continue ;;
+	-h|--help) usage; exit 0 ;;
+	*) echo "run-tests.sh: unknown argument '$1' (expected --quick, --long, --only NAME..., --help)" >&2; exit 2 ;;
+	esac
+	shift
+done
+[ "$tier" = quick ] && [ ${#only[@]} -gt 0 ] && { echo "run-tests.sh: --quick and --only do not go together: --only already picks the tests" >&2; exit 2; }
+require_root
+jobs=${AWR_TEST_JOBS:-6}
+case "$jobs" in ''|*[!0-9]*|0) echo "run-tests.sh: AWR_TEST_JOBS must be a positive number, not '$jobs'" >&2; exit 2 ;; esac
+
+# What runs: every stage (full), the quick tier, or what --only names.
+want_meson=1 want_asan=1 want_fuzz=1 want_memcheck=1 want_consumer=1 want_vm=1
+main_sel=() asan_sel=(--no-suite vm) vm_only=
+if [ "$tier" = quick ]; then
+	want_asan=0 want_fuzz=0 want_memcheck=0 want_consumer=0 want_vm=0
+	main_sel=(--no-suite slow)
+elif [ ${#only[@]} -gt 0 ]; then
+	want_meson=0 want_asan=0 want_fuzz=0 want_memcheck=0 want_consumer=0 want_vm=0
+	asan_sel=()
+	for n in "${only[@]}"; do
+		case "$n" in
+		fuzz) want_fuzz=1 ;;
+		memcheck) want_memcheck=1 ;;
+		install-consumer) want_consumer=1 ;;
+		vm) want_vm=1 ;;
+		vm/*) want_vm=1; vm_only=${vm_only:+$vm_only,}${n#vm/} ;;
+		sanitizers/*) want_asan=1; asan_sel+=("${n#sanitizers/}") ;;
+		*) want_meson=1; main_sel+=("$n") ;;
+		esac
+	done
+fi
 
 install_packages "${BUILD_DEPS[@]}" "${TEST_DEPS[@]}" || { echo "package installation failed"; echo "0 passed, 1 failed, 0 skipped"; exit 1; }
 
-passed=0 failed=0 skipped=0 finished=0 failures=()
+t_run=$(date +%s)
+passed=0 failed=0 skipped=0 finished=0 failures=() bg=() stage_times=()
 count() { # count RESULT NAME [REASON]
 	case "$1" in
 	PASS) passed=$((passed + 1)); echo "PASS $2" ;;
@@ -20,10 +79,19 @@ count() { # count RESULT NAME [REASON]
 	*) failed=$((failed + 1)); failures+=("  $2${3:+: $3}"); echo "FAIL $2${3:+: $3}" ;;
 	esac
 }
+# timed NAME T0: note a stage's wall time (printed above the summary)
+timed() { stage_times+=("$1 $(( $(date +%s) - $2 )) s"); }
 # summary: the failing cases again, just above the final line, so that the tail of a
 # long log (all a CI page may keep) says what failed, not only how many.
 summary() {
 	finished=1
+	[ ${#stage_times[@]} = 0 ] || echo "== stage wall times: $(printf '%s; ' "${stage_times[@]}")whole run $(( $(date +%s) - t_run )) s"
+	if [ "$tier" = quick ]; then
+		echo "== this was the quick tier (unit tests and the short integration tests; not run: the"
+		echo "   slow suite, sanitizers, fuzz smoke, valgrind, install, guests): the full command is ./scripts/run-tests.sh"
+	elif [ ${#only[@]} -gt 0 ]; then
+		echo "== only: ${only[*]} (the full command is ./scripts/run-tests.sh)"
+	fi
 	if [ "$failed" != 0 ]; then
 		echo "== failed ($failed):"
 		printf '%s\n' "${failures[@]}"
@@ -35,8 +103,15 @@ finish() {
 	[ "$failed" = 0 ]
 	exit $?
 }
-# A run that stops early (a shell error, a signal) still ends with the summary line, failed.
-trap '[ "$finished" = 1 ] || { count FAIL run-tests "stopped before the end (exit $?)"; summary; exit 1; }' EXIT
+# A run that stops early (a shell error, a signal) still ends with the summary line, failed;
+# stages still running in the background are stopped.
+stop_bg() {
+	local p
+	for p in "${bg[@]}"; do kill -- "-$p" 2>/dev/null || kill "$p" 2>/dev/null; done
+	for p in "${bg[@]}"; do wait "$p" 2>/dev/null; done
+	bg=()
+}
+trap 'rc=$?; stop_bg; [ "$finished" = 1 ] || { count FAIL run-tests "stopped before the end (exit $rc)"; summary; exit 1; }' EXIT
 trap 'exit 130' INT TERM HUP
 
 # relay_meson PREFIX BUILD MESON_EXIT [SELECTION...]: count the results of one
@@ -76,6 +151,53 @@ relay_meson() {
 	[ "$nfail" = 0 ]
 }
 
+
+# relay_stage STAGE OUT RC WHO [PREFIX]: count the "PASS name", "FAIL name: reason", "SKIP name:
+# reason" lines of a stage script's output OUT (as PREFIXname), which must end with "STAGE: N
+# passed, N failed, N skipped" agreeing with those lines and with its exit status RC. WHO names
+# the script in the stage's own FAIL lines (STAGE-stage).
+relay_stage() {
+	local stage=$1 out=$2 rc=$3 who=$4 prefix=${5:-} p=0 f=0 s=0 res name reason last
+	while read -r res name reason; do
+		case "$res" in
+		PASS) p=$((p + 1)) ;;
+		FAIL) f=$((f + 1)) ;;
+		SKIP) s=$((s + 1)) ;;
+		esac
+		count "$res" "$prefix${name%:}" "$reason"
+	done < <(grep -aE '^(PASS|FAIL|SKIP) ' "$out")
+	last=$(grep -av '^[[:space:]]*$' "$out" | tail -n 1)
+	if [[ ! "$last" =~ ^$stage:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]]; then
+		count FAIL "$stage-stage" "$who (exit $rc) did not end with \"$stage: N passed, N failed, N skipped\" (its last line: ${last:-none})"
+	elif [ "${BASH_REMATCH[1]} ${BASH_REMATCH[2]} ${BASH_REMATCH[3]}" != "$p $f $s" ]; then
+		count FAIL "$stage-stage" "$who says \"$last\" but printed $p PASS, $f FAIL, $s SKIP lines"
+	elif [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+		count FAIL "$stage-stage" "$who exited $rc without a failing case"
+	elif [ "$rc" = 0 ] && [ "$f" != 0 ]; then
+		count FAIL "$stage-stage" "$who exited 0 after $f failing case(s)"
+	elif [ "$p" = 0 ]; then
+		count FAIL "$stage-stage" "$who: nothing passed"
+	fi
+}
+
+# ------------------------------------------------------------------ the guest stage
+# It builds its own static tree and boots its guests under QEMU: the longest stage, and
+# independent of every other, so it starts first and runs in the background (its own
+# process group, stopped with the run); its output is counted at the end.
+vm_out=$build.vm.out
+t_vm=$(date +%s)
+if [ "$want_vm" = 1 ]; then
+	rm -f "$vm_out" "$vm_out.rc"
+	if [ -x "$src/tests/vm/run.sh" ]; then
+		[ -n "$vm_only" ] && export AWR_VM_ONLY=$vm_only
+		setsid -w bash -c '"$1" >"$2" 2>&1; echo $? >"$2.rc"' sh "$src/tests/vm/run.sh" "$vm_out" </dev/null &
+		bg+=($!)
+		echo "== QEMU guest stage started in the background (output: $vm_out)"
+	fi
+fi
+
+# ------------------------------------------------------------------ host build
+t0=$(date +%s)
 echo "== build ($build)"
 if ! { meson setup "$build" "$src" --wipe --werror >"$build.setup.log" 2>&1 ||
        meson setup "$build" "$src" --werror >"$build.setup.log" 2>&1; } ||
@@ -85,128 +207,102 @@ if ! { meson setup "$build" "$src" --wipe --werror >"$build.setup.log" 2>&1 ||
 	finish
 fi
 rm -f "$build.setup.log" "$build.ninja.log"
+timed build "$t0"
 
-# The suite selections of the two meson stages: the results of each are counted
-# against `meson test --list` with the same selection.
-main_sel=()
-asan_sel=(--no-suite vm)
-
-echo "== meson test"
-rm -f "$build/meson-logs/testlog.json"		# a stale log must not stand in for this run
-meson test -C "$build" "${main_sel[@]}" --print-errorlogs >"$build/meson-test.out" 2>&1
-meson_rc=$?
-grep -E '^ *[0-9]+/[0-9]+ ' "$build/meson-test.out"
-relay_meson "" "$build" "$meson_rc" "${main_sel[@]}" ||
-	sed -n '/Summary of Failures/,$p' "$build/meson-test.out" | head -60
-
-echo "== the same tests built with AddressSanitizer and UBSan"
-asan=$build-asan
-if { [ -f "$asan/build.ninja" ] || meson setup "$asan" "$src" -Db_sanitize=address,undefined \
-	-Db_lundef=false >"$build/asan-setup.out" 2>&1; } && ninja -C "$asan" >"$build/asan-build.out" 2>&1; then
-	rm -f "$asan/meson-logs/testlog.json"
-	# The same code paths for memory errors; the long hunts (60 s of concurrent writers, 20
-	# shutdown cycles) ran in full in the stage above, so they run shorter here (2.3 min saved).
-	AWR_CONCURRENCY_SECONDS=${AWR_CONCURRENCY_SECONDS:-20} AWR_CRASH_CYCLES=${AWR_CRASH_CYCLES:-8} \
-	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 meson test -C "$asan" "${asan_sel[@]}" \
-		--print-errorlogs >"$build/asan-test.out" 2>&1
-	asan_rc=$?
-	relay_meson sanitizers/ "$asan" "$asan_rc" "${asan_sel[@]}" ||
-		sed -n '/Summary of Failures/,$p' "$build/asan-test.out" | head -80
-else
-	tail -30 "$build/asan-setup.out" "$build/asan-build.out" 2>/dev/null
-	count FAIL sanitizers "the sanitizer build failed"
-fi
-
-# relay_stage STAGE OUT RC: count the "PASS name", "FAIL name: reason", "SKIP name: reason"
-# lines of a stage script's output OUT, which must end with "STAGE: N passed, N failed,
-# N skipped" agreeing with those lines and with its exit status RC.
-relay_stage() {
-	local stage=$1 out=$2 rc=$3 p=0 f=0 s=0 res name reason last
-	while read -r res name reason; do
-		case "$res" in
-		PASS) p=$((p + 1)) ;;
-		FAIL) f=$((f + 1)) ;;
-		SKIP) s=$((s + 1)) ;;
-		esac
-		count "$res" "${name%:}" "$reason"
-	done < <(grep -aE '^(PASS|FAIL|SKIP) ' "$out")
-	last=$(grep -av '^[[:space:]]*$' "$out" | tail -n 1)
-	if [[ ! "$last" =~ ^$stage:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]]; then
-		count FAIL "$stage-stage" "exit $rc without a final \"$stage: N passed, N failed, N skipped\" (last line: ${last:-none})"
-	elif [ "${BASH_REMATCH[1]} ${BASH_REMATCH[2]} ${BASH_REMATCH[3]}" != "$p $f $s" ]; then
-		count FAIL "$stage-stage" "says \"$last\" but printed $p PASS, $f FAIL, $s SKIP lines"
-	elif [ "$rc" != 0 ] && [ "$f" = 0 ]; then
-		count FAIL "$stage-stage" "exited $rc without a failing case"
-	elif [ "$rc" = 0 ] && [ "$f" != 0 ]; then
-		count FAIL "$stage-stage" "exited 0 after $f failing case(s)"
-	elif [ "$p" = 0 ]; then
-		count FAIL "$stage-stage" "nothing passed"
-	fi
+# meson_stage PREFIX BUILD OUT SELECTION...: meson test, JOBS at once, its results counted against
+# `meson test --list` with the same selection. Timeouts are multiplied by 3: tests share the
+# machine with each other and with the guests.
+meson_stage() {
+	local prefix=$1 dir=$2 out=$3 rc
+	shift 3
+	rm -f "$dir/meson-logs/testlog.json"		# a stale log must not stand in for this run
+	meson test -C "$dir" "$@" --num-processes "$jobs" --timeout-multiplier 3 --print-errorlogs >"$out" 2>&1
+	rc=$?
+	grep -E '^ *[0-9]+/[0-9]+ ' "$out"
+	relay_meson "$prefix" "$dir" "$rc" "$@" ||
+		sed -n '/Summary of Failures/,$p' "$out" | head -80
 }
 
+if [ "$want_meson" = 1 ]; then
+	t0=$(date +%s)
+	echo "== meson test ($jobs at once)"
+	meson_stage "" "$build" "$build/meson-test.out" "${main_sel[@]}"
+	timed meson "$t0"
+fi
+
+if [ "$want_asan" = 1 ]; then
+	t0=$(date +%s)
+	echo "== the same tests built with AddressSanitizer and UBSan"
+	asan=$build-asan
+	if { [ -f "$asan/build.ninja" ] || meson setup "$asan" "$src" -Db_sanitize=address,undefined \
+		-Db_lundef=false >"$build/asan-setup.out" 2>&1; } && ninja -C "$asan" >"$build/asan-build.out" 2>&1; then
+		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 meson_stage sanitizers/ "$asan" "$build/asan-test.out" "${asan_sel[@]}"
+	else
+		tail -30 "$build/asan-setup.out" "$build/asan-build.out" 2>/dev/null
+		count FAIL sanitizers "the sanitizer build failed"
+	fi
+	timed sanitizers "$t0"
+fi
+
 # Fuzz smoke: every libFuzzer harness (clang build, -Dfuzz=true) from its committed seed
-# corpus, AWR_FUZZ_SECONDS (60) each, two at a time; a crash, leak or sanitizer report fails.
-echo "== fuzz smoke (tests/fuzz/smoke.sh)"
-fuzzb=$build-fuzz
-if { [ -f "$fuzzb/build.ninja" ] || CC=clang meson setup "$fuzzb" "$src" -Dfuzz=true \
-	>"$build/fuzz-setup.out" 2>&1; } && ninja -C "$fuzzb" fuzz >"$build/fuzz-build.out" 2>&1; then
-	"$src/tests/fuzz/smoke.sh" "$fuzzb/tests/fuzz" "$src/tests/fuzz/corpus" >"$build/fuzz.out" 2>&1
-	fuzz_rc=$?
-	cat "$build/fuzz.out"
-	relay_stage fuzz "$build/fuzz.out" "$fuzz_rc"
-else
-	tail -30 "$build/fuzz-setup.out" "$build/fuzz-build.out" 2>/dev/null
-	count FAIL fuzz-build "the clang build of tests/fuzz failed"
+# corpus, AWR_FUZZ_SECONDS each (10; 60 with --long), two at a time; a crash, leak or
+# sanitizer report fails.
+if [ "$want_fuzz" = 1 ]; then
+	t0=$(date +%s)
+	echo "== fuzz smoke (tests/fuzz/smoke.sh)"
+	fuzzb=$build-fuzz
+	if { [ -f "$fuzzb/build.ninja" ] || CC=clang meson setup "$fuzzb" "$src" -Dfuzz=true \
+		>"$build/fuzz-setup.out" 2>&1; } && ninja -C "$fuzzb" fuzz >"$build/fuzz-build.out" 2>&1; then
+		"$src/tests/fuzz/smoke.sh" "$fuzzb/tests/fuzz" "$src/tests/fuzz/corpus" >"$build/fuzz.out" 2>&1
+		fuzz_rc=$?
+		cat "$build/fuzz.out"
+		relay_stage fuzz "$build/fuzz.out" "$fuzz_rc" tests/fuzz/smoke.sh
+	else
+		tail -30 "$build/fuzz-setup.out" "$build/fuzz-build.out" 2>/dev/null
+		count FAIL fuzz-build "the clang build of tests/fuzz failed"
+	fi
+	timed fuzz "$t0"
 fi
 
 # valgrind memcheck: awr's main commands on a scratch XFS; a memory error or a definite or
 # indirect leak fails (tests/memcheck.sh, with its own control that must be caught).
-echo "== valgrind memcheck (tests/memcheck.sh)"
-"$src/tests/integration/with-scratch-xfs.sh" "$src/tests/memcheck.sh" "$build/cli/awr" "$src/tests/fixtures" \
-	>"$build/memcheck.out" 2>&1
-memcheck_rc=$?
-cat "$build/memcheck.out"
-relay_stage memcheck "$build/memcheck.out" "$memcheck_rc"
+if [ "$want_memcheck" = 1 ]; then
+	t0=$(date +%s)
+	echo "== valgrind memcheck (tests/memcheck.sh)"
+	"$src/tests/integration/with-scratch-xfs.sh" "$src/tests/memcheck.sh" "$build/cli/awr" "$src/tests/fixtures" \
+		>"$build/memcheck.out" 2>&1
+	memcheck_rc=$?
+	cat "$build/memcheck.out"
+	relay_stage memcheck "$build/memcheck.out" "$memcheck_rc" tests/memcheck.sh
+	timed memcheck "$t0"
+fi
 
-echo "== install and build a consumer through pkg-config"
-if "$src/tests/install-consumer.sh" "$build" >"$build/consumer.out" 2>&1; then
-	count PASS install-consumer
-else
-	consumer_rc=$?
-	cat "$build/consumer.out"
-	count FAIL install-consumer "tests/install-consumer.sh exited $consumer_rc (output above)"
+if [ "$want_consumer" = 1 ]; then
+	echo "== install and build a consumer through pkg-config"
+	if "$src/tests/install-consumer.sh" "$build" >"$build/consumer.out" 2>&1; then
+		count PASS install-consumer
+	else
+		consumer_rc=$?
+		cat "$build/consumer.out"
+		count FAIL install-consumer "tests/install-consumer.sh exited $consumer_rc (output above)"
+	fi
 fi
 
 # The guest stage reports "PASS name", "FAIL name: reason", "SKIP name: reason"
 # and ends with "vm: N passed, N failed, N skipped". Its exit status, that final
 # line and the lines relayed must agree; anything else is a failure of the stage.
-echo "== QEMU guest stage"
-if [ -x "$src/tests/vm/run.sh" ]; then
-	"$src/tests/vm/run.sh" >"$build/vm.out" 2>&1
-	vm_rc=$?
-	cat "$build/vm.out"
-	vp=0 vf=0 vs=0
-	while read -r res name reason; do
-		case "$res" in
-		PASS) vp=$((vp + 1)) ;;
-		FAIL) vf=$((vf + 1)) ;;
-		SKIP) vs=$((vs + 1)) ;;
-		esac
-		count "$res" "vm/${name%:}" "$reason"
-	done < <(grep -aE '^(PASS|FAIL|SKIP) ' "$build/vm.out")
-	vm_last=$(grep -av '^[[:space:]]*$' "$build/vm.out" | tail -n 1)
-	if [[ ! "$vm_last" =~ ^vm:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped$ ]]; then
-		count FAIL vm-stage "tests/vm/run.sh (exit $vm_rc) did not end with \"vm: N passed, N failed, N skipped\" (its last line: ${vm_last:-none})"
-	elif [ "${BASH_REMATCH[1]} ${BASH_REMATCH[2]} ${BASH_REMATCH[3]}" != "$vp $vf $vs" ]; then
-		count FAIL vm-stage "tests/vm/run.sh says \"$vm_last\" but printed $vp PASS, $vf FAIL, $vs SKIP lines"
-	elif [ "$vm_rc" != 0 ] && [ "$vf" = 0 ]; then
-		count FAIL vm-stage "tests/vm/run.sh exited $vm_rc without a failing case: the guest could not be built or booted"
-	elif [ "$vm_rc" = 0 ] && [ "$vf" != 0 ]; then
-		count FAIL vm-stage "tests/vm/run.sh exited 0 after $vf failing case(s)"
-	elif [ "$vp" = 0 ]; then
-		count FAIL vm-stage "no guest case passed"
+if [ "$want_vm" = 1 ]; then
+	echo "== QEMU guest stage"
+	if [ ! -x "$src/tests/vm/run.sh" ]; then
+		count FAIL vm-stage "tests/vm/run.sh is missing"
+	else
+		[ ${#bg[@]} = 0 ] || wait "${bg[@]}"
+		bg=()
+		vm_rc=$(cat "$vm_out.rc" 2>/dev/null) || vm_rc=255
+		cat "$vm_out"
+		relay_stage vm "$vm_out" "${vm_rc:-255}" tests/vm/run.sh vm/
+		rm -f "$vm_out.rc"
 	fi
-else
-	count FAIL vm-stage "tests/vm/run.sh is missing"
+	timed vm "$t_vm"
 fi
 finish

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Description: overlapping atomic writes from 8 threads sharing one awr_file and from 4 processes
- * with their own, for AWR_CONCURRENCY_SECONDS (60) each, on a small span of a scratch XFS so that
+ * with their own, for AWR_CONCURRENCY_SECONDS each (default 10, 60 with AWR_TEST_LONG=1: the
+ * benchmark machine's and nightly length), on a small span of a scratch XFS so that
  * the writers keep landing on the same units; every unit must then read back untorn (awr_verify_run
  * and the stamp classifier: no torn, corrupt or misplaced unit). The writes' own count and a
  * read-back of the newest generation per unit are compared. A control plants one torn unit (two
@@ -165,7 +166,8 @@ int main(int argc, char **argv)
 {
 	const char *dir = argc > 1 ? argv[1] : getenv("AWR_SCRATCH_DIR");
 	const char *s = getenv("AWR_CONCURRENCY_SECONDS");
-	unsigned int secs = s ? (unsigned int)atoi(s) : 60;
+	const char *lng = getenv("AWR_TEST_LONG");
+	unsigned int secs = s ? (unsigned int)atoi(s) : lng && !strcmp(lng, "1") ? 60 : 10;
 	struct stat dst;
 	char path[4096];
 	pthread_t t[THREADS];

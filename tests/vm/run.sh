@@ -28,6 +28,7 @@
 #   AWR_VM_JOBS     guests booted at once (default: all kernels, one vCPU each;
 #                   1: one at a time with two vCPUs)
 #   AWR_VM_ONLY     comma-separated guest case groups (default all; see README)
+#   AWR_TEST_LONG=1 the guests' long soak lengths (concurrency 30 s a part instead of 8)
 #   AWR_VM_SHELL=1  boot the first kernel to an interactive shell in the guest instead
 #   AWR_VM_TIMEOUT  seconds each guest may run (default 900: the stage's whole
 #                   budget; three guests share two cores)
@@ -455,6 +456,7 @@ boot_guest() {
 	      -pidfile "$gdir/qemu.pid")
 	append="console=ttyS0 quiet loglevel=1 panic=-1"
 	[ -n "$only" ] && append="$append awr_only=$only"
+	[ "${AWR_TEST_LONG:-0}" = 1 ] && append="$append awr_long=1"
 	[ "$shell_mode" = 1 ] && append="$append awr_shell=1"
 	info=()
 	i=0
