@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "libatomicwr.h"
+#include "../raw_sysfs.h"
 
 #ifndef BLKRRPART
 #define BLKRRPART _IO(0x12, 95)
@@ -121,38 +122,26 @@ struct raw_sysfs {
 	uint32_t unit_min, unit_max, max_bytes, boundary, logical_block_size;
 };
 
+/* The number in DIR/FILE, as sysfs_number() reads it. */
 static int read_u32(const char *dir, const char *file, uint32_t *out)
 {
-	char path[PATH_MAX + 64], line[32];
-	FILE *f;
-	int ok;
+	uint64_t v;
+	int ret = sysfs_number(dir, file, &v);
 
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	ok = fgets(line, sizeof(line), f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -EIO;
-	*out = (uint32_t)strtoul(line, NULL, 10);
-	return 0;
+	if (!ret)
+		*out = (uint32_t)v;
+	return ret;
 }
 
 static int sysfs_of(const char *dev, struct raw_sysfs *y)
 {
-	char link[64], real[PATH_MAX], q[PATH_MAX + 16];
-	struct stat st;
-	uint32_t v;
+	char real[PATH_MAX], q[PATH_MAX + 16];
+	int ret;
 
 	memset(y, 0, sizeof(*y));
-	if (stat(dev, &st) || !S_ISBLK(st.st_mode))
-		return -ENODEV;
-	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(st.st_rdev), minor(st.st_rdev));
-	if (!realpath(link, real))
-		return -errno;
-	y->partition = read_u32(real, "partition", &v) == 0;
-	snprintf(q, sizeof(q), "%s/%squeue", real, y->partition ? "../" : "");
+	ret = sysfs_block_dirs(dev, real, &y->partition, q, sizeof(q));
+	if (ret)
+		return ret;
 	if (read_u32(q, "atomic_write_unit_min_bytes", &y->unit_min) ||
 	    read_u32(q, "atomic_write_unit_max_bytes", &y->unit_max) ||
 	    read_u32(q, "atomic_write_max_bytes", &y->max_bytes) ||

@@ -55,6 +55,7 @@
 #include <scsi/sg_unaligned.h>
 
 #include "libatomicwr.h"
+#include "../../raw_sysfs.h"
 
 /* Merged kernel ABI (6.11+); Debian 12 headers lack these. */
 #define VM_RWF_ATOMIC		0x00000040
@@ -98,6 +99,14 @@ static void result(const char *status, const char *name, const char *fmt, ...)
 #define PASS(name) result("PASS", name, NULL)
 #define FAILF(name, ...) result("FAIL", name, __VA_ARGS__)
 #define SKIPF(name, ...) result("SKIP", name, __VA_ARGS__)
+
+/* Case @name passes, or fails saying @why when it is not empty. */
+static void verdict(const char *name, const char *why)
+{
+	if (why[0])
+		return FAILF(name, "%s", why);
+	PASS(name);
+}
 
 static const char *cname(const char *tag, const char *dev, const char *what)
 {
@@ -169,61 +178,35 @@ struct ksysfs {
 	uint64_t unit_min, unit_max, max_bytes, boundary, lbs, pbs, max_segments, max_hw_kb;
 };
 
-static int read_u64(const char *dir, const char *file, uint64_t *out)
-{
-	char path[PATH_MAX], line[64];
-	FILE *f;
-	int ok;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, file);
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	ok = fgets(line, sizeof(line), f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -EIO;
-	*out = strtoull(line, NULL, 10);
-	return 0;
-}
-
 static struct ksysfs raw_sysfs(const char *dev)
 {
 	struct ksysfs s = { 0 };
-	char link[PATH_MAX], real[PATH_MAX], q[PATH_MAX + 16];
-	struct stat st;
+	char real[PATH_MAX], q[PATH_MAX + 16];
 	uint64_t v;
 	char *b;
 
-	if (stat(dev, &st) || !S_ISBLK(st.st_mode))
-		return s;
-	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(st.st_rdev), minor(st.st_rdev));
-	if (!realpath(link, real))
+	if (sysfs_block_dirs(dev, real, &s.partition, q, sizeof(q)))
 		return s;
 	b = strrchr(real, '/');
 	snprintf(s.name, sizeof(s.name), "%s", b + 1);
-	s.partition = read_u64(real, "partition", &v) == 0;
 	if (s.partition) {
-		read_u64(real, "start", &v);
+		sysfs_number(real, "start", &v);
 		s.start = v * 512;
 		*b = '\0';
 		snprintf(s.disk, sizeof(s.disk), "%s", strrchr(real, '/') + 1);
 		*b = '/';
-		snprintf(q, sizeof(q), "%s/../queue", real);
-	} else {
+	} else
 		snprintf(s.disk, sizeof(s.disk), "%s", s.name);
-		snprintf(q, sizeof(q), "%s/queue", real);
-	}
-	if (read_u64(real, "size", &v) == 0)
+	if (sysfs_number(real, "size", &v) == 0)
 		s.size = v * 512;
-	s.ok = read_u64(q, "atomic_write_unit_min_bytes", &s.unit_min) == 0 &&
-	       read_u64(q, "atomic_write_unit_max_bytes", &s.unit_max) == 0 &&
-	       read_u64(q, "atomic_write_max_bytes", &s.max_bytes) == 0 &&
-	       read_u64(q, "atomic_write_boundary_bytes", &s.boundary) == 0 &&
-	       read_u64(q, "logical_block_size", &s.lbs) == 0 &&
-	       read_u64(q, "physical_block_size", &s.pbs) == 0;
-	read_u64(q, "max_segments", &s.max_segments);
-	read_u64(q, "max_hw_sectors_kb", &s.max_hw_kb);
+	s.ok = sysfs_number(q, "atomic_write_unit_min_bytes", &s.unit_min) == 0 &&
+	       sysfs_number(q, "atomic_write_unit_max_bytes", &s.unit_max) == 0 &&
+	       sysfs_number(q, "atomic_write_max_bytes", &s.max_bytes) == 0 &&
+	       sysfs_number(q, "atomic_write_boundary_bytes", &s.boundary) == 0 &&
+	       sysfs_number(q, "logical_block_size", &s.lbs) == 0 &&
+	       sysfs_number(q, "physical_block_size", &s.pbs) == 0;
+	sysfs_number(q, "max_segments", &s.max_segments);
+	sysfs_number(q, "max_hw_sectors_kb", &s.max_hw_kb);
 	return s;
 }
 
@@ -457,9 +440,7 @@ static void case_probe(const char *tag, const char *dev, const struct ksysfs *s)
 			printf("AWRVM: INFO finding %s dev=%s id=%s\n", tag, s->name, f->id ? f->id : "(null)");
 	}
 	awr_probe_free(p);
-	if (why[0])
-		return FAILF(n, "%s", why);
-	PASS(n);
+	verdict(n, why);
 }
 
 static struct json_object *jget(struct json_object *o, const char *path)
@@ -585,9 +566,26 @@ static void case_derived(const char *tag, const char *dev, const struct ksysfs *
 	}
 out:
 	json_object_put(root);
-	if (why[0])
-		return FAILF(n, "%s", why);
-	PASS(n);
+	verdict(n, why);
+}
+
+/* SECTION.NAMES[i] of the JSON equal to @want[i] (what @what reads) each: false, why filled, when one is not. */
+static bool jnums_equal(struct json_object *root, const char *section, const char *const *names,
+			const uint64_t *want, size_t nr, const char *what, char *why, size_t wl)
+{
+	char key[64];
+	int64_t v;
+
+	for (size_t i = 0; i < nr; i++) {
+		snprintf(key, sizeof(key), "%s.%s", section, names[i]);
+		if (!jnum(root, key, false, &v, why, wl))
+			return false;
+		if ((uint64_t)v != want[i]) {
+			snprintf(why, wl, "%s %" PRId64 ", %s %" PRIu64, key, v, what, want[i]);
+			return false;
+		}
+	}
+	return true;
 }
 
 static void case_json(const char *tag, const char *dev, const struct ksysfs *s)
@@ -628,24 +626,9 @@ static void case_json(const char *tag, const char *dev, const struct ksysfs *s)
 			goto out;
 		}
 	}
-	for (size_t i = 0; i < sizeof(stx) / sizeof(stx[0]); i++) {
-		snprintf(key, sizeof(key), "statx.%s", stx[i]);
-		if (!jnum(root, key, false, &v, why, sizeof(why)))
-			goto out;
-		if ((uint64_t)v != xv[i]) {
-			snprintf(why, sizeof(why), "%s %" PRId64 ", kernel statx %" PRIu64, key, v, xv[i]);
-			goto out;
-		}
-	}
-	for (size_t i = 0; i < sizeof(sfs) / sizeof(sfs[0]); i++) {
-		snprintf(key, sizeof(key), "sysfs.%s", sfs[i]);
-		if (!jnum(root, key, false, &v, why, sizeof(why)))
-			goto out;
-		if ((uint64_t)v != sv[i]) {
-			snprintf(why, sizeof(why), "%s %" PRId64 ", sysfs %" PRIu64, key, v, sv[i]);
-			goto out;
-		}
-	}
+	if (!jnums_equal(root, "statx", stx, xv, sizeof(stx) / sizeof(stx[0]), "kernel statx", why, sizeof(why)) ||
+	    !jnums_equal(root, "sysfs", sfs, sv, sizeof(sfs) / sizeof(sfs[0]), "sysfs", why, sizeof(why)))
+		goto out;
 	fa = jget(root, "findings");
 	if (!fa || !json_object_is_type(fa, json_type_array)) {
 		snprintf(why, sizeof(why), "findings is not an array");
@@ -671,9 +654,7 @@ static void case_json(const char *tag, const char *dev, const struct ksysfs *s)
 		snprintf(why, sizeof(why), "awr probe exit status %d", rc);
 out:
 	json_object_put(root);
-	if (why[0])
-		return FAILF(n, "%s", why);
-	PASS(n);
+	verdict(n, why);
 }
 
 /* every power of two from unit_min to unit_max, written atomically and read back */
@@ -712,10 +693,7 @@ static void case_sweep(const char *tag, const char *dev, const struct ksysfs *s)
 		}
 		count++;
 	}
-	if (why[0])
-		FAILF(n, "%s", why);
-	else
-		PASS(n);
+	verdict(n, why);
 	printf("AWRVM: INFO sweep %s dev=%s sizes=%u from=%" PRIu64 " to=%" PRIu64 "\n",
 	       tag, s->name, count, s->unit_min, s->unit_max);
 out:
@@ -835,21 +813,38 @@ out:
 	awr_probe_free(p);
 }
 
+/*
+ * DEV opened for the writing case @n; NULL, the case skipped or failed, when the target has no
+ * atomic writes or does not open.
+ */
+static struct awr_file *case_file_open(const char *n, const char *dev, const struct ksysfs *s)
+{
+	struct awr_file *f = NULL;
+	int ret;
+
+	if (!kernel_allows(s)) {
+		SKIPF(n, "no atomic support on this target");
+		return NULL;
+	}
+	ret = awr_file_open(dev, 0, &f);
+	if (ret) {
+		FAILF(n, "awr_file_open: %s", ename(ret));
+		return NULL;
+	}
+	return f;
+}
+
 static void case_api_write(const char *tag, const char *dev, const struct ksysfs *s)
 {
 	const char *n = cname(tag, dev, "awr_pwrite");
-	struct awr_file *f = NULL;
+	struct awr_file *f = case_file_open(n, dev, s);
 	struct awr_verdict v;
 	unsigned char *b = NULL, *rb = NULL;
 	char why[256] = "";
 	ssize_t r;
-	int ret;
 
-	if (!kernel_allows(s))
-		return SKIPF(n, "no atomic support on this target");
-	ret = awr_file_open(dev, 0, &f);
-	if (ret)
-		return FAILF(n, "awr_file_open: %s", ename(ret));
+	if (!f)
+		return;
 	b = abuf(s->unit_max);
 	rb = abuf(s->unit_max);
 	for (uint64_t len = s->unit_min; len <= s->unit_max && !why[0]; len *= 2) {
@@ -888,16 +883,14 @@ static void case_api_write(const char *tag, const char *dev, const struct ksysfs
 	awr_file_close(f);
 	free(b);
 	free(rb);
-	if (why[0])
-		return FAILF(n, "%s", why);
-	PASS(n);
+	verdict(n, why);
 }
 
 /* io_uring engine: page batches of unit_min and unit_max units, refused and kernel-judged writes */
 static void case_uring(const char *tag, const char *dev, const struct ksysfs *s)
 {
 	const char *n = cname(tag, dev, "uring");
-	struct awr_file *f = NULL;
+	struct awr_file *f = case_file_open(n, dev, s);
 	struct awr_ring *r = NULL;
 	struct awr_batch_result br;
 	struct awr_completion c[4];
@@ -906,11 +899,8 @@ static void case_uring(const char *tag, const char *dev, const struct ksysfs *s)
 	char why[256] = "";
 	int ret;
 
-	if (!kernel_allows(s))
-		return SKIPF(n, "no atomic support on this target");
-	ret = awr_file_open(dev, 0, &f);
-	if (ret)
-		return FAILF(n, "awr_file_open: %s", ename(ret));
+	if (!f)
+		return;
 	for (int reg = 0; reg < 2 && !why[0]; reg++) {
 		ret = awr_ring_create(f, 32, reg ? AWR_RING_REGISTER_FILE : 0, &r);
 		if (ret) {
@@ -971,9 +961,7 @@ static void case_uring(const char *tag, const char *dev, const struct ksysfs *s)
 	awr_file_close(f);
 	free(b);
 	free(rb);
-	if (why[0])
-		return FAILF(n, "%s", why);
-	PASS(n);
+	verdict(n, why);
 }
 
 /* concurrent stamped writers with a journal, then a verify scan: nothing torn or lost */
@@ -1115,6 +1103,19 @@ static void case_cli(const char *tag, const char *dev, const struct ksysfs *s)
 	}
 }
 
+/*
+ * What every target runs: the kernel's view (statx, sysfs) against the library's (probe, JSON,
+ * the derived limits, of the stack when @stacked) and a sweep of real atomic writes.
+ */
+static void case_views(const char *tag, const char *dev, const struct ksysfs *s, bool stacked)
+{
+	case_statx(tag, dev, s);
+	case_probe(tag, dev, s);
+	case_json(tag, dev, s);
+	case_derived(tag, dev, s, stacked);
+	case_sweep(tag, dev, s);
+}
+
 static int cmd_disk(const char *tag, const char *dev)
 {
 	struct ksysfs s = raw_sysfs(dev);
@@ -1124,11 +1125,7 @@ static int cmd_disk(const char *tag, const char *dev)
 		return 1;
 	}
 	info_sysfs(tag, &s);
-	case_statx(tag, dev, &s);
-	case_probe(tag, dev, &s);
-	case_json(tag, dev, &s);
-	case_derived(tag, dev, &s, false);
-	case_sweep(tag, dev, &s);
+	case_views(tag, dev, &s, false);
 	case_errnos(tag, dev, &s);
 	case_api_write(tag, dev, &s);
 	case_uring(tag, dev, &s);
@@ -1151,11 +1148,7 @@ static int cmd_stack(const char *tag, const char *dev)
 		return 1;
 	}
 	info_sysfs(tag, &s);
-	case_statx(tag, dev, &s);
-	case_probe(tag, dev, &s);
-	case_json(tag, dev, &s);
-	case_derived(tag, dev, &s, true);
-	case_sweep(tag, dev, &s);
+	case_views(tag, dev, &s, true);
 	return failures ? 1 : 0;
 }
 
@@ -1235,11 +1228,7 @@ static int cmd_part(const char *tag, const char *dev)
 	info_sysfs(tag, &s);
 	printf("AWRVM: INFO partition %s dev=%s start=%" PRIu64 " kernel_allows=%d\n", tag, s.name,
 	       s.start, kernel_allows(&s));
-	case_statx(tag, dev, &s);
-	case_probe(tag, dev, &s);
-	case_json(tag, dev, &s);
-	case_derived(tag, dev, &s, false);
-	case_sweep(tag, dev, &s);
+	case_views(tag, dev, &s, false);
 	case_errnos(tag, dev, &s);
 	if (kernel_allows(&s)) {
 		case_api_write(tag, dev, &s);
@@ -1335,15 +1324,78 @@ static void json_case(const char *n, const char *dev, const char *section, const
 	if (json_fields(root, section, raw, nf, lib, why, sizeof(why)))
 		fields_equal("awr probe -o json", raw, lib, nf, why, sizeof(why));
 	json_object_put(root);
-	if (why[0])
-		return FAILF(n, "%s", why);
-	PASS(n);
+	verdict(n, why);
+}
+
+/* How the library's decoding of one kind of device record is read back, for lib_cases(). */
+struct lib_record {
+	enum awr_device_type type;
+	const char *kind;	/* "SCSI", "NVMe": the probe's device view */
+	const char *decoded;	/* what awr_device_open() must have decoded */
+	const char *section;	/* the device section of awr probe -o json */
+	bool (*have)(const struct awr_device *d);	/* the record was decoded */
+	void (*fields)(const struct awr_device *d, uint64_t *v);	/* its fields, in @raw's order */
+	size_t nf;
+};
+
+/* Case @n: @d's fields (decoded by @what) equal @raw. */
+static void lib_fields_case(const char *n, const struct lib_record *lr, const char *what,
+			    const struct awr_device *d, const struct field *raw)
+{
+	uint64_t lib[32];
+	char why[256] = "";
+
+	lr->fields(d, lib);
+	fields_equal(what, raw, lib, lr->nf, why, sizeof(why));
+	verdict(n, why);
+}
+
+/*
+ * The library's decoding of the record equal to @raw, in cases TAG.DEV.PREFIX_library
+ * (awr_device_open of @dev), TAG.DISK.PREFIX_probe (the device view of awr_probe_path of @disk)
+ * and TAG.DISK.PREFIX_json (its section of awr probe -o json).
+ */
+static void lib_cases(const struct lib_record *lr, const struct field *raw, const char *tag, const char *prefix,
+		      const char *dev, const char *disk)
+{
+	struct awr_device *d = NULL;
+	struct awr_probe *p = NULL;
+	char what[64];
+	const char *n;
+	int ret;
+
+	snprintf(what, sizeof(what), "%s_library", prefix);
+	n = cname(tag, dev, what);
+	ret = awr_device_open(dev, &d);
+	if (ret)
+		FAILF(n, "awr_device_open(%s): %s", dev, ename(ret));
+	else if (awr_device_type(d) != lr->type || !lr->have(d))
+		FAILF(n, "awr_device_open(%s) gave no decoded %s", dev, lr->decoded);
+	else
+		lib_fields_case(n, lr, "awr_device_open", d, raw);
+	awr_device_free(d);
+
+	snprintf(what, sizeof(what), "%s_probe", prefix);
+	n = cname(tag, disk, what);
+	ret = awr_probe_path(disk, 0, &p);
+	if (ret)
+		FAILF(n, "awr_probe_path(%s): %s", disk, ename(ret));
+	else if (!awr_probe_device(p) || awr_device_type(awr_probe_device(p)) != lr->type)
+		FAILF(n, "the probe of %s has no %s device view", disk, lr->kind);
+	else
+		lib_fields_case(n, lr, "probe device view", awr_probe_device(p), raw);
+	awr_probe_free(p);
+
+	snprintf(what, sizeof(what), "%s_json", prefix);
+	json_case(cname(tag, disk, what), disk, lr->section, raw, lr->nf);
 }
 
 #define VPD_NF 7
 
-static void scsi_lib_fields(const struct awr_scsi_id *id, uint64_t *v)
+static void scsi_lib_fields(const struct awr_device *d, uint64_t *v)
 {
+	const struct awr_scsi_id *id = awr_device_scsi(d);
+
 	v[0] = id->vpd_page_length;
 	v[1] = id->max_transfer_length;
 	v[2] = id->max_atomic_transfer_length;
@@ -1353,12 +1405,21 @@ static void scsi_lib_fields(const struct awr_scsi_id *id, uint64_t *v)
 	v[6] = id->max_atomic_boundary_size;
 }
 
+static bool scsi_have_vpd(const struct awr_device *d)
+{
+	return awr_device_scsi(d)->have_vpd;
+}
+
+static const struct lib_record scsi_record = {
+	AWR_DEVICE_SCSI, "SCSI", "Block Limits page", "scsi", scsi_have_vpd, scsi_lib_fields, VPD_NF
+};
+
 /* a scsi_debug module parameter, or -1 */
 static int64_t sd_param(const char *name)
 {
 	uint64_t v;
 
-	return read_u64("/sys/module/scsi_debug/parameters", name, &v) ? -1 : (int64_t)v;
+	return sysfs_number("/sys/module/scsi_debug/parameters", name, &v) ? -1 : (int64_t)v;
 }
 
 /*
@@ -1373,9 +1434,6 @@ static int cmd_vpd(const char *tag, const char *dev, const char *disk)
 	const char *n = cname(tag, dev, "vpd_raw");
 	struct field raw[VPD_NF];
 	unsigned char r[64];
-	uint64_t lib[VPD_NF];
-	struct awr_device *d = NULL;
-	struct awr_probe *p = NULL;
 	char why[256] = "";
 	int fd, resid = 0, ret;
 
@@ -1417,46 +1475,10 @@ static int cmd_vpd(const char *tag, const char *dev, const char *disk)
 			snprintf(why, sizeof(why), "raw %s %" PRIu64 ", scsi_debug %s=%" PRId64, raw[2 + i].name,
 				 raw[2 + i].raw, params[i], v);
 	}
-	if (why[0])
-		FAILF(n, "%s", why);
-	else
-		PASS(n);
+	verdict(n, why);
 
-	/* the library's decoding through the sg node */
-	n = cname(tag, dev, "vpd_library");
-	why[0] = '\0';
-	ret = awr_device_open(dev, &d);
-	if (ret)
-		FAILF(n, "awr_device_open(%s): %s", dev, ename(ret));
-	else if (awr_device_type(d) != AWR_DEVICE_SCSI || !awr_device_scsi(d)->have_vpd)
-		FAILF(n, "awr_device_open(%s) gave no decoded Block Limits page", dev);
-	else {
-		scsi_lib_fields(awr_device_scsi(d), lib);
-		if (fields_equal("awr_device_open", raw, lib, VPD_NF, why, sizeof(why)))
-			PASS(n);
-		else
-			FAILF(n, "%s", why);
-	}
-	awr_device_free(d);
-
-	/* the probe's device view of the disk */
-	n = cname(tag, disk, "vpd_probe");
-	why[0] = '\0';
-	ret = awr_probe_path(disk, 0, &p);
-	if (ret)
-		FAILF(n, "awr_probe_path(%s): %s", disk, ename(ret));
-	else if (!awr_probe_device(p) || awr_device_type(awr_probe_device(p)) != AWR_DEVICE_SCSI)
-		FAILF(n, "the probe of %s has no SCSI device view", disk);
-	else {
-		scsi_lib_fields(awr_device_scsi(awr_probe_device(p)), lib);
-		if (fields_equal("probe device view", raw, lib, VPD_NF, why, sizeof(why)))
-			PASS(n);
-		else
-			FAILF(n, "%s", why);
-	}
-	awr_probe_free(p);
-
-	json_case(cname(tag, disk, "vpd_json"), disk, "scsi", raw, VPD_NF);
+	/* the library's decoding through the sg node, the probe's device view of the disk, its JSON */
+	lib_cases(&scsi_record, raw, tag, "vpd", dev, disk);
 	return failures ? 1 : 0;
 }
 
@@ -1467,8 +1489,10 @@ static uint16_t le16at(const unsigned char *b, size_t off)
 	return (uint16_t)(b[off] | b[off + 1] << 8);
 }
 
-static void nvme_lib_fields(const struct awr_nvme_id *id, uint64_t *v)
+static void nvme_lib_fields(const struct awr_device *d, uint64_t *v)
 {
+	const struct awr_nvme_id *id = awr_device_nvme(d);
+
 	v[0] = id->awun;
 	v[1] = id->awupf;
 	v[2] = id->acwu;
@@ -1489,6 +1513,16 @@ static void nvme_lib_fields(const struct awr_nvme_id *id, uint64_t *v)
 	v[17] = id->lba_ms;
 }
 
+static bool nvme_have_identify(const struct awr_device *d)
+{
+	return awr_device_nvme(d)->have_ctrl && awr_device_nvme(d)->have_ns;
+}
+
+static const struct lib_record nvme_record = {
+	AWR_DEVICE_NVME, "NVMe", "Identify Controller and Namespace", "nvme", nvme_have_identify,
+	nvme_lib_fields, NVME_NF
+};
+
 /*
  * nvmeid TAG CTRLDEV NSDEV [AWUN AWUPF]: Identify Controller and Namespace
  * read raw through CTRLDEV (AWUN/AWUPF equal the controller's configuration
@@ -1501,10 +1535,6 @@ static int cmd_nvmeid(const char *tag, const char *dev, const char *nsdev, const
 	const char *n = cname(tag, dev, "identify_raw");
 	unsigned char c[4096], ns[4096];
 	struct field raw[NVME_NF];
-	uint64_t lib[NVME_NF];
-	struct awr_device *d = NULL;
-	struct awr_probe *p = NULL;
-	char why[256] = "";
 	__u32 nsid = 0;
 	unsigned int idx, nlbaf, flbas;
 	int fd, r1, r2;
@@ -1568,39 +1598,7 @@ static int cmd_nvmeid(const char *tag, const char *dev, const char *nsdev, const
 	else
 		PASS(n);
 
-	n = cname(tag, nsdev, "identify_library");
-	r1 = awr_device_open(nsdev, &d);
-	if (r1)
-		FAILF(n, "awr_device_open(%s): %s", nsdev, ename(r1));
-	else if (awr_device_type(d) != AWR_DEVICE_NVME || !awr_device_nvme(d)->have_ctrl ||
-		 !awr_device_nvme(d)->have_ns)
-		FAILF(n, "awr_device_open(%s) gave no decoded Identify Controller and Namespace", nsdev);
-	else {
-		nvme_lib_fields(awr_device_nvme(d), lib);
-		if (fields_equal("awr_device_open", raw, lib, NVME_NF, why, sizeof(why)))
-			PASS(n);
-		else
-			FAILF(n, "%s", why);
-	}
-	awr_device_free(d);
-
-	n = cname(tag, nsdev, "identify_probe");
-	why[0] = '\0';
-	r1 = awr_probe_path(nsdev, 0, &p);
-	if (r1)
-		FAILF(n, "awr_probe_path(%s): %s", nsdev, ename(r1));
-	else if (!awr_probe_device(p) || awr_device_type(awr_probe_device(p)) != AWR_DEVICE_NVME)
-		FAILF(n, "the probe of %s has no NVMe device view", nsdev);
-	else {
-		nvme_lib_fields(awr_device_nvme(awr_probe_device(p)), lib);
-		if (fields_equal("probe device view", raw, lib, NVME_NF, why, sizeof(why)))
-			PASS(n);
-		else
-			FAILF(n, "%s", why);
-	}
-	awr_probe_free(p);
-
-	json_case(cname(tag, nsdev, "identify_json"), nsdev, "nvme", raw, NVME_NF);
+	lib_cases(&nvme_record, raw, tag, "identify", nsdev, nsdev);
 	return failures ? 1 : 0;
 }
 
@@ -1642,7 +1640,7 @@ static bool list_disk(struct json_object *d, const char *name, char *why, size_t
 	snprintf(dir, sizeof(dir), "/sys/block/%s", name);
 	for (size_t i = 0; i < 5; i++) {
 		snprintf(sub, sizeof(sub), "%s/queue", dir);
-		if (read_u64(sub, attrs[i], &want)) {
+		if (sysfs_number(sub, attrs[i], &want)) {
 			snprintf(why, wl, "%s: queue/%s unreadable", name, attrs[i]);
 			return false;
 		}
@@ -1667,7 +1665,7 @@ static bool list_disk(struct json_object *d, const char *name, char *why, size_t
 		bool found = false;
 
 		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
-		if (e->d_name[0] == '.' || read_u64(sub, "start", &want) || access(strcat(sub, "/partition"), F_OK))
+		if (e->d_name[0] == '.' || sysfs_number(sub, "start", &want) || access(strcat(sub, "/partition"), F_OK))
 			continue;
 		nparts++;
 		for (size_t i = 0; i < json_object_array_length(parts); i++) {
@@ -1742,7 +1740,7 @@ static int cmd_list(const char *tag)
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "/sys/block/%s", e->d_name);
-		hidden = !read_u64(path, "hidden", &h) && h == 1;
+		hidden = !sysfs_number(path, "hidden", &h) && h == 1;
 		nsys += !hidden;
 		nhidden += hidden;
 		for (size_t i = 0; i < json_object_array_length(devs); i++) {
@@ -1765,10 +1763,7 @@ static int cmd_list(const char *tag)
 		snprintf(why, sizeof(why), "%zu devices listed, /sys/block has %u", json_object_array_length(devs), nsys);
 	printf("AWRVM: INFO list %s devices=%u hidden=%u\n", tag, nsys, nhidden);
 	json_object_put(root);
-	if (why[0])
-		FAILF(n, "%s", why);
-	else
-		PASS(n);
+	verdict(n, why);
 	return failures ? 1 : 0;
 }
 
