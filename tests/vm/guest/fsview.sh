@@ -46,6 +46,10 @@ report_write() {
 	rc=$?
 	paths=$(echo "$out" | sed -n 's/^paths: \([0-9]*\) hardware, \([0-9]*\) software, \([0-9]*\) unknown$/\1 \2 \3/p')
 }
+# check_paths NAME "H S U": PASS when the last report_write exited 0 with these paths
+check_paths() {
+	[ "$rc" = 0 ] && [ "$paths" = "$2" ]; check "$1" $? "exit $rc, paths '$paths': $out"
+}
 
 # expect_text NAME TEXT: PASS when the last $out holds TEXT
 expect_text() {
@@ -78,7 +82,7 @@ units_in_place() {	# FS FILE
 	local before after i p0 moved=0
 	before=$(xfiemap "$2")
 	report_write "$2" $((unit * 4)) $((unit * 4)) "$unit"
-	[ "$rc" = 0 ] && [ "$paths" = "4 0 0" ]; check "$1.unit_hardware" $? "exit $rc, paths '$paths': $out"
+	check_paths "$1.unit_hardware" "4 0 0"
 	after=$(xfiemap "$2")
 	for i in 4 5 6 7; do
 		p0=$(phys_at "$before" $((unit * i)))
@@ -93,7 +97,7 @@ moved_write() {	# SW-CASE MOVED-CASE FILE OFF LEN
 	local before p0
 	before=$(xfiemap "$3")
 	report_write "$3" "$4" "$5" "$5"
-	[ "$rc" = 0 ] && [ "$paths" = "0 1 0" ]; check "$1" $? "exit $rc, paths '$paths': $out"
+	check_paths "$1" "0 1 0"
 	p0=$(phys_at "$before" "$4")
 	[ -n "$p0" ] && [ "$p0" != "$(phys_at "$(xfiemap "$3")" "$4")" ]
 	check "$2" $? "the $5 write at $4 stayed in place by xfs_io's listing"
@@ -135,6 +139,8 @@ fi
 
 at start
 cleanup() { umount "$mnt" 2>/dev/null; }
+# leave the disk as it was found: no filesystem signature
+wipe() { dd if=/dev/zero of="$dev" bs=1M count=1 conv=fsync 2>/dev/null; }
 modprobe xfs 2>/dev/null
 modprobe ext4 2>/dev/null
 trap cleanup EXIT
@@ -150,7 +156,7 @@ if [ "$mode" = software ]; then
 		umount "$mnt"
 	fi
 	at "xfs done"
-	dd if=/dev/zero of="$dev" bs=1M count=1 conv=fsync 2>/dev/null
+	wipe
 	exit 0
 fi
 
@@ -182,7 +188,7 @@ if mount_fs xfs mkfs.xfs -f -q; then
 	else
 		pass xfs.misaligned_file
 		report_write "$mnt/mis" 0 "$unit" "$unit"
-		[ "$rc" = 0 ] && [ "$paths" = "0 1 0" ]; check xfs.misaligned_software $? "exit $rc, paths '$paths': $out"
+		check_paths xfs.misaligned_software "0 1 0"
 		out=$($AWR extents "$mnt/mis" --unit "$unit" 2>&1)
 		expect_text xfs.misaligned_extents "misaligned ranges:"
 		out=$($AWR probe "$mnt/mis" 2>&1)
@@ -212,5 +218,4 @@ if mount_fs ext4 mkfs.ext4 -q -F -b 4096 -O bigalloc -C "$unit"; then
 	umount "$mnt"
 fi
 at "ext4 done"
-# leave the disk as it was found: no filesystem signature
-dd if=/dev/zero of="$dev" bs=1M count=1 conv=fsync 2>/dev/null
+wipe
