@@ -97,24 +97,16 @@ run_ok() {
 }
 
 # The option table: command, its valid arguments, the options given bad values.
-declare -A base=(
-	[check]="check $f --offset 0 --length 16k"
-	[write]="write $f --offset 0 --length 64k --unit 16k --force"
-	[write-uring]="write $f --offset 0 --length 64k --unit 16k --engine uring --force"
-	[stress]="stress $f --unit 16k --size 1M --threads 2 --writes 50 --force"
-	[verify]="verify $f --unit 16k"
-	[bench]="bench $f --unit 16k --size 1M --seconds 1 --mode atomic --force"
-	[decode]="decode --scsi-vpd $fix/vpd-bl-scsi-debug-default.hex --lbs 512"
-)
-declare -A opts=(
-	[check]="--offset --length"
-	[write]="--offset --length --unit --pattern"
-	[write-uring]="--qd"
-	[stress]="--unit --threads --seconds --writes --size"
-	[verify]="--unit --size --crash-time --show"
-	[bench]="--unit --qd --batch --seconds --size --mode --order --durability"
-	[decode]="--lbs --pbs --max-segments --max-hw-bytes"
-)
+declare -A base opts
+row() { base[$1]=$2 opts[$1]=$3; }
+row check "check $f --offset 0 --length 16k" "--offset --length"
+row write "write $f --offset 0 --length 64k --unit 16k --force" "--offset --length --unit --pattern"
+row write-uring "write $f --offset 0 --length 64k --unit 16k --engine uring --force" "--qd"
+row stress "stress $f --unit 16k --size 1M --threads 2 --writes 50 --force" "--unit --threads --seconds --writes --size"
+row verify "verify $f --unit 16k" "--unit --size --crash-time --show"
+row bench "bench $f --unit 16k --size 1M --seconds 1 --mode atomic --force" \
+	"--unit --qd --batch --seconds --size --mode --order --durability"
+row decode "decode --scsi-vpd $fix/vpd-bl-scsi-debug-default.hex --lbs 512" "--lbs --pbs --max-segments --max-hw-bytes"
 # values every option refuses, with what the message must say
 bad_values=("abc" "" "-1" "-4k" "18446744073709551616" "16E" "99999999999999999999999999" "0x" "12junk")
 for cmd in "${!opts[@]}"; do
