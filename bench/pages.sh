@@ -13,8 +13,8 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(dirname "$here")
-build=$top/build
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
 seconds=5
 rounds=6
 span=256M
@@ -28,11 +28,10 @@ while [ $# -gt 0 ]; do
 	*) echo "pages.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
-case "$build" in /*) ;; *) build=$PWD/$build ;; esac
+build=$(absolute "$build")
 
 if [ -z "${AWR_SCRATCH_DIR:-}" ]; then
-	[ -f "$build/build.ninja" ] || meson setup "$build" "$top" >/dev/null || exit 2
-	ninja -C "$build" -j2 >/dev/null || exit 2
+	build_tree
 	exec "$top/tests/integration/with-scratch-xfs.sh" --size 3G "$0" -B "$build" -s "$seconds" -r "$rounds" -S "$span"
 fi
 
@@ -43,13 +42,10 @@ trap 'rm -rf "$tmp"' EXIT
 
 # get FILE PYTHON-EXPRESSION-ON-r: one figure of a JSON report
 get() { python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "n/a" }'; }
 
 naive() {	# the bench's naive doublewrite on a file written in full
 	rm -f "$dir/dw.dat" && sync	# the same extents each run (see fresh() in run.sh)
-	dd if=/dev/zero of="$dir/dw.dat" bs=1M count=$(( $(numfmt --from=iec "$span") >> 20 )) oflag=direct \
-		conv=fsync status=none || exit 1
+	fill "$dir/dw.dat" $(( $(numfmt --from=iec "$span") >> 20 )) || exit 1
 	"$awr" bench "$dir/dw.dat" --force --mode doublewrite --seconds "$seconds" --size "$span" -o json \
 		>"$tmp/a.json" 2>"$tmp/a.err" || { cat "$tmp/a.err"; exit 1; }
 }
@@ -74,6 +70,6 @@ for r in $(seq 1 "$rounds"); do
 	echo "$r1" >>"$tmp/r1"; echo "$r2" >>"$tmp/r2"; echo "$pm" >>"$tmp/r3"
 	printf '%-5s %-11s %10.0f %10.0f %10.0f %10.0f %9s %9s %9s\n' "$r" "$mode" "$a" "$p" "$pd" "$nd" "$r1" "$r2" "$pm"
 done
-echo "median pages/naive (whole processes): $(median <"$tmp/r1")x (lowest $(sort -g "$tmp/r1" | head -1), highest $(sort -g "$tmp/r1" | tail -1))"
-echo "median pages-dw/naive (whole processes): $(median <"$tmp/r2")x (lowest $(sort -g "$tmp/r2" | head -1), highest $(sort -g "$tmp/r2" | tail -1))"
-echo "median of the in-process paired pages/naive-dw: $(median <"$tmp/r3")x"
+echo "median pages/naive (whole processes): $(median_lower <"$tmp/r1")x (lowest $(sort -g "$tmp/r1" | head -1), highest $(sort -g "$tmp/r1" | tail -1))"
+echo "median pages-dw/naive (whole processes): $(median_lower <"$tmp/r2")x (lowest $(sort -g "$tmp/r2" | head -1), highest $(sort -g "$tmp/r2" | tail -1))"
+echo "median of the in-process paired pages/naive-dw: $(median_lower <"$tmp/r3")x"

@@ -23,8 +23,8 @@
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
-top=$(dirname "$here")
-build=$top/build
+# shellcheck source=bench/lib.sh
+. "$here/lib.sh"
 seconds=10
 repeats=4
 units="4k 16k 64k"
@@ -44,14 +44,12 @@ while [ $# -gt 0 ]; do
 	*) out=$1; shift ;;
 	esac
 done
-case "$out" in /*) ;; *) out=$PWD/$out ;; esac
-case "$build" in /*) ;; *) build=$PWD/$build ;; esac
+out=$(absolute "$out") build=$(absolute "$build")
 fio=${FIO:-fio}
 
 if [ -z "${AWR_SCRATCH_DIR:-}" ]; then
 	command -v "$fio" >/dev/null || { echo "run.sh: fio is not installed (apt-get install fio, or FIO=PATH)" >&2; exit 2; }
-	[ -f "$build/build.ninja" ] || meson setup "$build" "$top" >/dev/null || exit 2
-	ninja -C "$build" -j2 >/dev/null || exit 2
+	build_tree
 	FIO=$fio AWR_BENCH_OWN_SCRATCH=new exec "$top/tests/integration/with-scratch-xfs.sh" --size 2G "$0" -B "$build" -s "$seconds" \
 		-r "$repeats" -u "$units" -q "$qds" -c "$cpus" "$out"
 fi
@@ -102,7 +100,7 @@ fresh() {
 	else
 		rm -f "$f" && sync || abort "cannot remove $f"
 	fi
-	dd if=/dev/zero of="$f" bs=1M count=$((span >> 20)) oflag=direct status=none ||
+	fill "$f" $((span >> 20)) ||
 		abort "cannot write $f (was the scratch filesystem shut down? see dmesg)"
 	sync
 }
@@ -112,10 +110,6 @@ json_get() {
 	awk -v m="\"$1\": {" -v k="\"$2\":" 'index($0, m) { on = 1 } on && index($0, k) { sub(/.*: /, ""); sub(/,$/, ""); print; exit }'
 }
 
-# the middle value; of an even count the mean of the two middle ones (the lower one alone would bias
-# a ratio of medians: pages/s and wall time would pick different runs)
-median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else if (NR) print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "n/a" }'; }
 bytes() { numfmt --from=iec "${1^^}"; }
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/awr-bench.XXXXXX") || exit 2

@@ -1,0 +1,34 @@
+# SPDX-License-Identifier: MIT
+# shellcheck shell=bash
+# Description: what bench/run.sh and bench/pages.sh share; sourced (". "$here/lib.sh"") after
+# they set here (this folder). Sets top (the source tree) and build (its build/, the default).
+top=$(dirname "${here:?set by the script that sources lib.sh}")
+build=$top/build
+
+# absolute PATH: PATH, relative to the current directory when it is not absolute
+absolute() { case "$1" in /*) echo "$1" ;; *) echo "$PWD/$1" ;; esac; }
+
+# build_tree: BUILDDIR set up (when it is not yet) and built, or exit 2
+build_tree() {
+	[ -f "$build/build.ninja" ] || meson setup "$build" "$top" >/dev/null || exit 2
+	ninja -C "$build" -j2 >/dev/null || exit 2
+}
+
+# middle EVEN: the middle one of the numbers on stdin; of an even count the mean of the two middle
+# ones (EVEN "mean") or the lower one (EVEN "lower")
+middle() {
+	sort -g | awk -v even="$1" '{ v[NR] = $1 } END {
+		if (NR % 2) print v[(NR + 1) / 2]; else if (NR && even == "lower") print v[NR / 2]
+		else if (NR) print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+# median: the middle one, of an even count the mean of the two middle ones (the lower one alone
+# would bias a ratio of medians: pages/s and wall time would pick different runs)
+median() { middle mean; }
+# median_lower: the middle one, of an even count the lower one
+median_lower() { middle lower; }
+
+# ratio A B: A / B to three decimals, n/a when B is not above 0
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "n/a" }'; }
+
+# fill FILE MIB: FILE written in full with MIB MiB of zeros, direct and flushed
+fill() { dd if=/dev/zero of="$1" bs=1M count="$2" oflag=direct conv=fsync status=none; }
