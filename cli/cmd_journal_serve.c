@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,8 +20,12 @@ static bool secret_error(const char *secret_file, int ret)
 	const char *secret = secret_file ? secret_file : "$" "AWR_JOURNAL_SECRET";
 
 	if (ret == -ENOKEY)
-		out_error("no shared secret of at least 16 bytes in %s: give --secret-file FILE (mode 0600) "
-			  "or set AWR_JOURNAL_SECRET", secret);
+		out_error("no shared secret of at least 32 bytes in %s: give --secret-file FILE (mode 0600) "
+			  "or set AWR_JOURNAL_SECRET; make one with: head -c 32 /dev/urandom | base64", secret);
+	else if (ret == -EKEYREVOKED)
+		out_error("the shared secret in %s does not look random (under 128 bits by its byte counts: "
+			  "a repeated character, a short sentence): make one with: head -c 32 /dev/urandom | base64",
+			  secret);
 	else if (ret == -EPERM)
 		out_error("refusing the secret file %s: group or others may read it; chmod 600 %s", secret, secret);
 	else if (ret == -EFBIG)
@@ -67,8 +72,12 @@ bool journal_remote_error(const char *verb, const char *url, const char *secret_
 			  "connection was tampered with, or the server has another secret", url);
 		break;
 	case -ECONNABORTED:
-		out_error("the journal server at %s closed the connection before its greeting: too many "
-			  "clients, or not an awr journal server", url);
+		out_error("the journal server at %s closed the connection before its greeting: not an awr "
+			  "journal server, or it refuses this address (not loopback without --allow-remote)", url);
+		break;
+	case -EUSERS:
+		out_error("the journal server at %s has --max-clients clients connected already: try again "
+			  "when one has ended, or start it with a higher --max-clients", url);
 		break;
 	case -EBUSY:
 		out_error("journal %s is being appended to by another client: give another NAME "
@@ -148,6 +157,8 @@ int cmd_journal_serve(int argc, const char **argv)
 	o.ready = on_ready;
 	o.arg = dir;
 	catch_stop_signals(on_stop);
+	/* a log reader that went away (stderr into a closed pipe) must not end the server: EPIPE */
+	signal(SIGPIPE, SIG_IGN);
 	ret = awr_journal_serve(&o);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
@@ -162,6 +173,13 @@ int cmd_journal_serve(int argc, const char **argv)
 	} else if (ret == -ENOTDIR || ret == -ENOENT) {
 		out_error("--dir %s: %s: give an existing directory for the journals", dir,
 			  ret == -ENOTDIR ? "not a directory" : "no such directory");
+	} else if (ret == -EMFILE) {
+		struct rlimit r = { 0, 0 };
+
+		getrlimit(RLIMIT_NOFILE, &r);
+		out_error("--max-clients %d needs %d file descriptors (2 a client, 16 for connections authenticating, 16 more), but the hard "
+			  "limit is %llu (ulimit -Hn): give a smaller --max-clients or raise the limit",
+			  max_clients, 2 * max_clients + 32, (unsigned long long)r.rlim_max);
 	} else if (!secret_error(secret, ret)) {
 		out_error("journal-serve: %s", strerror(-ret));
 	}

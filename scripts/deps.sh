@@ -15,6 +15,7 @@ TEST_DEPS=(
 	"${RUN_DEPS[@]}" fio debootstrap busybox-static cpio xz-utils kmod
 	libssl-dev zstd
 	dmsetup mdadm
+	strace		# journal_remote counts the server's accept4 calls
 	clang libclang-rt-14-dev valgrind
 )
 

@@ -58,7 +58,8 @@ int awr__journal_open(const char *path, struct awr_journal *j);
  * Open @where: a file as awr__journal_open_force(), or tcp://HOST:PORT[/NAME],
  * a journal kept by a journal server (remote.h) with the shared secret of
  * @secret_file (NULL: $AWR_JOURNAL_SECRET). Remote errors besides the file's:
- * -EINVAL (a malformed URL), -ENOKEY (no secret, or shorter than 16 bytes),
+ * -EINVAL (a malformed URL), -ENOKEY (no secret, or shorter than 32 bytes),
+ * -EKEYREVOKED (a secret that does not look random),
  * -EPERM (a secret file group or others may read), -EADDRNOTAVAIL (the host
  * is not found), -ECONNREFUSED, -ETIMEDOUT, -ECONNABORTED (closed before its
  * greeting: too many clients), -EKEYREJECTED (the server refused the secret),

@@ -88,13 +88,47 @@ int awr__rj_read_all(int fd, void *buf, size_t len)
 	return 0;
 }
 
-/* The secret's bytes; one trailing newline of a file is not part of it. */
+/*
+ * The secret's bytes, estimated in bits: its length times the Shannon entropy of its byte
+ * histogram. Random bytes, their base64 or their hex score near their length in bits times 5, 6
+ * or 4 (32 bytes of /dev/urandom in base64: about 215); a repeated character scores 0 and a
+ * sentence of 32 characters about 125.
+ */
+/* log2(x) for x >= 1 within 0.01 (no libm): the exponent, and a quadratic for the mantissa */
+static double log2_approx(unsigned int x)
+{
+	int e = 31 - __builtin_clz(x);
+	double f = (double)x / (double)(1U << e) - 1.0;
+
+	return e + f * (1.3465 - 0.3465 * f);
+}
+
+static double secret_bits(const uint8_t *key, size_t n)
+{
+	unsigned int hist[256] = { 0 };
+	double bits = (double)n * log2_approx((unsigned int)n);
+
+	for (size_t i = 0; i < n; i++)
+		hist[key[i]]++;
+	for (unsigned int c = 0; c < 256; c++)	/* n log2 n - sum h log2 h = -sum h log2(h / n) */
+		if (hist[c])
+			bits -= (double)hist[c] * log2_approx(hist[c]);
+	return bits;
+}
+
+/*
+ * The secret's bytes; one trailing newline of a file is not part of it. -ENOKEY: fewer than
+ * AWR_RJ_SECRET_MIN bytes; -EKEYREVOKED: long enough but not random-looking (under
+ * AWR_RJ_SECRET_BITS by secret_bits(): "aaaa...", a short sentence).
+ */
 static int secret_check(uint8_t *key, size_t *len, size_t n)
 {
 	if (n && key[n - 1] == '\n')
 		n--;
 	if (n < AWR_RJ_SECRET_MIN)
 		return -ENOKEY;
+	if (secret_bits(key, n) < AWR_RJ_SECRET_BITS)
+		return -EKEYREVOKED;
 	*len = n;
 	return 0;
 }

@@ -28,7 +28,8 @@
 #define AWR_RJ_AUTH_SIZE	(AWR_RJ_AUTH_BODY + AWR_RJ_MAC)
 #define AWR_RJ_MAX_PAYLOAD	65536U	/* a peer's length above this is refused, never allocated */
 #define AWR_RJ_HDR		8
-#define AWR_RJ_SECRET_MIN	16
+#define AWR_RJ_SECRET_MIN	32	/* bytes; and AWR_RJ_SECRET_BITS estimated (secret_check) */
+#define AWR_RJ_SECRET_BITS	128
 #define AWR_RJ_SECRET_MAX	1024
 #define AWR_RJ_SECRET_ENV	"AWR_JOURNAL_SECRET"
 

@@ -20,9 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <openssl/crypto.h>
@@ -31,19 +33,32 @@
 #include "private.h"
 #include "remote.h"
 
-#define AUTH_TIMEOUT_S	10	/* a peer that does not authenticate in time is dropped */
+#define AUTH_TIMEOUT_S	10	/* the whole handshake: a peer not authenticated by then is dropped */
 #define MAX_CLIENTS	1024
 #define PEER_LEN	64
+/*
+ * Connections not yet authenticated have slots of their own, PENDING_MAX of them and at most
+ * PENDING_PER_ADDR from one address, beside the max_clients of authenticated ones; a new
+ * connection over either cap takes the place of the oldest pending one (of its address, or of
+ * all). Peers that trickle bytes without the secret then cannot keep a client out: a real
+ * client's handshake takes a round trip, theirs last until they are pushed out.
+ */
+#define PENDING_MAX	16
+#define PENDING_PER_ADDR 4
 
 struct server;
 
 struct slot {
 	struct server *srv;
 	bool used;
+	bool authed;			/* past authenticate(): counts against max_clients */
+	bool evicted;			/* pushed out by a newer pending connection */
+	uint64_t since_ns;		/* accepted at (CLOCK_MONOTONIC) */
 	int fd;
 	int mode;			/* AWR_RJ_APPEND while appending to name */
 	char name[AWR_RJ_NAME_MAX];
 	char peer[PEER_LEN];
+	char addr[PEER_LEN];		/* the peer's address without its port */
 };
 
 struct server {
@@ -52,7 +67,8 @@ struct server {
 	size_t slen;
 	pthread_mutex_t lock;
 	pthread_cond_t idle;
-	unsigned int active, max;
+	unsigned int active, max, authed;
+	unsigned int nslots;		/* max + PENDING_MAX */
 	struct slot *slots;
 };
 
@@ -104,6 +120,14 @@ static void addr_text(const struct sockaddr_storage *a, char *buf, size_t len)
 	} else {
 		snprintf(buf, len, "(family %d)", a->ss_family);
 	}
+}
+
+/* "1.2.3.4:5" -> "1.2.3.4", "[::1]:5" -> "[::1]": a peer's address without its port */
+static void addr_only(const char *peer, char *buf, size_t len)
+{
+	const char *colon = strrchr(peer, ':');
+
+	snprintf(buf, len, "%.*s", colon ? (int)(colon - peer) : (int)strlen(peer), peer);
 }
 
 /* 127.0.0.0/8, ::1 or ::ffff:127.x.y.z; with @wildcard also 0.0.0.0 and :: */
@@ -161,7 +185,7 @@ static bool name_busy(struct slot *sl)
 {
 	struct server *s = sl->srv;
 
-	for (unsigned int i = 0; i < s->max; i++)
+	for (unsigned int i = 0; i < s->nslots; i++)
 		if (&s->slots[i] != sl && s->slots[i].used && s->slots[i].mode == AWR_RJ_APPEND &&
 		    !strcmp(s->slots[i].name, sl->name))
 			return true;
@@ -279,7 +303,68 @@ static int serve_read(struct slot *sl, struct awr_chan *c)
 	return 0;
 }
 
-/* HELLO, then the client's AUTH checked: the session key, or a refusal logged. */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* Read @len bytes before @deadline_ns, however the peer spaces them: -ETIMEDOUT after it. */
+static int read_by(int fd, void *buf, size_t len, uint64_t deadline_ns)
+{
+	uint8_t *p = buf;
+
+	while (len) {
+		uint64_t now = now_ns();
+		struct pollfd pf = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+		int r;
+
+		if (now >= deadline_ns)
+			return -ETIMEDOUT;
+		r = poll(&pf, 1, (int)((deadline_ns - now + 999999) / 1000000));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (!r)
+			return -ETIMEDOUT;
+		n = recv(fd, p, len, MSG_DONTWAIT);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			return -ECONNRESET;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* The handshake's end: an authenticated client takes one of max_clients, or is refused. */
+static int admit(struct slot *sl)
+{
+	struct server *s = sl->srv;
+	int ret = 0;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->authed >= s->max)
+		ret = -EUSERS;
+	else
+		sl->authed = true, s->authed++;
+	pthread_mutex_unlock(&s->lock);
+	if (ret)
+		slog(s, "%s: refused: %u clients are connected already (--max-clients)", sl->peer, s->max);
+	return ret;
+}
+
+/*
+ * HELLO, then the client's AUTH checked: the session key, or a refusal logged. The whole
+ * handshake has AUTH_TIMEOUT_S from the accept, however the peer spaces its bytes.
+ */
 static int authenticate(struct slot *sl, struct awr_chan *c, uint32_t *mode, uint32_t *flags)
 {
 	struct server *s = sl->srv;
@@ -291,10 +376,16 @@ static int authenticate(struct slot *sl, struct awr_chan *c, uint32_t *mode, uin
 		return -EIO;
 	ret = awr__rj_write_all(sl->fd, hello, sizeof(hello));
 	if (!ret)
-		ret = awr__rj_read_all(sl->fd, auth, sizeof(auth));
+		ret = read_by(sl->fd, auth, sizeof(auth), sl->since_ns + AUTH_TIMEOUT_S * 1000000000ULL);
 	if (ret) {
-		slog(s, "%s: refused: %s before authenticating", sl->peer,
-		     ret == -ETIMEDOUT ? "no answer in 10 s" : ret == -ECONNRESET ? "closed" : strerror(-ret));
+		if (sl->evicted)
+			slog(s, "%s: dropped before authenticating: a newer connection took its place "
+			     "(%d pending from one address, %d in all at most)", sl->peer, PENDING_PER_ADDR, PENDING_MAX);
+		else if (ret == -ETIMEDOUT)
+			slog(s, "%s: refused: not authenticated within %d s of connecting", sl->peer, AUTH_TIMEOUT_S);
+		else
+			slog(s, "%s: refused: %s before authenticating", sl->peer,
+			     ret == -ECONNRESET ? "closed" : strerror(-ret));
 		return ret;
 	}
 	if (memcmp(auth, awr__rj_auth_magic, 8)) {
@@ -330,6 +421,9 @@ static void release(struct slot *sl)
 	sl->fd = -1;
 	sl->used = false;
 	sl->mode = 0;
+	if (sl->authed)
+		s->authed--;
+	sl->authed = false;
 	s->active--;
 	pthread_cond_broadcast(&s->idle);
 	pthread_mutex_unlock(&s->lock);
@@ -338,12 +432,11 @@ static void release(struct slot *sl)
 static void *client_main(void *arg)
 {
 	struct slot *sl = arg;
-	struct timeval tv = { AUTH_TIMEOUT_S, 0 }, none = { 0, 0 };
+	struct timeval tv = { AUTH_TIMEOUT_S, 0 };
 	int one = 1, idle = 30, intvl = 10, cnt = 3;
 	uint32_t mode = 0, flags = 0;
 	struct awr_chan c;
 
-	setsockopt(sl->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(sl->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	setsockopt(sl->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	/* a client that lost its power never closes: keepalive ends the connection */
@@ -354,8 +447,9 @@ static void *client_main(void *arg)
 	if (awr__chan_init(&c, sl->fd, true)) {
 		slog(sl->srv, "%s: refused: out of memory", sl->peer);
 	} else {
-		if (!authenticate(sl, &c, &mode, &flags)) {
-			setsockopt(sl->fd, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof(none));
+		if (!authenticate(sl, &c, &mode, &flags) && admit(sl)) {
+			send_status(&c, -EUSERS, 0, 0);	/* the client says: too many clients */
+		} else if (sl->authed) {
 			if (mode == AWR_RJ_APPEND)
 				serve_append(sl, &c, flags & AWR_RJ_FLAG_FORCE);
 			else
@@ -367,48 +461,87 @@ static void *client_main(void *arg)
 	return NULL;
 }
 
-/* A slot for a new connection, or NULL when max_clients are connected. */
-static struct slot *take_slot(struct server *s, int fd, const char *peer)
+/* Push the oldest pending connection (of @addr, or of all when NULL) out (under lock). */
+static void evict_oldest(struct server *s, const char *addr)
 {
+	struct slot *old = NULL;
+
+	for (unsigned int i = 0; i < s->nslots; i++) {
+		struct slot *x = &s->slots[i];
+
+		if (x->used && !x->authed && !x->evicted && (!addr || !strcmp(x->addr, addr)) &&
+		    (!old || x->since_ns < old->since_ns))
+			old = x;
+	}
+	if (old) {
+		old->evicted = true;
+		shutdown(old->fd, SHUT_RDWR);	/* its thread sees the end and frees the slot */
+	}
+}
+
+/*
+ * A slot for a new connection, or NULL when every slot is taken (max_clients authenticated and
+ * PENDING_MAX pending, being pushed out). Over a pending cap the oldest pending connection of the
+ * same address, or of all, is pushed out first.
+ */
+static struct slot *take_slot(struct server *s, int fd, const char *peer, const char *addr)
+{
+	unsigned int pending = 0, from_addr = 0;
 	struct slot *sl = NULL;
 
 	pthread_mutex_lock(&s->lock);
-	for (unsigned int i = 0; i < s->max && !sl; i++)
-		if (!s->slots[i].used)
-			sl = &s->slots[i];
+	for (unsigned int i = 0; i < s->nslots; i++) {
+		struct slot *x = &s->slots[i];
+
+		if (!x->used) {
+			if (!sl)
+				sl = x;
+		} else if (!x->authed && !x->evicted) {
+			pending++;
+			from_addr += !strcmp(x->addr, addr);
+		}
+	}
+	if (from_addr >= PENDING_PER_ADDR)
+		evict_oldest(s, addr);
+	else if (pending >= PENDING_MAX)
+		evict_oldest(s, NULL);
 	if (sl) {
-		*sl = (struct slot){ .srv = s, .used = true, .fd = fd };
+		*sl = (struct slot){ .srv = s, .used = true, .fd = fd, .since_ns = now_ns() };
 		snprintf(sl->peer, sizeof(sl->peer), "%s", peer);
+		snprintf(sl->addr, sizeof(sl->addr), "%s", addr);
 		s->active++;
 	}
 	pthread_mutex_unlock(&s->lock);
 	return sl;
 }
 
-static void accept_one(struct server *s, int lfd)
+/* accept one connection; false when the process is out of descriptors (or memory) for it */
+static bool accept_one(struct server *s, int lfd)
 {
 	struct sockaddr_storage a;
 	socklen_t alen = sizeof(a);
 	pthread_attr_t attr;
-	char peer[PEER_LEN];
+	char peer[PEER_LEN], addr[PEER_LEN];
 	struct slot *sl;
 	pthread_t t;
 	int fd = accept4(lfd, (struct sockaddr *)&a, &alen, SOCK_CLOEXEC);
 
 	if (fd < 0)
-		return;
+		return errno != EMFILE && errno != ENFILE && errno != ENOBUFS && errno != ENOMEM;
 	addr_text(&a, peer, sizeof(peer));
 	if (!(s->o->flags & AWR_JSERVE_ALLOW_REMOTE) && !is_loopback((struct sockaddr *)&a, false)) {
 		slog(s, "%s: refused: not a loopback address (the server accepts other machines only "
 		     "when started with --allow-remote)", peer);
 		close(fd);
-		return;
+		return true;
 	}
-	sl = take_slot(s, fd, peer);
+	addr_only(peer, addr, sizeof(addr));
+	sl = take_slot(s, fd, peer, addr);
 	if (!sl) {
-		slog(s, "%s: refused: %u clients are connected already (--max-clients)", peer, s->max);
+		slog(s, "%s: refused: %u clients are connected and %d more are authenticating", peer, s->max,
+		     PENDING_MAX);
 		close(fd);
-		return;
+		return true;
 	}
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -417,6 +550,7 @@ static void accept_one(struct server *s, int lfd)
 		release(sl);
 	}
 	pthread_attr_destroy(&attr);
+	return true;
 }
 
 /* Bind @o->listen; a loopback or wildcard address unless AWR_JSERVE_ALLOW_REMOTE. */
@@ -456,18 +590,63 @@ static int listen_on(const struct awr_journal_serve_opts *o, char *bound, size_t
 	return fd;
 }
 
+/*
+ * Out of descriptors (EMFILE: another part of the process, or connections the kernel queued
+ * past the limit), the listener stays readable: instead of calling accept4() in a loop at full
+ * CPU, stop polling it for BACKOFF_MS and say so once per episode.
+ */
+#define BACKOFF_MS	200
+
 static int serve_loop(struct server *s, int lfd, int pipe_r)
 {
 	struct pollfd pf[2] = { { .fd = lfd, .events = POLLIN }, { .fd = pipe_r, .events = POLLIN } };
+	bool starved = false;
 
 	while (!stop_requested) {
-		if (poll(pf, 2, -1) < 0) {
+		int n = poll(pf, 2, pf[0].fd < 0 ? BACKOFF_MS : -1);
+
+		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
-		if (pf[0].revents & POLLIN)
-			accept_one(s, lfd);
+		if (pf[0].fd < 0) {		/* the pause is over: try the listener again */
+			pf[0].fd = lfd;
+			continue;
+		}
+		if (!(pf[0].revents & POLLIN))
+			continue;
+		if (accept_one(s, lfd)) {
+			starved = false;
+		} else {
+			if (!starved)
+				slog(s, "accepting a connection: %s; pausing new connections for %d ms at a time "
+				     "until one is free", strerror(errno), BACKOFF_MS);
+			starved = true;
+			pf[0].fd = -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Every connection takes a socket and, while it appends, a journal file: 2 descriptors a client
+ * and a few for the process (the listener, the stop pipe, stdio, the directory). Raise the soft
+ * RLIMIT_NOFILE to that if the hard limit allows; -EMFILE when it does not.
+ */
+static int fds_for(unsigned int max_clients)
+{
+	rlim_t need = 2 * (rlim_t)max_clients + PENDING_MAX + 16;
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_NOFILE, &r))
+		return -errno;
+	if (r.rlim_cur != RLIM_INFINITY && r.rlim_cur < need) {
+		if (r.rlim_max != RLIM_INFINITY && r.rlim_max < need)
+			return -EMFILE;
+		r.rlim_cur = need;
+		if (setrlimit(RLIMIT_NOFILE, &r))
+			return -EMFILE;
 	}
 	return 0;
 }
@@ -476,7 +655,7 @@ static int serve_loop(struct server *s, int lfd, int pipe_r)
 static void drain(struct server *s)
 {
 	pthread_mutex_lock(&s->lock);
-	for (unsigned int i = 0; i < s->max; i++)
+	for (unsigned int i = 0; i < s->nslots; i++)
 		if (s->slots[i].used)
 			shutdown(s->slots[i].fd, SHUT_RDWR);
 	while (s->active)
@@ -502,10 +681,14 @@ int awr_journal_serve(const struct awr_journal_serve_opts *o)
 		return -ENOMEM;
 	s->o = o;
 	s->max = o->max_clients ? o->max_clients : 16;
+	ret = fds_for(s->max);
+	if (ret)
+		goto out;
 	ret = awr__rj_secret_load(o->secret_file, s->secret, &s->slen);
 	if (ret)
 		goto out;
-	s->slots = calloc(s->max, sizeof(*s->slots));
+	s->nslots = s->max + PENDING_MAX;
+	s->slots = calloc(s->nslots, sizeof(*s->slots));
 	if (!s->slots) {
 		ret = -ENOMEM;
 		goto out;

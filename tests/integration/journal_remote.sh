@@ -88,7 +88,15 @@ expect "server, secret file mode 0644" $? 2 "group or others may read it" "$w/e"
 env -u AWR_JOURNAL_SECRET "$awr" journal-serve --listen 127.0.0.1:0 --dir "$jdir" >/dev/null 2>"$w/e"
 expect "server, no secret" $? 2 "no shared secret" "$w/e"
 AWR_JOURNAL_SECRET=short "$awr" journal-serve --listen 127.0.0.1:0 --dir "$jdir" >/dev/null 2>"$w/e"
-expect "server, a secret of 5 bytes" $? 2 "at least 16 bytes" "$w/e"
+expect "server, a secret of 5 bytes" $? 2 "at least 32 bytes" "$w/e"
+AWR_JOURNAL_SECRET=$(printf 'a%.0s' {1..40}) timeout 10 "$awr" journal-serve --listen 127.0.0.1:0 --dir "$jdir" >/dev/null 2>"$w/e"
+expect "server, 40 times 'a' as the secret" $? 2 "does not look random" "$w/e"
+AWR_JOURNAL_SECRET=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n') timeout 10 "$awr" journal-serve --listen 127.0.0.1:0 \
+	--dir "$jdir" >/dev/null 2>"$w/e"
+expect "server, 16 random bytes in hex (32 characters, about 117 bits by their counts)" $? 2 "does not look random" "$w/e"
+prlimit --nofile=40:40 timeout 10 "$awr" journal-serve --listen 127.0.0.1:0 --dir "$jdir" --secret-file "$w/secret" \
+	--max-clients 100 >/dev/null 2>"$w/e"
+expect "server, --max-clients 100 under a hard limit of 40 descriptors" $? 2 "needs 232 file descriptors" "$w/e"
 "$awr" journal-serve --listen 203.0.113.7:0 --dir "$jdir" --secret-file "$w/secret" >/dev/null 2>"$w/e"
 expect "server on a non-loopback address without --allow-remote" $? 2 "not a loopback address" "$w/e"
 "$awr" journal-serve --listen 127.0.0.1 --dir "$jdir" --secret-file "$w/secret" >/dev/null 2>"$w/e"
@@ -247,17 +255,90 @@ n=$(grep -c "peer: refused: a frame failed its MAC or is oversize" "$w/s2.log")
 "$awr" verify "$dir/kill" --unit 16k --journal "$url/kill" --secret-file "$w/secret" >"$w/t.txt" 2>&1
 expect "verify via tcp after the hostile peers (the server serves on)" $? 0 "result: OK" "$w/t.txt"
 
-# ---- a limit on clients
+# ---- a limit on clients: an authenticated client holds the one slot; one that has not
+# authenticated does not count against it
 start_server s3 --listen 127.0.0.1:0 --secret-file "$w/secret" --max-clients 1 || die "server s3 did not start"
 python3 "$peer" hold "$port" &
 pids+=("$!")
+python3 "$peer" hold-auth "$port" "$w/secret" holder &
+pids+=("$!")
 for ((i = 0; i < 100; i++)); do
-	ss -tn state established "( sport = :$port )" 2>/dev/null | grep -q ":$port" && break
+	grep -q 'appending to holder.journal' "$w/s3.log" && break
 	sleep 0.1
 done
 "$awr" verify "$dir/kill" --unit 16k --journal "tcp://127.0.0.1:$port/kill" --secret-file "$w/secret" >"$w/t.txt" 2>&1
-expect "a second client with --max-clients 1" $? 2 "closed the connection before its greeting" "$w/t.txt"
+expect "a second client with --max-clients 1" $? 2 "has --max-clients clients connected already" "$w/t.txt"
 logged "$w/s3.log" "refused: 1 clients are connected already" "the limit on clients"
+kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
+
+# ---- peers that trickle bytes without the secret cannot lock a client out (they were let hold
+# every slot with a timeout restarted by each byte): 20 of them, one byte every 2 s, then a real
+# client; each trickler is closed within the 10 s the whole handshake has (or pushed out sooner)
+start_server s5 --listen 127.0.0.1:0 --secret-file "$w/secret" || die "server s5 did not start"
+python3 "$peer" trickle "$port" 20 2 13 >"$w/trickle.out" 2>&1 &
+tpid=$!
+pids+=("$tpid")
+for ((i = 0; i < 100; i++)); do grep -q '^connected' "$w/trickle.out" && break; sleep 0.1; done
+"$awr" verify "$dir/kill" --unit 16k --journal "tcp://127.0.0.1:$port/kill" --secret-file "$w/secret" >"$w/t.txt" 2>&1
+expect "a client beside 20 trickling peers" $? 0 "result: OK" "$w/t.txt"
+wait "$tpid"
+late=$(awk '$1 == "open" || ($1 == "closed" && $2 > 12) { n++ } END { print n + 0 }' "$w/trickle.out")
+closed=$(grep -c '^closed' "$w/trickle.out")
+if [ "$closed" = 20 ] && [ "$late" = 0 ]; then
+	echo "ok: 20 trickling peers closed after $(awk '$1 == "closed" { printf "%s ", $2 }' "$w/trickle.out")s"
+else
+	fail "trickling peers: $closed of 20 closed, $late after 12 s or still open: $(tr '\n' ' ' <"$w/trickle.out")"
+fi
+logged "$w/s5.log" "dropped before authenticating: a newer connection took its place" "a trickler pushed out"
+logged "$w/s5.log" "refused: not authenticated within 10 s of connecting" "the handshake deadline"
+kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
+
+# ---- the server's log reader goes away (stderr into a pipe whose reader has exited): the server
+# serves on (it was killed by SIGPIPE, exit 141)
+"$awr" journal-serve --dir "$jdir" --listen 127.0.0.1:0 --secret-file "$w/secret" >"$w/s6.out" 2> >(exit 0) &
+spid=$!
+pids+=("$spid")
+for ((i = 0; i < 100; i++)); do
+	port=$(sed -n 's/^awr journal-serve: listening on .*:\([0-9]*\), journals in .*/\1/p' "$w/s6.out")
+	[ -n "$port" ] && break
+	sleep 0.1
+done
+sleep 0.3	# the reader has exited
+python3 "$peer" garbage "$port" >/dev/null
+python3 "$peer" garbage "$port" >/dev/null
+"$awr" verify "$dir/kill" --unit 16k --journal "tcp://127.0.0.1:$port/kill" --secret-file "$w/secret" >"$w/t.txt" 2>&1
+expect "verify from a server whose log reader went away, after two garbage peers" $? 0 "result: OK" "$w/t.txt"
+kill -0 "$spid" 2>/dev/null || { wait "$spid"; fail "the server with no log reader ended (exit $?)"; }
+kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
+
+# ---- out of descriptors (the limit lowered under a running server): it pauses accepting
+# instead of calling accept4() at full speed (9775 calls in 2 s), and serves again once it can
+if command -v strace >/dev/null; then
+	start_server s7 --listen 127.0.0.1:0 --secret-file "$w/secret" || die "server s7 did not start"
+	nofile=0	# the lowest free descriptor: the next accept4() needs it
+	while [ -e "/proc/$spid/fd/$nofile" ]; do nofile=$((nofile + 1)); done
+	prlimit --pid "$spid" --nofile="$nofile:4096"
+	python3 "$peer" hold "$port" >/dev/null 2>&1 &
+	hpid=$!
+	pids+=("$hpid")
+	sleep 0.5
+	timeout -s INT 2 strace -f -c -e trace=accept4 -p "$spid" -o "$w/strace.txt" >/dev/null 2>&1
+	calls=$(awk '$NF == "accept4" { print $4 }' "$w/strace.txt")
+	if [ -n "$calls" ] && [ "$calls" -lt 100 ]; then
+		echo "ok: out of descriptors: $calls accept4 calls in 2 s"
+	else
+		fail "out of descriptors: ${calls:-no} accept4 calls in 2 s (expected under 100): $(tail -n 4 "$w/strace.txt")"
+	fi
+	logged_plain=$(grep -c 'pausing new connections' "$w/s7.log")
+	[ "$logged_plain" = 1 ] && echo "ok: logged once: $(grep -m1 'pausing' "$w/s7.log")" ||
+		fail "out of descriptors: 'pausing new connections' logged $logged_plain times, expected once"
+	prlimit --pid "$spid" --nofile=4096:4096
+	"$awr" verify "$dir/kill" --unit 16k --journal "tcp://127.0.0.1:$port/kill" --secret-file "$w/secret" >"$w/t.txt" 2>&1
+	expect "verify once descriptors are free again" $? 0 "result: OK" "$w/t.txt"
+	kill "$hpid" "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
+else
+	fail "strace is not installed (it counts accept4 calls; scripts/deps.sh installs it)"
+fi
 
 # ---- a peer off loopback
 addr=$(ip -4 -o addr show scope global 2>/dev/null | awk '{ sub(/\/.*/, "", $4); print $4; exit }')

@@ -12,6 +12,12 @@
 #       authenticate correctly (HMAC-SHA256 as the protocol says), then send one frame whose
 #       length is 2^32-1, or whose MAC is wrong
 #   hold PORT           connect, read the greeting and keep the connection until killed
+#   hold-auth PORT SECRETFILE NAME
+#       authenticate correctly for appending to NAME, then keep the connection until killed
+#   trickle PORT N GAP SECONDS
+#       N connections that each send one byte of an authentication every GAP seconds (never the
+#       secret); prints, per connection, how many seconds after its connect the server closed it
+#       ("closed 10.0") or "open" when it was still open after SECONDS
 # Each prints what the server did: "closed" when it closed the connection, "open" otherwise.
 import hashlib
 import hmac
@@ -150,6 +156,40 @@ def cmd_proxy(portfile, server_port, args):
         threading.Thread(target=pump, args=(u, c, flip["s2c"], None), daemon=True).start()
 
 
+def cmd_trickle(port, n, gap, seconds):
+    import time
+    socks = []
+    for _ in range(n):
+        s = connect(port)
+        socks.append([s, time.monotonic(), None])
+    print("connected %d" % n, flush=True)
+    end = time.monotonic() + seconds
+    next_byte = time.monotonic()
+    while time.monotonic() < end and any(c[2] is None for c in socks):
+        now = time.monotonic()
+        if now >= next_byte:
+            for c in socks:
+                if c[2] is None:
+                    try:
+                        c[0].send(AUTH_MAGIC[:1])
+                    except OSError:
+                        c[2] = now - c[1]
+            next_byte = now + gap
+        live = [c[0] for c in socks if c[2] is None]
+        r, _, _ = select.select(live, [], [], max(0.0, min(next_byte, end) - time.monotonic()))
+        for s in r:
+            c = next(c for c in socks if c[0] is s)
+            try:
+                data = s.recv(4096)
+            except OSError:
+                data = b""
+            if not data:
+                c[2] = time.monotonic() - c[1]
+    for c in socks:
+        print("open" if c[2] is None else "closed %.1f" % c[2])
+    return 0
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "proxy":
@@ -171,6 +211,15 @@ def main():
         read_exact(s, HELLO)
         select.select([s], [], [])
         return 0
+    if cmd == "hold-auth":
+        s = connect(args[0])
+        auth(s, secret(args[1]), 1, args[2].encode())
+        s.settimeout(None)
+        while s.recv(4096):	# the server's status, then nothing until it closes
+            pass
+        return 0
+    if cmd == "trickle":
+        return cmd_trickle(args[0], int(args[1]), float(args[2]), float(args[3]))
     raise SystemExit("unknown command " + cmd)
 
 
