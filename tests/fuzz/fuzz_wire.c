@@ -23,7 +23,7 @@
 #include "verify/journal.h"
 #include "verify/remote.h"
 
-#define SECRET	"fuzz-secret-0123456789"
+#define SECRET	"fuzz-Zk3q9VbT0xLr7MwP2sYc8NdE5uHj1GaF6oKi4BnQ"	/* 32 bytes or more that look random */
 
 static int lfd = -1;
 static char url[64];
