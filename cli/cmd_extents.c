@@ -34,7 +34,7 @@ static struct json_object *extents_json(const char *path, const struct awr_exten
 
 static void extents_print(const char *path, const struct awr_extent_report *r)
 {
-	char a[32], b[32];
+	char a[32], b[32], c[32];
 
 	printf("%s: %u extent%s, unit %s\n\n", path, r->nr_extents, r->nr_extents == 1 ? "" : "s",
 	       out_size(r->unit, a, sizeof(a)));
@@ -47,7 +47,7 @@ static void extents_print(const char *path, const struct awr_extent_report *r)
 	}
 	printf("\naligned: %s of %s (%" PRIu64 "%%) lie in whole %s units on aligned extents\n",
 	       out_size(r->aligned_bytes, a, sizeof(a)), out_size(r->total_bytes, b, sizeof(b)),
-	       r->total_bytes ? r->aligned_bytes * 100 / r->total_bytes : 0, out_size(r->unit, b, sizeof(b)));
+	       r->total_bytes ? r->aligned_bytes * 100 / r->total_bytes : 0, out_size(r->unit, c, sizeof(c)));
 	if (r->nr_misaligned)
 		printf("misaligned ranges:\n");
 	for (unsigned int i = 0; i < r->nr_misaligned; i++)

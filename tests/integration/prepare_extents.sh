@@ -60,8 +60,16 @@ if [ "$(jq -r '.extents[] | "\(.logical) \(.physical) \(.length)"' <<<"$j")" = "
 else
 	fail "grown file: extents differ from xfs_io fiemap"
 fi
-"$awr" extents "$grown" --unit 64k | grep -q "misaligned ranges:" && ok "normal output lists misaligned ranges" ||
+text=$("$awr" extents "$grown" --unit 64k)
+grep -q "misaligned ranges:" <<<"$text" && ok "normal output lists misaligned ranges" ||
 	fail "normal output lacks the misaligned ranges"
+# the summary names the total and the unit, each its own (one buffer passed twice printed the unit twice)
+total_kib=$(($(jq .total_bytes <<<"$j") / 1024))
+if grep -Eq "^aligned: .* of $total_kib KiB \([0-9]+%\) lie in whole 64 KiB units" <<<"$text"; then
+	ok "summary: $(grep '^aligned:' <<<"$text")"
+else
+	fail "summary line: '$(grep '^aligned:' <<<"$text")', expected 'of $total_kib KiB (N%) lie in whole 64 KiB units'"
+fi
 
 # --- prepare --unit 64k on the fragmented filesystem: 100% aligned
 db=$dir/db
