@@ -103,7 +103,7 @@ int awr__pages_calibrate(const struct awr_pages *s, const char *path,
 			 struct awr__pages_calibration *out)
 {
 	struct awr_pages t = {
-		.page_size = s->page_size, .mem_align = s->mem_align, .fd = -1, .dw_fd = -1,
+		.page_size = s->page_size, .mem_align = s->mem_align, .fd = -1, .lock_fd = -1, .dw_fd = -1,
 		.dw_slots = CAL_PAGES, .dw_gens = 1, .seq = 1,
 	};
 	uint8_t *data = NULL;

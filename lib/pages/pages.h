@@ -41,7 +41,8 @@ struct awr__pages_fault {
 struct awr_pages {
 	pthread_mutex_t lock;		/* one batch at a time: the ring, the area, the counters */
 	struct awr_file *file;
-	int fd;
+	int fd;				/* the writes' descriptor (the ring's) */
+	int lock_fd;			/* the guard's descriptor: its lock (a block device: its O_EXCL) */
 	bool is_blk;
 	uint64_t ino;			/* the store file's inode, recorded in its area */
 	uint32_t page_size;

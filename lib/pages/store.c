@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -171,21 +172,83 @@ static int automatic(struct awr_pages *s, const char *path, const struct offer *
 	return -EOPNOTSUPP;
 }
 
+/*
+ * A second open file description of what @lfd has open, for the writes. The guard's lock (an OFD
+ * lock on a file, O_EXCL on a block device) stays with @lfd, which no ring ever sees: a process
+ * killed with writes in flight keeps its io_uring, and the descriptions the ring holds, alive until
+ * the kernel tears the ring down (up to about a second), but its own descriptors close at once, so
+ * the guard goes with the process and a restarted store is not refused (pages_reopen). Through
+ * /proc/self/fd (the same inode, whatever happened to the path since); without /proc by @path,
+ * checked to be the same inode.
+ */
+static int reopen_for_writes(int lfd, const char *path, const struct stat *st)
+{
+	char self[64];
+	struct stat w;
+	int fd, flags = O_RDWR | O_DIRECT | O_CLOEXEC | O_NOCTTY;
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", lfd);
+	fd = open(self, flags);
+	if (fd < 0 && errno == ENOENT)
+		fd = open(path, flags | (S_ISBLK(st->st_mode) ? 0 : O_NOFOLLOW));
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &w) || w.st_dev != st->st_dev || w.st_ino != st->st_ino || w.st_rdev != st->st_rdev) {
+		close(fd);
+		return -ESTALE;		/* the path now names another file */
+	}
+	return fd;
+}
+
+/*
+ * The writes' description carries a flock(): a dead process's description keeps it until its
+ * ring has let go of the description, that is until the writes it had in flight are done. A
+ * restarted store waits for that (DRAIN_MS at most) before it recovers, so that no write of the
+ * dead process lands after recovery. (flock and OFD locks do not see each other on Linux: the
+ * guard's check in awr_target_open() is not held up by it.)
+ */
+#define DRAIN_MS	10000
+
+static int wait_for_dead_writes(int fd, char *why, size_t len, const char *path)
+{
+	for (unsigned int ms = 0; flock(fd, LOCK_EX | LOCK_NB); ms++) {
+		if (errno != EWOULDBLOCK)
+			return -errno;
+		if (ms >= DRAIN_MS) {
+			awr__pages_say(why, len, "the writes of a process that had the store %s open are still "
+				 "in flight after %d s", path, DRAIN_MS / 1000);
+			return -EBUSY;
+		}
+		usleep(1000);
+	}
+	return 0;
+}
+
 static int open_target(struct awr_pages *s, const char *path, unsigned int flags)
 {
 	struct awr_safety why;
 	struct stat st;
 	int fd, ret;
 
-	fd = awr_target_open(path, O_RDWR | O_DIRECT,
-			     ((flags & AWR_PAGES_CREATE) ? AWR_TARGET_CREATE : 0) | AWR_TARGET_KEEP_DATA, &why);
-	if (fd < 0) {
+	s->lock_fd = awr_target_open(path, O_RDWR | O_DIRECT,
+				     ((flags & AWR_PAGES_CREATE) ? AWR_TARGET_CREATE : 0) | AWR_TARGET_KEEP_DATA, &why);
+	if (s->lock_fd < 0) {
+		ret = s->lock_fd;
+		s->lock_fd = -1;
 		awr__pages_say(s->explain, sizeof(s->explain), "cannot open the store %s: %s%s%s", path,
-			 strerror(-fd), why.detail[0] ? ": " : "", why.detail);
+			 strerror(-ret), why.detail[0] ? ": " : "", why.detail);
+		return ret;
+	}
+	if (fstat(s->lock_fd, &st))
+		return -errno;
+	fd = reopen_for_writes(s->lock_fd, path, &st);
+	if (fd < 0) {
+		awr__pages_say(s->explain, sizeof(s->explain), "cannot open the store %s a second time for its "
+			 "writes: %s", path, strerror(-fd));
 		return fd;
 	}
-	if (fstat(fd, &st)) {
-		ret = -errno;
+	ret = wait_for_dead_writes(fd, s->explain, sizeof(s->explain), path);
+	if (ret) {
 		close(fd);
 		return ret;
 	}
@@ -265,7 +328,7 @@ int awr_pages_open(const char *path, uint32_t page_size, unsigned int flags, str
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
-	s->fd = s->dw_fd = -1;
+	s->fd = s->dw_fd = s->lock_fd = -1;
 	pthread_mutex_init(&s->lock, NULL);
 	ret = setup(s, path, page_size, flags);
 	if (ret) {
@@ -287,6 +350,8 @@ int awr_pages_close(struct awr_pages *s)
 	awr__area_close(s);
 	awr__pages_rings_free(s);
 	awr_file_close(s->file);
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);	/* the lock last: no write of this store is left */
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 	return ret;

@@ -13,6 +13,7 @@
  *
  *   pages_crash faults     (run under with-scratch-xfs.sh)
  *   pages_crash shutdown   (idem: shuts the scratch XFS down, mounts it again)
+ *   pages_crash reopen     (idem: a writer SIGKILLed mid-batch, the store opened again at once)
  *
  * A child process writes batches of 15 stamped pages (plus an earlier copy of one of them, which
  * must lose) with AWR_PAGES_FAULT set; the library ends it with _exit(99) at the point. The parent
@@ -20,6 +21,11 @@
  * the generation of the last acknowledged batch that wrote it, or of the batch in flight.
  *   AWR_PAGES_CYCLES=N    crashes per fault point and mode (default 10)
  *   AWR_PAGES_SHUTDOWNS=N XFS shutdowns per mode (default 3)
+ * reopen: a supervisor restarting a killed database at once must find its store free. A child
+ * writes batches through the store's io_uring until it is SIGKILLed (0..5 ms after its first
+ * acknowledgement); the parent reaps it and opens the store again in the same instant: the open
+ * must succeed at its first try (the lock on the file is not held by the dead process's ring),
+ * and every page must then be whole, old or new. AWR_PAGES_REOPENS=N kills per mode (default 40).
  */
 #include <fcntl.h>
 #include <inttypes.h>
@@ -427,6 +433,120 @@ static int run_faults(void)
 	return t_done("pages_crash");
 }
 
+/* --- reopen right after SIGKILL -------------------------------------------- */
+
+/* The child of a reopen cycle: write batches 2.. until killed, acknowledging each. */
+static void endless_child(const char *path, unsigned int mode, unsigned int seed, int ack)
+{
+	struct awr_pages *s;
+	uint8_t *buf = alloc_pages(PER + 1);
+
+	if (awr_pages_open(path, PS, mode, &s))
+		_exit(3);
+	for (uint64_t gen = 2;; gen++) {
+		struct ack a;
+
+		if (write_batch(s, seed, gen, buf))
+			_exit(3);
+		a = (struct ack){ gen, mono_ns() };
+		if (write(ack, &a, sizeof(a)) != sizeof(a))
+			_exit(4);
+	}
+}
+
+/* One kill and reopen; false when the store could not be opened at once or a page is wrong. */
+static bool reopen_cycle(unsigned int mode, unsigned int seed, unsigned int delay_us, uint64_t *worst_ns)
+{
+	char path[4096];
+	uint8_t *data = alloc_pages(NP);
+	struct awr_pages *s;
+	uint64_t acked = 0, t0;
+	struct ack a;
+	int p[2], st, ret;
+	unsigned int bad;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/reopen-%u.db", dir, seed);
+	T_EXPECT(!create_store(path, mode), "create the store (%s)", awr_pages_explain(NULL));
+	T_EXPECT(!pipe(p), "pipe");
+	pid = fork();
+	if (pid == 0) {
+		close(p[0]);
+		endless_child(path, mode, seed, p[1]);
+	}
+	close(p[1]);
+	if (read(p[0], &a, sizeof(a)) == sizeof(a))	/* the first batch is in: the ring is busy */
+		acked = a.gen;
+	usleep(delay_us);
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	t0 = mono_ns();
+	ret = awr_pages_open(path, PS, mode, &s);
+	if (!ret && mono_ns() - t0 > *worst_ns)
+		*worst_ns = mono_ns() - t0;
+	{
+		uint64_t more = read_acks(p[0]);	/* 1 when nothing more came */
+
+		if (more > acked)
+			acked = more;
+	}
+	close(p[0]);
+	T_EXPECT(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "%s: the writer ended by itself (status %#x)",
+		 mode_name(mode), st);
+	T_EXPECT(!ret, "%s, cycle %u: opening the store %.3f ms after its writer was killed: %s: %s",
+		 mode_name(mode), seed, (double)(mono_ns() - t0) / 1e6, strerror(-ret), awr_pages_explain(NULL));
+	if (ret) {
+		free(data);
+		unlink(path);
+		return false;
+	}
+	for (unsigned int i = 0; i < NP; i++)
+		T_EXPECT(!awr_pages_read(s, data + (size_t)i * PS, i), "read page %u", i);
+	awr_pages_close(s);
+	bad = check_pages("after the kill", data, seed, acked, acked + 1);
+	T_EXPECT(!bad, "%s, cycle %u: %u page(s) not whole, old or new after a kill and reopen", mode_name(mode),
+		 seed, bad);
+	free(data);
+	unlink(path);
+	{
+		char dw[4200];
+
+		snprintf(dw, sizeof(dw), "%s" ".awr-dw", path);
+		unlink(dw);
+	}
+	return !bad;
+}
+
+static int run_reopen(void)
+{
+	const char *r = getenv("AWR_PAGES_REOPENS");
+	unsigned int n = r ? (unsigned int)atoi(r) : 40, seed = 1000;
+	static const unsigned int modes[] = { AWR_PAGES_SOFTWARE, AWR_PAGES_DOUBLEWRITE };
+
+	for (unsigned int m = 0; m < 2; m++) {
+		uint64_t worst = 0;
+		unsigned int ok = 0;
+
+		if (modes[m] == AWR_PAGES_SOFTWARE) {
+			char probe[4096];
+			int ret;
+
+			snprintf(probe, sizeof(probe), "%s/reopen-probe.db", dir);
+			ret = create_store(probe, modes[m]);
+			unlink(probe);
+			if (ret) {
+				printf("software mode not offered here: %s\n", awr_pages_explain(NULL));
+				continue;
+			}
+		}
+		for (unsigned int i = 0; i < n; i++)
+			ok += reopen_cycle(modes[m], seed++, (i * 397) % 5000, &worst);
+		printf("%s: %u of %u opened at once after SIGKILL and read whole (slowest open %.3f ms)\n",
+		       mode_name(modes[m]), ok, n, (double)worst / 1e6);
+	}
+	return t_done("pages_crash reopen");
+}
+
 /* --- XFS shutdown cycles -------------------------------------------------- */
 
 static void shut_down(void)
@@ -541,7 +661,7 @@ int main(int argc, char **argv)
 	dir = getenv("AWR_SCRATCH_DIR");
 	dev = getenv("AWR_SCRATCH_DEV");
 	if (argc != 2 || !dir)
-		T_SKIP("run as pages_crash faults|shutdown under with-scratch-xfs.sh (AWR_SCRATCH_DIR)");
+		T_SKIP("run as pages_crash faults|shutdown|reopen under with-scratch-xfs.sh (AWR_SCRATCH_DIR)");
 	if (c)
 		cycles = (unsigned int)atoi(c);
 	if (sd)
@@ -549,6 +669,8 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (!strcmp(argv[1], "faults"))
 		return run_faults();
+	if (!strcmp(argv[1], "reopen"))
+		return run_reopen();
 	if (!strcmp(argv[1], "shutdown")) {
 		if (!dev)
 			T_SKIP("no AWR_SCRATCH_DEV: the shutdown cycles mount the scratch device again");

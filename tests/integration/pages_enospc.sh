@@ -3,9 +3,14 @@
 # Description: the page store on an XFS whose free space is left in small pieces. XFS aligns each
 # copy-on-write allocation of an atomic write to the file's CoW extent size hint (32 blocks when
 # none is set) and keeps that alignment when space is low, so such a filesystem refuses atomic writes
-# with ENOSPC while much is free. The state is made as a user makes it: random 16 KiB atomic
-# overwrites of a 256 MiB file (each moves its blocks), then files written in full take the large
-# free extents. Control: an RWF_ATOMIC overwrite in a written file fails with ENOSPC. Then a store
+# with ENOSPC while much is free. The state is made the same way every time (it was made by timed
+# churn, which left more or less free space run by run and failed 2 of 8 runs): a file takes all
+# the free space (fallocate, then 4 KiB pieces until ENOSPC), then 28 KiB of every 32 KiB of it is
+# punched out, and a second file takes every free extent of 8 blocks or more (XFS's reserve, which
+# fallocate could not take while the filesystem was full). Every free piece is then 7 blocks long
+# between two used blocks: no 32-block aligned range is free anywhere while most of the filesystem
+# is (xfs_spaceman freesp is printed). Control: an RWF_ATOMIC overwrite
+# in a written file fails with ENOSPC. Then a store
 # forced to software mode writes and reads back every page, having set its file's cowextsize hint to
 # the page size after the first ENOSPC (xfs_io shows 16384), and nothing outside it changed. A
 # second store carries a 256 KiB extent size hint (as `awr prepare --unit 256k` leaves), which keeps
@@ -29,36 +34,44 @@ xfs_io -f -c "extsize 256k" "$store2" || fail "setting the extent size hint on $
 out=$("$dbpages" "$store2" doublewrite $pages 2>&1) || fail "making the hinted store: $out"
 [ "$(xfs_io -c cowextsize "$store" | sed -n 's/^\[\([0-9]*\)\].*/\1/p')" = 0 ] || fail "the store already has a cowextsize hint"
 
-# Rounds of churn and fill until an atomic overwrite is refused (at most four), then the control.
-rounds=0
+# fragment N: take all the free space into fragN (one fallocate, then 4 KiB pieces until ENOSPC),
+# punch 28 KiB out of every 32 KiB of it, check that an atomic overwrite is refused (the control).
 fragment() {
-	local refused=0 i n
-	for n in 1 2 3 4; do
-		rounds=$((rounds + 1))
-		# churn; it may itself end in ENOSPC once free space is in small pieces
-		"$awr" bench "$dir/churn$rounds.dat" --mode atomic --seconds 5 --size 256M >/dev/null 2>&1 ||
-			echo "round $rounds: the churn stopped early (ENOSPC is expected once space is fragmented)"
-		for i in $(seq $([ $rounds = 1 ] && echo 3 || echo 1)); do
-			xfs_io -f -c "pwrite -q -b 4m 0 $([ $rounds = 1 ] && echo 256m || echo 64m)" \
-				"$dir/fill$rounds.$i" >/dev/null 2>&1 || fail "filling"
-		done
-		sync
-		out=$("$awr" write "$dir/control.dat" --offset 16384 --length 16k --force 2>&1); rc=$?
-		if [ $rc != 0 ] && grep -q "No space left" <<<"$out"; then
-			refused=1
-			break
-		fi
-		echo "round $rounds: the atomic overwrite still found space ($out)"
+	local f=$dir/frag$1 avail size off piece big i
+	avail=$(df -B1M --output=avail "$dir" | tail -1 | tr -d ' ')
+	for ((size = avail; size > 0; size -= 8)); do
+		xfs_io -f -c "falloc 0 ${size}m" "$f" >/dev/null 2>&1 && break
+		rm -f "$f"
 	done
-	[ $refused = 1 ] || fail "control: no round left free space in pieces small enough to refuse an atomic write"
+	[ -s "$f" ] || [ "$size" -gt 0 ] || fail "cannot fallocate the free space into $f"
+	off=$(stat -c %s "$f")
+	for piece in 1048576 65536 4096; do
+		while xfs_io -c "falloc $off $piece" "$f" >/dev/null 2>&1; do off=$((off + piece)); done
+	done
+	size=$(stat -c %s "$f")
+	for ((off = 0; off < size; off += 32768)); do echo "fpunch $((off + 4096)) 28k"; done | xfs_io "$f" ||
+		fail "punching $f"
+	# the free space df did not show (XFS's reserve) is in large extents: now that blocks are free
+	# again, a second file takes every free extent of 8 blocks or more
+	for i in 1 2 3; do
+		big=$(xfs_spaceman -c freesp "$dir" | awk '$1 ~ /^[0-9]+$/ && $1 >= 8 { s += $4 } END { print s + 0 }')
+		[ "$big" -gt 0 ] || break
+		off=$(stat -c %s "$f.big" 2>/dev/null || echo 0)
+		xfs_io -f -c "falloc $off $((big * 4096))" "$f.big" >/dev/null || fail "taking the large free extents into $f.big"
+	done
+	[ "$big" = 0 ] || fail "free extents of 8 blocks or more are left after three tries: $(xfs_spaceman -c freesp "$dir")"
+	sync
+	out=$("$awr" write "$dir/control.dat" --offset 16384 --length 16k --force 2>&1); rc=$?
+	[ $rc != 0 ] && grep -q "No space left" <<<"$out" ||
+		fail "control: an atomic overwrite found space after $f was punched (exit $rc: $out)"
 	avail=$(df -B1M --output=avail "$dir" | tail -1 | tr -d ' ')
 	[ "$avail" -ge 200 ] || fail "only $avail MiB free: the refusal would not show fragmentation"
-	echo "free: $avail MiB"
+	echo "free: $avail MiB ($f: $((size >> 20)) MiB, 4 KiB of every 32 KiB kept)"
 	xfs_spaceman -c 'freesp' "$dir" 2>/dev/null
 	pass "control: an RWF_ATOMIC overwrite in a written file: $(tail -1 <<<"$out")"
 }
-fragment
-sum=$(cat "$dir"/fill* "$dir/control.dat" | md5sum)
+fragment 1
+sum=$(cat "$dir"/frag* "$dir/control.dat" | md5sum)
 
 # the hinted store first: the other store's software writes free its old blocks in large pieces
 out=$("$dbpages" "$store2" software $pages 2>&1); rc=$?
@@ -72,9 +85,9 @@ grep -q "read back: 0 wrong" <<<"$out" || fail "AUTO: pages read back wrong"
 out=$("$dbpages" "$store2" check $pages 2>&1) || fail "check: $out"
 grep -q " 0 torn" <<<"$out" || fail "check of the hinted store: $out"
 pass "AUTO fell back to doublewrite on ENOSPC"
-[ "$(cat "$dir"/fill* "$dir/control.dat" | md5sum)" = "$sum" ] || fail "the fill files or control.dat changed"
-fragment	# AUTO's scratch files and the area freed larger pieces
-sum=$(cat "$dir"/fill* "$dir/control.dat" | md5sum)
+[ "$(cat "$dir"/frag* "$dir/control.dat" | md5sum)" = "$sum" ] || fail "the fill files or control.dat changed"
+fragment 2	# AUTO's scratch files and the area freed larger pieces
+sum=$(cat "$dir"/frag* "$dir/control.dat" | md5sum)
 out=$("$dbpages" "$store" software $pages 2>&1) || fail "software mode with fragmented free space: $out"
 echo "$out"
 grep -q "read back: 0 wrong" <<<"$out" || fail "software mode: pages read back wrong"
@@ -82,9 +95,9 @@ hint=$(xfs_io -c cowextsize "$store" | sed -n 's/^\[\([0-9]*\)\].*/\1/p')
 [ "$hint" = 16384 ] || fail "the store's cowextsize hint is $hint, expected 16384"
 pass "software mode after ENOSPC with the cowextsize hint at 16 KiB (xfs_io: [$hint])"
 grep -q "after the writes: mode software: .*CoW extent size hint" <<<"$out" || fail "the store did not say it set the hint"
-[ "$(cat "$dir"/fill* "$dir/control.dat" | md5sum)" = "$sum" ] || fail "the fill files or control.dat changed"
+[ "$(cat "$dir"/frag* "$dir/control.dat" | md5sum)" = "$sum" ] || fail "the fill files or control.dat changed"
 out=$("$dbpages" "$store" check $pages 2>&1) || fail "check: $out"
 grep -q " 0 torn" <<<"$out" || fail "check: $out"
 pass "every page whole; nothing outside the store changed"
-rm -f "$dir"/fill* "$dir"/churn* "$dir/control.dat" "$store" "$store.awr-dw" "$store2" "$store2.awr-dw"
+rm -f "$dir"/frag* "$dir/control.dat" "$store" "$store.awr-dw" "$store2" "$store2.awr-dw"
 echo "pages_enospc: ok"
