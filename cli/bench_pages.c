@@ -88,20 +88,21 @@ static uint64_t next_page(uint64_t *rng, uint64_t npages, uint64_t *seq, enum be
 	return (uint64_t)(((unsigned __int128)(*rng * 0x2545F4914F6CDD1DULL) * npages) >> 64);
 }
 
-/* The scratch file written in full (1 MiB plain direct writes) and synced. */
-static int prefill(const char *path, uint64_t size)
+/*
+ * The scratch file written in full (1 MiB plain direct writes) and synced, through the descriptor
+ * mkostemp() gave: never opened again by its path, which another program could have replaced (by a
+ * symbolic link to a file of its own) in between.
+ */
+static int prefill(int fd, uint64_t size)
 {
 	size_t chunk = 1U << 20;
 	unsigned char *buf;
-	int fd, ret = 0;
+	int ret = 0;
 
-	fd = open(path, O_WRONLY | O_DIRECT | O_CLOEXEC);
-	if (fd < 0)
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_DIRECT))
 		return -errno;
-	if (posix_memalign((void **)&buf, 4096, chunk)) {
-		close(fd);
+	if (posix_memalign((void **)&buf, 4096, chunk))
 		return -ENOMEM;
-	}
 	memset(buf, 0, chunk);
 	for (uint64_t off = 0; off < size && !ret; off += chunk) {
 		size_t len = size - off < chunk ? (size_t)(size - off) : chunk;
@@ -112,7 +113,6 @@ static int prefill(const char *path, uint64_t size)
 	if (!ret && fdatasync(fd))
 		ret = -errno;
 	free(buf);
-	close(fd);
 	return ret;
 }
 
@@ -289,44 +289,47 @@ out:
 }
 
 /* A scratch file beside the target, written in full; the store's or naive-dw's. */
-static int scratch(struct writer *w, const struct bench_opts *o, uint64_t size)
+/* The scratch file, made and written in full; its descriptor (O_RDWR | O_DIRECT) in *fd. */
+static int scratch(struct writer *w, const struct bench_opts *o, uint64_t size, int *fd_out)
 {
-	int fd;
+	int fd, ret;
 
 	snprintf(w->path, sizeof(w->path), "%s.awr-pages.XXXXXX", o->path);
-	fd = mkstemp(w->path);
+	fd = mkostemp(w->path, O_CLOEXEC);
 	if (fd < 0) {
 		w->path[0] = 0;
 		snprintf(w->res->message, sizeof(w->res->message), "cannot make a scratch file beside %.200s: %s",
 			 o->path, strerror(errno));
 		return -errno;
 	}
-	close(fd);
-	fd = prefill(w->path, size);
-	if (fd)
+	ret = prefill(fd, size);
+	if (ret) {
+		close(fd);
 		snprintf(w->res->message, sizeof(w->res->message), "cannot write the scratch file in full: %s",
-			 strerror(-fd));
-	return fd;
+			 strerror(-ret));
+		return ret;
+	}
+	*fd_out = fd;
+	return 0;
 }
 
 static int open_writer(struct writer *w, int k, const struct bench_opts *o, uint64_t npages, unsigned int batch)
 {
 	static const unsigned int flags[] = { AWR_PAGES_AUTO, AWR_PAGES_DOUBLEWRITE };
-	int ret;
+	int ret, fd = -1;
 
 	w->res->ran = true;
-	ret = scratch(w, o, (npages + (k == W_NAIVE ? batch : 0)) * o->unit);
+	ret = scratch(w, o, (npages + (k == W_NAIVE ? batch : 0)) * o->unit, &fd);
 	if (ret)
 		return ret;
 	if (k != W_NAIVE) {
+		close(fd);	/* the store opens it itself, by path with its guard (no symbolic link) */
 		ret = awr_pages_open(w->path, (uint32_t)o->unit, flags[k], &w->s);
 		if (ret)
 			snprintf(w->res->message, sizeof(w->res->message), "%.250s", awr_pages_explain(NULL));
 		return ret;
 	}
-	w->fd = open(w->path, O_RDWR | O_DIRECT | O_CLOEXEC);
-	if (w->fd < 0)
-		return -errno;
+	w->fd = fd;
 	ret = awr_file_from_fd(w->fd, &w->f);
 	if (!ret)
 		ret = awr_ring_create(w->f, o->qd, AWR_RING_REGISTER_FILE, &w->r);

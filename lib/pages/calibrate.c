@@ -26,17 +26,19 @@
 static int scratch(const char *path, const char *what)
 {
 	char name[4096 + 32];
-	int tmp, fd;
+	int fd;
 
 	snprintf(name, sizeof(name), "%s.awr-%s.XXXXXX", path, what);
-	tmp = mkostemp(name, O_CLOEXEC);
-	if (tmp < 0)
-		return -errno;
-	fd = open(name, O_RDWR | O_DIRECT | O_CLOEXEC);
+	fd = mkostemp(name, O_CLOEXEC);
 	if (fd < 0)
-		fd = -errno;
-	unlink(name);
-	close(tmp);
+		return -errno;
+	unlink(name);	/* the descriptor mkostemp gave, never the path again (it could be replaced) */
+	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_DIRECT)) {
+		int ret = -errno;
+
+		close(fd);
+		return ret;
+	}
 	return fd;
 }
 

@@ -34,6 +34,21 @@ assert p["pages_to_naive_q1"] <= p["pages_to_naive_median"] <= p["pages_to_naive
 assert p["pages_doublewrite_to_naive_median"] > 0, p
 PY
 rm -f "$f"
+# the scratch files are never opened by their path again but through the guard (O_NOFOLLOW): a
+# symbolic link put in their place between two opens must not be followed (bench reopened its
+# scratch file O_WRONLY | O_DIRECT by path to fill it)
+if command -v strace >/dev/null; then
+	strace -f -qq -e trace=openat,open -o "$dir/strace.txt" "$awr" bench "$f" --mode pages --seconds 0.2 \
+		--size 8M >/dev/null 2>&1 || fail "bench --mode pages under strace exited $?"
+	opens=$(grep -c 'awr-pages\.' "$dir/strace.txt")
+	loose=$(grep 'awr-pages\.' "$dir/strace.txt" | grep -v 'O_NOFOLLOW\|O_EXCL')
+	[ "$opens" -ge 2 ] && [ -z "$loose" ] ||
+		fail "scratch files opened by path without O_NOFOLLOW or O_EXCL ($opens opens): $loose"
+	echo "ok: $opens opens of the scratch files, each O_NOFOLLOW or O_EXCL"
+	rm -f "$dir/strace.txt" "$f"
+else
+	fail "strace is not installed (scripts/deps.sh installs it)"
+fi
 out=$("$awr" bench "$f" --mode all --seconds 0.5 --size 16M 2>&1); rc=$?
 echo "$out"
 [ $rc = 0 ] || fail "bench --mode all exited $rc"
