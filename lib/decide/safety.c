@@ -337,6 +337,20 @@ int awr_target_open(const char *path, int oflags, unsigned int flags, struct awr
 	if (!path || (oflags & ~(O_ACCMODE | O_DIRECT | O_DSYNC | O_SYNC)) ||
 	    (flags & ~(AWR_TARGET_CREATE | AWR_TARGET_FORCE | AWR_TARGET_KEEP_DATA)))
 		return -EINVAL;
+	/*
+	 * A look first that opens nothing for reading or writing (O_PATH, the link itself): a
+	 * character device, FIFO, socket or directory is refused before any open of it, which
+	 * could act on it (a tape rewinds, a FIFO's writer meets a reader).
+	 */
+	fd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		err = fstat(fd, &st) ? -errno : 0;
+		close(fd);
+		if (!err && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode) && !S_ISLNK(st.st_mode)) {
+			add_detail(s, AWR_UNSAFE_TYPE, "is %s", type_name(st.st_mode));
+			return -EINVAL;
+		}
+	}
 	fd = open_once(path, oflags, flags, &created, s);
 	if (fd < 0) {
 		err = -errno;

@@ -9,7 +9,8 @@
 #   - a mounted device whose mountinfo line is longer than 4096 bytes (named as mounted);
 #   - AWR_SYSFS_ROOT pointing at an empty tree does not hide a mount;
 #   - a write whose last unit ends past 2^63 or past the device: nothing is written at all;
-#   - a file that is an active swap area (where swapon works here).
+#   - a file that is an active swap area (where swapon works here);
+#   - a character device and a FIFO refused before any open for reading or writing (strace).
 #   target_open.sh AWR
 set -u
 awr=$1
@@ -178,6 +179,28 @@ if [ -n "$ldso" ] && command -v setpriv >/dev/null; then
 		fail "the loader invocation itself fails: $out"
 else
 	echo "note: no dynamic loader path or setpriv here; the set-user-ID case was not run"
+fi
+
+# --- 9. a character device or a FIFO is refused by a look (O_PATH) before any open of it for
+# reading or writing: awr prepare /dev/null opened it O_RDWR|O_EXCL first, then refused it
+if command -v strace >/dev/null; then
+	mkfifo "$work/fifo"
+	for t in /dev/null "$work/fifo"; do
+		for cmd in "prepare $t --size 1m --unit 16k" "write $t --offset 0 --length 16k" \
+			   "stress $t --unit 16k --writes 1" "bench $t --mode atomic --seconds 0.1"; do
+			# shellcheck disable=SC2086
+			timeout 20 strace -f -qq -e trace=openat,open -o "$work/strace.txt" "$awr" $cmd >"$work/out" 2>&1
+			rc=$?
+			opened=$(grep -F "\"$t\"" "$work/strace.txt" | grep -E 'O_RDWR|O_WRONLY|O_RDONLY' | grep -v O_PATH)
+			if [ "$rc" = 2 ] && grep -q "character device\|FIFO" "$work/out" && [ -z "$opened" ]; then
+				ok "awr ${cmd%% *} $t: refused by a look, never opened"
+			else
+				fail "awr ${cmd%% *} $t: exit $rc ($(head -c 200 "$work/out")); opens: ${opened:-none}"
+			fi
+		done
+	done
+else
+	fail "strace is not installed (scripts/deps.sh installs it)"
 fi
 
 echo "target_open: $fails failure(s)"
