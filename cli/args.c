@@ -220,17 +220,23 @@ static bool char_device(const char *path)
 	return !stat(path, &st) && S_ISCHR(st.st_mode);
 }
 
-int target_open(const char *verb, const char *path, int oflags, unsigned int tflags, bool force)
+int target_open_as(const char *verb, const char *path, int oflags, unsigned int tflags, bool force,
+		   bool *created)
 {
 	struct awr_safety s;
 	int fd = awr_target_open(path, oflags, tflags | (force ? AWR_TARGET_FORCE : 0), &s);
 
+	if (created)
+		*created = fd >= 0 && s.created;
 	if (fd >= 0) {
 		if (s.reasons)
 			out_error("warning: writing %s although it %s: --force given", path, s.detail);
 		return fd;
 	}
-	if (fd == -EINVAL && (s.reasons & AWR_UNSAFE_TYPE))
+	if (fd == -EINVAL && (oflags & O_DIRECT) && char_device(path))
+		out_error("cannot %s %s: it is a character device, not a block device or a file; for NVMe "
+			  "passthrough give /dev/ngXnY with --engine nvme", verb, path);
+	else if (fd == -EINVAL && (s.reasons & AWR_UNSAFE_TYPE))
 		out_error("cannot %s %s: it %s; give a regular file or a block device", verb, path, s.detail);
 	else if (fd == -ELOOP && (s.reasons & AWR_UNSAFE_SYMLINK))
 		out_error("refusing to write %s (awr %s): it %s. Nothing was written.", path, verb, s.detail);
@@ -243,15 +249,17 @@ int target_open(const char *verb, const char *path, int oflags, unsigned int tfl
 					: "Use --force to write it anyway and lose its data.");
 	else if (fd == -ENOENT)
 		out_error("cannot %s %s: no such file or directory", verb, path);
-	else if (fd == -EINVAL && (oflags & O_DIRECT) && char_device(path))
-		out_error("cannot %s %s: it is a character device, not a block device or a file; for NVMe "
-			  "passthrough give /dev/ngXnY with --engine nvme", verb, path);
 	else if (fd == -EINVAL && (oflags & O_DIRECT))
 		out_error("cannot open %s for direct I/O (O_DIRECT): %s; its filesystem may not support it",
 			  path, strerror(-fd));
 	else
 		out_error("cannot open %s to %s it: %s", path, verb, strerror(-fd));
 	return fd;
+}
+
+int target_open(const char *verb, const char *path, int oflags, unsigned int tflags, bool force)
+{
+	return target_open_as(verb, path, oflags, tflags, force, NULL);
 }
 
 volatile sig_atomic_t stop_signal;

@@ -66,6 +66,9 @@ int parse_size_arg(const char *opt, const char *text, uint64_t *out);
  * Returns the descriptor, kept for the whole run, or a negative errno.
  */
 int target_open(const char *verb, const char *path, int oflags, unsigned int tflags, bool force);
+/* the same; *created: this open made the file (AWR_TARGET_CREATE), from the library's own open */
+int target_open_as(const char *verb, const char *path, int oflags, unsigned int tflags, bool force,
+		   bool *created);
 /* Another open file description of the file behind @fd (by /proc/self/fd, never by name). */
 int reopen_fd(int fd, int oflags);
 /* The signal (SIGINT, SIGTERM) that asked a stress or bench run to stop; 0 none. */

@@ -52,6 +52,14 @@ static void prepare_report(const char *path, uint64_t size, uint64_t unit, const
 	awr_extent_report_free(r);
 }
 
+/* Does @path still name the file open as @fd (not another put in its place since)? */
+static bool same_file(const char *path, int fd)
+{
+	struct stat a, b;
+
+	return !fstat(fd, &a) && !lstat(path, &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 int cmd_prepare(int argc, const char **argv)
 {
 	char *size_s = NULL, *unit_s = NULL;
@@ -69,8 +77,7 @@ int cmd_prepare(int argc, const char **argv)
 	struct cmd_ctx c;
 	uint64_t size = 0, unit = 0;
 	int fd = -1, ret, rc = AWR_EXIT_USAGE;
-	bool created;
-	struct stat st;
+	bool created = false;
 
 	if (cmd_parse(&c, argc, argv, table, "FILE", true))
 		return AWR_EXIT_USAGE;
@@ -80,15 +87,19 @@ int cmd_prepare(int argc, const char **argv)
 	}
 	if (parse_size_arg("size", size_s, &size) || parse_size_arg("unit", unit_s, &unit))
 		goto out;
-	/* a new file is made; an existing one must be empty (target_open, then awr_prepare, check) */
-	created = lstat(c.operand, &st) && errno == ENOENT;
-	fd = target_open("prepare", c.operand, O_RDWR, AWR_TARGET_CREATE | AWR_TARGET_KEEP_DATA, false);
+	/*
+	 * A new file is made; an existing one must be empty (target_open, then awr_prepare, check).
+	 * Whether this run made it comes from the library's own open (O_CREAT | O_EXCL), never from a
+	 * look before it, which another program's file made in between would fool.
+	 */
+	fd = target_open_as("prepare", c.operand, O_RDWR, AWR_TARGET_CREATE | AWR_TARGET_KEEP_DATA, false,
+			    &created);
 	if (fd < 0)
 		goto out;
 	ret = awr_prepare(fd, size, unit, hint_only ? AWR_PREPARE_HINT_ONLY : 0, &res);
 	if (ret) {
 		out_error("cannot prepare %s: %s (%s)", c.operand, res.message, refusal_name(res.refusal));
-		if (created && res.refusal != AWR_PREPARE_FAILED)
+		if (created && res.refusal != AWR_PREPARE_FAILED && same_file(c.operand, fd))
 			unlink(c.operand);	/* refused before any change: leave nothing behind */
 		rc = res.refusal == AWR_PREPARE_FAILED ? AWR_EXIT_FAIL : AWR_EXIT_USAGE;
 		goto out;

@@ -624,6 +624,8 @@ struct awr_safety {
 	unsigned int reasons;		/* AWR_UNSAFE_* bits; 0 = safe to write */
 	bool is_block_device;
 	char detail[256];		/* "mounted on /mnt/x", "xfs signature", ... */
+	bool created;			/* awr_target_open() made the file (AWR_TARGET_CREATE); in what was
+					 * padding: the struct's size is that of 0.x before it */
 };
 
 /**

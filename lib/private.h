@@ -76,6 +76,9 @@ static inline uint64_t awr_max_u64(uint64_t a, uint64_t b)
 /* discover/statx.c */
 int awr__statx_fd(int dirfd, const char *path, struct awr_statx_view *out);
 
+/* decide/safety.c: unlink @path only while it still names @fd's inode (-ESTALE otherwise) */
+int awr__unlink_if_same(const char *path, int fd);
+
 /* sysfs_read.c: where sysfs is, one numeric attribute */
 const char *awr__sysfs_root(void);
 int awr__sysfs_read_u64(const char *dir, const char *name, uint64_t *out);

@@ -324,6 +324,17 @@ static int open_once(const char *path, int oflags, unsigned int flags, bool *cre
 	return fd;
 }
 
+int awr__unlink_if_same(const char *path, int fd)
+{
+	struct stat a, b;
+
+	if (fstat(fd, &a) || lstat(path, &b))
+		return -errno;
+	if (a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		return -ESTALE;		/* another program put another file there: leave it */
+	return unlink(path) ? -errno : 0;
+}
+
 int awr_target_open(const char *path, int oflags, unsigned int flags, struct awr_safety *s)
 {
 	struct awr_safety tmp;
@@ -381,12 +392,13 @@ int awr_target_open(const char *path, int oflags, unsigned int flags, struct awr
 	if (flags & AWR_TARGET_KEEP_DATA)
 		s->reasons &= ~AWR_UNSAFE_DATA;
 	if ((s->reasons & AWR_UNSAFE_TYPE) || (s->reasons && !(flags & AWR_TARGET_FORCE))) {
-		close(fd);
 		if (created)
-			unlink(path);
+			awr__unlink_if_same(path, fd);
+		close(fd);
 		return (s->reasons & AWR_UNSAFE_TYPE) ? -EINVAL :
 		       s->reasons == AWR_UNSAFE_DATA ? -EEXIST : -EBUSY;
 	}
+	s->created = created;
 	/* O_NONBLOCK only kept a FIFO from blocking the open */
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) && errno != EINVAL) {
 		err = -errno;

@@ -197,5 +197,29 @@ if command -v mkfs.ext4 >/dev/null && command -v dumpe2fs >/dev/null; then
 	fi
 fi
 
+# --- a file another program makes while prepare runs is never removed: prepare decided "created" by
+# an lstat before its open and removed the file on a refusal. Each of prepare's looks at the path
+# is delayed 1.5 s (strace fault injection); meanwhile another program writes 64 KiB there; prepare
+# opens that file, refuses it (it holds data), and it must still be there, unchanged.
+if command -v strace >/dev/null; then
+	race=$dir/race.db
+	rm -f "$race"
+	( sleep 0.5; head -c 65536 /dev/urandom >"$race.tmp" && mv "$race.tmp" "$race" ) &
+	maker=$!
+	strace -f -qq -o /dev/null -P "$race" -e trace=lstat,newfstatat,statx,stat \
+		-e inject=lstat,newfstatat,statx,stat:delay_exit=1500000 \
+		"$awr" prepare "$race" --size 1m --unit 64k >"$dir/race.out" 2>&1
+	rc=$?
+	wait "$maker"
+	if [ -f "$race" ] && [ "$(stat -c %s "$race")" = 65536 ]; then
+		ok "a file made by another program during prepare (exit $rc) is still there"
+	else
+		fail "the file another program made during prepare is gone or changed (prepare exit $rc: $(head -c 300 "$dir/race.out"))"
+	fi
+	rm -f "$race"
+else
+	fail "strace is not installed (scripts/deps.sh installs it)"
+fi
+
 echo "prepare_extents: $fails failure(s)"
 [ "$fails" = 0 ]
