@@ -75,6 +75,10 @@ bool journal_remote_error(const char *verb, const char *url, const char *secret_
 		out_error("the journal server at %s closed the connection before its greeting: not an awr "
 			  "journal server, or it refuses this address (not loopback without --allow-remote)", url);
 		break;
+	case -EMLINK:
+		out_error("the journal server at %s refuses that journal: its file has more than one name (a "
+			  "hard link into the server's directory, perhaps to another's file)", url);
+		break;
 	case -EUSERS:
 		out_error("the journal server at %s has --max-clients clients connected already: try again "
 			  "when one has ended, or start it with a higher --max-clients", url);

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,12 +207,12 @@ static int not_regular(mode_t mode)
  * effects), then opened and checked to be the same file.
  * Return: the fd, -ENOENT when there is no file, or a negative errno.
  */
-static int open_existing(const char *path)
+static int open_existing(int dirfd, const char *path)
 {
 	struct stat st, st2;
 	int pfd, fd;
 
-	pfd = open(path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	pfd = openat(dirfd, path, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (pfd < 0)
 		return -errno;
 	if (fstat(pfd, &st)) {
@@ -222,14 +223,19 @@ static int open_existing(const char *path)
 		fd = not_regular(st.st_mode);
 		goto out;
 	}
-	fd = open(path, O_RDWR | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (st.st_nlink != 1) {
+		fd = -EMLINK;	/* a hard link: the same file under another name, perhaps another's */
+		goto out;
+	}
+	fd = openat(dirfd, path, O_RDWR | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
 		fd = -errno;
 		goto out;
 	}
-	if (fstat(fd, &st2) || !S_ISREG(st2.st_mode) || st2.st_dev != st.st_dev || st2.st_ino != st.st_ino) {
+	if (fstat(fd, &st2) || !S_ISREG(st2.st_mode) || st2.st_dev != st.st_dev || st2.st_ino != st.st_ino ||
+	    st2.st_nlink != 1) {
 		close(fd);
-		fd = -EAGAIN;	/* the path was replaced while it was opened */
+		fd = st2.st_nlink != 1 ? -EMLINK : -EAGAIN;	/* linked, or replaced while it was opened */
 	}
 out:
 	close(pfd);
@@ -240,29 +246,64 @@ out:
  * The journal's file: an existing regular file, or a new one made here
  * (O_EXCL: a file or link planted after the check is not opened).
  */
-static int open_journal_file(const char *path)
+/* The directory holding a new journal made durable: its entry survives a crash with the file. */
+static int sync_dir(int dirfd, const char *path)
 {
-	int fd = -ENOENT;
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	int fd, ret = 0;
+
+	if (dirfd != AT_FDCWD && !slash)
+		return fsync(dirfd) ? -errno : 0;
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	fd = openat(dirfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Open or make (mode 0600, the directory synced) the journal @path below @dirfd. */
+static int open_journal_file(int dirfd, const char *path)
+{
+	int fd = -ENOENT, ret;
 
 	for (int tries = 0; tries < 3 && fd == -ENOENT; tries++) {
-		fd = open_existing(path);
+		fd = open_existing(dirfd, path);
 		if (fd != -ENOENT)
 			break;
-		fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-		if (fd < 0)
+		fd = openat(dirfd, path, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0) {
 			fd = errno == EEXIST ? -ENOENT : -errno;	/* made meanwhile: look again */
+			continue;
+		}
+		ret = sync_dir(dirfd, path);
+		if (ret) {
+			close(fd);
+			return ret;
+		}
 	}
 	return fd == -ENOENT ? -EAGAIN : fd;
 }
 
 int awr__journal_open_force(const char *path, bool force, struct awr_journal *j)
 {
+	return awr__journal_open_in(AT_FDCWD, path, force, j);
+}
+
+int awr__journal_open_in(int dirfd, const char *path, bool force, struct awr_journal *j)
+{
 	struct scan_info info;
 	int64_t n;
 	int ret = 0;
 
 	memset(j, 0, sizeof(*j));
-	j->fd = open_journal_file(path);
+	j->fd = open_journal_file(dirfd, path);
 	if (j->fd < 0)
 		return j->fd;
 	n = journal_scan_fd(j->fd, max_gen_cb, &j->max_generation, &info);

@@ -49,9 +49,13 @@ struct awr_journal {
  * Return: 0, or -ELOOP (a symbolic link), -EISDIR (a directory), -EINVAL
  * (a device, FIFO or socket: never used), -ENOEXEC (data that is not a
  * journal), -EBADMSG (a journal damaged before its end or forged), -EAGAIN
- * (the path changed while it was opened), or another negative errno.
+ * (the path changed while it was opened), -EMLINK (a file with more than one
+ * name: a hard link, perhaps to another's file), or another negative errno.
+ * A new journal is made with mode 0600 and its directory synced.
  */
 int awr__journal_open_force(const char *path, bool force, struct awr_journal *j);
+/* The same, @path relative to the directory @dirfd (AT_FDCWD: as above). */
+int awr__journal_open_in(int dirfd, const char *path, bool force, struct awr_journal *j);
 /* awr__journal_open_force() without force. */
 int awr__journal_open(const char *path, struct awr_journal *j);
 /*

@@ -69,6 +69,7 @@ struct server {
 	pthread_cond_t idle;
 	unsigned int active, max, authed;
 	unsigned int nslots;		/* max + PENDING_MAX */
+	int dirfd;			/* o->dir, opened at start: journals are opened below it, by name */
 	struct slot *slots;
 };
 
@@ -173,9 +174,10 @@ static const char *recv_failure(int ret)
 	return ret == -ECONNRESET ? "closed" : "connection failed";
 }
 
+/* The journal's name inside the directory (s->dirfd): NAME.journal */
 static int journal_path(struct slot *sl, char *path, size_t len)
 {
-	int n = snprintf(path, len, "%s/%s.journal", sl->srv->o->dir, sl->name);
+	int n = snprintf(path, len, "%s.journal", sl->name);
 
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
@@ -210,7 +212,7 @@ static int serve_append(struct slot *sl, struct awr_chan *c, bool force)
 	if (!ret)
 		ret = journal_path(sl, path, sizeof(path));
 	if (!ret)
-		ret = awr__journal_open_force(path, force, &j);
+		ret = awr__journal_open_in(s->dirfd, path, force, &j);
 	if (ret) {
 		slog(s, "%s: journal %s refused: %s", sl->peer, sl->name, strerror(-ret));
 		return send_status(c, ret, 0, 0);
@@ -267,13 +269,15 @@ static int serve_read(struct slot *sl, struct awr_chan *c)
 
 	ret = journal_path(sl, path, sizeof(path));
 	if (!ret) {
-		fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		fd = openat(sl->srv->dirfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 		if (fd < 0)
 			ret = -errno;
 		else if (fstat(fd, &st))
 			ret = -errno;
 		else if (!S_ISREG(st.st_mode))
 			ret = -EINVAL;
+		else if (st.st_nlink != 1)
+			ret = -EMLINK;	/* a hard link in DIR to a file elsewhere is never sent */
 		else
 			size = (uint64_t)st.st_size;
 	}
@@ -679,6 +683,16 @@ int awr_journal_serve(const struct awr_journal_serve_opts *o)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
+	/*
+	 * The directory is held from the start: a DIR swapped for a symbolic link later does not
+	 * move the journals (each opened with openat(), O_NOFOLLOW, below this descriptor).
+	 */
+	s->dirfd = open(o->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->dirfd < 0) {
+		ret = -errno;
+		free(s);
+		return ret;
+	}
 	s->o = o;
 	s->max = o->max_clients ? o->max_clients : 16;
 	ret = fds_for(s->max);
@@ -718,6 +732,7 @@ int awr_journal_serve(const struct awr_journal_serve_opts *o)
 	pthread_cond_destroy(&s->idle);
 	pthread_mutex_destroy(&s->lock);
 out:
+	close(s->dirfd);
 	OPENSSL_cleanse(s->secret, sizeof(s->secret));
 	free(s->slots);
 	free(s);

@@ -340,6 +340,35 @@ else
 	fail "strace is not installed (it counts accept4 calls; scripts/deps.sh installs it)"
 fi
 
+# ---- files reached through DIR: a hard link in DIR to a file elsewhere is neither emptied by a
+# forced open nor sent; DIR swapped for a symbolic link after the start does not move the journals;
+# a new journal is made 0600
+hdir=$w/hdir
+mkdir -p "$hdir" "$w/elsewhere"
+start_server s8 --listen 127.0.0.1:0 --dir "$hdir" --secret-file "$w/secret" || die "server s8 did not start"
+head -c 8192 /dev/urandom >"$w/victim"
+vsum=$(sha256sum <"$w/victim")
+ln "$w/victim" "$hdir/hl.journal"
+"$awr" stress "$dir/hl" --unit 16k --size 1M --writes 10 --journal "tcp://127.0.0.1:$port/hl" \
+	--secret-file "$w/secret" --force >/dev/null 2>"$w/e"
+expect "stress --force onto a journal that is a hard link" $? 2 "more than one name" "$w/e"
+"$awr" verify "$dir/hl" --unit 16k --journal "tcp://127.0.0.1:$port/hl" --secret-file "$w/secret" >"$w/t.txt" 2>&1
+expect "verify from a journal that is a hard link" $? 2 "more than one name" "$w/t.txt"
+[ "$(sha256sum <"$w/victim")" = "$vsum" ] && echo "ok: the hard-linked file is unchanged" ||
+	fail "the file hard-linked into DIR changed"
+mv "$hdir" "$hdir.held" && ln -s "$w/elsewhere" "$hdir"
+"$awr" stress "$dir/sw" --unit 16k --size 1M --writes 10 --journal "tcp://127.0.0.1:$port/sw" \
+	--secret-file "$w/secret" --force >/dev/null 2>"$w/e" || fail "stress after DIR was swapped: $(cat "$w/e")"
+if [ -f "$hdir.held/sw.journal" ] && [ ! -e "$w/elsewhere/sw.journal" ]; then
+	echo "ok: DIR swapped for a symbolic link: the journal is in the directory held from the start"
+else
+	fail "DIR swapped for a symbolic link: the journal went to $(ls "$w/elsewhere" "$hdir.held" | tr '\n' ' ')"
+fi
+mode=$(stat -c %a "$hdir.held/sw.journal" 2>/dev/null)
+[ "$mode" = 600 ] && echo "ok: a new journal is mode 0600" || fail "a new journal is mode ${mode:-missing}, expected 600"
+kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
+rm -f "$hdir"
+
 # ---- a peer off loopback
 addr=$(ip -4 -o addr show scope global 2>/dev/null | awk '{ sub(/\/.*/, "", $4); print $4; exit }')
 if [ -z "$addr" ]; then
