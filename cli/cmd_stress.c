@@ -75,12 +75,13 @@ static int explain_start_error(const char *path, const struct awr_stress_opts *o
 	else if (ret == -ENOSPC)
 		out_error("%s is smaller than --size %" PRIu64 ": give a smaller --size", path, o->span);
 	else if (ret == -EBADMSG)
-		out_error("journal %s is damaged before its end or forged: give a new journal file "
-			  "(or --force to replace it)", o->journal);
+		out_error("journal %s is damaged before its end, forged, or a record was refused (a generation "
+			  "no stress run could issue): awr never empties a journal; keep it for awr verify, "
+			  "move it away, and give a new journal file", o->journal);
 	else if (o->journal && ret == -ENOEXEC)
 		out_error("refusing to use %s as the journal: it holds data that is not an awr journal "
 			  "(its first record is not valid). Give a new file or the journal of an earlier "
-			  "awr stress run, or --force to replace the file's content.", o->journal);
+			  "awr stress run, or --journal-force to replace the file's content.", o->journal);
 	else if (o->journal && ret == -ELOOP)
 		out_error("refusing to use %s as the journal: it is a symbolic link; give the path of the "
 			  "file itself", o->journal);
@@ -183,7 +184,7 @@ static int guard_journal(const char *path, bool force)
 	describe_data(head, (size_t)got, what, sizeof(what));
 	out_error("refusing to use %s as the journal: it holds %lld bytes that are not an awr journal "
 		  "(%s; a journal begins with an AWRJ record). Give a new file or the journal of an "
-		  "earlier awr stress run, or --force to replace the file's content.",
+		  "earlier awr stress run, or --journal-force to replace the file's content.",
 		  path, (long long)st.st_size, what);
 	return -ENOEXEC;
 }
@@ -238,7 +239,7 @@ static int stress_setup(struct awr_stress_opts *o, const char *path, const char 
 int cmd_stress(int argc, const char **argv)
 {
 	char *unit_s = NULL, *size_s = NULL, *journal = NULL, *secret = NULL;
-	int threads = 4, dsync = 0, force = 0, plain = 0;
+	int threads = 4, dsync = 0, force = 0, plain = 0, journal_force = 0;
 	long long writes = 0;
 	double seconds = 0;
 	struct poptOption table[] = {
@@ -259,6 +260,9 @@ int cmd_stress(int argc, const char **argv)
 		  "plain O_DIRECT writes without RWF_ATOMIC: a control run", NULL },
 		{ "force", 0, POPT_ARG_NONE, &force, 0,
 		  "write even if the target is mounted, in use, formatted or holds data", NULL },
+		{ "journal-force", 0, POPT_ARG_NONE, &journal_force, 0,
+		  "replace the content of a journal file that is not an awr journal (a journal is never "
+		  "replaced: move it away)", NULL },
 		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options, 0, "Output:", NULL },
 		POPT_AUTOHELP
 		POPT_TABLEEND
@@ -279,11 +283,11 @@ int cmd_stress(int argc, const char **argv)
 	o.threads = (uint32_t)threads;
 	o.journal = journal;
 	o.flags = (dsync || journal ? AWR_STRESS_DSYNC : 0) | (plain ? AWR_STRESS_PLAIN : 0);
-	o.journal_force = force;
+	o.journal_force = journal_force;	/* --force is about the target only */
 	o.journal_secret_file = secret;
 	if (secret_file_check(secret))
 		goto out;
-	if (journal && strncmp(journal, "tcp://", 6) && guard_journal(journal, force))
+	if (journal && strncmp(journal, "tcp://", 6) && guard_journal(journal, journal_force))
 		goto out;
 	fd = target_open("stress", c.operand, O_RDWR | O_DIRECT, AWR_TARGET_CREATE, force);
 	if (fd < 0)

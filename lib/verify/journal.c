@@ -185,10 +185,11 @@ int64_t awr__journal_read(const char *path, int (*cb)(const struct awr_jrec *r, 
 
 static int max_gen_cb(const struct awr_jrec *r, void *arg)
 {
-	uint64_t *max = arg;
+	struct awr_journal *j = arg;
 
-	if (r->generation > *max)
-		*max = r->generation;
+	if (r->generation > j->max_generation)
+		j->max_generation = r->generation;
+	j->runs += r->type == AWR_JREC_RUN;
 	return 0;
 }
 
@@ -306,13 +307,14 @@ int awr__journal_open_in(int dirfd, const char *path, bool force, struct awr_jou
 	j->fd = open_journal_file(dirfd, path);
 	if (j->fd < 0)
 		return j->fd;
-	n = journal_scan_fd(j->fd, max_gen_cb, &j->max_generation, &info);
-	if ((n == -ENOEXEC || n == -EBADMSG) && force) {
-		/* not a journal, or a damaged one: replaced on request */
-		j->max_generation = 0;
+	n = journal_scan_fd(j->fd, max_gen_cb, j, &info);
+	if (n == -ENOEXEC && force) {
+		/* not a journal: replaced on request (a journal damaged before its end never is) */
+		j->max_generation = j->runs = 0;
 		info.valid_end = 0;
 		n = 0;
 	}
+	j->records = info.valid_end / AWR_JREC_SIZE;
 	ret = n < 0 ? (int)n : 0;
 	/*
 	 * Cut a tail a crash damaged, so new records stay aligned and readable
@@ -414,6 +416,8 @@ int awr__journal_append(struct awr_journal *j, const struct awr_jrec *r, uint64_
 	pthread_mutex_lock(&j->lock);
 	if (j->remote) {
 		ret = awr__remote_append(j->remote, b);
+	} else if (!gen_possible(r->generation, j->records + 1, j->runs + (r->type == AWR_JREC_RUN))) {
+		ret = -EBADMSG;		/* a scan would find the journal forged from here on */
 	} else {
 		got = write(j->fd, b, sizeof(b));
 		if (got > 0 && got < (ssize_t)sizeof(b))
@@ -421,8 +425,11 @@ int awr__journal_append(struct awr_journal *j, const struct awr_jrec *r, uint64_
 		else if (got != (ssize_t)sizeof(b))
 			ret = got < 0 ? -errno : -EIO;
 	}
-	if (!ret)
+	if (!ret) {
 		j->appended++;
+		j->records++;
+		j->runs += r->type == AWR_JREC_RUN;
+	}
 	if (seq)
 		*seq = j->appended;
 	pthread_mutex_unlock(&j->lock);

@@ -38,14 +38,18 @@ struct awr_journal {
 	uint64_t synced;		/* records known durable */
 	uint64_t syncs;			/* fdatasync calls */
 	uint64_t max_generation;	/* highest generation found when opened */
+	uint64_t records, runs;		/* in the file (a local one): each append is checked as a scan would */
 };
 
 /*
  * Open @path to append records: a new file (created with O_EXCL) or a regular
  * file that already is a journal (its first record valid); never through a
  * symbolic link. A damaged tail (torn appends) of a journal is cut back to its
- * last valid record. With @force a regular file that is not a journal (or a
- * journal damaged before its end) is emptied and used.
+ * last valid record. With @force a regular file that is not a journal is
+ * emptied and used; a journal (its first record valid) damaged before its end
+ * is refused even then (-EBADMSG): it is never emptied without a person
+ * moving it away. An append whose generation no stress run could have issued
+ * (as a scan would judge it) is refused with -EBADMSG and not written.
  * Return: 0, or -ELOOP (a symbolic link), -EISDIR (a directory), -EINVAL
  * (a device, FIFO or socket: never used), -ENOEXEC (data that is not a
  * journal), -EBADMSG (a journal damaged before its end or forged), -EAGAIN

@@ -340,6 +340,18 @@ else
 	fail "strace is not installed (it counts accept4 calls; scripts/deps.sh installs it)"
 fi
 
+# ---- a holder of the secret appends a record with a generation no stress run could issue to
+# another client's journal: refused, and the journal still verifies (it was taken, and verify then
+# called the journal forged)
+start_server s9 --listen 127.0.0.1:0 --secret-file "$w/secret" || die "server s9 did not start"
+"$awr" stress "$dir/fg" --unit 16k --size 1M --writes 20 --journal "tcp://127.0.0.1:$port/fg" \
+	--secret-file "$w/secret" >/dev/null 2>"$w/e" || fail "stress to journal fg: $(cat "$w/e")"
+got=$(python3 "$peer" forge "$port" "$w/secret" fg)
+[ "$got" = refused ] && echo "ok: a forged generation appended to fg: refused" || fail "a forged generation appended to fg: $got"
+"$awr" verify "$dir/fg" --unit 16k --journal "tcp://127.0.0.1:$port/fg" --secret-file "$w/secret" >"$w/t.txt" 2>&1
+expect "verify of fg after the forged append" $? 0 "result: OK" "$w/t.txt"
+kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null
+
 # ---- files reached through DIR: a hard link in DIR to a file elsewhere is neither emptied by a
 # forced open nor sent; DIR swapped for a symbolic link after the start does not move the journals;
 # a new journal is made 0600
@@ -350,8 +362,8 @@ head -c 8192 /dev/urandom >"$w/victim"
 vsum=$(sha256sum <"$w/victim")
 ln "$w/victim" "$hdir/hl.journal"
 "$awr" stress "$dir/hl" --unit 16k --size 1M --writes 10 --journal "tcp://127.0.0.1:$port/hl" \
-	--secret-file "$w/secret" --force >/dev/null 2>"$w/e"
-expect "stress --force onto a journal that is a hard link" $? 2 "more than one name" "$w/e"
+	--secret-file "$w/secret" --journal-force >/dev/null 2>"$w/e"
+expect "stress --journal-force onto a journal that is a hard link" $? 2 "more than one name" "$w/e"
 "$awr" verify "$dir/hl" --unit 16k --journal "tcp://127.0.0.1:$port/hl" --secret-file "$w/secret" >"$w/t.txt" 2>&1
 expect "verify from a journal that is a hard link" $? 2 "more than one name" "$w/t.txt"
 [ "$(sha256sum <"$w/victim")" = "$vsum" ] && echo "ok: the hard-linked file is unchanged" ||

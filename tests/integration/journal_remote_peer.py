@@ -14,6 +14,10 @@
 #   hold PORT           connect, read the greeting and keep the connection until killed
 #   hold-auth PORT SECRETFILE NAME
 #       authenticate correctly for appending to NAME, then keep the connection until killed
+#   forge PORT SECRETFILE NAME
+#       authenticate for appending to NAME and append one intent record with a generation no
+#       stress run could have issued (2^40); prints "refused" when the server answers with an
+#       error, "taken" when it does not
 #   trickle PORT N GAP SECONDS
 #       N connections that each send one byte of an authentication every GAP seconds (never the
 #       secret); prints, per connection, how many seconds after its connect the server closed it
@@ -190,6 +194,38 @@ def cmd_trickle(port, n, gap, seconds):
     return 0
 
 
+def jrec(t, unit, gen, value):
+    import ctypes
+    x = ctypes.CDLL("libxxhash.so.0")
+    x.XXH3_64bits.restype = ctypes.c_uint64
+    x.XXH3_64bits.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+    b = struct.pack("<IIQQQQ", 0x4a525741 ^ (t << 24), 0, unit, gen, value, 1)
+    return b + struct.pack("<Q", x.XXH3_64bits(b, 40))
+
+
+def cmd_forge(port, secret_file, name):
+    s = connect(port)
+    skey = auth(s, secret(secret_file), 1, name.encode())
+    hdr = read_exact(s, 8)
+    ftype, n = struct.unpack("<II", hdr)
+    read_exact(s, n + 32)
+    if ftype != 1:
+        print("no OPENED frame")
+        return 1
+    s.sendall(frame(skey, 0, 2, jrec(2, 0, 1 << 40, 0)))
+    s.sendall(frame(skey, 1, 3, struct.pack("<Q", 1)))
+    s.settimeout(10)
+    try:
+        hdr = read_exact(s, 8)
+    except (socket.timeout, ConnectionResetError):
+        hdr = b""
+    if len(hdr) == 8 and struct.unpack("<II", hdr)[0] == 5:
+        print("refused")
+    else:
+        print("taken")
+    return 0
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "proxy":
@@ -218,6 +254,8 @@ def main():
         while s.recv(4096):	# the server's status, then nothing until it closes
             pass
         return 0
+    if cmd == "forge":
+        return cmd_forge(args[0], args[1], args[2])
     if cmd == "trickle":
         return cmd_trickle(args[0], int(args[1]), float(args[2]), float(args[3]))
     raise SystemExit("unknown command " + cmd)

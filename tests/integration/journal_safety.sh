@@ -3,8 +3,9 @@
 # Description: awr stress --journal takes only a new file or a journal: the issue's text file
 # (seq 1 100000), an ext4 filesystem's block device, a symbolic link (to a text file and to a
 # journal), a FIFO and a directory are refused with a message saying what the file is, each
-# victim byte-identical (sha256 before and after) and no target created; --force replaces a
-# regular file only; a journal is appended to; awr verify refuses a file that is not a journal,
+# victim byte-identical (sha256 before and after) and no target created; --force is about the
+# target only (a text journal is still refused), --journal-force replaces a regular file that is
+# not a journal, a damaged journal is never replaced; a journal is appended to; awr verify refuses a file that is not a journal,
 # and a 10 MB journal crafted for the widest generation spread keeps verify's peak RSS under
 # 10 times its size.
 #   journal_safety.sh AWR
@@ -82,12 +83,25 @@ head -c "$size" real.j | sha256sum | cut -d' ' -f1 >prefix.before
 [ "$(stat -c %s real.j)" -gt "$size" ] || fail "nothing appended to the journal"
 "$awr" verify real.dat --unit 4k --journal real.j >out.txt 2>&1 || fail "verify with the journal: $(cat out.txt)"
 
-# 6. --force replaces a regular file that is not a journal
+# 6. --force is the target's: a text journal is still refused; --journal-force replaces it
 cp p.txt forced.txt
-"$awr" stress f.dat --unit 4k --writes 4 --no-atomic --journal forced.txt --force >out.txt 2>&1 ||
-	fail "--force with a text journal exited $?: $(cat out.txt)"
-"$awr" verify f.dat --unit 4k --journal forced.txt >out.txt 2>&1 || fail "verify after --force: $(cat out.txt)"
-grep -q "journal: 9 records" out.txt || fail "after --force the journal holds: $(grep journal: out.txt)"
+before=$(sum forced.txt)
+"$awr" stress f.dat --unit 4k --writes 4 --no-atomic --journal forced.txt --force >out.txt 2>&1
+rc=$?
+[ "$rc" = 2 ] && grep -q -- "--journal-force" out.txt && [ "$(sum forced.txt)" = "$before" ] ||
+	fail "--force alone with a text journal: exit $rc, the file $([ "$(sum forced.txt)" = "$before" ] && echo kept || echo changed): $(cat out.txt)"
+"$awr" stress f.dat --unit 4k --writes 4 --no-atomic --journal forced.txt --force --journal-force >out.txt 2>&1 ||
+	fail "--journal-force with a text journal exited $?: $(cat out.txt)"
+"$awr" verify f.dat --unit 4k --journal forced.txt >out.txt 2>&1 || fail "verify after --journal-force: $(cat out.txt)"
+grep -q "journal: 9 records" out.txt || fail "after --journal-force the journal holds: $(grep journal: out.txt)"
+# a journal damaged before its end (a record's byte flipped) is never emptied, even asked to
+cp forced.txt damaged.j
+printf '\377' | dd of=damaged.j bs=1 seek=100 conv=notrunc status=none
+before=$(sum damaged.j)
+"$awr" stress f.dat --unit 4k --writes 4 --no-atomic --journal damaged.j --force --journal-force >out.txt 2>&1
+rc=$?
+[ "$rc" = 2 ] && grep -q "never empties a journal" out.txt && [ "$(sum damaged.j)" = "$before" ] ||
+	fail "--journal-force with a damaged journal: exit $rc ($(cat out.txt)); the journal $([ "$(sum damaged.j)" = "$before" ] && echo kept || echo changed)"
 
 # 7. verify refuses a file that is not a journal, and leaves it
 before=$(sum p.txt)

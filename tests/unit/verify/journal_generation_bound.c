@@ -4,6 +4,7 @@
  * records plus 256 per RUN record before it) is refused with -EBADMSG by the reader, by a stress
  * run opening the journal and by the verifier; generations at the bound are accepted.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <unistd.h>
@@ -33,12 +34,24 @@ static void make_journal(const uint32_t *types, const uint64_t *gens, int nr)
 	T_EXPECT_EQ(awr__journal_open(path, &j), 0, "open an empty journal");
 	for (int i = 0; i < nr; i++) {
 		struct awr_jrec r = { .type = types[i], .generation = gens[i], .time_ns = 1 };
+		uint8_t b[AWR_JREC_SIZE];
+		uint64_t bound = (uint64_t)(i + 1) + GAP * (uint64_t)(j.runs + (types[i] == AWR_JREC_RUN));
 
 		if (types[i] == AWR_JREC_RUN) {
 			r.unit = 4096;
 			r.value = 1 << 20;
 		}
-		T_EXPECT_EQ(awr__journal_append(&j, &r, &seq), 0, "append");
+		if (gens[i] <= bound) {
+			T_EXPECT_EQ(awr__journal_append(&j, &r, &seq), 0, "append");
+			continue;
+		}
+		/* beyond the bound: refused by the append itself, so written raw for the reader's cases */
+		T_EXPECT(awr__journal_append(&j, &r, &seq) == -EBADMSG, "append of generation %llu beyond %llu: "
+			 "not refused", (unsigned long long)gens[i], (unsigned long long)bound);
+		awr__jrec_encode(b, &r);
+		T_EXPECT(write(j.fd, b, sizeof(b)) == (ssize_t)sizeof(b), "write the record raw");
+		j.records++;
+		j.runs += types[i] == AWR_JREC_RUN;
 	}
 	T_EXPECT_EQ(awr__journal_sync(&j, seq), 0, "sync");
 	awr__journal_close(&j);
