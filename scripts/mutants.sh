@@ -137,6 +137,16 @@ mutant remote-auth-unchecked "the journal server takes a client without checking
 	'	if (!awr__rj_mac_equal(mac, auth + AWR_RJ_AUTH_BODY)) {' \
 	'	if (0) {'
 
+mutant journal-append-unchecked "an append whose generation no run could issue is written (not refused)" \
+	"journal_damage journal_generation_bound" lib/verify/journal.c \
+	'	} else if (!gen_possible(r->generation, j->records + 1, j->runs + (r->type == AWR_JREC_RUN))) {' \
+	'	} else if (0) {'
+
+mutant pages-lock-on-ring-fd "the store's writes use the guard's own descriptor (the dead process's ring then holds the lock)" \
+	"pages_reopen" lib/pages/store.c \
+	'	fd = reopen_for_writes(s->lock_fd, path, &st);' \
+	'	fd = dup(s->lock_fd);'
+
 mutant kernel-release-per-call "awr_kernel_running asks uname() on every call (the rule checker then makes a system call per write)" \
 	"check_no_syscall" lib/kernel.c \
 	'	if (k)
