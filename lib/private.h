@@ -111,6 +111,8 @@ void awr__ra_stop(struct awr__readahead *ra);
 int awr__fd_size(int fd, uint64_t *size);
 /* Read up to @len bytes at @off (EINTR retried); short only at the end of the file. */
 ssize_t awr__pread_full(int fd, void *buf, size_t len, uint64_t off);
+/* fsync the directory that holds @path (relative to @dirfd, or AT_FDCWD): a new entry made durable */
+int awr__sync_dir_of(int dirfd, const char *path);
 uint64_t awr__now_ns(void);
 uint64_t awr__realtime_ns(void);
 

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* Sizes, full reads and clocks shared by the stress writers, the journal and the verifier. */
+/* Sizes, full reads, directory syncs and clocks shared by the page store, the stress writers, the journal and the verifier. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -53,4 +56,23 @@ uint64_t awr__realtime_ns(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+int awr__sync_dir_of(int dirfd, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	int fd, ret = 0;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	fd = openat(dirfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd))
+		ret = -errno;
+	close(fd);
+	return ret;
 }

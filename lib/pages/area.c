@@ -167,29 +167,6 @@ int awr__area_new(struct awr_pages *s, int fd)
 	return ret;
 }
 
-static int sync_dir_of(const char *path)
-{
-	char dir[4096];
-	char *slash;
-	int fd, ret = 0;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else if (slash == dir)
-		dir[1] = 0;
-	else
-		*slash = 0;
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 /*
  * Open PATH.awr-dw: made new (O_CREAT | O_EXCL) when @create, else only when
  * it exists. An existing one must be this store's area. Returns 0 with
@@ -229,7 +206,7 @@ int awr__area_open(struct awr_pages *s, const char *path, bool create, char *why
 		awr__area_geometry(s);
 		ret = awr__area_new(s, fd);
 		if (!ret)
-			ret = sync_dir_of(path);
+			ret = awr__sync_dir_of(AT_FDCWD, path);
 		if (ret && ftruncate(fd, 0) == 0)	/* empty again: a later open makes it anew */
 			(void)fsync(fd);
 		if (ret) {

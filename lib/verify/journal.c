@@ -247,28 +247,6 @@ out:
  * The journal's file: an existing regular file, or a new one made here
  * (O_EXCL: a file or link planted after the check is not opened).
  */
-/* The directory holding a new journal made durable: its entry survives a crash with the file. */
-static int sync_dir(int dirfd, const char *path)
-{
-	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	int fd, ret = 0;
-
-	if (dirfd != AT_FDCWD && !slash)
-		return fsync(dirfd) ? -errno : 0;
-	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
-	else
-		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
-	fd = openat(dirfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 /* Open or make (mode 0600, the directory synced) the journal @path below @dirfd. */
 static int open_journal_file(int dirfd, const char *path)
 {
@@ -283,7 +261,7 @@ static int open_journal_file(int dirfd, const char *path)
 			fd = errno == EEXIST ? -ENOENT : -errno;	/* made meanwhile: look again */
 			continue;
 		}
-		ret = sync_dir(dirfd, path);
+		ret = awr__sync_dir_of(dirfd, path);	/* its entry survives a crash with the file */
 		if (ret) {
 			close(fd);
 			return ret;
