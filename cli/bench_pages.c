@@ -288,8 +288,10 @@ out:
 	return ret;
 }
 
-/* A scratch file beside the target, written in full; the store's or naive-dw's. */
-/* The scratch file, made and written in full; its descriptor (O_RDWR | O_DIRECT) in *fd. */
+/*
+ * A scratch file beside the target, written in full (the store's or naive-dw's); its descriptor,
+ * O_RDWR | O_DIRECT, in *fd_out.
+ */
 static int scratch(struct writer *w, const struct bench_opts *o, uint64_t size, int *fd_out)
 {
 	int fd, ret;

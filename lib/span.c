@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Sizes, full reads, directory syncs and clocks shared by the page store, the stress writers, the journal and the verifier. */
+/*
+ * Sizes, full reads, directory syncs and clocks shared by the page store, the stress writers, the
+ * journal and the verifier.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -233,10 +233,12 @@ static int open_existing(int dirfd, const char *path)
 		fd = -errno;
 		goto out;
 	}
-	if (fstat(fd, &st2) || !S_ISREG(st2.st_mode) || st2.st_dev != st.st_dev || st2.st_ino != st.st_ino ||
-	    st2.st_nlink != 1) {
+	if (fstat(fd, &st2) || !S_ISREG(st2.st_mode) || st2.st_dev != st.st_dev || st2.st_ino != st.st_ino) {
 		close(fd);
-		fd = st2.st_nlink != 1 ? -EMLINK : -EAGAIN;	/* linked, or replaced while it was opened */
+		fd = -EAGAIN;	/* the path was replaced while it was opened */
+	} else if (st2.st_nlink != 1) {
+		close(fd);
+		fd = -EMLINK;	/* linked meanwhile */
 	}
 out:
 	close(pfd);
@@ -244,10 +246,9 @@ out:
 }
 
 /*
- * The journal's file: an existing regular file, or a new one made here
- * (O_EXCL: a file or link planted after the check is not opened).
+ * The journal's file @path below @dirfd: an existing regular file, or a new one made here (O_EXCL:
+ * a file or link planted after the check is not opened; mode 0600, the directory synced).
  */
-/* Open or make (mode 0600, the directory synced) the journal @path below @dirfd. */
 static int open_journal_file(int dirfd, const char *path)
 {
 	int fd = -ENOENT, ret;

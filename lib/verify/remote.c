@@ -88,12 +88,6 @@ int awr__rj_read_all(int fd, void *buf, size_t len)
 	return 0;
 }
 
-/*
- * The secret's bytes, estimated in bits: its length times the Shannon entropy of its byte
- * histogram. Random bytes, their base64 or their hex score near their length in bits times 5, 6
- * or 4 (32 bytes of /dev/urandom in base64: about 215); a repeated character scores 0 and a
- * sentence of 32 characters about 125.
- */
 /* log2(x) for x >= 1 within 0.01 (no libm): the exponent, and a quadratic for the mantissa */
 static double log2_approx(unsigned int x)
 {
@@ -103,6 +97,12 @@ static double log2_approx(unsigned int x)
 	return e + f * (1.3465 - 0.3465 * f);
 }
 
+/*
+ * The secret's bytes, estimated in bits: its length times the Shannon entropy of its byte
+ * histogram. Random bytes, their base64 or their hex score near their length in bits times 5, 6
+ * or 4 (32 bytes of /dev/urandom in base64: about 215); a repeated character scores 0 and a
+ * sentence of 32 characters about 125.
+ */
 static double secret_bits(const uint8_t *key, size_t n)
 {
 	unsigned int hist[256] = { 0 };

@@ -24,7 +24,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <openssl/crypto.h>
@@ -307,21 +306,13 @@ static int serve_read(struct slot *sl, struct awr_chan *c)
 	return 0;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* Read @len bytes before @deadline_ns, however the peer spaces them: -ETIMEDOUT after it. */
 static int read_by(int fd, void *buf, size_t len, uint64_t deadline_ns)
 {
 	uint8_t *p = buf;
 
 	while (len) {
-		uint64_t now = now_ns();
+		uint64_t now = awr__now_ns();
 		struct pollfd pf = { .fd = fd, .events = POLLIN };
 		ssize_t n;
 		int r;
@@ -510,7 +501,7 @@ static struct slot *take_slot(struct server *s, int fd, const char *peer, const 
 	else if (pending >= PENDING_MAX)
 		evict_oldest(s, NULL);
 	if (sl) {
-		*sl = (struct slot){ .srv = s, .used = true, .fd = fd, .since_ns = now_ns() };
+		*sl = (struct slot){ .srv = s, .used = true, .fd = fd, .since_ns = awr__now_ns() };
 		snprintf(sl->peer, sizeof(sl->peer), "%s", peer);
 		snprintf(sl->addr, sizeof(sl->addr), "%s", addr);
 		s->active++;
