@@ -147,6 +147,11 @@ mutant pages-lock-on-ring-fd "the store's writes use the guard's own descriptor 
 	'	fd = reopen_for_writes(s->lock_fd, path, &st);' \
 	'	fd = dup(s->lock_fd);'
 
+mutant pages-seq-restart "the page store numbers its batches from 1 again on every open" \
+	"pages_sessions" lib/pages/area.c \
+	$'\ts->seq = nr ? newest + 1 : 1;' \
+	$'\ts->seq = 1;'
+
 mutant kernel-release-per-call "awr_kernel_running asks uname() on every call (the rule checker then makes a system call per write)" \
 	"check_no_syscall" lib/kernel.c \
 	'	if (k)

@@ -138,22 +138,41 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* The child: open with the fault, write batches 2.., acknowledge each on @ack. */
+static struct awr_pages *child_open(const char *path, unsigned int mode)
+{
+	struct awr_pages *s;
+	int ret = awr_pages_open(path, PS, mode, &s);
+
+	if (ret) {
+		fprintf(stderr, "child: open: %s: %s\n", strerror(-ret), awr_pages_explain(NULL));
+		_exit(3);
+	}
+	return s;
+}
+
+/*
+ * The child: open with the fault, write batches 2.., acknowledge each on @ack. With @reopen (a
+ * batch above 2), the batches before it are written in a first session, the store closed, and the
+ * fault armed for a second session that opens it again and writes from @reopen on.
+ */
 static void child(const char *path, unsigned int mode, const char *fault, unsigned int seed, int ack,
-		  uint64_t last)
+		  uint64_t last, uint64_t reopen)
 {
 	struct awr_pages *s;
 	uint8_t *buf = alloc_pages(PER + 1);
 	int ret;
 
-	if (fault)
+	if (fault && !reopen)
 		setenv("AWR_PAGES_FAULT", fault, 1);
-	ret = awr_pages_open(path, PS, mode, &s);
-	if (ret) {
-		fprintf(stderr, "child: open: %s: %s\n", strerror(-ret), awr_pages_explain(NULL));
-		_exit(3);
-	}
+	s = child_open(path, mode);
 	for (uint64_t gen = 2; gen <= last; gen++) {
+		if (gen == reopen) {
+			if (awr_pages_close(s))
+				_exit(6);
+			if (fault)
+				setenv("AWR_PAGES_FAULT", fault, 1);
+			s = child_open(path, mode);
+		}
 		ret = write_batch(s, seed, gen, buf);
 		if (ret)
 			_exit(ret == -EIO ? EXIT_EIO : 3);
@@ -232,12 +251,15 @@ static int read_store(const char *path, unsigned int mode, uint8_t *data, unsign
 	return ret;
 }
 
-/* The in-place write number @n (0-based) of run @seed: sorted distinct pages, PER per batch. */
-static int nth_in_place(unsigned int seed, uint64_t n)
+/*
+ * The in-place write number @n (0-based) of run @seed counted from batch @first (where the fault's
+ * session began): sorted distinct pages, PER per batch.
+ */
+static int nth_in_place(unsigned int seed, uint64_t first, uint64_t n)
 {
 	uint64_t pages[PER], dup;
 
-	batch_pages(seed, 2 + n / PER, pages, &dup);
+	batch_pages(seed, first + n / PER, pages, &dup);
 	return (int)pages[n % PER];
 }
 
@@ -315,8 +337,12 @@ static unsigned int check_without_area(const char *path, uint8_t *data, unsigned
 	return bad;
 }
 
-/* One crash at @fault; returns false when the mode is not available. */
-static bool fault_cycle(unsigned int mode, const char *kind, uint64_t n, unsigned int seed, uint64_t batches)
+/*
+ * One crash at @fault; returns false when the mode is not available. With @reopen, the fault is in
+ * a second session of the child from batch @reopen on (see child()).
+ */
+static bool fault_cycle(unsigned int mode, const char *kind, uint64_t n, unsigned int seed, uint64_t batches,
+			uint64_t reopen)
 {
 	char path[1024], fault[64], dw[1100], explain[512];
 	uint8_t *data = alloc_pages(NP);
@@ -340,7 +366,7 @@ static bool fault_cycle(unsigned int mode, const char *kind, uint64_t n, unsigne
 	pid = fork();
 	if (pid == 0) {
 		close(fds[0]);
-		child(path, mode, fault, seed, fds[1], 1 + batches);
+		child(path, mode, fault, seed, fds[1], 1 + batches, reopen);
 	}
 	close(fds[1]);
 	acked = read_acks(fds[0]);
@@ -363,7 +389,7 @@ static bool fault_cycle(unsigned int mode, const char *kind, uint64_t n, unsigne
 	}
 	if (!strcmp(kind, "tear")) {
 		/* negative control: without the area the test's own checksum sees the torn page */
-		torn = nth_in_place(seed, n);
+		torn = nth_in_place(seed, reopen ? reopen : 2, n);
 		bad = check_without_area(path, data, seed, acked, acked + 1);
 		T_EXPECT(bad == 1 && tp_check(data + (size_t)torn * PS, PS, torn, &(uint64_t){ 0 },
 					      &(uint64_t){ 0 }) == TP_TORN,
@@ -380,8 +406,8 @@ static bool fault_cycle(unsigned int mode, const char *kind, uint64_t n, unsigne
 	if (torn >= 0 && !strcmp(kind, "held"))
 		T_EXPECT(recovered == (unsigned int)torn, "%s: %d pages put back, %u repaired", fault, torn,
 			 recovered);
-	printf("%s %-10s acknowledged batches %" PRIu64 ", repaired %u page(s)%s: %s\n", mode_name(mode),
-	       fault, acked - 1, recovered, torn < 0 ? "" : strcmp(kind, "held") ?
+	printf("%s %-10s%s acknowledged batches %" PRIu64 ", repaired %u page(s)%s: %s\n", mode_name(mode),
+	       fault, reopen ? " in a 2nd session," : "", acked - 1, recovered, torn < 0 ? "" : strcmp(kind, "held") ?
 	       ", negative control: page torn without the area" :
 	       ", negative control: the pages put back stale without the area", bad ? "FAIL" : "ok");
 	unlink(path);
@@ -399,7 +425,7 @@ static int run_faults(void)
 	for (unsigned int i = 0; i < cycles; i++) {
 		uint64_t n = (uint64_t)(i * 37 + 5) % (PER * (BATCHES - 1));	/* varying, reached by batch 6 */
 
-		have = fault_cycle(AWR_PAGES_SOFTWARE, "crash", n, seed++, BATCHES);
+		have = fault_cycle(AWR_PAGES_SOFTWARE, "crash", n, seed++, BATCHES, 0);
 		if (!have && !i)
 			printf("software mode not offered here: %s\n", awr_pages_explain(NULL));
 		modes |= have;
@@ -410,7 +436,7 @@ static int run_faults(void)
 
 			if (!strcmp(dw_kinds[k], "held"))	/* two batches acknowledged first */
 				n = PER + (uint64_t)(i * 29 + 3) % (PER * (BATCHES - 2));
-			have = fault_cycle(AWR_PAGES_DOUBLEWRITE, dw_kinds[k], n, seed++, BATCHES);
+			have = fault_cycle(AWR_PAGES_DOUBLEWRITE, dw_kinds[k], n, seed++, BATCHES, 0);
 			T_EXPECT(have, "doublewrite mode must be offered on a file: %s", awr_pages_explain(NULL));
 			if (!have)
 				return t_done("pages_crash");
@@ -426,11 +452,40 @@ static int run_faults(void)
 	for (unsigned int i = 0; i < cycles && (modes & 3) == 3; i++) {
 		uint64_t n = PER * 33 + (uint64_t)(i * 17 + 2) % (PER * 3);
 
-		fault_cycle(AWR_PAGES_AUTO, "crash", n, seed++, 36);
+		fault_cycle(AWR_PAGES_AUTO, "crash", n, seed++, 36, 0);
 		n = PER * (1 + 2 * (i & 1)) + (uint64_t)(i * 7 + 1) % PER;
-		fault_cycle(AWR_PAGES_AUTO, "tear", n, seed++, 6);
+		fault_cycle(AWR_PAGES_AUTO, "tear", n, seed++, 6, 0);
 	}
 	return t_done("pages_crash");
+}
+
+/* --- one store across sessions ------------------------------------------- */
+
+/*
+ * The store written in two sessions: the child writes batches 2..R-1 (R = 4..7, so that the first
+ * session leaves records in generations a second session numbering its batches from 1 again would
+ * not overwrite first), closes the store, opens it again and writes until the fault. Each page
+ * must then hold its last acknowledged batch: a batch of the first session restored over a newer
+ * one of the second (batches numbered again from 1) is a stale page.
+ */
+static int run_sessions(void)
+{
+	static const char *kinds[] = { "crash", "tear", "held" };
+	unsigned int seed = 500;
+
+	for (unsigned int k = 0; k < 3; k++) {
+		for (unsigned int i = 0; i < cycles; i++) {
+			uint64_t reopen = 4 + (i + k) % 4, n = (uint64_t)(i * 23 + k * 5 + 2) % (PER * 4);
+
+			if (!strcmp(kinds[k], "held"))
+				n += PER;	/* two batches acknowledged in the second session first */
+			if (!fault_cycle(AWR_PAGES_DOUBLEWRITE, kinds[k], n, seed++, reopen - 2 + 6, reopen)) {
+				T_EXPECT(0, "doublewrite mode must be offered on a file: %s", awr_pages_explain(NULL));
+				return t_done("pages_crash sessions");
+			}
+		}
+	}
+	return t_done("pages_crash sessions");
 }
 
 /* --- reopen right after SIGKILL -------------------------------------------- */
@@ -601,7 +656,7 @@ static bool shutdown_cycle(unsigned int mode, unsigned int seed)
 	pid = fork();
 	if (pid == 0) {
 		close(fds[0]);
-		child(path, mode, NULL, seed, fds[1], UINT64_MAX);
+		child(path, mode, NULL, seed, fds[1], UINT64_MAX, 0);
 	}
 	close(fds[1]);
 	T_EXPECT(read(fds[0], &a, sizeof(a)) == sizeof(a), "no batch acknowledged before the shutdown");
@@ -661,7 +716,7 @@ int main(int argc, char **argv)
 	dir = getenv("AWR_SCRATCH_DIR");
 	dev = getenv("AWR_SCRATCH_DEV");
 	if (argc != 2 || !dir)
-		T_SKIP("run as pages_crash faults|shutdown|reopen under with-scratch-xfs.sh (AWR_SCRATCH_DIR)");
+		T_SKIP("run as pages_crash faults|sessions|shutdown|reopen under with-scratch-xfs.sh (AWR_SCRATCH_DIR)");
 	if (c)
 		cycles = (unsigned int)atoi(c);
 	if (sd)
@@ -671,11 +726,13 @@ int main(int argc, char **argv)
 		return run_faults();
 	if (!strcmp(argv[1], "reopen"))
 		return run_reopen();
+	if (!strcmp(argv[1], "sessions"))
+		return run_sessions();
 	if (!strcmp(argv[1], "shutdown")) {
 		if (!dev)
 			T_SKIP("no AWR_SCRATCH_DEV: the shutdown cycles mount the scratch device again");
 		return run_shutdowns();
 	}
-	printf("usage: pages_crash faults|shutdown\n");
+	printf("usage: pages_crash faults|sessions|shutdown|reopen\n");
 	return 2;
 }
