@@ -152,6 +152,16 @@ mutant pages-seq-restart "the page store numbers its batches from 1 again on eve
 	$'\ts->seq = nr ? newest + 1 : 1;' \
 	$'\ts->seq = 1;'
 
+mutant pages-settle-no-sync "the area's generation is reused without the store's fdatasync first" \
+	"pages_cache" lib/pages/area.c \
+	$'\tif (fdatasync(s->fd))\n\t\treturn -errno;\n\ts->dw_unsynced = 0;' \
+	$'\ts->dw_unsynced = 0;'
+
+mutant pages-area-no-dsync "the area write is not RWF_DSYNC (the batch acknowledged before it is durable)" \
+	"pages_cache" lib/pages/area.c \
+	'(off_t)gen_off(s, g), RWF_DSYNC);' \
+	'(off_t)gen_off(s, g), 0);'
+
 mutant kernel-release-per-call "awr_kernel_running asks uname() on every call (the rule checker then makes a system call per write)" \
 	"check_no_syscall" lib/kernel.c \
 	'	if (k)

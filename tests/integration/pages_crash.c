@@ -50,6 +50,7 @@
 #define BATCHES		6U		/* batches a fault child writes (generations 2..7) */
 #define EXIT_FAULT	99
 #define EXIT_EIO	5
+#define DW_BLOCK	4096U		/* the area's header and each record table (awr_pages_open(3)) */
 
 static const char *dir, *dev;
 static unsigned int cycles = 10, shutdowns = 3;
@@ -488,6 +489,246 @@ static int run_sessions(void)
 	return t_done("pages_crash sessions");
 }
 
+/* --- a device cache lost with the crash ------------------------------------ */
+
+/*
+ * What a volatile device cache may lose at a power cut, modelled from the child's own system calls
+ * (traced by strace, -y naming each descriptor's file): an in-place write of the store is durable
+ * once a later fdatasync() or fsync() of the store file returned (its in-place writes go through
+ * io_uring, so the test counts by acknowledgement: a batch acknowledged before a store sync is
+ * covered by it); an area write is durable when it was RWF_DSYNC or a later sync of the area file
+ * returned. Everything else is lost: the test puts the store's pages back to what they held at the
+ * last store sync and zeroes the record table of each generation whose last write was not durable.
+ * Recovery must then bring back every acknowledged page; the negative control (the area moved
+ * away) must find every acknowledged page put back stale.
+ */
+struct cache_model {
+	uint64_t acks;		/* batches acknowledged (2 .. 1 + acks) */
+	uint64_t synced;	/* the last batch a store sync covers (1: the test's sync after creating) */
+	unsigned int store_syncs, area_writes;
+	uint32_t lost;		/* generations whose last area write was not durable */
+};
+
+/* The descriptor's file in a strace -y line: "NAME(FD</path>" -> whether it is @path. */
+static bool traced_file(const char *line, const char *call, const char *path)
+{
+	const char *p = strstr(line, call), *lt;
+	size_t n = strlen(path);
+
+	if (!p || (p > line && p[-1] != ' '))
+		return false;
+	lt = strchr(p, '<');
+	return lt && !strncmp(lt + 1, path, n) && lt[1 + n] == '>';
+}
+
+/* The model from the strace log @log of a child writing store @path (area @dw, @slots slots a generation). */
+static void read_trace(const char *log, const char *path, const char *dw, int ackfd, uint32_t slots,
+		       struct cache_model *m)
+{
+	uint64_t body = DW_BLOCK + (uint64_t)slots * PS;
+	uint32_t durable_pending = 0, written = 0;
+	char line[8192], ack[32];
+	FILE *f = fopen(log, "r");
+
+	memset(m, 0, sizeof(*m));
+	m->synced = 1;
+	T_EXPECT(f, "reading the trace %s: %s", log, strerror(errno));
+	if (!f)
+		return;
+	snprintf(ack, sizeof(ack), " write(%d<pipe:", ackfd);
+	while (fgets(line, sizeof(line), f)) {
+		const char *eq = strstr(line, ") = ");
+
+		if (!eq || strstr(line, "unfinished"))
+			continue;
+		if (strstr(line, ack) && atoi(eq + 4) == (int)sizeof(struct ack)) {
+			m->acks++;
+		} else if ((traced_file(line, "fdatasync(", path) || traced_file(line, "fsync(", path)) &&
+			   !strncmp(eq, ") = 0", 5)) {
+			m->synced = 1 + m->acks;
+			m->store_syncs++;
+		} else if ((traced_file(line, "fdatasync(", dw) || traced_file(line, "fsync(", dw)) &&
+			   !strncmp(eq, ") = 0", 5)) {
+			durable_pending = 0;	/* every earlier area write durable */
+		} else if (traced_file(line, "pwritev2(", dw) && atoll(eq + 4) > 0) {
+			/* ..., OFFSET, FLAGS) = N */
+			const char *c2 = eq, *c1;
+			unsigned long long off;
+			uint32_t g;
+
+			while (c2 > line && *c2 != ',')
+				c2--;
+			for (c1 = c2 - 1; c1 > line && *c1 != ','; c1--)
+				;
+			off = strtoull(c1 + 1, NULL, 10);
+			if (off < DW_BLOCK || (off - DW_BLOCK) % body)
+				continue;
+			g = (uint32_t)((off - DW_BLOCK) / body);
+			m->area_writes++;
+			written |= 1U << g;
+			if (strstr(c2, "RWF_DSYNC"))
+				durable_pending &= ~(1U << g);
+			else
+				durable_pending |= 1U << g;
+		}
+	}
+	fclose(f);
+	m->lost = durable_pending & written;
+}
+
+/* The area's slots per generation and generations, from its header. */
+static void area_shape(const char *dw, uint32_t *slots, uint32_t *gens)
+{
+	uint8_t h[24];
+	int fd = open(dw, O_RDONLY);
+
+	T_EXPECT(fd >= 0 && pread(fd, h, sizeof(h), 0) == sizeof(h), "reading %s's header", dw);
+	if (fd >= 0)
+		close(fd);
+	memcpy(slots, h + 16, 4);
+	memcpy(gens, h + 20, 4);
+}
+
+/* The loss applied: pages back to their state at batch m->synced, lost generations' tables zeroed. Returns the acknowledged pages put back. */
+static unsigned int lose_cache(const char *path, const char *dw, unsigned int seed, uint64_t acked,
+			       uint32_t slots, const struct cache_model *m)
+{
+	uint8_t *buf = alloc_pages(1);
+	unsigned int stale = 0;
+	int fd = open(path, O_RDWR | O_DIRECT), dfd = open(dw, O_RDWR | O_DIRECT);
+
+	T_EXPECT(fd >= 0 && dfd >= 0, "opening %s and its area: %s", path, strerror(errno));
+	for (unsigned int p = 0; p < NP && fd >= 0; p++) {
+		uint64_t before, must;
+
+		allowed(seed, m->synced, m->synced, p, 0, &before);
+		allowed(seed, acked, acked, p, 0, &must);
+		tp_fill(buf, PS, p, before, 0);
+		T_EXPECT(pwrite(fd, buf, PS, (off_t)p * PS) == PS, "putting page %u back: %s", p, strerror(errno));
+		stale += before != must;
+	}
+	memset(buf, 0, DW_BLOCK);
+	for (uint32_t g = 0; g < 32 && dfd >= 0; g++)
+		if (m->lost & (1U << g))
+			T_EXPECT(pwrite(dfd, buf, DW_BLOCK,
+					(off_t)(DW_BLOCK + (uint64_t)g * (DW_BLOCK + (uint64_t)slots * PS))) ==
+				 DW_BLOCK, "zeroing generation %u's table: %s", g, strerror(errno));
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	free(buf);
+	return stale;
+}
+
+static bool cache_cycle(const char *kind, uint64_t n, unsigned int seed, uint64_t batches, uint32_t *gens_out)
+{
+	char path[1024], dw[1100], log[1100], fault[64], explain[512], ackfd[16], seeds[16], last[24], mode[8];
+	uint8_t *data = alloc_pages(NP);
+	unsigned int recovered = 0, bad, stale;
+	struct cache_model m;
+	uint32_t slots, gens;
+	uint64_t acked;
+	int fds[2], st, ret, fd;
+	pid_t pid;
+
+	snprintf(path, sizeof(path), "%s/pages-cache.db", dir);
+	snprintf(dw, sizeof(dw), "%s.awr-dw", path);
+	snprintf(log, sizeof(log), "%s.trace", path);
+	snprintf(fault, sizeof(fault), "%s:%" PRIu64, kind, n);
+	ret = create_store(path, AWR_PAGES_DOUBLEWRITE);
+	T_EXPECT(!ret, "creating the store in doublewrite mode: %s", strerror(-ret));
+	if (ret) {
+		free(data);
+		return false;
+	}
+	/* the created store durable (the test's own sync: no cache loss reaches before it) */
+	fd = open(path, O_RDONLY);
+	T_EXPECT(fd >= 0 && !fsync(fd), "syncing %s", path);
+	close(fd);
+	area_shape(dw, &slots, &gens);
+	*gens_out = gens;
+	if (pipe(fds))
+		exit(2);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0) {
+		const char *asan = getenv("ASAN_OPTIONS");
+		char opts[512], self[1024];
+		ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+		if (len <= 0)
+			_exit(126);
+		self[len] = 0;
+
+		close(fds[0]);
+		/* LeakSanitizer's own ptrace cannot run under strace */
+		snprintf(opts, sizeof(opts), "%s%sdetect_leaks=0", asan ? asan : "", asan ? ":" : "");
+		setenv("ASAN_OPTIONS", opts, 1);
+		snprintf(ackfd, sizeof(ackfd), "%d", fds[1]);
+		snprintf(seeds, sizeof(seeds), "%u", seed);
+		snprintf(last, sizeof(last), "%" PRIu64, 1 + batches);
+		snprintf(mode, sizeof(mode), "%u", (unsigned int)AWR_PAGES_DOUBLEWRITE);
+		execlp("strace", "strace", "-f", "-qq", "-y", "-s", "0", "-e",
+		       "trace=fdatasync,fsync,pwritev2,write,sync,syncfs", "-o", log, self,
+		       "cache-child", path, mode, fault, seeds, ackfd, last, (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	acked = read_acks(fds[0]);
+	close(fds[0]);
+	waitpid(pid, &st, 0);
+	T_EXPECT(WIFEXITED(st) && WEXITSTATUS(st) == EXIT_FAULT,
+		 "cache, %s: the traced child ended with status %d, not by the fault point (99)", fault,
+		 WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st));
+	read_trace(log, path, dw, fds[1], slots, &m);
+	T_EXPECT(m.acks == acked - 1 && m.area_writes >= m.acks,
+		 "cache, %s: the trace shows %" PRIu64 " acknowledgements and %u area writes, the pipe %" PRIu64,
+		 fault, m.acks, m.area_writes, acked - 1);
+	stale = lose_cache(path, dw, seed, acked, slots, &m);
+	/* negative control: without the area every acknowledged page put back is stale */
+	bad = check_without_area(path, data, seed, acked, acked + 1);
+	T_EXPECT(bad == stale && stale, "cache, %s: with the area moved away the test must find the %u "
+		 "acknowledged pages put back stale, found %u bad page(s)", fault, stale, bad);
+	ret = read_store(path, AWR_PAGES_DOUBLEWRITE, data, &recovered, explain, sizeof(explain));
+	T_EXPECT(!ret, "cache, %s: reopening: %s: %s", fault, strerror(-ret), explain);
+	bad = ret ? NP : check_pages("after the cache loss and recovery", data, seed, acked, acked + 1);
+	T_EXPECT(!bad, "cache, %s: %u page(s) not as their last acknowledged batch wrote them after recovery",
+		 fault, bad);
+	printf("doublewrite %-9s acknowledged batches %" PRIu64 ", last store sync after batch %" PRIu64
+	       " (%u syncs), %u of %u area writes durable; lost: %u acknowledged page(s), the tables of "
+	       "%d generation(s); repaired %u: %s\n", fault, acked - 1, m.synced - 1, m.store_syncs,
+	       m.area_writes - (unsigned int)__builtin_popcount(m.lost), m.area_writes, stale,
+	       __builtin_popcount(m.lost), recovered, bad ? "FAIL" : "ok");
+	unlink(path);
+	unlink(dw);
+	unlink(log);
+	free(data);
+	return true;
+}
+
+static int run_cache(void)
+{
+	uint32_t gens = 0;
+	unsigned int seed = 900;
+
+	if (system("strace -V >/dev/null 2>&1"))
+		T_SKIP("strace is not installed (scripts/deps.sh installs it): the cache model reads its trace");
+	/* learn the generations first: crashes after the area wrapped at least once, 2+ batches after a sync */
+	if (!cache_cycle("crash", 2 * PER + 3, seed++, 4, &gens))
+		return t_done("pages_crash cache");
+	for (unsigned int i = 0; i < cycles && gens > 2; i++) {
+		uint64_t b = gens + 2 + i % (gens - 2);	/* the faulting batch, 0-based in the session */
+
+		cache_cycle((i & 1) ? "tear" : "crash", PER * b + (i * 7) % PER, seed++, b + 2, &gens);
+	}
+	return t_done("pages_crash cache");
+}
+
 /* --- reopen right after SIGKILL -------------------------------------------- */
 
 /* The child of a reopen cycle: write batches 2.. until killed, acknowledging each. */
@@ -715,8 +956,13 @@ int main(int argc, char **argv)
 
 	dir = getenv("AWR_SCRATCH_DIR");
 	dev = getenv("AWR_SCRATCH_DEV");
+	if (argc == 8 && !strcmp(argv[1], "cache-child")) {
+		/* cache-child PATH MODE FAULT SEED ACKFD LAST: a cache cycle's child, under strace */
+		child(argv[2], (unsigned int)atoi(argv[3]), argv[4], (unsigned int)atoi(argv[5]), atoi(argv[6]),
+		      strtoull(argv[7], NULL, 10), 0);
+	}
 	if (argc != 2 || !dir)
-		T_SKIP("run as pages_crash faults|sessions|shutdown|reopen under with-scratch-xfs.sh (AWR_SCRATCH_DIR)");
+		T_SKIP("run as pages_crash faults|sessions|cache|shutdown|reopen under with-scratch-xfs.sh (AWR_SCRATCH_DIR)");
 	if (c)
 		cycles = (unsigned int)atoi(c);
 	if (sd)
@@ -728,11 +974,13 @@ int main(int argc, char **argv)
 		return run_reopen();
 	if (!strcmp(argv[1], "sessions"))
 		return run_sessions();
+	if (!strcmp(argv[1], "cache"))
+		return run_cache();
 	if (!strcmp(argv[1], "shutdown")) {
 		if (!dev)
 			T_SKIP("no AWR_SCRATCH_DEV: the shutdown cycles mount the scratch device again");
 		return run_shutdowns();
 	}
-	printf("usage: pages_crash faults|sessions|shutdown|reopen\n");
+	printf("usage: pages_crash faults|sessions|cache|shutdown|reopen\n");
 	return 2;
 }
