@@ -5,11 +5,16 @@
  * again (which repairs torn pages after a crash) and every page read back.
  *
  *   dbpages PATH [auto|hardware|software|doublewrite] [PAGES]
- *   dbpages PATH check [PAGES]
+ *   dbpages PATH check [PAGES] [doublewrite]
  *
  * "check" opens the store (recovering it, in the mode AUTO picks) after a
  * crash in the middle of a run and checks that every page is whole: never
- * written (zeros) or as one of the two passes wrote it, never a mix.
+ * written (zeros) or as one of the two passes wrote it, never a mix; and
+ * not stale: the flushes are durable in order (each returned before the
+ * next began), so the pages show every flush before the one in flight
+ * and none after it. "doublewrite" says the crashed run wrote in that
+ * mode, where recovery applies a flush whose records reached the area as
+ * a whole: then the flush in flight is there entirely or not at all.
  *
  * cc dbpages.c $(pkg-config --cflags --libs libatomicwr)
  */
@@ -95,11 +100,46 @@ static bool page_whole(const uint8_t *p, uint64_t page_no)
 	return true;
 }
 
-static int check(const char *path, uint64_t npages)
+/*
+ * Stale pages: the run wrote pass 1 then pass 2, in flushes of FLUSH pages;
+ * write w (pass w / npages + 1, page w % npages) is in flush number
+ * fl(w). Every write of a flush before the last flush seen in the pages
+ * must be there; in the last, all of them when @whole. @lsn[p] is what
+ * page p holds (0 never written, 1, 2; -1 torn: not judged).
+ */
+static uint64_t stale_pages(const int8_t *lsn, uint64_t npages, bool whole)
 {
-	uint64_t torn = 0, unwritten = 0;
+	uint64_t per_pass = (npages + FLUSH - 1) / FLUSH, last = 0, stale = 0;
+	bool any = false;
+
+	for (uint64_t w = 0; w < 2 * npages; w++) {
+		int8_t l = lsn[w % npages];
+
+		if (l >= (int8_t)(w / npages + 1)) {
+			last = (w / npages) * per_pass + (w % npages) / FLUSH;
+			any = true;
+		}
+	}
+	for (uint64_t w = 0; w < 2 * npages && any; w++) {
+		uint64_t fl = (w / npages) * per_pass + (w % npages) / FLUSH;
+		int8_t l = lsn[w % npages];
+
+		if (l >= 0 && l < (int8_t)(w / npages + 1) && (fl < last || (fl == last && whole))) {
+			printf("page %llu is stale: it lacks pass %llu of flush %llu, before or in the last flush "
+			       "seen (%llu)\n", (unsigned long long)(w % npages), (unsigned long long)(w / npages + 1),
+			       (unsigned long long)fl, (unsigned long long)last);
+			stale++;
+		}
+	}
+	return stale;
+}
+
+static int check(const char *path, uint64_t npages, bool whole)
+{
+	uint64_t torn = 0, unwritten = 0, stale;
 	struct awr_pages *s;
 	uint8_t *page;
+	int8_t *lsn;
 	int ret;
 
 	/* the crashed run's io_uring writes hold its file (and its write lock) until they end */
@@ -111,25 +151,32 @@ static int check(const char *path, uint64_t npages)
 	}
 	printf("mode: %s\nwhy: %s\nrecovered: %u page(s) repaired\n", awr_pages_mode_name(awr_pages_mode(s)),
 	       awr_pages_explain(s), awr_pages_recovered(s));
-	if (posix_memalign((void **)&page, 4096, PAGE_SIZE))
+	lsn = calloc(npages, 1);
+	if (!lsn || posix_memalign((void **)&page, 4096, PAGE_SIZE))
 		return 1;
 	for (uint64_t p = 0; p < npages && !ret; p++) {
 		ret = awr_pages_read(s, page, p);
 		if (!ret && !page_whole(page, p)) {
 			printf("page %llu is torn\n", (unsigned long long)p);
 			torn++;
+			lsn[p] = -1;
+		} else if (!ret) {
+			lsn[p] = (int8_t)page[8];
 		}
 		unwritten += !ret && !page[8];
 	}
 	awr_pages_close(s);
 	free(page);
 	if (ret) {
+		free(lsn);
 		fprintf(stderr, "dbpages: read: %s\n", strerror(-ret));
 		return 1;
 	}
-	printf("%llu pages checked: %llu torn, %llu never written\n", (unsigned long long)npages,
-	       (unsigned long long)torn, (unsigned long long)unwritten);
-	return torn ? 1 : 0;
+	stale = stale_pages(lsn, npages, whole);
+	free(lsn);
+	printf("%llu pages checked: %llu torn, %llu stale, %llu never written\n", (unsigned long long)npages,
+	       (unsigned long long)torn, (unsigned long long)stale, (unsigned long long)unwritten);
+	return torn || stale ? 1 : 0;
 }
 
 int main(int argc, char **argv)
@@ -141,14 +188,16 @@ int main(int argc, char **argv)
 	int ret;
 
 	bool check_only = argc > 2 && !strcmp(argv[2], "check");
+	bool whole = check_only && argc == 5 && !strcmp(argv[4], "doublewrite");
 
-	if (argc < 2 || argc > 4 || (argc > 2 && !check_only && parse_mode(argv[2], &flags)) ||
+	if (argc < 2 || argc > 5 || (argc == 5 && !whole) || (argc > 2 && !check_only && parse_mode(argv[2], &flags)) ||
 	    (argc > 3 && (npages = strtoull(argv[3], NULL, 10)) == 0)) {
-		fprintf(stderr, "usage: dbpages PATH [auto|hardware|software|doublewrite|check] [PAGES]\n");
+		fprintf(stderr, "usage: dbpages PATH [auto|hardware|software|doublewrite] [PAGES]\n"
+			"       dbpages PATH check [PAGES] [doublewrite]\n");
 		return 2;
 	}
 	if (check_only)
-		return check(argv[1], npages);
+		return check(argv[1], npages, whole);
 	ret = awr_pages_open(argv[1], PAGE_SIZE, flags | AWR_PAGES_CREATE, &s);
 	if (ret) {
 		fprintf(stderr, "dbpages: %s: %s\n", strerror(-ret), awr_pages_explain(NULL));

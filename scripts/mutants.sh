@@ -162,6 +162,11 @@ mutant pages-area-no-dsync "the area write is not RWF_DSYNC (the batch acknowled
 	'(off_t)gen_off(s, g), RWF_DSYNC);' \
 	'(off_t)gen_off(s, g), 0);'
 
+mutant pages-recover-nothing "opening a store recovers nothing from its doublewrite area" \
+	"pages_example" lib/pages/area.c \
+	$'\tif (s->dw_fd < 0)\n\t\treturn 0;\n\trecs = calloc(' \
+	$'\tif (s->dw_fd >= -1)\n\t\treturn 0;\n\trecs = calloc('
+
 mutant kernel-release-per-call "awr_kernel_running asks uname() on every call (the rule checker then makes a system call per write)" \
 	"check_no_syscall" lib/kernel.c \
 	'	if (k)

@@ -3,8 +3,9 @@
 # Description: examples/dbpages runs on scratch XFS in AUTO and in every mode the target offers,
 # reads every page back after reopening, and says which mode it chose; a forced mode the target
 # lacks is refused with a reason and exit 1. dbpages check (used after crashes in the guest,
-# tests/vm/guest/pages.sh) finds every page whole after a run ended by AWR_PAGES_FAULT=crash:N or
-# tear:N and reopened, and reports the torn page when the doublewrite area is removed first.
+# tests/vm/guest/pages.sh) finds every page whole and none stale after a run ended by
+# AWR_PAGES_FAULT=crash:N or tear:N and reopened, and reports the stale pages of the flush in flight
+# (crash) and the torn page (tear) when the doublewrite area is removed first.
 #
 #   pages_example.sh DBPAGES   (run under with-scratch-xfs.sh)
 set -u
@@ -39,7 +40,8 @@ for mode in auto software doublewrite hardware; do
 done
 [ "$ran" -ge 2 ] || fail "only $ran mode(s) ran"
 
-# crashes mid-batch, then dbpages check: every page whole (never written, first or second pass)
+# crashes mid-batch, then dbpages check: every page whole (never written, first or second pass) and
+# none stale: in doublewrite mode the flush in flight (its records in the area) is applied whole
 for fault in crash:45 crash:301 tear:45 tear:301; do
 	db=$dir/example-crash.db
 	rm -f "$db" "$db.awr-dw"
@@ -47,11 +49,22 @@ for fault in crash:45 crash:301 tear:45 tear:301; do
 	rc=$?
 	[ "$rc" = 99 ] || { cat "$out"; fail "$fault: exit $rc, 99 expected"; }
 	grep -q "^mode: doublewrite$" "$out" || fail "$fault: the mode was not printed before the crash"
-	"$dbpages" "$db" check 200 >"$out" 2>&1
+	"$dbpages" "$db" check 200 doublewrite >"$out" 2>&1
 	rc=$?
 	cat "$out"
-	[ "$rc" = 0 ] && grep -q "^200 pages checked: 0 torn, " "$out" || fail "$fault: check exit $rc"
+	[ "$rc" = 0 ] && grep -q "^200 pages checked: 0 torn, 0 stale, " "$out" || fail "$fault: check exit $rc"
 done
+# the control of staleness: a crash whose recovery does nothing (the area removed first) leaves the
+# flush in flight in part: write 45 was never made, so pages 45..63 lack it
+rm -f "$db" "$db.awr-dw"
+AWR_PAGES_FAULT=crash:45 "$dbpages" "$db" doublewrite 200 >/dev/null 2>&1
+rm -f "$db.awr-dw"
+"$dbpages" "$db" check 200 doublewrite >"$out" 2>&1
+rc=$?
+cat "$out"
+[ "$rc" = 1 ] && grep -q "^page 45 is stale: it lacks pass 1 of flush 1, " "$out" &&
+	grep -q "^200 pages checked: 0 torn, 19 stale, " "$out" ||
+	fail "crash:45 without the area: pages 45..63 of the flush in flight were not reported stale (exit $rc)"
 # the control: the same tear with the area removed before reopening is a torn page for the check
 rm -f "$db" "$db.awr-dw"
 AWR_PAGES_FAULT=tear:45 "$dbpages" "$db" doublewrite 200 >/dev/null 2>&1
@@ -62,4 +75,4 @@ cat "$out"
 [ "$rc" = 1 ] && grep -q "^page 45 is torn$" "$out" && grep -q "^200 pages checked: 1 torn, " "$out" ||
 	fail "the torn page 45 (the 46th written) was not reported without the area (exit $rc)"
 rm -f "$db" "$db.awr-dw"
-echo "pages_example: ok ($ran modes, 4 crashes recovered, the torn page caught without the area)"
+echo "pages_example: ok ($ran modes, 4 crashes recovered, the stale and the torn pages caught without the area)"

@@ -75,7 +75,8 @@ moved=$(printf '%s\n%s\n' "$before" "$after" |
 check in_place_fiemap $? "$moved of $pages pages moved or unmapped by xfs_io's listing"
 
 # a crash in the middle of a batch: N page writes issued, then _exit(99); reopening must show
-# every page whole (old, new or never written). N in the first pass, then in the second.
+# every page whole (old, new or never written) and none stale (every flush before the one in flight
+# there). N in the first pass, then in the second.
 n=0
 for at in 45 301; do
 	n=$((n + 1))
@@ -90,7 +91,7 @@ for at in 45 301; do
 	"$DB" "$mnt/db" check $pages >/tmp/pages.out 2>&1
 	rc=$?
 	cat /tmp/pages.out
-	[ "$rc" = 0 ] && grep -q "^$pages pages checked: 0 torn, " /tmp/pages.out
+	[ "$rc" = 0 ] && grep -q "^$pages pages checked: 0 torn, 0 stale, " /tmp/pages.out
 	check "crash${sfx}_whole" $? "after crash:$at, exit $rc: $(tr '\n' ' ' </tmp/pages.out)"
 done
 # the control: the check must see a torn page (page 7's second half of other data, written by hand)
