@@ -143,7 +143,7 @@ mutant journal-append-unchecked "an append whose generation no run could issue i
 	'	} else if (0) {'
 
 mutant pages-lock-on-ring-fd "the store's writes use the guard's own descriptor (the dead process's ring then holds the lock)" \
-	"pages_reopen" lib/pages/store.c \
+	"pages_reopen pages_reopen_software" lib/pages/store.c \
 	'	fd = reopen_for_writes(s->lock_fd, path, &st);' \
 	'	fd = dup(s->lock_fd);'
 

@@ -11,21 +11,25 @@
  * (a loss the kernel here cannot be made to cause); recovery must bring the acknowledged copies back,
  * and with the area moved away the test must find every one of those pages stale.
  *
- *   pages_crash faults     (run under with-scratch-xfs.sh)
- *   pages_crash shutdown   (idem: shuts the scratch XFS down, mounts it again)
- *   pages_crash reopen     (idem: a writer SIGKILLed mid-batch, the store opened again at once)
+ *   pages_crash faults software|doublewrite|auto   (run under with-scratch-xfs.sh)
+ *   pages_crash shutdown software|doublewrite     (idem: shuts the scratch XFS down, mounts it again)
+ *   pages_crash reopen software|doublewrite       (idem: a writer SIGKILLed mid-batch, reopened at once)
+ *   pages_crash sessions                          (idem: one store across two opens, see run_sessions)
+ *   pages_crash cache                             (idem: a device cache lost, see run_cache)
+ * Each run is one mode: software mode (and AUTO, which needs it) where the target does not offer it
+ * is a skip that says so, never a pass of the other mode alone.
  *
  * A child process writes batches of 15 stamped pages (plus an earlier copy of one of them, which
  * must lose) with AWR_PAGES_FAULT set; the library ends it with _exit(99) at the point. The parent
  * knows every batch (same seeds) and which the child acknowledged (a pipe), so each page must hold
  * the generation of the last acknowledged batch that wrote it, or of the batch in flight.
  *   AWR_PAGES_CYCLES=N    crashes per fault point and mode (default 10)
- *   AWR_PAGES_SHUTDOWNS=N XFS shutdowns per mode (default 3)
+ *   AWR_PAGES_SHUTDOWNS=N XFS shutdowns (default 3)
  * reopen: a supervisor restarting a killed database at once must find its store free. A child
  * writes batches through the store's io_uring until it is SIGKILLed (0..5 ms after its first
  * acknowledgement); the parent reaps it and opens the store again in the same instant: the open
  * must succeed at its first try (the lock on the file is not held by the dead process's ring),
- * and every page must then be whole, old or new. AWR_PAGES_REOPENS=N kills per mode (default 40).
+ * and every page must then be whole, old or new. AWR_PAGES_REOPENS=N kills (default 40).
  */
 #include <fcntl.h>
 #include <inttypes.h>
@@ -417,47 +421,90 @@ static bool fault_cycle(unsigned int mode, const char *kind, uint64_t n, unsigne
 	return true;
 }
 
-static int run_faults(void)
+/* Does the scratch filesystem offer software mode? (A store opened in it, then removed.) */
+static bool software_offered(void)
 {
-	static const char *dw_kinds[] = { "crash", "tear", "area", "synced", "held" };
-	unsigned int seed = 1, modes = 0;
-	bool have;
+	char path[1024];
+	struct awr_pages *s;
+	int ret;
 
+	snprintf(path, sizeof(path), "%s/pages-probe.db", dir);
+	ret = awr_pages_open(path, PS, AWR_PAGES_SOFTWARE | AWR_PAGES_CREATE, &s);
+	T_EXPECT(!ret || ret == -EOPNOTSUPP, "opening a store in software mode: %s", strerror(-ret));
+	if (!ret)
+		awr_pages_close(s);
+	unlink(path);
+	return !ret;
+}
+
+/* The mode a part runs in (its argument): software or doublewrite; software skips where not offered. */
+static unsigned int part_mode(const char *arg, const char *part)
+{
+	if (!strcmp(arg, "doublewrite"))
+		return AWR_PAGES_DOUBLEWRITE;
+	if (strcmp(arg, "software")) {
+		printf("usage: pages_crash %s software|doublewrite\n", part);
+		exit(2);
+	}
+	if (!software_offered())
+		T_SKIP("%s", awr_pages_explain(NULL));
+	return AWR_PAGES_SOFTWARE;
+}
+
+/* Software mode: crashes anywhere in the child's batches. */
+static int run_faults_software(void)
+{
 	for (unsigned int i = 0; i < cycles; i++) {
 		uint64_t n = (uint64_t)(i * 37 + 5) % (PER * (BATCHES - 1));	/* varying, reached by batch 6 */
 
-		have = fault_cycle(AWR_PAGES_SOFTWARE, "crash", n, seed++, BATCHES, 0);
-		if (!have && !i)
-			printf("software mode not offered here: %s\n", awr_pages_explain(NULL));
-		modes |= have;
+		if (!fault_cycle(AWR_PAGES_SOFTWARE, "crash", n, i + 1, BATCHES, 0)) {
+			T_EXPECT(!i, "software mode went away after %u cycles: %s", i, awr_pages_explain(NULL));
+			T_SKIP("%s", awr_pages_explain(NULL));
+		}
 	}
+	return t_done("pages_crash faults software");
+}
+
+/* Doublewrite mode: every fault point of the area protocol. */
+static int run_faults_doublewrite(void)
+{
+	static const char *dw_kinds[] = { "crash", "tear", "area", "synced", "held" };
+	unsigned int seed = 100;
+
 	for (unsigned int k = 0; k < 5; k++) {
 		for (unsigned int i = 0; i < cycles; i++) {
 			uint64_t n = (uint64_t)(i * 29 + k * 11 + 3) % (PER * (BATCHES - 1));
 
 			if (!strcmp(dw_kinds[k], "held"))	/* two batches acknowledged first */
 				n = PER + (uint64_t)(i * 29 + 3) % (PER * (BATCHES - 2));
-			have = fault_cycle(AWR_PAGES_DOUBLEWRITE, dw_kinds[k], n, seed++, BATCHES, 0);
-			T_EXPECT(have, "doublewrite mode must be offered on a file: %s", awr_pages_explain(NULL));
-			if (!have)
-				return t_done("pages_crash");
-			modes |= 2;
+			if (!fault_cycle(AWR_PAGES_DOUBLEWRITE, dw_kinds[k], n, seed++, BATCHES, 0)) {
+				T_EXPECT(0, "doublewrite mode must be offered on a file: %s", awr_pages_explain(NULL));
+				return t_done("pages_crash faults doublewrite");
+			}
 		}
 	}
-	/*
-	 * AUTO where software and doublewrite are both possible: the store's first 32 batches alternate
-	 * (software first), then it keeps the faster. Crashes after it settled (batches 34..36, when a
-	 * software batch must not let the area's last doublewrite batch be applied over newer pages),
-	 * and tears in its doublewrite batches (the 2nd and 4th of the child's).
-	 */
-	for (unsigned int i = 0; i < cycles && (modes & 3) == 3; i++) {
+	return t_done("pages_crash faults doublewrite");
+}
+
+/*
+ * AUTO where software and doublewrite are both possible: the store's first 32 batches alternate
+ * (software first), then it keeps the faster. Crashes after it settled (batches 34..36, when a
+ * software batch must not let the area's last doublewrite batch be applied over newer pages), and
+ * tears in its doublewrite batches (the 2nd and 4th of the child's). Without software mode AUTO
+ * has nothing to choose between: a skip, said as such.
+ */
+static int run_faults_auto(void)
+{
+	if (!software_offered())
+		T_SKIP("AUTO has one mode only: %s", awr_pages_explain(NULL));
+	for (unsigned int i = 0; i < cycles; i++) {
 		uint64_t n = PER * 33 + (uint64_t)(i * 17 + 2) % (PER * 3);
 
-		fault_cycle(AWR_PAGES_AUTO, "crash", n, seed++, 36, 0);
+		fault_cycle(AWR_PAGES_AUTO, "crash", n, 200 + 2 * i, 36, 0);
 		n = PER * (1 + 2 * (i & 1)) + (uint64_t)(i * 7 + 1) % PER;
-		fault_cycle(AWR_PAGES_AUTO, "tear", n, seed++, 6, 0);
+		fault_cycle(AWR_PAGES_AUTO, "tear", n, 201 + 2 * i, 6, 0);
 	}
-	return t_done("pages_crash");
+	return t_done("pages_crash faults auto");
 }
 
 /* --- one store across sessions ------------------------------------------- */
@@ -813,33 +860,16 @@ static bool reopen_cycle(unsigned int mode, unsigned int seed, unsigned int dela
 	return !bad;
 }
 
-static int run_reopen(void)
+static int run_reopen(unsigned int mode)
 {
 	const char *r = getenv("AWR_PAGES_REOPENS");
-	unsigned int n = r ? (unsigned int)atoi(r) : 40, seed = 1000;
-	static const unsigned int modes[] = { AWR_PAGES_SOFTWARE, AWR_PAGES_DOUBLEWRITE };
+	unsigned int n = r ? (unsigned int)atoi(r) : 40, ok = 0;
+	uint64_t worst = 0;
 
-	for (unsigned int m = 0; m < 2; m++) {
-		uint64_t worst = 0;
-		unsigned int ok = 0;
-
-		if (modes[m] == AWR_PAGES_SOFTWARE) {
-			char probe[4096];
-			int ret;
-
-			snprintf(probe, sizeof(probe), "%s/reopen-probe.db", dir);
-			ret = create_store(probe, modes[m]);
-			unlink(probe);
-			if (ret) {
-				printf("software mode not offered here: %s\n", awr_pages_explain(NULL));
-				continue;
-			}
-		}
-		for (unsigned int i = 0; i < n; i++)
-			ok += reopen_cycle(modes[m], seed++, (i * 397) % 5000, &worst);
-		printf("%s: %u of %u opened at once after SIGKILL and read whole (slowest open %.3f ms)\n",
-		       mode_name(modes[m]), ok, n, (double)worst / 1e6);
-	}
+	for (unsigned int i = 0; i < n; i++)
+		ok += reopen_cycle(mode, 1000 + i, (i * 397) % 5000, &worst);
+	printf("%s: %u of %u opened at once after SIGKILL and read whole (slowest open %.3f ms)\n",
+	       mode_name(mode), ok, n, (double)worst / 1e6);
 	return t_done("pages_crash reopen");
 }
 
@@ -932,21 +962,11 @@ static bool shutdown_cycle(unsigned int mode, unsigned int seed)
 	return true;
 }
 
-static int run_shutdowns(void)
+static int run_shutdowns(unsigned int mode)
 {
-	static const unsigned int modes[] = { AWR_PAGES_SOFTWARE, AWR_PAGES_DOUBLEWRITE };
-	unsigned int ran = 0;
-
-	for (unsigned int m = 0; m < 2; m++) {
-		for (unsigned int i = 0; i < shutdowns; i++) {
-			if (!shutdown_cycle(modes[m], 100 * (m + 1) + i)) {
-				printf("%s mode not offered here: %s\n", mode_name(modes[m]), awr_pages_explain(NULL));
-				break;
-			}
-			ran++;
-		}
-	}
-	T_EXPECT(ran, "no mode could be tested");
+	for (unsigned int i = 0; i < shutdowns; i++)
+		T_EXPECT(shutdown_cycle(mode, (mode == AWR_PAGES_SOFTWARE ? 100 : 200) + i),
+			 "%s mode went away: %s", mode_name(mode), awr_pages_explain(NULL));
 	return t_done("pages_crash shutdown");
 }
 
@@ -961,26 +981,32 @@ int main(int argc, char **argv)
 		child(argv[2], (unsigned int)atoi(argv[3]), argv[4], (unsigned int)atoi(argv[5]), atoi(argv[6]),
 		      strtoull(argv[7], NULL, 10), 0);
 	}
-	if (argc != 2 || !dir)
-		T_SKIP("run as pages_crash faults|sessions|cache|shutdown|reopen under with-scratch-xfs.sh (AWR_SCRATCH_DIR)");
+	if (argc < 2 || argc > 3 || !dir)
+		T_SKIP("run as pages_crash faults|shutdown|reopen MODE, sessions or cache under with-scratch-xfs.sh "
+		       "(AWR_SCRATCH_DIR)");
 	if (c)
 		cycles = (unsigned int)atoi(c);
 	if (sd)
 		shutdowns = (unsigned int)atoi(sd);
 	signal(SIGPIPE, SIG_IGN);
-	if (!strcmp(argv[1], "faults"))
-		return run_faults();
-	if (!strcmp(argv[1], "reopen"))
-		return run_reopen();
+	if (!strcmp(argv[1], "faults") && argc == 3 && !strcmp(argv[2], "software"))
+		return run_faults_software();
+	if (!strcmp(argv[1], "faults") && argc == 3 && !strcmp(argv[2], "doublewrite"))
+		return run_faults_doublewrite();
+	if (!strcmp(argv[1], "faults") && argc == 3 && !strcmp(argv[2], "auto"))
+		return run_faults_auto();
+	if (!strcmp(argv[1], "reopen") && argc == 3)
+		return run_reopen(part_mode(argv[2], "reopen"));
 	if (!strcmp(argv[1], "sessions"))
 		return run_sessions();
 	if (!strcmp(argv[1], "cache"))
 		return run_cache();
-	if (!strcmp(argv[1], "shutdown")) {
+	if (!strcmp(argv[1], "shutdown") && argc == 3) {
 		if (!dev)
 			T_SKIP("no AWR_SCRATCH_DEV: the shutdown cycles mount the scratch device again");
-		return run_shutdowns();
+		return run_shutdowns(part_mode(argv[2], "shutdown"));
 	}
-	printf("usage: pages_crash faults|sessions|cache|shutdown|reopen\n");
+	printf("usage: pages_crash faults software|doublewrite|auto, shutdown|reopen software|doublewrite, "
+	       "sessions or cache\n");
 	return 2;
 }
