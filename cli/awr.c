@@ -22,6 +22,8 @@ static const struct awr_cmd commands[] = {
 	{ "journal-serve", "keep stress journals of other machines (tcp://), to survive their power cut",
 	  cmd_journal_serve },
 	{ "qualify", "scripted device qualification: every check PASS/FAIL/SKIP and a verdict", cmd_qualify, true },
+	{ "database", "may a data directory's doublewrite buffer / full_page_writes be turned off? (reads only)",
+	  cmd_database },
 	{ "help",    "show the commands, or the options of one: awr help COMMAND", cmd_help },
 	{ "version", "library and tool versions, the running kernel and what it supports", cmd_version },
 };

@@ -284,6 +284,9 @@ int cmd_qualify(int argc, const char **argv)
 		  "also crash-test: shut down a scratch XFS that qualify makes itself (an image on "
 		  "PATH's filesystem, a loop device; needs root and mkfs.xfs) mid-write", NULL },
 		{ "report", 0, POPT_ARG_STRING, &report, 0, "write the JSON report to FILE", "FILE" },
+		{ "for", 0, POPT_ARG_STRING, NULL, 0, "PATH is a database's data directory: judge whether its "
+		  "torn-page protection may be turned off instead (innodb or postgresql; awr database, reads only)",
+		  "ENGINE" },
 		{ "force", 0, POPT_ARG_NONE, &force, 0,
 		  "write even if the target is mounted, in use, formatted or holds data", NULL },
 		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options, 0, "Output:", NULL },
@@ -296,6 +299,10 @@ int cmd_qualify(int argc, const char **argv)
 	struct cmd_ctx cc;
 	int rc = AWR_EXIT_USAGE;
 
+	/* qualify DATADIR --for ENGINE: the database verdict, which only reads */
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--for") || !strncmp(argv[i], "--for=", 6))
+			return cmd_database(argc, argv);
 	if (cmd_parse(&cc, argc, argv, table, "PATH", true))
 		return AWR_EXIT_USAGE;
 	q.path = cc.operand;

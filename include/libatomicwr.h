@@ -2234,6 +2234,129 @@ unsigned int awr_pages_recovered(const struct awr_pages *s);
 ssize_t awr_pwrite_path(struct awr_file *f, const void *buf, size_t len, uint64_t off,
 			unsigned int flags, struct awr_verdict *v, enum awr_write_path *path);
 
+/* ------------------------------------------------------------------------ */
+/* Databases: may an engine's own torn-page protection be turned off here?  */
+
+enum awr_db_engine {
+	AWR_DB_INNODB = 1,	/* MySQL / MariaDB: innodb_doublewrite */
+	AWR_DB_POSTGRESQL,	/* PostgreSQL: full_page_writes */
+};
+
+enum awr_db_verdict {
+	AWR_DB_UNKNOWN = 0,	/* a fact the answer needs could not be read (see the reasons) */
+	AWR_DB_NOT_SAFE,	/* a page write can be torn (see the reasons) */
+	AWR_DB_DEVICE_IMPLICIT,	/* plain page writes reach the device whole, within its atomic unit */
+	AWR_DB_GUARANTEED,	/* every page write is RWF_ATOMIC and the kernel accepts it */
+};
+
+/* awr_db_qualify() flags */
+#define AWR_DB_ATOMIC_WRITES	(1U << 0)	/* the engine's page writes are RWF_ATOMIC (libatomicwr-preload) */
+
+#define AWR_DB_MAX_REASONS	8
+
+/* One data file of the directory and its verdict. */
+struct awr_db_file {
+	char path[4096];		/* relative to the data directory */
+	uint32_t page_size;		/* bytes, read from the engine's files; 0: unknown */
+	enum awr_db_verdict verdict;
+	char fs[16];			/* "xfs", "ext4", ... */
+	char device[64];		/* the disk below, "" none */
+	bool statx_atomic;		/* statx: the file takes atomic writes */
+	uint32_t unit_min, unit_max;	/* statx's atomic unit */
+	bool hw_atomic;			/* the device writes atomically itself */
+	uint32_t hw_unit_max;
+	enum awr_write_path write_path;	/* the path an RWF_ATOMIC page write takes (awr_path_predict) */
+	uint64_t mapped_bytes;		/* FIEMAP: bytes mapped */
+	uint64_t aligned_bytes;		/* of those, in whole pages aligned on the device */
+	uint64_t device_offset_align;	/* the largest power of two dividing every start below (partition, dm, md) */
+	unsigned int nr_reasons;	/* why not safe / unknown, one sentence each with the numbers */
+	char reasons[AWR_DB_MAX_REASONS][256];
+};
+
+/* The verdict for a data directory. */
+struct awr_db_report {
+	enum awr_db_engine engine;
+	char datadir[4096];
+	uint32_t page_size;		/* the engine's page size (InnoDB: of the system tablespace) */
+	char page_size_from[256];	/* where it was read, e.g. "ibdata1 page 0: FSP flags 0x15 (full_crc32)" */
+	bool direct_io;			/* the engine can write pages with O_DIRECT (InnoDB); PostgreSQL: buffered */
+	bool atomic_writes;		/* the engine's page writes are RWF_ATOMIC */
+	char atomic_why[256];		/* why atomic_writes is what it is */
+	uint32_t kernel;		/* AWR_KERNEL() of the running kernel */
+	enum awr_db_verdict verdict;	/* the directory's: the worst of its files */
+	char advice[512];		/* one line: keep the protection, or turn it off and how */
+	unsigned int nr_conditions;	/* device-implicit: what makes it true and what would break it */
+	char conditions[8][256];
+	unsigned int nr_skipped;	/* files named and left out (redo logs, temporary tablespaces) */
+	char skipped[8][256];
+	unsigned int nr_files;
+	struct awr_db_file *files;
+};
+
+/**
+ * awr_innodb_page_size() - the page size an InnoDB tablespace's page 0 records
+ * @page0:	the first bytes of the tablespace (at least 58)
+ * @len:	their length
+ * @page_size:	the physical page size in bytes (the compressed size for ROW_FORMAT=COMPRESSED)
+ * @why:	a sentence naming the flags and their layout (or what is wrong), may be NULL
+ * @why_len:	size of @why
+ *
+ * The FSP header's FSP_SPACE_FLAGS (big endian at byte 54): MariaDB's
+ * full_crc32 layout (marker bit 4, page size in bits 0..3) or the older
+ * MySQL/MariaDB one (page size in bits 6..9, 0 = 16 KiB; compressed size in 1..4).
+ *
+ * Return: 0, or -EINVAL when page 0 is not an FSP header page or the flags hold no valid size.
+ */
+int awr_innodb_page_size(const void *page0, size_t len, uint32_t *page_size, char *why, size_t why_len);
+
+/**
+ * awr_pg_control_block_size() - the block size global/pg_control records
+ * @buf:	the file's contents (PostgreSQL writes 8192 bytes; the data is at the start)
+ * @len:	their length
+ * @blcksz:	the block size in bytes
+ * @why:	what was read, or what is wrong, may be NULL
+ * @why_len:	size of @why
+ *
+ * ControlFileData: blcksz follows floatFormat (1234567.0) in every version;
+ * the CRC-32C at the end of the structure must match.
+ *
+ * Return: 0, or -EINVAL when the file is not a pg_control this reader knows (or its CRC fails).
+ */
+int awr_pg_control_block_size(const void *buf, size_t len, uint32_t *blcksz, char *why, size_t why_len);
+
+/**
+ * awr_db_qualify() - may @engine's torn-page protection be turned off for @datadir?
+ * @datadir:	the data directory (opened read-only; nothing is created in it)
+ * @engine:	AWR_DB_INNODB or AWR_DB_POSTGRESQL
+ * @flags:	AWR_DB_ATOMIC_WRITES when the engine's page writes are RWF_ATOMIC
+ * @out:	the report, freed with awr_db_report_free()
+ *
+ * Reads the page size from the engine's own files, then judges every data
+ * file: its filesystem view, its extents against the page, the stack below,
+ * the device's atomic unit and what could split one page write. A running
+ * server is fine: only reads are made.
+ *
+ * Return: 0 (the verdict is in the report), -ENOTDIR / -ENOENT for a
+ * @datadir that is not a directory, -ENODATA when it holds no data file of
+ * @engine, other negative errno.
+ */
+int awr_db_qualify(const char *datadir, enum awr_db_engine engine, unsigned int flags,
+		   struct awr_db_report **out);
+
+/**
+ * awr_db_report_free() - free a report
+ * @r:	the report, may be NULL
+ */
+void awr_db_report_free(struct awr_db_report *r);
+
+/**
+ * awr_db_verdict_name() - "guaranteed", "device-implicit", "not safe", "unknown"
+ * @v:	the verdict
+ *
+ * Return: a static string.
+ */
+const char *awr_db_verdict_name(enum awr_db_verdict v);
+
 #ifdef __cplusplus
 }
 #endif

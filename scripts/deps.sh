@@ -16,6 +16,7 @@ TEST_DEPS=(
 	libssl-dev zstd
 	dmsetup mdadm
 	strace		# journal_remote counts the server's accept4 calls
+	postgresql mariadb-server	# awr database on real data directories (db_verdict)
 	clang libclang-rt-14-dev valgrind
 )
 

@@ -1,0 +1,125 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Description: awr database (and awr qualify DATADIR --for ENGINE) on real data directories made by
+# Debian's own engines on scratch XFS: a PostgreSQL 15 cluster (initdb) and MariaDB 10.11 InnoDB
+# directories (mariadb-install-db, 16 KiB and 8 KiB pages). The page size is read from the engine's
+# files and must equal the engine's own reading (pg_controldata's "Database block size", the
+# --innodb-page-size given at install); the verdicts: PostgreSQL not safe (buffered writes), InnoDB
+# not safe without atomic writes (the loop device below has none), guaranteed with them (XFS takes
+# RWF_ATOMIC page writes). Negative controls: a tablespace whose page 0 was damaged is named as
+# unknown; the same directory copied to tmpfs is not safe even with atomic writes (statx: none); a
+# wrong --for and a directory of neither engine are refused. The directories are only read: every
+# file's size, mtime and inode are the same after, and no file was added.
+#
+#   with-scratch-xfs.sh db_verdict.sh AWR
+set -u
+awr=$1
+dir=${AWR_SCRATCH_DIR:?run under with-scratch-xfs.sh}
+pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+skip() { echo "SKIP: $*"; exit 77; }
+command -v python3 >/dev/null || skip "python3 not installed (reads the JSON)"
+[ -x "$pgbin/initdb" ] || skip "PostgreSQL is not installed (package postgresql: initdb makes the test's cluster)"
+command -v mariadb-install-db >/dev/null || skip "MariaDB is not installed (package mariadb-server: mariadb-install-db)"
+id postgres >/dev/null 2>&1 || skip "no postgres user (package postgresql creates it; initdb refuses root)"
+
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; }
+w=$(mktemp -d "${TMPDIR:-/tmp}/awr-db.XXXXXX") || exit 2
+shm=
+cleanup() {
+	rm -rf "$w"
+	[ -n "$shm" ] && umount "$shm" 2>/dev/null && rmdir "$shm"
+}
+trap cleanup EXIT
+json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+snapshot() { find "$1" -printf '%P %s %T@ %i\n' | sort; }
+
+# ---- PostgreSQL 15: 8 KiB pages, buffered writes: not safe
+# initdb runs as postgres, which cannot reach the scratch mount (under a root-only directory): the
+# cluster is made in a directory of its own and copied in (cp -a: the same files, new extents)
+pg=$dir/pg
+mkdir -p "$pg" "$w/pg" && chown postgres "$w/pg" && chmod 711 "$w"
+su postgres -s /bin/sh -c "$pgbin/initdb -D $w/pg/data" >"$w/initdb.log" 2>&1 || { cat "$w/initdb.log"; exit 1; }
+cp -a "$w/pg/data" "$pg/data" || exit 2
+want=$("$pgbin/pg_controldata" "$pg/data" | sed -n 's/^Database block size: *//p')
+snapshot "$pg/data" >"$w/pg.before"
+"$awr" database "$pg/data" --for postgresql -o json >"$w/pg.json"
+rc=$?
+snapshot "$pg/data" >"$w/pg.after"
+got=$(json "$w/pg.json" 'd["page_size"]')
+[ "$rc" = 1 ] && [ "$got" = "$want" ] && [ "$(json "$w/pg.json" 'd["verdict"]')" = "not safe" ] &&
+	json "$w/pg.json" 'all("page cache" in " ".join(f["reasons"]) for f in d["files"])' | grep -q True &&
+	ok "PostgreSQL: page size $got (pg_controldata: $want), not safe: buffered writes, exit $rc" ||
+	fail "PostgreSQL: exit $rc, page size $got (pg_controldata: $want), verdict $(json "$w/pg.json" 'd["verdict"]')"
+cmp -s "$w/pg.before" "$w/pg.after" && ok "PostgreSQL: the directory only read" ||
+	fail "PostgreSQL: the directory changed: $(diff "$w/pg.before" "$w/pg.after" | head -5)"
+"$awr" database "$pg/data" --for postgresql >"$w/pg.txt"
+grep -q "^advice: Keep full_page_writes=on" "$w/pg.txt" && grep -q "^verdict: not safe$" "$w/pg.txt" &&
+	ok "PostgreSQL text: $(grep '^advice' "$w/pg.txt")" || fail "PostgreSQL text: $(cat "$w/pg.txt")"
+
+# ---- MariaDB InnoDB, 16 KiB and 8 KiB pages
+for ps in 16384 8192; do
+	my=$dir/my$ps
+	mariadb-install-db --no-defaults --datadir="$my" --user=root --auth-root-authentication-method=normal \
+		--skip-test-db --innodb-page-size=$ps >"$w/install.log" 2>&1 || { tail -n 20 "$w/install.log"; exit 1; }
+	snapshot "$my" >"$w/my.before"
+	"$awr" database "$my" --for innodb -o json >"$w/my.json"
+	rc=$?
+	got=$(json "$w/my.json" 'd["page_size"]')
+	sizes=$(json "$w/my.json" '" ".join(sorted(set(str(f["page_size"]) for f in d["files"])))')
+	[ "$rc" = 1 ] && [ "$got" = "$ps" ] && [ "$sizes" = "$ps" ] &&
+		[ "$(json "$w/my.json" 'd["verdict"]')" = "not safe" ] &&
+		json "$w/my.json" '"writes nothing atomically" in " ".join(d["files"][0]["reasons"])' | grep -q True &&
+		ok "InnoDB $ps: page size $got in every file, not safe without atomic writes (the loop device has none)" ||
+		fail "InnoDB $ps: exit $rc, page size $got (files: $sizes), verdict $(json "$w/my.json" 'd["verdict"]')"
+	# the same under atomic writes (the preload): the kernel enforces it, XFS takes the pages
+	"$awr" qualify "$my" --for innodb --atomic-writes -o json >"$w/my.json"
+	rc=$?
+	[ "$rc" = 0 ] && [ "$(json "$w/my.json" 'd["verdict"]')" = "guaranteed" ] &&
+		json "$w/my.json" 'all(f["statx_atomic"] and f["unit_min"] <= '"$ps"' <= f["unit_max"] for f in d["files"])' |
+		grep -q True && ok "InnoDB $ps with atomic writes (awr qualify --for): guaranteed, $(json "$w/my.json" 'd["advice"]' | head -c 120)" ||
+		fail "InnoDB $ps with atomic writes: exit $rc, $(head -c 800 "$w/my.json")"
+	json "$w/my.json" 'd["skipped"]' | grep -q "ib_logfile0" && ok "InnoDB $ps: the redo log named and left out" ||
+		fail "InnoDB $ps: ib_logfile0 not among the skipped: $(json "$w/my.json" 'd["skipped"]')"
+	snapshot "$my" >"$w/my.after"
+	cmp -s "$w/my.before" "$w/my.after" && ok "InnoDB $ps: the directory only read" ||
+		fail "InnoDB $ps: the directory changed: $(diff "$w/my.before" "$w/my.after" | head -5)"
+done
+
+# ---- negative controls
+my=$dir/my16384
+cp -a "$my" "$dir/damaged"
+t=$(find "$dir/damaged" -name '*.ibd' | head -n 1)
+printf '\x00\x07' | dd of="$t" bs=1 seek=24 conv=notrunc status=none	# FIL_PAGE_TYPE 7, not 8
+"$awr" database "$dir/damaged" --for innodb --atomic-writes -o json >"$w/d.json"
+rc=$?
+rel=${t#"$dir/damaged/"}
+[ "$rc" = 1 ] && [ "$(json "$w/d.json" 'd["verdict"]')" = "unknown" ] &&
+	json "$w/d.json" '[f["verdict"] + ": " + f["reasons"][0] for f in d["files"] if f["path"] == "'"$rel"'"][0]' |
+	grep -q "^unknown: its page size is unknown: page 0 is of type 7" &&
+	ok "a damaged page 0 ($rel): unknown, named" || fail "damaged page 0 of $rel: exit $rc, $(head -c 600 "$w/d.json")"
+
+shm=$(mktemp -d "${TMPDIR:-/tmp}/awr-dbshm.XXXXXX") && mount -t tmpfs -o size=256m tmpfs "$shm" || exit 2
+cp -a "$my" "$shm/my"
+"$awr" database "$shm/my" --for innodb --atomic-writes -o json >"$w/s.json"
+rc=$?
+[ "$rc" = 1 ] && [ "$(json "$w/s.json" 'd["verdict"]')" = "not safe" ] &&
+	json "$w/s.json" '"takes no atomic writes" in d["files"][0]["reasons"][0]' | grep -q True &&
+	ok "on tmpfs with atomic writes: not safe (statx: none)" || fail "tmpfs: exit $rc, $(head -c 600 "$w/s.json")"
+
+"$awr" database "$my" --for mysql >"$w/e.txt" 2>&1
+rc=$?
+[ "$rc" = 2 ] && grep -q "name the engine whose files DATADIR holds: --for innodb" "$w/e.txt" &&
+	ok "--for mysql refused: $(head -n 1 "$w/e.txt")" || fail "--for mysql: exit $rc, $(cat "$w/e.txt")"
+"$awr" database "$pg/data" --for innodb >"$w/e.txt" 2>&1
+rc=$?
+[ "$rc" = 2 ] && grep -q "holds no innodb data file" "$w/e.txt" &&
+	ok "a PostgreSQL directory as InnoDB refused: $(head -n 1 "$w/e.txt")" || fail "pg as innodb: exit $rc, $(cat "$w/e.txt")"
+"$awr" database "$dir/nope" --for innodb >"$w/e.txt" 2>&1
+rc=$?
+[ "$rc" = 2 ] && grep -q "No such file or directory" "$w/e.txt" && ok "a missing directory refused" ||
+	fail "missing directory: exit $rc, $(cat "$w/e.txt")"
+
+[ "$fails" = 0 ] || { echo "$fails failure(s)"; exit 1; }
+echo "PASS"
