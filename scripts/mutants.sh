@@ -167,6 +167,18 @@ mutant pages-recover-nothing "opening a store recovers nothing from its doublewr
 	$'\tif (s->dw_fd < 0)\n\t\treturn 0;\n\trecs = calloc(' \
 	$'\tif (s->dw_fd >= -1)\n\t\treturn 0;\n\trecs = calloc('
 
+mutant db-buffered-guaranteed "a data directory whose server writes pages buffered is guaranteed under atomic writes" \
+	"db_verdict" lib/decide/db.c \
+	'	if (r->atomic_writes && r->direct_io) {' \
+	'	if (r->atomic_writes) {'
+
+mutant db-fcrc32-page-size "the full_crc32 FSP flags read with the older layout's page size code" \
+	"db_verdict" lib/discover/dbfiles.c \
+	'		*page_size = 1U << (ssize + 9);
+		return say(why, why_len, 0, "FSP flags 0x%x (full_crc32 layout)' \
+	'		*page_size = 1U << (ssize + 10);
+		return say(why, why_len, 0, "FSP flags 0x%x (full_crc32 layout)'
+
 mutant kernel-release-per-call "awr_kernel_running asks uname() on every call (the rule checker then makes a system call per write)" \
 	"check_no_syscall" lib/kernel.c \
 	'	if (k)

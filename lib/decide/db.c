@@ -309,6 +309,10 @@ static pid_t find_server(const char *datadir, bool *preload, bool *direct)
 				continue;
 			target[n] = 0;
 			found = (pid_t)atoi(de->d_name);
+			/* O_DIRECT of the page files only (a redo log has its own way, innodb_log_file_buffering) */
+			if (!strstr(target, ".ibd") && !strstr(target, "/ibdata") && !strstr(target, "/undo") &&
+			    !strstr(target, "/base/") && !strstr(target, "/global/"))
+				continue;
 			snprintf(link, sizeof(link), "/proc/%s/fdinfo/%s", de->d_name, fe->d_name);
 			FILE *fi = fopen(link, "re");
 			unsigned int fl = 0;

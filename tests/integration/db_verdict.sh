@@ -27,7 +27,9 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 ok() { echo "ok: $*"; }
 w=$(mktemp -d "${TMPDIR:-/tmp}/awr-db.XXXXXX") || exit 2
 shm=
+spid=
 cleanup() {
+	[ -n "$spid" ] && kill -9 "$spid" 2>/dev/null && wait "$spid" 2>/dev/null
 	rm -rf "$w"
 	[ -n "$shm" ] && umount "$shm" 2>/dev/null && rmdir "$shm"
 }
@@ -87,8 +89,46 @@ for ps in 16384 8192; do
 		fail "InnoDB $ps: the directory changed: $(diff "$w/my.before" "$w/my.after" | head -5)"
 done
 
-# ---- negative controls
+# ---- a running server: its descriptors tell O_DIRECT or not, and whether the preload is loaded
 my=$dir/my16384
+server() {	# server FLUSH-METHOD: mariadbd on $my until its socket answers
+	mariadbd --no-defaults --datadir="$my" --socket="$w/sock" --skip-networking --user=root \
+		--innodb-flush-method="$1" --innodb-doublewrite=0 >"$w/server.log" 2>&1 &
+	spid=$!
+	for _ in $(seq 100); do
+		[ -S "$w/sock" ] && return 0
+		kill -0 "$spid" 2>/dev/null || break
+		sleep 0.1
+	done
+	tail -n 5 "$w/server.log"
+	return 1
+}
+stop_server() { kill -9 "$spid" 2>/dev/null; wait "$spid" 2>/dev/null; rm -f "$w/sock"; }
+if server fsync; then
+	"$awr" database "$my" --for innodb --atomic-writes -o json >"$w/r.json"
+	rc=$?
+	[ "$rc" = 1 ] && [ "$(json "$w/r.json" 'd["direct_io"]')" = False ] &&
+		[ "$(json "$w/r.json" 'd["verdict"]')" = "not safe" ] &&
+		json "$w/r.json" '" ".join(d["conditions"])' | grep -q "open without O_DIRECT: set innodb_flush_method=O_DIRECT" &&
+		ok "a running server with innodb_flush_method=fsync: buffered page writes seen, not safe" ||
+		fail "server with fsync: exit $rc, $(head -c 600 "$w/r.json")"
+	stop_server
+else
+	fail "mariadbd did not start with innodb_flush_method=fsync"
+fi
+if server O_DIRECT; then
+	"$awr" database "$my" --for innodb --atomic-writes -o json >"$w/r.json"
+	rc=$?
+	[ "$rc" = 0 ] && [ "$(json "$w/r.json" 'd["direct_io"]')" = True ] &&
+		json "$w/r.json" 'd["atomic_writes_why"]' | grep -q "has no libatomicwr-preload" &&
+		ok "a running server with O_DIRECT: seen; the preload given but not loaded is said" ||
+		fail "server with O_DIRECT: exit $rc, $(head -c 600 "$w/r.json")"
+	stop_server
+else
+	fail "mariadbd did not start with innodb_flush_method=O_DIRECT"
+fi
+
+# ---- negative controls
 cp -a "$my" "$dir/damaged"
 t=$(find "$dir/damaged" -name '*.ibd' | head -n 1)
 printf '\x00\x07' | dd of="$t" bs=1 seek=24 conv=notrunc status=none	# FIL_PAGE_TYPE 7, not 8
