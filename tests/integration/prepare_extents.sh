@@ -19,8 +19,8 @@ command -v jq >/dev/null || { echo "SKIP: jq not installed"; exit 77; }
 # xfs_io's FIEMAP listing as "logical physical length" in bytes, one extent a line (holes left out)
 xfiemap() {
 	xfs_io -r -c 'fiemap -v' "$1" | awk '$2 ~ /^\[/ && $3 != "hole" {
-		split($2, l, /[][.:]+/); split($3, p, /[.:]+/);
-		printf "%d %d %d\n", l[2] * 512, p[1] * 512, (l[3] - l[2] + 1) * 512 }'
+		a = $2; gsub(/[^0-9]+/, " ", a); split(a, l); b = $3; gsub(/[^0-9]+/, " ", b); split(b, p);
+		printf "%d %d %d\n", l[1] * 512, p[1] * 512, (l[2] - l[1] + 1) * 512 }'
 }
 # misaligned extents of FILE against UNIT by xfs_io's listing: prints their count
 misaligned_count() {
