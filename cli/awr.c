@@ -24,6 +24,8 @@ static const struct awr_cmd commands[] = {
 	{ "qualify", "scripted device qualification: every check PASS/FAIL/SKIP and a verdict", cmd_qualify, true },
 	{ "database", "may a data directory's doublewrite buffer / full_page_writes be turned off? (reads only)",
 	  cmd_database },
+	{ "preload-stats", "the counters of a program run under libatomicwr-preload: page writes made atomic",
+	  cmd_preload_stats },
 	{ "help",    "show the commands, or the options of one: awr help COMMAND", cmd_help },
 	{ "version", "library and tool versions, the running kernel and what it supports", cmd_version },
 };

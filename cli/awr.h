@@ -212,6 +212,7 @@ int cmd_stress(int argc, const char **argv);
 int cmd_verify(int argc, const char **argv);
 int cmd_qualify(int argc, const char **argv);
 int cmd_database(int argc, const char **argv);
+int cmd_preload_stats(int argc, const char **argv);
 /* cmd_journal_serve.c: the journal server; tcp:// journal errors and --secret-file for stress and verify */
 int cmd_journal_serve(int argc, const char **argv);
 bool journal_remote_error(const char *verb, const char *url, const char *secret_file, int ret);

@@ -2357,6 +2357,47 @@ void awr_db_report_free(struct awr_db_report *r);
  */
 const char *awr_db_verdict_name(enum awr_db_verdict v);
 
+/* ------------------------------------------------------------------------ */
+/* libatomicwr-preload: the counters of a program run under it              */
+
+#define AWR_PRELOAD_STATS_MAGIC		"AWRPRLD1"
+#define AWR_PRELOAD_STATS_VERSION	1
+
+/*
+ * The file AWR_PRELOAD_STATS names holds exactly this structure (native byte
+ * order), updated in place by the running program (a shared mapping), so the
+ * counts survive a kill -9 of the program.
+ */
+struct awr_preload_stats {
+	char magic[8];			/* AWR_PRELOAD_STATS_MAGIC */
+	uint64_t version;		/* AWR_PRELOAD_STATS_VERSION */
+	uint64_t pid;			/* the program's process id */
+	uint64_t page_size;		/* AWR_PRELOAD_PAGE_SIZE */
+	uint64_t files_named;		/* opens of named files that take atomic writes of a page */
+	uint64_t files_refused;		/* opens of named files refused (they cannot) */
+	uint64_t atomic_pwrite;		/* page writes made RWF_ATOMIC: pwrite, pwritev, pwritev2 */
+	uint64_t atomic_uring;		/*   through liburing's io_uring_submit family */
+	uint64_t atomic_aio;		/*   through libaio's io_submit */
+	uint64_t plain_size;		/* writes to named files left as they were: not one page */
+	uint64_t plain_misaligned;	/*   at an offset that is not a multiple of the page */
+	uint64_t plain_buffered;	/*   on a descriptor without O_DIRECT */
+	uint64_t plain_segments;	/*   in more than one iovec */
+	uint64_t plain_position;	/*   at the file position (no offset given) */
+	uint64_t refused;		/* pwrite family: the kernel refused the atomic write (its error returned) */
+	uint64_t uring_fixed_files;	/* io_uring writes to registered files (not looked at) */
+	uint64_t reserved[16];
+};
+
+/**
+ * awr_preload_stats_read() - read the counters a program under the preload keeps
+ * @path:	the file AWR_PRELOAD_STATS named (with %p replaced by the pid)
+ * @out:	the counters
+ *
+ * Return: 0, -EINVAL when the file is not such a file (magic, version or
+ * size), other negative errno.
+ */
+int awr_preload_stats_read(const char *path, struct awr_preload_stats *out);
+
 #ifdef __cplusplus
 }
 #endif

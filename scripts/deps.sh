@@ -17,6 +17,7 @@ TEST_DEPS=(
 	dmsetup mdadm
 	strace		# journal_remote counts the server's accept4 calls
 	postgresql mariadb-server	# awr database on real data directories (db_verdict)
+	libaio-dev	# the preload tests' writer submits through libaio as MariaDB does
 	clang libclang-rt-14-dev valgrind
 )
 

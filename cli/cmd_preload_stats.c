@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+/* awr preload-stats FILE: the counters of a program run under libatomicwr-preload (AWR_PRELOAD_STATS). */
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "awr.h"
+
+static const struct { const char *name; size_t off; const char *text; } counters[] = {
+#define C(f, t) { #f, offsetof(struct awr_preload_stats, f), t }
+	C(files_named, "opens of named files (each takes atomic writes of a page)"),
+	C(files_refused, "opens of named files refused: they cannot take atomic writes of a page"),
+	C(atomic_pwrite, "page writes made atomic: pwrite, pwritev, pwritev2"),
+	C(atomic_uring, "page writes made atomic: io_uring (liburing's io_uring_submit)"),
+	C(atomic_aio, "page writes made atomic: libaio (io_submit)"),
+	C(plain_size, "writes left as they were: not one page"),
+	C(plain_misaligned, "writes left as they were: offset not a multiple of the page"),
+	C(plain_buffered, "writes left as they were: the descriptor has no O_DIRECT"),
+	C(plain_segments, "writes left as they were: more than one iovec"),
+	C(plain_position, "writes left as they were: at the file position (no offset)"),
+	C(refused, "atomic page writes the kernel refused (the error went to the program)"),
+	C(uring_fixed_files, "io_uring writes to registered files: not looked at"),
+#undef C
+};
+
+static uint64_t get(const struct awr_preload_stats *s, size_t i)
+{
+	return *(const uint64_t *)((const char *)s + counters[i].off);
+}
+
+int cmd_preload_stats(int argc, const char **argv)
+{
+	struct poptOption table[] = {
+		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options, 0, "Output:", NULL },
+		POPT_AUTOHELP
+		POPT_TABLEEND
+	};
+	struct awr_preload_stats s;
+	struct json_object *o;
+	struct cmd_ctx c;
+	uint64_t atomic, plain;
+	int ret;
+
+	if (cmd_parse(&c, argc, argv, table, "FILE", true))
+		return AWR_EXIT_USAGE;
+	ret = awr_preload_stats_read(c.operand, &s);
+	if (ret) {
+		out_error("%s: %s", c.operand, ret == -EINVAL ?
+			  "not a counters file of libatomicwr-preload (name the file AWR_PRELOAD_STATS gave, with %p "
+			  "replaced by the process id)" : strerror(-ret));
+		cmd_done(&c);
+		return AWR_EXIT_USAGE;
+	}
+	atomic = s.atomic_pwrite + s.atomic_uring + s.atomic_aio;
+	plain = s.plain_size + s.plain_misaligned + s.plain_buffered + s.plain_segments + s.plain_position;
+	if (out_mode == OUT_JSON) {
+		o = json_object_new_object();
+		json_object_object_add(o, "file", json_object_new_string(c.operand));
+		json_object_object_add(o, "pid", out_u64(s.pid));
+		json_object_object_add(o, "page_size", out_u64(s.page_size));
+		for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
+			json_object_object_add(o, counters[i].name, out_u64(get(&s, i)));
+		json_object_object_add(o, "atomic", out_u64(atomic));
+		json_object_object_add(o, "plain", out_u64(plain));
+		out_print_json(o);
+	} else {
+		printf("%s: pid %" PRIu64 ", %" PRIu64 "-byte pages: %" PRIu64 " page writes made atomic, %" PRIu64
+		       " writes to named files left as they were, %" PRIu64 " refused\n", c.operand, s.pid,
+		       s.page_size, atomic, plain, s.refused);
+		for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
+			printf("  %-18s %12" PRIu64 "  %s\n", counters[i].name, get(&s, i), counters[i].text);
+	}
+	cmd_done(&c);
+	/* 1: the kernel refused an atomic page write, or a named file was refused */
+	return s.refused || s.files_refused ? AWR_EXIT_FAIL : AWR_EXIT_OK;
+}
