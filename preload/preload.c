@@ -84,6 +84,7 @@ static char **patterns;
 static unsigned int nr_patterns;
 static struct awr_preload_stats local_stats;
 static struct awr_preload_stats *stats = &local_stats;	/* the mapped AWR_PRELOAD_STATS file, if named */
+static bool stats_shared;	/* the counters of a parent that runs under the preload too */
 static __thread int inside;	/* the library's own calls pass straight through */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -161,7 +162,7 @@ static void report(void)
 	char b[768];
 	size_t n = 0;
 
-	if (!nr_patterns || (!s->files_named && !atomic && !plain && !s->uring_fixed_files))
+	if (!nr_patterns || stats_shared || (!s->files_named && !atomic && !plain && !s->uring_fixed_files))
 		return;
 	put(b, &n, sizeof(b), "libatomicwr-preload: pid ");
 	put_u64(b, &n, sizeof(b), (uint64_t)getpid());
@@ -323,14 +324,21 @@ static void refuse(const char *fmt, ...)
 	_exit(EX_CONFIG_REFUSED);
 }
 
+/*
+ * The counters in the file @path names (%p: this process's id), made anew, unless this process
+ * was started by a program under the preload that made that file (AWR_PRELOAD_STATS_OWNER, set
+ * here and inherited): then its counters are shared, and the writes of both are counted in them.
+ * (A child that started over would zero the file under its parent: MariaDB starts addr2line when
+ * it dies of an I/O error.)
+ */
 static void map_stats(const char *path)
 {
-	char p[4096];
+	const char *owner = getenv("AWR_PRELOAD_STATS_OWNER");
+	char p[4096], id[24];
 	size_t n = 0;
 	void *m;
-	int fd;
+	int fd = -1;
 
-	/* %p in the name: this process's id (a server and its helpers under one setting) */
 	for (const char *s = path; *s && n + 24 < sizeof(p); s++) {
 		if (s[0] == '%' && s[1] == 'p') {
 			n += (size_t)snprintf(p + n, sizeof(p) - n, "%d", (int)getpid());
@@ -340,17 +348,30 @@ static void map_stats(const char *path)
 		}
 	}
 	p[n] = '\0';
-	fd = real_open(p, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (owner && atoi(owner) != (int)getpid() && !strstr(path, "%p")) {
+		struct awr_preload_stats old;
+
+		if (!awr_preload_stats_read(p, &old)) {
+			fd = real_open(p, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+			stats_shared = fd >= 0;
+		}
+	}
+	if (fd < 0)
+		fd = real_open(p, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		refuse("AWR_PRELOAD_STATS=%s: cannot create it: %s (name a file in a writable directory)", p,
 		       strerror(errno));
-	if (ftruncate(fd, sizeof(struct awr_preload_stats)))
+	if (!stats_shared && ftruncate(fd, sizeof(struct awr_preload_stats)))
 		refuse("AWR_PRELOAD_STATS=%s: %s", p, strerror(errno));
 	m = mmap(NULL, sizeof(struct awr_preload_stats), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	real_close(fd);
 	if (m == MAP_FAILED)
 		refuse("AWR_PRELOAD_STATS=%s: cannot map it: %s", p, strerror(errno));
 	stats = m;
+	if (!stats_shared) {
+		snprintf(id, sizeof(id), "%d", (int)getpid());
+		setenv("AWR_PRELOAD_STATS_OWNER", id, 1);
+	}
 }
 
 static void check_existing(void)
@@ -421,10 +442,12 @@ static void init(void)
 	}
 	if (st && *st)
 		map_stats(st);
-	memcpy(stats->magic, AWR_PRELOAD_STATS_MAGIC, sizeof(stats->magic));
-	stats->version = AWR_PRELOAD_STATS_VERSION;
-	stats->pid = (uint64_t)getpid();
-	stats->page_size = page_size;
+	if (!stats_shared) {
+		stats->version = AWR_PRELOAD_STATS_VERSION;
+		stats->pid = (uint64_t)getpid();
+		stats->page_size = page_size;
+		memcpy(stats->magic, AWR_PRELOAD_STATS_MAGIC, sizeof(stats->magic));
+	}
 	check_existing();
 	catch_default(SIGTERM);
 	catch_default(SIGINT);

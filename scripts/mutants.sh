@@ -179,6 +179,16 @@ mutant db-fcrc32-page-size "the full_crc32 FSP flags read with the older layout'
 	'		*page_size = 1U << (ssize + 10);
 		return say(why, why_len, 0, "FSP flags 0x%x (full_crc32 layout)'
 
+mutant preload-uring-unmarked "the preload counts an io_uring page write as atomic without setting RWF_ATOMIC" \
+	"preload_writes" preload/preload.c \
+	$'\t\t\tsqe->rw_flags |= RWF_ATOMIC;\n' \
+	$'\t\t\t(void)sqe;\n'
+
+mutant preload-setfl-ignored "the preload misses O_DIRECT set by fcntl(F_SETFL) after the open (as InnoDB sets it)" \
+	"preload_writes mariadb_preload" preload/preload.c \
+	'	if (cmd == F_SETFL)' \
+	'	if (cmd == -F_SETFL)'
+
 mutant kernel-release-per-call "awr_kernel_running asks uname() on every call (the rule checker then makes a system call per write)" \
 	"check_no_syscall" lib/kernel.c \
 	'	if (k)
