@@ -13,7 +13,9 @@ prefix=$(meson introspect "$build" --buildoptions | python3 -c 'import json,sys;
 libdir=$(meson introspect "$build" --buildoptions | python3 -c 'import json,sys; print([o["value"] for o in json.load(sys.stdin) if o["name"]=="libdir"][0])')
 case "$libdir" in /*) ;; *) libdir=$prefix/$libdir ;; esac
 for f in "$prefix/include/libatomicwr.h" "$libdir/pkgconfig/libatomicwr.pc" "$prefix/bin/awr" \
-	 "$prefix/share/man/man1/awr.1" "$prefix/share/man/man7/libatomicwr.7" "$libdir/libatomicwr.a"; do
+	 "$prefix/share/man/man1/awr.1" "$prefix/share/man/man7/libatomicwr.7" "$libdir/libatomicwr.a" \
+	 "$libdir/libatomicwr-preload.so" "$prefix/share/man/man7/libatomicwr-preload.7" \
+	 "$prefix/share/man/man3/awr_db_qualify.3"; do
 	[ -e "$stage$f" ] || { echo "not installed: $f"; exit 1; }
 done
 export PKG_CONFIG_PATH=$stage$libdir/pkgconfig PKG_CONFIG_SYSROOT_DIR=$stage
@@ -23,4 +25,8 @@ set +e
 LD_LIBRARY_PATH=$stage$libdir "$stage/page_write" 2>&1 | grep -q usage || { echo "consumer does not run"; exit 1; }
 set -e
 LD_LIBRARY_PATH=$stage$libdir "$stage$prefix/bin/awr" version
+# The installed preload loads into a program and finds the installed library beside it.
+out=$(LD_LIBRARY_PATH=$stage$libdir LD_PRELOAD=$stage$libdir/libatomicwr-preload.so /bin/true 2>&1) ||
+	{ echo "the installed preload does not load: $out"; exit 1; }
+grep -q "AWR_PRELOAD_FILES is not set" <<<"$out" || { echo "the installed preload said: $out"; exit 1; }
 echo "consumer built and linked through pkg-config"
