@@ -25,6 +25,7 @@ awr=$1 preload=$2 shutdown=$3
 dir=${AWR_SCRATCH_DIR:?run under with-scratch-xfs.sh}
 dev=${AWR_SCRATCH_DEV:?run under with-scratch-xfs.sh}
 cycles=${AWR_MARIADB_CYCLES:-$([ "${AWR_TEST_LONG:-0}" = 1 ] && echo 10 || echo 2)}
+. "$(dirname "$0")/preload_env.sh"	# $preload_libs
 . "$(dirname "$0")/../integration/expect.sh"	# fail, ok, kstatx
 . "$(dirname "$0")/../integration/scratch_mounts.sh"
 fails=0
@@ -61,7 +62,7 @@ run=0
 start() {	# mariadbd under the preload, until its socket answers; its counters in $w/stats.$run
 	run=$((run + 1))
 	rm -f "$w/sock"
-	LD_PRELOAD=$preload AWR_PRELOAD_FILES=$patterns AWR_PRELOAD_PAGE_SIZE=16k AWR_PRELOAD_STATS=$w/stats.$run \
+	LD_PRELOAD=$preload_libs AWR_PRELOAD_FILES=$patterns AWR_PRELOAD_PAGE_SIZE=16k AWR_PRELOAD_STATS=$w/stats.$run \
 	mariadbd --no-defaults --datadir="$my" --socket="$w/sock" --skip-networking --user=root \
 		--innodb-doublewrite=0 --innodb-flush-method=O_DIRECT --innodb-buffer-pool-size=8M \
 		--innodb-use-native-aio=$(( (run - 1) / 2 % 2 == 0 )) \

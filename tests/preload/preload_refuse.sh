@@ -12,6 +12,7 @@
 set -u
 awr=$1 preload=$2
 dir=${AWR_SCRATCH_DIR:?run under with-scratch-xfs.sh}
+. "$(dirname "$0")/preload_env.sh"	# $preload_libs
 . "$(dirname "$0")/../integration/expect.sh"	# fail, ok, kstatx
 fails=0
 touch "$dir/statx-probe"
@@ -26,7 +27,7 @@ trap 'rm -rf "$w" "$shm"' EXIT
 pre() {
 	local files=$1 page=$2
 	shift 2
-	LD_PRELOAD=$preload AWR_PRELOAD_FILES=$files AWR_PRELOAD_PAGE_SIZE=$page AWR_PRELOAD_STATS=$w/stats \
+	LD_PRELOAD=$preload_libs AWR_PRELOAD_FILES=$files AWR_PRELOAD_PAGE_SIZE=$page AWR_PRELOAD_STATS=$w/stats \
 		"$@" > "$w/out" 2> "$w/err"
 	rc=$?
 }

@@ -15,6 +15,7 @@
 set -u
 awr=$1 preload=$2 writer=$3
 dir=${AWR_SCRATCH_DIR:?run under with-scratch-xfs.sh}
+. "$(dirname "$0")/preload_env.sh"	# $preload_libs
 . "$(dirname "$0")/../integration/expect.sh"	# fail, ok, kstatx
 fails=0
 P=16384
@@ -37,7 +38,7 @@ make_file() {
 }
 # run the writer on FILE with the preload, the patterns naming PATTERN
 run() {
-	LD_PRELOAD=$preload AWR_PRELOAD_FILES=$2 AWR_PRELOAD_PAGE_SIZE=16k AWR_PRELOAD_STATS=$w/stats.$3 \
+	LD_PRELOAD=$preload_libs AWR_PRELOAD_FILES=$2 AWR_PRELOAD_PAGE_SIZE=16k AWR_PRELOAD_STATS=$w/stats.$3 \
 		"$writer" "$1" $P > "$w/out.$3" 2> "$w/err.$3"
 }
 
