@@ -45,7 +45,7 @@ expected_cases() {
 	nvme_nabspf) echo 81 ;;	# the partition one block past 1 MiB crosses the 64 KiB boundary: refused
 	nvme_nabo) echo 41 ;;	# no atomic writes: fewer cases, no passthrough ones
 	nvme_nawupf_hi) echo 81 ;;	# 64 KiB boundary, as nvme_nabspf
-	nvme_nawupf3) echo 127 ;;	# with the filesystem path cases of fsview.sh (22) and the page store's of pages.sh (9)
+	nvme_nawupf3) echo 134 ;;	# with the filesystem path cases of fsview.sh (22), the page store's of pages.sh (9) and awr database's of database.sh (7)
 	stack_sd) echo 32 ;;	# load + 5 stacked devices x (statx, probe, json, stack_derived, sweep, stack_rule) + awr_list
 	stack_nvme) echo 32 ;;
 	nvme_mpath) echo 9 ;;	# load + 2 paths + the head (statx, probe, json, stack_derived, sweep, stack_rule)
@@ -362,6 +362,8 @@ run_nvme() {
 	[ "$g" = nvme_nawupf3 ] && relay "$g" fsview /awr/fsview.sh "/dev/$ns" 16384
 	# the page store's example in hardware mode on a prepared XFS file, and after a crash (pages.sh)
 	[ "$g" = nvme_nawupf3 ] && relay "$g" pages /awr/pages.sh "/dev/$ns" 16384
+	# awr database on an InnoDB directory on XFS, ext4 bigalloc, a misaligned partition and dm-linear
+	[ "$g" = nvme_nawupf3 ] && relay "$g" database /awr/database.sh "/dev/$ns" 16384
 }
 
 # ------------------------------------------------------------ stacked devices
