@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-# Description: awr list (run now) on a sysfs tree rebuilt from the guest capture (kernel 6.12: eight NVMe namespaces with controller- and namespace-level atomic fields, a scsi_debug disk and the 64 KiB-boundary namespace each with one misaligned and one aligned partition), the devices' own Identify and Block Limits pages under the tree's awr-device/: every disk's limits, model, transport, partitions and their alignment, holders against the guest's sysfs; the verdict against the rule applied here to sysfs; AWUPF, NAWUPF and the maximum atomic transfer length, in JSON and in the normal output's DEVICE column, against nvme-cli's and sg_vpd's text of the same devices; and the listing equal to what the static awr printed in the guest.
+# Description: awr list (run now) on a sysfs tree rebuilt from the guest capture (kernel 6.12: eight NVMe namespaces with controller- and namespace-level atomic fields, a scsi_debug disk and the 64 KiB-boundary namespace each with one misaligned and one aligned partition, a namespace with one aligned partition), the devices' own Identify and Block Limits pages under the tree's awr-device/: every disk's limits, model, transport, partitions and their alignment, holders against the guest's sysfs; the verdict against the rule applied here to sysfs; AWUPF, NAWUPF and the maximum atomic transfer length, in JSON and in the normal output's DEVICE column, against nvme-cli's and sg_vpd's text of the same devices; and the listing equal to what the static awr printed in the guest.
 import json
 import os
 import re
@@ -174,6 +174,8 @@ for name, s in sorted(sysfs.items()):
 # the capture holds every verdict but unknown, and devices where AWUPF and NAWUPF differ (a listing that
 # takes one for the other shows it)
 check(verdicts == {'atomic', 'single-block', 'none', 'misaligned'}, 'verdicts seen: %s' % sorted(verdicts))
+check(any(expected_verdict(s) == 'atomic' and parts_of(s) for s in sysfs.values()),
+      'a disk whose partitions are all aligned (verdict atomic with partitions)')
 check(any((d.get('nvme') or {}).get('nawupf') not in (None, d['nvme']['awupf']) for d in got.values()),
       'a namespace with NAWUPF other than AWUPF')
 check(any(start % q(s, 'atomic_write_unit_min_bytes') == 0 and start % q(s, 'atomic_write_boundary_bytes')

@@ -72,6 +72,13 @@ for i, (start, size) in enumerate(((1, 1000), (2048, 4096))):
     mbr[446 + 16 * i:462 + 16 * i] = bytes([0, 0, 0, 0, 0x83, 0, 0, 0]) + start.to_bytes(4, "little") + size.to_bytes(4, "little")
 mbr[510:512] = b"\x55\xaa"
 sys.stdout.buffer.write(mbr)' >"$ir/mbr.bin"
+# one aligned partition only (block 2048): for the namespace with 64 KiB units and boundary (awrnhi)
+python3 -c '
+import sys
+mbr = bytearray(512)
+mbr[446:462] = bytes([0, 0, 0, 0, 0x83, 0, 0, 0]) + (2048).to_bytes(4, "little") + (4096).to_bytes(4, "little")
+mbr[510:512] = b"\x55\xaa"
+sys.stdout.buffer.write(mbr)' >"$ir/mbr-aligned.bin"
 chroot "$tree" sh -ec "
 	export LD_LIBRARY_PATH=/$rel/root/usr/lib/x86_64-linux-gnu
 	for b in /$rel/initramfs/tools/*; do ldd \$b; done | awk '\$2 == \"=>\" && \$3 ~ /^\// { print \$3 } \$1 ~ /^\/lib64\// { print \$1 }' | sort -u |
@@ -137,10 +144,10 @@ modprobe scsi_debug atomic_wr=1 dev_size_mb=64 sector_size=4096; sleep 2
 d=$(ls /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block | head -n 1)
 dd if=/mbr.bin of=/dev/$d bs=4096 conv=sync,notrunc 2>/dev/null; blockdev --rereadpt /dev/$d
 # the same table on the namespace with a 64 KiB boundary (awrnwu): partition 1 at 4 KiB is a
-# multiple of its unit_min but not of its boundary
+# multiple of its unit_min but not of its boundary; and one aligned partition on awrnhi's
 for c in /sys/class/nvme/nvme*; do
-	[ "$(cat $c/serial | tr -d ' ')" = awrnwu ] || continue
-	dd if=/mbr.bin of=/dev/${c##*/}n1 bs=4096 conv=sync,notrunc 2>/dev/null; blockdev --rereadpt /dev/${c##*/}n1
+	case "$(cat $c/serial | tr -d ' ')" in awrnwu) t=/mbr.bin ;; awrnhi) t=/mbr-aligned.bin ;; *) continue ;; esac
+	dd if=$t of=/dev/${c##*/}n1 bs=4096 conv=sync,notrunc 2>/dev/null; blockdev --rereadpt /dev/${c##*/}n1
 done
 sleep 1
 cap list.json awr list -o json
