@@ -317,10 +317,16 @@ run_parts() {	# MBR with an aligned and a misaligned partition, then both
 	# the two partitions in place: on the scsi_debug disk with every NVMe namespace run.sh configures
 	# beside it (each verdict but unknown among them), and on the 64 KiB-boundary namespace, whose
 	# second partition is on its 4 KiB unit but off its boundary
-	if [ "$g" = sd_default ]; then
-		nvme_all "$g" && run_prog "$g" awr_list $T list "$g" atomic,single-block,none,misaligned
-	fi
-	[ "$g" = nvme_nabspf ] && run_prog "$g" awr_list $T list "$g" misaligned
+	case "$g" in
+	sd_default|nvme_nabspf)
+		say "INFO awr_list $g start uptime=$(cut -d' ' -f1 /proc/uptime)"
+		if [ "$g" = sd_default ]; then
+			nvme_all "$g" && run_prog "$g" awr_list $T list "$g" atomic,single-block,none,misaligned
+		else
+			run_prog "$g" awr_list $T list "$g" misaligned
+		fi
+		say "INFO awr_list $g end uptime=$(cut -d' ' -f1 /proc/uptime)" ;;
+	esac
 	# drop the table again so the next user sees a bare disk
 	dd if=/dev/zero of="/dev/$disk" bs=4096 count=1 conv=fsync 2>/dev/null
 	blockdev --rereadpt "/dev/$disk" 2>/dev/null
