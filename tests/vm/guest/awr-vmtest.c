@@ -1833,7 +1833,8 @@ static char *list_text(const char *n)
  * for unit_max 0, single-block for unit_max up to the logical block size,
  * misaligned when a partition starts off max(unit_min, boundary), else
  * atomic; the PARTS column counts the aligned partitions. Every verdict named
- * in @need (comma separated) must be among them.
+ * in @need (comma separated) must be among them ("aligned-partitions": atomic
+ * on a disk with partitions, all aligned).
  */
 static void list_verdicts(const char *tag, struct json_object *devs, const char *need)
 {
@@ -1885,6 +1886,9 @@ static void list_verdicts(const char *tag, struct json_object *devs, const char 
 			snprintf(wparts, sizeof(wparts), "-");
 		if (strlen(seen) + strlen(want) + 2 < sizeof(seen) && !strstr(seen, want))
 			snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen), "%s,", want);
+		if (!strcmp(want, "atomic") && nparts && !strstr(seen, ",aligned-partitions,") &&
+		    strlen(seen) + 20 < sizeof(seen))
+			snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen), "aligned-partitions,");
 		if (!jv || strcmp(json_object_get_string(jv), want))
 			snprintf(why, sizeof(why), "%s: awr list -o json verdict %s, expected %s (sysfs unit_min %" PRIu64
 				 " unit_max %" PRIu64 " boundary %" PRIu64 " logical block %" PRIu64 ", %u of %u partitions aligned)",

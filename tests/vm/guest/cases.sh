@@ -315,14 +315,24 @@ run_parts() {	# MBR with an aligned and a misaligned partition, then both
 	run_prog "$g" "${p}2.part" $T part "$g" "/dev/${p}2"
 	# awr list against sysfs, Identify / VPD read here and the configuration (awr-vmtest list) with
 	# the two partitions in place: on the scsi_debug disk with every NVMe namespace run.sh configures
-	# beside it (each verdict but unknown among them), and on the 64 KiB-boundary namespace, whose
-	# second partition is on its 4 KiB unit but off its boundary
+	# beside it (each verdict but unknown among them, one namespace partitioned with both starts
+	# aligned), and on the 64 KiB-boundary namespace, whose second partition is on its 4 KiB unit but
+	# off its boundary
 	case "$g" in
 	sd_default|nvme_nabspf)
 		say "INFO awr_list $g start uptime=$(cut -d' ' -f1 /proc/uptime)"
-		if [ "$g" = sd_default ]; then
-			nvme_all "$g" && run_prog "$g" awr_list $T list "$g" atomic,single-block,none,misaligned
-		else
+		if [ "$g" = sd_default ] && nvme_all "$g"; then
+			# and a disk whose partitions are all aligned: awr-vmtest mbr's table on the NAWUPF 7
+			# namespace (4 KiB unit_min, no boundary), removed again after
+			np=$(nvme_ns awrnp7)
+			if $T mbr "/dev/$np" && wait_for "[ -b /dev/${np}p1 ] && [ -b /dev/${np}p2 ]"; then
+				run_prog "$g" awr_list $T list "$g" atomic,single-block,none,misaligned,aligned-partitions
+			else
+				say "FAIL $g.awr_list: the partition table on /dev/$np (awrnp7) did not appear"
+			fi
+			dd if=/dev/zero of="/dev/$np" bs=4096 count=1 conv=fsync 2>/dev/null
+			blockdev --rereadpt "/dev/$np" 2>/dev/null
+		elif [ "$g" = nvme_nabspf ]; then
 			run_prog "$g" awr_list $T list "$g" misaligned
 		fi
 		say "INFO awr_list $g end uptime=$(cut -d' ' -f1 /proc/uptime)" ;;
