@@ -47,7 +47,7 @@ expected_cases() {
 	nvme_nawupf_hi) echo 81 ;;	# 64 KiB boundary, as nvme_nabspf
 	nvme_nawupf3) echo 127 ;;	# with the filesystem path cases of fsview.sh (22) and the page store's of pages.sh (9)
 	stack_sd) echo 34 ;;	# load + 5 stacked devices x (statx, probe, json, stack_derived, sweep, stack_rule) + awr list's 3
-	stack_nvme) echo 32 ;;
+	stack_nvme) echo 34 ;;	# as stack_sd
 	nvme_mpath) echo 9 ;;	# load + 2 paths + the head (statx, probe, json, stack_derived, sweep, stack_rule)
 	concurrency) kernel_at_least 7.0 && echo 3 || echo 0 ;;	# load + 2 devices; 7.x only
 	*) echo 0 ;;
