@@ -195,6 +195,46 @@ mutant kernel-release-per-call "awr_kernel_running asks uname() on every call (t
 		return k;' \
 	'	if (k && 0)
 		return k;'
+
+mutant text-nawun-nawupf "nvme-cli text and JSON: the key table reads nawun as NAWUPF and nawupf as NAWUN" \
+	"decode_text" lib/device/text_nvme.c \
+	'{ "nawun", AWR_IF_NAWUN }' '{ "nawun", AWR_IF_NAWUPF }' \
+	'{ "nawupf", AWR_IF_NAWUPF }' '{ "nawupf", AWR_IF_NAWUN }'
+
+mutant text-nabo-nabspf "nvme-cli text and JSON: the key table reads nabo as NABSPF and nabspf as NABO" \
+	"decode_text" lib/device/text_nvme.c \
+	'{ "nabo", AWR_IF_NABO }' '{ "nabo", AWR_IF_NABSPF }' \
+	'{ "nabspf", AWR_IF_NABSPF }' '{ "nabspf", AWR_IF_NABO }'
+
+mutant text-scsi-granularity-name "sg_vpd text: the label \"Atomic transfer length granularity\" not recognised" \
+	"decode_text" lib/device/text_scsi.c \
+	'{ "Atomic transfer length granularity", AWR_IF_ATOMIC_GRAN },' \
+	'{ "Atomic transfer length granularty", AWR_IF_ATOMIC_GRAN },'
+
+mutant list-awupf-from-awun "awr list takes the controller's AWUN as its AWUPF" \
+	"list_guest" lib/discover/blockdevs.c \
+	'b->awupf = d->nvme.awupf;' \
+	'b->awupf = d->nvme.awun;'
+
+mutant list-json-awupf-nawupf "awr list -o json prints NAWUPF (when set) as awupf" \
+	"list_guest" cli/cmd_list.c \
+	'json_object_object_add(x, "awupf", json_object_new_int(b->awupf));' \
+	'json_object_object_add(x, "awupf", json_object_new_int(b->nawupf >= 0 ? b->nawupf : b->awupf));'
+
+mutant list-text-awupf-first "awr list's DEVICE column shows AWUPF even where NSFEAT bit 1 makes NAWUPF the field" \
+	"list_guest" cli/cmd_list.c \
+	$'\tif (b->nawupf >= 0)\n\t\tsnprintf(buf, len, "NAWUPF %d", b->nawupf);\n\telse if (b->awupf >= 0)\n\t\tsnprintf(buf, len, "AWUPF %d", b->awupf);' \
+	$'\tif (b->awupf >= 0)\n\t\tsnprintf(buf, len, "AWUPF %d", b->awupf);\n\telse if (b->nawupf >= 0)\n\t\tsnprintf(buf, len, "NAWUPF %d", b->nawupf);'
+
+mutant list-verdict-inverted "awr list's verdict says misaligned for an aligned partition and atomic for a misaligned one" \
+	"list_guest cli_list_tree" lib/discover/blockdevs.c \
+	'if (!b->parts[i].part_aligned)' \
+	'if (b->parts[i].part_aligned)'
+
+mutant part-align-unit-only "a partition's alignment judged by unit_min alone, not max(unit_min, boundary)" \
+	"list_guest cli_list_tree" lib/discover/sysfs.c \
+	'uint64_t align = awr_max_u64(out->unit_min, out->boundary);' \
+	'uint64_t align = out->unit_min;'
 # ---------------------------------------------------------------------------------------------
 
 if [ "${1:-}" = --list ]; then

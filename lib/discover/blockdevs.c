@@ -130,16 +130,82 @@ static void mounts(const char *name, unsigned int major, unsigned int minor, cha
 	fclose(f);
 }
 
+/* The content of @path (at most 1 MiB) in *buf (free()); its length, or -errno. */
+static ssize_t read_small_file(const char *path, char **buf)
+{
+	size_t cap = 1 << 20, n = 0;
+	ssize_t got = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	*buf = malloc(cap);
+	if (!*buf) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (n < cap && (got = read(fd, *buf + n, cap - n)) > 0)
+		n += (size_t)got;
+	if (got < 0) {
+		got = -errno;
+		free(*buf);
+		*buf = NULL;
+		close(fd);
+		return got;
+	}
+	close(fd);
+	return (ssize_t)n;
+}
+
+/*
+ * Under a sysfs root other than /sys (awr_set_sysfs_root(), AWR_SYSFS_ROOT)
+ * the disks are not this machine's, so /dev/NAME would be another device:
+ * their own pages are the files of ROOT/awr-device/NAME/, any pieces
+ * awr_input_add() takes (Identify or Block Limits dumps, nvme-cli or sg_vpd
+ * output). None there: no device fields, as for a device that cannot be read.
+ */
+static int tree_device(const char *root, const char *name, struct awr_device **out)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 300], missing[512];
+	struct awr_input in;
+	struct dirent *e;
+	char *buf = NULL;
+	int ret = 0;
+	ssize_t n;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/awr-device/%s", root, name);
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	awr_input_init(&in);
+	while (!ret && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		n = read_small_file(path, &buf);
+		if (n < 0) {
+			ret = (int)n;
+			break;
+		}
+		ret = awr_input_add(buf, (size_t)n, &in);
+		free(buf);
+	}
+	closedir(d);
+	return ret ? ret : awr_input_device(&in, NULL, out, missing, sizeof(missing));
+}
+
 /* The device's own atomic field, when its identify/VPD data can be read. */
 static void device_fields(struct awr_blockdev *b)
 {
+	const char *root = awr__sysfs_root();
 	char path[96];
 	struct awr_device *d;
 
 	if (strcmp(b->transport, "nvme") && strcmp(b->transport, "scsi"))
 		return;
 	snprintf(path, sizeof(path), "/dev/%s", b->name);
-	if (awr_device_open(path, &d))
+	if (strcmp(root, "/sys") ? tree_device(root, b->name, &d) : awr_device_open(path, &d))
 		return;
 	if (d->type == AWR_DEVICE_NVME && d->nvme.have_ctrl) {
 		b->awupf = d->nvme.awupf;

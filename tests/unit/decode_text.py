@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-# Description: awr decode FILE... on the real tools' output (nvme-cli 2.13 id-ctrl/id-ns normal, -H, -o json; sg_vpd 1.48 -p bl, -H; sg_readcap) captured in the guest: each form decodes to the same fields and limits as the binary dump of the same device, and with that disk's caps to what the guest kernel put in sysfs; partial records name what is missing; bad input exits 2 naming the file.
+# Description: awr decode FILE... on the real tools' output (nvme-cli 2.13 id-ctrl/id-ns normal, -H, -o json; sg_vpd 1.48 -p bl, -H; sg_vpd 1.45 on the same raw pages; sg_readcap) captured in the guest: each form decodes to the same fields and limits as the binary dump of the same device, every atomic field (AWUN, AWUPF, NAWUN, NAWUPF, NABSN, NABSPF, NABO; the five SCSI atomic fields) to the value the device was configured with, and with that disk's caps to what the guest kernel put in sysfs; partial records name what is missing; bad input exits 2 naming the file.
 import atexit
 import json
 import os
@@ -90,13 +90,15 @@ def cat(*names):
 
 
 # --- NVMe: every form of nvme-cli's output against the binary pages of the same controller
-nvme_devs = ('nvme-awrpf15', 'nvme-awr512pf63', 'nvme-awrpf0')
+nvme_devs = ('nvme-awrpf15', 'nvme-awr512pf63', 'nvme-awrpf0', 'nvme-awrnp7', 'nvme-awrnbs', 'nvme-awrnbo',
+             'nvme-awrnhi', 'nvme-awrnwu')
 refs = {}
 for dev in nvme_devs:
     b = decode(fx(dev + '-id-ctrl.bin'), fx(dev + '-id-ns.bin'))
     ref = facts(b, 'nvme')
     refs[dev] = ref
-    check(None not in ref[0] and ref[1][0] is True, '%s: the binary dump decodes (%s)' % (dev, ref))
+    # NABO 4 (awrnbo): no atomic writes, as Linux decides
+    check(None not in ref[0] and ref[1][0] is (dev != 'nvme-awrnbo'), '%s: the binary dump decodes (%s)' % (dev, ref))
     # with the disk's caps the derivation is what the guest kernel (6.12) put in sysfs
     like_sysfs(dev, 'nvme', fx(dev + '-id-ctrl.bin'), fx(dev + '-id-ns.bin'))
     for form, fmt in (('.txt', 'nvme-cli'), ('-H.txt', 'nvme-cli -H'), ('.json', 'nvme-cli -o json')):
@@ -115,6 +117,35 @@ for dev in nvme_devs:
         raw = f.read()
     hexd = ''.join('%04x: %s\n' % (i, ' '.join('%02x' % x for x in raw[i:i + 16])) for i in range(0, len(raw), 16))
     same('nvme', ref, decode(fx(dev + '-id-ctrl.txt'), scratch(dev + '-ns.hex', hexd)), dev + ' text + hex dump')
+
+# --- every atomic field of nvme-cli's text, field by field, as QEMU was configured (capture-tool-output.sh:
+# atomic.awun/awupf of the controller, atomic.nawun/nawupf/nabsn/nabspf/nabo of the namespace). awrnwu has
+# NAWUN 15 != NAWUPF 7 and NABSN 31 != NABSPF 15, awrnbo NABO 4 != NABSPF 15: a reader that takes one of
+# these fields for another gets a wrong value here (with every field 0 such a swap went unseen).
+CONF = {	# serial: AWUN, AWUPF, NAWUN, NAWUPF, NABSN, NABSPF, NABO (namespace fields: NSFEAT bit 1 set)
+    'nvme-awrpf15': (31, 15, None), 'nvme-awr512pf63': (63, 63, None), 'nvme-awrpf0': (0, 0, None),
+    'nvme-awrnp7': (0, 0, (7, 7, 15, 0, 0)), 'nvme-awrnbs': (0, 0, (7, 7, 15, 15, 0)),
+    'nvme-awrnbo': (0, 0, (7, 7, 15, 15, 4)), 'nvme-awrnhi': (7, 3, (15, 15, 15, 15, 0)),
+    'nvme-awrnwu': (0, 0, (15, 7, 31, 15, 0)),
+}
+NS_FIELDS = ('nawun', 'nawupf', 'nabsn', 'nabspf', 'nabo')
+for dev, (awun, awupf, ns) in sorted(CONF.items()):
+    want = {'awun': awun, 'awupf': awupf}
+    want.update(zip(NS_FIELDS, ns or (0, 0, 0, 0, 0)))
+    for form in ('.txt', '-H.txt', '.json', '.bin'):
+        v = decode(fx(dev + '-id-ctrl' + form), fx(dev + '-id-ns' + form)).get('nvme') or {}
+        got = {k: v.get(k) for k in want}
+        check(got == want, '%s id-ctrl/id-ns%s: %s, configured %s' % (dev, form, got, want))
+        check(isinstance(v.get('nsfeat'), int) and bool(v['nsfeat'] & 2) == (ns is not None),
+              '%s%s: NSFEAT %s, namespace fields %s' % (dev, form, v.get('nsfeat'), 'set' if ns else 'none'))
+# the derived limits of the namespace fields (4 KiB blocks): NAWUPF + 1 blocks, NABSPF + 1 blocks of boundary;
+# NABO 4 turns atomic writes off as the guest kernel does (its sysfs, like_sysfs above)
+for dev, unit_max, boundary in (('nvme-awrnwu', 32768, 65536), ('nvme-awrnhi', 65536, 65536),
+                                ('nvme-awrnp7', 32768, 0), ('nvme-awrnbo', 0, 0)):
+    d = ((decode(fx(dev + '-id-ctrl.txt'), fx(dev + '-id-ns.txt')).get('nvme') or {}).get('derived') or {})
+    check((d.get('hw_unit_max'), d.get('hw_boundary')) == (unit_max, boundary) or
+          (unit_max == 0 and d.get('supported') is False),
+          '%s derived %s, expected unit_max %d boundary %d' % (dev, d, unit_max, boundary))
 
 # negative control: the comparison tells the devices apart
 check(refs['nvme-awrpf15'] != refs['nvme-awrpf0'] and refs['nvme-awrpf15'] != refs['nvme-awr512pf63'],
@@ -135,6 +166,20 @@ for dev in ('sd-default', 'sd-gran512', 'sd-bndry'):
              dev + vpd + ' with sg_readcap in one file')
     lbs = sysfs(dev)['logical_block_size']
     same('scsi', ref, decode(fx(dev + '-vpd-bl.txt'), '--lbs', lbs), dev + ' text with --lbs')
+# sg_vpd 1.45 (Debian bullseye) on the same raw pages: ATOMIC TRANSFER LENGTH GRANULARITY under its own name
+# ("Atomic transfer length granularity: 8"), values in decimal with "blocks"
+SD_CONF = {	# MATL, alignment, granularity, MATL with boundary, maximum boundary size: scsi_debug's parameters
+    'sd-default': (8192, 2, 2, 8192, 128), 'sd-gran512': (8192, 2, 8, 8192, 128), 'sd-bndry': (0, 2, 2, 16, 8),
+}
+for dev, want in sorted(SD_CONF.items()):
+    for vpd in ('-vpd-bl.bin', '-vpd-bl.txt', '-vpd-bl-H.txt', '-vpd-bl-1.45.txt'):
+        v = decode(fx(dev + vpd), fx(dev + '-readcap.txt')).get('scsi') or {}
+        got = tuple(v.get(k) for k in SCSI_RAW[:5])
+        check(got == want, '%s%s: %s, scsi_debug made %s' % (dev, vpd, dict(zip(SCSI_RAW, got)), want))
+    ref = facts(decode(fx(dev + '-vpd-bl.bin'), fx(dev + '-readcap-long.txt')), 'scsi')
+    same('scsi', ref, decode(fx(dev + '-vpd-bl-1.45.txt'), fx(dev + '-readcap-long.txt')), dev + ' sg_vpd 1.45')
+check('Atomic transfer length granularity: 8' in text('sd-gran512-vpd-bl-1.45.txt'),
+      'sd-gran512-vpd-bl-1.45.txt names the granularity')
 # sg_vpd 1.48 labels the granularity "Atomic alignment": the second such line is the granularity
 g = (decode(fx('sd-gran512-vpd-bl.txt'), fx('sd-gran512-readcap.txt')).get('scsi') or {})
 check((g.get('atomic_alignment'), g.get('atomic_granularity')) == (2, 8), 'sg_vpd 1.48 alignment/granularity: %s' % g)

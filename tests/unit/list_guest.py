@@ -1,69 +1,191 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-# Description: awr list -o json as the static awr printed it in the guest (kernel 6.12, three NVMe controllers, a scsi_debug disk with one misaligned and one aligned partition), against the guest's sysfs read beside it: every disk listed, limits, model, partitions and their alignment, holders and verdicts; the device's own AWUPF / maximum atomic transfer length against nvme-cli's and sg_vpd's output of the same devices.
+# Description: awr list (run now) on a sysfs tree rebuilt from the guest capture (kernel 6.12: eight NVMe namespaces with controller- and namespace-level atomic fields, a scsi_debug disk and the 64 KiB-boundary namespace each with one misaligned and one aligned partition, a namespace with one aligned partition), the devices' own Identify and Block Limits pages under the tree's awr-device/: every disk's limits, model, transport, partitions and their alignment, holders against the guest's sysfs; the verdict against the rule applied here to sysfs; AWUPF, NAWUPF and the maximum atomic transfer length, in JSON and in the normal output's DEVICE column, against nvme-cli's and sg_vpd's text of the same devices; and the listing equal to what the static awr printed in the guest.
 import json
 import os
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
 from checks import check, finish, skip  # noqa: E402
 
-fixtures = os.path.join(sys.argv[1], 'tools')
-if not os.path.exists(os.path.join(fixtures, 'list.json')):
+awr, fixtures = sys.argv[1], os.path.join(sys.argv[2], 'tools')
+if not os.path.exists(os.path.join(fixtures, 'list-sysfs.txt')):
     skip('no guest capture of awr list in tests/fixtures/tools (tests/vm/capture-tool-output.sh makes it)')
-with open(os.path.join(fixtures, 'list.json')) as f:
-    listing = json.load(f)
-got = {d['name']: d for d in listing['devices']}
+
+
+def text(name):
+    with open(os.path.join(fixtures, name)) as f:
+        return f.read()
+
+
+# list-sysfs.txt: "DISK key=value" lines (capture-tool-output.sh, sysdump)
 sysfs = {}
-with open(os.path.join(fixtures, 'list-sysfs.txt')) as f:
-    for line in f:
-        name, _, kv = line.rstrip('\n').partition(' ')
-        key, _, value = kv.partition('=')
-        sysfs.setdefault(name, {})[key] = value.strip()
+for line in text('list-sysfs.txt').splitlines():
+    name, _, kv = line.partition(' ')
+    if kv.startswith('dev=') and ' size=' in kv:
+        for word in kv.split():
+            k, _, v = word.partition('=')
+            sysfs.setdefault(name, {})[k] = v
+        continue
+    key, _, value = kv.partition('=')
+    sysfs.setdefault(name, {})[key] = value.strip()
+check(len(sysfs) == 9, 'the capture has 9 disks: %s' % sorted(sysfs))
+
+
+def q(s, attr):
+    return int(s['queue.' + attr])
+
+
+def parts_of(s):	# [(name, start in bytes, size in sectors, dev)]
+    out = []
+    for k, v in s.items():
+        if k.startswith('part.'):
+            start, size, dev = v.split()
+            out.append((k[5:], int(start) * 512, int(size), dev))
+    return sorted(out, key=lambda p: p[1])
+
+
+def put(path, value):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, 'w') as f:
+        f.write('%s\n' % value)
+
+
+def field(name, key):	# a number from nvme-cli's normal output ("awupf     : 15", "nsfeat  : 0x36")
+    return int(re.search(r'^%s\s*:\s*(\S+)' % key, text(name), re.M).group(1), 0)
+
+
+# --- the tree: /sys/block/DISK with its queue, partitions, holders and device link; /sys/dev/block;
+# ROOT/awr-device/DISK/ the device's own pages as the guest's tools read them (nvme id-ctrl -b / id-ns -b,
+# sg_vpd -p bl -r of the same scsi_debug parameters)
+root = tempfile.mkdtemp(prefix='awr-list-guest-')
+try:
+    for name, s in sysfs.items():
+        d = os.path.join(root, 'block', name)
+        put(os.path.join(d, 'dev'), s['dev'])
+        put(os.path.join(d, 'size'), s['size'])
+        for k, v in s.items():
+            if k.startswith('queue.'):
+                put(os.path.join(d, 'queue', k[6:]), v)
+        os.makedirs(os.path.join(d, 'holders'))
+        for h in s['holders'].split():
+            os.makedirs(os.path.join(d, 'holders', h))
+        if s['subsystem']:
+            dev = os.path.join(root, 'devices', name)
+            put(os.path.join(dev, 'model'), s['model'])
+            os.makedirs(os.path.join(root, 'bus', s['subsystem']), exist_ok=True)
+            os.symlink(os.path.join(root, 'bus', s['subsystem']), os.path.join(dev, 'subsystem'))
+            os.symlink(dev, os.path.join(d, 'device'))
+        os.makedirs(os.path.join(root, 'dev', 'block'), exist_ok=True)
+        os.symlink(d, os.path.join(root, 'dev', 'block', s['dev']))
+        for pname, start, size, pdev in parts_of(s):
+            p = os.path.join(d, pname)
+            put(os.path.join(p, 'partition'), 1)
+            put(os.path.join(p, 'start'), start // 512)
+            put(os.path.join(p, 'size'), size)
+            put(os.path.join(p, 'dev'), pdev)
+            os.symlink(p, os.path.join(root, 'dev', 'block', pdev))
+        pages = os.path.join(root, 'awr-device', name)
+        os.makedirs(pages)
+        if s['subsystem'] == 'nvme':
+            for page in ('id-ctrl', 'id-ns'):
+                shutil.copy(os.path.join(fixtures, 'nvme-%s-%s.bin' % (s['serial'], page)), pages)
+        elif s['model'] == 'scsi_debug':
+            shutil.copy(os.path.join(fixtures, 'sd-default-vpd-bl.bin'), pages)
+    env = dict(os.environ, AWR_SYSFS_ROOT=root)
+    p = subprocess.run([awr, 'list', '-o', 'json'], capture_output=True, text=True, env=env)
+    check(p.returncode == 0, 'awr list -o json exited %d: %s' % (p.returncode, p.stderr))
+    listing = json.loads(p.stdout) if p.returncode == 0 else {}
+    p = subprocess.run([awr, 'list'], capture_output=True, text=True, env=env)
+    check(p.returncode == 0, 'awr list exited %d: %s' % (p.returncode, p.stderr))
+    rows = p.stdout.splitlines()
+finally:
+    shutil.rmtree(root, True)
+
+got = {d['name']: d for d in listing.get('devices', [])}
 check(listing.get('schema_version') == 1, 'schema_version')
 check(sorted(got) == sorted(sysfs), 'listed %s, sysfs has %s' % (sorted(got), sorted(sysfs)))
+
+
+def expected_verdict(s):	# the documented rule (awr_blockdev_verdict(3)), applied to the guest's sysfs
+    if q(s, 'atomic_write_unit_max_bytes') == 0:
+        return 'none'
+    if q(s, 'atomic_write_unit_max_bytes') <= q(s, 'logical_block_size'):
+        return 'single-block'
+    align = max(q(s, 'atomic_write_unit_min_bytes'), q(s, 'atomic_write_boundary_bytes'))
+    if any(start % align for _, start, _, _ in parts_of(s)):
+        return 'misaligned'
+    return 'atomic'
+
+
+def expected_device(s):	# (nvme, scsi, DEVICE column) from the tools' own text of the same device
+    if s['subsystem'] == 'nvme':
+        ctrl, ns = 'nvme-%s-id-ctrl.txt' % s['serial'], 'nvme-%s-id-ns.txt' % s['serial']
+        awupf = field(ctrl, 'awupf')
+        nawupf = field(ns, 'nawupf') if field(ns, 'nsfeat') & 2 else None
+        col = 'NAWUPF %d' % nawupf if nawupf is not None else 'AWUPF %d' % awupf
+        return {'awupf': awupf, 'nawupf': nawupf}, None, col
+    if s['model'] == 'scsi_debug':
+        matl = int(re.search(r'Maximum atomic transfer length: (\S+)', text('sd-default-vpd-bl.txt')).group(1), 0)
+        return None, {'max_atomic_transfer_length': matl}, 'MATL %d' % matl
+    return None, None, '-'
+
+
+hdr = rows[0] if rows else ''
+check(hdr.split()[:1] == ['NAME'] and hdr.split()[-4:] == ['DEVICE', 'PARTS', 'VERDICT', 'HOLDERS'],
+      'normal output header: %r' % hdr)
+# the rows' columns (cli/cmd_list.c: "%-10s %-8s %-18.18s %5u %8s %8s %8s %8s %-11s %-6s %-12s %s"; the
+# header's TRANSPORT is wider than its column): DEVICE from 81, PARTS from 93, VERDICT from 100, then HOLDERS
+cols = {'DEVICE': 81, 'PARTS': 93, 'VERDICT': 100, 'HOLDERS': 113}
+check(all(len(n) <= 10 for n in sysfs), 'every name fits its column')
+text_rows = {r.split()[0]: r for r in rows[1:] if r.strip()}
+check(sorted(text_rows) == sorted(sysfs), 'normal output rows: %s' % sorted(text_rows))
+verdicts = set()
 for name, s in sorted(sysfs.items()):
     d = got.get(name, {})
     for key, attr in (('logical_block_size', 'logical_block_size'), ('unit_min', 'atomic_write_unit_min_bytes'),
                       ('unit_max', 'atomic_write_unit_max_bytes'), ('max_bytes', 'atomic_write_max_bytes'),
                       ('boundary', 'atomic_write_boundary_bytes')):
-        check(d.get(key) == int(s['queue.' + attr]), '%s %s: awr %s, sysfs %s' % (name, key, d.get(key),
-                                                                                s['queue.' + attr]))
+        check(d.get(key) == q(s, attr), '%s %s: awr %s, sysfs %s' % (name, key, d.get(key), q(s, attr)))
     check((d.get('model') or '') == s['model'], '%s model %r, sysfs %r' % (name, d.get('model'), s['model']))
-    parts = sorted((k[5:], int(v) * 512) for k, v in s.items() if k.startswith('part.'))
-    check(sorted((p['name'], p['start']) for p in d.get('partitions', [])) == parts,
-          '%s partitions %s, sysfs %s' % (name, d.get('partitions'), parts))
-    align = max(int(s['queue.atomic_write_unit_min_bytes']), int(s['queue.atomic_write_boundary_bytes']))
-    for p in d.get('partitions', []):
-        check(p['aligned'] == (not align or p['start'] % align == 0), '%s aligned %s' % (p['name'], p['aligned']))
+    check(d.get('transport') == (s['subsystem'] or 'virtual'), '%s transport %s' % (name, d.get('transport')))
+    align = max(q(s, 'atomic_write_unit_min_bytes'), q(s, 'atomic_write_boundary_bytes'))
+    want_parts = [(pn, start, not align or start % align == 0) for pn, start, _, _ in parts_of(s)]
+    check([(x['name'], x['start'], x['aligned']) for x in d.get('partitions', [])] == want_parts,
+          '%s partitions %s, sysfs %s' % (name, d.get('partitions'), want_parts))
     check(sorted(d.get('holders', [])) == sorted(s['holders'].split()), '%s holders' % name)
+    verdict = expected_verdict(s)
+    verdicts.add(verdict)
+    check(d.get('verdict') == verdict, '%s verdict %s, sysfs says %s' % (name, d.get('verdict'), verdict))
+    nvme, scsi, col = expected_device(s)
+    check(d.get('nvme') == nvme, '%s nvme %s, nvme-cli %s' % (name, d.get('nvme'), nvme))
+    check(d.get('scsi') == scsi, '%s scsi %s, sg_vpd %s' % (name, d.get('scsi'), scsi))
+    r = text_rows.get(name, '')
+    cell = {c: r[cols[c]:nxt].strip() if nxt else r[cols[c]:].strip()
+            for c, nxt in (('DEVICE', cols['PARTS']), ('PARTS', cols['VERDICT']), ('VERDICT', cols['HOLDERS']))}
+    aligned = sum(1 for x in want_parts if x[2])
+    want_cell = {'DEVICE': col, 'PARTS': '%d/%d' % (aligned, len(want_parts)) if want_parts else '-',
+                 'VERDICT': verdict}
+    check(cell == want_cell, '%s normal output %s, expected %s (%r)' % (name, cell, want_cell, r))
+# the capture holds every verdict but unknown, and devices where AWUPF and NAWUPF differ (a listing that
+# takes one for the other shows it)
+check(verdicts == {'atomic', 'single-block', 'none', 'misaligned'}, 'verdicts seen: %s' % sorted(verdicts))
+check(any(expected_verdict(s) == 'atomic' and parts_of(s) for s in sysfs.values()),
+      'a disk whose partitions are all aligned (verdict atomic with partitions)')
+check(any((d.get('nvme') or {}).get('nawupf') not in (None, d['nvme']['awupf']) for d in got.values()),
+      'a namespace with NAWUPF other than AWUPF')
+check(any(start % q(s, 'atomic_write_unit_min_bytes') == 0 and start % q(s, 'atomic_write_boundary_bytes')
+          for s in sysfs.values() if q(s, 'atomic_write_unit_min_bytes') and q(s, 'atomic_write_boundary_bytes')
+          for _, start, _, _ in parts_of(s)), 'a partition aligned to unit_min but not to the boundary')
 
-# the NVMe controllers: AWUPF as nvme-cli printed it for the same serial
-nvme = [d for d in got.values() if d['transport'] == 'nvme']
-check(len(nvme) == 3, 'three NVMe namespaces: %s' % [d['name'] for d in nvme])
-awupfs = {}
-for serial in ('awrpf15', 'awr512pf63', 'awrpf0'):
-    with open(os.path.join(fixtures, 'nvme-%s-id-ctrl.txt' % serial)) as f:
-        awupfs[serial] = int(re.search(r'^awupf\s*:\s*(\d+)', f.read(), re.M).group(1))
-check(sorted((d.get('nvme') or {}).get('awupf') for d in nvme) == sorted(awupfs.values()),
-      'AWUPF of the namespaces %s, nvme-cli %s' % ([(d['name'], d.get('nvme')) for d in nvme], awupfs))
-check(all((d.get('nvme') or {}).get('nawupf', 'x') is None for d in nvme), 'NSFEAT bit 1 clear: nawupf null')
-verdicts = sorted(d['verdict'] for d in nvme)
-check(verdicts == ['atomic', 'atomic', 'single-block'], 'NVMe verdicts %s' % verdicts)
-# the scsi_debug disk: MATL as sg_vpd printed it, one misaligned partition
-sd = [d for d in got.values() if d['transport'] == 'scsi']
-check(len(sd) == 1, 'one scsi_debug disk: %s' % [d['name'] for d in sd])
-with open(os.path.join(fixtures, 'sd-default-vpd-bl.txt')) as f:
-    matl = int(re.search(r'Maximum atomic transfer length: (\S+)', f.read()).group(1), 0)
-for d in sd:
-    check((d.get('scsi') or {}).get('max_atomic_transfer_length') == matl, '%s MATL %s, sg_vpd %s'
-          % (d['name'], d.get('scsi'), matl))
-    check([p['aligned'] for p in d['partitions']] == [False, True], '%s partitions %s' % (d['name'], d['partitions']))
-    check(d['verdict'] == 'misaligned', '%s verdict %s' % (d['name'], d['verdict']))
-# the normal output has the same devices, one line each
-with open(os.path.join(fixtures, 'list.txt')) as f:
-    rows = f.read().splitlines()
-check(rows[0].split()[0] == 'NAME' and sorted(r.split()[0] for r in rows[1:]) == sorted(got),
-      'normal output rows: %s' % rows)
+# the listing the static awr printed in the guest itself (list.json, list.txt) is the one made here
+with open(os.path.join(fixtures, 'list.json')) as f:
+    guest = json.load(f)
+check(guest == listing, 'awr list -o json in the guest differs from awr list on the rebuilt tree:\n%s\n%s'
+      % (json.dumps(guest, sort_keys=True), json.dumps(listing, sort_keys=True)))
+check(text('list.txt').splitlines() == rows, 'awr list in the guest differs from awr list on the rebuilt tree')
 finish('list_guest')

@@ -5,11 +5,16 @@
 # tickets - nvme-cli's id-ctrl / id-ns (normal, -H, -o json, -b) and
 # sg3_utils' sg_vpd -p bl (text, -r) and sg_readcap (text) - from the real
 # tools of Debian trixie (nvme-cli 2.13, sg3-utils 1.48), run in the QEMU
-# guest on its emulated NVMe namespaces and scsi_debug disks, together with
-# each disk's sysfs queue attributes; and `awr list` (static, built from this
-# tree) with every guest disk's sysfs read beside it, a scsi_debug disk carrying
-# one misaligned and one aligned partition. The files become the fixtures of the
-# `decode_text` and `list_guest` tests (tests/fixtures/tools/, default OUTDIR).
+# guest on its emulated NVMe namespaces (controller-level AWUN/AWUPF and
+# namespace-level NAWUN/NAWUPF/NABSN/NABSPF/NABO) and scsi_debug disks,
+# together with each disk's sysfs queue attributes; each raw Block Limits page
+# decoded again by Debian bullseye's sg_vpd 1.45 (sg_vpd --inhex, on the host
+# side: 1.45 still labels ATOMIC TRANSFER LENGTH GRANULARITY by its own name);
+# and `awr list` (static, built from this tree) with every guest disk's sysfs
+# read beside it, a scsi_debug disk and the NVMe namespace with a 64 KiB
+# boundary carrying one misaligned and one aligned partition each. The files
+# become the fixtures of the `decode_text` and `list_guest` tests
+# (tests/fixtures/tools/, default OUTDIR).
 #
 # Uses the tool tree of tests/vm/run.sh (AWR_VM_CACHE, default
 # /var/cache/awr-vm; run.sh builds it and fetches the kernels) read-only apart
@@ -67,6 +72,13 @@ for i, (start, size) in enumerate(((1, 1000), (2048, 4096))):
     mbr[446 + 16 * i:462 + 16 * i] = bytes([0, 0, 0, 0, 0x83, 0, 0, 0]) + start.to_bytes(4, "little") + size.to_bytes(4, "little")
 mbr[510:512] = b"\x55\xaa"
 sys.stdout.buffer.write(mbr)' >"$ir/mbr.bin"
+# one aligned partition only (block 2048): for the namespace with 64 KiB units and boundary (awrnhi)
+python3 -c '
+import sys
+mbr = bytearray(512)
+mbr[446:462] = bytes([0, 0, 0, 0, 0x83, 0, 0, 0]) + (2048).to_bytes(4, "little") + (4096).to_bytes(4, "little")
+mbr[510:512] = b"\x55\xaa"
+sys.stdout.buffer.write(mbr)' >"$ir/mbr-aligned.bin"
 chroot "$tree" sh -ec "
 	export LD_LIBRARY_PATH=/$rel/root/usr/lib/x86_64-linux-gnu
 	for b in /$rel/initramfs/tools/*; do ldd \$b; done | awk '\$2 == \"=>\" && \$3 ~ /^\// { print \$3 } \$1 ~ /^\/lib64\// { print \$1 }' | sort -u |
@@ -112,22 +124,32 @@ for c in /sys/class/nvme/nvme*; do
 	cap nvme-$serial-id-ns.bin nvme id-ns -b /dev/$ns
 	cap nvme-$serial-sysfs.txt queue $ns
 done
-sysdump() {	# every disk: queue attributes, model, partitions and their starts, holders
+sysdump() {	# every disk: dev, size, queue attributes, model, serial, transport (the device's subsystem), partitions (start, size, dev), holders
 	for d in /sys/block/*; do
 		n=${d##*/}
-		for a in logical_block_size atomic_write_unit_min_bytes atomic_write_unit_max_bytes atomic_write_max_bytes atomic_write_boundary_bytes; do
+		echo "$n dev=$(cat $d/dev) size=$(cat $d/size)"
+		for a in logical_block_size physical_block_size max_segments max_hw_sectors_kb atomic_write_unit_min_bytes atomic_write_unit_max_bytes atomic_write_max_bytes atomic_write_boundary_bytes; do
 			echo "$n queue.$a=$(cat $d/queue/$a)"
 		done
 		echo "$n model=$(cat $d/device/model 2>/dev/null | sed 's/ *$//')"
+		echo "$n serial=$(cat $d/device/serial 2>/dev/null | tr -d ' ')"
+		echo "$n subsystem=$(basename "$(readlink $d/device/subsystem)" 2>/dev/null)"
 		for p in $d/$n*; do
-			[ -f $p/partition ] && echo "$n part.${p##*/}=$(cat $p/start)"
+			[ -f $p/partition ] && echo "$n part.${p##*/}=$(cat $p/start) $(cat $p/size) $(cat $p/dev)"
 		done
 		echo "$n holders=$(ls $d/holders | tr '\n' ' ')"
 	done
 }
 modprobe scsi_debug atomic_wr=1 dev_size_mb=64 sector_size=4096; sleep 2
 d=$(ls /sys/bus/pseudo/drivers/scsi_debug/adapter*/host*/target*/*/block | head -n 1)
-dd if=/mbr.bin of=/dev/$d bs=4096 conv=sync,notrunc 2>/dev/null; blockdev --rereadpt /dev/$d; sleep 1
+dd if=/mbr.bin of=/dev/$d bs=4096 conv=sync,notrunc 2>/dev/null; blockdev --rereadpt /dev/$d
+# the same table on the namespace with a 64 KiB boundary (awrnwu): partition 1 at 4 KiB is a
+# multiple of its unit_min but not of its boundary; and one aligned partition on awrnhi's
+for c in /sys/class/nvme/nvme*; do
+	case "$(cat $c/serial | tr -d ' ')" in awrnwu) t=/mbr.bin ;; awrnhi) t=/mbr-aligned.bin ;; *) continue ;; esac
+	dd if=$t of=/dev/${c##*/}n1 bs=4096 conv=sync,notrunc 2>/dev/null; blockdev --rereadpt /dev/${c##*/}n1
+done
+sleep 1
 cap list.json awr list -o json
 cap list-sysfs.txt sysdump
 cap list.txt awr list
@@ -156,17 +178,25 @@ chmod 755 "$ir/init"
 (cd "$ir" && find . | cpio -o -H newc -R 0:0 --quiet | gzip -1) >"$work/initrd.gz"
 cat "$modules" >>"$work/initrd.gz"	# the kernel unpacks both archives
 
-# NVMe controllers: serial awun awupf lbs
+# NVMe controllers: serial awun awupf lbs, the namespace's NAWUN:NAWUPF:NABSN:NABSPF:NABO or "-"
+# (tests/vm/run.sh's namespace configurations, and awrnwu with every namespace field different)
 qemu=(qemu-system-x86_64 -nodefaults -no-reboot -cpu max -m 1024 -smp 2 -display none
       -kernel "/awr/k/$kver$vmlinuz" -initrd "/$rel/initrd.gz" -serial stdio
       -append "console=ttyS0 quiet loglevel=1 panic=-1")
 i=0
-for c in "awrpf15 31 15 4096" "awr512pf63 63 63 512" "awrpf0 0 0 4096"; do
-	read -r serial awun awupf lbs <<<"$c"
+for c in "awrpf15 31 15 4096 -" "awr512pf63 63 63 512 -" "awrpf0 0 0 4096 -" \
+	 "awrnp7 0 0 4096 7:7:15:0:0" "awrnbs 0 0 4096 7:7:15:15:0" "awrnbo 0 0 4096 7:7:15:15:4" \
+	 "awrnhi 7 3 4096 15:15:15:15:0" "awrnwu 0 0 4096 15:7:31:15:0"; do
+	read -r serial awun awupf lbs ns <<<"$c"
+	nsopt=
+	if [ "$ns" != - ]; then
+		IFS=: read -r nawun nawupf nabsn nabspf nabo <<<"$ns"
+		nsopt=",atomic.nawun=$nawun,atomic.nawupf=$nawupf,atomic.nabsn=$nabsn,atomic.nabspf=$nabspf,atomic.nabo=$nabo"
+	fi
 	truncate -s 64M "$work/nvme$i.img"
 	qemu+=(-drive "file=/$rel/nvme$i.img,if=none,id=nvd$i,format=raw"
 	       -device "nvme,serial=$serial,id=nvme$i,atomic.dn=off,atomic.awun=$awun,atomic.awupf=$awupf"
-	       -device "nvme-ns,drive=nvd$i,bus=nvme$i,nsid=1,logical_block_size=$lbs,physical_block_size=$lbs")
+	       -device "nvme-ns,drive=nvd$i,bus=nvme$i,nsid=1,logical_block_size=$lbs,physical_block_size=$lbs$nsopt")
 	i=$((i + 1))
 done
 timeout -k 10 300 chroot "$tree" "${qemu[@]}" </dev/null >"$work/serial.log" 2>"$work/qemu.err" &
@@ -185,6 +215,22 @@ awk -v dir="$work/cap" '
 ' < <(mkdir -p "$work/cap"; cat "$work/serial.txt")
 for f in "$work"/cap/*.bin; do
 	base64 -d <"$f" >"$f.tmp" && mv "$f.tmp" "$f"
+done
+# sg_vpd 1.45 (Debian bullseye) on each raw Block Limits page: package lists of its own in the work folder
+echo "deb $(sed -n 's/^deb \([^ ]*\) .*/\1/p' "$tree/etc/apt/sources.list.d/backports.list" | head -n 1) bullseye main" >"$work/bullseye.list"
+mkdir -p "$work/apt/lists/partial" "$work/apt/cache/archives/partial" "$work/dl145" "$work/root145"
+apt145=(-o "Dir::Etc::SourceList=/$rel/bullseye.list" -o Dir::Etc::SourceParts=/nonexistent
+	-o "Dir::State::Lists=/$rel/apt/lists" -o "Dir::Cache=/$rel/apt/cache")
+chroot "$tree" sh -ec "apt-get -q $(printf '%q ' "${apt145[@]}") update && cd /$rel/dl145 &&
+	apt-get -q $(printf '%q ' "${apt145[@]}") download sg3-utils libsgutils2-2 &&
+	for d in *.deb; do dpkg -x \$d /$rel/root145; done" >"$work/dl145.log" 2>&1 ||
+	{ cat "$work/dl145.log" >&2; exit 1; }
+for f in "$work"/cap/sd-*-vpd-bl.bin; do
+	b=$(basename "$f" .bin)
+	cp "$f" "$work/root145/page.bin"
+	chroot "$tree" env LD_LIBRARY_PATH=/$rel/root145/usr/lib/x86_64-linux-gnu \
+		"/$rel/root145/usr/bin/sg_vpd" -p bl --raw --inhex=/$rel/root145/page.bin >"$work/cap/$b-1.45.txt" ||
+		{ echo "capture: sg_vpd 1.45 --inhex of $b.bin failed" >&2; exit 1; }
 done
 cp "$work"/cap/* "$outdir/"
 echo "capture: $(ls "$work/cap" | wc -l) files from kernel $(cat "$work/cap/KERNEL") in $outdir"

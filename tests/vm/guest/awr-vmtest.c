@@ -1709,7 +1709,10 @@ static bool list_disk(struct json_object *d, const char *name, char *why, size_t
 	return !why[0];
 }
 
-static int cmd_list(const char *tag)
+static void list_verdicts(const char *tag, struct json_object *devs, const char *need);
+static void list_device_fields(const char *tag, struct json_object *devs);
+
+static int cmd_list(const char *tag, const char *need)
 {
 	const char *args[] = { "list", "-o", "json", NULL };
 	struct json_object *root, *devs;
@@ -1762,9 +1765,328 @@ static int cmd_list(const char *tag)
 	if (!why[0] && (!nsys || nsys != json_object_array_length(devs)))
 		snprintf(why, sizeof(why), "%zu devices listed, /sys/block has %u", json_object_array_length(devs), nsys);
 	printf("AWRVM: INFO list %s devices=%u hidden=%u\n", tag, nsys, nhidden);
-	json_object_put(root);
 	verdict(n, why);
+	list_verdicts(tag, devs, need);
+	list_device_fields(tag, devs);
+	json_object_put(root);
 	return failures ? 1 : 0;
+}
+
+/* a JSON member that is there (null included): true and *v (NULL for null); false when absent */
+static bool jmember(struct json_object *o, const char *key, struct json_object **v)
+{
+	*v = NULL;
+	return o && json_object_object_get_ex(o, key, v);
+}
+
+/*
+ * awr list's normal output: the row of @name cut at the columns of cli/cmd_list.c
+ * ("%-10s %-8s %-18.18s %5u %8s %8s %8s %8s %-11s %-6s %-12s %s": DEVICE from 81,
+ * PARTS from 93, VERDICT from 100); false when there is no such row.
+ */
+static bool list_row(const char *text, const char *name, char *device, char *parts, char *verd, size_t len)
+{
+	static const size_t at[] = { 81, 93, 100, 113 };
+	char *cells[] = { device, parts, verd };
+	size_t nl = strlen(name);
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		size_t ll = strcspn(l, "\n");
+
+		if (strncmp(l, name, nl) || l[nl] != ' ' || ll <= at[2])
+			continue;
+		for (int i = 0; i < 3; i++) {
+			size_t a = at[i], b = at[i + 1] < ll ? at[i + 1] : ll, k = 0;
+
+			while (a < b && l[a] == ' ')
+				a++;
+			while (b > a && l[b - 1] == ' ')
+				b--;
+			for (; a < b && k + 1 < len; a++)
+				cells[i][k++] = l[a];
+			cells[i][k] = '\0';
+		}
+		return true;
+	}
+	return false;
+}
+
+/* awr list (normal output), or NULL with a FAIL of case @n */
+static char *list_text(const char *n)
+{
+	const char *args[] = { "list", NULL };
+	char *out = NULL;
+	int rc = run_awr(&out, args);
+
+	if (rc != 0 || !out) {
+		FAILF(n, "awr list: exit %d (%.160s)", rc, awr_err);
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/*
+ * TAG.awr_list_verdict: every device's verdict, in JSON and in the normal
+ * output, is the one the rule of awr_blockdev_verdict(3) gives for this
+ * guest's sysfs, read here: unknown without queue/atomic_write_max_bytes, none
+ * for unit_max 0, single-block for unit_max up to the logical block size,
+ * misaligned when a partition starts off max(unit_min, boundary), else
+ * atomic; the PARTS column counts the aligned partitions. Every verdict named
+ * in @need (comma separated) must be among them ("aligned-partitions": atomic
+ * on a disk with partitions, all aligned).
+ */
+static void list_verdicts(const char *tag, struct json_object *devs, const char *need)
+{
+	char n[128], why[512] = "", seen[128] = ",", *text;
+
+	snprintf(n, sizeof(n), "%s.awr_list_verdict", tag);
+	text = list_text(n);
+	if (!text)
+		return;
+	for (size_t i = 0; i < json_object_array_length(devs) && !why[0]; i++) {
+		struct json_object *x = json_object_array_get_idx(devs, i), *jn = jget(x, "name"),
+				   *jv = jget(x, "verdict");
+		const char *name = jn ? json_object_get_string(jn) : "?", *want;
+		char q[PATH_MAX], dir[PATH_MAX], sub[PATH_MAX * 2], cdev[64], cparts[64], cverd[64], wparts[32];
+		uint64_t umin = 0, umax = 0, bnd = 0, lbs = 0, mb, start;
+		unsigned int nparts = 0, aligned = 0;
+		struct dirent *e;
+		DIR *dd;
+
+		snprintf(dir, sizeof(dir), "/sys/block/%s", name);
+		snprintf(q, sizeof(q), "%s/queue", dir);
+		if (sysfs_number(q, "atomic_write_max_bytes", &mb)) {
+			want = "unknown";
+		} else {
+			sysfs_number(q, "atomic_write_unit_min_bytes", &umin);
+			sysfs_number(q, "atomic_write_unit_max_bytes", &umax);
+			sysfs_number(q, "atomic_write_boundary_bytes", &bnd);
+			sysfs_number(q, "logical_block_size", &lbs);
+			want = !umax ? "none" : umax <= lbs ? "single-block" : NULL;
+		}
+		dd = opendir(dir);
+		while (dd && (e = readdir(dd))) {
+			uint64_t al = umin > bnd ? umin : bnd;
+
+			snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
+			if (e->d_name[0] == '.' || sysfs_number(sub, "start", &start) ||
+			    access(strcat(sub, "/partition"), F_OK))
+				continue;
+			nparts++;
+			aligned += !al || start * 512 % al == 0;
+		}
+		if (dd)
+			closedir(dd);
+		if (!want)
+			want = aligned < nparts ? "misaligned" : "atomic";
+		if (nparts)
+			snprintf(wparts, sizeof(wparts), "%u/%u", aligned, nparts);
+		else
+			snprintf(wparts, sizeof(wparts), "-");
+		if (strlen(seen) + strlen(want) + 2 < sizeof(seen) && !strstr(seen, want))
+			snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen), "%s,", want);
+		if (!strcmp(want, "atomic") && nparts && !strstr(seen, ",aligned-partitions,") &&
+		    strlen(seen) + 20 < sizeof(seen))
+			snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen), "aligned-partitions,");
+		if (!jv || strcmp(json_object_get_string(jv), want))
+			snprintf(why, sizeof(why), "%s: awr list -o json verdict %s, expected %s (sysfs unit_min %" PRIu64
+				 " unit_max %" PRIu64 " boundary %" PRIu64 " logical block %" PRIu64 ", %u of %u partitions aligned)",
+				 name, jv ? json_object_get_string(jv) : "(none)", want, umin, umax, bnd, lbs, aligned, nparts);
+		else if (!list_row(text, name, cdev, cparts, cverd, sizeof(cverd)))
+			snprintf(why, sizeof(why), "%s: no row in awr list's normal output", name);
+		else if (strcmp(cverd, want) || strcmp(cparts, wparts))
+			snprintf(why, sizeof(why), "%s: awr list shows PARTS %s VERDICT %s, expected %s %s", name, cparts,
+				 cverd, wparts, want);
+	}
+	for (const char *p = need; p && *p && !why[0]; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+		char w[40];
+
+		snprintf(w, sizeof(w), ",%.*s,", (int)strcspn(p, ","), p);
+		if (!strstr(seen, w))
+			snprintf(why, sizeof(why), "no device with verdict %.*s among them (seen %s)", (int)strcspn(p, ","),
+				 p, seen);
+	}
+	printf("AWRVM: INFO list_verdict %s verdicts=%s\n", tag, seen);
+	free(text);
+	verdict(n, why);
+}
+
+/* The controller configuration run.sh wrote on the kernel command line for @serial
+ * (awr_nvme=SERIAL:AWUN:AWUPF:NS,... NS "-" or NAWUN:NAWUPF:NABSN:NABSPF:NABO):
+ * the number of values (2 or 7) in @v, 0 when the serial is not there. */
+static int nvme_config(const char *serial, long *v)
+{
+	char cmd[4096], *arg, *save = NULL, *ent, *save2 = NULL;
+	FILE *f = fopen("/proc/cmdline", "r");
+	int nv = 0;
+
+	if (!f)
+		return 0;
+	if (!fgets(cmd, sizeof(cmd), f))
+		cmd[0] = '\0';
+	fclose(f);
+	for (arg = strtok_r(cmd, " \n", &save); arg; arg = strtok_r(NULL, " \n", &save)) {
+		if (strncmp(arg, "awr_nvme=", 9))
+			continue;
+		for (ent = strtok_r(arg + 9, ",", &save2); ent; ent = strtok_r(NULL, ",", &save2)) {
+			char *c = strchr(ent, ':');
+
+			if (!c || (size_t)(c - ent) != strlen(serial) || strncmp(ent, serial, strlen(serial)))
+				continue;
+			for (char *t = c + 1; *t && nv < 7; t += strcspn(t, ":") + (t[strcspn(t, ":")] == ':')) {
+				if (*t == '-')
+					break;
+				v[nv++] = strtol(t, NULL, 10);
+			}
+			return nv;
+		}
+	}
+	return 0;
+}
+
+/*
+ * TAG.awr_list_device: each device's own field in awr list, in JSON (nvme.awupf,
+ * nvme.nawupf, scsi.max_atomic_transfer_length) and the normal output's DEVICE
+ * column, against what is read here without the library: NVMe Identify
+ * Controller and Namespace through libnvme on the disk's node (AWUPF; NAWUPF
+ * when NSFEAT bit 1 is set, else null) and the values run.sh configured the
+ * controller with (by its serial); SCSI Block Limits VPD through sg3_utils and
+ * scsi_debug's module parameter atomic_wr_max_length. Other disks: both null, "-".
+ */
+static void list_device_fields(const char *tag, struct json_object *devs)
+{
+	char n[128], why[512] = "", *text;
+	unsigned int nvme = 0, scsi = 0, configured = 0;
+
+	snprintf(n, sizeof(n), "%s.awr_list_device", tag);
+	text = list_text(n);
+	if (!text)
+		return;
+	for (size_t i = 0; i < json_object_array_length(devs) && !why[0]; i++) {
+		struct json_object *x = json_object_array_get_idx(devs, i), *jn = jget(x, "name"), *jt = jget(x, "transport");
+		struct json_object *jnv, *jsc, *v;
+		const char *name = jn ? json_object_get_string(jn) : "?", *tr = jt ? json_object_get_string(jt) : "";
+		char path[PATH_MAX], want_col[64] = "-", cdev[64], cparts[64], cverd[64], serial[64] = "", got[128] = "";
+		int64_t want_awupf = -1, want_nawupf = -1, want_matl = -1;
+
+		if (!jmember(x, "nvme", &jnv) || !jmember(x, "scsi", &jsc)) {
+			snprintf(why, sizeof(why), "%s: no nvme or scsi member", name);
+			break;
+		}
+		snprintf(path, sizeof(path), "/dev/%s", name);
+		if (!strcmp(tr, "nvme")) {
+			unsigned char c[4096], ns[4096];
+			__u32 nsid = 0;
+			long conf[7];
+			int fd = open(path, O_RDONLY), nc;
+			FILE *sf;
+
+			if (fd < 0 || nvme_get_nsid(fd, &nsid) || nvme_identify_ctrl(fd, (struct nvme_id_ctrl *)c) ||
+			    nvme_identify_ns(fd, nsid, (struct nvme_id_ns *)ns)) {
+				snprintf(why, sizeof(why), "%s: Identify through %s failed: %s", name, path, strerror(errno));
+				if (fd >= 0)
+					close(fd);
+				break;
+			}
+			close(fd);
+			nvme++;
+			want_awupf = le16at(c, 528);
+			if (ns[24] & 2)
+				want_nawupf = le16at(ns, 36);
+			snprintf(path, sizeof(path), "/sys/block/%s/device/serial", name);
+			sf = fopen(path, "r");
+			if (sf) {
+				if (!fgets(serial, sizeof(serial), sf))
+					serial[0] = '\0';
+				fclose(sf);
+			}
+			for (size_t k = strlen(serial); k > 0 && (serial[k - 1] == ' ' || serial[k - 1] == '\n'); k--)
+				serial[k - 1] = '\0';
+			nc = *serial ? nvme_config(serial, conf) : 0;
+			configured += nc > 0;
+			if (nc >= 2 && conf[1] != want_awupf)
+				snprintf(why, sizeof(why), "%s (serial %s): Identify AWUPF %" PRId64 ", configured %ld", name,
+					 serial, want_awupf, conf[1]);
+			else if (nc == 7 && (!(ns[24] & 2) || conf[3] != want_nawupf))
+				snprintf(why, sizeof(why), "%s (serial %s): Identify NSFEAT 0x%x NAWUPF %u, configured NAWUPF %ld",
+					 name, serial, ns[24], le16at(ns, 36), conf[3]);
+			else if (nc == 2 && (ns[24] & 2))
+				snprintf(why, sizeof(why), "%s (serial %s): NSFEAT bit 1 set, no namespace fields configured",
+					 name, serial);
+			if (why[0])
+				break;
+			printf("AWRVM: INFO list_device %s dev=%s serial=%s awupf=%" PRId64 " nawupf=%" PRId64 " configured=%s\n",
+			       tag, name, serial, want_awupf, want_nawupf, nc ? "yes" : "no");
+			if (want_nawupf >= 0)
+				snprintf(want_col, sizeof(want_col), "NAWUPF %" PRId64, want_nawupf);
+			else
+				snprintf(want_col, sizeof(want_col), "AWUPF %" PRId64, want_awupf);
+		} else if (!strcmp(tr, "scsi")) {
+			unsigned char r[64];
+			int resid = 0, fd = sg_cmds_open_device(path, true, 0);
+			char model[64] = "";
+			FILE *mf;
+
+			memset(r, 0, sizeof(r));
+			if (fd < 0 || sg_ll_inquiry_v2(fd, true, 0xb0, r, sizeof(r), 0, &resid, true, 0)) {
+				snprintf(why, sizeof(why), "%s: INQUIRY VPD B0h through %s failed", name, path);
+				if (fd >= 0)
+					sg_cmds_close_device(fd);
+				break;
+			}
+			sg_cmds_close_device(fd);
+			scsi++;
+			if (sg_get_unaligned_be16(r + 2) >= AWR_SCSI_VPD_BL_ATOMIC_LEN) {
+				want_matl = sg_get_unaligned_be32(r + 44);
+				snprintf(want_col, sizeof(want_col), "MATL %" PRId64, want_matl);
+			}
+			snprintf(path, sizeof(path), "/sys/block/%s/device/model", name);
+			mf = fopen(path, "r");
+			if (mf) {
+				if (!fgets(model, sizeof(model), mf))
+					model[0] = '\0';
+				fclose(mf);
+			}
+			if (!strncmp(model, "scsi_debug", 10) && sd_param("atomic_wr_max_length") != want_matl) {
+				snprintf(why, sizeof(why), "%s: VPD MATL %" PRId64 ", scsi_debug atomic_wr_max_length=%" PRId64,
+					 name, want_matl, sd_param("atomic_wr_max_length"));
+				break;
+			}
+			printf("AWRVM: INFO list_device %s dev=%s matl=%" PRId64 "\n", tag, name, want_matl);
+		}
+		/* JSON */
+		if (want_awupf >= 0) {
+			struct json_object *a = jget(jnv, "awupf"), *na = NULL;
+			bool nok = jmember(jnv, "nawupf", &na) &&
+				   (want_nawupf < 0 ? !na : na && json_object_get_int64(na) == want_nawupf);
+
+			snprintf(got, sizeof(got), "%s", jnv ? json_object_to_json_string(jnv) : "null");
+			if (!a || json_object_get_int64(a) != want_awupf || !nok)
+				snprintf(why, sizeof(why), "%s: awr list -o json nvme %s, Identify AWUPF %" PRId64 " NAWUPF %" PRId64
+					 " (-1: NSFEAT bit 1 clear, null)", name, got, want_awupf, want_nawupf);
+		} else if (jnv) {
+			snprintf(why, sizeof(why), "%s: awr list -o json nvme %s for a %s disk", name,
+				 json_object_to_json_string(jnv), tr);
+		}
+		if (!why[0] && want_matl >= 0) {
+			v = jget(jsc, "max_atomic_transfer_length");
+			if (!v || json_object_get_int64(v) != want_matl)
+				snprintf(why, sizeof(why), "%s: awr list -o json scsi %s, VPD MATL %" PRId64, name,
+					 jsc ? json_object_to_json_string(jsc) : "null", want_matl);
+		} else if (!why[0] && jsc) {
+			snprintf(why, sizeof(why), "%s: awr list -o json scsi %s, the VPD page has no atomic fields", name,
+				 json_object_to_json_string(jsc));
+		}
+		/* the normal output's DEVICE column */
+		if (!why[0] && !list_row(text, name, cdev, cparts, cverd, sizeof(cdev)))
+			snprintf(why, sizeof(why), "%s: no row in awr list's normal output", name);
+		else if (!why[0] && strcmp(cdev, want_col))
+			snprintf(why, sizeof(why), "%s: awr list DEVICE column '%s', expected '%s'", name, cdev, want_col);
+	}
+	printf("AWRVM: INFO list_device %s nvme=%u configured=%u scsi=%u\n", tag, nvme, configured, scsi);
+	free(text);
+	verdict(n, why);
 }
 
 int main(int argc, char **argv)
@@ -1772,8 +2094,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 3 && !strcmp(argv[1], "mbr"))
 		return cmd_mbr(argv[2]);
-	if (argc == 3 && !strcmp(argv[1], "list"))
-		return cmd_list(argv[2]);
+	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "list"))
+		return cmd_list(argv[2], argc == 4 ? argv[3] : NULL);
 	if (argc == 5 && !strcmp(argv[1], "vpd"))
 		return cmd_vpd(argv[2], argv[3], argv[4]);
 	if ((argc == 5 || argc == 7) && !strcmp(argv[1], "nvmeid"))
@@ -1781,7 +2103,7 @@ int main(int argc, char **argv)
 				  argc == 7 ? argv[6] : NULL);
 	if (argc != 4) {
 		fprintf(stderr, "usage: awr-vmtest disk|part|stack|chardev|sysfs TAG DEV | vpd TAG SGDEV DISK |"
-			" nvmeid TAG CTRLDEV NSDEV [AWUN AWUPF] | mbr DEV | list TAG\n");
+			" nvmeid TAG CTRLDEV NSDEV [AWUN AWUPF] | mbr DEV | list TAG [VERDICT,...]\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "disk"))

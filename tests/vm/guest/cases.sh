@@ -29,7 +29,7 @@ kernel_at_least() {	# kernel_at_least MAJOR.MINOR
 # kernel series ($KSERIES, see kernel_at_least) with the reason beside it.
 expected_cases() {
 	case "$1" in
-	sd_default) echo 115 ;;	# with awr_list (awr-vmtest list) while its partitions exist
+	sd_default) echo 117 ;;	# with awr_list, awr_list_verdict, awr_list_device (awr-vmtest list) while its partitions exist
 	sd_maxlen) echo 82 ;;
 	sd_bndry) echo 83 ;;
 	sd_gran) echo 82 ;;
@@ -42,12 +42,12 @@ expected_cases() {
 	nvme_awupf0) echo 95 ;;
 	nvme_awupf7) kernel_at_least 7.0 && echo 87 || echo 96 ;;
 	nvme_nawupf7) echo 121 ;;	# with the io_uring engine and page-batch programs (25)
-	nvme_nabspf) echo 81 ;;	# the partition one block past 1 MiB crosses the 64 KiB boundary: refused
+	nvme_nabspf) echo 84 ;;	# the partition one block past 1 MiB crosses the 64 KiB boundary: refused; awr list's 3 cases
 	nvme_nabo) echo 41 ;;	# no atomic writes: fewer cases, no passthrough ones
 	nvme_nawupf_hi) echo 81 ;;	# 64 KiB boundary, as nvme_nabspf
 	nvme_nawupf3) echo 134 ;;	# with the filesystem path cases of fsview.sh (22), the page store's of pages.sh (9) and awr database's of database.sh (7)
-	stack_sd) echo 32 ;;	# load + 5 stacked devices x (statx, probe, json, stack_derived, sweep, stack_rule) + awr_list
-	stack_nvme) echo 32 ;;
+	stack_sd) echo 34 ;;	# load + 5 stacked devices x (statx, probe, json, stack_derived, sweep, stack_rule) + awr list's 3
+	stack_nvme) echo 34 ;;	# as stack_sd
 	nvme_mpath) echo 9 ;;	# load + 2 paths + the head (statx, probe, json, stack_derived, sweep, stack_rule)
 	concurrency) kernel_at_least 7.0 && echo 3 || echo 0 ;;	# load + 2 devices; 7.x only
 	*) echo 0 ;;
@@ -313,11 +313,61 @@ run_parts() {	# MBR with an aligned and a misaligned partition, then both
 	say "PASS $g.$disk.partition_table"
 	run_prog "$g" "${p}1.part" $T part "$g" "/dev/${p}1"
 	run_prog "$g" "${p}2.part" $T part "$g" "/dev/${p}2"
-	# awr list against sysfs with the two partitions in place (awr-vmtest list)
-	[ "$g" = sd_default ] && run_prog "$g" awr_list $T list "$g"
+	# awr list against sysfs, Identify / VPD read here and the configuration (awr-vmtest list) with
+	# the two partitions in place: on the scsi_debug disk with every NVMe namespace run.sh configures
+	# beside it (each verdict but unknown among them, one namespace partitioned with both starts
+	# aligned), and on the 64 KiB-boundary namespace, whose second partition is on its 4 KiB unit but
+	# off its boundary
+	case "$g" in
+	sd_default|nvme_nabspf)
+		say "INFO awr_list $g start uptime=$(cut -d' ' -f1 /proc/uptime)"
+		if [ "$g" = sd_default ] && nvme_all "$g"; then
+			# and a disk whose partitions are all aligned: awr-vmtest mbr's table on the NAWUPF 7
+			# namespace (4 KiB unit_min, no boundary), removed again after
+			np=$(nvme_ns awrnp7)
+			if $T mbr "/dev/$np" && wait_for "[ -b /dev/${np}p1 ] && [ -b /dev/${np}p2 ]"; then
+				run_prog "$g" awr_list $T list "$g" atomic,single-block,none,misaligned,aligned-partitions
+			else
+				say "FAIL $g.awr_list: the partition table on /dev/$np (awrnp7) did not appear"
+			fi
+			dd if=/dev/zero of="/dev/$np" bs=4096 count=1 conv=fsync 2>/dev/null
+			blockdev --rereadpt "/dev/$np" 2>/dev/null
+		elif [ "$g" = nvme_nabspf ]; then
+			run_prog "$g" awr_list $T list "$g" misaligned
+		fi
+		say "INFO awr_list $g end uptime=$(cut -d' ' -f1 /proc/uptime)" ;;
+	esac
 	# drop the table again so the next user sees a bare disk
 	dd if=/dev/zero of="/dev/$disk" bs=4096 count=1 conv=fsync 2>/dev/null
 	blockdev --rereadpt "/dev/$disk" 2>/dev/null
+}
+
+# nvme_heads_ready N: at least N NVMe namespace disks (heads, not the hidden paths nvmeXcYnZ), each
+# with its device node
+nvme_heads_ready() {
+	local b n=0
+	for b in /sys/block/nvme*; do
+		[ -e "$b" ] || continue
+		case "${b##*/}" in *c*) continue ;; esac
+		[ -b "/dev/${b##*/}" ] || return 1
+		n=$((n + 1))
+	done
+	[ "$n" -ge "$1" ]
+}
+
+# nvme_all GROUP: the NVMe driver loaded and a namespace of every controller run.sh configures
+# (awr_nvme on the kernel command line, and the multipath head)
+nvme_all() {
+	local want i=0
+	want=$(( $(tr ' ' '\n' </proc/cmdline | sed -n 's/^awr_nvme=//p' | tr ',' '\n' | grep -c .) + 1 ))
+	modprobe nvme
+	while ! wait_for "nvme_heads_ready $want"; do
+		i=$((i + 1))
+		if [ $i -ge 3 ]; then
+			say "FAIL $1.nvme_all: $want NVMe namespaces expected (run.sh configures them), found: $(ls /sys/block | grep '^nvme' | tr '\n' ' ')"
+			return 1
+		fi
+	done
 }
 
 run_nvme() {
