@@ -144,7 +144,7 @@ int cmd_parse(struct cmd_ctx *c, int argc, const char **argv,
 		out_error("%s: %s: %s", c->name, poptBadOption(c->pc, 0), poptStrerror(rc));
 		goto usage;
 	}
-	if (out_apply_options())
+	if (out_apply_options(c->name))
 		goto err;
 	if (operand_name && strstr(operand_name, "...")) {	/* any number of operands */
 		c->operands = poptGetArgs(c->pc);

@@ -24,11 +24,15 @@ struct awr_cmd {
 };
 
 /* output.c: one output layer for every command */
-enum out_mode { OUT_NORMAL, OUT_JSON };
+enum out_mode { OUT_NORMAL, OUT_JSON, OUT_PROMETHEUS };
 extern enum out_mode out_mode;
 extern const struct poptOption out_options[];	/* -o normal|json */
 
-int out_apply_options(void);
+int out_apply_options(const char *cmd);
+/* -o prometheus (awr list, awr qualify): node_exporter's textfile format */
+void prom_gauge(const char *name, const char *help);
+void prom_sample(const char *name, const char *const *labels, double value);
+void prom_info(void);
 void out_print_json(struct json_object *obj);
 /* adds "schema_version" to a JSON document (every one printed or written carries it) */
 struct json_object *out_json_schema(struct json_object *obj);

@@ -169,6 +169,12 @@ int cmd_database(int argc, const char **argv)
 
 	if (cmd_parse(&c, argc, argv, table, "DATADIR", true))
 		return AWR_EXIT_USAGE;
+	if (out_mode == OUT_PROMETHEUS) {
+		out_error("qualify DATADIR --for: -o prometheus is not written for a data directory: use -o normal or "
+			  "-o json");
+		cmd_done(&c);
+		return AWR_EXIT_USAGE;
+	}
 	if (!engine_s || (strcmp(engine_s, "innodb") && strcmp(engine_s, "postgresql"))) {
 		out_error("--for %s: name the engine whose files DATADIR holds: --for innodb (MySQL, MariaDB) or "
 			  "--for postgresql", engine_s ? engine_s : "is missing");

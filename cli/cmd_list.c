@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* awr list: every block device of the machine with its atomic limits, one line each. */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -123,6 +124,72 @@ static struct json_object *device_json(const struct awr_blockdev *b)
 	return o;
 }
 
+static const char *const list_verdicts[] = { "atomic", "misaligned", "single-block", "none", "unknown" };
+
+/* -o prometheus: one gauge per device and limit, for node_exporter's textfile collector */
+static void print_prometheus(const struct awr_blockdev *list, unsigned int nr)
+{
+	static const struct { const char *name, *help; size_t off; } limits[] = {
+		{ "awr_atomic_unit_min_bytes", "the smallest atomic write the kernel takes on the disk (sysfs atomic_write_unit_min_bytes; 0: none)",
+		  offsetof(struct awr_sysfs_view, unit_min) },
+		{ "awr_atomic_unit_max_bytes", "the largest atomic write the kernel takes on the disk (sysfs atomic_write_unit_max_bytes; 0: no atomic writes)",
+		  offsetof(struct awr_sysfs_view, unit_max) },
+		{ "awr_atomic_max_bytes", "the device's atomic write maximum as the kernel derives it (sysfs atomic_write_max_bytes)",
+		  offsetof(struct awr_sysfs_view, max_bytes) },
+		{ "awr_atomic_boundary_bytes", "no atomic write may cross a multiple of it (sysfs atomic_write_boundary_bytes; 0: none)",
+		  offsetof(struct awr_sysfs_view, boundary) },
+		{ "awr_logical_block_size_bytes", "the disk's logical block size (sysfs logical_block_size)",
+		  offsetof(struct awr_sysfs_view, logical_block_size) },
+	};
+	const char *l[9];
+
+	for (size_t k = 0; k < sizeof(limits) / sizeof(limits[0]); k++) {
+		prom_gauge(limits[k].name, limits[k].help);
+		for (unsigned int i = 0; i < nr; i++) {
+			const char *const lab[] = { "device", list[i].name, "model", list[i].model,
+						    "transport", list[i].transport, NULL };
+			uint32_t v;
+
+			memcpy(&v, (const char *)&list[i].sysfs + limits[k].off, sizeof(v));
+			prom_sample(limits[k].name, lab, v);
+		}
+	}
+	prom_gauge("awr_nvme_awupf", "NVMe AWUPF of the controller, 0's based (blocks - 1) as Identify Controller reports it");
+	for (unsigned int i = 0; i < nr; i++)
+		if (list[i].awupf >= 0)
+			prom_sample("awr_nvme_awupf", (const char *const[]){ "device", list[i].name, "model",
+									 list[i].model, NULL }, list[i].awupf);
+	prom_gauge("awr_nvme_nawupf", "NVMe NAWUPF of the namespace, 0's based, where NSFEAT bit 1 makes it valid");
+	for (unsigned int i = 0; i < nr; i++)
+		if (list[i].nawupf >= 0)
+			prom_sample("awr_nvme_nawupf", (const char *const[]){ "device", list[i].name, "model",
+									  list[i].model, NULL }, list[i].nawupf);
+	prom_gauge("awr_scsi_max_atomic_transfer_length_blocks", "SCSI MAXIMUM ATOMIC TRANSFER LENGTH (Block Limits VPD)");
+	for (unsigned int i = 0; i < nr; i++)
+		if (list[i].scsi_matl >= 0)
+			prom_sample("awr_scsi_max_atomic_transfer_length_blocks",
+				    (const char *const[]){ "device", list[i].name, "model", list[i].model, NULL },
+				    (double)list[i].scsi_matl);
+	prom_gauge("awr_partitions_misaligned", "partitions of the disk whose start is not a multiple of its atomic unit and boundary");
+	for (unsigned int i = 0; i < nr; i++) {
+		unsigned int aligned;
+
+		part_counts(&list[i], &aligned);
+		prom_sample("awr_partitions_misaligned", (const char *const[]){ "device", list[i].name, NULL },
+			    list[i].nr_parts - aligned);
+	}
+	prom_gauge("awr_atomic_verdict", "awr list's verdict of the disk: 1 for the verdict it has, 0 for the others");
+	for (unsigned int i = 0; i < nr; i++) {
+		const char *v = awr_blockdev_verdict(&list[i]);
+
+		for (size_t k = 0; k < sizeof(list_verdicts) / sizeof(list_verdicts[0]); k++) {
+			l[0] = "device"; l[1] = list[i].name; l[2] = "verdict"; l[3] = list_verdicts[k]; l[4] = NULL;
+			prom_sample("awr_atomic_verdict", l, !strcmp(v, list_verdicts[k]));
+		}
+	}
+	prom_info();
+}
+
 int cmd_list(int argc, const char **argv)
 {
 	struct poptOption table[] = {
@@ -155,6 +222,8 @@ int cmd_list(int argc, const char **argv)
 		       "HOLDERS");
 		for (unsigned int i = 0; i < nr; i++)
 			print_line(&list[i]);
+	} else if (out_mode == OUT_PROMETHEUS) {
+		print_prometheus(list, nr);
 	} else {
 		o = json_object_new_object();
 		a = json_object_new_array();

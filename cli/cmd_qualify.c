@@ -258,6 +258,45 @@ static void print_verdict(const struct qctx *q, const struct tally *t)
 	       t->n[Q_PASS], t->n[Q_FAIL], t->n[Q_SKIP], t->seconds);
 }
 
+/* -o prometheus: the verdict, each check's result and seconds, the limits qualified */
+static void print_prometheus(const struct qctx *q, const struct qcheck *c, const struct tally *t)
+{
+	static const char *const results[] = { "pass", "fail", "skip" };
+	const char *l[9];
+
+	/* target: PATH as given (a directory's scratch file changes name every run) */
+	prom_gauge("awr_qualify_verdict", "awr qualify's verdict for the target: 1 PASS (every check passed or was skipped), 0 FAIL");
+	l[0] = "target"; l[1] = q->path; l[2] = NULL;
+	prom_sample("awr_qualify_verdict", l, !t->n[Q_FAIL]);
+	prom_gauge("awr_qualify_check", "each check of awr qualify: 1 for the result it had, 0 for the others");
+	for (size_t i = 0; i < NR_CHECKS; i++) {
+		if (!c[i].name)
+			continue;
+		for (size_t r = 0; r < 3; r++) {
+			l[0] = "target"; l[1] = q->path; l[2] = "check"; l[3] = c[i].name;
+			l[4] = "result"; l[5] = results[r]; l[6] = NULL;
+			prom_sample("awr_qualify_check", l, c[i].result == (enum q_result)r);
+		}
+	}
+	prom_gauge("awr_qualify_check_seconds", "how long each check of awr qualify ran");
+	for (size_t i = 0; i < NR_CHECKS; i++) {
+		if (!c[i].name)
+			continue;
+		l[0] = "target"; l[1] = q->path; l[2] = "check"; l[3] = c[i].name; l[4] = NULL;
+		prom_sample("awr_qualify_check_seconds", l, c[i].seconds);
+	}
+	l[0] = "target"; l[1] = q->path; l[2] = NULL;
+	prom_gauge("awr_qualify_atomic_unit_min_bytes", "the effective atomic unit_min qualified (statx, sysfs and device views joined)");
+	prom_sample("awr_qualify_atomic_unit_min_bytes", l, q->lim.supported ? q->lim.unit_min : 0);
+	prom_gauge("awr_qualify_atomic_unit_max_bytes", "the effective atomic unit_max qualified (0: no atomic writes)");
+	prom_sample("awr_qualify_atomic_unit_max_bytes", l, q->lim.supported ? q->lim.unit_max : 0);
+	prom_gauge("awr_qualify_stress_unit_bytes", "the unit of the concurrent and crash checks");
+	prom_sample("awr_qualify_stress_unit_bytes", l, q->unit);
+	prom_gauge("awr_qualify_duration_seconds", "how long awr qualify ran");
+	prom_sample("awr_qualify_duration_seconds", l, t->seconds);
+	prom_info();
+}
+
 static int finish(struct qctx *q, struct qcheck *c, const struct tally *t, const char *report)
 {
 	struct json_object *o = report_json(q, c, t);
@@ -271,6 +310,8 @@ static int finish(struct qctx *q, struct qcheck *c, const struct tally *t, const
 		json_object_put(o);
 	if (out_mode == OUT_NORMAL)
 		print_verdict(q, t);
+	else if (out_mode == OUT_PROMETHEUS)
+		print_prometheus(q, c, t);
 	return rc;
 }
 

@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: MIT
 /* The output layer: -o normal|json, JSON through json-c, errors on stderr. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "config.h"
 
 #include "awr.h"
 
@@ -13,21 +18,89 @@ static char *out_arg;
 
 const struct poptOption out_options[] = {
 	{ "output", 'o', POPT_ARG_STRING, &out_arg, 0,
-	  "output format", "normal|json" },
+	  "output format (prometheus: awr list and awr qualify, node_exporter's textfile format)",
+	  "normal|json|prometheus" },
 	POPT_TABLEEND
 };
 
-int out_apply_options(void)
+/* The commands that write the node_exporter textfile format (prom_*() below). */
+static bool prometheus_command(const char *cmd)
+{
+	return cmd && (!strcmp(cmd, "list") || !strcmp(cmd, "qualify"));
+}
+
+int out_apply_options(const char *cmd)
 {
 	if (!out_arg || !strcmp(out_arg, "normal"))
 		out_mode = OUT_NORMAL;
 	else if (!strcmp(out_arg, "json"))
 		out_mode = OUT_JSON;
-	else {
-		out_error("invalid output format '%s': use -o normal or -o json", out_arg);
+	else if (!strcmp(out_arg, "prometheus") && prometheus_command(cmd))
+		out_mode = OUT_PROMETHEUS;
+	else if (!strcmp(out_arg, "prometheus")) {
+		out_error("%s: -o prometheus is written by awr list and awr qualify only: use -o normal or -o json "
+			  "here", cmd ? cmd : "awr");
+		return -EINVAL;
+	} else {
+		out_error("invalid output format '%s': use -o normal, -o json (or -o prometheus with awr list and "
+			  "awr qualify)", out_arg);
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/* ---- node_exporter's textfile format (the Prometheus text exposition format 0.0.4) ---- */
+
+/* HELP and TYPE of a gauge, once per metric name, before its first sample */
+void prom_gauge(const char *name, const char *help)
+{
+	printf("# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+}
+
+/* a label value escaped: backslash, double quote and newline */
+static void prom_escape(const char *v)
+{
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			printf("\\%c", *v);
+		else if (*v == '\n')
+			fputs("\\n", stdout);
+		else
+			putchar(*v);
+	}
+}
+
+/* one sample: NAME{K1="V1",...} VALUE; @labels is NULL-terminated pairs of key and value */
+void prom_sample(const char *name, const char *const *labels, double value)
+{
+	fputs(name, stdout);
+	if (labels && labels[0]) {
+		putchar('{');
+		for (int i = 0; labels[i]; i += 2) {
+			printf("%s%s=\"", i ? "," : "", labels[i]);
+			prom_escape(labels[i + 1] ? labels[i + 1] : "");
+			putchar('"');
+		}
+		putchar('}');
+	}
+	/* counts and bytes exactly, seconds to the microsecond */
+	if (value == (double)(int64_t)value)
+		printf(" %" PRId64 "\n", (int64_t)value);
+	else
+		printf(" %.6f\n", value);
+}
+
+/* awr_info{version,kernel} 1 and the time of the reading */
+void prom_info(void)
+{
+	struct utsname u;
+
+	if (uname(&u))
+		snprintf(u.release, sizeof(u.release), "unknown");
+	prom_gauge("awr_info", "the awr that wrote these metrics and the kernel it read them on");
+	prom_sample("awr_info", (const char *const[]){ "version", AWR_VERSION_STRING, "kernel", u.release, NULL }, 1);
+	prom_gauge("awr_last_run_timestamp_seconds", "when awr wrote these metrics (seconds since the epoch)");
+	prom_sample("awr_last_run_timestamp_seconds", NULL, (double)time(NULL));
 }
 
 /*

@@ -18,6 +18,7 @@ TEST_DEPS=(
 	strace		# journal_remote counts the server's accept4 calls
 	postgresql mariadb-server	# awr database on real data directories (db_verdict)
 	libaio-dev	# the preload tests' writer submits through libaio as MariaDB does
+	python3-prometheus-client	# -o prometheus read by a real parser (tests/prom_check.py)
 	clang libclang-rt-14-dev valgrind
 )
 

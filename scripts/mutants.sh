@@ -179,6 +179,11 @@ mutant db-fcrc32-page-size "the full_crc32 FSP flags read with the older layout'
 	'		*page_size = 1U << (ssize + 10);
 		return say(why, why_len, 0, "FSP flags 0x%x (full_crc32 layout)'
 
+mutant prom-label-unescaped "-o prometheus writes label values without escaping quotes and backslashes" \
+	"list_prometheus" cli/output.c \
+	$'\t\tif (*v == \'\\\\\' || *v == \'"\')' \
+	$'\t\tif (*v == 1)'
+
 mutant preload-uring-unmarked "the preload counts an io_uring page write as atomic without setting RWF_ATOMIC" \
 	"preload_writes" preload/preload.c \
 	$'\t\t\tsqe->rw_flags |= RWF_ATOMIC;\n' \

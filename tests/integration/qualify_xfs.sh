@@ -58,10 +58,13 @@ PY
 [ "$took" -lt 30 ] || echo "note: qualify --quick took $took s (target: under 30 s)"
 ls "$dir" | grep -q awr-qualify && fail "qualify left its scratch file in $dir"
 
-# --crash: the filesystem is shut down, mounted again and verified
-"$awr" qualify "$dir" --quick --crash -o json >"$work/crash.json"
+# --crash: the filesystem is shut down, mounted again and verified; this run also writes the
+# node_exporter textfile format (-o prometheus), read by the Prometheus parser against its report
+"$awr" qualify "$dir" --quick --crash -o prometheus --report "$work/crash.json" >"$work/crash.prom"
 rc=$?
-[ "$rc" = 0 ] || { cat "$work/crash.json"; fail "qualify --crash exited $rc"; }
+[ "$rc" = 0 ] || { cat "$work/crash.prom" "$work/crash.json"; fail "qualify --crash exited $rc"; }
+python3 "$(dirname "$0")/../prom_check.py" qualify "$work/crash.prom" "$work/crash.json" ||
+	fail "qualify -o prometheus against its report"
 python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1]))
