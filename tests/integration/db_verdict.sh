@@ -82,6 +82,10 @@ for ps in 16384 8192; do
 		json "$w/my.json" 'all(f["statx_atomic"] and f["unit_min"] <= '"$ps"' <= f["unit_max"] for f in d["files"])' |
 		grep -q True && ok "InnoDB $ps with atomic writes (awr qualify --for): guaranteed, $(json "$w/my.json" 'd["advice"]' | head -c 120)" ||
 		fail "InnoDB $ps with atomic writes: exit $rc, $(head -c 800 "$w/my.json")"
+	# safe, but the copy-on-write path is slower than the doublewrite buffer: the advice keeps it
+	json "$w/my.json" 'd["advice"]' | grep -q "but keep the doublewrite buffer (innodb_doublewrite=ON) for speed: the atomic page writes take the filesystem's copy-on-write path" &&
+		ok "InnoDB $ps: the software path's advice keeps the buffer for speed" ||
+		fail "InnoDB $ps: the advice on the software path: $(json "$w/my.json" 'd["advice"]')"
 	json "$w/my.json" 'd["skipped"]' | grep -q "ib_logfile0" && ok "InnoDB $ps: the redo log named and left out" ||
 		fail "InnoDB $ps: ib_logfile0 not among the skipped: $(json "$w/my.json" 'd["skipped"]')"
 	snapshot "$my" >"$w/my.after"
