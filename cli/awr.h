@@ -50,6 +50,18 @@ const char *out_severity_name(enum awr_severity s);
 struct json_object *out_finding_json(const struct awr_finding *f);
 struct json_object *out_probe_findings_json(const struct awr_probe *p);
 
+/* progress.c: one line on a terminal's standard error while a long call runs (normal output only) */
+struct progress;
+typedef void (*progress_fn)(void *arg, double elapsed, char *buf, size_t len);
+struct progress_file { int fd; uint64_t total; uint64_t base; };
+bool progress_wanted(void);
+struct progress *progress_start(const char *label, progress_fn fn, void *arg);	/* NULL: none shown */
+void progress_stop(struct progress *p);	/* clears the line; NULL is fine */
+void progress_seconds(void *arg, double elapsed, char *buf, size_t len);	/* arg: const double *total */
+void progress_allocated(void *arg, double elapsed, char *buf, size_t len);	/* arg: struct progress_file */
+void progress_read(void *arg, double elapsed, char *buf, size_t len);	/* arg: struct progress_file */
+uint64_t progress_read_base(void);	/* read_bytes so far, for progress_file.base */
+
 /* args.c: popt context and operand helpers shared by commands */
 struct cmd_ctx {
 	const char *name;

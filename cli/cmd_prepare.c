@@ -96,7 +96,13 @@ int cmd_prepare(int argc, const char **argv)
 			    &created);
 	if (fd < 0)
 		goto out;
-	ret = awr_prepare(fd, size, unit, hint_only ? AWR_PREPARE_HINT_ONLY : 0, &res);
+	{
+		struct progress_file pf = { .fd = fd, .total = hint_only ? 0 : size };
+		struct progress *pr = progress_start("prepare", hint_only ? NULL : progress_allocated, &pf);
+
+		ret = awr_prepare(fd, size, unit, hint_only ? AWR_PREPARE_HINT_ONLY : 0, &res);
+		progress_stop(pr);
+	}
 	if (ret) {
 		out_error("cannot prepare %s: %s (%s)", c.operand, res.message, refusal_name(res.refusal));
 		if (created && res.refusal != AWR_PREPARE_FAILED && same_file(c.operand, fd))

@@ -239,7 +239,16 @@ static void run_checks(struct qctx *q, struct qcheck *c, struct tally *t)
 		c[i].name = checks[i].name;
 		c[i].figures = json_object_new_object();
 		t0 = now_s();
-		checks[i].run(q, &c[i]);
+		{
+			char label[96];
+			struct progress *pr;
+
+			snprintf(label, sizeof(label), "qualify: check %zu of %zu, %s", i + 1, (size_t)NR_CHECKS,
+				 checks[i].name);
+			pr = progress_start(label, NULL, NULL);
+			checks[i].run(q, &c[i]);
+			progress_stop(pr);
+		}
 		c[i].seconds = now_s() - t0;
 		t->n[c[i].result]++;
 		if (out_mode == OUT_NORMAL)

@@ -293,7 +293,13 @@ int cmd_stress(int argc, const char **argv)
 	if (fd < 0)
 		goto out;
 	catch_stop_signals(on_stop);
-	ret = awr_stress_run_fd(fd, &o, &r);
+	{
+		double total = (double)o.duration_ms / 1000;
+		struct progress *pr = progress_start("stress", progress_seconds, &total);
+
+		ret = awr_stress_run_fd(fd, &o, &r);
+		progress_stop(pr);
+	}
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	if (ret) {

@@ -4,10 +4,14 @@
  * units per class, list the first offending ones, and find lost writes.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <linux/fs.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "awr.h"
 
@@ -190,6 +194,25 @@ static int explain_error(const char *path, const struct awr_verify_opts *o,
 	return AWR_EXIT_USAGE;
 }
 
+/* the bytes a scan of PATH reads at most: a file's size, a block device's (0 unknown) */
+static uint64_t target_bytes(const char *path)
+{
+	uint64_t n = 0;
+	struct stat st;
+	int fd;
+
+	if (stat(path, &st))
+		return 0;
+	if (S_ISREG(st.st_mode))
+		return (uint64_t)st.st_size;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && ioctl(fd, BLKGETSIZE64, &n))
+		n = 0;
+	if (fd >= 0)
+		close(fd);
+	return n;
+}
+
 int cmd_verify(int argc, const char **argv)
 {
 	char *unit_s = NULL, *size_s = NULL, *journal = NULL, *secret = NULL;
@@ -237,7 +260,14 @@ int cmd_verify(int argc, const char **argv)
 	k.max = max_issues < 0 ? 0 : max_issues > 16 && out_mode == OUT_NORMAL ? 16 : (unsigned int)max_issues;
 	k.list = out_mode == OUT_JSON ? json_object_new_array() : NULL;
 	o.arg = &k;
-	ret = awr_verify_run(c.operand, &o, &r);
+	{
+		struct progress_file pf = { .total = o.span ? o.span : target_bytes(c.operand),
+					    .base = progress_read_base() };
+		struct progress *pr = progress_start("verify", progress_read, &pf);
+
+		ret = awr_verify_run(c.operand, &o, &r);
+		progress_stop(pr);
+	}
 	if (ret) {
 		json_object_put(k.list);
 		rc = explain_error(c.operand, &o, &r, ret);

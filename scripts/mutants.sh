@@ -184,6 +184,11 @@ mutant prom-label-unescaped "-o prometheus writes label values without escaping 
 	$'\t\tif (*v == \'\\\\\' || *v == \'"\')' \
 	$'\t\tif (*v == 1)'
 
+mutant progress-stdout-tty "progress is drawn when standard output is a terminal, not standard error" \
+	"progress_tty" cli/progress.c \
+	'	return out_mode == OUT_NORMAL && isatty(STDERR_FILENO);' \
+	'	return out_mode == OUT_NORMAL && isatty(STDOUT_FILENO);'
+
 mutant preload-uring-unmarked "the preload counts an io_uring page write as atomic without setting RWF_ATOMIC" \
 	"preload_writes" preload/preload.c \
 	$'\t\t\tsqe->rw_flags |= RWF_ATOMIC;\n' \

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Progress on a terminal for the commands that run long (qualify, stress, verify, prepare): a
+ * thread redraws one line on standard error every 250 ms while the library works, and clears it
+ * at the end. Only in normal output with standard error a terminal: never in JSON, a pipe or a log.
+ */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "awr.h"
+
+struct progress {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool stop;
+	char label[96];
+	struct timespec start;
+	progress_fn fn;
+	void *arg;
+	size_t width;
+};
+
+static double elapsed(const struct progress *p)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - p->start.tv_sec) + (double)(t.tv_nsec - p->start.tv_nsec) / 1e9;
+}
+
+static void draw(struct progress *p)
+{
+	char what[160] = "";
+	size_t n;
+
+	if (p->fn)
+		p->fn(p->arg, elapsed(p), what, sizeof(what));
+	else
+		snprintf(what, sizeof(what), "%.0f s", elapsed(p));
+	n = (size_t)fprintf(stderr, "\r%s: %s", p->label, what);
+	if (n < p->width)
+		fprintf(stderr, "%*s", (int)(p->width - n), "");
+	p->width = n;
+	fflush(stderr);
+}
+
+static void *ticker(void *arg)
+{
+	struct progress *p = arg;
+	struct timespec until;
+
+	pthread_mutex_lock(&p->lock);
+	while (!p->stop) {
+		draw(p);
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 250000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&p->cond, &p->lock, &until);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+bool progress_wanted(void)
+{
+	return out_mode == OUT_NORMAL && isatty(STDERR_FILENO);
+}
+
+struct progress *progress_start(const char *label, progress_fn fn, void *arg)
+{
+	struct progress *p;
+
+	if (!progress_wanted() || !(p = calloc(1, sizeof(*p))))
+		return NULL;
+	snprintf(p->label, sizeof(p->label), "%s", label);
+	p->fn = fn;
+	p->arg = arg;
+	clock_gettime(CLOCK_MONOTONIC, &p->start);
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
+	if (pthread_create(&p->thread, NULL, ticker, p)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void progress_stop(struct progress *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&p->lock);
+	p->stop = true;
+	pthread_cond_signal(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+	pthread_join(p->thread, NULL);
+	fprintf(stderr, "\r%*s\r", (int)p->width, "");
+	fflush(stderr);
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->cond);
+	free(p);
+}
+
+/* ---- what the line says ---- */
+
+void progress_seconds(void *arg, double el, char *buf, size_t len)
+{
+	const double *total = arg;
+
+	if (*total > 0)
+		snprintf(buf, len, "%.1f of %.0f s (%.0f%%)", el < *total ? el : *total, *total,
+			 100.0 * (el < *total ? el : *total) / *total);
+	else
+		snprintf(buf, len, "%.0f s", el);
+}
+
+/* bytes allocated to the file (st_blocks) against its size: awr prepare */
+void progress_allocated(void *arg, double el, char *buf, size_t len)
+{
+	const struct progress_file *f = arg;
+	char a[24], b[24];
+	struct stat st;
+	uint64_t done;
+
+	if (fstat(f->fd, &st) || !f->total) {
+		snprintf(buf, len, "%.0f s", el);
+		return;
+	}
+	done = (uint64_t)st.st_blocks * 512;
+	if (done > f->total)
+		done = f->total;
+	snprintf(buf, len, "%s of %s allocated (%.0f%%), %.0f s", out_size(done, a, sizeof(a)),
+		 out_size(f->total, b, sizeof(b)), 100.0 * (double)done / (double)f->total, el);
+}
+
+/* bytes this process read from storage (/proc/self/io read_bytes) against the target: awr verify */
+void progress_read(void *arg, double el, char *buf, size_t len)
+{
+	const struct progress_file *f = arg;
+	char line[128], a[24], b[24];
+	uint64_t done = 0;
+	FILE *io = fopen("/proc/self/io", "re");
+
+	while (io && fgets(line, sizeof(line), io))
+		if (sscanf(line, "read_bytes: %" SCNu64, &done) == 1)
+			break;
+	if (io)
+		fclose(io);
+	done = done > f->base ? done - f->base : 0;
+	if (!f->total) {
+		snprintf(buf, len, "%s read, %.0f s", out_size(done, a, sizeof(a)), el);
+		return;
+	}
+	if (done > f->total)
+		done = f->total;
+	snprintf(buf, len, "%s of %s read (%.0f%%), %.0f s", out_size(done, a, sizeof(a)),
+		 out_size(f->total, b, sizeof(b)), 100.0 * (double)done / (double)f->total, el);
+}
+
+uint64_t progress_read_base(void)
+{
+	char line[128];
+	uint64_t v = 0;
+	FILE *io = fopen("/proc/self/io", "re");
+
+	while (io && fgets(line, sizeof(line), io))
+		if (sscanf(line, "read_bytes: %" SCNu64, &v) == 1)
+			break;
+	if (io)
+		fclose(io);
+	return v;
+}
