@@ -135,17 +135,29 @@ int cmd_parse(struct cmd_ctx *c, int argc, const char **argv,
 	c->argv = drop_repeated_strings(argc, argv, table, &argc);
 	if (c->argv)
 		argv = c->argv;
-	c->pc = poptGetContext(argv[0], argc, argv, table, 0);
+	/* popt names the program in the usage line from argv[0]: "awr decode", not "decode" */
+	snprintf(c->prog, sizeof(c->prog), "awr %s", c->name);
+	if (c->argv)
+		c->argv[0] = c->prog;
+	/* usage lines name the tool and the command: "Usage: awr decode [OPTION...] FILE..." */
+	c->pc = poptGetContext(c->prog, argc, argv, table, 0);
+	if (operand_name) {
+		snprintf(c->other_help, sizeof(c->other_help), "[OPTION...] %s%s%s", operand_required ? "" : "[",
+			 operand_name, operand_required ? "" : "]");
+		poptSetOtherOptionHelp(c->pc, c->other_help);
+	}
+	out_set_command(c->name, NULL);
 	while ((rc = poptGetNextOpt(c->pc)) > 0)
 		;
+	/* -o first: an error in the other options is then reported in the format asked for */
+	if (out_apply_options(c->name))
+		goto err;
 	if (rc >= -1 && check_numeric_values(argc, argv, table))
 		goto usage;
 	if (rc < -1) {
 		out_error("%s: %s: %s", c->name, poptBadOption(c->pc, 0), poptStrerror(rc));
 		goto usage;
 	}
-	if (out_apply_options(c->name))
-		goto err;
 	if (operand_name && strstr(operand_name, "...")) {	/* any number of operands */
 		c->operands = poptGetArgs(c->pc);
 		c->operand = c->operands ? c->operands[0] : NULL;
@@ -153,6 +165,7 @@ int cmd_parse(struct cmd_ctx *c, int argc, const char **argv,
 		c->operands = NULL;
 		c->operand = poptGetArg(c->pc);
 	}
+	out_set_command(c->name, c->operand);
 	extra = c->operands ? NULL : poptGetArg(c->pc);
 	if (extra) {
 		out_error("%s: unexpected argument '%s'", c->name, extra);
@@ -164,7 +177,9 @@ int cmd_parse(struct cmd_ctx *c, int argc, const char **argv,
 	}
 	return 0;
 usage:
-	poptPrintUsage(c->pc, stderr, 0);
+	/* one line of usage and where the options are, as coreutils does */
+	fprintf(stderr, "Usage: %s %s\nTry '%s --help' for the options.\n", c->prog,
+		operand_name ? c->other_help : "[OPTION...]", c->prog);
 err:
 	cmd_done(c);
 	return -EINVAL;

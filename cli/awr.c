@@ -75,6 +75,7 @@ static int cmd_help(int argc, const char **argv)
 int main(int argc, const char **argv)
 {
 	const struct awr_cmd *c;
+	int rc;
 
 	/* a tool that writes raw devices must not lend its privileges to whoever runs it */
 	if (getuid() != geteuid() || getgid() != getegid()) {
@@ -100,5 +101,8 @@ int main(int argc, const char **argv)
 	/* the writing commands decide safety and partitions from the real /sys, never AWR_SYSFS_ROOT */
 	if (c->writes)
 		awr_set_sysfs_root("/sys");
-	return c->handler(argc - 1, argv + 1);
+	out_prescan(argc - 1, argv + 1);
+	rc = c->handler(argc - 1, argv + 1);
+	out_finish(rc);
+	return rc;
 }

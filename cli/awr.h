@@ -27,6 +27,7 @@ struct awr_cmd {
 enum out_mode { OUT_NORMAL, OUT_JSON, OUT_PROMETHEUS };
 extern enum out_mode out_mode;
 extern const struct poptOption out_options[];	/* -o normal|json */
+extern const struct poptOption out_options_prom[];	/* -o normal|json|prometheus: list, qualify */
 
 int out_apply_options(const char *cmd);
 /* -o prometheus (awr list, awr qualify): node_exporter's textfile format */
@@ -37,6 +38,12 @@ void out_print_json(struct json_object *obj);
 /* adds "schema_version" to a JSON document (every one printed or written carries it) */
 struct json_object *out_json_schema(struct json_object *obj);
 void out_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* the command and its target, for the error document of -o json (cmd_parse sets them) */
+void out_set_command(const char *name, const char *target);
+void out_finish(int rc);
+void out_outcome(const char *why);
+void out_set_errno(int e);
+void out_prescan(int argc, const char **argv);
 bool out_is_tty(void);
 struct json_object *out_u64(uint64_t v);
 struct json_object *out_limits_json(const struct awr_limits *l);
@@ -70,6 +77,8 @@ struct cmd_ctx {
 	const char *operand;	/* the PATH operand */
 	const char **operands;	/* every operand, when operand_name ends in "..." */
 	const char **argv;	/* the arguments popt parses (repeated string options dropped) */
+	char prog[48];		/* "awr decode": the usage line's name */
+	char other_help[96];	/* "[OPTION...] FILE...": the usage line's operands */
 };
 
 int cmd_parse(struct cmd_ctx *c, int argc, const char **argv,

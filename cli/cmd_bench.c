@@ -296,6 +296,8 @@ int cmd_bench(int argc, const char **argv)
 	for (int m = 0; m < BENCH__MODES; m++)
 		if (r.mode[m].ran && r.mode[m].error)
 			rc = AWR_EXIT_FAIL;
+	if (rc == AWR_EXIT_FAIL)
+		out_outcome("write_failed");
 	if (stop_signal && rc == AWR_EXIT_OK) {
 		out_error("bench: stopped by %s; the figures cover the time run", strsignal(stop_signal));
 		rc = 128 + stop_signal;

@@ -62,5 +62,7 @@ int cmd_check(int argc, const char **argv)
 	}
 	awr_probe_free(p);
 	cmd_done(&c);
+	if (ret)
+		out_outcome("not_atomic");
 	return ret ? AWR_EXIT_FAIL : AWR_EXIT_OK;
 }

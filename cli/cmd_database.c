@@ -198,6 +198,7 @@ int cmd_database(int argc, const char **argv)
 	else
 		print_text(r, all);
 	rc = r->verdict == AWR_DB_GUARANTEED || r->verdict == AWR_DB_DEVICE_IMPLICIT ? AWR_EXIT_OK : AWR_EXIT_FAIL;
+	out_outcome(r->verdict == AWR_DB_NOT_SAFE ? "not_safe" : "unknown");
 	awr_db_report_free(r);
 	cmd_done(&c);
 	return rc;

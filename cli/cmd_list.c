@@ -193,7 +193,7 @@ static void print_prometheus(const struct awr_blockdev *list, unsigned int nr)
 int cmd_list(int argc, const char **argv)
 {
 	struct poptOption table[] = {
-		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options, 0, "Output:", NULL },
+		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options_prom, 0, "Output:", NULL },
 		POPT_AUTOHELP
 		POPT_TABLEEND
 	};

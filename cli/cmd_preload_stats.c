@@ -74,5 +74,6 @@ int cmd_preload_stats(int argc, const char **argv)
 	}
 	cmd_done(&c);
 	/* 1: the kernel refused an atomic page write, or a named file was refused */
+	out_outcome("refused");
 	return s.refused || s.files_refused ? AWR_EXIT_FAIL : AWR_EXIT_OK;
 }

@@ -108,11 +108,13 @@ int cmd_prepare(int argc, const char **argv)
 		if (created && res.refusal != AWR_PREPARE_FAILED && same_file(c.operand, fd))
 			unlink(c.operand);	/* refused before any change: leave nothing behind */
 		rc = res.refusal == AWR_PREPARE_FAILED ? AWR_EXIT_FAIL : AWR_EXIT_USAGE;
+		out_outcome("prepare_failed");
 		goto out;
 	}
 	prepare_report(c.operand, size, unit, &res, fd);
 	/* the promise is a fully aligned file: say so by the exit status */
 	rc = res.aligned_bytes == size ? AWR_EXIT_OK : AWR_EXIT_FAIL;
+	out_outcome("not_aligned");
 	if (rc)
 		out_error("%s: only %" PRIu64 " of %" PRIu64 " bytes are on aligned extents", c.operand,
 			  res.aligned_bytes, size);

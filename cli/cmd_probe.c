@@ -178,19 +178,20 @@ static void probe_print(const struct awr_probe *p)
 	fs_probe_print(awr_probe_path_name(p));	/* cli/fs_out.c */
 }
 
-static int check_require(const struct awr_limits *e, uint64_t size)
+/* --require SIZE: met, or why not in one sentence (reason) */
+static bool check_require(const struct awr_limits *e, uint64_t size, char *reason, size_t len)
 {
 	char a[32], b[32], c[32];
 
 	out_size(size, c, sizeof(c));
 	if (!e->supported)
-		out_error("required size %s is not atomic here: no atomic write support", c);
+		snprintf(reason, len, "required size %s is not atomic here: no atomic write support", c);
 	else if (size < e->unit_min || size > e->unit_max || (size & (size - 1)))
-		out_error("required size %s is not atomic here: atomic writes are powers of two from %s to %s",
-			  c, out_size(e->unit_min, a, sizeof(a)), out_size(e->unit_max, b, sizeof(b)));
+		snprintf(reason, len, "required size %s is not atomic here: atomic writes are powers of two from %s to %s",
+			 c, out_size(e->unit_min, a, sizeof(a)), out_size(e->unit_max, b, sizeof(b)));
 	else
-		return AWR_EXIT_OK;
-	return AWR_EXIT_FAIL;
+		return true;
+	return false;
 }
 
 int cmd_probe(int argc, const char **argv)
@@ -206,6 +207,8 @@ int cmd_probe(int argc, const char **argv)
 	struct cmd_ctx c;
 	struct awr_probe *p;
 	uint64_t req = 0;
+	char reason[160];
+	bool met;
 	int ret;
 
 	if (cmd_parse(&c, argc, argv, table, "PATH", true))
@@ -217,14 +220,32 @@ int cmd_probe(int argc, const char **argv)
 	ret = awr_probe_path(c.operand, 0, &p);
 	if (ret) {
 		out_error("cannot probe %s: %s", c.operand, strerror(-ret));
+		out_set_errno(-ret);
 		cmd_done(&c);
 		return AWR_EXIT_USAGE;
 	}
-	if (out_mode == OUT_JSON)
-		out_print_json(probe_json(p));
-	else
+	met = !require || check_require(awr_probe_effective(p), req, reason, sizeof(reason));
+	if (out_mode == OUT_JSON) {
+		struct json_object *o = probe_json(p);
+
+		if (require) {	/* the requirement and its outcome, for a collector */
+			struct json_object *r = json_object_new_object();
+
+			json_object_object_add(r, "size", out_u64(req));
+			json_object_object_add(r, "met", json_object_new_boolean(met));
+			json_object_object_add(r, "reason", met ? NULL : json_object_new_string(reason));
+			json_object_object_add(o, "require", r);
+		}
+		out_print_json(o);
+	} else {
 		probe_print(p);
-	ret = require ? check_require(awr_probe_effective(p), req) : AWR_EXIT_OK;
+	}
+	ret = AWR_EXIT_OK;
+	if (!met) {
+		out_error("%s", reason);
+		out_outcome("requirement_not_met");
+		ret = AWR_EXIT_FAIL;
+	}
 	awr_probe_free(p);
 	cmd_done(&c);
 	return ret;

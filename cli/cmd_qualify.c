@@ -127,8 +127,16 @@ static int setup_target(struct qctx *q)
 			out_error("cannot examine %s: %s", q->path, strerror(errno));
 			return -errno;
 		}
+		/* a typo must not qualify a new file and report PASS: a missing PATH only with --create */
+		if (!q->create) {
+			out_error("%s does not exist: give an existing directory (qualify makes its scratch file in "
+				  "it), file or block device, or --create to make the file %s for the run and remove "
+				  "it at the end", q->path, q->path);
+			out_set_errno(ENOENT);
+			return -ENOENT;
+		}
 		ret = file_target(q, q->path, false);
-		return ret ? ret : create_file(q);	/* a missing file: made new, removed at the end */
+		return ret ? ret : create_file(q);	/* --create: made new, removed at the end */
 	}
 	if (S_ISBLK(st.st_mode))
 		return block_target(q, q->path);
@@ -311,6 +319,9 @@ static int finish(struct qctx *q, struct qcheck *c, const struct tally *t, const
 	struct json_object *o = report_json(q, c, t);
 	int rc = t->n[Q_FAIL] ? AWR_EXIT_FAIL : AWR_EXIT_OK;
 
+	out_outcome("verdict_fail");
+	json_object_object_add(o, "outcome", json_object_new_string(rc ? "verdict_fail" : "ok"));
+
 	if (report && write_report(report, o))
 		rc = AWR_EXIT_USAGE;
 	if (out_mode == OUT_JSON)
@@ -326,9 +337,11 @@ static int finish(struct qctx *q, struct qcheck *c, const struct tally *t, const
 
 int cmd_qualify(int argc, const char **argv)
 {
-	int quick = 0, crash = 0, force = 0;
+	int quick = 0, crash = 0, force = 0, create = 0;
 	char *report = NULL;
 	struct poptOption table[] = {
+		{ "create", 0, POPT_ARG_NONE, &create, 0, "PATH does not exist: make it as the file to qualify "
+		  "(removed at the end); without it a missing PATH is refused", NULL },
 		{ "quick", 0, POPT_ARG_NONE, &quick, 0, "short runs: under 30 s on a scratch XFS", NULL },
 		{ "crash", 0, POPT_ARG_NONE, &crash, 0,
 		  "also crash-test: shut down a scratch XFS that qualify makes itself (an image on "
@@ -339,7 +352,7 @@ int cmd_qualify(int argc, const char **argv)
 		  "ENGINE" },
 		{ "force", 0, POPT_ARG_NONE, &force, 0,
 		  "write even if the target is mounted, in use, formatted or holds data", NULL },
-		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options, 0, "Output:", NULL },
+		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options_prom, 0, "Output:", NULL },
 		POPT_AUTOHELP
 		POPT_TABLEEND
 	};
@@ -359,6 +372,7 @@ int cmd_qualify(int argc, const char **argv)
 	q.quick = quick;
 	q.crash = crash;
 	q.force = force;
+	q.create = create;
 	q.notes = json_object_new_array();
 	if (setup_target(&q))
 		goto out;

@@ -311,6 +311,7 @@ int cmd_stress(int argc, const char **argv)
 	else
 		report_text(c.operand, &o, &r);
 	rc = r.journal_error ? AWR_EXIT_USAGE : r.error ? AWR_EXIT_FAIL : AWR_EXIT_OK;
+	out_outcome("write_failed");
 	if (stop_signal && rc == AWR_EXIT_OK) {
 		out_error("stress: stopped by %s after %" PRIu64 " writes; the journal is complete", strsignal(stop_signal),
 			  r.writes);

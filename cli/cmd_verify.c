@@ -205,7 +205,9 @@ static uint64_t target_bytes(const char *path)
 		return 0;
 	if (S_ISREG(st.st_mode))
 		return (uint64_t)st.st_size;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (!S_ISBLK(st.st_mode))
+		return 0;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd >= 0 && ioctl(fd, BLKGETSIZE64, &n))
 		n = 0;
 	if (fd >= 0)
@@ -283,6 +285,7 @@ int cmd_verify(int argc, const char **argv)
 		report_text(&o, &r, &k);
 	}
 	rc = verify_failed(&r) ? AWR_EXIT_FAIL : AWR_EXIT_OK;
+	out_outcome("verify_failed");
 out:
 	cmd_done(&c);
 	return rc;

@@ -405,14 +405,17 @@ static int run_passthrough(struct write_job *j, const char *engine, bool force, 
 	if (pt_check_range(t, j->unit, j->offset, j->length, &v, &bad)) {
 		out_error("refused before writing at %" PRIu64 ": %s (rule %s); nothing was written", bad,
 			  v.message, awr_rule_name(v.rule));
+		out_outcome("not_atomic");
 		goto out;
 	}
 	fill_pattern(j);
+	out_outcome("write_failed");
 	if (!(pt_nvme(t) && j->qd ? run_queued(j, NULL, pt_nvme(t)) : run_pt(j, t))) {
 		if (do_verify && pt_read_fd(t) >= 0)
 			verified = !verify(j, pt_read_fd(t));
 		report(j, verified);
 		rc = verified == 0 ? AWR_EXIT_FAIL : AWR_EXIT_OK;
+		out_outcome("verify_failed");
 		if (do_verify && pt_read_fd(t) < 0) {
 			out_error("cannot verify %s: no block device to read back through", j->path);
 			rc = AWR_EXIT_USAGE;
@@ -573,15 +576,18 @@ int cmd_write(int argc, const char **argv)
 		goto out;
 	}
 	rc = AWR_EXIT_FAIL;	/* a rule broken by any unit: refused before the first write, exit 1 */
+	out_outcome("not_atomic");
 	if (check_range(&j, f))
 		goto out;
 	fill_pattern(&j);
+	out_outcome("write_failed");
 	if (qd ? run_queued(&j, f, NULL) : run_sync(&j, f))
 		goto out;
 	if (do_verify)
 		verified = !verify(&j, awr_file_fd(f));
 	report(&j, verified);
 	rc = verified == 0 ? AWR_EXIT_FAIL : AWR_EXIT_OK;
+	out_outcome("verify_failed");
 out:
 	write_paths_free(j.paths);
 	awr_file_close(f);

@@ -17,9 +17,14 @@ enum out_mode out_mode = OUT_NORMAL;
 static char *out_arg;
 
 const struct poptOption out_options[] = {
+	{ "output", 'o', POPT_ARG_STRING, &out_arg, 0, "output format", "normal|json" },
+	POPT_TABLEEND
+};
+
+/* awr list and awr qualify: also node_exporter's textfile format */
+const struct poptOption out_options_prom[] = {
 	{ "output", 'o', POPT_ARG_STRING, &out_arg, 0,
-	  "output format (prometheus: awr list and awr qualify, node_exporter's textfile format)",
-	  "normal|json|prometheus" },
+	  "output format (prometheus: node_exporter's textfile format)", "normal|json|prometheus" },
 	POPT_TABLEEND
 };
 
@@ -31,7 +36,9 @@ static bool prometheus_command(const char *cmd)
 
 int out_apply_options(const char *cmd)
 {
-	if (!out_arg || !strcmp(out_arg, "normal"))
+	if (!out_arg)	/* not given, or not reached before a bad option: keep out_prescan()'s reading */
+		return 0;
+	if (!strcmp(out_arg, "normal"))
 		out_mode = OUT_NORMAL;
 	else if (!strcmp(out_arg, "json"))
 		out_mode = OUT_JSON;
@@ -116,24 +123,145 @@ struct json_object *out_json_schema(struct json_object *obj)
 	return obj;
 }
 
-void out_print_json(struct json_object *obj)
+static bool json_printed;	/* a JSON document went to stdout: no error document after it */
+static char last_error[1024];	/* the last out_error() message, for the error document */
+static char cmd_name[64], cmd_target[4096];
+static int error_errno;	/* set by out_set_errno(): the errno of the refusal, when its message names none */
+
+void out_set_command(const char *name, const char *target)
+{
+	snprintf(cmd_name, sizeof(cmd_name), "%s", name ? name : "");
+	snprintf(cmd_target, sizeof(cmd_target), "%s", target ? target : "");
+}
+
+void out_set_errno(int e)
+{
+	error_errno = e < 0 ? -e : e;
+}
+
+/* -o json asked anywhere on the command line: an error before the options are parsed is a document too */
+void out_prescan(int argc, const char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *v = NULL;
+
+		if (!strcmp(argv[i], "--"))
+			break;
+		if ((!strcmp(argv[i], "-o") || !strcmp(argv[i], "--output")) && i + 1 < argc)
+			v = argv[i + 1];
+		else if (!strncmp(argv[i], "--output=", 9))
+			v = argv[i] + 9;
+		else if (!strncmp(argv[i], "-o", 2) && argv[i][2])
+			v = argv[i] + 2;
+		if (v && !strcmp(v, "json"))
+			out_mode = OUT_JSON;
+	}
+}
+
+/*
+ * The command's JSON document is held until the command returns, so that out_finish() can say
+ * in it what the exit status means ("outcome"); a second document (none is made today) goes
+ * out at once.
+ */
+static struct json_object *pending;
+static const char *fail_outcome;	/* out_outcome(): what exit 1 means for this run */
+
+static void print_doc(struct json_object *obj)
 {
 	out_json_schema(obj);
 	puts(json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY |
 					    JSON_C_TO_STRING_SPACED |
 					    JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(obj);
+	fflush(stdout);
+}
+
+void out_print_json(struct json_object *obj)
+{
+	json_printed = true;
+	if (pending)
+		print_doc(pending);
+	pending = obj;
+}
+
+void out_outcome(const char *why)
+{
+	fail_outcome = why;
 }
 
 void out_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("awr: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	fprintf(stderr, "awr: %s\n", last_error);
+}
+
+/*
+ * The errno a message names: the longest strerror() text found in it ("No such file or
+ * directory" -> ENOENT), or 0. Every message of awr that comes from a system call carries it.
+ */
+static int errno_named(const char *msg)
+{
+	size_t best_len = 0;
+	int best = 0;
+
+	for (int e = 1; e < 134; e++) {
+		const char *t = strerror(e);
+		size_t n = strlen(t);
+
+		if (n > best_len && strncmp(t, "Unknown error", 13) && strstr(msg, t)) {
+			best = e;
+			best_len = n;
+		}
+	}
+	return best;
+}
+
+/*
+ * What the exit status says, in one word: 0 "ok"; 1 what the command set with out_outcome()
+ * ("not_atomic", "requirement_not_met", "write_failed", "verify_failed", "verdict_fail",
+ * "not_safe", "not_aligned", "refused"); 2 "error"; 128+N "stopped".
+ */
+static const char *outcome_of(int rc)
+{
+	switch (rc) {
+	case AWR_EXIT_OK: return "ok";
+	case AWR_EXIT_FAIL: return fail_outcome ? fail_outcome : "failed";
+	case AWR_EXIT_USAGE: return "error";
+	default: return rc > 128 ? "stopped" : "error";
+	}
+}
+
+/*
+ * At the end of a command (main): with -o json, the held document gets "outcome" and goes out;
+ * a command that ended in a refusal or an error without a document prints one instead:
+ * schema_version, error (the message), errno (its name, or null), command, target, outcome.
+ */
+void out_finish(int rc)
+{
+	struct json_object *o;
+	int e;
+
+	if (pending) {
+		if (!json_object_object_get_ex(pending, "outcome", NULL))
+			json_object_object_add(pending, "outcome", json_object_new_string(outcome_of(rc)));
+		print_doc(pending);
+		pending = NULL;
+		return;
+	}
+	if (out_mode != OUT_JSON || rc == AWR_EXIT_OK || json_printed || !last_error[0])
+		return;
+	o = json_object_new_object();
+	json_object_object_add(o, "error", json_object_new_string(last_error));
+	e = error_errno ? error_errno : errno_named(last_error);
+	json_object_object_add(o, "errno", e ? json_object_new_string(out_errno_name(-e)) : NULL);
+	json_object_object_add(o, "command", cmd_name[0] ? json_object_new_string(cmd_name) : NULL);
+	json_object_object_add(o, "target", cmd_target[0] ? json_object_new_string(cmd_target) : NULL);
+	json_object_object_add(o, "outcome", json_object_new_string(outcome_of(rc)));
+	print_doc(o);
 }
 
 bool out_is_tty(void)
@@ -206,6 +334,25 @@ const char *out_errno_name(int err)
 	case EACCES: return "EACCES";
 	case ENOENT: return "ENOENT";
 	case EBUSY: return "EBUSY";
+	case EEXIST: return "EEXIST";
+	case ENOTDIR: return "ENOTDIR";
+	case EISDIR: return "EISDIR";
+	case ENODEV: return "ENODEV";
+	case ENXIO: return "ENXIO";
+	case EROFS: return "EROFS";
+	case ENOTBLK: return "ENOTBLK";
+	case ENODATA: return "ENODATA";
+	case ENOMEM: return "ENOMEM";
+	case EMFILE: return "EMFILE";
+	case ELOOP: return "ELOOP";
+	case ENAMETOOLONG: return "ENAMETOOLONG";
+	case ETXTBSY: return "ETXTBSY";
+	case ECONNREFUSED: return "ECONNREFUSED";
+	case ETIMEDOUT: return "ETIMEDOUT";
+	case EADDRINUSE: return "EADDRINUSE";
+	case ERANGE: return "ERANGE";
+	case EFBIG: return "EFBIG";
+	case ENOTTY: return "ENOTTY";
 	default: return "errno";
 	}
 }

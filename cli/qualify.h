@@ -30,6 +30,7 @@ struct qctx {
 	bool is_blk;
 	bool created;			/* we created target: remove it at the end */
 	bool quick, crash, force;
+	bool create;			/* --create: a missing PATH is made (and removed at the end) */
 	struct awr_probe *probe;	/* of the target */
 	struct awr_limits lim;		/* effective limits */
 	uint32_t unit;			/* stress unit: 16 KiB within [unit_min, unit_max] */

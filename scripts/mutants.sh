@@ -189,6 +189,21 @@ mutant progress-stdout-tty "progress is drawn when standard output is a terminal
 	'	return out_mode == OUT_NORMAL && isatty(STDERR_FILENO);' \
 	'	return out_mode == OUT_NORMAL && isatty(STDOUT_FILENO);'
 
+mutant qualify-creates-missing "qualify makes a missing PATH its scratch file without --create" \
+	"cli_contract" cli/cmd_qualify.c \
+	'		if (!q->create) {' \
+	'		if (0) {'
+
+mutant json-error-silent "an error with -o json prints no error document" \
+	"cli_contract" cli/output.c \
+	'	if (out_mode != OUT_JSON || rc == AWR_EXIT_OK || json_printed || !last_error[0])' \
+	'	if (1)'
+
+mutant require-outcome-unset "probe --require that is not met leaves outcome at failed" \
+	"cli_contract" cli/cmd_probe.c \
+	'		out_outcome("requirement_not_met");' \
+	''
+
 mutant preload-uring-unmarked "the preload counts an io_uring page write as atomic without setting RWF_ATOMIC" \
 	"preload_writes" preload/preload.c \
 	$'\t\t\tsqe->rw_flags |= RWF_ATOMIC;\n' \

@@ -88,5 +88,5 @@ mc check-refused 1 "$awr" check "$f" --offset 4096 --length 16k
 mc stress 0 "$awr" stress "$dir/stress" --unit 16k --size 4M --threads 4 --writes 400 --journal "$j"
 mc verify 0 "$awr" verify "$dir/stress" --unit 16k --journal "$j"
 mc verify-json 0 "$awr" verify "$dir/stress" --unit 16k -o json
-mc qualify-quick 0 "$awr" qualify "$dir/qualify" --quick
+mc qualify-quick 0 "$awr" qualify "$dir/qualify" --quick --create
 finish

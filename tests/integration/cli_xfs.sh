@@ -74,7 +74,7 @@ expect_text "too large"
 expect_rc 2 "missing --length" "$awr" check "$file" --offset 0
 expect_text "--length is required"
 expect_rc 2 "bad output format" "$awr" probe -o yaml "$file"
-expect_text "use -o normal or -o json"
+expect_text "use -o normal, -o json"
 expect_rc 2 "unknown command" "$awr" frobnicate
 for cmd in probe check write; do
 	expect_rc 0 "$cmd --help" "$awr" "$cmd" --help
