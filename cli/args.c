@@ -152,10 +152,20 @@ int cmd_parse(struct cmd_ctx *c, int argc, const char **argv,
 	/* -o first: an error in the other options is then reported in the format asked for */
 	if (out_apply_options(c->name))
 		goto err;
-	if (rc >= -1 && check_numeric_values(argc, argv, table))
+	if (check_numeric_values(argc, argv, table))
 		goto usage;
 	if (rc < -1) {
-		out_error("%s: %s: %s", c->name, poptBadOption(c->pc, 0), poptStrerror(rc));
+		const char *bad = poptBadOption(c->pc, 0), *opt = NULL;
+
+		/* a bad number: popt names the value; name the option it was given to as well */
+		for (int i = 2; (rc == POPT_ERROR_BADNUMBER || rc == POPT_ERROR_OVERFLOW) && i < argc; i++)
+			if (!strcmp(argv[i], bad) && argv[i - 1][0] == '-')
+				opt = argv[i - 1];
+		if (opt)
+			out_error("%s: %s '%s': %s: give a non-negative number in range, such as %s 10", c->name, opt,
+				  bad, poptStrerror(rc), opt);
+		else
+			out_error("%s: %s: %s", c->name, bad, poptStrerror(rc));
 		goto usage;
 	}
 	if (operand_name && strstr(operand_name, "...")) {	/* any number of operands */

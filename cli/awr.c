@@ -22,6 +22,7 @@ static const struct awr_cmd commands[] = {
 	{ "journal-serve", "keep stress journals of other machines (tcp://), to survive their power cut",
 	  cmd_journal_serve },
 	{ "qualify", "scripted device qualification: every check PASS/FAIL/SKIP and a verdict", cmd_qualify, true },
+	{ "report",  "draw a saved qualify report (JSON) as one self-contained HTML page", cmd_report },
 	{ "database", "may a data directory's doublewrite buffer / full_page_writes be turned off? (reads only)",
 	  cmd_database },
 	{ "preload-stats", "the counters of a program run under libatomicwr-preload: page writes made atomic",

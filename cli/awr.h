@@ -151,6 +151,8 @@ struct bench_opts {
 	const char *path;		/* the target's name: pages mode makes its store beside it */
 };
 
+#define BENCH_CDF_MAX	96U	/* points of a mode's latency distribution */
+
 struct bench_mode_result {
 	bool ran;
 	int error;			/* 0, or the negative errno that stopped the mode */
@@ -160,6 +162,9 @@ struct bench_mode_result {
 	double pages_per_s;
 	double mb_per_s;		/* 10^6 bytes of pages per second */
 	double p50_us, p99_us, p999_us;	/* page latency percentiles */
+	unsigned int cdf_n;		/* the latency distribution: cdf_n points */
+	double cdf_us[BENCH_CDF_MAX];	/* a latency (us) ... */
+	double cdf_share[BENCH_CDF_MAX];	/* ... and the share of pages at or below it */
 	double cpu_ns_per_page;		/* user + system CPU of the process per page written */
 	double user_cpu_ns_per_page;	/* its user-space part */
 	double inflight_mean;		/* writes in the kernel at a reap, mean (awr_ring_stats) */
@@ -276,6 +281,13 @@ struct json_object *extents_ranges_json(const struct awr_extent_report *r);
 struct json_object *fs_probe_json(const char *path);
 void fs_probe_print(const char *path);
 int cmd_extents(int argc, const char **argv);
+int cmd_report(int argc, const char **argv);
+
+/* report_html.c: the qualification report as one self-contained HTML file */
+bool report_html_is_report(struct json_object *doc);
+int report_html(struct json_object *doc, FILE *f);
+int report_html_dest_ok(const char *path, bool force);	/* 0, or refused (out_error said why) */
+int report_html_file(struct json_object *doc, const char *path);
 int cmd_prepare(int argc, const char **argv);
 /* write_path.c: awr write --report-path */
 struct write_paths;

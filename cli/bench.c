@@ -112,6 +112,38 @@ static double hist_percentile_us(const struct hist *h, double pct)
 	return hist_value(HIST_BUCKETS - 1) / 1000.0;
 }
 
+/*
+ * The distribution as at most BENCH_CDF_MAX points (latency in us, share of
+ * pages at or below it): the non-empty buckets, grouped by 1/8 of a power of
+ * two (coarser while there would be more points than fit).
+ */
+static void hist_cdf(const struct hist *h, struct bench_mode_result *r)
+{
+	for (unsigned int group = HIST_SUB / 8; group <= HIST_BUCKETS; group *= 2) {
+		uint64_t seen = 0;
+		unsigned int n = 0;
+
+		for (unsigned int i = 0; i < HIST_BUCKETS && n <= BENCH_CDF_MAX; i += group) {
+			uint64_t in = 0;
+
+			for (unsigned int k = i; k < i + group && k < HIST_BUCKETS; k++)
+				in += h->b[k];
+			if (!in)
+				continue;
+			seen += in;
+			if (n < BENCH_CDF_MAX) {
+				r->cdf_us[n] = hist_value(i + group - 1 < HIST_BUCKETS ? i + group - 1 : HIST_BUCKETS - 1) / 1000.0;
+				r->cdf_share[n] = (double)seen / (double)h->count;
+			}
+			n++;
+		}
+		if (n <= BENCH_CDF_MAX) {
+			r->cdf_n = n;
+			return;
+		}
+	}
+}
+
 static uint64_t next_offset(struct bench *b)
 {
 	uint64_t page;
@@ -522,6 +554,8 @@ static void run_mode(struct bench *jobs, enum bench_mode m, struct bench_mode_re
 	res->p50_us = hist_percentile_us(h, 50);
 	res->p99_us = hist_percentile_us(h, 99);
 	res->p999_us = hist_percentile_us(h, 99.9);
+	if (h->count)
+		hist_cdf(h, res);
 	if (res->pages) {
 		res->cpu_ns_per_page = (cpu_seconds(false) - cpu0) * 1e9 / (double)res->pages;
 		res->user_cpu_ns_per_page = (cpu_seconds(true) - ucpu0) * 1e9 / (double)res->pages;

@@ -166,6 +166,14 @@ static void percentiles(struct bench_mode_result *res, uint64_t *lat, size_t n)
 	res->p50_us = (double)lat[(n - 1) * 50 / 100] / 1000.0;
 	res->p99_us = (double)lat[(n - 1) * 99 / 100] / 1000.0;
 	res->p999_us = (double)lat[(n - 1) * 999 / 1000] / 1000.0;
+	/* the distribution: the sorted batches at evenly spaced ranks, the last one the maximum */
+	res->cdf_n = n < BENCH_CDF_MAX ? (unsigned int)n : BENCH_CDF_MAX;
+	for (unsigned int i = 0; i < res->cdf_n; i++) {
+		size_t k = (n - 1) * (i + 1) / res->cdf_n;
+
+		res->cdf_us[i] = (double)lat[k] / 1000.0;
+		res->cdf_share[i] = (double)(k + 1) / (double)n;
+	}
 }
 
 static void finish(struct writer *w, const struct bench_opts *o, size_t rounds, unsigned int batch)

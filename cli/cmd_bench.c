@@ -168,6 +168,20 @@ static struct json_object *jnum(double v, int decimals)
 	return json_object_new_double_s(v, buf);
 }
 
+/* [[us, share of pages at or below], ...] */
+static struct json_object *cdf_json(const struct bench_mode_result *x)
+{
+	struct json_object *a = json_object_new_array(), *p;
+
+	for (unsigned int i = 0; i < x->cdf_n; i++) {
+		p = json_object_new_array();
+		json_object_array_add(p, jnum(x->cdf_us[i], 1));
+		json_object_array_add(p, jnum(x->cdf_share[i], 5));
+		json_object_array_add(a, p);
+	}
+	return a;
+}
+
 struct json_object *bench_mode_json(const struct bench_mode_result *x)
 {
 	struct json_object *o = json_object_new_object(), *lat = json_object_new_object();
@@ -180,6 +194,7 @@ struct json_object *bench_mode_json(const struct bench_mode_result *x)
 	json_object_object_add(lat, "p99", jnum(x->p99_us, 1));
 	json_object_object_add(lat, "p99_9", jnum(x->p999_us, 1));
 	json_object_object_add(o, "latency_us", lat);
+	json_object_object_add(o, "latency_cdf", cdf_json(x));
 	json_object_object_add(o, "cpu_ns_per_write", jnum(x->cpu_ns_per_page, 1));
 	json_object_object_add(o, "user_cpu_ns_per_write", jnum(x->user_cpu_ns_per_page, 1));
 	json_object_object_add(o, "queue_ns_per_write", x->queue_ns_per_write > 0 ? jnum(x->queue_ns_per_write, 1) : NULL);

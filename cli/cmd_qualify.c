@@ -199,6 +199,11 @@ static struct json_object *report_json(const struct qctx *q, const struct qcheck
 {
 	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
 	struct utsname u;
+	struct tm tm;
+	char date[32] = "";
+
+	if (gmtime_r(&q->started, &tm))
+		strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
 
 	json_object_object_add(o, "path", json_object_new_string(q->path));
 	json_object_object_add(o, "target", json_object_new_string(q->target));
@@ -206,12 +211,14 @@ static struct json_object *report_json(const struct qctx *q, const struct qcheck
 	json_object_object_add(o, "scratch_file", json_object_new_boolean(q->created));
 	json_object_object_add(o, "kernel", json_object_new_string(uname(&u) ? "" : u.release));
 	json_object_object_add(o, "awr_version", json_object_new_string(awr_version()));
+	json_object_object_add(o, "date", json_object_new_string(date));
 	json_object_object_add(o, "quick", json_object_new_boolean(q->quick));
 	json_object_object_add(o, "limits", out_limits_json(&q->lim));
 	for (size_t i = 0; i < NR_CHECKS; i++)
 		if (c[i].name)
 			json_object_array_add(a, check_json(&c[i]));
 	json_object_object_add(o, "checks", a);
+	json_object_object_add(o, "extent_map", q_extent_map(q));
 	json_object_object_add(o, "notes", json_object_get(q->notes));
 	json_object_object_add(o, "passed", out_u64(t->n[Q_PASS]));
 	json_object_object_add(o, "failed", out_u64(t->n[Q_FAIL]));
@@ -237,6 +244,8 @@ static int write_report(const char *file, struct json_object *o)
 static void run_checks(struct qctx *q, struct qcheck *c, struct tally *t)
 {
 	double start = now_s(), t0;
+
+	q->started = time(NULL);
 
 	if (out_mode == OUT_NORMAL)
 		printf("qualify %s (%s %s)%s\n", q->path, q->is_blk ? "block device" : "file", q->target,
@@ -314,7 +323,7 @@ static void print_prometheus(const struct qctx *q, const struct qcheck *c, const
 	prom_info();
 }
 
-static int finish(struct qctx *q, struct qcheck *c, const struct tally *t, const char *report)
+static int finish(struct qctx *q, struct qcheck *c, const struct tally *t, const char *report, const char *html)
 {
 	struct json_object *o = report_json(q, c, t);
 	int rc = t->n[Q_FAIL] ? AWR_EXIT_FAIL : AWR_EXIT_OK;
@@ -324,6 +333,13 @@ static int finish(struct qctx *q, struct qcheck *c, const struct tally *t, const
 
 	if (report && write_report(report, o))
 		rc = AWR_EXIT_USAGE;
+	if (html) {	/* drawn from the JSON as written, as awr report draws a saved one */
+		struct json_object *doc = json_tokener_parse(json_object_to_json_string(out_json_schema(o)));
+
+		if (report_html_file(doc, html))
+			rc = AWR_EXIT_USAGE;
+		json_object_put(doc);
+	}
 	if (out_mode == OUT_JSON)
 		out_print_json(o);
 	else
@@ -338,7 +354,7 @@ static int finish(struct qctx *q, struct qcheck *c, const struct tally *t, const
 int cmd_qualify(int argc, const char **argv)
 {
 	int quick = 0, crash = 0, force = 0, create = 0;
-	char *report = NULL;
+	char *report = NULL, *html = NULL;
 	struct poptOption table[] = {
 		{ "create", 0, POPT_ARG_NONE, &create, 0, "PATH does not exist: make it as the file to qualify "
 		  "(removed at the end); without it a missing PATH is refused", NULL },
@@ -347,6 +363,8 @@ int cmd_qualify(int argc, const char **argv)
 		  "also crash-test: shut down a scratch XFS that qualify makes itself (an image on "
 		  "PATH's filesystem, a loop device; needs root and mkfs.xfs) mid-write", NULL },
 		{ "report", 0, POPT_ARG_STRING, &report, 0, "write the JSON report to FILE", "FILE" },
+		{ "html", 0, POPT_ARG_STRING, &html, 0, "write the report as one self-contained HTML page to FILE "
+		  "(charts drawn inline, nothing loaded)", "FILE" },
 		{ "for", 0, POPT_ARG_STRING, NULL, 0, "PATH is a database's data directory: judge whether its "
 		  "torn-page protection may be turned off instead (innodb or postgresql; awr database, reads only)",
 		  "ENGINE" },
@@ -374,13 +392,15 @@ int cmd_qualify(int argc, const char **argv)
 	q.force = force;
 	q.create = create;
 	q.notes = json_object_new_array();
+	if (html && report_html_dest_ok(html, force))
+		goto out;
 	if (setup_target(&q))
 		goto out;
 	remove_on_signal(&q);
 	if (probe_target(&q))
 		goto out;
 	run_checks(&q, c, &t);
-	rc = finish(&q, c, &t, report);
+	rc = finish(&q, c, &t, report, html);
 out:
 	for (size_t i = 0; i < NR_CHECKS; i++)
 		json_object_put(c[i].figures);

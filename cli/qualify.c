@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "qualify.h"
@@ -252,6 +253,7 @@ static int sweep_one(struct awr_file *f, int rfd, void *buf, uint32_t size, uint
 	struct json_object *o = json_object_new_object();
 	struct awr_unit_state st;
 	struct awr_verdict v = { 0 };
+	struct timespec t0, t1;
 	ssize_t w;
 	int ret;
 
@@ -259,7 +261,11 @@ static int sweep_one(struct awr_file *f, int rfd, void *buf, uint32_t size, uint
 	json_object_object_add(o, "size", out_u64(size));
 	json_object_object_add(o, "offset", out_u64(size));
 	json_object_array_add(list, o);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	w = awr_pwrite(f, buf, size, size, AWR_WRITE_DSYNC, &v);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	json_object_object_add(o, "latency_us", json_object_new_double((double)(t1.tv_sec - t0.tv_sec) * 1e6 +
+								    (double)(t1.tv_nsec - t0.tv_nsec) / 1e3));
 	if (w < 0) {
 		json_object_object_add(o, "write", json_object_new_string(out_errno_name((int)w)));
 		snprintf(why, len, "the atomic write of %u bytes at %u failed: %s%s%s", size, size,

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "awr.h"
 
@@ -38,6 +39,7 @@ struct qctx {
 	bool atomic_ok;			/* discovery found atomic writes usable */
 	bool writes_ok;			/* the sweep wrote: concurrency may run */
 	struct json_object *notes;	/* array of strings */
+	time_t started;			/* when the checks began */
 };
 
 void q_set(struct qcheck *c, enum q_result r, const char *fmt, ...)
@@ -59,6 +61,7 @@ void q_concurrency(struct qctx *q, struct qcheck *c);
 void q_crash(struct qctx *q, struct qcheck *c);
 void q_performance(struct qctx *q, struct qcheck *c);
 void q_hw_path(struct qctx *q, struct qcheck *c);	/* qualify_path.c */
+struct json_object *q_extent_map(const struct qctx *q);	/* the target's, for the report; NULL: none */
 
 /* qualify.c: shared by the concurrency and crash checks */
 int q_verify(const char *target, uint32_t unit, uint64_t span, const char *journal, uint64_t crash_ns,

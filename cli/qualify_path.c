@@ -121,3 +121,67 @@ out:
 	free(buf);
 	awr_file_close(f);
 }
+
+#define MAP_RANGES_MAX	256U	/* ranges listed in the report's map (the byte counts cover all) */
+
+static struct json_object *map_range(uint64_t off, uint64_t len, enum awr_write_path p, unsigned int extents)
+{
+	struct json_object *x = json_object_new_object();
+
+	json_object_object_add(x, "offset", out_u64(off));
+	json_object_object_add(x, "length", out_u64(len));
+	json_object_object_add(x, "path", json_object_new_string(awr_write_path_name(p)));
+	json_object_object_add(x, "extents", out_u64(extents));
+	return x;
+}
+
+/*
+ * The target file's extent map at the stress unit, as ranges: runs of
+ * adjacent extents on which a unit written at the extent's start takes the
+ * same path (awr_path_predict), a hole ending a run.
+ */
+struct json_object *q_extent_map(const struct qctx *q)
+{
+	struct awr_extent_report *r = NULL;
+	struct json_object *o, *a;
+	struct awr_fs_view v;
+	uint64_t by_path[4] = { 0 }, off = 0, len = 0;
+	enum awr_write_path run = AWR_PATH_UNKNOWN;
+	unsigned int in_run = 0, ranges = 0;
+
+	if (q->is_blk || awr_fs_view_fd(q->fd, &v) || awr_extents_read(q->fd, q->unit, &r))
+		return NULL;
+	o = json_object_new_object();
+	a = json_object_new_array();
+	for (unsigned int i = 0; i <= r->nr_extents; i++) {
+		const struct awr_extent *e = i < r->nr_extents ? &r->extents[i] : NULL;
+		enum awr_write_path p = e ? awr_path_predict(&v, r, e->logical, q->unit, NULL, 0) : AWR_PATH_UNKNOWN;
+
+		if (in_run && (!e || p != run || e->logical != off + len)) {
+			if (ranges++ < MAP_RANGES_MAX)
+				json_object_array_add(a, map_range(off, len, run, in_run));
+			in_run = 0;
+		}
+		if (!e)
+			break;
+		by_path[p] += e->length;
+		if (!in_run) {
+			off = e->logical;
+			len = 0;
+			run = p;
+		}
+		len += e->length;
+		in_run++;
+	}
+	json_object_object_add(o, "unit", out_u64(r->unit));
+	json_object_object_add(o, "file_size", out_u64(r->file_size));
+	json_object_object_add(o, "nr_extents", out_u64(r->nr_extents));
+	json_object_object_add(o, "nr_ranges", out_u64(ranges));
+	json_object_object_add(o, "ranges", a);
+	json_object_object_add(o, "aligned_bytes", out_u64(r->aligned_bytes));
+	json_object_object_add(o, "hardware_bytes", out_u64(by_path[AWR_PATH_HARDWARE]));
+	json_object_object_add(o, "software_bytes", out_u64(by_path[AWR_PATH_SOFTWARE]));
+	json_object_object_add(o, "unknown_bytes", out_u64(by_path[AWR_PATH_UNKNOWN] + by_path[AWR_PATH_REFUSED]));
+	awr_extent_report_free(r);
+	return o;
+}

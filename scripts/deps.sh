@@ -19,6 +19,7 @@ TEST_DEPS=(
 	postgresql mariadb-server	# awr database on real data directories (db_verdict)
 	libaio-dev	# the preload tests' writer submits through libaio as MariaDB does
 	python3-prometheus-client	# -o prometheus read by a real parser (tests/prom_check.py)
+	chromium chromium-driver python3-selenium	# the HTML report in a real browser (tests/report_check.py)
 	clang libclang-rt-14-dev valgrind
 )
 

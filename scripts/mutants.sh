@@ -194,6 +194,21 @@ mutant qualify-creates-missing "qualify makes a missing PATH its scratch file wi
 	'		if (!q->create) {' \
 	'		if (0) {'
 
+mutant report-last-check-dropped "the HTML report leaves out the last check's row" \
+	"report_html" cli/report_html.c \
+	$'\tfor (size_t i = 0; i < n; i++) {\n\t\tstruct json_object *c = json_object_array_get_idx(a, i);\n\n\t\tput(f, "<tr class=\\"check\\" data-check=\\"", str(c, "name"));' \
+	$'\tfor (size_t i = 0; i + 1 < n; i++) {\n\t\tstruct json_object *c = json_object_array_get_idx(a, i);\n\n\t\tput(f, "<tr class=\\"check\\" data-check=\\"", str(c, "name"));'
+
+mutant report-cdf-first-point "the latency chart draws each mode without its first sample" \
+	"report_html" cli/report_html.c \
+	$'\t\tfor (size_t i = 0; i < n; i++) {\n\t\t\tstruct json_object *p = json_object_array_get_idx(c, i);\n\t\t\tdouble us' \
+	$'\t\tfor (size_t i = 1; i < n; i++) {\n\t\t\tstruct json_object *p = json_object_array_get_idx(c, i);\n\t\t\tdouble us'
+
+mutant report-pct-shifted "the latency chart marks p99 and p99.9 at the percentile below" \
+	"report_html" cli/report_html.c \
+	'			double us = num(lat, pcts[k]);' \
+	'			double us = num(lat, pcts[k ? k - 1 : 0]);'
+
 mutant json-error-silent "an error with -o json prints no error document" \
 	"cli_contract" cli/output.c \
 	'	if (out_mode != OUT_JSON || rc == AWR_EXIT_OK || json_printed || !last_error[0])' \

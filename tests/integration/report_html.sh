@@ -1,0 +1,84 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Description: the HTML qualification report, on scratch XFS: a real awr qualify --quick run
+# writes --report and --html; awr report draws the saved JSON to the same page byte for byte;
+# tests/report_check.py opens it in headless Chromium, checks the DOM against the JSON (every
+# check, every chart point, nothing loaded from outside) and takes a screenshot. Negative
+# controls: the page with one check's row removed, and with an outside image added, must fail.
+# awr report refuses JSON that is not a report and a file that holds something else.
+set -u
+awr=$1
+here=$(cd "$(dirname "$0")" && pwd)
+dir=${AWR_SCRATCH_DIR:?run under with-scratch-xfs.sh}
+fails=0
+
+. "$here/expect.sh"	# fail, ok, expect_rc, expect_text, kstatx
+
+if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+	echo "SKIP: Debian's chromium and chromium-driver are not installed (scripts/deps.sh installs them)"
+	exit 77
+fi
+truncate -s 1M "$dir/probe.dat"
+read -r reported kmin _ < <(kstatx "$dir/probe.dat")
+rm -f "$dir/probe.dat"
+if [ "$reported" != 1 ] || [ "$kmin" = 0 ]; then
+	echo "SKIP: this kernel's XFS reports no atomic writes for files (needs Linux 6.13+)"
+	exit 77
+fi
+
+work=$dir/report
+mkdir -p "$work"
+expect_rc 0 "qualify --quick --report --html" "$awr" qualify --quick --create "$dir/q.dat" \
+	--report "$work/r.json" --html "$work/r.html"
+expect_rc 0 "awr report draws the saved JSON" "$awr" report "$work/r.json" --html "$work/again.html"
+cmp -s "$work/r.html" "$work/again.html" && ok "the saved JSON draws the same page as the run" ||
+	fail "awr report's page differs from qualify --html's"
+
+# the page in a real browser; the screenshot is kept where AWR_REPORT_SHOT says (the README's)
+shot=${AWR_REPORT_SHOT:-$work/r.png}
+if python3 "$here/../report_check.py" "$work/r.json" "$work/r.html" "$shot"; then
+	ok "the report, opened in headless Chromium, matches its JSON"
+else
+	fail "the report does not match its JSON in the browser (above)"
+fi
+
+# negative controls: a check removed, an outside resource added; each must fail for its reason
+# control NAME SED-SCRIPT EXPECTED-FAILURE
+control() {
+	sed "$2" "$work/r.html" > "$work/control.html"
+	if python3 "$here/../report_check.py" "$work/r.json" "$work/control.html" "$work/x.png" > "$work/nc.log" 2>&1; then
+		fail "$1 passed the browser check"
+	elif grep -q "FAIL: $3" "$work/nc.log"; then
+		ok "$1 fails"
+	else
+		fail "$1 failed for another reason: $(tail -3 "$work/nc.log")"
+	fi
+}
+control "a page missing the concurrent_torn check" '/<tr class="check" data-check="concurrent_torn"/d' \
+	"check concurrent_torn is in the page"
+control "a page that loads an outside image" \
+	's|<section id="checks">|<img src="http://127.0.0.1:9/track.png" alt="">&|' "no element that loads something"
+
+# awr report's refusals: not a report, not JSON, a file holding something else; a report over a report
+echo '{"devices": []}' > "$work/list.json"
+expect_rc 2 "awr report on JSON that is not a report" "$awr" report "$work/list.json" --html "$work/l.html"
+expect_text "not an awr qualify report"
+[ -e "$work/l.html" ] && fail "awr report wrote a page for a non-report" || ok "nothing written for it"
+echo 'not json' > "$work/bad.json"
+expect_rc 2 "awr report on a file that is not JSON" "$awr" report "$work/bad.json" --html "$work/l.html"
+expect_text "cannot read"
+expect_rc 2 "awr report without --html" "$awr" report "$work/r.json"
+expect_text "--html OUT"
+echo "my notes" > "$work/notes.html"
+expect_rc 2 "awr report over a file that holds something else" "$awr" report "$work/r.json" --html "$work/notes.html"
+expect_text "--force"
+[ "$(cat "$work/notes.html")" = "my notes" ] && ok "the file is untouched" || fail "awr report overwrote notes.html"
+expect_rc 2 "qualify --html over a file that holds something else, refused before it runs" \
+	"$awr" qualify --quick --create "$dir/q2.dat" --html "$work/notes.html"
+[ -e "$dir/q2.dat" ] && fail "qualify created its scratch file before refusing" || ok "nothing created"
+expect_rc 0 "awr report over its own earlier page" "$awr" report "$work/r.json" --html "$work/again.html"
+expect_rc 0 "awr report --force over the other file" "$awr" report "$work/r.json" --html "$work/notes.html" --force
+cmp -s "$work/r.html" "$work/notes.html" && ok "--force replaced it with the report" || fail "--force did not write the report"
+
+rm -rf "$work"
+[ "$fails" = 0 ]

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# Description: an awr qualify HTML report opened in a real browser (Debian's chromium, headless, driven
+# through chromedriver by python3-selenium) and checked against the JSON report it was drawn from:
+# the verdict, every check with its result and sentence, as many chart points as the JSON has
+# samples (size sweep, each mode's latency distribution and its p50/p99/p99.9 marks, the extent
+# map's ranges), the findings, the embedded JSON equal to the file, and nothing loaded from outside
+# (no resource requested, no src/href/url() off the page). Takes a screenshot.
+#
+#   report_check.py REPORT.json REPORT.html SCREENSHOT.png
+# Exit 0 when every check holds, 1 otherwise.
+import json
+import os
+import re
+import struct
+import sys
+
+try:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+except ImportError:
+    # a python3 of its own ahead of Debian's in PATH: Debian's has the package (scripts/deps.sh)
+    if sys.executable != '/usr/bin/python3' and os.path.exists('/usr/bin/python3'):
+        os.execv('/usr/bin/python3', ['/usr/bin/python3'] + sys.argv)
+    print('SKIP: python3-selenium is not installed (scripts/deps.sh installs it)')
+    sys.exit(77)
+
+fails = 0
+
+
+def check(ok, what):
+    global fails
+    print('%s: %s' % ('ok' if ok else 'FAIL', what))
+    fails += not ok
+
+
+def by_name(doc, name):
+    return next((c for c in doc['checks'] if c['name'] == name), None)
+
+
+report_json, report_html, shot = sys.argv[1:4]
+with open(report_json) as f:
+    doc = json.load(f)
+
+opts = webdriver.ChromeOptions()
+opts.binary_location = '/usr/bin/chromium'
+for a in ('--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--hide-scrollbars',
+          '--window-size=1000,1200', '--no-first-run', '--disable-extensions'):
+    opts.add_argument(a)
+driver = webdriver.Chrome(service=Service('/usr/bin/chromedriver'), options=opts)
+try:
+    driver.get('file://' + os.path.abspath(report_html))
+    q = driver.find_elements
+
+    # the verdict and every check
+    v = q(By.ID, 'verdict')
+    check(len(v) == 1 and v[0].text == doc['verdict'], 'the verdict shown is the JSON\'s %s' % doc['verdict'])
+    rows = q(By.CSS_SELECTOR, 'tr.check')
+    check(len(rows) == len(doc['checks']), '%d check rows for the JSON\'s %d checks' % (len(rows), len(doc['checks'])))
+    for c in doc['checks']:
+        r = q(By.CSS_SELECTOR, 'tr.check[data-check="%s"]' % c['name'])
+        if not r:
+            check(False, 'check %s is in the page' % c['name'])
+            continue
+        res = r[0].find_element(By.CSS_SELECTOR, 'td.res').text
+        reason = r[0].find_element(By.CSS_SELECTOR, 'td.reason').text
+        check(res == c['result'] and reason == c['reason'].strip(),
+              'check %s: %s with its sentence (page: %s)' % (c['name'], c['result'], res))
+    check(doc['kernel'] == driver.find_element(By.ID, 'kernel').text, 'the kernel is named')
+
+    # the size sweep: a point per write
+    sweep = by_name(doc, 'size_sweep')['figures'].get('writes', [])
+    pts = q(By.CSS_SELECTOR, 'svg.sweep-chart circle.sweep-pt')
+    check(len(pts) == len(sweep) > 0, 'size sweep: %d points for %d writes' % (len(pts), len(sweep)))
+    check([int(p.get_attribute('data-size')) for p in pts] == [w['size'] for w in sweep],
+          'size sweep: the points are the sizes written, in order')
+    check(all(p.get_attribute('data-result') == w.get('read_back', w.get('write')) for p, w in zip(pts, sweep)),
+          'size sweep: each point says what was read back')
+
+    # the latency distributions: a point per CDF sample, three percentile marks per mode
+    perf = by_name(doc, 'performance')['figures']
+    modes = {m: x for m, x in perf.items() if isinstance(x, dict) and x.get('latency_cdf')}
+    check(len(modes) >= 3, 'performance: %d modes with a latency distribution (atomic, plain, doublewrite)'
+          % len(modes))
+    for m, x in modes.items():
+        n = len(q(By.CSS_SELECTOR, 'svg.cdf-chart circle.cdf-pt[data-mode="%s"]' % m))
+        check(n == len(x['latency_cdf']), 'latency %s: %d points for %d samples' % (m, n, len(x['latency_cdf'])))
+        marks = q(By.CSS_SELECTOR, 'svg.cdf-chart line.pct-mark[data-mode="%s"]' % m)
+        got = {e.get_attribute('data-pct'): float(e.get_attribute('data-us')) for e in marks}
+        want = {k: v for k, v in x['latency_us'].items() if v > 0}
+        check(got.keys() == want.keys() and all(abs(got[k] - want[k]) < 0.06 for k in want),
+              'latency %s: p50/p99/p99.9 marked at the JSON\'s values' % m)
+        check(len(q(By.CSS_SELECTOR, 'tr.perf-mode[data-mode="%s"]' % m)) == 1, 'latency %s: in the legend' % m)
+
+    # the extent map: a bar per range
+    em = doc.get('extent_map')
+    bars = q(By.CSS_SELECTOR, 'svg.extent-chart rect.extent-range')
+    if em:
+        check(len(bars) == len(em['ranges']) > 0, 'extent map: %d bars for %d ranges' % (len(bars), len(em['ranges'])))
+        check([b.get_attribute('data-path') for b in bars] == [r['path'] for r in em['ranges']],
+              'extent map: each bar is coloured by its range\'s path')
+    else:
+        check(not bars, 'no extent map in the JSON, none drawn')
+
+    # the findings
+    found = (by_name(doc, 'discovery')['figures'] or {}).get('findings', [])
+    rows = q(By.CSS_SELECTOR, 'tr.finding')
+    check([(r.get_attribute('data-finding'), r.get_attribute('data-severity')) for r in rows] ==
+          [(x['id'], x['severity']) for x in found], 'findings: %d rows with their severity' % len(found))
+
+    # the embedded JSON is the report
+    emb = driver.execute_script('return document.getElementById("awr-report").textContent')
+    check(json.loads(emb) == doc, 'the JSON embedded in the page equals the report file')
+
+    # nothing from outside: no resource fetched, nothing that names one
+    res = driver.execute_script('return performance.getEntriesByType("resource").map(e => e.name)')
+    check(res == [], 'no resource requested by the page (%s)' % res)
+    refs = driver.execute_script('''return Array.from(document.querySelectorAll("[src],[href],[srcset],link,iframe,object,embed,img"))
+        .map(e => e.outerHTML.slice(0, 120))''')
+    check(refs == [], 'no element that loads something (%s)' % refs)
+    with open(report_html) as f:
+        text = f.read()
+    check(not re.search(r'url\(|@import|https?://', text.split('<script type="application/json"')[0]),
+          'no url(), @import or address in the page itself')
+    check(driver.execute_script('return document.scripts.length') ==
+          len(q(By.CSS_SELECTOR, 'script[type="application/json"]')), 'no script but the JSON data block')
+
+    # the screenshot: the whole page
+    h = driver.execute_script('return document.documentElement.scrollHeight')
+    driver.set_window_size(1000, min(max(h, 600), 6000))
+    driver.save_screenshot(shot)
+    with open(shot, 'rb') as f:
+        png = f.read()
+    ok = png[:8] == b'\x89PNG\r\n\x1a\n' and len(png) > 20000
+    w, hh = struct.unpack('>II', png[16:24]) if ok else (0, 0)
+    check(ok and w >= 900 and hh >= 600, 'a screenshot of the page: %dx%d, %d bytes' % (w, hh, len(png)))
+finally:
+    driver.quit()
+
+print('report_check: %d failure(s)' % fails)
+sys.exit(1 if fails else 0)
