@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# Description: the README cannot drift from the tool: every "awr CMD --option" it shows (in
+# `code` and in indented examples) names a command that `awr help` lists and options that
+# `awr CMD --help` lists. Negative control first: a text with an unknown command and an unknown
+# option must be flagged by the same check.
+#
+#   readme_commands.py AWR README.md
+import re
+import subprocess
+import sys
+
+awr, readme = sys.argv[1:3]
+fails = 0
+
+
+def check(ok, what):
+    global fails
+    print('%s: %s' % ('ok' if ok else 'FAIL', what))
+    fails += not ok
+
+
+def commands():
+    out = subprocess.run([awr, 'help'], capture_output=True, text=True).stdout
+    return {m.group(1) for m in (re.match(r'\s+([a-z][a-z-]+)\s', l) for l in out.splitlines()) if m}
+
+
+helps = {}
+
+
+def options_of(cmd):
+    if cmd not in helps:
+        p = subprocess.run([awr, cmd, '--help'], capture_output=True, text=True)
+        helps[cmd] = set(re.findall(r'--[a-z][a-z0-9-]*', p.stdout))
+    return helps[cmd]
+
+
+def uses(text):
+    """(command word, [long options]) for every awr command line shown as code in @text"""
+    spans = re.findall(r'`([^`\n]+)`', text) + [l.strip() for l in text.splitlines() if l.startswith('    ')]
+    for sp in spans:
+        for part in re.split(r'\||&&|;|\$\(|\bthen\b', sp):
+            toks = part.split()
+            for i, t in enumerate(toks[:-1]):
+                if t == 'awr' and re.match(r'[a-z-]+$', toks[i + 1]):
+                    yield toks[i + 1], sorted(set(re.findall(r'--[a-z][a-z0-9-]*', ' '.join(toks[i + 2:]))))
+
+
+def problems(text, known):
+    bad = []
+    for cmd, opts in uses(text):
+        if cmd in ('--version', '--help'):
+            continue
+        if cmd not in known:
+            bad.append('awr %s: no such command (awr help lists %s)' % (cmd, ', '.join(sorted(known))))
+            continue
+        for o in opts:
+            if o not in options_of(cmd) and o not in ('--help', '--version'):
+                bad.append('awr %s %s: awr %s --help has no such option' % (cmd, o, cmd))
+    return sorted(set(bad))
+
+
+known = commands()
+check(len(known) >= 15 and 'qualify' in known and 'report' in known, 'awr help lists %d commands' % len(known))
+
+# negative control: the check flags what does not exist
+control = problems('Run `awr frobnicate /dev/x` or\n\n    # awr probe /dev/x --no-such-option\n', known)
+check(len(control) == 2 and any('frobnicate' in c for c in control) and any('--no-such-option' in c for c in control),
+      'the check flags an unknown command and an unknown option: %s' % control)
+
+with open(readme) as f:
+    text = f.read()
+n = sum(1 for _ in uses(text))
+check(n >= 40, 'the README shows %d awr command lines' % n)
+for p in problems(text, known):
+    check(False, 'README: ' + p)
+print('readme_commands: %d failure(s)' % fails)
+sys.exit(1 if fails else 0)
