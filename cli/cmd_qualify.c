@@ -191,7 +191,7 @@ static struct json_object *check_json(const struct qcheck *c)
 }
 
 struct tally {
-	unsigned int n[3];	/* per enum q_result */
+	unsigned int n[Q__RESULTS];	/* per enum q_result */
 	double seconds;
 };
 
@@ -223,6 +223,7 @@ static struct json_object *report_json(const struct qctx *q, const struct qcheck
 	json_object_object_add(o, "passed", out_u64(t->n[Q_PASS]));
 	json_object_object_add(o, "failed", out_u64(t->n[Q_FAIL]));
 	json_object_object_add(o, "skipped", out_u64(t->n[Q_SKIP]));
+	json_object_object_add(o, "info", out_u64(t->n[Q_INFO]));
 	json_object_object_add(o, "seconds", json_object_new_double(t->seconds));
 	json_object_object_add(o, "verdict", json_object_new_string(t->n[Q_FAIL] ? "FAIL" : "PASS"));
 	return o;
@@ -274,20 +275,44 @@ static void run_checks(struct qctx *q, struct qcheck *c, struct tally *t)
 	t->seconds = now_s() - start;
 }
 
+/* @text after @lead, wrapped at word boundaries to 100 columns, the lines after the first indented */
+static void print_wrapped(const char *lead, const char *text)
+{
+	size_t col = strlen(lead), indent = col;
+
+	fputs(lead, stdout);
+	while (*text) {
+		size_t w = strcspn(text, " ");
+
+		if (col > indent && col + 1 + w > 100) {
+			printf("\n%*s", (int)indent, "");
+			col = indent;
+		} else if (col > indent) {
+			putchar(' ');
+			col++;
+		}
+		fwrite(text, 1, w, stdout);
+		col += w;
+		text += w;
+		text += strspn(text, " ");
+	}
+	putchar('\n');
+}
+
 static void print_verdict(const struct qctx *q, const struct tally *t)
 {
 	size_t n = json_object_array_length(q->notes);
 
 	for (size_t i = 0; i < n; i++)
-		printf("note: %s\n", json_object_get_string(json_object_array_get_idx(q->notes, i)));
-	printf("verdict: %s (%u passed, %u failed, %u skipped) in %.1f s\n", t->n[Q_FAIL] ? "FAIL" : "PASS",
-	       t->n[Q_PASS], t->n[Q_FAIL], t->n[Q_SKIP], t->seconds);
+		print_wrapped("note: ", json_object_get_string(json_object_array_get_idx(q->notes, i)));
+	printf("verdict: %s (%u passed, %u failed, %u skipped, %u information only) in %.1f s\n",
+	       t->n[Q_FAIL] ? "FAIL" : "PASS", t->n[Q_PASS], t->n[Q_FAIL], t->n[Q_SKIP], t->n[Q_INFO], t->seconds);
 }
 
 /* -o prometheus: the verdict, each check's result and seconds, the limits qualified */
 static void print_prometheus(const struct qctx *q, const struct qcheck *c, const struct tally *t)
 {
-	static const char *const results[] = { "pass", "fail", "skip" };
+	static const char *const results[Q__RESULTS] = { "pass", "fail", "skip", "info" };
 	const char *l[9];
 
 	/* target: PATH as given (a directory's scratch file changes name every run) */
@@ -298,7 +323,7 @@ static void print_prometheus(const struct qctx *q, const struct qcheck *c, const
 	for (size_t i = 0; i < NR_CHECKS; i++) {
 		if (!c[i].name)
 			continue;
-		for (size_t r = 0; r < 3; r++) {
+		for (size_t r = 0; r < Q__RESULTS; r++) {
 			l[0] = "target"; l[1] = q->path; l[2] = "check"; l[3] = c[i].name;
 			l[4] = "result"; l[5] = results[r]; l[6] = NULL;
 			prom_sample("awr_qualify_check", l, c[i].result == (enum q_result)r);

@@ -41,7 +41,7 @@ void q_note(struct qctx *q, const char *fmt, ...)
 
 const char *q_result_name(enum q_result r)
 {
-	return r == Q_PASS ? "PASS" : r == Q_FAIL ? "FAIL" : "SKIP";
+	return r == Q_PASS ? "PASS" : r == Q_FAIL ? "FAIL" : r == Q_SKIP ? "SKIP" : "INFO";
 }
 
 /* The journal directory in use, its files prepared for an async-signal-safe removal. */

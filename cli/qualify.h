@@ -13,7 +13,8 @@
 
 #include "awr.h"
 
-enum q_result { Q_PASS, Q_FAIL, Q_SKIP };
+/* INFO: the check measured and judged nothing (speed is never judged); it does not count toward the verdict */
+enum q_result { Q_PASS, Q_FAIL, Q_SKIP, Q_INFO, Q__RESULTS };
 
 struct qcheck {
 	const char *name;		/* stable snake_case: "size_sweep" */

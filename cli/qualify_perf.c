@@ -56,7 +56,7 @@ void q_performance(struct qctx *q, struct qcheck *c)
 			return;
 		}
 	}
-	q_set(c, Q_PASS, "%s pages, QD %u, %s per batch: atomic %.0f/s, plain %.0f/s, doublewrite %.0f/s "
+	q_set(c, Q_INFO, "%s pages, QD %u, %s per batch: atomic %.0f/s, plain %.0f/s, doublewrite %.0f/s "
 	      "(p99 %.0f, %.0f, %.0f us)", out_size(o.unit, a, sizeof(a)), o.qd, bench_durability_name(o.durability),
 	      r.mode[BENCH_ATOMIC].pages_per_s, r.mode[BENCH_PLAIN].pages_per_s,
 	      r.mode[BENCH_DOUBLEWRITE].pages_per_s, r.mode[BENCH_ATOMIC].p99_us,

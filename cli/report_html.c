@@ -500,7 +500,7 @@ static const char style[] =
 	".verdict.PASS{background:#2a9a3c}.verdict.FAIL{background:#c8372d}"
 	"table{border-collapse:collapse;margin:6px 0}td,th{padding:3px 8px;border-bottom:1px solid #eee;"
 	"text-align:left;vertical-align:top}th{font-weight:600;background:#f6f6f6}td.num{text-align:right}"
-	".res{font-weight:700}.res.PASS{color:#2a9a3c}.res.FAIL{color:#c8372d}.res.SKIP{color:#8a8a8a}"
+	".res{font-weight:700}.res.PASS{color:#2a9a3c}.res.FAIL{color:#c8372d}.res.SKIP{color:#8a8a8a}.res.INFO{color:#1f6fb4}"
 	".sev.error{color:#c8372d;font-weight:700}.sev.warning{color:#b86e00;font-weight:700}.sev.info{color:#555}"
 	".meta td,.meta th{border:0;padding:1px 8px 1px 0}.empty{color:#777;font-style:italic}"
 	"svg.chart{display:block;max-width:100%;height:auto}svg .frame{fill:none;stroke:#bbb}"
@@ -560,9 +560,9 @@ int report_html(struct json_object *doc, FILE *f)
 	esc(f, str(doc, "awr_version"));
 	fputs("</td></tr>\n<tr><th>run</th><td>", f);
 	esc(f, str(doc, "date"));
-	fprintf(f, "%s, %.1f s: %.0f passed, %.0f failed, %.0f skipped</td></tr>\n</table>\n",
+	fprintf(f, "%s, %.1f s: %.0f passed, %.0f failed, %.0f skipped, %.0f information only</td></tr>\n</table>\n",
 		get(doc, "quick") && json_object_get_boolean(get(doc, "quick")) ? " (quick)" : "", num(doc, "seconds"),
-		num(doc, "passed"), num(doc, "failed"), num(doc, "skipped"));
+		num(doc, "passed"), num(doc, "failed"), num(doc, "skipped"), num(doc, "info"));
 	section(f, "checks", "Checks");
 	checks_table(f, doc);
 	x = get(doc, "notes");
