@@ -17,7 +17,19 @@ static const char *kind_name(const struct awr_statx_view *s)
 		return "block";
 	if (S_ISCHR(s->mode))
 		return "char";
+	if (S_ISDIR(s->mode))
+		return "directory";
 	return "other";
+}
+
+/* The text header's words for the same kinds (JSON keeps kind_name's values). */
+static const char *kind_words(const struct awr_statx_view *s)
+{
+	if (s && S_ISBLK(s->mode))
+		return "block device";
+	if (s && S_ISCHR(s->mode))
+		return "character device";
+	return kind_name(s);
 }
 
 static struct json_object *statx_json(const struct awr_statx_view *s)
@@ -108,7 +120,7 @@ static void dev_cells(const struct awr_device *d, struct dev_cells *c)
 	const struct awr_device_limits *l = d ? awr_device_derived_kernel(d) : NULL;
 
 	memset(c, 0, sizeof(*c));
-	snprintf(c->title, sizeof(c->title), "device(%s)", d ? awr_device_name(d) : "-");
+	snprintf(c->title, sizeof(c->title), "device(%s)", d ? awr_device_name(d) : "none");
 	if (!d)
 		return;
 	if (awr_device_type(d) == AWR_DEVICE_NVME) {
@@ -136,7 +148,7 @@ static void probe_print(const struct awr_probe *p)
 	struct dev_cells dc;
 
 	dev_cells(d, &dc);
-	printf("%s: %s", awr_probe_path_name(p), kind_name(s));
+	printf("%s: %s", awr_probe_path_name(p), kind_words(s));
 	if (y)
 		printf(" on %s%s%s", y->disk, y->partition[0] ? ", partition " : "", y->partition);
 	printf("\n\n");
@@ -158,6 +170,10 @@ static void probe_print(const struct awr_probe *p)
 	if (d) {
 		putchar('\n');
 		device_print(d);
+	} else if (y) {
+		printf("\n  device(none): no NVMe identify or SCSI VPD could be read for %s (neither NVMe nor SCSI,\n"
+		       "  such as loop or virtio, or not readable by this user): the sysfs column is what the kernel applies\n",
+		       y->disk);
 	}
 	if (awr_probe_stack(p)) {
 		putchar('\n');

@@ -143,29 +143,32 @@ static int derive_at(const struct awr_device *d, uint32_t kernel, struct awr_dev
 	return awr_scsi_derive_kernel(awr_device_scsi(d), kernel, awr_device_caps(d), l);
 }
 
-/* The view's kernel, then every release range of the table, the running one marked. */
+/* The view's kernel, then only the release ranges whose answer differs (as derived_by_kernel in JSON). */
 static void by_kernel(const struct awr_device *d)
 {
 	uint32_t k = awr_device_kernel(d), run = awr_kernel_running();
-	int kr = awr_kernel_range_of(k), rr = awr_kernel_range_of(run);
 	struct awr_device_limits l;
-	char v[16], label[64];
+	unsigned int n = awr_device_nr_kernel_ranges(d);
+	char v[16], w[16], label[64];
 
 	snprintf(label, sizeof(label), "derived (%s%s)", awr_kernel_format(k, v, sizeof(v)),
 		 run && k == run ? ", this kernel" : "");
 	printf("  %s\n", label);
 	print_limits("", awr_device_derived_kernel(d));
-	printf("  by kernel\n");
-	for (unsigned int i = 0; i < awr_kernel_nr_ranges(); i++) {
-		const struct awr_kernel_range *r = awr_kernel_range(i);
+	if (!n) {
+		printf("  by kernel      the same on every kernel with atomic writes\n");
+		return;
+	}
+	printf("  by kernel      where the answer differs from %s's:\n", awr_kernel_format(k, v, sizeof(v)));
+	for (unsigned int i = 0; i < n; i++) {
+		const char *r = "";
+		const struct awr_device_limits *x = awr_device_kernel_range(d, i, &r);
 
-		if (derive_at(d, r->first, &l))
-			continue;
-		print_limits(r->label, &l);
-		if ((int)i == rr)
-			printf("  %-14s ^ the running kernel (%s)\n", "", awr_kernel_format(run, v, sizeof(v)));
-		if ((int)i == kr && k != run)
-			printf("  %-14s ^ the kernel asked for (%s)\n", "", awr_kernel_format(k, v, sizeof(v)));
+		print_limits(r, x);
+	}
+	if (run && k != run && !derive_at(d, run, &l)) {
+		snprintf(label, sizeof(label), "here %s", awr_kernel_format(run, w, sizeof(w)));
+		print_limits(label, &l);
 	}
 }
 

@@ -4,7 +4,8 @@
 # (exit 2, nothing created) unless --create; with -o json every refusal and error prints one
 # error document (schema_version, error, errno, command, target, outcome) and every report says
 # in "outcome" what its exit status means; --require writes its requirement into the JSON;
-# usage lines name the tool, the command and its operands.
+# usage lines name the tool, the command and its operands; probe's header names the kind of
+# target and why its device column is empty.
 set -u
 awr=$1
 dir=${AWR_SCRATCH_DIR:?run under with-scratch-xfs.sh}
@@ -95,6 +96,15 @@ done
 expect_rc 2 "an unknown option" "$awr" check --bogus "$file"
 expect_text "Usage: awr check [OPTION...] PATH"
 expect_text "Try 'awr check --help'"
+
+# 5. probe names what it looked at: the loop device is a "block device", and its device column,
+# empty because a loop device has no NVMe identify or SCSI VPD, says so
+expect_rc 0 "probe of the scratch loop device" "$awr" probe "$dev"
+expect_text "$dev: block device on ${dev#/dev/}"
+expect_text "device(none)"
+expect_text "no NVMe identify or SCSI VPD could be read for ${dev#/dev/}"
+run_json 0 "probe of the scratch loop device, -o json" "$awr" probe "$dev" -o json
+jdoc "its JSON type stays block" 'd["type"] == "block"'
 
 rm -f "$file"
 [ "$fails" = 0 ]
