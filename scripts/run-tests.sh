@@ -48,7 +48,7 @@ case "$jobs" in ''|*[!0-9]*|0) echo "run-tests.sh: AWR_TEST_JOBS must be a posit
 
 # What runs: every stage (full), the quick tier, or what --only names.
 want_meson=1 want_asan=1 want_fuzz=1 want_memcheck=1 want_consumer=1 want_vm=1
-main_sel=() asan_sel=(--no-suite vm) vm_only=
+main_sel=() asan_sel=(--no-suite vm --no-suite nosan) vm_only=
 if [ "$tier" = quick ]; then
 	want_asan=0 want_fuzz=0 want_memcheck=0 want_consumer=0 want_vm=0
 	main_sel=(--no-suite slow)
@@ -230,39 +230,61 @@ if [ "$want_meson" = 1 ]; then
 	timed meson "$t0"
 fi
 
+# Fuzz smoke: every libFuzzer harness (clang build, -Dfuzz=true) from its committed seed
+# corpus, AWR_FUZZ_SECONDS each (10; 60 with --long), two at a time; a crash, leak or
+# sanitizer report fails. It builds and runs in the background beside the sanitizer stage
+# (whose last minutes are a few long tests that mostly wait) and is counted after it.
+fuzz_start() {
+	fuzzb=$build-fuzz
+	rm -f "$build/fuzz.out" "$build/fuzz.rc"
+	# its own process group (stopped with the run, as the guests are)
+	setsid -w bash -c '
+		src=$1 build=$2 fuzzb=$3
+		if { [ -f "$fuzzb/build.ninja" ] || CC=clang meson setup "$fuzzb" "$src" -Dfuzz=true \
+			>"$build/fuzz-setup.out" 2>&1; } && ninja -C "$fuzzb" fuzz >"$build/fuzz-build.out" 2>&1; then
+			"$src/tests/fuzz/smoke.sh" "$fuzzb/tests/fuzz" "$src/tests/fuzz/corpus" >"$build/fuzz.out" 2>&1
+			echo $? >"$build/fuzz.rc"
+		else
+			echo build-failed >"$build/fuzz.rc"
+		fi' sh "$src" "$build" "$fuzzb" </dev/null &
+	fuzz_pid=$!
+	bg+=("$fuzz_pid")
+}
+fuzz_count() {
+	local fuzz_rc
+	echo "== fuzz smoke (tests/fuzz/smoke.sh)"
+	wait "$fuzz_pid"
+	local p rest=()
+	for p in "${bg[@]}"; do [ "$p" = "$fuzz_pid" ] || rest+=("$p"); done
+	bg=("${rest[@]}")
+	fuzz_rc=$(cat "$build/fuzz.rc" 2>/dev/null) || fuzz_rc=255
+	if [ "$fuzz_rc" = build-failed ]; then
+		tail -30 "$build/fuzz-setup.out" "$build/fuzz-build.out" 2>/dev/null
+		count FAIL fuzz-build "the clang build of tests/fuzz failed"
+	else
+		cat "$build/fuzz.out"
+		relay_stage fuzz "$build/fuzz.out" "$fuzz_rc" tests/fuzz/smoke.sh
+	fi
+	timed "fuzz (beside the sanitizers)" "$t_fuzz"
+}
+t_fuzz=$(date +%s)
+[ "$want_fuzz" = 1 ] && fuzz_start
+
 if [ "$want_asan" = 1 ]; then
 	t0=$(date +%s)
 	echo "== the same tests built with AddressSanitizer and UBSan"
 	asan=$build-asan
 	if { [ -f "$asan/build.ninja" ] || meson setup "$asan" "$src" -Db_sanitize=address,undefined \
 		-Db_lundef=false >"$build/asan-setup.out" 2>&1; } && ninja -C "$asan" >"$build/asan-build.out" 2>&1; then
-		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 meson_stage sanitizers/ "$asan" "$build/asan-test.out" "${asan_sel[@]}"
+		# the crash test's cycles are the meson stage's to run in full: three here
+		AWR_CRASH_CYCLES=${AWR_CRASH_CYCLES:-3} UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 meson_stage sanitizers/ "$asan" "$build/asan-test.out" "${asan_sel[@]}"
 	else
 		tail -30 "$build/asan-setup.out" "$build/asan-build.out" 2>/dev/null
 		count FAIL sanitizers "the sanitizer build failed"
 	fi
 	timed sanitizers "$t0"
 fi
-
-# Fuzz smoke: every libFuzzer harness (clang build, -Dfuzz=true) from its committed seed
-# corpus, AWR_FUZZ_SECONDS each (10; 60 with --long), two at a time; a crash, leak or
-# sanitizer report fails.
-if [ "$want_fuzz" = 1 ]; then
-	t0=$(date +%s)
-	echo "== fuzz smoke (tests/fuzz/smoke.sh)"
-	fuzzb=$build-fuzz
-	if { [ -f "$fuzzb/build.ninja" ] || CC=clang meson setup "$fuzzb" "$src" -Dfuzz=true \
-		>"$build/fuzz-setup.out" 2>&1; } && ninja -C "$fuzzb" fuzz >"$build/fuzz-build.out" 2>&1; then
-		"$src/tests/fuzz/smoke.sh" "$fuzzb/tests/fuzz" "$src/tests/fuzz/corpus" >"$build/fuzz.out" 2>&1
-		fuzz_rc=$?
-		cat "$build/fuzz.out"
-		relay_stage fuzz "$build/fuzz.out" "$fuzz_rc" tests/fuzz/smoke.sh
-	else
-		tail -30 "$build/fuzz-setup.out" "$build/fuzz-build.out" 2>/dev/null
-		count FAIL fuzz-build "the clang build of tests/fuzz failed"
-	fi
-	timed fuzz "$t0"
-fi
+[ "$want_fuzz" = 1 ] && fuzz_count
 
 # valgrind memcheck: awr's main commands on a scratch XFS; a memory error or a definite or
 # indirect leak fails (tests/memcheck.sh, with its own control that must be caught).

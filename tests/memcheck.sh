@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Description: valgrind memcheck over awr's main commands (probe, check, decode, write, stress,
-# verify, qualify --quick) on a scratch XFS: any memory error or a definite or indirect leak fails.
+# verify, qualify --quick and its HTML report, report --html) on a scratch XFS: any memory error
+# or a definite or indirect leak fails.
 #
 #   tests/integration/with-scratch-xfs.sh tests/memcheck.sh BUILD/cli/awr FIXTURES_DIR
 #
@@ -89,4 +90,6 @@ mc stress 0 "$awr" stress "$dir/stress" --unit 16k --size 4M --threads 4 --write
 mc verify 0 "$awr" verify "$dir/stress" --unit 16k --journal "$j"
 mc verify-json 0 "$awr" verify "$dir/stress" --unit 16k -o json
 mc qualify-quick 0 "$awr" qualify "$dir/qualify" --quick --create
+mc qualify-html 0 "$awr" qualify "$dir/qualify" --quick --create --report "$dir/q.json" --html "$dir/q.html"
+mc report-html 0 "$awr" report "$dir/q.json" --html "$dir/r.html"
 finish

@@ -6,6 +6,7 @@
 #   mounts_of_dev DEV       its mount points, from /proc/self/mountinfo (never by stat: a shut-down
 #                           XFS gives EIO)
 #   other_ns_mounts DEV     its mounts in other mount namespaces ("pid N: PATH")
+#   holders_of DIR          the processes with their working directory or a file below DIR
 #   scratch_remount DEV DIR unmount a (shut-down) DIR and mount DEV there again (log recovery);
 #                           prints why and returns 1 when that is not safe or fails
 
@@ -36,9 +37,27 @@ other_ns_mounts() {
 	done
 }
 
+# holders_of DIR: the processes whose working directory or an open file lies below DIR (read from
+# the /proc links' text: nothing below a shut-down DIR is stat'ed)
+holders_of() {
+	local p l
+	for p in /proc/[0-9]*; do
+		for l in "$p/cwd" "$p"/fd/*; do
+			case "$(readlink "$l" 2>/dev/null)" in "$1"|"$1"/*) echo -n " ${p#/proc/} ($(cat "$p/comm" 2>/dev/null))"; break ;; esac
+		done
+	done
+}
+
 scratch_remount() {
 	local dev=$1 dir=$2 others w
-	umount "$dir" || { echo "umount failed"; return 1; }
+	# a killed program's io_uring drops its files in the kernel's own time after the exit
+	# (io_ring_exit_work), and a child of it (MariaDB starts addr2line when it dies of an I/O
+	# error) may still sit in the directory: try for up to 5 s, then say who holds it
+	for ((w = 0; w < 50; w++)); do
+		umount "$dir" 2>/dev/null && break
+		sleep 0.1
+	done
+	[ "$w" -lt 50 ] || { echo "umount failed for 5 s (target busy; held by:$(holders_of "$dir"))"; return 1; }
 	[ -z "$(mounts_of_dev "$dev")" ] || { echo "$dev is still mounted: $(mounts_of_dev "$dev")"; return 1; }
 	for ((w = 0; w < 100; w++)); do
 		others=$(other_ns_mounts "$dev")

@@ -77,6 +77,15 @@ start() {	# mariadbd under the preload, until its socket answers; its counters i
 	tail -n 15 "$w/server.log"
 	return 1
 }
+crash() {	# kill -9 of the server and of any child it started (addr2line, on an I/O error)
+	local kids st pid ppid
+	kids=$(for st in /proc/[0-9]*/stat; do	# pid (comm) state ppid: comm has no blank here
+		read -r pid _ _ ppid _ <"$st" 2>/dev/null && [ "$ppid" = "$spid" ] && echo "$pid"
+	done)
+	kill -9 "$spid" $kids 2>/dev/null
+	wait "$spid" 2>/dev/null
+	spid=
+}
 sql() { mariadb --socket="$w/sock" --batch --skip-column-names "$@"; }
 stop() {	# a clean stop: mariadbd exits, the preload's report goes to the server log
 	mariadb-admin --socket="$w/sock" shutdown >/dev/null 2>&1 || kill "$spid"
@@ -128,11 +137,11 @@ for ((c = 1; c <= cycles; c++)); do
 	sleep "$(python3 -c 'import random; print(round(random.uniform(1.0, 2.5), 2))')"
 	if [ $((c % 2)) = 0 ]; then
 		"$shutdown" "$dir" >/dev/null || fail "cycle $c: the XFS shutdown failed"
-		kill -9 "$spid"; wait "$spid" 2>/dev/null; spid=
+		crash
 		why=$(scratch_remount "$dev" "$dir") || { fail "cycle $c: $why"; break; }
 		how="XFS shut down"
 	else
-		kill -9 "$spid"; wait "$spid" 2>/dev/null; spid=
+		crash
 		how="kill -9"
 	fi
 	kill "$lpid" 2>/dev/null; wait "$lpid" 2>/dev/null; lpid=
@@ -151,8 +160,11 @@ for ((c = 1; c <= cycles; c++)); do
 done
 
 # negative control: a page torn by hand in a copy is reported
-f=$(find "$my/w" -name 't.ibd' | head -n 1)
-cp "$f" "$w/torn.ibd"
+f=$(find "$my/w" -name 't.ibd' 2>/dev/null | head -n 1)
+if [ -z "$f" ] || ! cp "$f" "$w/torn.ibd"; then
+	fail "control: no tablespace w/t.ibd to tear a page in (${f:-not found})"
+	echo "mariadb_preload: $fails failure(s)"; exit 1
+fi
 python3 - "$w/torn.ibd" <<'PY'
 import sys
 f = open(sys.argv[1], 'r+b')
