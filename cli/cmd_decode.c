@@ -110,7 +110,8 @@ static int parse_u32_size(const char *opt, const char *text, uint32_t *out, bool
 static ssize_t read_file(const char *path, char *raw)
 {
 	ssize_t n = 0, r = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	bool in = !strcmp(path, "-");	/* standard input: nvme id-ctrl /dev/nvme0 | awr decode - */
+	int fd = in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0) {
 		out_error("decode: cannot open %s: %s", path, strerror(errno));
@@ -118,7 +119,8 @@ static ssize_t read_file(const char *path, char *raw)
 	}
 	while (n <= DUMP_MAX && (r = read(fd, raw + n, DUMP_MAX + 1 - (size_t)n)) > 0)
 		n += r;
-	close(fd);
+	if (!in)
+		close(fd);
 	if (r < 0 || n > DUMP_MAX) {
 		out_error("decode: %s %s", path, r < 0 ? strerror(errno) : "is larger than 1 MiB: not tool output or a dump");
 		return -EINVAL;
@@ -133,12 +135,23 @@ static int add_file(struct awr_input *in, const char *path)
 	int ret = n < 0 ? (int)n : awr_input_add(raw, (size_t)n, in);
 
 	free(raw);
+	if (!strcmp(path, "-"))
+		path = "standard input";
 	if (ret == -ENOMSG)
 		out_error("decode: %s is not recognised: give nvme-cli id-ctrl/id-ns output (normal, -H or -o json), sg_vpd -p bl or sg_readcap text, or a binary or hex Identify/Block Limits page (nvme id-ns -b, sg_vpd -p bl -r)", path);
 	else if (ret == -EMSGSIZE)
 		out_error("decode: %s holds a page too short for its kind (Identify Namespace needs 4096 bytes)", path);
-	else if (ret < 0 && n >= 0)
-		out_error("decode: %s has a malformed value or one that contradicts an earlier file (the same field twice with different values)", path);
+	else if (ret < 0 && n >= 0 && in->conflict) {
+		uint64_t a = in->conflict_first[0] | (uint64_t)in->conflict_first[1] << 32;
+		uint64_t b = in->conflict_second[0] | (uint64_t)in->conflict_second[1] << 32;
+		char where[48] = "";
+
+		if (in->conflict_line)
+			snprintf(where, sizeof(where), " at line %u", in->conflict_line);
+		out_error("decode: %s gives %s %" PRIu64 "%s, but %" PRIu64 " was read before (earlier in it or in an earlier file): the input holds two devices' output; paste one device's at a time",
+			  path, awr_input_field_name(in->conflict - 1), b, where, a);
+	} else if (ret < 0 && n >= 0)
+		out_error("decode: %s has a malformed value (a number out of its field's range)", path);
 	return ret;
 }
 

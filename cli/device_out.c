@@ -10,6 +10,51 @@ static struct json_object *u64_if(bool have, uint64_t v)
 	return have ? out_u64(v) : NULL;
 }
 
+/* A field the view assumed rather than read (awr decode of a partial paste). */
+static bool assumed(const struct awr_device *d, enum awr_input_field f)
+{
+	return (awr_device_assumed(d) >> f) & 1;
+}
+
+/* A read field's value in JSON; an assumed one is null (and listed under "assumed"). */
+static struct json_object *u64_read(const struct awr_device *d, enum awr_input_field f, bool have, uint64_t v)
+{
+	return u64_if(have && !assumed(d, f), v);
+}
+
+/* JSON keys of the input fields, for "assumed": [...] */
+static const char *const field_keys[AWR_IF__COUNT] = {
+	[AWR_IF_MDTS] = "mdts", [AWR_IF_AWUN] = "awun", [AWR_IF_AWUPF] = "awupf", [AWR_IF_ACWU] = "acwu",
+	[AWR_IF_NSZE] = "nsze", [AWR_IF_NSFEAT] = "nsfeat", [AWR_IF_NLBAF] = "nlbaf",
+	[AWR_IF_FLBAS] = "flbas", [AWR_IF_NAWUN] = "nawun", [AWR_IF_NAWUPF] = "nawupf",
+	[AWR_IF_NACWU] = "nacwu", [AWR_IF_NABSN] = "nabsn", [AWR_IF_NABO] = "nabo",
+	[AWR_IF_NABSPF] = "nabspf", [AWR_IF_NOIOB] = "noiob", [AWR_IF_LBAF] = "lba_size",
+	[AWR_IF_VPD_BL] = "vpd_page_length", [AWR_IF_MAX_XFER] = "max_transfer_length",
+	[AWR_IF_MATL] = "max_atomic_transfer_length", [AWR_IF_ATOMIC_ALIGN] = "atomic_alignment",
+	[AWR_IF_ATOMIC_GRAN] = "atomic_granularity",
+	[AWR_IF_MATL_BNDRY] = "max_atomic_transfer_length_with_boundary",
+	[AWR_IF_MAX_BNDRY] = "max_atomic_boundary_size", [AWR_IF_LBS] = "logical_block_size",
+	[AWR_IF_PBS] = "physical_block_size",
+};
+
+static struct json_object *assumed_json(const struct awr_device *d)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (int i = 0; i < AWR_IF__COUNT; i++)
+		if (assumed(d, i) && field_keys[i])
+			json_object_array_add(a, json_object_new_string(field_keys[i]));
+	return a;
+}
+
+/* Text: "15 (64 KiB)" as read, "assumed 0" where the input did not hold the field. */
+static const char *mark(const struct awr_device *d, enum awr_input_field f, const char *txt, char *buf,
+			size_t len)
+{
+	snprintf(buf, len, "%s%s", assumed(d, f) ? "assumed " : "", txt);
+	return buf;
+}
+
 static struct json_object *limits_json(const struct awr_device_limits *l)
 {
 	struct json_object *o = json_object_new_object();
@@ -60,24 +105,26 @@ static struct json_object *nvme_json(const struct awr_device *d)
 	bool c = n->have_ctrl, s = n->have_ns;
 
 	json_object_object_add(o, "device", json_object_new_string(awr_device_name(d)));
-	json_object_object_add(o, "awun", u64_if(c, n->awun));
-	json_object_object_add(o, "awupf", u64_if(c, n->awupf));
-	json_object_object_add(o, "acwu", u64_if(c, n->acwu));
-	json_object_object_add(o, "mdts", u64_if(c, n->mdts));
+	json_object_object_add(o, "awun", u64_read(d, AWR_IF_AWUN, c, n->awun));
+	json_object_object_add(o, "awupf", u64_read(d, AWR_IF_AWUPF, c, n->awupf));
+	json_object_object_add(o, "acwu", u64_read(d, AWR_IF_ACWU, c, n->acwu));
+	json_object_object_add(o, "mdts", u64_read(d, AWR_IF_MDTS, c, n->mdts));
 	json_object_object_add(o, "nsid", u64_if(s && n->nsid, n->nsid));
-	json_object_object_add(o, "nsfeat", u64_if(s, n->nsfeat));
-	json_object_object_add(o, "nlbaf", u64_if(s, n->nlbaf));
-	json_object_object_add(o, "flbas", u64_if(s, n->flbas));
-	json_object_object_add(o, "lba_format", u64_if(s, n->lbaf_index));
-	json_object_object_add(o, "nawun", u64_if(s, n->nawun));
-	json_object_object_add(o, "nawupf", u64_if(s, n->nawupf));
-	json_object_object_add(o, "nacwu", u64_if(s, n->nacwu));
-	json_object_object_add(o, "nabsn", u64_if(s, n->nabsn));
-	json_object_object_add(o, "nabo", u64_if(s, n->nabo));
-	json_object_object_add(o, "nabspf", u64_if(s, n->nabspf));
-	json_object_object_add(o, "noiob", u64_if(s, n->noiob));
-	json_object_object_add(o, "lba_size", u64_if(s, n->lba_size));
-	json_object_object_add(o, "metadata_size", u64_if(s, n->lba_ms));
+	json_object_object_add(o, "nsfeat", u64_read(d, AWR_IF_NSFEAT, s, n->nsfeat));
+	json_object_object_add(o, "nlbaf", u64_read(d, AWR_IF_NLBAF, s, n->nlbaf));
+	json_object_object_add(o, "flbas", u64_read(d, AWR_IF_FLBAS, s, n->flbas));
+	json_object_object_add(o, "lba_format", u64_if(s && !(assumed(d, AWR_IF_FLBAS) && assumed(d, AWR_IF_LBAF)),
+						      n->lbaf_index));
+	json_object_object_add(o, "nawun", u64_read(d, AWR_IF_NAWUN, s, n->nawun));
+	json_object_object_add(o, "nawupf", u64_read(d, AWR_IF_NAWUPF, s, n->nawupf));
+	json_object_object_add(o, "nacwu", u64_read(d, AWR_IF_NACWU, s, n->nacwu));
+	json_object_object_add(o, "nabsn", u64_read(d, AWR_IF_NABSN, s, n->nabsn));
+	json_object_object_add(o, "nabo", u64_read(d, AWR_IF_NABO, s, n->nabo));
+	json_object_object_add(o, "nabspf", u64_read(d, AWR_IF_NABSPF, s, n->nabspf));
+	json_object_object_add(o, "noiob", u64_read(d, AWR_IF_NOIOB, s, n->noiob));
+	json_object_object_add(o, "lba_size", u64_read(d, AWR_IF_LBAF, s, n->lba_size));
+	json_object_object_add(o, "metadata_size", u64_read(d, AWR_IF_LBAF, s, n->lba_ms));
+	json_object_object_add(o, "assumed", assumed_json(d));
 	json_object_object_add(o, "dn", n->have_dn ? json_object_new_boolean(n->dn) : NULL);
 	json_object_object_add(o, "chunk_bytes", u64_if(s, awr_device_chunk_bytes(d)));
 	json_object_object_add(o, "derived", s ? kernel_limits_json(d) : NULL);
@@ -94,18 +141,23 @@ static struct json_object *scsi_json(const struct awr_device *d)
 	bool v = s->have_vpd, a = s->vpd_has_atomic;
 
 	json_object_object_add(o, "device", json_object_new_string(awr_device_name(d)));
-	json_object_object_add(o, "vpd_page_length", u64_if(v, s->vpd_page_length));
-	json_object_object_add(o, "max_transfer_length", u64_if(v, s->max_transfer_length));
-	json_object_object_add(o, "max_atomic_transfer_length", u64_if(a, s->max_atomic_transfer_length));
-	json_object_object_add(o, "atomic_alignment", u64_if(a, s->atomic_alignment));
-	json_object_object_add(o, "atomic_granularity", u64_if(a, s->atomic_granularity));
+	json_object_object_add(o, "vpd_page_length", u64_read(d, AWR_IF_VPD_BL, v, s->vpd_page_length));
+	json_object_object_add(o, "max_transfer_length", u64_read(d, AWR_IF_MAX_XFER, v, s->max_transfer_length));
+	json_object_object_add(o, "max_atomic_transfer_length",
+			       u64_read(d, AWR_IF_MATL, a, s->max_atomic_transfer_length));
+	json_object_object_add(o, "atomic_alignment", u64_read(d, AWR_IF_ATOMIC_ALIGN, a, s->atomic_alignment));
+	json_object_object_add(o, "atomic_granularity", u64_read(d, AWR_IF_ATOMIC_GRAN, a, s->atomic_granularity));
 	json_object_object_add(o, "max_atomic_transfer_length_with_boundary",
-			       u64_if(a, s->max_atomic_transfer_length_with_boundary));
-	json_object_object_add(o, "max_atomic_boundary_size", u64_if(a, s->max_atomic_boundary_size));
+			       u64_read(d, AWR_IF_MATL_BNDRY, a, s->max_atomic_transfer_length_with_boundary));
+	json_object_object_add(o, "max_atomic_boundary_size",
+			       u64_read(d, AWR_IF_MAX_BNDRY, a, s->max_atomic_boundary_size));
 	json_object_object_add(o, "write_atomic16_supported",
 			       s->write_atomic16 < 0 ? NULL : json_object_new_boolean(s->write_atomic16));
-	json_object_object_add(o, "logical_block_size", u64_if(s->logical_block_size, s->logical_block_size));
-	json_object_object_add(o, "physical_block_size", u64_if(s->physical_block_size, s->physical_block_size));
+	json_object_object_add(o, "logical_block_size",
+			       u64_read(d, AWR_IF_LBS, s->logical_block_size, s->logical_block_size));
+	json_object_object_add(o, "physical_block_size",
+			       u64_read(d, AWR_IF_PBS, s->physical_block_size, s->physical_block_size));
+	json_object_object_add(o, "assumed", assumed_json(d));
 	json_object_object_add(o, "protection_type",
 			       u64_if(s->have_capacity, s->prot_en ? s->p_type + 1U : 0));
 	json_object_object_add(o, "derived", s->logical_block_size ? kernel_limits_json(d) : NULL);
@@ -189,23 +241,43 @@ static void nvme_print(const struct awr_device *d)
 	const struct awr_nvme_id *n = awr_device_nvme(d);
 	const struct awr_device_limits *alt = awr_device_derived_alt(d);
 	uint32_t lbs = n->have_ns ? n->lba_size : 0;
-	char a[48], b[48], c[48];
+	bool nsv = n->nsfeat & 2;
+	char a[48], b[48], c[48], e[48], t[48], m[4][64];
 
-	if (n->have_ctrl)
-		printf("  %-14s AWUN %s, AWUPF %s, ACWU %s (0's based blocks), MDTS %u\n", "controller",
-		       blocks0(n->awun, lbs, a, sizeof(a)), blocks0(n->awupf, lbs, b, sizeof(b)),
-		       blocks0(n->acwu, lbs, c, sizeof(c)), n->mdts);
+	if (n->have_ctrl) {
+		snprintf(t, sizeof(t), "%u", n->mdts);
+		printf("  %-14s AWUN %s, AWUPF %s, ACWU %s (0's based blocks), MDTS %s\n", "controller",
+		       mark(d, AWR_IF_AWUN, blocks0(n->awun, lbs, a, sizeof(a)), m[0], sizeof(m[0])),
+		       mark(d, AWR_IF_AWUPF, blocks0(n->awupf, lbs, b, sizeof(b)), m[1], sizeof(m[1])),
+		       mark(d, AWR_IF_ACWU, blocks0(n->acwu, lbs, c, sizeof(c)), m[2], sizeof(m[2])),
+		       mark(d, AWR_IF_MDTS, t, m[3], sizeof(m[3])));
+	}
 	if (n->have_dn)
 		printf("  %-14s DN %u\n", "feature 0Ah", n->dn);
 	if (!n->have_ns)
 		return;
-	printf("  %-14s NSFEAT 0x%02x (atomic fields %s), NAWUN %s, NAWUPF %s, NACWU %u\n", "namespace",
-	       n->nsfeat, (n->nsfeat & 2) ? "valid" : "not valid",
-	       blocks0(n->nawun, (n->nsfeat & 2) ? lbs : 0, a, sizeof(a)),
-	       blocks0(n->nawupf, (n->nsfeat & 2) ? lbs : 0, b, sizeof(b)), n->nacwu);
-	printf("  %-14s NABSN %u, NABO %u, NABSPF %u, NOIOB %u\n", "", n->nabsn, n->nabo, n->nabspf, n->noiob);
-	printf("  %-14s LBA format %u of %u: %" PRIu32 " bytes, %u metadata\n", "", n->lbaf_index,
-	       n->nlbaf + 1U, n->lba_size, n->lba_ms);
+	snprintf(t, sizeof(t), "0x%02x (atomic fields %s)", n->nsfeat, nsv ? "valid" : "not valid");
+	snprintf(e, sizeof(e), "%u", n->nacwu);
+	printf("  %-14s NSFEAT %s, NAWUN %s, NAWUPF %s, NACWU %s\n", "namespace",
+	       mark(d, AWR_IF_NSFEAT, t, m[0], sizeof(m[0])),
+	       mark(d, AWR_IF_NAWUN, blocks0(n->nawun, nsv ? lbs : 0, a, sizeof(a)), m[1], sizeof(m[1])),
+	       mark(d, AWR_IF_NAWUPF, blocks0(n->nawupf, nsv ? lbs : 0, b, sizeof(b)), m[2], sizeof(m[2])),
+	       mark(d, AWR_IF_NACWU, e, m[3], sizeof(m[3])));
+	snprintf(a, sizeof(a), "%u", n->nabsn);
+	snprintf(b, sizeof(b), "%u", n->nabo);
+	snprintf(c, sizeof(c), "%u", n->nabspf);
+	snprintf(e, sizeof(e), "%u", n->noiob);
+	printf("  %-14s NABSN %s, NABO %s, NABSPF %s, NOIOB %s\n", "",
+	       mark(d, AWR_IF_NABSN, a, m[0], sizeof(m[0])), mark(d, AWR_IF_NABO, b, m[1], sizeof(m[1])),
+	       mark(d, AWR_IF_NABSPF, c, m[2], sizeof(m[2])), mark(d, AWR_IF_NOIOB, e, m[3], sizeof(m[3])));
+	if (assumed(d, AWR_IF_LBAF))
+		printf("  %-14s LBA format not in the input: %" PRIu32 " bytes assumed\n", "", n->lba_size);
+	else if (assumed(d, AWR_IF_NLBAF))
+		printf("  %-14s LBA format %u: %" PRIu32 " bytes, %u metadata\n", "", n->lbaf_index, n->lba_size,
+		       n->lba_ms);
+	else
+		printf("  %-14s LBA format %u of %u: %" PRIu32 " bytes, %u metadata\n", "", n->lbaf_index,
+		       n->nlbaf + 1U, n->lba_size, n->lba_ms);
 	by_kernel(d);
 	if (alt) {
 		print_limits("with AWUPF", awr_device_derived(d));
@@ -217,13 +289,27 @@ static void scsi_print(const struct awr_device *d)
 {
 	const struct awr_scsi_id *s = awr_device_scsi(d);
 
-	if (s->have_vpd)
-		printf("  %-14s page length 0x%02x, max atomic transfer %" PRIu32 ", alignment %" PRIu32 ", granularity %" PRIu32 ", with boundary %" PRIu32 ", max boundary %" PRIu32 " (blocks)\n",
-		       "block limits", s->vpd_page_length, s->max_atomic_transfer_length,
-		       s->atomic_alignment, s->atomic_granularity,
-		       s->max_atomic_transfer_length_with_boundary, s->max_atomic_boundary_size);
-	printf("  %-14s logical %" PRIu32 ", physical %" PRIu32 " bytes", "block size",
-	       s->logical_block_size, s->physical_block_size);
+	char v[7][32], m[7][64];
+
+	if (s->have_vpd) {
+		snprintf(v[0], sizeof(v[0]), "0x%02x", s->vpd_page_length);
+		snprintf(v[1], sizeof(v[1]), "%" PRIu32, s->max_atomic_transfer_length);
+		snprintf(v[2], sizeof(v[2]), "%" PRIu32, s->atomic_alignment);
+		snprintf(v[3], sizeof(v[3]), "%" PRIu32, s->atomic_granularity);
+		snprintf(v[4], sizeof(v[4]), "%" PRIu32, s->max_atomic_transfer_length_with_boundary);
+		snprintf(v[5], sizeof(v[5]), "%" PRIu32, s->max_atomic_boundary_size);
+		printf("  %-14s page length %s, max atomic transfer %s, alignment %s, granularity %s, with boundary %s, max boundary %s (blocks)\n",
+		       "block limits", mark(d, AWR_IF_VPD_BL, v[0], m[0], sizeof(m[0])),
+		       mark(d, AWR_IF_MATL, v[1], m[1], sizeof(m[1])),
+		       mark(d, AWR_IF_ATOMIC_ALIGN, v[2], m[2], sizeof(m[2])),
+		       mark(d, AWR_IF_ATOMIC_GRAN, v[3], m[3], sizeof(m[3])),
+		       mark(d, AWR_IF_MATL_BNDRY, v[4], m[4], sizeof(m[4])),
+		       mark(d, AWR_IF_MAX_BNDRY, v[5], m[5], sizeof(m[5])));
+	}
+	snprintf(v[0], sizeof(v[0]), "%" PRIu32, s->logical_block_size);
+	snprintf(v[1], sizeof(v[1]), "%" PRIu32, s->physical_block_size);
+	printf("  %-14s logical %s, physical %s bytes", "block size", mark(d, AWR_IF_LBS, v[0], m[0], sizeof(m[0])),
+	       mark(d, AWR_IF_PBS, v[1], m[1], sizeof(m[1])));
 	if (s->have_capacity)
 		printf(", protection type %u", s->prot_en ? s->p_type + 1U : 0);
 	printf("\n  %-14s %s\n", "opcode 9Ch", s->write_atomic16 < 0 ? "support unknown" :

@@ -1173,7 +1173,12 @@ struct awr_input {
 	struct awr_scsi_id scsi;
 	uint32_t lbaf_size[64];		/* LBA format data sizes seen (bytes), 0 unknown */
 	int lbaf_in_use;		/* index marked "(in use)", -1 none */
-	uint32_t reserved[8];
+	uint32_t line;			/* the text line being read (1-based; 0 in JSON or dumps) */
+	uint32_t conflict;		/* 1 + the AWR_IF_* field first given twice with two values */
+	uint32_t conflict_line;		/* the line of its second value, 0 when not text */
+	uint32_t conflict_first[2];	/* its first value (low, high 32 bits) */
+	uint32_t conflict_second[2];	/* the contradicting value */
+	uint32_t reserved[1];
 };
 
 /**
@@ -1224,6 +1229,19 @@ const char *awr_input_field_name(enum awr_input_field f);
  */
 int awr_input_device(const struct awr_input *in, const struct awr_queue_caps *caps,
 		     struct awr_device **out, char *missing, size_t len);
+
+/**
+ * awr_device_assumed() - the fields a view assumed instead of reading
+ * @d:	the view
+ *
+ * A view made by awr_input_device() from a partial paste holds a value for
+ * every field; those the input did not hold are assumed (0, or as @missing
+ * said). No finding of the view states an assumed field as read.
+ *
+ * Return: a mask of (1 << AWR_IF_*) bits; 0 for a view read from a device or
+ * from whole Identify / VPD pages.
+ */
+uint64_t awr_device_assumed(const struct awr_device *d);
 
 /* Passthrough writes: the device does not refuse a too-large write, so these check first. */
 

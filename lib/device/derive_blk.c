@@ -20,6 +20,8 @@ void awr__dev_finding(struct awr_device *d, const char *id, enum awr_severity se
 {
 	va_list ap;
 
+	if (d->assumed & awr__finding_reads(id))
+		return;		/* it would state an assumed field as read */
 	va_start(ap, fmt);
 	awr__findings_vadd(d->findings, &d->nr_findings, id, sev, fmt, ap);
 	va_end(ap);

@@ -111,6 +111,11 @@ const char *awr_device_disk(const struct awr_device *d)
 	return d->disk;
 }
 
+uint64_t awr_device_assumed(const struct awr_device *d)
+{
+	return d->assumed;
+}
+
 const struct awr_nvme_id *awr_device_nvme(const struct awr_device *d)
 {
 	return d->type == AWR_DEVICE_NVME ? &d->nvme : NULL;

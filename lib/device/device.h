@@ -28,6 +28,7 @@ struct awr_device {
 		uint32_t first;
 		struct awr_device_limits l;
 	} ranges[8];
+	uint64_t assumed;		/* AWR_IF_* fields not read but assumed (awr_input_device) */
 	unsigned int nr_findings;
 	struct awr_finding findings[AWR_MAX_FINDINGS];
 };
@@ -84,6 +85,9 @@ static inline uint64_t awr__pow2_down(uint64_t v)
 }
 
 /* device.c */
+/* The input fields (AWR_IF_* bits) a finding states a fact about (input.c): a finding is not
+ * raised on a view whose ->assumed covers any of them. */
+uint64_t awr__finding_reads(const char *id);
 void awr__dev_finding(struct awr_device *d, const char *id, enum awr_severity sev,
 		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 

@@ -33,6 +33,50 @@ static const char *const field_names[AWR_IF__COUNT] = {
 	[AWR_IF_PBS] = "the physical block size",
 };
 
+#define F(x)	(1ULL << AWR_IF_##x)
+
+/* What each finding of derive_nvme.c / derive_scsi.c states as read (its message quotes or
+ * tests these fields); one from fields a paste did not hold would present an assumption as a
+ * reading. Findings about a field's absence (scsi_block_size_unknown, ...) are not listed. */
+static const struct {
+	const char *id;
+	uint64_t reads;
+} finding_reads[] = {
+	{ "nvme_spec_awupf_above_awun", F(AWUN) | F(AWUPF) },
+	{ "nvme_spec_nawun_below_awun", F(NSFEAT) | F(NAWUN) | F(AWUN) },
+	{ "nvme_spec_nawupf_below_awupf", F(NSFEAT) | F(NAWUPF) | F(AWUPF) },
+	{ "nvme_spec_nawupf_above_nawun", F(NSFEAT) | F(NAWUPF) | F(NAWUN) },
+	{ "nvme_spec_nabsn_below_nawun", F(NSFEAT) | F(NABSN) | F(NAWUN) },
+	{ "nvme_spec_nabspf_below_nawupf", F(NSFEAT) | F(NABSPF) | F(NAWUPF) },
+	{ "nvme_spec_nabo_beyond_boundary", F(NSFEAT) | F(NABO) | F(NABSN) | F(NABSPF) },
+	{ "nvme_awun_above_awupf", F(AWUN) | F(AWUPF) | F(LBAF) },
+	{ "nvme_nawun_above_nawupf", F(NSFEAT) | F(NAWUN) | F(NAWUPF) | F(LBAF) },
+	{ "nvme_flbas_high_bits", F(FLBAS) | F(NLBAF) },
+	{ "nvme_nabo_nonzero", F(NABO) },
+	{ "nvme_nsabp_clear", F(NSFEAT) | F(AWUPF) | F(LBAF) },
+	{ "nvme_nawupf_zero", F(NSFEAT) | F(NAWUPF) | F(AWUPF) | F(LBAF) },
+	{ "nvme_boundary_not_pow2", F(NSFEAT) | F(NAWUPF) | F(NABSPF) | F(LBAF) },
+	{ "nvme_atomic_overflow", F(LBAF) },
+	{ "nvme_awupf_ignored", F(AWUPF) | F(NSFEAT) | F(LBAF) },
+	{ "nvme_single_block", F(NSFEAT) | F(AWUPF) | F(LBAF) },
+	{ "kernel_limits_change", F(NSFEAT) | F(LBAF) | F(LBS) },
+	{ "scsi_spec_matl_above_max_transfer", F(MATL) | F(MAX_XFER) },
+	{ "scsi_spec_boundary_above_max", F(MATL_BNDRY) | F(MAX_BNDRY) },
+	{ "scsi_granularity_not_pow2", F(ATOMIC_GRAN) },
+	{ "scsi_granularity_mismatch", F(MATL) | F(MATL_BNDRY) | F(ATOMIC_GRAN) },
+	{ "scsi_alignment_mismatch", F(MATL) | F(MATL_BNDRY) | F(ATOMIC_ALIGN) },
+	{ "scsi_no_atomic", F(MATL) | F(MATL_BNDRY) },
+	{ "scsi_boundary_mode", F(MATL) | F(MATL_BNDRY) | F(MAX_BNDRY) },
+};
+
+uint64_t awr__finding_reads(const char *id)
+{
+	for (size_t i = 0; i < sizeof(finding_reads) / sizeof(finding_reads[0]); i++)
+		if (!strcmp(finding_reads[i].id, id))
+			return finding_reads[i].reads;
+	return 0;
+}
+
 const char *awr_input_field_name(enum awr_input_field f)
 {
 	return (unsigned int)f < AWR_IF__COUNT ? field_names[f] : "?";
@@ -174,8 +218,21 @@ int awr__input_set(struct awr_input *in, enum awr_input_field f, uint64_t v)
 	p = field_ptr(in, f, &bits);
 	if (!p || (bits < 64 && v >> bits))
 		return -EINVAL;
+	if (HAVE(in, f) && field_get(p, bits) != v) {
+		if (!in->conflict) {	/* named by the caller: the field, both values, the line */
+			uint64_t old = field_get(p, bits);
+
+			in->conflict = (uint32_t)f + 1;
+			in->conflict_line = in->line;
+			in->conflict_first[0] = (uint32_t)old;
+			in->conflict_first[1] = (uint32_t)(old >> 32);
+			in->conflict_second[0] = (uint32_t)v;
+			in->conflict_second[1] = (uint32_t)(v >> 32);
+		}
+		return -EINVAL;
+	}
 	if (HAVE(in, f))
-		return field_get(p, bits) == v ? 0 : -EINVAL;
+		return 0;
 	switch (bits) {
 	case 8: *(uint8_t *)p = (uint8_t)v; break;
 	case 16: *(uint16_t *)p = (uint16_t)v; break;
@@ -331,11 +388,13 @@ int awr_input_add(const void *buf, size_t len, struct awr_input *in)
 
 	if (!buf || !in)
 		return -EINVAL;
+	in->line = 0;
 	r = awr__nvme_json(s, len, in);
 	if (!r)
 		r = awr__nvme_text(s, len, in);
 	if (!r)
 		r = awr__scsi_text(s, len, in);
+	in->line = 0;
 	if (r > 0) {
 		r = add_hex_runs(s, len, in);
 		if (r)
@@ -523,6 +582,9 @@ int awr_input_device(const struct awr_input *in, const struct awr_queue_caps *ca
 	}
 	if (ret)
 		return ret;
+	/* what was not read is assumed: said so by the view, and no finding states it as read */
+	(*out)->assumed = (nvme ? NVME_FIELDS : SCSI_FIELDS) & ~t.have;
+	awr__device_derive(*out);
 	answer(*out, &g, missing, len);
 	return 0;
 }

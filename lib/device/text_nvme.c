@@ -143,7 +143,9 @@ int awr__nvme_text(const char *s, size_t len, struct awr_input *in)
 	bool human = false;
 	int n = 0, r;
 
+	in->line = 0;
 	while (awr__text_line(&pos, end, &l)) {
+		in->line++;
 		p = l.p;
 		awr__text_blank(&p, l.end);
 		if (p < l.end && *p == '[' && p + 1 < l.end && p[1] >= '0' && p[1] <= '9')

@@ -105,9 +105,11 @@ int awr__scsi_text(const char *s, size_t len, struct awr_input *in)
 	size_t n;
 	int count = 0, r;
 
+	in->line = 0;
 	while (awr__text_line(&pos, end, &l)) {
 		const char *p = l.p;
 
+		in->line++;
 		awr__text_blank(&p, l.end);
 		if ((size_t)(l.end - p) >= 24 && !memcmp(p, "Block limits VPD page", 21))
 			vpd = true;

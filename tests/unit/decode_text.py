@@ -230,7 +230,15 @@ for name, content in (('garbage.txt', 'hello world\nthis is no tool output\n'),
     check(rc == 2 and path in err and out == '', '%s: exit %d, stderr %r' % (name, rc, err))
 conflict = scratch('conflict.txt', 'awupf     : 15\n')
 rc, out, err = run(fx('nvme-awrpf0-id-ctrl.txt'), conflict)
-check(rc == 2 and 'contradicts' in err, 'AWUPF 0 and 15 for one device: exit %d %r' % (rc, err))
+# the message names the field, both values and the line of the second, and says what to do
+check(rc == 2 and 'gives AWUPF 15 at line 1, but 0 was read before' in err and 'paste one device' in err,
+      'AWUPF 0 and 15 for one device: exit %d %r' % (rc, err))
+# one paste of two devices' id-ctrl (a shell transcript): the same, with the line in that paste
+two = scratch('two.txt', '$ nvme id-ctrl /dev/nvme0\nawun      : 15\nawupf     : 7\n'
+              '$ nvme id-ctrl /dev/nvme1\nawun      : 15\nawupf     : 15\n')
+rc, out, err = run(two)
+check(rc == 2 and 'gives AWUPF 15 at line 6, but 7 was read before' in err,
+      'two devices in one paste: exit %d %r' % (rc, err))
 rc, out, err = run(fx('nvme-awrpf15-id-ctrl.txt'), fx('sd-default-vpd-bl.txt'))
 check(rc == 2 and 'NVMe device and a SCSI device' in err, 'NVMe + SCSI: exit %d %r' % (rc, err))
 rc, out, err = run(fx('nvme-awrpf15-id-ctrl.txt'), '--nvme-ns', fx('nvme-awrpf15-id-ns.bin'))
@@ -240,5 +248,42 @@ check(rc == 2 and 'not both' in err, 'FILE with --nvme-ns: exit %d %r' % (rc, er
 rc, out, err = run(fx('nvme-awr512pf63-id-ctrl-H.txt'))
 check(rc == 0 and out.startswith('input: [nvme-cli] [nvme-cli -H]\nmissing: NSFEAT and the LBA format'),
       'normal output: %r' % out[:200])
+
+# decode never presents an assumption as a reading (awr(1) decode): what a partial paste lacks is
+# null in JSON and listed under "assumed", "assumed" in the text, and no finding states it.
+def ids(j):
+    return {f['id'] for f in j.get('findings', [])}
+
+
+one = scratch('awupf7.txt', 'awupf     : 7\n')
+j = decode(one)
+n = j.get('nvme') or {}
+check(n.get('awupf') == 7 and all(n.get(k) is None for k in ('awun', 'mdts', 'nsfeat', 'nawupf', 'lba_size')),
+      'one-line paste: read AWUPF 7, the rest null: %s' % {k: n.get(k) for k in NVME_RAW + ('mdts',)})
+check({'awun', 'mdts', 'nsfeat', 'lba_size'} <= set(n.get('assumed') or []), 'assumed: %s' % n.get('assumed'))
+check(not ids(j) & {'nvme_spec_awupf_above_awun', 'nvme_nsabp_clear', 'nvme_single_block'},
+      'one-line paste: no finding from a field not read: %s' % sorted(ids(j)))
+check('NSFEAT' in (j.get('input') or {}).get('missing', '') and 'LBA format' in j['input']['missing'],
+      'one-line paste: missing names NSFEAT and the LBA format: %s' % (j.get('input') or {}).get('missing'))
+rc, out, err = run(one)
+check(rc == 0 and 'AWUN assumed 0' in out and 'MDTS assumed 0' in out and 'NSFEAT assumed 0x00' in out and
+      'LBA format not in the input' in out and 'MDTS 0\n' not in out, 'one-line paste, text: %r' % out)
+# negative control: the same relation read from both fields is still a finding
+both = scratch('awun3-awupf7.txt', 'awun      : 3\nawupf     : 7\n')
+check('nvme_spec_awupf_above_awun' in ids(decode(both)), 'AWUN 3 and AWUPF 7 both read: the finding is raised')
+# id-ctrl alone: the namespace's fields are assumed, and nothing is said of NSFEAT
+j = decode(fx('nvme-awrnhi-id-ctrl.txt'))
+check((j.get('nvme') or {}).get('nsfeat') is None and 'nvme_nsabp_clear' not in ids(j),
+      'id-ctrl alone: NSFEAT null, no nvme_nsabp_clear: %s %s' % ((j.get('nvme') or {}).get('nsfeat'), sorted(ids(j))))
+# control: a whole pair assumes nothing
+j = decode(fx('nvme-awrnhi-id-ctrl.txt'), fx('nvme-awrnhi-id-ns.txt'))
+check((j.get('nvme') or {}).get('assumed') == [] and (j.get('nvme') or {}).get('nsfeat') is not None,
+      'id-ctrl + id-ns: nothing assumed: %s' % (j.get('nvme') or {}).get('assumed'))
+# awr decode - reads standard input: the same answer as the file
+p = subprocess.run([awr, 'decode', '-', '-o', 'json'], input=text('nvme-awrnhi-id-ctrl.txt'), capture_output=True,
+                   text=True)
+jf = decode(fx('nvme-awrnhi-id-ctrl.txt'))
+check(p.returncode == 0 and json.loads(p.stdout or '{}').get('nvme') == jf.get('nvme'),
+      'decode - (standard input): exit %d, same view as the file: %s' % (p.returncode, p.stderr))
 
 finish('decode_text')
