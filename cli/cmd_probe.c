@@ -78,7 +78,9 @@ static struct json_object *probe_json(const struct awr_probe *p)
 	struct json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "path", json_object_new_string(awr_probe_path_name(p)));
-	json_object_object_add(o, "type", json_object_new_string(kind_name(awr_probe_statx(p))));
+	json_object_object_add(o, "type", json_object_new_string(awr_probe_new_file(p) ? "directory"
+								   : kind_name(awr_probe_statx(p))));
+	json_object_object_add(o, "new_file", json_object_new_boolean(awr_probe_new_file(p)));
 	json_object_object_add(o, "effective", out_limits_json(awr_probe_effective(p)));
 	json_object_object_add(o, "statx", statx_json(awr_probe_statx(p)));
 	json_object_object_add(o, "sysfs", sysfs_json(awr_probe_sysfs(p)));
@@ -148,9 +150,11 @@ static void probe_print(const struct awr_probe *p)
 	struct dev_cells dc;
 
 	dev_cells(d, &dc);
-	printf("%s: %s", awr_probe_path_name(p), kind_words(s));
+	printf("%s: %s", awr_probe_path_name(p), awr_probe_new_file(p) ? "directory" : kind_words(s));
 	if (y)
 		printf(" on %s%s%s", y->disk, y->partition[0] ? ", partition " : "", y->partition);
+	if (awr_probe_new_file(p))
+		printf("; the answer is for a new file made in it");
 	printf("\n\n");
 	snprintf(col, sizeof(col), "sysfs(%s)", y ? y->disk : "-");
 	printf("  %-20s %-14s %-14s %-14s %-14s\n", "", "statx", col, dc.title, "effective");

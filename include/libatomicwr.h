@@ -418,6 +418,17 @@ const struct awr_finding *awr_probe_finding(const struct awr_probe *p, unsigned 
 const char *awr_probe_path_name(const struct awr_probe *p);
 
 /**
+ * awr_probe_new_file() - whether the answer is that of a new file in a directory
+ * @p:	the probe
+ *
+ * A probe of a directory answers for a file made there: its statx view, effective limits and
+ * findings are those of an O_TMPFILE made in the directory (and removed at once).
+ *
+ * Return: true when the probe was made for a directory and such a file could be made.
+ */
+bool awr_probe_new_file(const struct awr_probe *p);
+
+/**
  * awr_set_sysfs_root() - read sysfs below another root (for tests)
  * @root:	a directory standing for /sys, or NULL for the default
  *

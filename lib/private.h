@@ -17,6 +17,7 @@ struct awr_probe {
 	char path[4096];
 	bool have_statx;
 	bool have_sysfs;
+	bool new_file;			/* the path is a directory: statx is of an O_TMPFILE made there */
 	struct awr_statx_view statx;
 	struct awr_sysfs_view sysfs;
 	struct awr_limits effective;

@@ -276,8 +276,7 @@ if [ "$want_asan" = 1 ]; then
 	asan=$build-asan
 	if { [ -f "$asan/build.ninja" ] || meson setup "$asan" "$src" -Db_sanitize=address,undefined \
 		-Db_lundef=false >"$build/asan-setup.out" 2>&1; } && ninja -C "$asan" >"$build/asan-build.out" 2>&1; then
-		# the crash test's cycles are the meson stage's to run in full: three here
-		AWR_CRASH_CYCLES=${AWR_CRASH_CYCLES:-3} UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 meson_stage sanitizers/ "$asan" "$build/asan-test.out" "${asan_sel[@]}"
+		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 meson_stage sanitizers/ "$asan" "$build/asan-test.out" "${asan_sel[@]}"
 	else
 		tail -30 "$build/asan-setup.out" "$build/asan-build.out" 2>/dev/null
 		count FAIL sanitizers "the sanitizer build failed"

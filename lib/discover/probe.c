@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "device/device.h"
 
@@ -21,12 +22,35 @@ static void probe_sysfs(struct awr_probe *p)
 	p->have_sysfs = !awr_sysfs_lookup(maj, min, &p->sysfs);
 }
 
+/*
+ * A directory takes no write: what a program gets is a file made in it, so the answer is that of
+ * a new file (O_TMPFILE, gone at close), as the filesystem view's is. Where O_TMPFILE cannot be
+ * made (a read-only mount, no permission, a filesystem without it) the directory stays itself.
+ */
+static void probe_new_file(struct awr_probe *p, int dirfd, const char *path)
+{
+	struct awr_statx_view sx;
+	int fd;
+
+	if (!S_ISDIR(p->statx.mode))
+		return;
+	fd = openat(dirfd, path ? path : ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return;
+	if (!awr__statx_fd(fd, NULL, &sx)) {
+		p->statx = sx;
+		p->new_file = true;
+	}
+	close(fd);
+}
+
 static int probe_run(struct awr_probe *p, int dirfd, const char *path, unsigned int flags)
 {
 	int ret = awr__statx_fd(dirfd, path, &p->statx);
 
 	if (ret)
 		return ret;
+	probe_new_file(p, dirfd, path);
 	p->have_statx = true;
 	probe_sysfs(p);
 	awr__probe_device(p, flags);
@@ -102,6 +126,11 @@ unsigned int awr_probe_nr_findings(const struct awr_probe *p)
 const struct awr_finding *awr_probe_finding(const struct awr_probe *p, unsigned int i)
 {
 	return i < p->nr_findings ? &p->findings[i] : NULL;
+}
+
+bool awr_probe_new_file(const struct awr_probe *p)
+{
+	return p->new_file;
 }
 
 const char *awr_probe_path_name(const struct awr_probe *p)

@@ -106,5 +106,13 @@ expect_text "no NVMe identify or SCSI VPD could be read for ${dev#/dev/}"
 run_json 0 "probe of the scratch loop device, -o json" "$awr" probe "$dev" -o json
 jdoc "its JSON type stays block" 'd["type"] == "block"'
 
+# 6. probe of a directory answers for a new file made there (what statx gives a file on this XFS)
+run_json 0 "probe of the scratch directory, -o json" "$awr" probe "$dir" -o json
+jdoc "a directory answered for a new file: unit_max $kmax as a file's" \
+	"d['type'] == 'directory' and d['new_file'] and d['effective']['unit_max'] == $kmax and d['effective']['unit_min'] == $kmin and not any(f['id'] == 'not_file_or_block' for f in d['findings'])"
+expect_rc 0 "probe of the scratch directory" "$awr" probe "$dir"
+expect_text "the answer is for a new file made in it"
+expect_text "atomic writes: supported"
+
 rm -f "$file"
 [ "$fails" = 0 ]

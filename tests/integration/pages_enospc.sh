@@ -17,7 +17,7 @@
 # the alignment at 64 blocks whatever the CoW hint: forced to software mode it fails with ENOSPC,
 # naming the pages; AUTO writes the batch in doublewrite mode, keeps that mode and says why.
 #
-#   pages_enospc.sh AWR DBPAGES    (run under with-scratch-xfs.sh --size 2G)
+#   pages_enospc.sh AWR DBPAGES    (run under with-scratch-xfs.sh --size 1G)
 set -u
 awr=$1
 dbpages=$2
