@@ -202,7 +202,7 @@ echo "== build ($build)"
 if ! { meson setup "$build" "$src" --wipe --werror >"$build.setup.log" 2>&1 ||
        meson setup "$build" "$src" --werror >"$build.setup.log" 2>&1; } ||
    ! ninja -C "$build" >"$build.ninja.log" 2>&1; then
-	cat "$build.setup.log" "$build.ninja.log" 2>/dev/null | tail -40
+	cat "$build.setup.log" "$build.ninja.log" 2>/dev/null | tail -n 40
 	count FAIL build "see the output above"
 	finish
 fi
@@ -231,7 +231,7 @@ if [ "$want_meson" = 1 ]; then
 fi
 
 # Fuzz smoke: every libFuzzer harness (clang build, -Dfuzz=true) from its committed seed
-# corpus, AWR_FUZZ_SECONDS each (10; 60 with --long), two at a time; a crash, leak or
+# corpus, AWR_FUZZ_SECONDS each (6; 60 with --long), two at a time; a crash, leak or
 # sanitizer report fails. It builds and runs in the background beside the sanitizer stage
 # (whose last minutes are a few long tests that mostly wait) and is counted after it.
 fuzz_start() {
@@ -259,7 +259,7 @@ fuzz_count() {
 	bg=("${rest[@]}")
 	fuzz_rc=$(cat "$build/fuzz.rc" 2>/dev/null) || fuzz_rc=255
 	if [ "$fuzz_rc" = build-failed ]; then
-		tail -30 "$build/fuzz-setup.out" "$build/fuzz-build.out" 2>/dev/null
+		tail -n 30 "$build/fuzz-setup.out" "$build/fuzz-build.out" 2>/dev/null
 		count FAIL fuzz-build "the clang build of tests/fuzz failed"
 	else
 		cat "$build/fuzz.out"
@@ -278,7 +278,7 @@ if [ "$want_asan" = 1 ]; then
 		-Db_lundef=false >"$build/asan-setup.out" 2>&1; } && ninja -C "$asan" >"$build/asan-build.out" 2>&1; then
 		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 meson_stage sanitizers/ "$asan" "$build/asan-test.out" "${asan_sel[@]}"
 	else
-		tail -30 "$build/asan-setup.out" "$build/asan-build.out" 2>/dev/null
+		tail -n 30 "$build/asan-setup.out" "$build/asan-build.out" 2>/dev/null
 		count FAIL sanitizers "the sanitizer build failed"
 	fi
 	timed sanitizers "$t0"

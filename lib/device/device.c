@@ -20,6 +20,50 @@ struct awr_device *awr__device_new(enum awr_device_type type)
 	return d;
 }
 
+#define F(x)	(1ULL << AWR_IF_##x)
+
+/* What each finding of derive_nvme.c / derive_scsi.c states as read (its message quotes or
+ * tests these fields); one from fields a paste did not hold would present an assumption as a
+ * reading. Findings about a field's absence (scsi_block_size_unknown, ...) are not listed. */
+static const struct {
+	const char *id;
+	uint64_t reads;
+} finding_reads[] = {
+	{ "nvme_spec_awupf_above_awun", F(AWUN) | F(AWUPF) },
+	{ "nvme_spec_nawun_below_awun", F(NSFEAT) | F(NAWUN) | F(AWUN) },
+	{ "nvme_spec_nawupf_below_awupf", F(NSFEAT) | F(NAWUPF) | F(AWUPF) },
+	{ "nvme_spec_nawupf_above_nawun", F(NSFEAT) | F(NAWUPF) | F(NAWUN) },
+	{ "nvme_spec_nabsn_below_nawun", F(NSFEAT) | F(NABSN) | F(NAWUN) },
+	{ "nvme_spec_nabspf_below_nawupf", F(NSFEAT) | F(NABSPF) | F(NAWUPF) },
+	{ "nvme_spec_nabo_beyond_boundary", F(NSFEAT) | F(NABO) | F(NABSN) | F(NABSPF) },
+	{ "nvme_awun_above_awupf", F(AWUN) | F(AWUPF) | F(LBAF) },
+	{ "nvme_nawun_above_nawupf", F(NSFEAT) | F(NAWUN) | F(NAWUPF) | F(LBAF) },
+	{ "nvme_flbas_high_bits", F(FLBAS) | F(NLBAF) },
+	{ "nvme_nabo_nonzero", F(NABO) },
+	{ "nvme_nsabp_clear", F(NSFEAT) | F(AWUPF) | F(LBAF) },
+	{ "nvme_nawupf_zero", F(NSFEAT) | F(NAWUPF) | F(AWUPF) | F(LBAF) },
+	{ "nvme_boundary_not_pow2", F(NSFEAT) | F(NAWUPF) | F(NABSPF) | F(LBAF) },
+	{ "nvme_atomic_overflow", F(LBAF) },
+	{ "nvme_awupf_ignored", F(AWUPF) | F(NSFEAT) | F(LBAF) },
+	{ "nvme_single_block", F(NSFEAT) | F(AWUPF) | F(LBAF) },
+	{ "kernel_limits_change", F(NSFEAT) | F(LBAF) | F(LBS) },
+	{ "scsi_spec_matl_above_max_transfer", F(MATL) | F(MAX_XFER) },
+	{ "scsi_spec_boundary_above_max", F(MATL_BNDRY) | F(MAX_BNDRY) },
+	{ "scsi_granularity_not_pow2", F(ATOMIC_GRAN) },
+	{ "scsi_granularity_mismatch", F(MATL) | F(MATL_BNDRY) | F(ATOMIC_GRAN) },
+	{ "scsi_alignment_mismatch", F(MATL) | F(MATL_BNDRY) | F(ATOMIC_ALIGN) },
+	{ "scsi_no_atomic", F(MATL) | F(MATL_BNDRY) },
+	{ "scsi_boundary_mode", F(MATL) | F(MATL_BNDRY) | F(MAX_BNDRY) },
+};
+
+uint64_t awr__finding_reads(const char *id)
+{
+	for (size_t i = 0; i < sizeof(finding_reads) / sizeof(finding_reads[0]); i++)
+		if (!strcmp(finding_reads[i].id, id))
+			return finding_reads[i].reads;
+	return 0;
+}
+
 void awr__device_derive(struct awr_device *d)
 {
 	d->nr_findings = 0;

@@ -12,13 +12,13 @@
 #   FAIL fuzz/NAME: REASON (the report's SUMMARY line; the input kept in a file named there)
 # then "fuzz: N passed, N failed, N skipped". A harness without a corpus, a corpus without a
 # harness, no harness at all, or a run that did not finish (no "Done N runs") is a FAIL.
-# Exit 0 only when nothing failed. Defaults: 10 s (60 s with AWR_TEST_LONG=1), 2 jobs (AWR_FUZZ_SECONDS, AWR_FUZZ_JOBS), 25 s
+# Exit 0 only when nothing failed. Defaults: 6 s (60 s with AWR_TEST_LONG=1), 2 jobs (AWR_FUZZ_SECONDS, AWR_FUZZ_JOBS), 25 s
 # for one input (AWR_FUZZ_INPUT_TIMEOUT); failing inputs and logs are kept in AWR_FUZZ_KEEP
 # (default HARNESS_DIR/fuzz-artifacts).
 set -u
 [ $# -ge 2 ] || { echo "usage: $0 HARNESS_DIR CORPUS_ROOT [SECONDS] [JOBS]" >&2; exit 2; }
 dir=$1 corpus=$2
-secs_default=10
+secs_default=6
 [ "${AWR_TEST_LONG:-0}" = 1 ] && secs_default=60
 secs=${3:-${AWR_FUZZ_SECONDS:-$secs_default}}
 jobs=${4:-${AWR_FUZZ_JOBS:-2}}

@@ -19,13 +19,13 @@
 # writes in flight). A shutdown helper that does nothing (`date +%s%N`) fails the test.
 # The crash instant is taken right before the shutdown ioctl (xfs_shutdown prints it); each cycle
 # uses a new target and journal, so the crash instant applies to every acknowledgement in it.
-#   AWR_CRASH_CYCLES=N      cycles (default 6; 20 with AWR_TEST_LONG=1)
+#   AWR_CRASH_CYCLES=N      cycles (default 4; 20 with AWR_TEST_LONG=1)
 #   AWR_CRASH_SECONDS=S     stress time limit per cycle (default 10): reaching it fails the cycle
 set -u
 
 awr=$1
 shutdown=$2
-cycles_default=6
+cycles_default=4
 [ "${AWR_TEST_LONG:-0}" = 1 ] && cycles_default=20
 cycles=${AWR_CRASH_CYCLES:-$cycles_default}
 run_s=${AWR_CRASH_SECONDS:-10}

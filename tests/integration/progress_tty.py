@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 # Description: progress on a terminal. Under a pseudo-terminal (standard error a pty, standard
-# output a pipe) awr stress, prepare, verify and qualify draw one progress line on standard error
+# output a pipe) awr stress, bench, prepare, verify and qualify draw one progress line on standard error
 # ("stress: 1 of 2 s (50%)", "prepare: ... allocated", "verify: ... read", "qualify: check 1 of 7")
 # and clear it at the end; standard output holds no progress. Controls: the same commands with
 # standard error a pipe, and with -o json under the pty, print no progress at all.
@@ -66,6 +66,16 @@ rc, out, term = run(['stress', f, '--unit', '16k', '--seconds', '1', '--size', '
 check(rc == 0 and 'stress:' not in term and '\r' not in term.replace('\r\n', ''),
       'control: stress -o json under a pty: exit %d, %r' % (rc, term[:200]))
 os.unlink(f)
+# awr bench redraws its own line per mode ("atomic  1.0 s  8000 pages/s ...") and clears it
+b = os.path.join(d, 'bench.dat')
+rc, out, term = run(['bench', b, '--mode', 'atomic', '--seconds', '1.5', '--size', '16M'])
+blines = [x for x in term.split('\r') if 'pages/s' in x and x.lstrip().startswith('atomic')]
+check(rc == 0 and blines, 'bench: no progress line on the terminal (exit %d): %r' % (rc, term[:300]))
+check(term.endswith('\r') or term.rstrip(' ').endswith('\r'), 'bench: the line is not cleared: %r' % term[-120:])
+check('\r' not in out and 'atomic' in out, 'bench: progress on standard output, or no report: %r' % out[:200])
+rc, out, err = run(['bench', b, '--mode', 'atomic', '--seconds', '0.5', '--size', '16M', '--force'], tty=False)
+check(rc == 0 and '\r' not in err, 'control: bench with stderr a pipe: exit %d, %r' % (rc, err[:200]))
+os.unlink(b)
 g = os.path.join(d, 'prepared.dat')
 rc, out, term = run(['prepare', g, '--size', '256M', '--unit', '16k'])
 check(rc == 0, 'prepare exited %d: %s' % (rc, term[-300:]))
