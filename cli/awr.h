@@ -46,6 +46,10 @@ void out_set_errno(int e);
 void out_prescan(int argc, const char **argv);
 bool out_is_tty(void);
 struct json_object *out_u64(uint64_t v);
+/* a double with a fixed number of decimals, as its meaning asks (seconds to the millisecond: 3) */
+struct json_object *out_double(double v, int decimals);
+/* "kernel" (the running release) and "awr_version": what a saved report was made with */
+void out_add_versions(struct json_object *o);
 struct json_object *out_limits_json(const struct awr_limits *l);
 /* The five fields every limits object starts with, in the same order everywhere. */
 void out_add_unit_limits(struct json_object *o, bool supported, uint64_t unit_min, uint64_t unit_max,

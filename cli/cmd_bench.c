@@ -159,14 +159,7 @@ static void print_normal(const char *path, const struct bench_opts *o, const str
 	print_pair(r);
 }
 
-/* A double printed with a fixed number of decimals (JSON numbers, not strings). */
-static struct json_object *jnum(double v, int decimals)
-{
-	char buf[64];
-
-	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-	return json_object_new_double_s(v, buf);
-}
+#define jnum out_double
 
 /* [[us, share of pages at or below], ...] */
 static struct json_object *cdf_json(const struct bench_mode_result *x)

@@ -219,7 +219,7 @@ int cmd_list(int argc, const char **argv)
 	if (out_mode == OUT_NORMAL) {
 		printf("%-10s %-8s %-18s %5s %8s %8s %8s %8s %-11s %-6s %-12s %s\n", "NAME", "TRANSPORT",
 		       "MODEL", "LBS", "UNIT_MIN", "UNIT_MAX", "MAX", "BOUNDARY", "DEVICE", "PARTS", "VERDICT",
-		       "HOLDERS");
+		       "MOUNTS/HOLDERS");
 		for (unsigned int i = 0; i < nr; i++)
 			print_line(&list[i]);
 	} else if (out_mode == OUT_PROMETHEUS) {
@@ -229,6 +229,7 @@ int cmd_list(int argc, const char **argv)
 		a = json_object_new_array();
 		for (unsigned int i = 0; i < nr; i++)
 			json_object_array_add(a, device_json(&list[i]));
+		out_add_versions(o);
 		json_object_object_add(o, "devices", a);
 		out_print_json(o);
 	}

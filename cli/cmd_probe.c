@@ -81,6 +81,7 @@ static struct json_object *probe_json(const struct awr_probe *p)
 	json_object_object_add(o, "type", json_object_new_string(awr_probe_new_file(p) ? "directory"
 								   : kind_name(awr_probe_statx(p))));
 	json_object_object_add(o, "new_file", json_object_new_boolean(awr_probe_new_file(p)));
+	out_add_versions(o);
 	json_object_object_add(o, "effective", out_limits_json(awr_probe_effective(p)));
 	json_object_object_add(o, "statx", statx_json(awr_probe_statx(p)));
 	json_object_object_add(o, "sysfs", sysfs_json(awr_probe_sysfs(p)));

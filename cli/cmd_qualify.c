@@ -16,7 +16,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -185,7 +184,7 @@ static struct json_object *check_json(const struct qcheck *c)
 	json_object_object_add(o, "name", json_object_new_string(c->name));
 	json_object_object_add(o, "result", json_object_new_string(q_result_name(c->result)));
 	json_object_object_add(o, "reason", json_object_new_string(c->reason));
-	json_object_object_add(o, "seconds", json_object_new_double(c->seconds));
+	json_object_object_add(o, "seconds", out_double(c->seconds, 3));
 	json_object_object_add(o, "figures", json_object_get(c->figures));
 	return o;
 }
@@ -198,7 +197,6 @@ struct tally {
 static struct json_object *report_json(const struct qctx *q, const struct qcheck *c, const struct tally *t)
 {
 	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
-	struct utsname u;
 	struct tm tm;
 	char date[32] = "";
 
@@ -209,8 +207,7 @@ static struct json_object *report_json(const struct qctx *q, const struct qcheck
 	json_object_object_add(o, "target", json_object_new_string(q->target));
 	json_object_object_add(o, "target_type", json_object_new_string(q->is_blk ? "block_device" : "file"));
 	json_object_object_add(o, "scratch_file", json_object_new_boolean(q->created));
-	json_object_object_add(o, "kernel", json_object_new_string(uname(&u) ? "" : u.release));
-	json_object_object_add(o, "awr_version", json_object_new_string(awr_version()));
+	out_add_versions(o);
 	json_object_object_add(o, "date", json_object_new_string(date));
 	json_object_object_add(o, "quick", json_object_new_boolean(q->quick));
 	json_object_object_add(o, "limits", out_limits_json(&q->lim));
@@ -224,7 +221,7 @@ static struct json_object *report_json(const struct qctx *q, const struct qcheck
 	json_object_object_add(o, "failed", out_u64(t->n[Q_FAIL]));
 	json_object_object_add(o, "skipped", out_u64(t->n[Q_SKIP]));
 	json_object_object_add(o, "info", out_u64(t->n[Q_INFO]));
-	json_object_object_add(o, "seconds", json_object_new_double(t->seconds));
+	json_object_object_add(o, "seconds", out_double(t->seconds, 3));
 	json_object_object_add(o, "verdict", json_object_new_string(t->n[Q_FAIL] ? "FAIL" : "PASS"));
 	return o;
 }

@@ -49,7 +49,7 @@ static void report_json(const char *path, const struct awr_stress_opts *o,
 	json_object_object_add(j, "units", out_u64(r->units));
 	json_object_object_add(j, "writes", out_u64(r->writes));
 	json_object_object_add(j, "bytes", out_u64(r->bytes));
-	json_object_object_add(j, "seconds", json_object_new_double((double)r->nsec / 1e9));
+	json_object_object_add(j, "seconds", out_double((double)r->nsec / 1e9, 3));
 	json_object_object_add(j, "first_generation", out_u64(r->first_generation));
 	json_object_object_add(j, "last_generation", out_u64(r->last_generation));
 	json_object_object_add(j, "dsync", json_object_new_boolean(o->flags & AWR_STRESS_DSYNC));

@@ -116,8 +116,8 @@ struct json_object *verify_result_json(const struct awr_verify_result *r, bool j
 	json_object_object_add(o, "acked_units", out_u64(r->acked_units));
 	json_object_object_add(o, "acked_late", out_u64(r->acked_late));
 	json_object_object_add(o, "bytes", out_u64(r->bytes));
-	json_object_object_add(o, "seconds", json_object_new_double((double)r->nsec / 1e9));
-	json_object_object_add(o, "mb_per_s", json_object_new_double(verify_mbps(r)));
+	json_object_object_add(o, "seconds", out_double((double)r->nsec / 1e9, 3));
+	json_object_object_add(o, "mb_per_s", out_double(verify_mbps(r), 1));
 	json_object_object_add(o, "direct", json_object_new_boolean(r->direct));
 	json_object_object_add(o, "ok", json_object_new_boolean(!verify_failed(r)));
 	return o;

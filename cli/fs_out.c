@@ -186,6 +186,7 @@ struct json_object *fs_view_json(const struct awr_fs_view *v, const struct awr_e
 	for (unsigned int i = 0; i < f.n; i++) {
 		b = json_object_new_object();
 		json_object_object_add(b, "id", json_object_new_string(f.id[i]));
+		json_object_object_add(b, "severity", json_object_new_string("info"));	/* as the text prints them */
 		json_object_object_add(b, "message", json_object_new_string(f.text[i]));
 		json_object_array_add(a, b);
 	}

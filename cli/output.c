@@ -114,7 +114,7 @@ void prom_info(void)
  * Every JSON document carries schema_version: raised when a key changes
  * meaning or disappears (new keys do not raise it).
  */
-#define AWR_JSON_SCHEMA_VERSION	1
+#define AWR_JSON_SCHEMA_VERSION	2	/* 2: effective.dio_*_align, seconds to the millisecond */
 
 struct json_object *out_json_schema(struct json_object *obj)
 {
@@ -291,14 +291,30 @@ struct json_object *out_limits_json(const struct awr_limits *l)
 	out_add_unit_limits(o, l->supported, l->unit_min, l->unit_max, l->max_bytes, l->boundary);
 	json_object_object_add(o, "segments_max", out_u64(l->segments_max));
 	json_object_object_add(o, "unit_max_opt", out_u64(l->unit_max_opt));
-	json_object_object_add(o, "mem_align", out_u64(l->mem_align));
-	json_object_object_add(o, "offset_align", out_u64(l->offset_align));
+	json_object_object_add(o, "dio_mem_align", out_u64(l->mem_align));
+	json_object_object_add(o, "dio_offset_align", out_u64(l->offset_align));
 	return o;
 }
 
 const char *out_severity_name(enum awr_severity s)
 {
 	return s == AWR_SEV_ERROR ? "error" : s == AWR_SEV_WARN ? "warn" : "info";
+}
+
+void out_add_versions(struct json_object *o)
+{
+	struct utsname u;
+
+	json_object_object_add(o, "kernel", json_object_new_string(uname(&u) ? "" : u.release));
+	json_object_object_add(o, "awr_version", json_object_new_string(awr_version()));
+}
+
+struct json_object *out_double(double v, int decimals)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	return json_object_new_double_s(v, buf);
 }
 
 struct json_object *out_finding_json(const struct awr_finding *f)

@@ -264,8 +264,8 @@ static int sweep_one(struct awr_file *f, int rfd, void *buf, uint32_t size, uint
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	w = awr_pwrite(f, buf, size, size, AWR_WRITE_DSYNC, &v);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	json_object_object_add(o, "latency_us", json_object_new_double((double)(t1.tv_sec - t0.tv_sec) * 1e6 +
-								    (double)(t1.tv_nsec - t0.tv_nsec) / 1e3));
+	json_object_object_add(o, "latency_us", out_double((double)(t1.tv_sec - t0.tv_sec) * 1e6 +
+							      (double)(t1.tv_nsec - t0.tv_nsec) / 1e3, 1));
 	if (w < 0) {
 		json_object_object_add(o, "write", json_object_new_string(out_errno_name((int)w)));
 		snprintf(why, len, "the atomic write of %u bytes at %u failed: %s%s%s", size, size,
@@ -517,8 +517,8 @@ void q_stress_figures(struct json_object *fig, const struct awr_stress_opts *so,
 	json_object_object_add(fig, "threads", out_u64(so->threads));
 	json_object_object_add(fig, "span", out_u64(so->span));
 	json_object_object_add(fig, "writes", out_u64(sr->writes));
-	json_object_object_add(fig, "seconds", json_object_new_double(sec));
-	json_object_object_add(fig, "writes_per_s", json_object_new_double(sec > 0 ? (double)sr->writes / sec : 0));
+	json_object_object_add(fig, "seconds", out_double(sec, 3));
+	json_object_object_add(fig, "writes_per_s", out_double(sec > 0 ? (double)sr->writes / sec : 0, 1));
 	json_object_object_add(fig, "stopped_by", sr->error ? json_object_new_string(out_errno_name(sr->error)) : NULL);
 }
 

@@ -20,7 +20,7 @@ static void bench_figures(struct json_object *fig, const struct bench_opts *o,
 	json_object_object_add(fig, "unit", out_u64(o->unit));
 	json_object_object_add(fig, "qd", out_u64(o->qd));
 	json_object_object_add(fig, "durability", json_object_new_string(bench_durability_name(o->durability)));
-	json_object_object_add(fig, "seconds_per_mode", json_object_new_double(o->seconds));
+	json_object_object_add(fig, "seconds_per_mode", out_double(o->seconds, 3));
 	json_object_object_add(fig, "span", out_u64(r->span));
 	for (int m = 0; m < BENCH__MODES; m++)
 		if (r->mode[m].ran)

@@ -27,7 +27,7 @@ jdoc() {
 	if python3 -c '
 import json, sys
 d = json.loads(sys.argv[1])
-assert d.get("schema_version") == 1, "no schema_version"
+assert d.get("schema_version") == 2, "no schema_version"
 sys.exit(0 if eval(sys.argv[2]) else 1)' "$out" "$2" 2>/dev/null; then
 		ok "$1"
 	else

@@ -80,7 +80,7 @@ try:
     after = set(os.listdir('/sys/block'))
     check(p.returncode == 0, 'awr list exited %d: %s' % (p.returncode, p.stderr))
     j = json.loads(p.stdout)
-    check(j.get('schema_version') == 1, 'schema_version')
+    check(j.get('schema_version') == 2, 'schema_version')
     got = {d['name']: d for d in j['devices']}
     # every device present before and after the listing is listed (others come and go on a shared machine)
     for n in sorted(before & after):

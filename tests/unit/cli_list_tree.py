@@ -50,7 +50,7 @@ def listing(root):
     p = subprocess.run([awr, 'list', '-o', 'json'], capture_output=True, text=True, env=env)
     check(p.returncode == 0, 'awr list exited %d: %s' % (p.returncode, p.stderr))
     j = json.loads(p.stdout) if p.returncode == 0 else {}
-    check(j.get('schema_version') == 1, 'schema_version: %s' % j.get('schema_version'))
+    check(j.get('schema_version') == 2, 'schema_version: %s' % j.get('schema_version'))
     return {d['name']: d for d in j.get('devices', [])}, env
 
 

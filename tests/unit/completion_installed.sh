@@ -57,7 +57,7 @@ echo "$out" | grep -qx "awr 0\.[0-9.]*" || bad "no tool version: $out"
 echo "$out" | grep -qx "libatomicwr 0\.[0-9.]*" || bad "no library version: $out"
 echo "$out" | grep -qx "kernel $(uname -r)" || bad "no kernel release: $out"
 json=$("$awr" version -o json) || bad "awr version -o json exited $?"
-python3 -c 'import json,sys; j=json.loads(sys.argv[1]); assert j["schema_version"] == 1 and j["kernel"]["release"] == sys.argv[2], j' \
+python3 -c 'import json,sys; j=json.loads(sys.argv[1]); assert j["schema_version"] == 2 and j["kernel"]["release"] == sys.argv[2], j' \
 	"$json" "$(uname -r)" || bad "awr version -o json: $json"
 # what the running kernel supports: one line per rule in both forms, and the
 # atomic_writes rule agrees with sysfs (6.11+ disks have queue/atomic_write_max_bytes)
