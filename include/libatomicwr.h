@@ -81,6 +81,8 @@ enum awr_kernel_rule {
 	AWR_KRULE_CHUNK_LIMIT,		/* 6.17, 6.15.10, 6.16.1: chunk_sectors < hw_max turns atomics off */
 	AWR_KRULE_BOUNDARY_CHUNK_EITHER,/* 6.18: boundary and chunk multiples of each other */
 	AWR_KRULE_NVME_NO_AWUPF,	/* 7.0: NVMe ignores AWUPF */
+	AWR_KRULE_DM_CRYPT_STACK,	/* 6.19: dm-crypt stacking, no split of an atomic bio */
+	AWR_KRULE_DM_MPATH_STACK,	/* 7.0: dm-multipath stacking */
 	AWR_KRULE__COUNT
 };
 

@@ -74,6 +74,15 @@ static const struct krule krules[AWR_KRULE__COUNT] = {
 		"the atomic boundary and chunk_sectors need only be multiples of each other (before, chunk_sectors a multiple of the boundary)" },
 	[AWR_KRULE_NVME_NO_AWUPF] = { "nvme_ignores_awupf", AWR_KERNEL(7, 0, 0), { 0 },
 		"NVMe takes only the namespace's NAWUPF (NSFEAT bit 1); without it one logical block, the controller's AWUPF is ignored" },
+	/* drivers/md/dm-crypt.c crypt_target.features (e913c1d204a5, "dm-crypt: enable
+	 * DM_TARGET_ATOMIC_WRITES"), with dm_accept_partial_bio() refusing to split a REQ_ATOMIC bio
+	 * (5edaa157530f), both merged for 6.19 */
+	[AWR_KRULE_DM_CRYPT_STACK] = { "dm_crypt_stacking", AWR_KERNEL(6, 19, 0), { 0 },
+		"dm-crypt stacks its device's atomic limits, and dm never splits an atomic bio" },
+	/* drivers/md/dm-mpath.c multipath_target.features (61c73e8de993, "dm mpath: enable
+	 * DM_TARGET_ATOMIC_WRITES"), merged for 7.0 */
+	[AWR_KRULE_DM_MPATH_STACK] = { "dm_multipath_stacking", AWR_KERNEL(7, 0, 0), { 0 },
+		"dm-multipath stacks its paths' atomic limits" },
 };
 
 /*

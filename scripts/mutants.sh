@@ -275,6 +275,27 @@ mutant part-align-unit-only "a partition's alignment judged by unit_min alone, n
 	"list_guest cli_list_tree" lib/discover/sysfs.c \
 	'uint64_t align = awr_max_u64(out->unit_min, out->boundary);' \
 	'uint64_t align = out->unit_min;'
+
+mutant decode-finding-from-assumed "a finding is raised from a field the paste did not hold" \
+	"decode_text" lib/device/derive_blk.c \
+	'	if (d->assumed & awr__finding_reads(id))' \
+	'	if (0 && (d->assumed & awr__finding_reads(id)))'
+
+mutant decode-assumed-as-read "decode prints an assumed field as read" \
+	"decode_text" cli/device_out.c \
+	'	snprintf(buf, len, "%s%s", assumed(d, f) ? "assumed " : "", txt);' \
+	'	snprintf(buf, len, "%s%s", "", txt);'
+
+mutant probe-dir-no-new-file "probe DIR answers for the directory, not a new file in it" \
+	"cli_contract" lib/discover/probe.c \
+	'	probe_new_file(p, dirfd, path);' \
+	''
+
+mutant json-effective-old-names "effective keeps mem_align/offset_align beside statx's dio_* names" \
+	"json_keys" cli/output.c \
+	'json_object_object_add(o, "dio_mem_align", out_u64(l->mem_align));' \
+	'json_object_object_add(o, "mem_align", out_u64(l->mem_align));'
+
 # ---------------------------------------------------------------------------------------------
 
 if [ "${1:-}" = --list ]; then

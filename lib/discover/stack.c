@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * Stacked block devices: dm (linear, stripe, mirror), md (raid0/1/10) and
+ * Stacked block devices: dm (linear, stripe, mirror, crypt, multipath), md (raid0/1/10) and
  * NVMe multipath head nodes. The legs come from sysfs (slaves/; for a head
  * multipath/, or its paths by name before 6.15: see head_paths()), their
  * limits from their queue/, and the stacked result follows
  * the running kernel's blk_stack_atomic_writes_limits() (block/blk-settings.c):
  *  - only a top device with BLK_FEAT_ATOMIC_WRITES_STACKED stacks: md raid0,
  *    raid1, raid10 from 6.13, dm-linear/stripe/mirror from 6.14, the NVMe
- *    multipath head from 6.15 (6.14.10); any other reads 0;
+ *    multipath head from 6.15 (6.14.10), dm-crypt from 6.19, dm-multipath
+ *    from 7.0 (the targets' DM_TARGET_ATOMIC_WRITES); any other reads 0;
  *  - a leg without atomics, or whose data start is not a multiple of
  *    max(hw_unit_min, hw_boundary) (blk_atomic_write_start_sect_aligned),
  *    turns them off;
@@ -199,7 +200,9 @@ static unsigned int head_paths(const char *disk, char names[][64])
 /*
  * The dm table through DM_TABLE_STATUS (needs CAP_SYS_ADMIN; the real
  * /dev/mapper/control, never a fixture): the target type and, per leg
- * "MAJ:MIN OFFSET", the offset; dm-stripe's chunk.
+ * "MAJ:MIN OFFSET", the offset; dm-stripe's chunk. dm-crypt's table is
+ * "CIPHER KEY IV_OFFSET MAJ:MIN OFFSET ...": its three first words are skipped.
+ * dm-multipath's paths ("... MAJ:MIN REPEAT ...") have no offset: none is read.
  */
 struct dm_leg_start {
 	unsigned int maj, min;
@@ -243,6 +246,13 @@ static int dm_table(unsigned int maj, unsigned int min, char *type, size_t tlen,
 		if (!strcmp(spec->target_type, "striped") &&
 		    sscanf(p, "%d %" SCNu64 "%n", &stripes, chunk_sectors, &used) == 2)
 			p += used;
+		if (!strcmp(spec->target_type, "crypt"))
+			for (int w = 0; w < 3 && *p; w++) {	/* cipher, key, iv_offset */
+				p += strspn(p, " ");
+				p += strcspn(p, " ");
+			}
+		if (!strcmp(spec->target_type, "multipath"))
+			p = "";
 		while (n < AWR_STACK_MAX_LEGS && sscanf(p, " %u:%u %llu%n", &a, &b, &off, &used) == 3) {
 			starts[n].maj = a;
 			starts[n].min = b;
@@ -318,9 +328,25 @@ static int type_rule(const char *type)
 	if (!strcmp(type, "dm-linear") || !strcmp(type, "dm-stripe") || !strcmp(type, "dm-mirror") ||
 	    !strcmp(type, "dm"))
 		return AWR_KRULE_DM_STACK;
+	if (!strcmp(type, "dm-crypt"))
+		return AWR_KRULE_DM_CRYPT_STACK;
+	if (!strcmp(type, "dm-multipath"))
+		return AWR_KRULE_DM_MPATH_STACK;
 	if (!strcmp(type, "nvme-multipath"))
 		return AWR_KRULE_NVME_MPATH_HEAD;
 	return -1;
+}
+
+/* The devices a stacking rule covers, for the sentences. */
+static const char *rule_devices(int rule)
+{
+	switch (rule) {
+	case AWR_KRULE_NVME_MPATH_HEAD: return "NVMe multipath heads";
+	case AWR_KRULE_MD_STACK: return "md raid0/1/10 devices";
+	case AWR_KRULE_DM_CRYPT_STACK: return "dm-crypt devices";
+	case AWR_KRULE_DM_MPATH_STACK: return "dm-multipath devices";
+	default: return "dm-linear/stripe/mirror devices";
+	}
 }
 
 static bool type_stacks(const char *type, uint32_t kernel)
@@ -400,9 +426,8 @@ static void stack_derive(struct awr_stack_view *s, const struct awr_queue_caps *
 			snprintf(s->why, sizeof(s->why), "no kernel stacks %s atomic limits", s->type);
 		else
 			snprintf(s->why, sizeof(s->why), "%s stack atomic limits from %s; this is %s",
-				 rule == AWR_KRULE_NVME_MPATH_HEAD ? "NVMe multipath heads" :
-				 rule == AWR_KRULE_MD_STACK ? "md raid0/1/10 devices" : "dm-linear/stripe/mirror devices",
-				 awr_kernel_rule_since((enum awr_kernel_rule)rule, since, sizeof(since)), kv);
+				 rule_devices(rule), awr_kernel_rule_since((enum awr_kernel_rule)rule, since, sizeof(since)),
+				 kv);
 		return;
 	}
 	for (unsigned int i = 0; i < s->nr_legs && !why; i++) {
@@ -514,9 +539,7 @@ void awr__stack_findings(struct awr_probe *p, const struct awr_stack_view *s)
 		awr__add_finding(p, "stack_kernel_too_old", AWR_SEV_WARN,
 				 "kernel %s does not stack %s atomic write limits (from %s): %s reads no atomic writes whatever its legs support",
 				 kv, s->type,
-				 awr_kernel_rule_since(!strncmp(s->type, "md", 2) ? AWR_KRULE_MD_STACK :
-						       !strncmp(s->type, "dm", 2) ? AWR_KRULE_DM_STACK :
-						       AWR_KRULE_NVME_MPATH_HEAD, since, sizeof(since)),
+				 awr_kernel_rule_since((enum awr_kernel_rule)type_rule(s->type), since, sizeof(since)),
 				 s->disk);
 	else if (!s->kernel_stacks)
 		awr__add_finding(p, "stack_type_no_atomic", AWR_SEV_WARN,

@@ -46,8 +46,8 @@ expected_cases() {
 	nvme_nabo) echo 41 ;;	# no atomic writes: fewer cases, no passthrough ones
 	nvme_nawupf_hi) echo 81 ;;	# 64 KiB boundary, as nvme_nabspf
 	nvme_nawupf3) echo 134 ;;	# with the filesystem path cases of fsview.sh (22), the page store's of pages.sh (9) and awr database's of database.sh (7)
-	stack_sd) echo 34 ;;	# load + 5 stacked devices x (statx, probe, json, stack_derived, sweep, stack_rule) + awr list's 3
-	stack_nvme) echo 34 ;;	# as stack_sd
+	stack_sd) echo 46 ;;	# load + 7 stacked devices x (statx, probe, json, stack_derived, sweep, stack_rule) + awr list's 3
+	stack_nvme) echo 46 ;;	# as stack_sd
 	nvme_mpath) echo 9 ;;	# load + 2 paths + the head (statx, probe, json, stack_derived, sweep, stack_rule)
 	concurrency) kernel_at_least 7.0 && echo 3 || echo 0 ;;	# load + 2 devices; 7.x only
 	*) echo 0 ;;
@@ -444,8 +444,9 @@ pow2_factor() { [ "$1" -gt 0 ] && echo $(( $1 & -$1 )) || echo 0; }
 # stack_rule GROUP NAME DEV SINCE CHUNK LEG...: the stacked limits against the
 # legs' under this kernel's rule. The block layer stacks atomic limits
 # (blk_stack_atomic_writes_limits(), block/blk-settings.c) for md raid0/1/10
-# from 6.13 and dm-linear/stripe from 6.14 (targets flagged
-# DM_TARGET_ATOMIC_WRITES); before that the stacked device has none. From
+# from 6.13, dm-linear/stripe from 6.14, dm-crypt from 6.19 and dm-multipath
+# from 7.0 (targets flagged DM_TARGET_ATOMIC_WRITES); before that the stacked
+# device has none. From
 # then: none if a leg has none or the legs' boundaries differ; else unit_min
 # is the largest leg unit_min, unit_max at most the smallest leg unit_max and,
 # with a stripe chunk (CHUNK bytes, 0 for none), at most the largest power of
@@ -507,8 +508,8 @@ dm_name() {
 
 sectors() { cat "/sys/block/$1/size"; }
 
-# stack_all GROUP LEG1 LEG2: dm-linear over LEG1, dm-stripe (64 KiB chunk) and
-# md raid0 (64 KiB chunk), raid1, raid10 over both, one after the other
+# stack_all GROUP LEG1 LEG2: dm-linear over LEG1, dm-stripe (64 KiB chunk) over both, dm-crypt
+# and dm-multipath over LEG1, md raid0 (64 KiB chunk), raid1, raid10 over both, one after the other
 stack_all() {
 	local g=$1 a=$2 b=$3 n out lvl chunk
 	modprobe dm-mod; modprobe raid0; modprobe raid1; modprobe raid10
@@ -526,6 +527,22 @@ stack_all() {
 		dmsetup remove awrstr || say "FAIL $g.dm_stripe.remove: dmsetup remove awrstr failed"
 	else
 		say "FAIL $g.dm_stripe.create: dmsetup create: $out"
+	fi
+	# dm-crypt (the null cipher: no key, nothing to set up) over LEG1: its target stacks from 6.19
+	# ("dm-crypt: enable DM_TARGET_ATOMIC_WRITES"); dm-multipath, one path LEG1: from 7.0
+	# ("dm mpath: enable DM_TARGET_ATOMIC_WRITES")
+	modprobe dm-crypt; modprobe crypto_null; modprobe dm-multipath; modprobe dm-round-robin
+	if out=$(dmsetup create awrcrypt --table "0 $n crypt cipher_null-ecb - 0 /dev/$a 0" 2>&1); then
+		stack_check "$g" dm_crypt "$(dm_name awrcrypt)" 6.19 0 "$a"
+		dmsetup remove awrcrypt || say "FAIL $g.dm_crypt.remove: dmsetup remove awrcrypt failed"
+	else
+		say "FAIL $g.dm_crypt.create: dmsetup create: $out"
+	fi
+	if out=$(dmsetup create awrmpath --table "0 $n multipath 0 0 1 1 round-robin 0 1 1 /dev/$a 1" 2>&1); then
+		stack_check "$g" dm_multipath "$(dm_name awrmpath)" 7.0 0 "$a"
+		dmsetup remove awrmpath || say "FAIL $g.dm_multipath.remove: dmsetup remove awrmpath failed"
+	else
+		say "FAIL $g.dm_multipath.create: dmsetup create: $out"
 	fi
 	for lvl in 0 1 10; do
 		chunk=0
