@@ -270,6 +270,30 @@ fuzz_count() {
 t_fuzz=$(date +%s)
 [ "$want_fuzz" = 1 ] && fuzz_start
 
+# valgrind memcheck: awr's main commands on a scratch XFS; a memory error or a definite or
+# indirect leak fails (tests/memcheck.sh, with its own control that must be caught). It runs in
+# the background beside the sanitizer stage too (its own process group) and is counted after it.
+memcheck_start() {
+	rm -f "$build/memcheck.out" "$build/memcheck.out.rc"
+	setsid -w bash -c '"$1" "$2" "$3" "$4" >"$5" 2>&1; echo $? >"$5.rc"' sh \
+		"$src/tests/integration/with-scratch-xfs.sh" "$src/tests/memcheck.sh" "$build/cli/awr" \
+		"$src/tests/fixtures" "$build/memcheck.out" </dev/null &
+	memcheck_pid=$!
+	bg+=("$memcheck_pid")
+}
+memcheck_count() {
+	local rc p rest=()
+	echo "== valgrind memcheck (tests/memcheck.sh)"
+	wait "$memcheck_pid"
+	for p in "${bg[@]}"; do [ "$p" = "$memcheck_pid" ] || rest+=("$p"); done
+	bg=("${rest[@]}")
+	rc=$(cat "$build/memcheck.out.rc" 2>/dev/null) || rc=255
+	cat "$build/memcheck.out"
+	relay_stage memcheck "$build/memcheck.out" "$rc" tests/memcheck.sh
+	timed "memcheck (beside the sanitizers)" "$t_fuzz"
+}
+[ "$want_memcheck" = 1 ] && memcheck_start
+
 if [ "$want_asan" = 1 ]; then
 	t0=$(date +%s)
 	echo "== the same tests built with AddressSanitizer and UBSan"
@@ -284,19 +308,7 @@ if [ "$want_asan" = 1 ]; then
 	timed sanitizers "$t0"
 fi
 [ "$want_fuzz" = 1 ] && fuzz_count
-
-# valgrind memcheck: awr's main commands on a scratch XFS; a memory error or a definite or
-# indirect leak fails (tests/memcheck.sh, with its own control that must be caught).
-if [ "$want_memcheck" = 1 ]; then
-	t0=$(date +%s)
-	echo "== valgrind memcheck (tests/memcheck.sh)"
-	"$src/tests/integration/with-scratch-xfs.sh" "$src/tests/memcheck.sh" "$build/cli/awr" "$src/tests/fixtures" \
-		>"$build/memcheck.out" 2>&1
-	memcheck_rc=$?
-	cat "$build/memcheck.out"
-	relay_stage memcheck "$build/memcheck.out" "$memcheck_rc" tests/memcheck.sh
-	timed memcheck "$t0"
-fi
+[ "$want_memcheck" = 1 ] && memcheck_count
 
 if [ "$want_consumer" = 1 ]; then
 	echo "== install and build a consumer through pkg-config"
