@@ -276,6 +276,18 @@ mutant part-align-unit-only "a partition's alignment judged by unit_min alone, n
 	'uint64_t align = awr_max_u64(out->unit_min, out->boundary);' \
 	'uint64_t align = out->unit_min;'
 
+mutant remote-seq-zero "every frame MACed with sequence number 0 (a dropped or repeated frame passes)" \
+	"journal_remote" lib/verify/remote.c \
+	'ret = frame_mac(c, b, c->send_dir, c->send_seq, len, b + 9 + AWR_RJ_HDR + len);' \
+	'ret = frame_mac(c, b, c->send_dir, 0, len, b + 9 + AWR_RJ_HDR + len);' \
+	'ret = frame_mac(c, b, c->recv_dir, c->recv_seq, n, mac);' \
+	'ret = frame_mac(c, b, c->recv_dir, 0, n, mac);'
+
+mutant serve-name-never-busy "the server lets two clients append to one journal name" \
+	"journal_remote" lib/verify/serve.c \
+	$'\t\t    !strcmp(s->slots[i].name, sl->name))\n\t\t\treturn true;' \
+	$'\t\t    !strcmp(s->slots[i].name, sl->name))\n\t\t\treturn false;'
+
 mutant decode-finding-from-assumed "a finding is raised from a field the paste did not hold" \
 	"decode_text" lib/device/derive_blk.c \
 	'	if (d->assumed & awr__finding_reads(id))' \

@@ -56,11 +56,14 @@ else
 	ext4mnt=
 fi
 
-# Every file a case could damage.
+# Every file a case could damage: after each case their size, modification and change times (to the
+# nanosecond: any write or truncation moves them) and the entries of $work; their content (sha256)
+# once more at the end, against the content they were made with.
 victims=("$f" "$work/immutable" "$work/private" "$ro/on-ro-mount" "$tmpfs/data")
 [ -n "$ext4mnt" ] && victims+=("$ext4mnt/data")
-hashes() { sha256sum "${victims[@]}" 2>&1; stat -c '%n %s' "$work"/* 2>&1; }
+hashes() { stat -c '%n %s %y %z' "${victims[@]}" 2>&1; stat -c '%n %s' "$work"/* 2>&1; }
 hashes >"$work/../hash.before"
+sha256sum "${victims[@]}" >"$work/../sha.before" 2>&1
 
 # run NAME REGEX CMD...: exit 1 or 2, output matching REGEX (case-insensitive), no byte changed
 run() {
@@ -195,6 +198,8 @@ if ! hashes | cmp -s - "$work/../hash.before"; then
 	fail "bad_input_lib: a target changed"
 	hashes | diff "$work/../hash.before" - | head -5
 fi
+# the content of every target, as made
+sha256sum "${victims[@]}" 2>&1 | cmp -s - "$work/../sha.before" || fail "the content of a target changed: $(sha256sum "${victims[@]}" 2>&1 | diff "$work/../sha.before" - | head -3)"
 
 echo "$cases cases, $fails failed"
 [ "$fails" = 0 ]

@@ -2,10 +2,13 @@
 # SPDX-License-Identifier: MIT
 # Description: hostile and helper peers of the journal server for journal_remote.sh.
 #
-#   proxy PORTFILE SERVERPORT [--flip s2c:N|c2s:N] [--record FILE]
+#   proxy PORTFILE SERVERPORT [--flip s2c:N|c2s:N] [--record FILE] [--drop K|--dup K|--reflect K]
 #       listen on a free loopback port (written to PORTFILE), forward every connection to
 #       127.0.0.1:SERVERPORT; --flip inverts byte N (from 0) of one direction of each connection;
-#       --record appends what clients send to FILE
+#       --record appends what clients send to FILE; --drop K leaves out the client's frame K (from
+#       0, after its authentication), --dup K sends it twice, --reflect K sends the server's first
+#       frame back to the server before the client's frame K (each MACed with its direction and
+#       sequence number, so the server must refuse what follows)
 #   garbage PORT        send 144 bytes that are not a client's greeting
 #   replay PORT FILE    send the first 144 bytes a client sent before (recorded by the proxy)
 #   frame PORT SECRETFILE oversize|badmac
@@ -134,9 +137,70 @@ def pump(src, dst, flip, record):
             pass
 
 
+AUTH_LEN = 144  # the client's authentication: magic, nonce, mode, name, MAC
+
+
+def read_frame(src):
+    """one frame (header, payload, MAC) or None at the end"""
+    hdr = b""
+    while len(hdr) < 8:
+        b = src.recv(8 - len(hdr))
+        if not b:
+            return None
+        hdr += b
+    _, n = struct.unpack("<II", hdr)
+    rest = b""
+    while len(rest) < n + 32:
+        b = src.recv(n + 32 - len(rest))
+        if not b:
+            return None
+        rest += b
+    return hdr + rest
+
+
+def pump_frames(src, dst, skip, action, k, shared):
+    """forward frame by frame after SKIP bytes, doing ACTION (drop, dup, reflect, keep) at frame K;
+    with action "keep" the frames are kept in SHARED (the server's side, for reflect)"""
+    try:
+        head = b""
+        while len(head) < skip:
+            b = src.recv(skip - len(head))
+            if not b:
+                raise OSError
+            head += b
+        dst.sendall(head)
+        i = 0
+        while True:
+            f = read_frame(src)
+            if f is None:
+                break
+            if action == "keep":
+                shared.append(f)
+            if i == k and action == "reflect":
+                for _ in range(50):  # the server's first frame, once it has come
+                    if shared:
+                        break
+                    threading.Event().wait(0.1)
+                if shared:
+                    dst.sendall(shared[0])
+            if not (i == k and action == "drop"):
+                dst.sendall(f)
+            if i == k and action == "dup":
+                dst.sendall(f)
+            i += 1
+    except OSError:
+        pass
+    for s in (src, dst):
+        try:
+            s.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
 def cmd_proxy(portfile, server_port, args):
     flip = {"s2c": None, "c2s": None}
     record = None
+    action, k = None, None
     while args:
         if args[0] == "--flip":
             d, n = args[1].split(":")
@@ -144,6 +208,9 @@ def cmd_proxy(portfile, server_port, args):
             args = args[2:]
         elif args[0] == "--record":
             record = args[1]
+            args = args[2:]
+        elif args[0] in ("--drop", "--dup", "--reflect"):
+            action, k = args[0][2:], int(args[1])
             args = args[2:]
         else:
             raise SystemExit("proxy: unknown option " + args[0])
@@ -156,6 +223,11 @@ def cmd_proxy(portfile, server_port, args):
     while True:
         c, _ = ls.accept()
         u = socket.create_connection(("127.0.0.1", int(server_port)))
+        if action:
+            shared = []
+            threading.Thread(target=pump_frames, args=(c, u, AUTH_LEN, action, k, shared), daemon=True).start()
+            threading.Thread(target=pump_frames, args=(u, c, HELLO, "keep", -1, shared), daemon=True).start()
+            continue
         threading.Thread(target=pump, args=(c, u, flip["c2s"], record), daemon=True).start()
         threading.Thread(target=pump, args=(u, c, flip["s2c"], None), daemon=True).start()
 
