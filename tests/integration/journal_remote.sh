@@ -357,7 +357,12 @@ if command -v strace >/dev/null; then
 	python3 "$peer" hold "$port" >/dev/null 2>&1 &
 	hpid=$!
 	pids+=("$hpid")
-	sleep 0.5
+	# the held connection is pending once the server says it pauses (a loaded machine may take a
+	# while to start the peer); counting before that would count nothing
+	for ((i = 0; i < 100; i++)); do
+		grep -q 'pausing new connections' "$w/s7.log" && break
+		sleep 0.1
+	done
 	timeout -s INT 2 strace -f -c -e trace=accept4 -p "$spid" -o "$w/strace.txt" >/dev/null 2>&1
 	calls=$(awk '$NF == "accept4" { print $4 }' "$w/strace.txt")
 	if [ -n "$calls" ] && [ "$calls" -lt 100 ]; then

@@ -112,6 +112,15 @@ def cmd_frame(port, secret_file, kind):
     return closed_after(s)
 
 
+def shut_both(src, dst):
+    """end both directions of a forwarded connection"""
+    for s in (src, dst):
+        try:
+            s.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
 def pump(src, dst, flip, record):
     n = 0
     try:
@@ -130,11 +139,7 @@ def pump(src, dst, flip, record):
             dst.sendall(b)
     except OSError:
         pass
-    for s in (src, dst):
-        try:
-            s.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
+    shut_both(src, dst)
 
 
 AUTH_LEN = 144  # the client's authentication: magic, nonce, mode, name, MAC
@@ -190,11 +195,7 @@ def pump_frames(src, dst, skip, action, k, shared):
             i += 1
     except OSError:
         pass
-    for s in (src, dst):
-        try:
-            s.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
+    shut_both(src, dst)
 
 
 def cmd_proxy(portfile, server_port, args):

@@ -508,6 +508,18 @@ dm_name() {
 
 sectors() { cat "/sys/block/$1/size"; }
 
+# dm_stack GROUP CASE DMNAME TABLE SINCE CHUNK LEG...: a dm device made from TABLE, its cases, removed
+dm_stack() {
+	local g=$1 name=$2 dm=$3 table=$4 out
+	shift 4
+	if out=$(dmsetup create "$dm" --table "$table" 2>&1); then
+		stack_check "$g" "$name" "$(dm_name "$dm")" "$@"
+		dmsetup remove "$dm" || say "FAIL $g.$name.remove: dmsetup remove $dm failed"
+	else
+		say "FAIL $g.$name.create: dmsetup create: $out"
+	fi
+}
+
 # stack_all GROUP LEG1 LEG2: dm-linear over LEG1, dm-stripe (64 KiB chunk) over both, dm-crypt
 # and dm-multipath over LEG1, md raid0 (64 KiB chunk), raid1, raid10 over both, one after the other
 stack_all() {
@@ -516,34 +528,14 @@ stack_all() {
 	n=$(sectors "$a")
 	[ "$(sectors "$b")" -lt "$n" ] && n=$(sectors "$b")
 	n=$((n / 256 * 256))
-	if out=$(dmsetup create awrlin --table "0 $n linear /dev/$a 0" 2>&1); then
-		stack_check "$g" dm_linear "$(dm_name awrlin)" 6.14 0 "$a"
-		dmsetup remove awrlin || say "FAIL $g.dm_linear.remove: dmsetup remove awrlin failed"
-	else
-		say "FAIL $g.dm_linear.create: dmsetup create: $out"
-	fi
-	if out=$(dmsetup create awrstr --table "0 $((2 * n)) striped 2 128 /dev/$a 0 /dev/$b 0" 2>&1); then
-		stack_check "$g" dm_stripe "$(dm_name awrstr)" 6.14 65536 "$a" "$b"
-		dmsetup remove awrstr || say "FAIL $g.dm_stripe.remove: dmsetup remove awrstr failed"
-	else
-		say "FAIL $g.dm_stripe.create: dmsetup create: $out"
-	fi
+	dm_stack "$g" dm_linear awrlin "0 $n linear /dev/$a 0" 6.14 0 "$a"
+	dm_stack "$g" dm_stripe awrstr "0 $((2 * n)) striped 2 128 /dev/$a 0 /dev/$b 0" 6.14 65536 "$a" "$b"
 	# dm-crypt (the null cipher: no key, nothing to set up) over LEG1: its target stacks from 6.19
 	# ("dm-crypt: enable DM_TARGET_ATOMIC_WRITES"); dm-multipath, one path LEG1: from 7.0
 	# ("dm mpath: enable DM_TARGET_ATOMIC_WRITES")
 	modprobe dm-crypt; modprobe crypto_null; modprobe dm-multipath; modprobe dm-round-robin
-	if out=$(dmsetup create awrcrypt --table "0 $n crypt cipher_null-ecb - 0 /dev/$a 0" 2>&1); then
-		stack_check "$g" dm_crypt "$(dm_name awrcrypt)" 6.19 0 "$a"
-		dmsetup remove awrcrypt || say "FAIL $g.dm_crypt.remove: dmsetup remove awrcrypt failed"
-	else
-		say "FAIL $g.dm_crypt.create: dmsetup create: $out"
-	fi
-	if out=$(dmsetup create awrmpath --table "0 $n multipath 0 0 1 1 round-robin 0 1 1 /dev/$a 1" 2>&1); then
-		stack_check "$g" dm_multipath "$(dm_name awrmpath)" 7.0 0 "$a"
-		dmsetup remove awrmpath || say "FAIL $g.dm_multipath.remove: dmsetup remove awrmpath failed"
-	else
-		say "FAIL $g.dm_multipath.create: dmsetup create: $out"
-	fi
+	dm_stack "$g" dm_crypt awrcrypt "0 $n crypt cipher_null-ecb - 0 /dev/$a 0" 6.19 0 "$a"
+	dm_stack "$g" dm_multipath awrmpath "0 $n multipath 0 0 1 1 round-robin 0 1 1 /dev/$a 1" 7.0 0 "$a"
 	for lvl in 0 1 10; do
 		chunk=0
 		[ "$lvl" = 1 ] || chunk=65536
