@@ -336,6 +336,8 @@ if [ "$want_vm" = 1 ]; then
 		relay_stage vm "$vm_out" "${vm_rc:-255}" tests/vm/run.sh vm/
 		rm -f "$vm_out.rc"
 	fi
-	timed vm "$t_vm"
+	# the kernels the guests booted, in the stage's line of the summary
+	vm_kernels=$(sed -n 's/^vm: kernel [^:]*: \([^+ ]*\).*/\1/p' "$vm_out" 2>/dev/null | paste -sd, -)
+	timed "vm${vm_kernels:+ (kernels $vm_kernels)}" "$t_vm"
 fi
 finish
