@@ -87,6 +87,7 @@ struct progress *progress_start(const char *label, progress_fn fn, void *arg)
 	p->fn = fn;
 	p->arg = arg;
 	clock_gettime(CLOCK_MONOTONIC, &p->start);
+	draw(p);	/* at once: a step shorter than the thread's first turn is still shown */
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);
 	if (pthread_create(&p->thread, NULL, ticker, p)) {
