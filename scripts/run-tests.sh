@@ -209,6 +209,38 @@ fi
 rm -f "$build.setup.log" "$build.ninja.log"
 timed build "$t0"
 
+# bg_forget PID: a background job waited for leaves the list stop_bg kills
+bg_forget() {
+	local p rest=()
+	for p in "${bg[@]}"; do [ "$p" = "$1" ] || rest+=("$p"); done
+	bg=("${rest[@]}")
+}
+# The sanitizer and fuzz builds start now, at the lowest priority (nice 19), each in its own process
+# group: they take the CPU the meson stage leaves idle (its last minutes are a few long tests that
+# mostly wait) and are waited for where their stages begin.
+asan=$build-asan fuzzb=$build-fuzz
+prebuild() { # prebuild NAME DIR SETUP-ARGS...: meson setup (once) and ninja, exit status in $build/NAME-build.rc
+	local name=$1 dir=$2
+	shift 2
+	rm -f "$build/$name-build.rc"
+	setsid -w nice -n 19 bash -c '
+		name=$1 build=$2 dir=$3 src=$4; shift 4
+		{ [ -f "$dir/build.ninja" ] || meson setup "$dir" "$src" "$@" >"$build/$name-setup.out" 2>&1; } &&
+			ninja -C "$dir" $AWR_PREBUILD_TARGETS >"$build/$name-build.out" 2>&1
+		echo $? >"$build/$name-build.rc"' sh "$name" "$build" "$dir" "$src" "$@" </dev/null &
+	bg+=("$!")
+	eval "${name}_build_pid=$!"
+}
+prebuilt() { # prebuilt NAME: wait for its build; true when it built
+	local pid_var=${1}_build_pid
+	[ -n "${!pid_var:-}" ] || return 1
+	wait "${!pid_var}"
+	bg_forget "${!pid_var}"
+	[ "$(cat "$build/$1-build.rc" 2>/dev/null)" = 0 ]
+}
+[ "$want_asan" = 1 ] && prebuild asan "$asan" -Db_sanitize=address,undefined -Db_lundef=false
+[ "$want_fuzz" = 1 ] && CC=clang AWR_PREBUILD_TARGETS=fuzz prebuild fuzz "$fuzzb" -Dfuzz=true
+
 # meson_stage PREFIX BUILD OUT SELECTION...: meson test, JOBS at once, its results counted against
 # `meson test --list` with the same selection. Timeouts are multiplied by 3: tests share the
 # machine with each other and with the guests.
@@ -235,28 +267,25 @@ fi
 # sanitizer report fails. It builds and runs in the background beside the sanitizer stage
 # (whose last minutes are a few long tests that mostly wait) and is counted after it.
 fuzz_start() {
-	fuzzb=$build-fuzz
 	rm -f "$build/fuzz.out" "$build/fuzz.rc"
+	if ! prebuilt fuzz; then
+		echo build-failed >"$build/fuzz.rc"
+		fuzz_pid=
+		return
+	fi
 	# its own process group (stopped with the run, as the guests are)
-	setsid -w bash -c '
-		src=$1 build=$2 fuzzb=$3
-		if { [ -f "$fuzzb/build.ninja" ] || CC=clang meson setup "$fuzzb" "$src" -Dfuzz=true \
-			>"$build/fuzz-setup.out" 2>&1; } && ninja -C "$fuzzb" fuzz >"$build/fuzz-build.out" 2>&1; then
-			"$src/tests/fuzz/smoke.sh" "$fuzzb/tests/fuzz" "$src/tests/fuzz/corpus" >"$build/fuzz.out" 2>&1
-			echo $? >"$build/fuzz.rc"
-		else
-			echo build-failed >"$build/fuzz.rc"
-		fi' sh "$src" "$build" "$fuzzb" </dev/null &
+	setsid -w bash -c '"$1/tests/fuzz/smoke.sh" "$2/tests/fuzz" "$1/tests/fuzz/corpus" >"$3/fuzz.out" 2>&1
+		echo $? >"$3/fuzz.rc"' sh "$src" "$fuzzb" "$build" </dev/null &
 	fuzz_pid=$!
 	bg+=("$fuzz_pid")
 }
 fuzz_count() {
 	local fuzz_rc
 	echo "== fuzz smoke (tests/fuzz/smoke.sh)"
-	wait "$fuzz_pid"
-	local p rest=()
-	for p in "${bg[@]}"; do [ "$p" = "$fuzz_pid" ] || rest+=("$p"); done
-	bg=("${rest[@]}")
+	if [ -n "$fuzz_pid" ]; then
+		wait "$fuzz_pid"
+		bg_forget "$fuzz_pid"
+	fi
 	fuzz_rc=$(cat "$build/fuzz.rc" 2>/dev/null) || fuzz_rc=255
 	if [ "$fuzz_rc" = build-failed ]; then
 		tail -n 30 "$build/fuzz-setup.out" "$build/fuzz-build.out" 2>/dev/null
@@ -285,8 +314,7 @@ memcheck_count() {
 	local rc p rest=()
 	echo "== valgrind memcheck (tests/memcheck.sh)"
 	wait "$memcheck_pid"
-	for p in "${bg[@]}"; do [ "$p" = "$memcheck_pid" ] || rest+=("$p"); done
-	bg=("${rest[@]}")
+	bg_forget "$memcheck_pid"
 	rc=$(cat "$build/memcheck.out.rc" 2>/dev/null) || rc=255
 	cat "$build/memcheck.out"
 	relay_stage memcheck "$build/memcheck.out" "$rc" tests/memcheck.sh
@@ -297,9 +325,7 @@ memcheck_count() {
 if [ "$want_asan" = 1 ]; then
 	t0=$(date +%s)
 	echo "== the same tests built with AddressSanitizer and UBSan"
-	asan=$build-asan
-	if { [ -f "$asan/build.ninja" ] || meson setup "$asan" "$src" -Db_sanitize=address,undefined \
-		-Db_lundef=false >"$build/asan-setup.out" 2>&1; } && ninja -C "$asan" >"$build/asan-build.out" 2>&1; then
+	if prebuilt asan; then
 		UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 meson_stage sanitizers/ "$asan" "$build/asan-test.out" "${asan_sel[@]}"
 	else
 		tail -n 30 "$build/asan-setup.out" "$build/asan-build.out" 2>/dev/null
