@@ -159,7 +159,6 @@ static void print_normal(const char *path, const struct bench_opts *o, const str
 	print_pair(r);
 }
 
-#define jnum out_double
 
 /* [[us, share of pages at or below], ...] */
 static struct json_object *cdf_json(const struct bench_mode_result *x)
@@ -168,8 +167,8 @@ static struct json_object *cdf_json(const struct bench_mode_result *x)
 
 	for (unsigned int i = 0; i < x->cdf_n; i++) {
 		p = json_object_new_array();
-		json_object_array_add(p, jnum(x->cdf_us[i], 1));
-		json_object_array_add(p, jnum(x->cdf_share[i], 5));
+		json_object_array_add(p, out_double(x->cdf_us[i], 1));
+		json_object_array_add(p, out_double(x->cdf_share[i], 5));
 		json_object_array_add(a, p);
 	}
 	return a;
@@ -180,20 +179,20 @@ struct json_object *bench_mode_json(const struct bench_mode_result *x)
 	struct json_object *o = json_object_new_object(), *lat = json_object_new_object();
 
 	json_object_object_add(o, "pages", out_u64(x->pages));
-	json_object_object_add(o, "seconds", jnum(x->seconds, 3));
-	json_object_object_add(o, "pages_per_s", jnum(x->pages_per_s, 1));
-	json_object_object_add(o, "mb_per_s", jnum(x->mb_per_s, 2));
-	json_object_object_add(lat, "p50", jnum(x->p50_us, 1));
-	json_object_object_add(lat, "p99", jnum(x->p99_us, 1));
-	json_object_object_add(lat, "p99_9", jnum(x->p999_us, 1));
+	json_object_object_add(o, "seconds", out_double(x->seconds, 3));
+	json_object_object_add(o, "pages_per_s", out_double(x->pages_per_s, 1));
+	json_object_object_add(o, "mb_per_s", out_double(x->mb_per_s, 2));
+	json_object_object_add(lat, "p50", out_double(x->p50_us, 1));
+	json_object_object_add(lat, "p99", out_double(x->p99_us, 1));
+	json_object_object_add(lat, "p99_9", out_double(x->p999_us, 1));
 	json_object_object_add(o, "latency_us", lat);
 	json_object_object_add(o, "latency_cdf", cdf_json(x));
-	json_object_object_add(o, "cpu_ns_per_write", jnum(x->cpu_ns_per_page, 1));
-	json_object_object_add(o, "user_cpu_ns_per_write", jnum(x->user_cpu_ns_per_page, 1));
-	json_object_object_add(o, "queue_ns_per_write", x->queue_ns_per_write > 0 ? jnum(x->queue_ns_per_write, 1) : NULL);
-	json_object_object_add(o, "clock_read_ns", jnum(x->clock_read_ns, 1));
-	json_object_object_add(o, "inflight_mean", jnum(x->inflight_mean, 2));
-	json_object_object_add(o, "reaps_below_depth", jnum(x->reaps_below_depth_share, 4));
+	json_object_object_add(o, "cpu_ns_per_write", out_double(x->cpu_ns_per_page, 1));
+	json_object_object_add(o, "user_cpu_ns_per_write", out_double(x->user_cpu_ns_per_page, 1));
+	json_object_object_add(o, "queue_ns_per_write", x->queue_ns_per_write > 0 ? out_double(x->queue_ns_per_write, 1) : NULL);
+	json_object_object_add(o, "clock_read_ns", out_double(x->clock_read_ns, 1));
+	json_object_object_add(o, "inflight_mean", out_double(x->inflight_mean, 2));
+	json_object_object_add(o, "reaps_below_depth", out_double(x->reaps_below_depth_share, 4));
 	json_object_object_add(o, "ring_setup_flags", out_u64(x->ring_setup_flags));
 	json_object_object_add(o, "ring_wait_flags", out_u64(x->ring_wait_flags));
 	json_object_object_add(o, "error", x->error ? json_object_new_string(x->message) : NULL);
@@ -207,10 +206,10 @@ static struct json_object *pair_json(const struct bench_pages_pair *p)
 	json_object_object_add(o, "pages_doublewrite", bench_mode_json(&p->doublewrite));
 	json_object_object_add(o, "naive_doublewrite", bench_mode_json(&p->naive));
 	json_object_object_add(o, "rounds", out_u64(p->rounds));
-	json_object_object_add(o, "pages_to_naive_median", p->rounds ? jnum(p->auto_median, 3) : NULL);
-	json_object_object_add(o, "pages_to_naive_q1", p->rounds ? jnum(p->auto_q1, 3) : NULL);
-	json_object_object_add(o, "pages_to_naive_q3", p->rounds ? jnum(p->auto_q3, 3) : NULL);
-	json_object_object_add(o, "pages_doublewrite_to_naive_median", p->rounds ? jnum(p->dw_median, 3) : NULL);
+	json_object_object_add(o, "pages_to_naive_median", p->rounds ? out_double(p->auto_median, 3) : NULL);
+	json_object_object_add(o, "pages_to_naive_q1", p->rounds ? out_double(p->auto_q1, 3) : NULL);
+	json_object_object_add(o, "pages_to_naive_q3", p->rounds ? out_double(p->auto_q3, 3) : NULL);
+	json_object_object_add(o, "pages_doublewrite_to_naive_median", p->rounds ? out_double(p->dw_median, 3) : NULL);
 	return o;
 }
 
@@ -231,14 +230,14 @@ static void print_json(const char *path, const struct bench_opts *o, const struc
 	json_object_object_add(root, "span", out_u64(r->span));
 	json_object_object_add(root, "order", json_object_new_string(o->order == BENCH_RANDOM ? "random" : "sequential"));
 	json_object_object_add(root, "durability", json_object_new_string(bench_durability_name(o->durability)));
-	json_object_object_add(root, "seconds_per_mode", jnum(o->seconds, 3));
+	json_object_object_add(root, "seconds_per_mode", out_double(o->seconds, 3));
 	for (int m = 0; m < BENCH__MODES; m++)
 		if (r->mode[m].ran)
 			json_object_object_add(modes, bench_mode_name((enum bench_mode)m), bench_mode_json(&r->mode[m]));
 	json_object_object_add(root, "modes", modes);
-	json_object_object_add(ratios, "atomic_to_doublewrite", ad > 0 ? jnum(ad, 3) : NULL);
-	json_object_object_add(ratios, "atomic_to_plain", ap > 0 ? jnum(ap, 3) : NULL);
-	json_object_object_add(ratios, "pages_to_doublewrite", pd > 0 ? jnum(pd, 3) : NULL);
+	json_object_object_add(ratios, "atomic_to_doublewrite", ad > 0 ? out_double(ad, 3) : NULL);
+	json_object_object_add(ratios, "atomic_to_plain", ap > 0 ? out_double(ap, 3) : NULL);
+	json_object_object_add(ratios, "pages_to_doublewrite", pd > 0 ? out_double(pd, 3) : NULL);
 	if (r->pages_explain[0])
 		json_object_object_add(root, "pages_store", json_object_new_string(r->pages_explain));
 	if (r->mode[BENCH_PAGES].ran)

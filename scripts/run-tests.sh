@@ -311,7 +311,7 @@ memcheck_start() {
 	bg+=("$memcheck_pid")
 }
 memcheck_count() {
-	local rc p rest=()
+	local rc
 	echo "== valgrind memcheck (tests/memcheck.sh)"
 	wait "$memcheck_pid"
 	bg_forget "$memcheck_pid"

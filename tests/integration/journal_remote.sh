@@ -78,6 +78,14 @@ expect() {
 		echo "ok: $what: exit $rc, $(grep -m1 -- "$msg" "$text" | head -c 200)"
 	fi
 }
+wait_line() {	# wait_line FILE REGEX: up to 10 s for a line of FILE to match
+	local i
+	for ((i = 0; i < 100; i++)); do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
 logged() {	# logged LOG TEXT WHAT: the server logged TEXT with a peer address
 	grep -Eq "^awr journal-serve: [^ ]+:[0-9]+: .*$2" "$1" ||
 		{ fail "$3: the server did not log '$2': $(tail -n 5 "$1")"; return; }
@@ -264,10 +272,7 @@ done
 python3 "$peer" hold-auth "$port" "$w/secret" twice &
 hpid=$!
 pids+=("$hpid")
-for ((i = 0; i < 100; i++)); do
-	grep -q 'appending to twice.journal' "$w/s2.log" && break
-	sleep 0.1
-done
+wait_line "$w/s2.log" 'appending to twice.journal'
 "$awr" stress "$dir/twice" --unit 16k --size 1M --writes 10 --journal "tcp://127.0.0.1:$port/twice" \
 	--secret-file "$w/secret" >/dev/null 2>"$w/e"
 expect "a second appender to one name" $? 2 "is being appended to by another client" "$w/e"
@@ -298,10 +303,7 @@ python3 "$peer" hold "$port" &
 pids+=("$!")
 python3 "$peer" hold-auth "$port" "$w/secret" holder &
 pids+=("$!")
-for ((i = 0; i < 100; i++)); do
-	grep -q 'appending to holder.journal' "$w/s3.log" && break
-	sleep 0.1
-done
+wait_line "$w/s3.log" 'appending to holder.journal'
 "$awr" verify "$dir/kill" --unit 16k --journal "tcp://127.0.0.1:$port/kill" --secret-file "$w/secret" >"$w/t.txt" 2>&1
 expect "a second client with --max-clients 1" $? 2 "has --max-clients clients connected already" "$w/t.txt"
 logged "$w/s3.log" "refused: 1 clients are connected already" "the limit on clients"
@@ -314,7 +316,7 @@ start_server s5 --listen 127.0.0.1:0 --secret-file "$w/secret" || die "server s5
 python3 "$peer" trickle "$port" 20 2 13 >"$w/trickle.out" 2>&1 &
 tpid=$!
 pids+=("$tpid")
-for ((i = 0; i < 100; i++)); do grep -q '^connected' "$w/trickle.out" && break; sleep 0.1; done
+wait_line "$w/trickle.out" '^connected'
 "$awr" verify "$dir/kill" --unit 16k --journal "tcp://127.0.0.1:$port/kill" --secret-file "$w/secret" >"$w/t.txt" 2>&1
 expect "a client beside 20 trickling peers" $? 0 "result: OK" "$w/t.txt"
 wait "$tpid"
@@ -359,10 +361,7 @@ if command -v strace >/dev/null; then
 	pids+=("$hpid")
 	# the held connection is pending once the server says it pauses (a loaded machine may take a
 	# while to start the peer); counting before that would count nothing
-	for ((i = 0; i < 100; i++)); do
-		grep -q 'pausing new connections' "$w/s7.log" && break
-		sleep 0.1
-	done
+	wait_line "$w/s7.log" 'pausing new connections'
 	timeout -s INT 2 strace -f -c -e trace=accept4 -p "$spid" -o "$w/strace.txt" >/dev/null 2>&1
 	calls=$(awk '$NF == "accept4" { print $4 }' "$w/strace.txt")
 	if [ -n "$calls" ] && [ "$calls" -lt 100 ]; then

@@ -147,32 +147,21 @@ AUTH_LEN = 144  # the client's authentication: magic, nonce, mode, name, MAC
 
 def read_frame(src):
     """one frame (header, payload, MAC) or None at the end"""
-    hdr = b""
-    while len(hdr) < 8:
-        b = src.recv(8 - len(hdr))
-        if not b:
-            return None
-        hdr += b
+    hdr = read_exact(src, 8)
+    if len(hdr) < 8:
+        return None
     _, n = struct.unpack("<II", hdr)
-    rest = b""
-    while len(rest) < n + 32:
-        b = src.recv(n + 32 - len(rest))
-        if not b:
-            return None
-        rest += b
-    return hdr + rest
+    rest = read_exact(src, n + 32)
+    return hdr + rest if len(rest) == n + 32 else None
 
 
 def pump_frames(src, dst, skip, action, k, shared):
     """forward frame by frame after SKIP bytes, doing ACTION (drop, dup, reflect, keep) at frame K;
     with action "keep" the frames are kept in SHARED (the server's side, for reflect)"""
     try:
-        head = b""
-        while len(head) < skip:
-            b = src.recv(skip - len(head))
-            if not b:
-                raise OSError
-            head += b
+        head = read_exact(src, skip)
+        if len(head) < skip:
+            raise OSError
         dst.sendall(head)
         i = 0
         while True:
