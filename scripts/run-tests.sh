@@ -48,13 +48,13 @@ case "$jobs" in ''|*[!0-9]*|0) echo "run-tests.sh: AWR_TEST_JOBS must be a posit
 
 # What runs: every stage (full), the quick tier, or what --only names.
 want_meson=1 want_asan=1 want_fuzz=1 want_memcheck=1 want_consumer=1 want_vm=1
-main_sel=() asan_sel=(--no-suite vm --no-suite nosan) vm_only=
+main_sel=(--no-suite sanonly) asan_sel=(--no-suite vm --no-suite nosan) vm_only=
 if [ "$tier" = quick ]; then
 	want_asan=0 want_fuzz=0 want_memcheck=0 want_consumer=0 want_vm=0
 	main_sel=(--no-suite slow)
 elif [ ${#only[@]} -gt 0 ]; then
 	want_meson=0 want_asan=0 want_fuzz=0 want_memcheck=0 want_consumer=0 want_vm=0
-	asan_sel=()
+	main_sel=() asan_sel=()
 	for n in "${only[@]}"; do
 		case "$n" in
 		fuzz) want_fuzz=1 ;;

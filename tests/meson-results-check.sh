@@ -27,16 +27,15 @@ fail) echo "FAIL moody: wrong"; exit 1 ;;
 crash) kill -SEGV $$ ;;
 skip-after-fail) echo "FAIL moody: wrong"; echo "SKIP: no device"; exit 77 ;;
 esac
-echo moody: ok'], suite: 'b', env: {'MODE': get_option('mode')})
+echo moody: ok'], suite: 'b')
 EOF
-echo "option('mode', type: 'string', value: 'pass')" >"$work/src/meson_options.txt"
 meson setup "$work/b" "$work/src" >"$work/setup.log" 2>&1 || { cat "$work/setup.log"; echo "FAIL: meson setup"; exit 1; }
 log=$work/b/meson-logs/testlog.json
 
-run() { # MODE: run meson test with the moody test in MODE, keep its exit in $mrc
-	meson configure "$work/b" -Dmode="$1" >/dev/null || { echo "FAIL: meson configure"; exit 1; }
+run() { # MODE: run meson test with the moody test in MODE (from the environment meson test passes on; no
+	# reconfigure, which costs more than the run), keep its exit in $mrc
 	rm -f "$log"
-	meson test -C "$work/b" >/dev/null 2>&1
+	MODE=$1 meson test -C "$work/b" >/dev/null 2>&1
 	mrc=$?
 }
 parse() { # [ARGS...]: the parser on the run (expected names from meson test --list); output in $out, exit in $rc

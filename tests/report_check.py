@@ -6,9 +6,11 @@
 # samples (size sweep, each mode's latency distribution and its p50/p99/p99.9 marks, the extent
 # map's ranges), the findings, the embedded JSON equal to the file, and nothing loaded from outside
 # (no resource requested, no src/href/url() off the page). Takes a screenshot.
+# Negative controls go to the same browser (one start of Chromium): each --control page must
+# fail, and one of its failures must begin with the expected text.
 #
-#   report_check.py REPORT.json REPORT.html SCREENSHOT.png
-# Exit 0 when every check holds, 1 otherwise.
+#   report_check.py REPORT.json REPORT.html SCREENSHOT.png [--control NAME PAGE.html EXPECTED]...
+# Exit 0 when every check of REPORT.html holds and every control fails for its reason, 1 otherwise.
 import json
 import os
 import re
@@ -26,13 +28,15 @@ except ImportError:
     print('SKIP: python3-selenium is not installed (scripts/deps.sh installs it)')
     sys.exit(77)
 
-fails = 0
+failed = []     # the failures of the page being checked
+quiet = False   # a control page: its lines are not printed
 
 
 def check(ok, what):
-    global fails
-    print('%s: %s' % ('ok' if ok else 'FAIL', what))
-    fails += not ok
+    if not quiet:
+        print('%s: %s' % ('ok' if ok else 'FAIL', what))
+    if not ok:
+        failed.append(what)
 
 
 def by_name(doc, name):
@@ -40,6 +44,9 @@ def by_name(doc, name):
 
 
 report_json, report_html, shot = sys.argv[1:4]
+controls = sys.argv[4:]
+if len(controls) % 4 or any(a != '--control' for a in controls[::4]):
+    sys.exit('usage: report_check.py REPORT.json REPORT.html SCREENSHOT.png [--control NAME PAGE.html EXPECTED]...')
 with open(report_json) as f:
     doc = json.load(f)
 
@@ -48,8 +55,10 @@ opts.binary_location = '/usr/bin/chromium'
 for a in ('--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--hide-scrollbars',
           '--window-size=1000,1200', '--no-first-run', '--disable-extensions'):
     opts.add_argument(a)
-driver = webdriver.Chrome(service=Service('/usr/bin/chromedriver'), options=opts)
-try:
+
+
+def check_page(report_html, shot):
+    """Every check of one page, against doc; the failures land in failed."""
     driver.get('file://' + os.path.abspath(report_html))
     q = driver.find_elements
 
@@ -135,8 +144,27 @@ try:
     ok = png[:8] == b'\x89PNG\r\n\x1a\n' and len(png) > 20000
     w, hh = struct.unpack('>II', png[16:24]) if ok else (0, 0)
     check(ok and w >= 900 and hh >= 600, 'a screenshot of the page: %dx%d, %d bytes' % (w, hh, len(png)))
+
+
+driver = webdriver.Chrome(service=Service('/usr/bin/chromedriver'), options=opts)
+fails = 0
+try:
+    check_page(report_html, shot)
+    fails += len(failed)
+    for i in range(0, len(controls), 4):
+        name, page, want = controls[i + 1:i + 4]
+        failed, quiet = [], True
+        check_page(page, shot + '.control.png')
+        quiet = False
+        hit = [f for f in failed if f.startswith(want)]
+        if hit:
+            print('ok: control %s fails: %s' % (name, hit[0]))
+        else:
+            print('FAIL: control %s: %s' % (name, ('failed only for other reasons: %s' % failed[:3]) if failed else 'passed every check'))
+            fails += 1
+    if os.path.exists(shot + '.control.png'):
+        os.unlink(shot + '.control.png')
+    print('report_check: %d failure(s)' % fails)
 finally:
     driver.quit()
-
-print('report_check: %d failure(s)' % fails)
 sys.exit(1 if fails else 0)
