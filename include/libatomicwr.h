@@ -317,10 +317,13 @@ struct awr_sysfs_view {
 	uint64_t max_hw_bytes;		/* queue/max_hw_sectors_kb in bytes */
 	uint32_t max_segments;
 	uint64_t part_start;		/* partition start in bytes */
-	bool part_aligned;		/* start aligned to max(unit_min, boundary) */
+	bool part_aligned;		/* start a multiple of part_align */
 	uint64_t size;			/* device size in bytes */
 	bool read_only;			/* the "ro" attribute of the disk or partition */
-	uint32_t reserved[7];
+	uint32_t part_align;		/* what the running kernel checks the start against: max(unit_min,
+					 * boundary); from 6.14 (6.13.2) hw_unit_min for unit_min, when a
+					 * device view gives it (sysfs shows the capped unit_min only) */
+	uint32_t reserved[6];
 };
 
 /* One explained disagreement or noteworthy fact. */

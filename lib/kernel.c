@@ -173,6 +173,15 @@ static bool same_series(uint32_t a, uint32_t b)
 	return a / 1000 == b / 1000;
 }
 
+uint32_t awr__part_start_align(uint32_t kernel, uint32_t unit_min, uint32_t hw_unit_min,
+			       uint32_t boundary)
+{
+	uint32_t unit = hw_unit_min && awr_kernel_has(kernel, AWR_KRULE_PART_HW_UNIT_MIN) ?
+			hw_unit_min : unit_min;
+
+	return unit > boundary ? unit : boundary;
+}
+
 bool awr_kernel_has(uint32_t kernel, enum awr_kernel_rule rule)
 {
 	const struct krule *r;

@@ -83,6 +83,8 @@ int awr__unlink_if_same(const char *path, int fd);
 /* sysfs_read.c: where sysfs is, one numeric attribute */
 const char *awr__sysfs_root(void);
 int awr__sysfs_read_u64(const char *dir, const char *name, uint64_t *out);
+/* discover/sysfs.c: a partition's start against the running kernel's rule */
+void awr__sysfs_part_check(struct awr_sysfs_view *y, uint32_t hw_unit_min);
 
 /* finding.c */
 void awr__findings_vadd(struct awr_finding *arr, unsigned int *nr, const char *id,

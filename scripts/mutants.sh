@@ -308,6 +308,17 @@ mutant json-effective-old-names "effective keeps mem_align/offset_align beside s
 	'json_object_object_add(o, "dio_mem_align", out_u64(l->mem_align));' \
 	'json_object_object_add(o, "mem_align", out_u64(l->mem_align));'
 
+# issue 25 item 18: the kernel rules table consulted where the rule applies
+mutant part-start-unit-min-only "a partition start is checked against unit_min on every kernel" \
+	"kernel_rules" lib/kernel.c \
+	'	uint32_t unit = hw_unit_min && awr_kernel_has(kernel, AWR_KRULE_PART_HW_UNIT_MIN) ?' \
+	'	uint32_t unit = hw_unit_min && false ?'
+
+mutant part-rule-mainline-6.13 "the partition rule dated 6.13 (its backport's series) instead of 6.14" \
+	"kernel_rules" lib/kernel.c \
+	'	[AWR_KRULE_PART_HW_UNIT_MIN] = { "partition_hw_unit_min", AWR_KERNEL(6, 14, 0),' \
+	'	[AWR_KRULE_PART_HW_UNIT_MIN] = { "partition_hw_unit_min", AWR_KERNEL(6, 13, 0),'
+
 # ---------------------------------------------------------------------------------------------
 
 if [ "${1:-}" = --list ]; then

@@ -120,6 +120,9 @@ void awr__probe_device(struct awr_probe *p, unsigned int flags)
 		awr__add_finding(p, f->id, f->severity, "%s", f->message);
 	}
 	compare_sysfs(p, p->device);
+	/* from 6.14 the kernel checks a partition's start against hw_unit_min, which sysfs does not show */
+	if (p->have_sysfs && p->sysfs.partition[0] && p->device->derived.supported)
+		awr__sysfs_part_check(&p->sysfs, p->device->derived.hw_unit_min);
 }
 
 const struct awr_device *awr_probe_device(const struct awr_probe *p)

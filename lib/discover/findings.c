@@ -22,18 +22,15 @@ void awr__add_finding(struct awr_probe *p, const char *id, enum awr_severity sev
 	va_end(ap);
 }
 
-/* Kernel version as major * 1000 + minor, 0 when unknown. */
-static unsigned int kernel_version(char *release, size_t len)
+/* The running kernel's release (uname -r) into @release, and its version for the rules table. */
+static uint32_t kernel_version(char *release, size_t len)
 {
 	struct utsname u;
-	unsigned int maj = 0, min = 0;
 
 	if (uname(&u))
 		return 0;
 	snprintf(release, len, "%s", u.release);
-	if (sscanf(u.release, "%u.%u", &maj, &min) != 2)
-		return 0;
-	return maj * 1000 + min;
+	return awr_kernel_running();
 }
 
 static const char *dev_name(const struct awr_sysfs_view *y)
@@ -67,7 +64,7 @@ static void limits_from_statx(struct awr_probe *p)
 	}
 }
 
-static void explain_unsupported(struct awr_probe *p, unsigned int kver, const char *rel)
+static void explain_unsupported(struct awr_probe *p, uint32_t kver, const char *rel)
 {
 	const struct awr_statx_view *s = &p->statx;
 	const struct awr_sysfs_view *y = p->have_sysfs ? &p->sysfs : NULL;
@@ -78,7 +75,7 @@ static void explain_unsupported(struct awr_probe *p, unsigned int kver, const ch
 				 "the path is neither a regular file nor a block device: RWF_ATOMIC does not apply (a passthrough engine may)");
 		return;
 	}
-	if (kver && kver < 6011) {
+	if (kver && !awr_kernel_has(kver, AWR_KRULE_ATOMIC_WRITES)) {
 		awr__add_finding(p, "kernel_too_old", AWR_SEV_ERROR,
 				 "kernel %s predates atomic writes (6.11 for block devices, 6.13 for XFS/ext4 files)", rel);
 		return;
@@ -88,16 +85,21 @@ static void explain_unsupported(struct awr_probe *p, unsigned int kver, const ch
 				 "sysfs of %s has no queue/atomic_write_* attributes: the kernel lacks atomic write support", y->disk);
 	if (y && y->partition[0] && dev_atomic && !y->part_aligned) {
 		awr__add_finding(p, "partition_misaligned", AWR_SEV_ERROR,
-				 "partition %s starts at byte %" PRIu64 ", not a multiple of %" PRIu64 " (max of unit_min and boundary of %s): the kernel disables atomic writes on it",
-				 y->partition, y->part_start, awr_max_u64(y->unit_min, y->boundary), y->disk);
+				 "partition %s starts at byte %" PRIu64 ", not a multiple of %" PRIu32 " (the larger of the atomic unit_min%s and the boundary of %s): the kernel disables atomic writes on it",
+				 y->partition, y->part_start, y->part_align,
+				 awr_kernel_has(awr_kernel_running(), AWR_KRULE_PART_HW_UNIT_MIN) ? " as the driver sets it" : "", y->disk);
 		return;
 	}
 	if (y && y->has_atomic_attrs && !dev_atomic)
 		awr__add_finding(p, "device_no_atomic", AWR_SEV_WARN,
 				 "block device %s reports no atomic write support (queue/atomic_write_unit_max_bytes is 0)", y->disk);
-	if (S_ISREG(s->mode) && dev_atomic)
+	if (S_ISREG(s->mode) && dev_atomic && kver && !awr_kernel_has(kver, AWR_KRULE_FS_ONE_BLOCK))
 		awr__add_finding(p, "fs_no_atomic", AWR_SEV_ERROR,
-				 "statx reports no atomic writes for this file although %s supports %" PRIu32 "..%" PRIu32 " bytes: the filesystem does not support them (XFS/ext4 need 6.13+)",
+				 "statx reports no atomic writes for this file although %s supports %" PRIu32 "..%" PRIu32 " bytes: kernel %s predates atomic writes to XFS and ext4 files (6.13)",
+				 y->disk, y->unit_min, y->unit_max, rel);
+	else if (S_ISREG(s->mode) && dev_atomic)
+		awr__add_finding(p, "fs_no_atomic", AWR_SEV_ERROR,
+				 "statx reports no atomic writes for this file although %s supports %" PRIu32 "..%" PRIu32 " bytes: the filesystem does not support them (XFS and ext4 do from 6.13)",
 				 y->disk, y->unit_min, y->unit_max);
 	else if (S_ISREG(s->mode))
 		awr__add_finding(p, "fs_no_atomic", AWR_SEV_WARN,
@@ -157,7 +159,7 @@ static void explain_block(struct awr_probe *p)
 void awr__derive_effective(struct awr_probe *p)
 {
 	char rel[128] = "";
-	unsigned int kver = kernel_version(rel, sizeof(rel));
+	uint32_t kver = kernel_version(rel, sizeof(rel));
 
 	memset(&p->effective, 0, sizeof(p->effective));
 	limits_from_statx(p);

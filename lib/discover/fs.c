@@ -16,21 +16,10 @@
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/sysmacros.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
+#include "kernel.h"
 #include "private.h"
-
-/* The running kernel is at least major.minor (uname -r). */
-static bool kernel_at_least(unsigned int major, unsigned int minor)
-{
-	struct utsname u;
-	unsigned int ma = 0, mi = 0;
-
-	if (uname(&u) || sscanf(u.release, "%u.%u", &ma, &mi) != 2)
-		return false;
-	return ma > major || (ma == major && mi >= minor);
-}
 
 /* mountinfo: the filesystem type, source and super options of the mount of device maj:min. */
 static void mount_options(unsigned int maj, unsigned int min, char *type, size_t tlen,
@@ -114,7 +103,7 @@ static void view_xfs(int fd, struct awr_fs_view *v, const char *opts)
 			v->extsize_hint = fx.fsx_extsize;
 	}
 	v->max_atomic_write_opt = opt_max_atomic_write(opts);
-	if (v->atomic && v->reflink && kernel_at_least(6, 16))
+	if (v->atomic && v->reflink && awr_kernel_has(awr__kernel_or_running(0), AWR_KRULE_FS_LARGE))
 		v->software_max = v->unit_max;
 	if (v->unit_max_opt)
 		v->hardware_max = v->unit_max_opt;

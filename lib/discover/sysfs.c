@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kernel.h"
 #include "private.h"
 
 static uint32_t read_u32_or0(const char *dir, const char *name)
@@ -52,14 +53,24 @@ static void read_queue(const char *disk, struct awr_sysfs_view *out)
 	out->max_segments = read_u32_or0(q, "max_segments");
 }
 
+/*
+ * The running kernel's check of a partition's start (awr__part_start_align(): the table's
+ * AWR_KRULE_PART_HW_UNIT_MIN), with the driver's hw_unit_min when a device view gives it.
+ */
+void awr__sysfs_part_check(struct awr_sysfs_view *y, uint32_t hw_unit_min)
+{
+	y->part_align = awr__part_start_align(awr__kernel_or_running(0), y->unit_min, hw_unit_min,
+					      y->boundary);
+	y->part_aligned = !y->part_align || !(y->part_start % y->part_align);
+}
+
 static void read_partition(const char *part, struct awr_sysfs_view *out)
 {
 	uint64_t start = 0;
-	uint64_t align = awr_max_u64(out->unit_min, out->boundary);
 
 	awr__sysfs_read_u64(part, "start", &start);
 	out->part_start = start * 512;
-	out->part_aligned = !align || !(out->part_start % align);
+	awr__sysfs_part_check(out, 0);
 }
 
 int awr_sysfs_lookup(unsigned int major, unsigned int minor, struct awr_sysfs_view *out)

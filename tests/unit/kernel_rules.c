@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* Description: the kernel rules table: releases parsed from uname -r with distribution suffixes, each rule from its mainline release and from its stable backports (not the release before), the derivation ranges. */
+/* Description: the kernel rules table: releases parsed from uname -r with distribution suffixes, each rule at its mainline step and at its stable backports (not the release before), the partition start rule with a capped unit_min, the derivation ranges. */
 #include <stdint.h>
 
 #include "helpers.h"
+#include "kernel.h"
 #include "libatomicwr.h"
 
 static void expect_parse(const char *release, uint32_t want)
@@ -61,6 +62,7 @@ static const struct edge edges[] = {
 	{ AWR_KRULE_MD_STACK, AWR_KERNEL(6, 12, 60), AWR_KERNEL(6, 13, 0) },
 	{ AWR_KRULE_DM_STACK, AWR_KERNEL(6, 13, 12), AWR_KERNEL(6, 14, 0) },
 	{ AWR_KRULE_PART_HW_UNIT_MIN, AWR_KERNEL(6, 13, 1), AWR_KERNEL(6, 13, 2) },
+	{ AWR_KRULE_PART_HW_UNIT_MIN, AWR_KERNEL(6, 13, 1), AWR_KERNEL(6, 14, 0) },
 	{ AWR_KRULE_NVME_MPATH_HEAD, AWR_KERNEL(6, 14, 9), AWR_KERNEL(6, 14, 10) },
 	{ AWR_KRULE_NVME_MPATH_HEAD, AWR_KERNEL(6, 14, 9), AWR_KERNEL(6, 15, 0) },
 	{ AWR_KRULE_FS_LARGE, AWR_KERNEL(6, 15, 11), AWR_KERNEL(6, 16, 0) },
@@ -69,7 +71,42 @@ static const struct edge edges[] = {
 	{ AWR_KRULE_CHUNK_LIMIT, AWR_KERNEL(6, 14, 11), AWR_KERNEL(6, 17, 0) },
 	{ AWR_KRULE_BOUNDARY_CHUNK_EITHER, AWR_KERNEL(6, 17, 13), AWR_KERNEL(6, 18, 0) },
 	{ AWR_KRULE_NVME_NO_AWUPF, AWR_KERNEL(6, 19, 8), AWR_KERNEL(7, 0, 0) },
+	{ AWR_KRULE_DM_CRYPT_STACK, AWR_KERNEL(6, 18, 15), AWR_KERNEL(6, 19, 0) },
+	{ AWR_KRULE_DM_MPATH_STACK, AWR_KERNEL(6, 19, 8), AWR_KERNEL(7, 0, 0) },
 };
+
+/* Every rule has an edge at its mainline release (X.Y.0, from the table's own "since"). */
+static void test_mainline_steps(void)
+{
+	char since[64];
+
+	for (int r = 0; r < AWR_KRULE__COUNT; r++) {
+		uint32_t k = 0;
+		bool found = false;
+
+		awr_kernel_rule_since(r, since, sizeof(since));
+		T_EXPECT(!awr_kernel_parse(since, &k), "rule %s: since '%s' parses", awr_kernel_rule_name(r), since);
+		for (unsigned int i = 0; i < sizeof(edges) / sizeof(edges[0]); i++)
+			found |= edges[i].rule == (enum awr_kernel_rule)r && edges[i].with == k;
+		T_EXPECT(found, "rule %s: no edge tests its mainline step %s", awr_kernel_rule_name(r), since);
+	}
+}
+
+/*
+ * blk_atomic_write_start_sect_aligned(): a driver's 64 KiB hw_unit_min that max_hw_sectors_kb 32
+ * capped to a 32 KiB unit_min. A start at 32 KiB passes before 6.14 (and 6.13.2), not after.
+ */
+static void test_part_start(void)
+{
+	T_EXPECT_EQ(awr__part_start_align(AWR_KERNEL(6, 12, 60), 32768, 65536, 0), 32768, "6.12: unit_min");
+	T_EXPECT_EQ(awr__part_start_align(AWR_KERNEL(6, 13, 1), 32768, 65536, 0), 32768, "6.13.1: unit_min");
+	T_EXPECT_EQ(awr__part_start_align(AWR_KERNEL(6, 13, 2), 32768, 65536, 0), 65536, "6.13.2: hw_unit_min");
+	T_EXPECT_EQ(awr__part_start_align(AWR_KERNEL(6, 14, 0), 32768, 65536, 0), 65536, "6.14: hw_unit_min");
+	T_EXPECT_EQ(awr__part_start_align(AWR_KERNEL(7, 3, 4), 32768, 65536, 0), 65536, "7.3: hw_unit_min");
+	T_EXPECT_EQ(awr__part_start_align(AWR_KERNEL(7, 3, 4), 32768, 0, 0), 32768, "hw_unit_min unknown: unit_min");
+	T_EXPECT_EQ(awr__part_start_align(AWR_KERNEL(7, 3, 4), 32768, 65536, 131072), 131072, "the boundary is larger");
+	T_EXPECT_EQ(awr__part_start_align(AWR_KERNEL(6, 12, 60), 4096, 4096, 0), 4096, "uncapped: the same either way");
+}
 
 static void test_rules(void)
 {
@@ -115,6 +152,8 @@ int main(void)
 {
 	test_parse();
 	test_rules();
+	test_mainline_steps();
+	test_part_start();
 	test_ranges();
 	return t_done("kernel_rules");
 }
