@@ -16,6 +16,7 @@ static struct json_object *extents_json(const char *path, const struct awr_exten
 	json_object_object_add(o, "path", json_object_new_string(path));
 	json_object_object_add(o, "unit", out_u64(r->unit));
 	json_object_object_add(o, "file_size", out_u64(r->file_size));
+	json_object_object_add(o, "ag_size", out_u64(r->ag_size));
 	for (unsigned int i = 0; i < r->nr_extents; i++) {
 		e = json_object_new_object();
 		json_object_object_add(e, "logical", out_u64(r->extents[i].logical));
@@ -36,8 +37,9 @@ static void extents_print(const char *path, const struct awr_extent_report *r)
 {
 	char a[32], b[32], c[32];
 
-	printf("%s: %u extent%s, unit %s\n\n", path, r->nr_extents, r->nr_extents == 1 ? "" : "s",
-	       out_size(r->unit, a, sizeof(a)));
+	printf("%s: %u extent%s, unit %s%s%s\n\n", path, r->nr_extents, r->nr_extents == 1 ? "" : "s",
+	       out_size(r->unit, a, sizeof(a)), r->ag_size ? ", physical offsets judged within their allocation group of " : "",
+	       r->ag_size ? out_size(r->ag_size, b, sizeof(b)) : "");
 	printf("  %-16s %-16s %-12s %-8s %s\n", "logical", "physical", "length", "flags", "aligned");
 	for (unsigned int i = 0; i < r->nr_extents; i++) {
 		const struct awr_extent *e = &r->extents[i];

@@ -67,6 +67,13 @@ static void xfs_findings(const struct awr_fs_view *v, struct fs_findings *f)
 			    "unit %s", out_size(v->extsize_hint, a, sizeof(a)),
 			    out_size(v->hardware_max, b, sizeof(b)));
 	}
+	if (v->ag_atomic_max && v->hw_atomic && v->ag_atomic_max < v->hw_unit_max)
+		add(f, "fs_ag_size_caps_atomic", "the allocation group size (%" PRIu64 " blocks) caps atomic writes "
+		    "at %s, the largest power of two dividing it, though the device writes up to %s atomically: "
+		    "an agsize that is a multiple of %s lifts the cap (mkfs.xfs -d agsize=; xfsprogs 6.16+ aligns "
+		    "it on a device with atomic writes)", v->block_size ? v->ag_size / v->block_size : 0,
+		    out_size(v->ag_atomic_max, a, sizeof(a)), out_size(v->hw_unit_max, b, sizeof(b)),
+		    out_size(v->hw_unit_max, c, sizeof(c)));
 	if (v->max_atomic_write_opt)
 		add(f, "fs_max_atomic_write", "the mount option max_atomic_write=%s sets the software maximum",
 		    out_size(v->max_atomic_write_opt, a, sizeof(a)));
@@ -151,6 +158,7 @@ struct json_object *fs_view_json(const struct awr_fs_view *v, const struct awr_e
 		json_object_object_add(o, "realtime", json_object_new_boolean(v->realtime));
 		json_object_object_add(o, "extsize_hint", out_u64(v->extsize_hint));
 		json_object_object_add(o, "max_atomic_write", out_u64(v->max_atomic_write_opt));
+		json_object_object_add(o, "ag_atomic_max", out_u64(v->ag_atomic_max));
 	}
 	if (v->type == AWR_FS_EXT4) {
 		json_object_object_add(o, "bigalloc", v->bigalloc_known ? json_object_new_boolean(v->bigalloc) : NULL);

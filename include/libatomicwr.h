@@ -1970,7 +1970,9 @@ struct awr_fs_view {
 	bool hw_atomic;			/* the device writes atomically itself */
 	uint32_t hw_unit_min, hw_unit_max;
 	uint64_t hardware_max;		/* largest atomic write that can take the hardware path, 0 none */
-	uint32_t reserved[16];
+	uint64_t ag_atomic_max;		/* XFS 6.16+ with reflink: the cap the AG size sets on atomic writes
+					   (xfs_calc_group_awu_max()), 0 when none is computed */
+	uint32_t reserved[14];
 };
 
 /**
@@ -2019,6 +2021,8 @@ struct awr_extent_report {
 	struct awr_extent *extents;
 	unsigned int nr_misaligned;	/* mapped ranges outside aligned_bytes, in file order */
 	struct awr_range *misaligned;
+	uint64_t ag_size;		/* XFS: physical offsets are judged within their allocation group
+					   of this size, as the kernel does; 0: as device offsets */
 };
 
 /**

@@ -76,6 +76,8 @@ static inline uint64_t awr_max_u64(uint64_t a, uint64_t b)
 
 /* discover/statx.c */
 int awr__statx_fd(int dirfd, const char *path, struct awr_statx_view *out);
+/* discover/extents.c: the physical offset whose alignment the kernel judges (XFS: within the AG) */
+uint64_t awr__align_base(uint64_t physical, uint64_t ag_size);
 
 /* decide/safety.c: unlink @path only while it still names @fd's inode (-ESTALE otherwise) */
 int awr__unlink_if_same(const char *path, int fd);

@@ -308,6 +308,12 @@ mutant json-effective-old-names "effective keeps mem_align/offset_align beside s
 	'json_object_object_add(o, "dio_mem_align", out_u64(l->mem_align));' \
 	'json_object_object_add(o, "mem_align", out_u64(l->mem_align));'
 
+# issue 29 item 2: an extent's alignment judged as the kernel does (XFS: within its AG)
+mutant extents-device-offset "awr extents judges XFS extents by their device offset, not within the AG" \
+	"prepare_extents" lib/discover/extents.c \
+	'	uint64_t base = awr__align_base(fe->fe_physical, r->ag_size);' \
+	'	uint64_t base = fe->fe_physical;'
+
 # issue 25 item 18: the kernel rules table consulted where the rule applies
 mutant part-start-unit-min-only "a partition start is checked against unit_min on every kernel" \
 	"kernel_rules" lib/kernel.c \

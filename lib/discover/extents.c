@@ -92,10 +92,34 @@ struct report_ctx {
 };
 
 /*
+ * The physical offset as the kernel judges its alignment: XFS tests the filesystem
+ * block number (br_startblock: AG number in the high bits, the block within the AG in
+ * the low ones) with IS_ALIGNED() in xfs_bmap_hw_atomic_write_possible()
+ * (fs/xfs/xfs_iomap.c, 6.16 to 7.x), so the offset within the allocation group; an
+ * XFS extent never crosses an AG. Elsewhere (ext4, a block device) the device offset.
+ */
+uint64_t awr__align_base(uint64_t physical, uint64_t ag_size)
+{
+	return ag_size ? physical % ag_size : physical;
+}
+
+/* The AG size of the XFS holding @fd, 0 on any other filesystem (the ioctl is XFS's). */
+static uint64_t xfs_ag_size(int fd)
+{
+	struct awr_xfs_geom g;
+
+	memset(&g, 0, sizeof(g));
+	if (ioctl(fd, AWR_XFS_IOC_FSGEOMETRY, &g))
+		return 0;
+	return (uint64_t)g.agblocks * g.blocksize;
+}
+
+/*
  * One extent: the whole units inside it whose logical and physical offsets
  * agree modulo the unit count as aligned (an atomic write of one such unit is
- * one naturally aligned extent, the hardware path's condition); the rest of
- * the extent is a misaligned range.
+ * one naturally aligned extent, the hardware path's condition; the physical
+ * offset within its AG on XFS, awr__align_base()); the rest of the extent is a
+ * misaligned range.
  */
 static int report_extent(const struct fiemap_extent *fe, void *arg)
 {
@@ -104,7 +128,8 @@ static int report_extent(const struct fiemap_extent *fe, void *arg)
 	uint64_t u = r->unit, lo = fe->fe_logical, hi = lo + fe->fe_length;
 	uint64_t first = (lo + u - 1) / u * u, last = hi / u * u;
 	bool addr = !(fe->fe_flags & AWR_FIEMAP_NO_ADDRESS);
-	bool phase = addr && (fe->fe_physical % u) == (lo % u);
+	uint64_t base = awr__align_base(fe->fe_physical, r->ag_size);
+	bool phase = addr && (base % u) == (lo % u);
 	struct awr_extent *e;
 	int ret;
 
@@ -117,7 +142,7 @@ static int report_extent(const struct fiemap_extent *fe, void *arg)
 	}
 	e = &r->extents[r->nr_extents++];
 	*e = (struct awr_extent){ lo, fe->fe_physical, fe->fe_length, fe->fe_flags,
-				  addr && !(lo % u) && !(fe->fe_physical % u) };
+				  addr && !(lo % u) && !(base % u) };
 	r->total_bytes += fe->fe_length;
 	if (!phase || last <= first)
 		return add_range(r, &c->mcap, lo, fe->fe_length);
@@ -148,6 +173,7 @@ int awr_extents_read(int fd, uint64_t unit, struct awr_extent_report **out)
 		return -ENOMEM;
 	r->unit = unit;
 	r->file_size = st.st_size;
+	r->ag_size = xfs_ag_size(fd);
 	c.r = r;
 	ret = fiemap_walk(fd, 0, UINT64_MAX, report_extent, &c);
 	if (ret) {

@@ -83,10 +83,32 @@ static void view_device(struct awr_fs_view *v, unsigned int maj, unsigned int mi
  * when the device has none). Before 6.16, or without reflink, only the
  * hardware path: one block (6.13) or the device's unit (6.16 without reflink).
  */
+/*
+ * The cap the allocation group size sets on atomic writes (xfs_calc_group_awu_max(),
+ * fs/xfs/xfs_mount.c; xfs_calc_perag_awu_max() in 6.16): with a device that writes
+ * atomically the largest power of two dividing agblocks (max_pow_of_two_factor(), so
+ * that an AG-aligned unit is also aligned on the device), else agblocks rounded down to
+ * a power of two (6.16 rounded m_ag_max_usable, a few blocks less). It bounds statx
+ * unit_max on the software path and unit_max_opt, so an odd agsize leaves one block.
+ */
+static uint64_t xfs_ag_cap(uint64_t agblocks, uint32_t blocksize, bool hw_atomic)
+{
+	uint64_t p = 1;
+
+	if (!agblocks)
+		return 0;
+	if (hw_atomic)
+		return (agblocks & -agblocks) * blocksize;
+	while (p <= agblocks / 2)
+		p <<= 1;
+	return p * blocksize;
+}
+
 static void view_xfs(int fd, struct awr_fs_view *v, const char *opts)
 {
 	struct awr_xfs_geom g;
 	struct fsxattr fx;
+	bool large = awr_kernel_has(awr__kernel_or_running(0), AWR_KRULE_FS_LARGE);
 
 	memset(&g, 0, sizeof(g));
 	if (!ioctl(fd, AWR_XFS_IOC_FSGEOMETRY, &g)) {
@@ -103,12 +125,20 @@ static void view_xfs(int fd, struct awr_fs_view *v, const char *opts)
 			v->extsize_hint = fx.fsx_extsize;
 	}
 	v->max_atomic_write_opt = opt_max_atomic_write(opts);
-	if (v->atomic && v->reflink && awr_kernel_has(awr__kernel_or_running(0), AWR_KRULE_FS_LARGE))
+	if (large && v->reflink && v->block_size)
+		v->ag_atomic_max = xfs_ag_cap(v->ag_size / v->block_size, v->block_size, v->hw_atomic);
+	if (v->atomic && v->reflink && large)
 		v->software_max = v->unit_max;
 	if (v->unit_max_opt)
 		v->hardware_max = v->unit_max_opt;
 	else if (v->atomic && v->hw_atomic && !v->software_max)
 		v->hardware_max = v->unit_max;
+	else if (v->atomic && v->hw_atomic && v->unit_max == v->block_size &&
+		 v->hw_unit_min <= v->block_size && v->block_size <= v->hw_unit_max)
+		/* unit_max_opt is 0 when unit_max is one block (xfs_get_atomic_write_max_opt()),
+		 * yet a one-block write the device covers takes the hardware path
+		 * (xfs_bmap_hw_atomic_write_possible(): one block is always aligned) */
+		v->hardware_max = v->block_size;
 }
 
 /*

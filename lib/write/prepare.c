@@ -127,18 +127,10 @@ static int write_zeros(int fd, const void *zero, uint64_t off, uint64_t len)
 	return fdatasync(fd) ? -errno : 0;
 }
 
-/*
- * Bytes from @phys to the next offset XFS counts as aligned to @unit: XFS
- * judges the block number within the allocation group (br_startblock's low
- * bits in xfs_bmap_hw_atomic_write_possible(), fs/xfs/xfs_iomap.c, 6.16+); an
- * extent never crosses an AG. With AGs a multiple of the unit this is the
- * device offset's alignment.
- */
+/* Bytes from @phys to the next offset the kernel counts as aligned to @unit (awr__align_base()). */
 static uint64_t to_aligned(uint64_t phys, uint64_t unit, uint64_t ag_size)
 {
-	uint64_t rel = ag_size ? phys % ag_size : phys;
-
-	return (unit - rel % unit) % unit;
+	return (unit - awr__align_base(phys, ag_size) % unit) % unit;
 }
 
 /* Clone every whole unit of the scratch range that starts on an aligned block to @*next. */

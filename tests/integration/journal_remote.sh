@@ -153,6 +153,9 @@ kill -KILL "$kpid"
 wait "$kpid"
 rc=$?
 [ "$rc" = 137 ] || fail "SIGKILL: stress exited $rc, expected 137"
+# the server sees the dead client's connection close in its own time (slower under ASan): wait
+# for its line before stopping it, or the SIGTERM can come first
+wait_line "$w/s1.log" "kill: closed after [0-9]* records"
 kill -TERM "$s1"
 wait "$s1"
 rc=$?

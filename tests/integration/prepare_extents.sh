@@ -197,6 +197,64 @@ if command -v mkfs.ext4 >/dev/null && command -v dumpe2fs >/dev/null; then
 	fi
 fi
 
+# --- XFS with an odd AG size (65537 blocks): the kernel judges an extent's alignment by its
+# block number within the AG (xfs_bmap_hw_atomic_write_possible()), so a file placed in AG 1 and
+# 64 KiB aligned there is not 64 KiB aligned as a device offset (AG 1 starts at block 65537).
+# awr prepare places, awr extents judges and probe's fs view reads it all one way: the AG's.
+# Independent reading: xfs_bmap -v (AG-OFFSET in 512-byte sectors). On this loop device (no
+# hardware atomics) the AG cap is 65536 blocks (rounded down to a power of two), no finding.
+agimg=$dir/oddag.img agmnt=$dir/agmnt agdev=
+agcleanup() {
+	mountpoint -q "$agmnt" && umount "$agmnt"
+	[ -n "$agdev" ] && losetup -d "$agdev"
+	rm -f "$agimg"
+}
+trap 'e4cleanup; agcleanup' EXIT
+truncate -s 1100M "$agimg" && mkfs.xfs -q -f -b size=4096 -m reflink=1 -d agsize=$((65537 * 4096)) "$agimg" &&
+	agdev=$(losetup -f --show "$agimg") && mkdir -p "$agmnt" && mount "$agdev" "$agmnt"
+if mountpoint -q "$agmnt"; then
+	agblocks=$(xfs_info "$agmnt" | sed -n 's/.*agsize=\([0-9]*\) blks.*/\1/p')
+	[ "$agblocks" = 65537 ] && ok "mkfs.xfs kept agsize 65537 blocks" || fail "agsize is $agblocks blocks, not 65537"
+	# new directories go to other AGs: prepare a file in each until one lands beyond AG 0
+	agfile= agno=
+	for i in 1 2 3 4 5 6; do
+		mkdir -p "$agmnt/d$i"
+		"$awr" prepare "$agmnt/d$i/db" --size 4m --unit 64k >"$dir/ag.out" 2>&1
+		rc=$?
+		agno=$(xfs_bmap -v "$agmnt/d$i/db" | awk 'NR > 2 && $4 != "" { print $4; exit }')
+		if [ "${agno:-0}" -gt 0 ]; then agfile=$agmnt/d$i/db; break; fi
+	done
+	if [ -z "$agfile" ]; then
+		fail "no prepared file landed beyond AG 0 in 6 directories (xfs_bmap -v: AG ${agno:-?})"
+	else
+		[ "$rc" = 0 ] && ok "awr prepare --unit 64k in AG $agno: exit 0" ||
+			fail "awr prepare --unit 64k in AG $agno exited $rc: $(head -c 300 "$dir/ag.out")"
+		# xfs_bmap -v: every extent's AG-OFFSET (sectors) a multiple of 64 KiB; and at least one
+		# device offset (FIEMAP) that is not, else this case could not tell the two rules apart
+		ag_off_bad=$(xfs_bmap -v "$agfile" | awk 'NR > 2 && $4 != "" { split($5, a, /[.:]/); if (a[1] % 128) n++ } END { print n + 0 }')
+		[ "$ag_off_bad" = 0 ] && ok "xfs_bmap -v: every extent 64 KiB aligned within AG $agno" ||
+			fail "xfs_bmap -v: $ag_off_bad extents not 64 KiB aligned within their AG"
+		dev_bad=$(misaligned_count "$agfile" 65536)
+		[ "$dev_bad" -gt 0 ] && ok "as device offsets, $dev_bad extents are not 64 KiB aligned (the rules differ here)" ||
+			fail "every extent is 64 KiB aligned as a device offset too: the case cannot tell AG from device alignment"
+		expect_rc 0 "awr extents --unit 64k in AG $agno" "$awr" extents "$agfile" --unit 64k -o json
+		[ "$(jq .aligned_bytes <<<"$out")" = 4194304 ] && [ "$(jq .total_bytes <<<"$out")" = 4194304 ] &&
+			ok "awr extents: 4 MiB of 4 MiB aligned within the AG" ||
+			fail "awr extents: $(jq .aligned_bytes <<<"$out") of $(jq .total_bytes <<<"$out") bytes aligned"
+		[ "$(jq .ag_size <<<"$out")" = $((65537 * 4096)) ] && ok "awr extents: ag_size $((65537 * 4096))" ||
+			fail "awr extents: ag_size $(jq .ag_size <<<"$out")"
+		expect_rc 0 "probe the file" "$awr" probe "$agfile" -o json
+		[ "$(jq .fs.ag_atomic_max <<<"$out")" = $((65536 * 4096)) ] &&
+			ok "fs.ag_atomic_max: 65536 blocks (65537 rounded down; no device atomics)" ||
+			fail "fs.ag_atomic_max $(jq .fs.ag_atomic_max <<<"$out"), expected $((65536 * 4096))"
+		jq -e '.fs.findings | map(.id) | index("fs_ag_size_caps_atomic") == null' <<<"$out" >/dev/null &&
+			ok "no AG-size finding without device atomics" || fail "an AG-size finding without device atomics"
+	fi
+	agcleanup
+else
+	fail "could not make and mount the odd-agsize XFS"
+fi
+
 # (LeakSanitizer cannot run under ptrace: leaks are off for the traced command in the sanitizer build)
 # --- a file another program makes while prepare runs is never removed: prepare decided "created" by
 # an lstat before its open and removed the file on a refusal. Each of prepare's looks at the path

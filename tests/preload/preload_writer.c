@@ -90,7 +90,9 @@ static void aio_case(int fd, char *buf, int page, int vec, size_t len)
 		io_prep_pwrite(&cb, fd, buf, len, (long long)page * (long long)P);
 	ret = io_submit(ctx, 1, cbs);
 	if (ret == 1)
-		ret = io_getevents(ctx, 1, 1, &ev, NULL);
+		do	/* a signal (the machine under load) interrupts the wait, not the write */
+			ret = io_getevents(ctx, 1, 1, &ev, NULL);
+		while (ret == -EINTR);
 	if (ret == 1)
 		ret = (long)ev.res;
 	said(page, vec ? "libaio-pwritev" : "libaio-pwrite", len == P ? "atomic" : "plain-size", ret, len);
