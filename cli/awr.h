@@ -228,7 +228,7 @@ void stack_print(const struct awr_stack_view *s);
 
 /* write_pt.c: the passthrough engines of awr write */
 struct pt_target;
-int pt_open(const char *engine, const char *path, bool force, struct pt_target **out);
+int pt_open(const char *engine, const char *path, unsigned int qd, bool force, struct pt_target **out);
 ssize_t pt_write(struct pt_target *t, const void *buf, size_t len, uint64_t off, bool fua,
 		 struct awr_verdict *v);
 int pt_read_fd(const struct pt_target *t);

@@ -400,7 +400,7 @@ static int run_passthrough(struct write_job *j, const char *engine, bool force, 
 	struct awr_verdict v = { 0 };
 	uint64_t bad = 0;
 
-	if (pt_open(engine, j->path, force, &t))
+	if (pt_open(engine, j->path, j->qd ? j->nbuf : 0, force, &t))
 		return AWR_EXIT_USAGE;
 	if (pt_check_range(t, j->unit, j->offset, j->length, &v, &bad)) {
 		out_error("refused before writing at %" PRIu64 ": %s (rule %s); nothing was written", bad,
@@ -472,6 +472,7 @@ static void report(const struct write_job *j, int verified)
 
 		json_object_object_add(q, "depth", out_u64(j->nbuf));
 		json_object_object_add(q, "reaps", out_u64(j->stats.reaps));
+		json_object_object_add(q, "reaps_below_depth", out_u64(j->stats.reaps_below_depth));
 		json_object_object_add(q, "inflight_min", out_u64(j->stats.inflight_min));
 		json_object_object_add(q, "inflight_max", out_u64(j->stats.inflight_max));
 		snprintf(buf, sizeof(buf), "%.2f", mean);

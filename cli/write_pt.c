@@ -95,7 +95,8 @@ int pt_check_range(const struct pt_target *t, uint64_t unit, uint64_t offset, ui
 	return 0;
 }
 
-int pt_open(const char *engine, const char *path, bool force, struct pt_target **out)
+/* @qd: the nvme engine's queue depth (0: one command at a time), settled at open with the eager submit */
+int pt_open(const char *engine, const char *path, unsigned int qd, bool force, struct pt_target **out)
 {
 	bool nvme = !strcmp(engine, "nvme");
 	struct pt_target *t;
@@ -107,7 +108,8 @@ int pt_open(const char *engine, const char *path, bool force, struct pt_target *
 	if (!t)
 		return -ENOMEM;
 	t->read_fd = -1;
-	ret = nvme ? awr_nvme_open(path, 0, &t->nvme) : awr_scsi_open(path, 0, &t->scsi);
+	ret = nvme ? awr_nvme_open_queue(path, qd ? qd : 1, AWR_RING_SUBMIT_EACH, &t->nvme) :
+		     awr_scsi_open(path, 0, &t->scsi);
 	if (ret == -ENODEV)
 		out_error("%s is not an %s device%s", path, nvme ? "NVMe namespace" : "SCSI",
 			  nvme ? " (use /dev/ngXnY or /dev/nvmeXnY)" : " (use /dev/sgN or /dev/sdX)");

@@ -1271,16 +1271,33 @@ struct awr_scsi;
 /**
  * awr_nvme_open() - open an NVMe namespace char device for passthrough writes
  * @path:	/dev/ngXnY (a /dev/nvmeXnY path is mapped to its ngXnY)
- * @flags:	0
+ * @flags:	0 or AWR_RING_SUBMIT_EACH (see awr_nvme_open_queue())
  * @out:	the handle, closed with awr_nvme_close()
  *
- * Reads the identify data and sets up an io_uring with SQE128 | CQE32.
+ * Reads the identify data and sets up an io_uring with SQE128 | CQE32 for
+ * AWR_NVME_QUEUE_MAX commands in flight (awr_nvme_open_queue() with that depth).
  *
  * Return: 0, -ENODEV when it is not an NVMe namespace, -EINVAL when @path is a
  * partition (passthrough addresses the whole namespace), -EOPNOTSUPP when the
  * kernel lacks uring_cmd passthrough, other negative errno.
  */
 int awr_nvme_open(const char *path, unsigned int flags, struct awr_nvme **out);
+
+/**
+ * awr_nvme_open_queue() - awr_nvme_open() with the queue settled at open
+ * @path:	/dev/ngXnY (a /dev/nvmeXnY path is mapped to its ngXnY)
+ * @depth:	commands in flight at most, 1 to AWR_NVME_QUEUE_MAX: the ring's
+ *		size, the -EBUSY of awr_nvme_queue_write() and the depth the reaps
+ *		are counted against (awr_nvme_stats() reaps_below_depth)
+ * @flags:	0, or AWR_RING_SUBMIT_EACH: at a depth above 1 each command goes
+ *		to the kernel as it is queued (one io_uring_enter() each), as the
+ *		RWF_ATOMIC engine's ring does, instead of at the next reap
+ * @out:	the handle, closed with awr_nvme_close()
+ *
+ * Return: as awr_nvme_open(); -EINVAL for a depth out of range or an unknown flag.
+ */
+int awr_nvme_open_queue(const char *path, unsigned int depth, unsigned int flags,
+			struct awr_nvme **out);
 
 /**
  * awr_nvme_close() - close the handle
@@ -1344,8 +1361,10 @@ struct awr_ring_stats;
  *
  * The same checks as awr_nvme_write(), made before anything is queued.
  *
- * Return: 0 when queued, -EBUSY when AWR_NVME_QUEUE_MAX are outstanding, or
- * the negative errno of the rule broken (nothing queued).
+ * Return: 0 when queued, -EBUSY when the handle's depth (AWR_NVME_QUEUE_MAX for
+ * awr_nvme_open()) are outstanding, or the negative errno of the rule broken
+ * (nothing queued); with AWR_RING_SUBMIT_EACH the negative errno of the
+ * submission (the command stays queued for the next reap).
  */
 int awr_nvme_queue_write(struct awr_nvme *h, const void *buf, size_t len, uint64_t offset,
 			 uint64_t tag, unsigned int flags, struct awr_verdict *v);

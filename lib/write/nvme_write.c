@@ -5,11 +5,13 @@
  * is within (N)AWUPF blocks and crosses no NABSPF boundary (counted from
  * NABO), and the device does not refuse a larger one. So the library does.
  *
- * awr_nvme_queue_write() and awr_nvme_reap() keep up to AWR_NVME_QUEUE_MAX
- * commands in flight on the handle's ring (IORING_SETUP_SQE128 | CQE32, in
- * liburing since 2.2): as awr_ring_reap() does, each reap hands the commands
- * queued since the last call to the kernel in the same io_uring_enter() that
- * waits, and counts the commands in the kernel at that moment.
+ * awr_nvme_queue_write() and awr_nvme_reap() keep up to the handle's depth
+ * (awr_nvme_open_queue(), at most AWR_NVME_QUEUE_MAX) commands in flight on its
+ * ring of that size (IORING_SETUP_SQE128 | CQE32, in liburing since 2.2): as
+ * awr_ring_reap() does, each reap hands the commands queued since the last call
+ * to the kernel in the same io_uring_enter() that waits, and counts the commands
+ * in the kernel at that moment against the depth. With AWR_RING_SUBMIT_EACH each
+ * command is submitted as it is queued, as the RWF_ATOMIC engine's ring does.
  *
  * The kernel side (drivers/nvme/host/ioctl.c, Linux 5.19 to 6.18):
  * nvme_uring_cmd_checks() refuses a ring without SQE128 and CQE32
@@ -46,6 +48,8 @@ struct awr_nvme {
 	struct awr_device *dev;
 	uint32_t bs;
 	struct awr__nvme_format fmt;	/* the LBA format in use: metadata, PI */
+	unsigned int depth;		/* commands in flight at most (the ring's size) */
+	bool submit_each;		/* AWR_RING_SUBMIT_EACH at a depth above 1 */
 	unsigned int outstanding;	/* queued and not reaped */
 	unsigned int nr_free;
 	unsigned int free_slots[AWR_NVME_QUEUE_MAX];
@@ -68,7 +72,7 @@ static int nvme_setup(struct awr_nvme *h, const struct awr_devnode *n)
 	if (h->fd < 0)
 		return -errno;
 	p.flags = IORING_SETUP_SQE128 | IORING_SETUP_CQE32;
-	ret = io_uring_queue_init_params(AWR_NVME_QUEUE_MAX, &h->ring, &p);
+	ret = io_uring_queue_init_params(h->depth, &h->ring, &p);
 	h->stats.wait_flags = ret ? 0 : awr__uring_wait_flags(&p, p.flags);
 	if (ret) {
 		close(h->fd);
@@ -97,12 +101,17 @@ static int read_format(struct awr_nvme *h)
 
 int awr_nvme_open(const char *path, unsigned int flags, struct awr_nvme **out)
 {
+	return awr_nvme_open_queue(path, AWR_NVME_QUEUE_MAX, flags, out);
+}
+
+int awr_nvme_open_queue(const char *path, unsigned int depth, unsigned int flags,
+			struct awr_nvme **out)
+{
 	struct awr_devnode n;
 	struct awr_nvme *h;
 	int ret;
 
-	(void)flags;
-	if (!out)
+	if (!out || !depth || depth > AWR_NVME_QUEUE_MAX || (flags & ~AWR_RING_SUBMIT_EACH))
 		return -EINVAL;
 	ret = awr__pt_node(path, &n);
 	if (ret)
@@ -114,8 +123,10 @@ int awr_nvme_open(const char *path, unsigned int flags, struct awr_nvme **out)
 	if (!h)
 		return -ENOMEM;
 	h->fd = -1;
-	for (unsigned int i = 0; i < AWR_NVME_QUEUE_MAX; i++)
-		h->free_slots[h->nr_free++] = AWR_NVME_QUEUE_MAX - 1 - i;
+	h->depth = depth;
+	h->submit_each = (flags & AWR_RING_SUBMIT_EACH) && depth > 1;
+	for (unsigned int i = 0; i < depth; i++)
+		h->free_slots[h->nr_free++] = depth - 1 - i;
 	awr__queue_stats_init(&h->stats);
 	ret = nvme_setup(h, &n);
 	if (!ret)
@@ -197,6 +208,8 @@ static int build_write(struct awr_nvme *h, const void *buf, size_t len, uint64_t
 	return 0;
 }
 
+static int nvme_enter(struct awr_nvme *h, unsigned int need);
+
 /* One URING_CMD SQE for @cmd; NULL when the ring is full. */
 static struct io_uring_sqe *prep_cmd(struct awr_nvme *h, const struct awr_nvme_uring_cmd *cmd,
 				     uint64_t user_data)
@@ -261,14 +274,14 @@ int awr_nvme_queue_write(struct awr_nvme *h, const void *buf, size_t len, uint64
 	h->nr_free--;
 	h->slots[slot] = (struct nvme_slot){ .tag = tag, .len = (uint32_t)len };
 	h->outstanding++;
-	return 0;
+	return h->submit_each ? nvme_enter(h, 0) : 0;
 }
 
 /* Commands in the kernel now (after a submit): counted at every reap that finds some. */
 static void note_inflight(struct awr_nvme *h)
 {
 	awr__queue_note(&h->stats, h->outstanding - (h->ring.sq.sqe_tail - h->ring.sq.sqe_head),
-			AWR_NVME_QUEUE_MAX);
+			h->depth);
 }
 
 /* Submit what was queued and, when @need > 0, wait for that many completions: one io_uring_enter(). */

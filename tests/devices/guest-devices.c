@@ -360,6 +360,12 @@ static void cli_write_queued(const char *name, const char *ng, uint64_t unit, ui
 	else if (json_long(out, "depth") != 8 || json_long(out, "inflight_max") != 8)
 		FAIL(name, "--qd 8 held at most %ld writes in the kernel at a reap, not 8: %.300s",
 		     json_long(out, "inflight_max"), out);
+	else if (json_long(out, "reaps_below_depth") >= json_long(out, "reaps"))
+		FAIL(name, "--qd 8: %ld of %ld reaps counted below the depth, though 8 were in flight (counted "
+		     "against another depth?): %.300s", json_long(out, "reaps_below_depth"), json_long(out, "reaps"), out);
+	else if (json_long(out, "submit_calls") < 16)
+		FAIL(name, "--qd 8: %ld submit calls for 16 writes: each is not handed to the kernel as it is "
+		     "queued: %.300s", json_long(out, "submit_calls"), out);
 	else if (rc1 != 0 || !strstr(out1, "\"verified\": true") || json_long(out1, "inflight_max") != 1)
 		FAIL(name, "the control --qd 1 exited %d or held other than 1 write: %.300s", rc1, out1);
 	else

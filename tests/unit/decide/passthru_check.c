@@ -215,6 +215,11 @@ static void test_partition_refused(void)
 	T_EXPECT_EQ(awr_nvme_open(p1, 0, &nvme), -EINVAL, "awr_nvme_open of a partition");
 	T_EXPECT_EQ(awr_scsi_open(sda1, 0, &scsi), -EINVAL, "awr_scsi_open of a partition");
 	T_EXPECT(!nvme && !scsi, "no handle for a partition");
+	/* the queue is settled at open: a depth out of range or an unknown flag is refused first */
+	T_EXPECT_EQ(awr_nvme_open_queue(disk, 0, 0, &nvme), -EINVAL, "depth 0");
+	T_EXPECT_EQ(awr_nvme_open_queue(disk, AWR_NVME_QUEUE_MAX + 1, 0, &nvme), -EINVAL, "depth above the maximum");
+	T_EXPECT_EQ(awr_nvme_open_queue(disk, 8, AWR_RING_REGISTER_FILE, &nvme), -EINVAL, "a ring flag it has no use for");
+	T_EXPECT(!nvme, "no handle for a bad queue");
 	awr_set_sysfs_root(NULL);
 }
 

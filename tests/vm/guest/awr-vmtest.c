@@ -23,6 +23,8 @@
  *                                  NVMe Identify read raw: AWUN/AWUPF as configured, every
  *                                  atomic field equal to the library's decoding (API, probe, JSON)
  *   awr-vmtest sysfs TAG DEV       record the sysfs atomic values
+ *   awr-vmtest statx PATH          the kernel's statx of PATH, raw: "MASK UNIT_MIN UNIT_MAX
+ *                                  SEGMENTS_MAX UNIT_MAX_OPT" (for the shell cases)
  *
  * The awr binary is taken from $AWR (default /awr/awr).
  * Exit status: 0 when no case failed, 1 otherwise, 2 on usage errors.
@@ -2094,6 +2096,14 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc == 3 && !strcmp(argv[1], "mbr"))
 		return cmd_mbr(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "statx")) {
+		struct kstatx x = raw_statx(argv[2]);
+
+		if (!x.ok)
+			return 1;
+		printf("0x%x %u %u %u %u\n", x.mask, x.unit_min, x.unit_max, x.segments_max, x.unit_max_opt);
+		return 0;
+	}
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "list"))
 		return cmd_list(argv[2], argc == 4 ? argv[3] : NULL);
 	if (argc == 5 && !strcmp(argv[1], "vpd"))
@@ -2103,7 +2113,7 @@ int main(int argc, char **argv)
 				  argc == 7 ? argv[6] : NULL);
 	if (argc != 4) {
 		fprintf(stderr, "usage: awr-vmtest disk|part|stack|chardev|sysfs TAG DEV | vpd TAG SGDEV DISK |"
-			" nvmeid TAG CTRLDEV NSDEV [AWUN AWUPF] | mbr DEV | list TAG [VERDICT,...]\n");
+			 nvmeid TAG CTRLDEV NSDEV [AWUN AWUPF] | mbr DEV | list TAG [VERDICT,...] | statx PATH\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "disk"))

@@ -33,7 +33,7 @@ expected_cases() {
 	sd_maxlen) echo 82 ;;
 	sd_bndry) echo 83 ;;
 	sd_gran) echo 82 ;;
-	sd_fsview) echo 29 ;;	# 2 loads + the filesystem path cases of fsview.sh (22, --software-only 5)
+	sd_fsview) echo 36 ;;	# 2 loads + the filesystem path cases of fsview.sh (29, --software-only 5)
 	# Every NVMe group but nvme_nabo has nvme_cli_write_queued (the nvme engine's queue).
 	# 7.0+ ignores AWUPF: the AWUPF-only namespaces write one block, so the
 	# three misaligned cli cases of the disk and of each partition are not
@@ -45,7 +45,7 @@ expected_cases() {
 	nvme_nabspf) echo 84 ;;	# the partition one block past 1 MiB crosses the 64 KiB boundary: refused; awr list's 3 cases
 	nvme_nabo) echo 41 ;;	# no atomic writes: fewer cases, no passthrough ones
 	nvme_nawupf_hi) echo 81 ;;	# 64 KiB boundary, as nvme_nabspf
-	nvme_nawupf3) echo 134 ;;	# with the filesystem path cases of fsview.sh (22), the page store's of pages.sh (9) and awr database's of database.sh (7)
+	nvme_nawupf3) echo 141 ;;	# with the filesystem path cases of fsview.sh (29), the page store's of pages.sh (9) and awr database's of database.sh (7)
 	stack_sd) echo 46 ;;	# load + 7 stacked devices x (statx, probe, json, stack_derived, sweep, stack_rule) + awr list's 3
 	stack_nvme) echo 46 ;;	# as stack_sd
 	nvme_mpath) echo 9 ;;	# load + 2 paths + the head (statx, probe, json, stack_derived, sweep, stack_rule)

@@ -126,7 +126,9 @@ common_cases() {	# FS PROBE-TEXT [PROBE-CASE]
 
 CASES="xfs.mount xfs.probe_dir xfs.prepare xfs.prepare_aligned_fiemap xfs.prepare_hint xfs.unit_hardware
 xfs.unit_in_place_fiemap xfs.big_software xfs.big_moved_fiemap xfs.misaligned_file xfs.misaligned_software
-xfs.misaligned_extents xfs.misaligned_probe xfs.prepare_above_device xfs.prepare_holding_data ext4.mount
+xfs.misaligned_extents xfs.misaligned_probe xfs.prepare_above_device xfs.prepare_holding_data
+xfs_oddag.mount xfs_oddag.statx_one_block xfs_oddag.probe_cap xfs_oddag.probe_hardware xfs_oddag.unit_hardware
+xfs_oddag.unit_in_place_fiemap xfs_oddag.device_unit_refused ext4.mount
 ext4.probe_dir ext4.prepare ext4.unit_hardware ext4.unit_in_place_fiemap ext4.big_refused ext4.prepare_above_fs"
 [ "$mode" = software ] && CASES="xfs.mount xfs.probe_software_only xfs.prepare xfs.unit_software xfs.unit_moved_fiemap"
 # XFS multi-block atomic writes (and their copy-on-write path) and ext4 bigalloc ones came in 6.16
@@ -204,6 +206,39 @@ if mount_fs xfs mkfs.xfs -f -q; then
 fi
 
 at "xfs done"
+# --- XFS with an odd AG size (4097 blocks): over a device that writes atomically, XFS caps every
+# atomic write at the largest power of two dividing the AG's block count (xfs_calc_group_awu_max(),
+# fs/xfs/xfs_mount.c, 6.16+), here one block, so that an AG-aligned unit is device-aligned too.
+# The kernel's statx says one block; probe names the AG size as the reason and calls a one-block
+# write hardware (the device covers the block); it stays in place by xfs_io's listing; the
+# device's own unit is refused (above statx unit_max).
+if mkfs.xfs -f -q -d agsize=$((4097 * 4096)) "$dev" >/tmp/fsview.mkfs 2>&1 &&
+   mount -t xfs "$dev" "$mnt" >>/tmp/fsview.mkfs 2>&1; then
+	pass xfs_oddag.mount
+	touch "$mnt/s"
+	# shellcheck disable=SC2046
+	set -- $(/awr/awr-vmtest statx "$mnt/s")
+	[ "${2:-}" = 4096 ] && [ "${3:-}" = 4096 ]
+	check xfs_oddag.statx_one_block $? "statx of a new file: unit_min/max ${2:-?}/${3:-?}, expected 4096/4096"
+	out=$($AWR probe "$mnt/s" 2>&1)
+	expect_text xfs_oddag.probe_cap "the allocation group size (4097 blocks) caps atomic writes at 4 KiB"
+	expect_text xfs_oddag.probe_hardware "fs_hardware_path: up to 4 KiB in place"
+	xfs_io -f -c "pwrite -q 0 1m" -c fsync "$mnt/f"
+	before=$(xfiemap "$mnt/f")
+	report_write "$mnt/f" 65536 4096 4096
+	check_paths xfs_oddag.unit_hardware "1 0 0"
+	p0=$(phys_at "$before" 65536)
+	[ -n "$p0" ] && [ "$p0" = "$(phys_at "$(xfiemap "$mnt/f")" 65536)" ]
+	check xfs_oddag.unit_in_place_fiemap $? "the one-block write at 64 KiB moved from device byte $p0 by xfs_io's listing"
+	out=$($AWR write "$mnt/f" --offset 0 --length "$unit" --unit "$unit" 2>&1)
+	rc=$?
+	[ "$rc" = 1 ] && case "$out" in *"refused before writing"*) true ;; *) false ;; esac
+	check xfs_oddag.device_unit_refused $? "a $(kib "$unit") write: exit $rc: $out"
+	umount "$mnt"
+else
+	fail xfs_oddag.mount "$(head -n 3 /tmp/fsview.mkfs | tr '\n' ' ')"
+fi
+at "xfs odd agsize done"
 # --- ext4 with bigalloc, clusters of UNIT
 if mount_fs ext4 mkfs.ext4 -q -F -b 4096 -O bigalloc -C "$unit"; then
 	common_cases ext4 "ext4 bigalloc, clusters of $(kib "$unit")"
