@@ -233,6 +233,7 @@ ssize_t pt_write(struct pt_target *t, const void *buf, size_t len, uint64_t off,
 		 struct awr_verdict *v);
 int pt_read_fd(const struct pt_target *t);
 struct awr_nvme *pt_nvme(const struct pt_target *t);
+struct awr_scsi *pt_scsi(const struct pt_target *t);
 int pt_check_range(const struct pt_target *t, uint64_t unit, uint64_t offset, uint64_t length,
 		   struct awr_verdict *v, uint64_t *bad);
 void pt_close(struct pt_target *t);

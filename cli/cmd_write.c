@@ -158,6 +158,7 @@ struct uring_run {
 	struct write_job *j;
 	struct awr_ring *r;		/* --engine uring */
 	struct awr_nvme *nvme;		/* --engine nvme */
+	struct awr_scsi *scsi;		/* --engine scsi --qd N */
 	unsigned int inflight;		/* nvme: queued and not reaped */
 	struct awr_verdict v;		/* nvme: why a write was refused */
 	unsigned int *free_slots, nr_free;
@@ -181,6 +182,10 @@ static int uring_fill(struct uring_run *u)
 		if (u->nvme)
 			ret = awr_nvme_queue_write(u->nvme, j->bufs + (uint64_t)slot * j->unit, j->unit,
 						   j->offset + u->next, slot,
+						   (j->flags & AWR_WRITE_DSYNC) ? AWR_PT_FUA : 0, &u->v);
+		else if (u->scsi)
+			ret = awr_scsi_queue_write(u->scsi, j->bufs + (uint64_t)slot * j->unit, j->unit,
+						   j->offset + u->next, 0, slot,
 						   (j->flags & AWR_WRITE_DSYNC) ? AWR_PT_FUA : 0, &u->v);
 		else
 			ret = awr_ring_queue_write(u->r, j->bufs + (uint64_t)slot * j->unit, j->unit,
@@ -216,6 +221,8 @@ static void uring_account(struct uring_run *u, const struct awr_completion *c)
 /* Submit what was queued and collect completions, waiting for @wait_nr (one io_uring_enter()). */
 static int run_reap(struct uring_run *u, struct awr_completion *c, unsigned int max, unsigned int wait_nr)
 {
+	if (u->scsi)
+		return awr_scsi_reap(u->scsi, c, max, wait_nr);
 	return u->nvme ? awr_nvme_reap(u->nvme, c, max, wait_nr) : awr_ring_reap(u->r, c, max, wait_nr);
 }
 
@@ -250,9 +257,10 @@ static void queued_failed(struct uring_run *u, struct awr_file *f, int ret)
 			write_failed(j, u->error_pos, u->error, &v);
 		} else {
 			out_error("the %s refused the write of %" PRIu64 " bytes at %" PRIu64 ": %s; %" PRIu64
-				  " of %" PRIu64 " units landed", u->nvme ? "device" : "kernel", j->unit,
+				  " of %" PRIu64 " units landed", u->nvme || u->scsi ? "device" : "kernel", j->unit,
 				  j->offset + u->error_pos,
-				  u->bad.rule == AWR_RULE_DEVICE_ERROR ? "it returned an error status" :
+				  u->bad.rule == AWR_RULE_DEVICE_ERROR ? (u->scsi && awr_scsi_last_error(u->scsi) ?
+				  awr_scsi_last_error(u->scsi) : "it returned an error status") :
 				  u->bad.res >= 0 ? "short write" : strerror(-u->bad.res),
 				  j->writes, j->length / j->unit);
 		}
@@ -264,14 +272,14 @@ static void queued_failed(struct uring_run *u, struct awr_file *f, int ret)
 }
 
 /*
- * --engine uring (a ring of depth nbuf on @f) or nvme (@nvme's queue): the
+ * --engine uring (a ring of depth nbuf on @f), nvme (@nvme's queue) or scsi (@scsi's): the
  * units refilled as writes complete; the queue's fill at each reap is kept.
  */
-static int run_queued(struct write_job *j, struct awr_file *f, struct awr_nvme *nvme)
+static int run_queued(struct write_job *j, struct awr_file *f, struct awr_nvme *nvme, struct awr_scsi *scsi)
 {
-	struct uring_run u = { .j = j, .nvme = nvme };
+	struct uring_run u = { .j = j, .nvme = nvme, .scsi = scsi };
 	struct awr_completion drain[64];
-	int n, ret = nvme ? 0 : awr_ring_create(f, j->nbuf, AWR_RING_REGISTER_FILE | AWR_RING_SUBMIT_EACH, &u.r);
+	int n, ret = nvme || scsi ? 0 : awr_ring_create(f, j->nbuf, AWR_RING_REGISTER_FILE | AWR_RING_SUBMIT_EACH, &u.r);
 
 	if (ret) {
 		out_error("cannot set up io_uring with queue depth %u: %s", j->nbuf, strerror(-ret));
@@ -294,6 +302,8 @@ static int run_queued(struct write_job *j, struct awr_file *f, struct awr_nvme *
 	j->have_stats = true;
 	if (nvme)
 		awr_nvme_stats(nvme, &j->stats);
+	else if (scsi)
+		awr_scsi_stats(scsi, &j->stats);
 	else
 		awr_ring_stats(u.r, &j->stats);
 out:
@@ -325,7 +335,14 @@ static int parse_engine(const char *engine, const char *qd_s, unsigned int *qd)
 			  AWR_NVME_QUEUE_MAX, AWR_NVME_QUEUE_MAX);
 		return -EINVAL;
 	}
-	*qd = engine && (!strcmp(engine, "uring") || !strcmp(engine, "nvme")) ? (unsigned int)v : 0;
+	if (engine && !strcmp(engine, "scsi") && qd_s && v > AWR_SCSI_QUEUE_MAX) {
+		out_error("--qd %s: the scsi engine keeps at most %u writes in flight (the sg driver's queue of "
+			  "one open file): give 1 to %u", qd_s, AWR_SCSI_QUEUE_MAX, AWR_SCSI_QUEUE_MAX);
+		return -EINVAL;
+	}
+	/* scsi: one command at a time (SG_IO) unless --qd asks for the sg driver's queue */
+	*qd = engine && (!strcmp(engine, "uring") || !strcmp(engine, "nvme")) ? (unsigned int)v :
+	      engine && !strcmp(engine, "scsi") && qd_s ? (unsigned int)v : 0;
 	return 0;
 }
 
@@ -410,7 +427,7 @@ static int run_passthrough(struct write_job *j, const char *engine, bool force, 
 	}
 	fill_pattern(j);
 	out_outcome("write_failed");
-	if (!(pt_nvme(t) && j->qd ? run_queued(j, NULL, pt_nvme(t)) : run_pt(j, t))) {
+	if (!(j->qd ? run_queued(j, NULL, pt_nvme(t), pt_scsi(t)) : run_pt(j, t))) {
 		if (do_verify && pt_read_fd(t) >= 0)
 			verified = !verify(j, pt_read_fd(t));
 		report(j, verified);
@@ -541,7 +558,7 @@ int cmd_write(int argc, const char **argv)
 		{ "engine", 0, POPT_ARG_STRING, &engine, 0,
 		  "sync (pwritev2), uring (io_uring batch), nvme (uring_cmd on /dev/ngXnY) or scsi (WRITE ATOMIC(16))",
 		  "sync|uring|nvme|scsi" },
-		{ "qd", 0, POPT_ARG_STRING, &qd_s, 0, "writes in flight, uring and nvme engines (default 32; nvme at most 64)", "N" },
+		{ "qd", 0, POPT_ARG_STRING, &qd_s, 0, "writes in flight: uring and nvme engines (default 32; nvme at most 64), scsi (default one at a time; at most 16)", "N" },
 		{ "force", 0, POPT_ARG_NONE, &force, 0,
 		  "write even if the target is mounted, in use, formatted or holds data", NULL },
 		{ "report-path", 0, POPT_ARG_NONE, &report_path, 0,
@@ -582,7 +599,7 @@ int cmd_write(int argc, const char **argv)
 		goto out;
 	fill_pattern(&j);
 	out_outcome("write_failed");
-	if (qd ? run_queued(&j, f, NULL) : run_sync(&j, f))
+	if (qd ? run_queued(&j, f, NULL, NULL) : run_sync(&j, f))
 		goto out;
 	if (do_verify)
 		verified = !verify(&j, awr_file_fd(f));

@@ -95,7 +95,8 @@ int pt_check_range(const struct pt_target *t, uint64_t unit, uint64_t offset, ui
 	return 0;
 }
 
-/* @qd: the nvme engine's queue depth (0: one command at a time), settled at open with the eager submit */
+/* @qd: the queue depth (0: one command at a time), settled at open: nvme with the eager submit, scsi
+ * through the sg driver's asynchronous interface */
 int pt_open(const char *engine, const char *path, unsigned int qd, bool force, struct pt_target **out)
 {
 	bool nvme = !strcmp(engine, "nvme");
@@ -109,10 +110,12 @@ int pt_open(const char *engine, const char *path, unsigned int qd, bool force, s
 		return -ENOMEM;
 	t->read_fd = -1;
 	ret = nvme ? awr_nvme_open_queue(path, qd ? qd : 1, AWR_RING_SUBMIT_EACH, &t->nvme) :
-		     awr_scsi_open(path, 0, &t->scsi);
+		     awr_scsi_open_queue(path, qd, 0, &t->scsi);
 	if (ret == -ENODEV)
 		out_error("%s is not an %s device%s", path, nvme ? "NVMe namespace" : "SCSI",
-			  nvme ? " (use /dev/ngXnY or /dev/nvmeXnY)" : " (use /dev/sgN or /dev/sdX)");
+			  nvme ? " (use /dev/ngXnY or /dev/nvmeXnY)" :
+			  qd ? " with an sg node for --qd (use /dev/sgN or /dev/sdX; the sg module must be loaded)" :
+			  " (use /dev/sgN or /dev/sdX)");
 	else if (ret)
 		out_error("cannot open %s for %s passthrough: %s", path, engine, strerror(-ret));
 	if (!ret)
@@ -135,10 +138,16 @@ ssize_t pt_write(struct pt_target *t, const void *buf, size_t len, uint64_t off,
 	return awr_scsi_write(t->scsi, buf, len, off, 0, flags, v);
 }
 
-/* The NVMe handle for the queued engine, or NULL (SCSI writes one unit at a time). */
+/* The NVMe handle for the queued engine, or NULL. */
 struct awr_nvme *pt_nvme(const struct pt_target *t)
 {
 	return t->nvme;
+}
+
+/* The SCSI handle, or NULL; queued when pt_open() was given a depth. */
+struct awr_scsi *pt_scsi(const struct pt_target *t)
+{
+	return t->scsi;
 }
 
 int pt_read_fd(const struct pt_target *t)

@@ -1448,6 +1448,74 @@ int awr_scsi_check(const struct awr_scsi *h, size_t len, uint64_t offset,
 ssize_t awr_scsi_write(struct awr_scsi *h, const void *buf, size_t len, uint64_t offset,
 		       uint32_t boundary, unsigned int flags, struct awr_verdict *v);
 
+/* Commands one queued SCSI handle keeps in flight at most: the sg driver's SG_MAX_QUEUE. */
+#define AWR_SCSI_QUEUE_MAX	16U
+
+/**
+ * awr_scsi_open_queue() - awr_scsi_open() with a queue of WRITE ATOMIC(16) commands
+ * @path:	/dev/sgN or /dev/sdX (its /dev/sgN must exist: the sg module)
+ * @depth:	commands in flight at most, 0 (no queue: awr_scsi_open()) to
+ *		AWR_SCSI_QUEUE_MAX
+ * @flags:	0
+ * @out:	the handle, closed with awr_scsi_close()
+ *
+ * The queue is the sg driver's asynchronous interface on the disk's /dev/sgN:
+ * awr_scsi_queue_write() hands each command to the device as it is queued
+ * (write() of a struct sg_io_hdr), awr_scsi_reap() reads completions back.
+ *
+ * Return: as awr_scsi_open(); -ENODEV when the disk has no sg node; -EINVAL
+ * for a depth above AWR_SCSI_QUEUE_MAX or a flag.
+ */
+int awr_scsi_open_queue(const char *path, unsigned int depth, unsigned int flags,
+			struct awr_scsi **out);
+
+/**
+ * awr_scsi_queue_write() - send one WRITE ATOMIC(16) without waiting for it
+ * @h:		a handle from awr_scsi_open_queue() with a depth
+ * @buf:	@len bytes, unchanged until the write is reaped
+ * @len:	bytes
+ * @offset:	byte offset
+ * @boundary:	ATOMIC BOUNDARY in blocks (0: the whole write is one unit)
+ * @tag:	returned in the completion
+ * @flags:	AWR_PT_* flags
+ * @v:		optional; the rule broken when the write is refused
+ *
+ * The checks of awr_scsi_write() come first; a refused write is not sent.
+ *
+ * Return: 0 when sent, -EBUSY when the handle's depth is outstanding, -EINVAL
+ * when refused (or the handle has no queue), other negative errno.
+ */
+int awr_scsi_queue_write(struct awr_scsi *h, const void *buf, size_t len, uint64_t offset,
+			 uint32_t boundary, uint64_t tag, unsigned int flags, struct awr_verdict *v);
+
+/**
+ * awr_scsi_reap() - collect completed queued writes
+ * @h:		the handle
+ * @out:	@max completions: the tag, @len or -EIO with AWR_RULE_DEVICE_ERROR
+ *		(awr_scsi_last_error() names the sense)
+ * @max:	room in @out
+ * @wait_nr:	wait until this many completed (0: do not wait)
+ *
+ * Return: the number of completions, or a negative errno.
+ */
+int awr_scsi_reap(struct awr_scsi *h, struct awr_completion *out, unsigned int max,
+		  unsigned int wait_nr);
+
+/**
+ * awr_scsi_stats() - how full the handle kept its queue
+ * @h:		the handle
+ * @out:	the counters of struct awr_ring_stats (setup_flags 0), against its depth
+ */
+void awr_scsi_stats(const struct awr_scsi *h, struct awr_ring_stats *out);
+
+/**
+ * awr_scsi_last_error() - the sense of the last queued write the device failed
+ * @h:		the handle
+ *
+ * Return: a sentence owned by @h, or NULL when none failed.
+ */
+const char *awr_scsi_last_error(const struct awr_scsi *h);
+
 /* --- io_uring engine and page batches ----------------------------------- */
 
 /*

@@ -86,7 +86,8 @@ static void explain_unsupported(struct awr_probe *p, uint32_t kver, const char *
 	if (y && y->partition[0] && dev_atomic && !y->part_aligned) {
 		awr__add_finding(p, "partition_misaligned", AWR_SEV_ERROR,
 				 "partition %s starts at byte %" PRIu64 ", not a multiple of %" PRIu32 " (the larger of the atomic unit_min%s and the boundary of %s): the kernel disables atomic writes on it",
-				 y->partition, y->part_start, y->part_align,
+				 y->partition, y->part_start,
+				 y->part_align ? y->part_align : (uint32_t)awr_max_u64(y->unit_min, y->boundary),
 				 awr_kernel_has(awr_kernel_running(), AWR_KRULE_PART_HW_UNIT_MIN) ? " as the driver sets it" : "", y->disk);
 		return;
 	}

@@ -342,7 +342,7 @@ static long json_long(const char *json, const char *key)
  * through the block disk (--verify); the writes in the kernel at each reap
  * (awr_nvme_stats) reach 8, and --qd 1 (the control) never holds more than 1.
  */
-static void cli_write_queued(const char *name, const char *ng, uint64_t unit, uint64_t off)
+static void cli_write_queued(const char *name, const char *engine, const char *dev, uint64_t unit, uint64_t off)
 {
 	char out[4096], out1[4096];
 	int rc, rc1;
@@ -351,10 +351,10 @@ static void cli_write_queued(const char *name, const char *ng, uint64_t unit, ui
 		SKIP(name, "no --awr given");
 		return;
 	}
-	rc = run_awr(out, sizeof(out), "write %s --engine nvme --qd 8 --offset %" PRIu64 " --length %" PRIu64
-		     " --unit %" PRIu64 " --pattern 0x3c --verify --force -o json", ng, off, 16 * unit, unit);
-	rc1 = run_awr(out1, sizeof(out1), "write %s --engine nvme --qd 1 --offset %" PRIu64 " --length %" PRIu64
-		      " --unit %" PRIu64 " --pattern 0x3d --verify --force -o json", ng, off, 4 * unit, unit);
+	rc = run_awr(out, sizeof(out), "write %s --engine %s --qd 8 --offset %" PRIu64 " --length %" PRIu64
+		     " --unit %" PRIu64 " --pattern 0x3c --verify --force -o json", dev, engine, off, 16 * unit, unit);
+	rc1 = run_awr(out1, sizeof(out1), "write %s --engine %s --qd 1 --offset %" PRIu64 " --length %" PRIu64
+		      " --unit %" PRIu64 " --pattern 0x3d --verify --force -o json", dev, engine, off, 4 * unit, unit);
 	if (rc != 0 || !strstr(out, "\"verified\": true") || json_long(out, "writes") != 16)
 		FAIL(name, "--qd 8 exited %d: %.300s", rc, out);
 	else if (json_long(out, "depth") != 8 || json_long(out, "inflight_max") != 8)
@@ -560,8 +560,72 @@ static void nvme_cases(const char *blk, const char *ng)
 	free(b);
 	awr_nvme_close(h);
 	cli_write("nvme_cli_write_engine", "nvme", ng, unit, unit + id->lba_size, off);
-	cli_write_queued("nvme_cli_write_queued", ng, unit, off);
+	cli_write_queued("nvme_cli_write_queued", "nvme", ng, unit, off);
 	partition_refused("nvme_cli_partition_refused", "nvme", blk, unit);
+}
+
+/*
+ * The sg driver's queue (awr_scsi_open_queue(), depth 8): 16 WRITE ATOMIC(16) of @len at @off,
+ * each reaped with its length and read back through the block disk, at most 8 in flight and a
+ * reap that found 8; then, where the device has an atomic alignment, a misaligned command sent
+ * unchecked completes with the device's refusal decoded (ILLEGAL REQUEST, invalid field in CDB).
+ */
+static void scsi_queued(const char *sg, const char *blk, uint64_t len, uint32_t align, uint64_t off)
+{
+	struct awr_completion c[16];
+	struct awr_ring_stats st;
+	struct awr_verdict v = { 0 };
+	struct awr_scsi *h = NULL;
+	unsigned int queued = 0, done = 0, bad = 0;
+	unsigned char *b = aligned(16 * len, 0x5e);
+	const struct awr_scsi_id *s;
+	char why[256] = "";
+	int ret = awr_scsi_open_queue(sg, 8, 0, &h);
+
+	if (ret) {
+		FAIL("scsi_queued_writes", "awr_scsi_open_queue(%s, 8): %s", sg, strerror(-ret));
+		free(b);
+		return;
+	}
+	s = awr_device_scsi(awr_scsi_device(h));
+	while (done < 16 && !why[0]) {
+		while (queued < 16 && !(ret = awr_scsi_queue_write(h, b + queued * len, len, off + queued * len, 0,
+								    queued, 0, &v)))
+			queued++;
+		if (ret && ret != -EBUSY)
+			snprintf(why, sizeof(why), "queueing write %u: %s (%s)", queued, strerror(-ret), v.message);
+		ret = awr_scsi_reap(h, c, 16, 1);
+		if (ret < 0)
+			snprintf(why, sizeof(why), "reap: %s", strerror(-ret));
+		for (int i = 0; i < ret; i++, done++)
+			bad += c[i].res != (int32_t)len;
+	}
+	awr_scsi_stats(h, &st);
+	if (!why[0] && bad)
+		snprintf(why, sizeof(why), "%u of 16 completions not the length written", bad);
+	if (!why[0] && (st.inflight_max != 8 || st.completed != 16))
+		snprintf(why, sizeof(why), "at most %u in flight at a reap (8 queued), %" PRIu64 " completed",
+			 st.inflight_max, st.completed);
+	if (!why[0])
+		read_check(blk, off, 16 * len, 0x5e, why, sizeof(why));
+	if (why[0])
+		FAIL("scsi_queued_writes", "%s", why);
+	else
+		result("PASS", "scsi_queued_writes", "16 writes of %" PRIu64 " bytes, 8 in flight, read back", len);
+	if (align < 2) {
+		SKIP("scsi_queued_sense_decoded", "the device has no atomic alignment");
+	} else if ((ret = awr_scsi_queue_write(h, b, len, off + s->logical_block_size, 0, 99, AWR_PT_NOCHECK, &v)) ||
+		   awr_scsi_reap(h, c, 1, 1) != 1) {
+		FAIL("scsi_queued_sense_decoded", "the misaligned command was not sent or not reaped: %s", strerror(-ret));
+	} else if (c[0].tag != 99 || c[0].res != -EIO || c[0].rule != AWR_RULE_DEVICE_ERROR || !awr_scsi_last_error(h) ||
+		   !strcasestr(awr_scsi_last_error(h), "ILLEGAL REQUEST")) {
+		FAIL("scsi_queued_sense_decoded", "completion tag %" PRIu64 " res %d rule %s: %s", c[0].tag, c[0].res,
+		     awr_rule_name(c[0].rule), awr_scsi_last_error(h) ? awr_scsi_last_error(h) : "no sentence");
+	} else {
+		result("PASS", "scsi_queued_sense_decoded", "%s", awr_scsi_last_error(h));
+	}
+	awr_scsi_close(h);
+	free(b);
 }
 
 /* Bind or unbind the sd driver of an sg node's SCSI device (H:C:T:L); 0 on success. */
@@ -711,6 +775,8 @@ static void scsi_cases(const char *blk, const char *sg)
 	spot = 64ULL * align * s->logical_block_size;	/* clear of the writes above */
 	free(b);
 	awr_scsi_close(h);
+	scsi_queued(sg, blk, len, align, spot);
+	cli_write_queued("scsi_cli_write_queued", "scsi", sg, len, spot);
 	partition_refused("scsi_cli_partition_refused", "scsi", blk, len);
 	sg_unbound(blk, sg, len, spot, 2 * spot);
 }
