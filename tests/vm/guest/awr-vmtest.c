@@ -2113,7 +2113,7 @@ int main(int argc, char **argv)
 				  argc == 7 ? argv[6] : NULL);
 	if (argc != 4) {
 		fprintf(stderr, "usage: awr-vmtest disk|part|stack|chardev|sysfs TAG DEV | vpd TAG SGDEV DISK |"
-			 nvmeid TAG CTRLDEV NSDEV [AWUN AWUPF] | mbr DEV | list TAG [VERDICT,...] | statx PATH\n");
+			" nvmeid TAG CTRLDEV NSDEV [AWUN AWUPF] | mbr DEV | list TAG [VERDICT,...] | statx PATH\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "disk"))
