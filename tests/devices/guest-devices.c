@@ -589,6 +589,7 @@ static void scsi_queued(const char *sg, const char *blk, uint64_t len, uint32_t 
 	}
 	s = awr_device_scsi(awr_scsi_device(h));
 	while (done < 16 && !why[0]) {
+		ret = 0;
 		while (queued < 16 && !(ret = awr_scsi_queue_write(h, b + queued * len, len, off + queued * len, 0,
 								    queued, 0, &v)))
 			queued++;

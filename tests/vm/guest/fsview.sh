@@ -206,13 +206,14 @@ if mount_fs xfs mkfs.xfs -f -q; then
 fi
 
 at "xfs done"
-# --- XFS with an odd AG size (4097 blocks): over a device that writes atomically, XFS caps every
+# --- XFS with an odd AG size (24577 blocks, 96 MiB + 4 KiB: an AG must hold the 64 MiB log): over a
+# device that writes atomically, XFS caps every
 # atomic write at the largest power of two dividing the AG's block count (xfs_calc_group_awu_max(),
 # fs/xfs/xfs_mount.c, 6.16+), here one block, so that an AG-aligned unit is device-aligned too.
 # The kernel's statx says one block; probe names the AG size as the reason and calls a one-block
 # write hardware (the device covers the block); it stays in place by xfs_io's listing; the
 # device's own unit is refused (above statx unit_max).
-if mkfs.xfs -f -q -d agsize=$((4097 * 4096)) "$dev" >/tmp/fsview.mkfs 2>&1 &&
+if mkfs.xfs -f -q -d agsize=$((24577 * 4096)) "$dev" >/tmp/fsview.mkfs 2>&1 &&
    mount -t xfs "$dev" "$mnt" >>/tmp/fsview.mkfs 2>&1; then
 	pass xfs_oddag.mount
 	touch "$mnt/s"
@@ -221,7 +222,7 @@ if mkfs.xfs -f -q -d agsize=$((4097 * 4096)) "$dev" >/tmp/fsview.mkfs 2>&1 &&
 	[ "${2:-}" = 4096 ] && [ "${3:-}" = 4096 ]
 	check xfs_oddag.statx_one_block $? "statx of a new file: unit_min/max ${2:-?}/${3:-?}, expected 4096/4096"
 	out=$($AWR probe "$mnt/s" 2>&1)
-	expect_text xfs_oddag.probe_cap "the allocation group size (4097 blocks) caps atomic writes at 4 KiB"
+	expect_text xfs_oddag.probe_cap "the allocation group size (24577 blocks) caps atomic writes at 4 KiB"
 	expect_text xfs_oddag.probe_hardware "fs_hardware_path: up to 4 KiB in place"
 	xfs_io -f -c "pwrite -q 0 1m" -c fsync "$mnt/f"
 	before=$(xfiemap "$mnt/f")
