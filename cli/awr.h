@@ -190,6 +190,8 @@ struct bench_pages_pair {
 
 struct bench_result {
 	uint64_t span;			/* bytes pages were written over */
+	char layout[200];		/* how a new file was laid out (aligned for the hardware path, or sparse
+					   and why), or "existing" */
 	uint64_t dw_offset;		/* where the doublewrite area starts */
 	struct bench_mode_result mode[BENCH__MODES];
 	char pages_explain[400];	/* pages mode: the store's mode and why */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -566,8 +567,52 @@ out:
 	free(h);
 }
 
-/* A regular file is extended to @size; a block device spans min(size, device). */
-static int open_target(int fd, uint64_t size, struct awr_file **f, uint64_t *span)
+/*
+ * A new (empty) file: the span capped to what the filesystem has free (a quarter when pages mode
+ * runs, whose store and naive doublewrite make two files of the span beside it; half otherwise),
+ * then laid out for the hardware path where the filesystem has one for the page size
+ * (awr_prepare(): XFS places every page on an extent aligned within its AG, ext4 preallocates).
+ * A sparse file's first write to a page allocates it, which on XFS goes copy-on-write, so the
+ * atomic figures would measure allocation instead of atomic writes.
+ */
+static uint64_t lay_out_new(int fd, const struct bench_opts *o, uint64_t size, char *layout, size_t len)
+{
+	struct awr_prepare_result pr;
+	struct awr_fs_view v;
+	struct statvfs sv;
+	uint64_t cap, free_bytes;
+	char a[32], b[32];
+
+	if (!fstatvfs(fd, &sv)) {
+		free_bytes = (uint64_t)sv.f_bavail * sv.f_frsize;
+		cap = free_bytes / ((o->modes & (1U << BENCH_PAGES)) ? 4 : 2) / o->unit * o->unit;
+		if (cap && size > cap) {
+			size = cap;
+			snprintf(layout, len, "span capped to %s (of %s free); ", out_size(cap, a, sizeof(a)),
+				 out_size(free_bytes, b, sizeof(b)));
+		}
+	}
+	size = size / o->unit * o->unit;
+	if (awr_fs_view_fd(fd, &v) || v.hardware_max < o->unit) {
+		snprintf(layout + strlen(layout), len - strlen(layout), "sparse: %s", "no hardware path for this page size here");
+		return size;
+	}
+	memset(&pr, 0, sizeof(pr));
+	if (awr_prepare(fd, size, o->unit, 0, &pr)) {
+		snprintf(layout + strlen(layout), len - strlen(layout), "sparse: awr prepare refused: %.120s", pr.message);
+		if (ftruncate(fd, 0))
+			return 0;
+		return size;
+	}
+	snprintf(layout + strlen(layout), len - strlen(layout), "prepared: %s of %s on %s-aligned extents (the hardware path's placement)",
+		 out_size(pr.aligned_bytes, a, sizeof(a)), out_size(pr.total_bytes, b, sizeof(b)),
+		 out_size(o->unit, (char[32]){ 0 }, 32));
+	return size;
+}
+
+/* A regular file is extended to @size (a new one laid out first); a block device spans min(size, device). */
+static int open_target(int fd, const struct bench_opts *o, uint64_t size, struct awr_file **f, uint64_t *span,
+		       char *layout, size_t len)
 {
 	struct stat st;
 	int ret;
@@ -575,6 +620,11 @@ static int open_target(int fd, uint64_t size, struct awr_file **f, uint64_t *spa
 	if (fstat(fd, &st)) {
 		out_error("cannot examine the bench target: %s", strerror(errno));
 		return -errno;
+	}
+	snprintf(layout, len, "%s", S_ISREG(st.st_mode) ? "existing file" : "block device");
+	if (S_ISREG(st.st_mode) && !st.st_size && !st.st_blocks) {
+		layout[0] = '\0';
+		size = lay_out_new(fd, o, size, layout, len);
 	}
 	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size < size && ftruncate(fd, (off_t)size)) {
 		out_error("cannot extend the bench target to %" PRIu64 " bytes: %s", size, strerror(errno));
@@ -629,7 +679,7 @@ int bench_run(int fd, const struct bench_opts *o, struct bench_result *out)
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	ret = open_target(fd, o->size, &f, &span);
+	ret = open_target(fd, o, o->size, &f, &span, out->layout, sizeof(out->layout));
 	if (ret)
 		return ret;
 	jobs = calloc(o->jobs ? o->jobs : 1, sizeof(*jobs));

@@ -130,6 +130,7 @@ static void print_normal(const char *path, const struct bench_opts *o, const str
 	printf("awr bench %s: %s pages, queue depth %u%s, %s order, span %s, %.1f s per mode\n", path,
 	       out_size(o->unit, u, sizeof(u)), o->qd, o->jobs > 1 ? " per job" : "",
 	       o->order == BENCH_RANDOM ? "random" : "sequential", out_size(r->span, s, sizeof(s)), o->seconds);
+	printf("layout: %s\n", r->layout);
 	if (o->jobs > 1 || o->sqpoll || o->fixed_buffers)
 		printf("%u job%s (one ring each)%s%s\n", o->jobs, o->jobs == 1 ? "" : "s",
 		       o->sqpoll ? ", SQPOLL" : "", o->fixed_buffers ? ", plain writes from registered buffers" : "");
@@ -228,6 +229,7 @@ static void print_json(const char *path, const struct bench_opts *o, const struc
 	json_object_object_add(root, "fixed_buffers", json_object_new_boolean(o->fixed_buffers));
 	json_object_object_add(root, "batch", out_u64(o->batch ? o->batch : o->qd));
 	json_object_object_add(root, "span", out_u64(r->span));
+	json_object_object_add(root, "layout", json_object_new_string(r->layout));
 	json_object_object_add(root, "order", json_object_new_string(o->order == BENCH_RANDOM ? "random" : "sequential"));
 	json_object_object_add(root, "durability", json_object_new_string(bench_durability_name(o->durability)));
 	json_object_object_add(root, "seconds_per_mode", out_double(o->seconds, 3));

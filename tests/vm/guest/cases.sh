@@ -34,7 +34,7 @@ expected_cases() {
 	sd_maxlen) echo 85 ;;
 	sd_bndry) echo 86 ;;
 	sd_gran) echo 85 ;;
-	sd_fsview) echo 36 ;;	# 2 loads + the filesystem path cases of fsview.sh (29, --software-only 5)
+	sd_fsview) echo 37 ;;	# 2 loads + the filesystem path cases of fsview.sh (30, --software-only 5)
 	# Every NVMe group but nvme_nabo has nvme_cli_write_queued (the nvme engine's queue).
 	# 7.0+ ignores AWUPF: the AWUPF-only namespaces write one block, so the
 	# three misaligned cli cases of the disk and of each partition are not
@@ -46,11 +46,12 @@ expected_cases() {
 	nvme_nabspf) echo 84 ;;	# the partition one block past 1 MiB crosses the 64 KiB boundary: refused; awr list's 3 cases
 	nvme_nabo) echo 41 ;;	# no atomic writes: fewer cases, no passthrough ones
 	nvme_nawupf_hi) echo 81 ;;	# 64 KiB boundary, as nvme_nabspf
-	nvme_nawupf3) echo 141 ;;	# with the filesystem path cases of fsview.sh (29), the page store's of pages.sh (9) and awr database's of database.sh (7)
+	nvme_nawupf3) echo 142 ;;	# with the filesystem path cases of fsview.sh (30), the page store's of pages.sh (9) and awr database's of database.sh (7)
 	stack_sd) echo 46 ;;	# load + 7 stacked devices x (statx, probe, json, stack_derived, sweep, stack_rule) + awr list's 3
 	stack_nvme) echo 46 ;;	# as stack_sd
 	nvme_mpath) echo 9 ;;	# load + 2 paths + the head (statx, probe, json, stack_derived, sweep, stack_rule)
 	concurrency) kernel_at_least 7.0 && echo 3 || echo 0 ;;	# load + 2 devices; 7.x only
+	bench) echo 2 ;;	# not in GROUPS_ALL: bench/guest.sh; the mount, every round exited 0
 	*) echo 0 ;;
 	esac
 }
@@ -699,9 +700,37 @@ run_concurrency() {
 	rmmod scsi_debug
 }
 
+# bench: not a test (not in GROUPS_ALL): bench/guest.sh asks for it (AWR_VM_ONLY=bench). awr bench
+# --mode all on XFS over the NAWUPF 16 KiB namespace (hardware path for 16 KiB pages), fresh for
+# each of 3 rounds; every line of its text output relayed as INFO bench.N, for the README's table.
+run_bench() {
+	g=$1
+	modprobe nvme
+	modprobe xfs
+	wait_for '[ -n "$(nvme_ns awrn16k)" ] && [ -b /dev/$(nvme_ns awrn16k) ]'
+	ns=$(nvme_ns awrn16k)
+	mkdir -p /mnt/bench
+	if [ -z "$ns" ] || ! mkfs.xfs -f -q "/dev/$ns" || ! mount "/dev/$ns" /mnt/bench; then
+		say "FAIL $g.mount: the awrn16k namespace '$ns' (run.sh configures it) could not be made XFS and mounted"
+		return
+	fi
+	say "PASS $g.mount"
+	say "INFO $g dev=$ns $(lim "$ns" | awk '{ printf "unit_min=%s unit_max=%s", $1, $2 }') kernel=$(uname -r)"
+	fails=0
+	for r in 1 2 3; do
+		rm -rf /mnt/bench/*
+		$AWR bench /mnt/bench/db --mode all --unit 16k --qd 32 --seconds 3 --size 32M >/tmp/bench.out 2>&1 ||
+			fails=$((fails + 1))
+		while IFS= read -r l; do say "INFO $g.$r $l"; done </tmp/bench.out
+	done
+	umount /mnt/bench
+	if [ "$fails" = 0 ]; then say "PASS $g.runs"; else say "FAIL $g.runs: $fails of 3 rounds exited non-zero"; fi
+}
+
 # run_group GROUP: one group's cases
 run_group() {
 	case "$1" in
+	bench) run_bench "$1" ;;
 	concurrency) run_concurrency "$1" ;;
 	stack_sd) run_stack_sd "$1" ;;
 	stack_nvme) run_stack_nvme "$1" ;;

@@ -126,7 +126,7 @@ common_cases() {	# FS PROBE-TEXT [PROBE-CASE]
 
 CASES="xfs.mount xfs.probe_dir xfs.prepare xfs.prepare_aligned_fiemap xfs.prepare_hint xfs.unit_hardware
 xfs.unit_in_place_fiemap xfs.big_software xfs.big_moved_fiemap xfs.misaligned_file xfs.misaligned_software
-xfs.misaligned_extents xfs.misaligned_probe xfs.prepare_above_device xfs.prepare_holding_data
+xfs.misaligned_extents xfs.misaligned_probe xfs.prepare_above_device xfs.prepare_holding_data xfs.bench_layout
 xfs_oddag.mount xfs_oddag.statx_one_block xfs_oddag.probe_cap xfs_oddag.probe_hardware xfs_oddag.unit_hardware
 xfs_oddag.unit_in_place_fiemap xfs_oddag.device_unit_refused ext4.mount
 ext4.probe_dir ext4.prepare ext4.unit_hardware ext4.unit_in_place_fiemap ext4.big_refused ext4.prepare_above_fs"
@@ -202,6 +202,11 @@ if mount_fs xfs mkfs.xfs -f -q; then
 	prepare_refused xfs.prepare_above_device "$mnt/new" "$big" \
 		"is above what the device ${dev#/dev/} writes atomically ($(kib "$unit"))"
 	prepare_refused xfs.prepare_holding_data "$mnt/mis" "$unit" "the file holds data"
+	# awr bench lays a new file out for the hardware path (its atomic figures then measure it)
+	out=$($AWR bench "$mnt/bench" --mode atomic --unit "$unit" --seconds 1 --size 4m 2>&1)
+	rc=$?
+	[ "$rc" = 0 ] && case "$out" in *"layout: prepared: 4 MiB of 4 MiB on $(kib "$unit")-aligned extents"*) true ;; *) false ;; esac
+	check xfs.bench_layout $? "exit $rc: $(echo "$out" | grep -m1 -E 'layout|awr:')"
 	umount "$mnt"
 fi
 
