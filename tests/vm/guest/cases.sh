@@ -724,7 +724,43 @@ run_bench() {
 		while IFS= read -r l; do say "INFO $g.$r $l"; done </tmp/bench.out
 	done
 	umount /mnt/bench
-	if [ "$fails" = 0 ]; then say "PASS $g.runs"; else say "FAIL $g.runs: $fails of 3 rounds exited non-zero"; fi
+	# The passthrough engines beside RWF_ATOMIC (--engine uring) on the same whole device: awr write of
+	# 8 MiB in 16 KiB units, whole-process time, QD 1 and 32 (16 for SCSI: the sg driver's queue), three
+	# rounds in alternating order: the NVMe namespace, then a scsi_debug disk (sd_default's parameters;
+	# scsi_debug delays each command by a jiffy, so QD 1 is bound by it)
+	pt_round "$g" "$ns" "/dev/$ns" uring "/dev/ng${ns#nvme}" nvme 32
+	# shellcheck disable=SC2086
+	if sd_load "$g" $SD_BASE; then
+		sg=$(ls /sys/block/$disk/device/scsi_generic/ 2>/dev/null | head -n 1)
+		wait_for "[ -c /dev/$sg ]"
+		pt_round "$g" "$disk" "/dev/$disk" uring "/dev/$sg" scsi 16
+		rmmod scsi_debug
+	else
+		fails=$((fails + 1))
+	fi
+	if [ "$fails" = 0 ]; then say "PASS $g.runs"; else say "FAIL $g.runs: $fails runs exited non-zero"; fi
+}
+
+# pt_round GROUP NAME DEV-A ENGINE-A DEV-B ENGINE-B MAXQD: three rounds of awr write at QD 1 and MAXQD
+# through both engines, alternating which goes first; INFO GROUP.pt lines (milliseconds, MB/s)
+pt_round() {
+	local g=$1 name=$2 qd r order e dev t0 t1 ms
+	for r in 1 2 3; do
+		for qd in 1 "$7"; do
+			order="$4 $6"
+			[ $((r % 2)) = 0 ] && order="$6 $4"
+			for e in $order; do
+				dev=$3
+				[ "$e" = "$6" ] && dev=$5
+				t0=$(date +%s%N)
+				$AWR write "$dev" --offset 0 --length 8m --unit 16k --engine "$e" --qd "$qd" --force \
+					>/tmp/pt.out 2>&1 || { fails=$((fails + 1)); say "INFO $g.pt $name $e qd=$qd failed: $(head -c 200 /tmp/pt.out)"; }
+				t1=$(date +%s%N)
+				ms=$(( (t1 - t0) / 1000000 ))
+				say "INFO $g.pt dev=$name engine=$e qd=$qd round=$r ms=$ms mb_s=$(( 8 * 1000 / (ms ? ms : 1) ))"
+			done
+		done
+	done
 }
 
 # run_group GROUP: one group's cases
