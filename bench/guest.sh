@@ -8,7 +8,8 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=$(mktemp -d "${TMPDIR:-/tmp}/awr-bench-guest.XXXXXX") || exit 2
-trap 'rm -rf "$out"' EXIT
+trap 'rm -rf "$out"' EXIT	# AWR_BENCH_KEEP=1 keeps the guest's serial log and results
+[ "${AWR_BENCH_KEEP:-0}" = 1 ] && trap 'echo "kept: $out"' EXIT
 AWR_VM_ONLY=bench AWR_VM_KERNELS=${1:-7} AWR_VM_OUT=$out "$here/../tests/vm/run.sh" >"$out/run.log" 2>&1
 rc=$?
 grep -E '^vm: (QEMU|kernel)' "$out/run.log"

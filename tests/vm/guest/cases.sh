@@ -752,11 +752,11 @@ pt_round() {
 			for e in $order; do
 				dev=$3
 				[ "$e" = "$6" ] && dev=$5
-				t0=$(date +%s%N)
+				t0=$(awk '{ printf "%d", $1 * 1000 }' /proc/uptime)	# ms (the guest's date has no %N)
 				$AWR write "$dev" --offset 0 --length 8m --unit 16k --engine "$e" --qd "$qd" --force \
 					>/tmp/pt.out 2>&1 || { fails=$((fails + 1)); say "INFO $g.pt $name $e qd=$qd failed: $(head -c 200 /tmp/pt.out)"; }
-				t1=$(date +%s%N)
-				ms=$(( (t1 - t0) / 1000000 ))
+				t1=$(awk '{ printf "%d", $1 * 1000 }' /proc/uptime)
+				ms=$((t1 - t0))
 				say "INFO $g.pt dev=$name engine=$e qd=$qd round=$r ms=$ms mb_s=$(( 8 * 1000 / (ms ? ms : 1) ))"
 			done
 		done
