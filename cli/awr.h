@@ -177,6 +177,8 @@ struct bench_mode_result {
 	double clock_read_ns;		/* what one clock read costs here (taken off queue_ns_per_write) */
 	unsigned int ring_setup_flags;	/* IORING_SETUP_* the kernel accepted */
 	unsigned int ring_wait_flags;	/* IORING_ENTER_* added to each wait (NO_IOWAIT on 6.15+) */
+	int64_t moved_pages;		/* pages of the data area the mode's writes moved on the device (FIEMAP
+					   before and after: copy-on-write), -1 when not read (a block device) */
 };
 
 /* pages mode: the store beside a naive doublewrite, batch by batch (bench_pages.c) */

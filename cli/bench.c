@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fiemap.h>
 #include <pthread.h>
 #include <sys/resource.h>
 #include <sys/uio.h>
@@ -573,8 +574,33 @@ out:
  * then laid out for the hardware path where the filesystem has one for the page size
  * (awr_prepare(): XFS places every page on an extent aligned within its AG, ext4 preallocates).
  * A sparse file's first write to a page allocates it, which on XFS goes copy-on-write, so the
- * atomic figures would measure allocation instead of atomic writes.
+ * atomic figures would measure allocation instead of atomic writes. Without a hardware path the
+ * file is written in full first, so that every mode overwrites pages that exist, as a database does.
  */
+/* Write @size bytes of zeros (the fd may be O_DIRECT: an aligned buffer, whole MiBs then the rest). */
+static int write_full(int fd, uint64_t size)
+{
+	const size_t chunk = 1U << 20;
+	void *zero = NULL;
+	uint64_t off = 0;
+	int ret = 0;
+
+	if (posix_memalign(&zero, 4096, chunk))
+		return -ENOMEM;
+	memset(zero, 0, chunk);
+	while (off < size && !ret) {
+		size_t n = size - off < chunk ? (size_t)(size - off) : chunk;
+		ssize_t w = pwrite(fd, zero, n, (off_t)off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		ret = w <= 0 ? (w < 0 ? -errno : -EIO) : 0;
+		off += w > 0 ? (uint64_t)w : 0;
+	}
+	free(zero);
+	return ret ? ret : (fdatasync(fd) ? -errno : 0);
+}
+
 static uint64_t lay_out_new(int fd, const struct bench_opts *o, uint64_t size, char *layout, size_t len)
 {
 	struct awr_prepare_result pr;
@@ -594,14 +620,16 @@ static uint64_t lay_out_new(int fd, const struct bench_opts *o, uint64_t size, c
 	}
 	size = size / o->unit * o->unit;
 	if (awr_fs_view_fd(fd, &v) || v.hardware_max < o->unit) {
-		snprintf(layout + strlen(layout), len - strlen(layout), "sparse: %s", "no hardware path for this page size here");
+		snprintf(layout + strlen(layout), len - strlen(layout), "%s (no hardware path for this page size here)",
+			 write_full(fd, size) ? "sparse: writing it in full failed" : "written in full");
 		return size;
 	}
 	memset(&pr, 0, sizeof(pr));
 	if (awr_prepare(fd, size, o->unit, 0, &pr)) {
-		snprintf(layout + strlen(layout), len - strlen(layout), "sparse: awr prepare refused: %.120s", pr.message);
 		if (ftruncate(fd, 0))
 			return 0;
+		snprintf(layout + strlen(layout), len - strlen(layout), "%s (awr prepare refused: %.120s)",
+			 write_full(fd, size) ? "sparse: writing it in full failed" : "written in full", pr.message);
 		return size;
 	}
 	snprintf(layout + strlen(layout), len - strlen(layout), "prepared: %s of %s on %s-aligned extents (the hardware path's placement)",
@@ -671,6 +699,47 @@ static int bench_setup(struct bench *b, const struct bench_opts *o, uint64_t spa
 	return 0;
 }
 
+/* The device offset + 1 of each page of the data area (FIEMAP; 0: not mapped), NULL for a block device. */
+static uint64_t *page_map(int fd, uint64_t unit, uint64_t npages)
+{
+	struct awr_extent_report *r = NULL;
+	uint64_t *map;
+	struct stat st;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || awr_extents_read(fd, unit, &r))
+		return NULL;
+	map = calloc(npages ? npages : 1, sizeof(*map));
+	for (unsigned int i = 0; map && i < r->nr_extents; i++) {
+		const struct awr_extent *e = &r->extents[i];
+
+		if (e->flags & (FIEMAP_EXTENT_UNKNOWN | FIEMAP_EXTENT_DELALLOC | FIEMAP_EXTENT_ENCODED | FIEMAP_EXTENT_DATA_INLINE))
+			continue;
+		for (uint64_t p = (e->logical + unit - 1) / unit; p < npages && (p + 1) * unit <= e->logical + e->length; p++)
+			map[p] = e->physical + (p * unit - e->logical) + 1;
+	}
+	awr_extent_report_free(r);
+	return map;
+}
+
+/* One mode on the jobs, and how many pages its writes moved (the path they took). */
+static void run_mode_mapped(struct bench *jobs, enum bench_mode m, struct bench_mode_result *res)
+{
+	int fd = awr_file_fd(jobs[0].f);
+	uint64_t n = jobs[0].npages, unit = jobs[0].o->unit;
+	uint64_t *before = page_map(fd, unit, n), *after;
+
+	run_mode(jobs, m, res);
+	res->moved_pages = -1;
+	after = before ? page_map(fd, unit, n) : NULL;
+	if (after) {
+		res->moved_pages = 0;
+		for (uint64_t p = 0; p < n; p++)
+			res->moved_pages += before[p] && before[p] != after[p];
+	}
+	free(before);
+	free(after);
+}
+
 int bench_run(int fd, const struct bench_opts *o, struct bench_result *out)
 {
 	struct bench *jobs;
@@ -679,6 +748,8 @@ int bench_run(int fd, const struct bench_opts *o, struct bench_result *out)
 	int ret;
 
 	memset(out, 0, sizeof(*out));
+	for (int m = 0; m < BENCH__MODES; m++)
+		out->mode[m].moved_pages = -1;		/* not read unless run_mode_mapped() does */
 	ret = open_target(fd, o, o->size, &f, &span, out->layout, sizeof(out->layout));
 	if (ret)
 		return ret;
@@ -699,7 +770,9 @@ int bench_run(int fd, const struct bench_opts *o, struct bench_result *out)
 		if ((o->modes & (1U << m)) && m == BENCH_PAGES)	/* one store, whatever --jobs */
 			bench_pages_run(o, jobs[0].npages, jobs[0].batch, out);
 		else if (o->modes & (1U << m))
-			run_mode(jobs, (enum bench_mode)m, &out->mode[m]);
+			run_mode_mapped(jobs, (enum bench_mode)m, &out->mode[m]);
+	out->mode[BENCH_PAGES].moved_pages = -1;	/* pages mode writes files of its own */
+	out->pages_pair.doublewrite.moved_pages = out->pages_pair.naive.moved_pages = -1;
 err:
 	for (unsigned int i = 0; i < o->jobs; i++) {
 		free(jobs[i].buf);

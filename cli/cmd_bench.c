@@ -153,6 +153,11 @@ static void print_normal(const char *path, const struct bench_opts *o, const str
 		printf("atomic/doublewrite: %.2fx\n", ratio(r, BENCH_ATOMIC, BENCH_DOUBLEWRITE));
 	if (ratio(r, BENCH_ATOMIC, BENCH_PLAIN) > 0)
 		printf("atomic/plain: %.2fx\n", ratio(r, BENCH_ATOMIC, BENCH_PLAIN));
+	for (int m = BENCH_ATOMIC; m <= BENCH_PLAIN; m++)
+		if (r->mode[m].ran && r->mode[m].moved_pages >= 0)
+			printf("%s: %" PRId64 " of %" PRIu64 " pages moved on the device (%s)\n", bench_mode_name((enum bench_mode)m),
+			       r->mode[m].moved_pages, (r->dw_offset ? r->dw_offset : r->span) / o->unit,
+			       r->mode[m].moved_pages ? "copy-on-write: the software path" : "written in place");
 	if (r->pages_explain[0])
 		printf("pages: the store chose %s\n", r->pages_explain);
 	if (ratio(r, BENCH_PAGES, BENCH_DOUBLEWRITE) > 0)
@@ -196,6 +201,7 @@ struct json_object *bench_mode_json(const struct bench_mode_result *x)
 	json_object_object_add(o, "reaps_below_depth", out_double(x->reaps_below_depth_share, 4));
 	json_object_object_add(o, "ring_setup_flags", out_u64(x->ring_setup_flags));
 	json_object_object_add(o, "ring_wait_flags", out_u64(x->ring_wait_flags));
+	json_object_object_add(o, "moved_pages", x->moved_pages < 0 ? NULL : out_u64((uint64_t)x->moved_pages));
 	json_object_object_add(o, "error", x->error ? json_object_new_string(x->message) : NULL);
 	return o;
 }

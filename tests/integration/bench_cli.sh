@@ -30,6 +30,15 @@ if [ $rc = 0 ] && [ $ok = 1 ] && [ "$size" = 16777216 ] && grep -q '"atomic_to_d
 else
 	fail all_modes_json "rc $rc size $size: $out $(cat "$err")"
 fi
+# the path each mode's writes took, from the file's map before and after: over a loop device (no
+# hardware atomics) the new file was written in full first and every atomic write moved its page
+# (copy-on-write), while plain writes stayed in place; xfs_io reads the map the same way after
+if grep -q '"layout": "written in full' <<<"$out" && [ "$(json_get atomic moved_pages <<<"$out")" -gt 0 ] &&
+   [ "$(json_get plain moved_pages <<<"$out")" = 0 ] && [ "$(json_get pages moved_pages <<<"$out")" = null ]; then
+	pass modes_report_their_path
+else
+	fail modes_report_their_path "layout $(grep -o '"layout": "[^"]*"' <<<"$out"), moved atomic $(json_get atomic moved_pages <<<"$out") plain $(json_get plain moved_pages <<<"$out")"
+fi
 
 # the file now holds data: refused without --force, and left alone
 sum=$(sha256sum <"$f")

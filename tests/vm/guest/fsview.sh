@@ -205,8 +205,9 @@ if mount_fs xfs mkfs.xfs -f -q; then
 	# awr bench lays a new file out for the hardware path (its atomic figures then measure it)
 	out=$($AWR bench "$mnt/bench" --mode atomic --unit "$unit" --seconds 1 --size 4m 2>&1)
 	rc=$?
-	[ "$rc" = 0 ] && case "$out" in *"layout: prepared: 4 MiB of 4 MiB on $(kib "$unit")-aligned extents"*) true ;; *) false ;; esac
-	check xfs.bench_layout $? "exit $rc: $(echo "$out" | grep -m1 -E 'layout|awr:')"
+	[ "$rc" = 0 ] && case "$out" in *"layout: prepared: 4 MiB of 4 MiB on $(kib "$unit")-aligned extents"*) true ;; *) false ;; esac &&
+		case "$out" in *"atomic: 0 of "*" pages moved on the device (written in place)"*) true ;; *) false ;; esac
+	check xfs.bench_layout $? "exit $rc: $(echo "$out" | grep -E 'layout|awr:|moved' | tr '\n' ' ')"
 	umount "$mnt"
 fi
 
