@@ -13,7 +13,22 @@ trap 'rm -rf "$out"' EXIT	# AWR_BENCH_KEEP=1 keeps the guest's serial log and re
 AWR_VM_ONLY=bench AWR_VM_KERNELS=${1:-7} AWR_VM_OUT=$out "$here/../tests/vm/run.sh" >"$out/run.log" 2>&1
 rc=$?
 grep -E '^vm: (QEMU|kernel)' "$out/run.log"
-grep -E '^INFO bench' "$out/results.txt" | grep -v '^INFO bench.pt ' | sed 's/^INFO //'
+grep -E '^INFO bench' "$out/results.txt" | grep -v '^INFO bench.p[at][ir ]' | sed 's/^INFO //'
+# the paired rounds: each mode a process of its own, alternating order; ratios per round and medians
+echo "paired rounds (pages/s; each mode its own awr bench run on the same prepared file):"
+grep -E '^INFO bench.pair ' "$out/results.txt" |
+	sed 's/.*round=\([0-9]*\) mode=\([a-z]*\) pages_per_s=\([0-9.]*\).*/\1 \2 \3/' |
+	awk '{ v[$1 " " $2] = $3; if ($1 > n) n = $1 }
+	     END { for (r = 1; r <= n; r++) {
+	               printf "  round %d: atomic %d plain %d doublewrite %d pages %d\n", r, v[r " atomic"], v[r " plain"],
+	                      v[r " doublewrite"], v[r " pages"] > "/dev/stderr"
+	               printf "atomic/plain %.3f\natomic/doublewrite %.3f\npages/doublewrite %.3f\n", v[r " atomic"] / v[r " plain"],
+	                      v[r " atomic"] / v[r " doublewrite"], v[r " pages"] / v[r " doublewrite"] } }' 2>&1 >"$out/ratios" |
+	cat
+for k in atomic/plain atomic/doublewrite pages/doublewrite; do
+	awk -v k="$k" '$1 == k { print $2 }' "$out/ratios" | sort -n |
+		awk -v k="$k" '{ a[NR] = $1 } END { if (NR) printf "  %s: median %.2fx of %d rounds (%.2f..%.2f)\n", k, (a[int((NR + 1) / 2)] + a[int(NR / 2) + 1]) / 2, NR, a[1], a[NR] }'
+done
 # the passthrough engines: median milliseconds of the three rounds per device, engine and depth
 echo "passthrough (awr write of 8 MiB in 16 KiB units, whole process; median of 3 rounds, ms):"
 grep -E '^INFO bench.pt dev=' "$out/results.txt" |
