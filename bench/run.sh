@@ -212,6 +212,8 @@ check_ns=$(sed -n 's/.*check_ns=\([0-9.]*\).*/\1/p' <<<"$cost")
 queue_ns=$(sed -n 's/.*queue_ns=\([0-9.]*\).*/\1/p' <<<"$cost")
 prep_ns=$(sed -n 's/.*liburing_prep_ns=\([0-9.]*\).*/\1/p' <<<"$cost")
 own_ns=$(sed -n 's/.*library_ns=\([-0-9.]*\).*/\1/p' <<<"$cost")
+# awr write against the raw loop in 16 pairs per way, unpinned and pinned (bench/write_loop.sh)
+loop_pairs=$("$here/write_loop.sh" -B "$build" -p 16 -c "${cpus:-0}" 2>&1)
 
 {
 	echo "# awr bench results"
@@ -249,5 +251,12 @@ own_ns=$(sed -n 's/.*library_ns=\([-0-9.]*\).*/\1/p' <<<"$cost")
 	echo "awr library ns/write: awr bench's queue_ns_per_write, the time one write spends in"
 	echo "awr_ring_queue_write() inside the running loop (rule check, SQE), less one clock read (median"
 	echo "per run, then the median of the runs; target < 50 ns)."
+	echo
+	echo "awr write --engine uring against the raw loop, 128 MiB in 16 KiB units at QD 32 over a file written"
+	echo "in full once, 16 alternating pairs unpinned and 16 pinned to CPU ${cpus:-0} (bench/write_loop.sh):"
+	echo
+	echo '```'
+	echo "$loop_pairs"
+	echo '```'
 } >"$out.tmp" && mv "$out.tmp" "$out"
 cat "$out"
