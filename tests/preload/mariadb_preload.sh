@@ -134,6 +134,14 @@ sql -e "FLUSH TABLES w.t FOR EXPORT; UNLOCK TABLES"	# the new tablespace's page 
 	fail "verdict while the preloaded server runs: $(json "$w/v.json" 'd["verdict"], d["atomic_writes_why"]'); $("$awr" database "$my" --for innodb --files)"
 for ((c = 1; c <= cycles; c++)); do
 	load & lpid=$!
+	# InnoDB writes tablespace pages in its own time (the page cleaner): on a loaded machine the
+	# random moment below can come before the first one. Wait (up to 60 s) until the server has made
+	# a page write atomic (the preload's counters are live in the stats file), then crash at random.
+	for ((i = 0; i < 300; i++)); do
+		"$awr" preload-stats "$w/stats.$run" -o json >"$w/live.json" 2>/dev/null &&
+			[ "$(json "$w/live.json" 'd["atomic"]')" -gt 0 ] && break
+		sleep 0.2
+	done
 	sleep "$(python3 -c 'import random; print(round(random.uniform(1.0, 2.5), 2))')"
 	if [ $((c % 2)) = 0 ]; then
 		"$shutdown" "$dir" >/dev/null || fail "cycle $c: the XFS shutdown failed"
