@@ -221,6 +221,7 @@ const char *bench_durability_name(enum bench_durability d);
 int bench_run(int fd, const struct bench_opts *o, struct bench_result *out);
 /* bench_pages.c: pages mode (the store, forced doublewrite and a naive doublewrite, in turn) */
 void bench_pages_run(const struct bench_opts *o, uint64_t npages, unsigned int batch, struct bench_result *out);
+int bench_prefill(int fd, uint64_t size);
 /* cmd_bench.c: one mode's figures as awr bench -o json prints them (qualify reuses it) */
 struct json_object *bench_mode_json(const struct bench_mode_result *x);
 /* device_out.c: device views (NVMe / SCSI) */

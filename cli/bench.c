@@ -577,37 +577,13 @@ out:
  * atomic figures would measure allocation instead of atomic writes. Without a hardware path the
  * file is written in full first, so that every mode overwrites pages that exist, as a database does.
  */
-/* Write @size bytes of zeros (the fd may be O_DIRECT: an aligned buffer, whole MiBs then the rest). */
-static int write_full(int fd, uint64_t size)
-{
-	const size_t chunk = 1U << 20;
-	void *zero = NULL;
-	uint64_t off = 0;
-	int ret = 0;
-
-	if (posix_memalign(&zero, 4096, chunk))
-		return -ENOMEM;
-	memset(zero, 0, chunk);
-	while (off < size && !ret) {
-		size_t n = size - off < chunk ? (size_t)(size - off) : chunk;
-		ssize_t w = pwrite(fd, zero, n, (off_t)off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		ret = w <= 0 ? (w < 0 ? -errno : -EIO) : 0;
-		off += w > 0 ? (uint64_t)w : 0;
-	}
-	free(zero);
-	return ret ? ret : (fdatasync(fd) ? -errno : 0);
-}
-
 static uint64_t lay_out_new(int fd, const struct bench_opts *o, uint64_t size, char *layout, size_t len)
 {
 	struct awr_prepare_result pr;
 	struct awr_fs_view v;
 	struct statvfs sv;
 	uint64_t cap, free_bytes;
-	char a[32], b[32];
+	char a[32], b[32], c[32];
 
 	if (!fstatvfs(fd, &sv)) {
 		free_bytes = (uint64_t)sv.f_bavail * sv.f_frsize;
@@ -621,7 +597,7 @@ static uint64_t lay_out_new(int fd, const struct bench_opts *o, uint64_t size, c
 	size = size / o->unit * o->unit;
 	if (awr_fs_view_fd(fd, &v) || v.hardware_max < o->unit) {
 		snprintf(layout + strlen(layout), len - strlen(layout), "%s (no hardware path for this page size here)",
-			 write_full(fd, size) ? "sparse: writing it in full failed" : "written in full");
+			 bench_prefill(fd, size) ? "sparse: writing it in full failed" : "written in full");
 		return size;
 	}
 	memset(&pr, 0, sizeof(pr));
@@ -629,12 +605,12 @@ static uint64_t lay_out_new(int fd, const struct bench_opts *o, uint64_t size, c
 		if (ftruncate(fd, 0))
 			return 0;
 		snprintf(layout + strlen(layout), len - strlen(layout), "%s (awr prepare refused: %.120s)",
-			 write_full(fd, size) ? "sparse: writing it in full failed" : "written in full", pr.message);
+			 bench_prefill(fd, size) ? "sparse: writing it in full failed" : "written in full", pr.message);
 		return size;
 	}
 	snprintf(layout + strlen(layout), len - strlen(layout), "prepared: %s of %s on %s-aligned extents (the hardware path's placement)",
 		 out_size(pr.aligned_bytes, a, sizeof(a)), out_size(pr.total_bytes, b, sizeof(b)),
-		 out_size(o->unit, (char[32]){ 0 }, 32));
+		 out_size(o->unit, c, sizeof(c)));
 	return size;
 }
 

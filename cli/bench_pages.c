@@ -89,11 +89,11 @@ static uint64_t next_page(uint64_t *rng, uint64_t npages, uint64_t *seq, enum be
 }
 
 /*
- * The scratch file written in full (1 MiB plain direct writes) and synced, through the descriptor
- * mkostemp() gave: never opened again by its path, which another program could have replaced (by a
- * symbolic link to a file of its own) in between.
+ * A file written in full (1 MiB plain direct writes) and synced, through the descriptor given: pages
+ * mode's scratch files through the one mkostemp() gave (never opened again by its path, which another
+ * program could have replaced by a symbolic link in between), and a new bench file (bench.c).
  */
-static int prefill(int fd, uint64_t size)
+int bench_prefill(int fd, uint64_t size)
 {
 	size_t chunk = 1U << 20;
 	unsigned char *buf;
@@ -312,7 +312,7 @@ static int scratch(struct writer *w, const struct bench_opts *o, uint64_t size, 
 			 o->path, strerror(errno));
 		return -errno;
 	}
-	ret = prefill(fd, size);
+	ret = bench_prefill(fd, size);
 	if (ret) {
 		close(fd);
 		snprintf(w->res->message, sizeof(w->res->message), "cannot write the scratch file in full: %s",

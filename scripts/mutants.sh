@@ -273,8 +273,8 @@ mutant list-verdict-inverted "awr list's verdict says misaligned for an aligned 
 
 mutant part-align-unit-only "a partition's alignment judged by unit_min alone, not max(unit_min, boundary)" \
 	"list_guest cli_list_tree" lib/discover/sysfs.c \
-	'uint64_t align = awr_max_u64(out->unit_min, out->boundary);' \
-	'uint64_t align = out->unit_min;'
+	$'hw_unit_min,\n\t\t\t\t\t      y->boundary);' \
+	$'hw_unit_min,\n\t\t\t\t\t      0);'
 
 mutant remote-seq-zero "every frame MACed with sequence number 0 (a dropped or repeated frame passes)" \
 	"journal_remote" lib/verify/remote.c \

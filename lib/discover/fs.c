@@ -76,14 +76,6 @@ static void view_device(struct awr_fs_view *v, unsigned int maj, unsigned int mi
 }
 
 /*
- * XFS. The software (copy-on-write) path exists on 6.16+ with reflink
- * (xfs_can_sw_atomic_write() in fs/xfs/xfs_inode.h); then statx unit_max is its
- * maximum (xfs_get_atomic_write_max(), fs/xfs/xfs_iops.c) and unit_max_opt the
- * hardware one (xfs_get_atomic_write_max_opt(): min(awu_max, bt_awu_max), 0
- * when the device has none). Before 6.16, or without reflink, only the
- * hardware path: one block (6.13) or the device's unit (6.16 without reflink).
- */
-/*
  * The cap the allocation group size sets on atomic writes (xfs_calc_group_awu_max(),
  * fs/xfs/xfs_mount.c; xfs_calc_perag_awu_max() in 6.16): with a device that writes
  * atomically the largest power of two dividing agblocks (max_pow_of_two_factor(), so
@@ -104,6 +96,14 @@ static uint64_t xfs_ag_cap(uint64_t agblocks, uint32_t blocksize, bool hw_atomic
 	return p * blocksize;
 }
 
+/*
+ * XFS. The software (copy-on-write) path exists on 6.16+ with reflink
+ * (xfs_can_sw_atomic_write() in fs/xfs/xfs_inode.h); then statx unit_max is its
+ * maximum (xfs_get_atomic_write_max(), fs/xfs/xfs_iops.c) and unit_max_opt the
+ * hardware one (xfs_get_atomic_write_max_opt(): min(awu_max, bt_awu_max), 0
+ * when the device has none). Before 6.16, or without reflink, only the
+ * hardware path: one block (6.13) or the device's unit (6.16 without reflink).
+ */
 static void view_xfs(int fd, struct awr_fs_view *v, const char *opts)
 {
 	struct awr_xfs_geom g;

@@ -135,7 +135,7 @@ static uint64_t to_aligned(uint64_t phys, uint64_t unit, uint64_t ag_size)
 
 /* Clone every whole unit of the scratch range that starts on an aligned block to @*next. */
 static int clone_aligned(int fd, const struct awr_extent_report *r, uint64_t scratch, uint64_t end,
-			 uint64_t unit, uint64_t ag_size, uint64_t size, uint64_t *next)
+			 uint64_t unit, uint64_t size, uint64_t *next)
 {
 	for (unsigned int i = 0; i < r->nr_extents && *next < size; i++) {
 		const struct awr_extent *e = &r->extents[i];
@@ -146,7 +146,7 @@ static int clone_aligned(int fd, const struct awr_extent_report *r, uint64_t scr
 			continue;
 		if (hi > end)
 			hi = end;
-		s = lo + to_aligned(e->physical, unit, ag_size);
+		s = lo + to_aligned(e->physical, unit, r->ag_size);
 		if (hi <= s)
 			continue;
 		n = (hi - s) / unit * unit;
@@ -163,7 +163,7 @@ static int clone_aligned(int fd, const struct awr_extent_report *r, uint64_t scr
 	return 0;
 }
 
-static int place_aligned(int fd, uint64_t size, uint64_t unit, uint64_t ag_size, struct awr_prepare_result *res)
+static int place_aligned(int fd, uint64_t size, uint64_t unit, struct awr_prepare_result *res)
 {
 	uint64_t next = 0, scratch = size;
 	void *zero = NULL;
@@ -180,7 +180,7 @@ static int place_aligned(int fd, uint64_t size, uint64_t unit, uint64_t ag_size,
 		if (!ret)
 			ret = awr_extents_read(fd, unit, &r);
 		if (!ret)
-			ret = clone_aligned(fd, r, scratch, scratch + chunk, unit, ag_size, size, &next);
+			ret = clone_aligned(fd, r, scratch, scratch + chunk, unit, size, &next);
 		awr_extent_report_free(r);
 		if (ftruncate(fd, (off_t)scratch) && !ret)
 			ret = -errno;
@@ -214,7 +214,7 @@ int awr_prepare(int fd, uint64_t size, uint64_t unit, unsigned int flags, struct
 	if (v.type == AWR_FS_XFS) {
 		ret = set_hint(fd, unit, res);
 		if (!ret && v.reflink && !(flags & AWR_PREPARE_HINT_ONLY))
-			ret = place_aligned(fd, size, unit, v.ag_size, res);
+			ret = place_aligned(fd, size, unit, res);
 		else if (!ret && fallocate(fd, 0, 0, (off_t)size))
 			ret = result(res, AWR_PREPARE_FAILED, -errno, "fallocate: %s", strerror(errno));
 	} else {
