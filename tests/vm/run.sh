@@ -370,6 +370,36 @@ cp "$here/guest/cases.sh" "$ir/awr/cases.sh"
 cp "$here/guest/fsview.sh" "$ir/awr/fsview.sh"
 cp "$here/guest/pages.sh" "$ir/awr/pages.sh"
 cp "$here/guest/database.sh" "$ir/awr/database.sh"
+cp "$here/guest/mariadb.sh" "$ir/awr/mariadb.sh"
+# The host's MariaDB for mariadb.sh (crash cycles of the real engine on the guest's NVMe):
+# mariadbd, the client and innochecksum of Debian 12 with every library ldd names and the host's
+# own loader in /awr/my (run through /awr/my/run, never mixed with the tool tree's libraries), the
+# error messages and character sets where mariadbd looks (/usr/share/mysql), libatomicwr-preload
+# built against the static build's library, and a data directory made by mariadb-install-db
+# (16 KiB pages, a 16 MiB redo log).
+mariadb_bundle() {
+	local my=$ir/awr/my b f
+	: >"$run/my.log"
+	mkdir -p "$my/bin" "$my/lib" "$ir/usr/share/mysql" || return 1
+	# shellcheck disable=SC2046
+	cc -std=gnu11 -O2 -Wall -Wextra -D_GNU_SOURCE -U_FILE_OFFSET_BITS -fPIC -shared -I"$src/include" -I"$src/lib" \
+		-o "$my/lib/libatomicwr-preload.so" "$src/preload/preload.c" "$bdir/lib/libatomicwr.a" \
+		$(pkg-config --libs liburing libnvme json-c blkid libxxhash) -lsgutils2 -ldl -pthread -Wl,--no-undefined \
+		>>"$run/my.log" 2>&1 || return 1
+	for b in /usr/sbin/mariadbd /usr/bin/mariadb /usr/bin/innochecksum; do
+		[ -x "$b" ] || { echo "$b is missing" >>"$run/my.log"; return 1; }
+		cp "$b" "$my/bin/"
+	done
+	for b in "$my"/bin/* "$my/lib/libatomicwr-preload.so"; do
+		ldd "$b" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'
+	done | sort -u | while read -r f; do cp -L "$f" "$my/lib/"; done
+	[ -f "$my/lib/ld-linux-x86-64.so.2" ] || { echo "no ld-linux-x86-64.so.2 in ldd's list" >>"$run/my.log"; return 1; }
+	cp -r /usr/share/mysql/english /usr/share/mysql/charsets "$ir/usr/share/mysql/" || return 1
+	printf '#!/bin/sh\n# run PROG ARGS: a program of /awr/my/bin with the host libraries beside it\np=$1; shift\nexec /awr/my/lib/ld-linux-x86-64.so.2 --library-path /awr/my/lib "/awr/my/bin/$p" "$@"\n' >"$my/run"
+	chmod 755 "$my/run"
+	mariadb-install-db --no-defaults --datadir="$my/data" --user=root --auth-root-authentication-method=normal \
+		--skip-test-db --innodb-page-size=16k --innodb-log-file-size=16M >>"$run/my.log" 2>&1
+}
 # an InnoDB data directory made by the host's MariaDB for database.sh: its page files only, cut
 # to 1 MiB (awr database reads page 0 and the extents); without mariadb-server the cases skip
 if command -v mariadb-install-db >/dev/null; then
@@ -383,10 +413,11 @@ if command -v mariadb-install-db >/dev/null; then
 		head -c 1048576 "$run/mydb/$f" >"$ir/awr/mydb/$f"
 	done
 	rm -rf "$run/mydb"
+	mariadb_bundle || die "packing the host's MariaDB for the guest failed (see $run/my.log)"
 fi
 cp "$bdir/cli/awr" "$ir/awr/awr"
 cp "$bdir/awr-vmtest" "$ir/awr/awr-vmtest"
-chmod 755 "$ir/init" "$ir/awr/cases.sh" "$ir/awr/fsview.sh" "$ir/awr/pages.sh" "$ir/awr/database.sh" "$ir/awr/awr" "$ir/awr/awr-vmtest"
+chmod 755 "$ir/init" "$ir/awr/cases.sh" "$ir/awr/fsview.sh" "$ir/awr/pages.sh" "$ir/awr/database.sh" "$ir/awr/mariadb.sh" "$ir/awr/awr" "$ir/awr/awr-vmtest"
 for t in "${extra[@]}"; do
 	install -m 755 "$bdir/$t" "$ir/awr/$(basename "$t")"
 done

@@ -46,7 +46,7 @@ expected_cases() {
 	nvme_nabspf) echo 84 ;;	# the partition one block past 1 MiB crosses the 64 KiB boundary: refused; awr list's 3 cases
 	nvme_nabo) echo 41 ;;	# no atomic writes: fewer cases, no passthrough ones
 	nvme_nawupf_hi) echo 81 ;;	# 64 KiB boundary, as nvme_nabspf
-	nvme_nawupf3) echo 142 ;;	# with the filesystem path cases of fsview.sh (30), the page store's of pages.sh (9) and awr database's of database.sh (7)
+	nvme_nawupf3) kernel_at_least 6.16 && echo 170 || echo 146 ;;	# with the filesystem path cases of fsview.sh (30), the page store's of pages.sh (9), awr database's of database.sh (7) and MariaDB's crash cycles of mariadb.sh (28; before 6.16 the verdict and the preload's refusal, 4)
 	stack_sd) echo 46 ;;	# load + 7 stacked devices x (statx, probe, json, stack_derived, sweep, stack_rule) + awr list's 3
 	stack_nvme) echo 46 ;;	# as stack_sd
 	nvme_mpath) echo 9 ;;	# load + 2 paths + the head (statx, probe, json, stack_derived, sweep, stack_rule)
@@ -427,6 +427,8 @@ run_nvme() {
 	[ "$g" = nvme_nawupf3 ] && relay "$g" pages /awr/pages.sh "/dev/$ns" 16384
 	# awr database on an InnoDB directory on XFS, ext4 bigalloc, a misaligned partition and dm-linear
 	[ "$g" = nvme_nawupf3 ] && relay "$g" database /awr/database.sh "/dev/$ns" 16384
+	# Debian's MariaDB under the preload on XFS and ext4 bigalloc: crash cycles (mariadb.sh)
+	[ "$g" = nvme_nawupf3 ] && relay "$g" mariadb /awr/mariadb.sh "/dev/$ns" 16384
 }
 
 # ------------------------------------------------------------ stacked devices
