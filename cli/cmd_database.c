@@ -31,6 +31,7 @@ static struct json_object *file_json(const struct awr_db_file *f)
 	json_object_object_add(o, "mapped_bytes", out_u64(f->mapped_bytes));
 	json_object_object_add(o, "aligned_bytes", out_u64(f->aligned_bytes));
 	json_object_object_add(o, "device_offset_align", f->device_offset_align ? out_u64(f->device_offset_align) : NULL);
+	json_object_object_add(o, "grow_align", f->grow_align ? out_u64(f->grow_align) : NULL);
 	for (unsigned int i = 0; i < f->nr_reasons; i++)
 		json_object_array_add(why, json_object_new_string(f->reasons[i]));
 	json_object_object_add(o, "reasons", why);

@@ -49,7 +49,9 @@ static void xfs_findings(const struct awr_fs_view *v, struct fs_findings *f)
 
 	if (!v->reflink)
 		add(f, "fs_no_reflink", "XFS without reflink has no copy-on-write path: atomic writes only up to "
-		    "what the device writes itself (%s)", out_size(v->hardware_max, a, sizeof(a)));
+		    "what the device writes itself (%s)%s", out_size(v->hardware_max, a, sizeof(a)),
+		    awr_kernel_has(awr_kernel_running(), AWR_KRULE_XFS_MAW_REFLINK) ? "; the mount option "
+		    "max_atomic_write= above one block is refused here" : "");
 	if (v->software_max && !v->hardware_max)
 		add(f, "fs_software_only", "atomic writes up to %s are served by copy-on-write only: %s",
 		    out_size(v->software_max, a, sizeof(a)), v->hw_atomic ? "the device's atomic unit does "
@@ -60,9 +62,14 @@ static void xfs_findings(const struct awr_fs_view *v, struct fs_findings *f)
 		    v->software_max > v->hardware_max ? "; larger, up to " : "",
 		    v->software_max > v->hardware_max ? out_size(v->software_max, c, sizeof(c)) : "",
 		    v->software_max > v->hardware_max ? ", by copy-on-write" : "");
-		if (!v->extsize_hint)
-			add(f, "fs_no_extsize_hint", "no extent size hint is set (awr prepare sets one)");
-		else if (v->extsize_hint % v->hardware_max)
+		if (!v->stripe_unit || v->stripe_unit % v->hardware_max)
+			add(f, "fs_no_stripe_unit", "no stripe unit that is a multiple of %s (%s): the extents a growing "
+			    "file gets start at any block (an extent size hint aligns file offsets, not device "
+			    "offsets), so its new units can fall to copy-on-write; mkfs.xfs -d su=%s,sw=1 aligns new "
+			    "extents at a file's end where space allows, awr prepare lays out a file of known size",
+			    out_size(v->hardware_max, a, sizeof(a)), v->stripe_unit ? out_size(v->stripe_unit, b,
+			    sizeof(b)) : "none", out_size(v->hardware_max, c, sizeof(c)));
+		if (v->extsize_hint && v->extsize_hint % v->hardware_max)
 			add(f, "fs_extsize_hint", "the extent size hint %s is not a multiple of the hardware "
 			    "unit %s", out_size(v->extsize_hint, a, sizeof(a)),
 			    out_size(v->hardware_max, b, sizeof(b)));
@@ -105,6 +112,12 @@ void fs_findings(const struct awr_fs_view *v, const struct awr_extent_report *r,
 	char a[32], b[32], c[32];
 
 	f->n = 0;
+	if (v->dax && awr_kernel_has(awr_kernel_running(), AWR_KRULE_DAX_NO_ATOMIC))
+		add(f, "fs_dax", "the file is DAX: it takes no atomic writes (6.17+: xfs_inode_can_hw_atomic_write() "
+		    "and dax_iomap_rw() refuse them)");
+	else if (v->dax && v->atomic)
+		add(f, "fs_dax", "the file is DAX: statx reports atomic writes, but before 6.17 a DAX write ignores "
+		    "RWF_ATOMIC: none of them is atomic");
 	if (!v->atomic && (v->type == AWR_FS_XFS || v->type == AWR_FS_EXT4))
 		add(f, "fs_no_atomic", "the kernel offers no atomic writes on this file (XFS and ext4 files: "
 		    "Linux 6.13+)");
@@ -151,12 +164,14 @@ struct json_object *fs_view_json(const struct awr_fs_view *v, const struct awr_e
 	json_object_object_add(o, "tmpfile", json_object_new_boolean(v->tmpfile));
 	json_object_object_add(o, "block_size", out_u64(v->block_size));
 	json_object_object_add(o, "atomic", json_object_new_boolean(v->atomic));
+	json_object_object_add(o, "dax", json_object_new_boolean(v->dax));
 	if (v->type == AWR_FS_XFS) {
 		json_object_object_add(o, "reflink", json_object_new_boolean(v->reflink));
 		json_object_object_add(o, "ag_size", out_u64(v->ag_size));
 		json_object_object_add(o, "ag_count", out_u64(v->ag_count));
 		json_object_object_add(o, "realtime", json_object_new_boolean(v->realtime));
 		json_object_object_add(o, "extsize_hint", out_u64(v->extsize_hint));
+		json_object_object_add(o, "stripe_unit", out_u64(v->stripe_unit));
 		json_object_object_add(o, "max_atomic_write", out_u64(v->max_atomic_write_opt));
 		json_object_object_add(o, "ag_atomic_max", out_u64(v->ag_atomic_max));
 	}
@@ -212,9 +227,10 @@ void fs_view_print(const struct awr_fs_view *v, const struct awr_extent_report *
 	printf("\nfilesystem%s: %s, block %s", v->tmpfile ? " (a new file in this directory)" : "",
 	       fs_type_label(v), out_size(v->block_size, a, sizeof(a)));
 	if (v->type == AWR_FS_XFS)
-		printf(", reflink %s, AG %s x %u%s, extent size hint %s", v->reflink ? "on" : "off",
+		printf(", reflink %s, AG %s x %u%s, extent size hint %s, stripe unit %s", v->reflink ? "on" : "off",
 		       out_size(v->ag_size, b, sizeof(b)), v->ag_count, v->realtime ? ", realtime" : "",
-		       v->extsize_hint ? out_size(v->extsize_hint, c, sizeof(c)) : "none");
+		       v->extsize_hint ? out_size(v->extsize_hint, c, sizeof(c)) : "none",
+		       v->stripe_unit ? out_size(v->stripe_unit, a, sizeof(a)) : "none");
 	if (v->type == AWR_FS_EXT4)
 		printf(", bigalloc %s", !v->bigalloc_known ? "unknown" : v->bigalloc ?
 		       out_size(v->cluster_size, b, sizeof(b)) : "off");

@@ -83,6 +83,9 @@ enum awr_kernel_rule {
 	AWR_KRULE_NVME_NO_AWUPF,	/* 7.0: NVMe ignores AWUPF */
 	AWR_KRULE_DM_CRYPT_STACK,	/* 6.19: dm-crypt stacking, no split of an atomic bio */
 	AWR_KRULE_DM_MPATH_STACK,	/* 7.0: dm-multipath stacking */
+	AWR_KRULE_XFS_MAX_ATOMIC_WRITE,	/* 6.16: XFS mount option max_atomic_write= */
+	AWR_KRULE_XFS_MAW_REFLINK,	/* 6.17: max_atomic_write= above one block needs reflink */
+	AWR_KRULE_DAX_NO_ATOMIC,	/* 6.17: no atomic writes on DAX files */
 	AWR_KRULE__COUNT
 };
 
@@ -2059,7 +2062,10 @@ struct awr_fs_view {
 	uint64_t hardware_max;		/* largest atomic write that can take the hardware path, 0 none */
 	uint64_t ag_atomic_max;		/* XFS 6.16+ with reflink: the cap the AG size sets on atomic writes
 					   (xfs_calc_group_awu_max()), 0 when none is computed */
-	uint32_t reserved[14];
+	uint64_t stripe_unit;		/* XFS: the stripe unit in bytes (mkfs.xfs -d su=), to which new extents
+					   at a file's end are aligned where space allows; 0 when none */
+	bool dax;			/* statx STATX_ATTR_DAX: the file's data is accessed directly (DAX) */
+	uint32_t reserved[11];
 };
 
 /**
@@ -2394,6 +2400,8 @@ struct awr_db_file {
 	uint64_t mapped_bytes;		/* FIEMAP: bytes mapped */
 	uint64_t aligned_bytes;		/* of those, in whole pages aligned on the device */
 	uint64_t device_offset_align;	/* the largest power of two dividing every start below (partition, dm, md) */
+	uint64_t grow_align;		/* the device alignment of the extents a growing file gets: XFS's stripe
+					   unit, ext4's cluster (bigalloc) or block; 0 when unknown or not a file */
 	unsigned int nr_reasons;	/* why not safe / unknown, one sentence each with the numbers */
 	char reasons[AWR_DB_MAX_REASONS][256];
 };

@@ -83,6 +83,22 @@ static const struct krule krules[AWR_KRULE__COUNT] = {
 	 * DM_TARGET_ATOMIC_WRITES"), merged for 7.0 */
 	[AWR_KRULE_DM_MPATH_STACK] = { "dm_multipath_stacking", AWR_KERNEL(7, 0, 0), { 0 },
 		"dm-multipath stacks its paths' atomic limits" },
+	/* fs/xfs/xfs_super.c xfs_fs_parse_param() Opt_max_atomic_write and fs/xfs/xfs_mount.c
+	 * xfs_set_max_atomic_write_opt() (4528b9052731, merged for 6.16): a power of two, a multiple of
+	 * the block, at most the AG's cap (xfs_calc_group_awu_max()) and what the log can complete, else
+	 * mount(2) fails with EINVAL; statx unit_max follows it (xfs_calc_atomic_write_unit_max()) */
+	[AWR_KRULE_XFS_MAX_ATOMIC_WRITE] = { "xfs_max_atomic_write", AWR_KERNEL(6, 16, 0), { 0 },
+		"XFS takes the mount option max_atomic_write=, the largest software (copy-on-write) atomic write" },
+	/* xfs_set_max_atomic_write_opt(): "cannot support atomic writes of size %lluk with no reflink
+	 * support" (8dc5e9b03713, 6.17-rc2); one block stays allowed where the device writes atomically.
+	 * In 6.16 the option was taken on such a filesystem and changed nothing */
+	[AWR_KRULE_XFS_MAW_REFLINK] = { "xfs_max_atomic_write_reflink", AWR_KERNEL(6, 17, 0), { 0 },
+		"XFS refuses max_atomic_write= above one block without reflink (mount fails, EINVAL)" },
+	/* fs/xfs/xfs_inode.h xfs_inode_can_hw_atomic_write() / xfs_inode_can_sw_atomic_write() return
+	 * false for IS_DAX (68456d05eb57) and fs/dax.c dax_iomap_rw() fails IOCB_ATOMIC with EIO
+	 * (e7fb9b71326f), both 6.17-rc2; in 6.16 a reflink XFS on DAX reported software atomics */
+	[AWR_KRULE_DAX_NO_ATOMIC] = { "dax_no_atomic", AWR_KERNEL(6, 17, 0), { 0 },
+		"a DAX file takes no atomic writes (XFS reports none in statx; dax_iomap_rw() refuses them)" },
 };
 
 /*

@@ -117,6 +117,7 @@ static void view_xfs(int fd, struct awr_fs_view *v, const char *opts)
 		v->ag_count = g.agcount;
 		v->reflink = g.flags & AWR_XFS_GEOM_FLAGS_REFLINK;
 		v->has_rtdev = g.rtblocks > 0;
+		v->stripe_unit = (uint64_t)g.sunit * g.blocksize;	/* sb_unit, in blocks (xfs_fs_geometry()) */
 	}
 	memset(&fx, 0, sizeof(fx));
 	if (!ioctl(fd, FS_IOC_FSGETXATTR, &fx)) {
@@ -195,7 +196,10 @@ int awr_fs_view_fd(int fd, struct awr_fs_view *out)
 	memset(out, 0, sizeof(*out));
 	if (fstat(fd, &st) || fstatfs(fd, &sf))
 		return -errno;
-	if (!awr__statx_fd(fd, NULL, &sx) && sx.atomic_reported && sx.unit_min) {
+	memset(&sx, 0, sizeof(sx));
+	if (!awr__statx_fd(fd, NULL, &sx))
+		out->dax = sx.attributes & STATX_ATTR_DAX;
+	if (sx.atomic_reported && sx.unit_min) {
 		out->atomic = true;
 		out->unit_min = sx.unit_min;
 		out->unit_max = sx.unit_max;
@@ -223,6 +227,12 @@ int awr_fs_view_fd(int fd, struct awr_fs_view *out)
 		out->type = AWR_FS_EXT4;
 		view_ext4(out, maj, min, source);
 	}
+	/* A DAX write goes through dax_iomap_rw(), which has no atomic path: from 6.17 it refuses
+	 * IOCB_ATOMIC (EIO) and XFS reports no atomic unit (AWR_KRULE_DAX_NO_ATOMIC); before, the write
+	 * went through as a plain one, whatever statx said (a reflink XFS on DAX reported software
+	 * atomics in 6.16) */
+	if (out->dax)
+		out->hardware_max = out->software_max = 0;
 	return 0;
 }
 

@@ -75,6 +75,12 @@ for ps in 16384 8192; do
 		json "$w/my.json" '"writes nothing atomically" in " ".join(d["files"][0]["reasons"])' | grep -q True &&
 		ok "InnoDB $ps: page size $got in every file, not safe without atomic writes (the loop device has none)" ||
 		fail "InnoDB $ps: exit $rc, page size $got (files: $sizes), verdict $(json "$w/my.json" 'd["verdict"]')"
+	# the extents a growing file gets: the scratch XFS has no stripe unit (xfs_info: sunit=0)
+	su=$(xfs_info "$dir" | sed -n 's/.*sunit=\([0-9]*\).*/\1/p' | head -n 1)
+	[ "$su" = 0 ] && [ "$(json "$w/my.json" 'd["files"][0]["grow_align"]')" = None ] &&
+		json "$w/my.json" '"at any 4096-byte block (no stripe unit)" in " ".join(d["files"][0]["reasons"])' | grep -q True &&
+		ok "InnoDB $ps: no stripe unit (xfs_info sunit=$su), named as a reason" ||
+		fail "InnoDB $ps: xfs_info sunit=$su, grow_align $(json "$w/my.json" 'd["files"][0]["grow_align"], d["files"][0]["reasons"]')"
 	# the same under atomic writes (the preload): the kernel enforces it, XFS takes the pages
 	"$awr" qualify "$my" --for innodb --atomic-writes -o json >"$w/my.json"
 	rc=$?

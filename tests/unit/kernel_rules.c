@@ -73,6 +73,9 @@ static const struct edge edges[] = {
 	{ AWR_KRULE_NVME_NO_AWUPF, AWR_KERNEL(6, 19, 8), AWR_KERNEL(7, 0, 0) },
 	{ AWR_KRULE_DM_CRYPT_STACK, AWR_KERNEL(6, 18, 15), AWR_KERNEL(6, 19, 0) },
 	{ AWR_KRULE_DM_MPATH_STACK, AWR_KERNEL(6, 19, 8), AWR_KERNEL(7, 0, 0) },
+	{ AWR_KRULE_XFS_MAX_ATOMIC_WRITE, AWR_KERNEL(6, 15, 11), AWR_KERNEL(6, 16, 0) },
+	{ AWR_KRULE_XFS_MAW_REFLINK, AWR_KERNEL(6, 16, 12), AWR_KERNEL(6, 17, 0) },	/* no 6.16.y backport seen */
+	{ AWR_KRULE_DAX_NO_ATOMIC, AWR_KERNEL(6, 16, 12), AWR_KERNEL(6, 17, 0) },
 };
 
 /* Every rule has an edge at its mainline release (X.Y.0, from the table's own "since"). */

@@ -371,6 +371,7 @@ cp "$here/guest/fsview.sh" "$ir/awr/fsview.sh"
 cp "$here/guest/pages.sh" "$ir/awr/pages.sh"
 cp "$here/guest/database.sh" "$ir/awr/database.sh"
 cp "$here/guest/mariadb.sh" "$ir/awr/mariadb.sh"
+cp "$here/guest/xfsopts.sh" "$ir/awr/xfsopts.sh"
 # The host's MariaDB for mariadb.sh (crash cycles of the real engine on the guest's NVMe):
 # mariadbd, the client and innochecksum of Debian 12 with every library ldd names and the host's
 # own loader in /awr/my (run through /awr/my/run, never mixed with the tool tree's libraries), the
@@ -390,6 +391,11 @@ mariadb_bundle() {
 		[ -x "$b" ] || { echo "$b is missing" >>"$run/my.log"; return 1; }
 		cp "$b" "$my/bin/"
 	done
+	# sysbench and its Lua scripts for the guest group bench_mariadb only (bench/guest_mariadb.sh)
+	case ",$only," in *,bench_mariadb,*)
+		[ -x /usr/bin/sysbench ] || { echo "bench_mariadb needs sysbench (apt-get install sysbench)" >>"$run/my.log"; return 1; }
+		cp /usr/bin/sysbench "$my/bin/" && mkdir -p "$ir/usr/share" && cp -r /usr/share/sysbench "$ir/usr/share/" || return 1 ;;
+	esac
 	for b in "$my"/bin/* "$my/lib/libatomicwr-preload.so"; do
 		ldd "$b" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'
 	done | sort -u | while read -r f; do cp -L "$f" "$my/lib/"; done
@@ -417,7 +423,7 @@ if command -v mariadb-install-db >/dev/null; then
 fi
 cp "$bdir/cli/awr" "$ir/awr/awr"
 cp "$bdir/awr-vmtest" "$ir/awr/awr-vmtest"
-chmod 755 "$ir/init" "$ir/awr/cases.sh" "$ir/awr/fsview.sh" "$ir/awr/pages.sh" "$ir/awr/database.sh" "$ir/awr/mariadb.sh" "$ir/awr/awr" "$ir/awr/awr-vmtest"
+chmod 755 "$ir/init" "$ir/awr/cases.sh" "$ir/awr/fsview.sh" "$ir/awr/pages.sh" "$ir/awr/database.sh" "$ir/awr/mariadb.sh" "$ir/awr/xfsopts.sh" "$ir/awr/awr" "$ir/awr/awr-vmtest"
 for t in "${extra[@]}"; do
 	install -m 755 "$bdir/$t" "$ir/awr/$(basename "$t")"
 done
@@ -511,6 +517,7 @@ boot_guest() {
 	append="console=ttyS0 quiet loglevel=1 panic=-1 no_timer_check"
 	[ -n "$only" ] && append="$append awr_only=$only"
 	[ "${AWR_TEST_LONG:-0}" = 1 ] && append="$append awr_long=1"
+	[ -n "${AWR_BENCH_ROUNDS:-}" ] && append="$append awr_bench=$AWR_BENCH_ROUNDS:${AWR_BENCH_SECONDS:-20}"
 	[ "$shell_mode" = 1 ] && append="$append awr_shell=1"
 	info=()
 	i=0

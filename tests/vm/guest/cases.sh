@@ -46,12 +46,13 @@ expected_cases() {
 	nvme_nabspf) echo 84 ;;	# the partition one block past 1 MiB crosses the 64 KiB boundary: refused; awr list's 3 cases
 	nvme_nabo) echo 41 ;;	# no atomic writes: fewer cases, no passthrough ones
 	nvme_nawupf_hi) echo 81 ;;	# 64 KiB boundary, as nvme_nabspf
-	nvme_nawupf3) kernel_at_least 6.16 && echo 170 || echo 146 ;;	# with the filesystem path cases of fsview.sh (30), the page store's of pages.sh (9), awr database's of database.sh (7) and MariaDB's crash cycles of mariadb.sh (28; before 6.16 the verdict and the preload's refusal, 4)
+	nvme_nawupf3) kernel_at_least 6.16 && echo 178 || echo 152 ;;	# with the filesystem path cases of fsview.sh (30), the page store's of pages.sh (9), awr database's of database.sh (9), max_atomic_write's of xfsopts.sh (6; before 6.16 4) and MariaDB's crash cycles of mariadb.sh (28; before 6.16 the verdict and the preload's refusal, 4)
 	stack_sd) echo 46 ;;	# load + 7 stacked devices x (statx, probe, json, stack_derived, sweep, stack_rule) + awr list's 3
 	stack_nvme) echo 46 ;;	# as stack_sd
 	nvme_mpath) echo 9 ;;	# load + 2 paths + the head (statx, probe, json, stack_derived, sweep, stack_rule)
 	concurrency) kernel_at_least 7.0 && echo 3 || echo 0 ;;	# load + 2 devices; 7.x only
 	bench) echo 2 ;;	# not in GROUPS_ALL: bench/guest.sh; the mount, every round exited 0
+	bench_mariadb) echo 1 ;;	# not in GROUPS_ALL: bench/guest_mariadb.sh; every round ran
 	*) echo 0 ;;
 	esac
 }
@@ -427,6 +428,8 @@ run_nvme() {
 	[ "$g" = nvme_nawupf3 ] && relay "$g" pages /awr/pages.sh "/dev/$ns" 16384
 	# awr database on an InnoDB directory on XFS, ext4 bigalloc, a misaligned partition and dm-linear
 	[ "$g" = nvme_nawupf3 ] && relay "$g" database /awr/database.sh "/dev/$ns" 16384
+	# XFS's max_atomic_write= against the rules table (xfsopts.sh)
+	[ "$g" = nvme_nawupf3 ] && relay "$g" xfsopts /awr/xfsopts.sh "/dev/$ns" 16384
 	# Debian's MariaDB under the preload on XFS and ext4 bigalloc: crash cycles (mariadb.sh)
 	[ "$g" = nvme_nawupf3 ] && relay "$g" mariadb /awr/mariadb.sh "/dev/$ns" 16384
 }
@@ -772,10 +775,26 @@ pt_round() {
 	done
 }
 
+# bench_mariadb: not a test (not in GROUPS_ALL): bench/guest_mariadb.sh asks for it. sysbench
+# oltp_write_only against Debian's MariaDB with the doublewrite buffer ON and OFF under the preload,
+# on XFS over the NAWUPF 16 KiB namespace (mariadb.sh --bench: 4 rounds of 20 s a configuration)
+run_bench_mariadb() {
+	g=$1
+	modprobe nvme
+	modprobe xfs
+	wait_for '[ -n "$(nvme_ns awrn16k)" ] && [ -b /dev/$(nvme_ns awrn16k) ]'
+	ns=$(nvme_ns awrn16k)
+	/awr/mariadb.sh --bench "/dev/$ns" 16384 "${AWR_BENCH_ROUNDS:-4}" "${AWR_BENCH_SECONDS:-20}" 2>&1 |
+	while IFS= read -r l; do
+		case "$l" in PASS\ *|FAIL\ *|INFO\ *) say "$l" ;; *) echo "$l" ;; esac
+	done
+}
+
 # run_group GROUP: one group's cases
 run_group() {
 	case "$1" in
 	bench) run_bench "$1" ;;
+	bench_mariadb) run_bench_mariadb "$1" ;;
 	concurrency) run_concurrency "$1" ;;
 	stack_sd) run_stack_sd "$1" ;;
 	stack_nvme) run_stack_nvme "$1" ;;

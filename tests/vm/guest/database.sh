@@ -8,7 +8,8 @@
 # the engine's plain O_DIRECT page writes (NVMe: they reach the device whole within its unit),
 # and guaranteed with its page writes RWF_ATOMIC where the filesystem takes 16 KiB atomic
 # writes (6.16+), not safe where it does not. Negative controls, each not safe with the reason
-# named: ext4 bigalloc on a partition whose start is not a multiple of the page (awr-vmtest mbr's
+# named: XFS without a stripe unit of the page (the extents a growing file gets are placed at any
+# block), ext4 bigalloc on a partition whose start is not a multiple of the page (awr-vmtest mbr's
 # second partition), and on dm-linear 4 KiB into the disk; the partition at 1 MiB is the control.
 # Prints PASS/FAIL/SKIP NAME lines; leaves DEV without a table or a filesystem signature.
 dev=$1 unit=$2
@@ -25,7 +26,7 @@ maj=${kv%%.*} rest=${kv#*.} min=${rest%%[!0-9]*}
 multi=1	# XFS and ext4 take multi-block atomic writes (16 KiB) from 6.16
 if [ "$maj" -lt 6 ] || { [ "$maj" = 6 ] && [ "$min" -lt 16 ]; }; then multi=0; fi
 
-CASES="xfs_implicit xfs_guaranteed ext4_implicit ext4_guaranteed part_aligned part_misaligned dm_misaligned"
+CASES="xfs_implicit xfs_stripe_unit xfs_guaranteed xfs_no_stripe_unit ext4_implicit ext4_guaranteed part_aligned part_misaligned dm_misaligned"
 if [ ! -f "$src/ibdata1" ]; then
 	for c in $CASES; do echo "SKIP $c: no InnoDB directory in the guest (run.sh makes it with the host's mariadb-install-db: package mariadb-server)"; done
 	exit 0
@@ -43,15 +44,19 @@ mkdir -p "$mnt"
 # into files made by awr prepare, so that every extent is aligned to the unit on the device)
 place() {
 	# XFS: the directory's extent size hint (inherited) aligns what awr prepare does not make
-	# (before 6.16); mkfs.xfs makes no XFS below 300 MB, so the partitions get ext4
-	if [ "$1" = xfs ]; then mkfs.xfs -f -q "$2" >/tmp/db.mkfs 2>&1
-	else mkfs.ext4 -F -q -b 4096 -C 16384 -O bigalloc "$2" >/tmp/db.mkfs 2>&1; fi || return 1
-	mount -t "$1" "$2" "$mnt" >>/tmp/db.mkfs 2>&1 || { dmesg | tail -n 3 >>/tmp/db.mkfs; return 1; }
+	# (before 6.16); mkfs.xfs makes no XFS below 300 MB, so the partitions get ext4. XFS with a
+	# stripe unit of the page (new extents aligned where space allows), or (xfs-nosu) without
+	case "$1" in
+	xfs) mkfs.xfs -f -q -d su=$unit,sw=1,agcount=4 "$2" ;;
+	xfs-nosu) mkfs.xfs -f -q "$2" ;;
+	ext4) mkfs.ext4 -F -q -b 4096 -C 16384 -O bigalloc "$2" ;;
+	esac >/tmp/db.mkfs 2>&1 || return 1
+	mount -t "${1%-nosu}" "$2" "$mnt" >>/tmp/db.mkfs 2>&1 || { dmesg | tail -n 3 >>/tmp/db.mkfs; return 1; }
 	mkdir -p "$mnt/db"
-	[ "$1" = xfs ] && xfs_io -c "extsize $unit" "$mnt/db"
+	[ "$1" != ext4 ] && xfs_io -c "extsize $unit" "$mnt/db"
 	(cd "$src" && find . -type d) | while read -r d; do mkdir -p "$mnt/db/$d"; done
 	(cd "$src" && find . -type f) | while read -r f; do
-		if [ "$1" = xfs ] && $AWR prepare "$mnt/db/$f" --size "$(stat -c %s "$src/$f")" --unit "$unit" >/dev/null 2>&1; then
+		if [ "$1" != ext4 ] && $AWR prepare "$mnt/db/$f" --size "$(stat -c %s "$src/$f")" --unit "$unit" >/dev/null 2>&1; then
 			dd if="$src/$f" of="$mnt/db/$f" bs=1M conv=notrunc 2>/dev/null
 		else
 			cp "$src/$f" "$mnt/db/$f"
@@ -72,17 +77,33 @@ verdict() {
 for fs in xfs ext4; do
 	if ! place $fs "$dev"; then
 		fail ${fs}_implicit "no $fs on $dev: $(head -n 6 /tmp/db.mkfs | tr '\n' ' ')"
+		[ $fs = xfs ] && fail xfs_stripe_unit "no xfs on $dev"
 		fail ${fs}_guaranteed "no $fs on $dev"
 		umount "$mnt" 2>/dev/null
 		continue
 	fi
 	verdict ${fs}_implicit device-implicit "" "writes 16384-byte pages atomically"
+	if [ $fs = xfs ]; then	# the stripe unit awr reads against xfs_io's geometry (blocks of bsize)
+		su=$(xfs_io -c statfs "$mnt" | awk -F' = ' '$1 == "geom.sunit" { s = $2 } $1 == "geom.bsize" { b = $2 } END { print s * b }')
+		g=$($AWR database "$mnt/db" --for innodb -o json | sed -n 's/.*"grow_align": \([0-9a-z]*\).*/\1/p' | sort -u | tr '\n' ' ')
+		[ "$su" = "$unit" ] && [ "$g" = "$su " ]
+		check xfs_stripe_unit $? "xfs_io statfs: stripe unit $su bytes; awr database's grow_align: $g"
+	fi
 	# on the hardware path turning the buffer off pays: the advice says so
 	if [ $multi = 1 ]; then verdict ${fs}_guaranteed guaranteed --atomic-writes "advice: Turn the doublewrite buffer off"
 	else verdict ${fs}_guaranteed "not safe" --atomic-writes "statx: "; fi
 	cat /tmp/db.out
 	umount "$mnt"
 done
+# XFS without a stripe unit: the files are aligned today (awr prepare), but the extents they get
+# as they grow start at any block (mariadb.sh saw InnoDB grow a file half misaligned): not safe
+if place xfs-nosu "$dev"; then
+	verdict xfs_no_stripe_unit "not safe" "" "xfs places the extents a growing file gets at any 4096-byte block (no stripe unit).*mkfs.xfs -d su=16384,sw=1 keeps them"
+	cat /tmp/db.out
+	umount "$mnt"
+else
+	fail xfs_no_stripe_unit "no xfs on $dev: $(head -n 6 /tmp/db.mkfs | tr '\n' ' ')"
+fi
 
 misaligned="the data starts at an offset that is a multiple of 4096 bytes only\|writes nothing atomically itself"
 # the partitions of awr-vmtest mbr: the first at 1 MiB, the second one block past a MiB

@@ -17,7 +17,15 @@
 # Negative control: innochecksum reports a page torn by hand in a copy of the table.
 #   mariadb.sh DEV UNIT [FS...]   (DEV: a whole disk of at least 300 MB, unit_max UNIT = 16384;
 #                                  FS: xfs ext4, both by default)
+#   mariadb.sh --bench DEV UNIT ROUNDS SECONDS   (not a test: bench/guest_mariadb.sh)
+# --bench: what turning the doublewrite buffer off buys on the hardware path: sysbench
+# oltp_write_only (the host's, packed by run.sh when AWR_VM_ONLY names bench_mariadb) on XFS,
+# innodb_doublewrite=ON against OFF under the preload, the same durability
+# (innodb_flush_log_at_trx_commit=1, O_DIRECT), ROUNDS in alternating order, a fresh server per
+# run on the same data; INFO bench_mariadb lines with each run's TPS, p99 and atomic page writes.
 # Prints PASS/FAIL/SKIP NAME lines and INFO lines; leaves DEV without a filesystem signature.
+bench=0
+[ "${1:-}" = --bench ] && { bench=1; shift; }
 dev=$1 unit=$2
 shift 2
 fslist=${*:-xfs ext4}
@@ -28,6 +36,7 @@ data=$mnt/data
 w=/tmp/my
 cycles=2
 [ "${AWR_TEST_LONG:-0}" = 1 ] && cycles=6
+cfg=crash	# the server's configuration: crash (the cycles), on (doublewrite ON), atomic (OFF + preload)
 
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; }
@@ -51,6 +60,7 @@ kv=$(uname -r)
 maj=${kv%%.*} rest=${kv#*.} min=${rest%%[!0-9]*}
 multi=1	# XFS and ext4 take multi-block atomic writes (16 KiB) from 6.16; before, the preload refuses
 if [ "$maj" -lt 6 ] || { [ "$maj" = 6 ] && [ "$min" -lt 16 ]; }; then multi=0; fi
+[ $bench = 1 ] && ! [ -x $my/run ] && { echo "FAIL bench_mariadb: no MariaDB in the guest (package mariadb-server)"; exit 1; }
 [ -x $my/run ] && [ -d $my/data ] ||
 	skip_all "no MariaDB in the guest (run.sh packs the host's: package mariadb-server)"
 t0=$(date +%s)
@@ -98,15 +108,26 @@ verdict() {
 	check "$1" $? "verdict '$got', expected '$2'${3:+ naming '$3'}: $(tr '\n' ' ' <$w/db.out | cut -c1-900)"
 }
 run=0
-start() {	# mariadbd under the preload until the client gets an answer; its counters in $w/stats.$run
+start() {	# mariadbd ($cfg) until the client gets an answer; the preload's counters in $w/stats.$run
 	run=$((run + 1))
 	rm -f $w/sock
-	LD_PRELOAD=$my/lib/libatomicwr-preload.so AWR_PRELOAD_FILES="$data/*.ibd:$data/*/*.ibd:$data/ibdata*:$data/undo[0-9]*" \
-	AWR_PRELOAD_PAGE_SIZE=16k AWR_PRELOAD_STATS=$w/stats.$run \
-	$my/run mariadbd --no-defaults --datadir="$data" --socket=$w/sock --skip-networking --user=root \
-		--tmpdir=/tmp --innodb-doublewrite=0 --innodb-flush-method=O_DIRECT --innodb-buffer-pool-size=8M \
-		--innodb-max-dirty-pages-pct=0 --innodb-max-dirty-pages-pct-lwm=0 --innodb-log-file-size=16M \
-		--innodb-use-native-aio=$aio --performance-schema=0 --skip-log-bin >>$w/server.log 2>&1 &
+	case $cfg in
+	crash) set -- --innodb-doublewrite=0 --innodb-buffer-pool-size=8M --innodb-max-dirty-pages-pct=0 \
+		--innodb-max-dirty-pages-pct-lwm=0 ;;
+	on) set -- --innodb-doublewrite=1 --innodb-buffer-pool-size=16M --innodb-flush-log-at-trx-commit=1 ;;
+	atomic) set -- --innodb-doublewrite=0 --innodb-buffer-pool-size=16M --innodb-flush-log-at-trx-commit=1 ;;
+	esac
+	if [ $cfg = on ]; then
+		$my/run mariadbd --no-defaults --datadir="$data" --socket=$w/sock --skip-networking --user=root \
+			--tmpdir=/tmp --innodb-flush-method=O_DIRECT --innodb-log-file-size=16M --innodb-use-native-aio=$aio \
+			--performance-schema=0 --skip-log-bin "$@" >>$w/server.log 2>&1 &
+	else
+		LD_PRELOAD=$my/lib/libatomicwr-preload.so AWR_PRELOAD_FILES="$data/*.ibd:$data/*/*.ibd:$data/ibdata*:$data/undo[0-9]*" \
+		AWR_PRELOAD_PAGE_SIZE=16k AWR_PRELOAD_STATS=$w/stats.$run \
+		$my/run mariadbd --no-defaults --datadir="$data" --socket=$w/sock --skip-networking --user=root \
+			--tmpdir=/tmp --innodb-flush-method=O_DIRECT --innodb-log-file-size=16M --innodb-use-native-aio=$aio \
+			--performance-schema=0 --skip-log-bin "$@" >>$w/server.log 2>&1 &
+	fi
 	spid=$!
 	i=0
 	while [ $i -lt 600 ]; do	# up to 120 s: a TCG guest starts mariadbd in seconds, recovery takes longer
@@ -163,6 +184,40 @@ innocheck() {	# innocheck NAME: innochecksum passes every tablespace (the server
 	[ -z "$bad" ] && [ $n -gt 0 ]
 	check "$1" $? "innochecksum over $n files:$bad"
 }
+
+if [ $bench = 1 ]; then
+	rounds=$1 seconds=$2
+	aio=1
+	sb() { $my/run sysbench oltp_write_only --db-driver=mysql --mysql-socket=$w/sock --mysql-user=root \
+		--mysql-db=sb --tables=4 --table-size=20000 --threads=4 "$@"; }
+	[ -x $my/bin/sysbench ] || { echo "FAIL bench_mariadb: no sysbench in the guest (run.sh packs the host's: package sysbench)"; exit 1; }
+	place xfs || { echo "FAIL bench_mariadb: no XFS on $dev: $(head -n 3 $w/mkfs)"; exit 1; }
+	cfg=on
+	start || { echo "FAIL bench_mariadb: mariadbd did not start"; exit 1; }
+	sql -e 'CREATE DATABASE sb'
+	sb prepare >$w/prepare.log 2>&1 || { echo "FAIL bench_mariadb: sysbench prepare: $(tail -n 3 $w/prepare.log)"; exit 1; }
+	stop
+	echo "INFO bench_mariadb setup kernel=$(uname -r) mariadb=$($my/run mariadbd --version | awk '{ print $3 }') $($my/run sysbench --version) fs=xfs su=$unit tables=4x20000 threads=4 seconds=$seconds buffer_pool=16M"
+	r=1
+	while [ $r -le "$rounds" ]; do
+		order="on atomic"
+		[ $((r % 2)) = 0 ] && order="atomic on"
+		for cfg in $order; do
+			blockmap >$w/map.prev
+			start || { echo "FAIL bench_mariadb: mariadbd ($cfg) did not start"; exit 1; }
+			sb run --time="$seconds" --percentile=99 >$w/run.log 2>&1 || { echo "FAIL bench_mariadb: sysbench run: $(tail -n 3 $w/run.log)"; exit 1; }
+			stop
+			blockmap >$w/map.now
+			atomic=-
+			[ $cfg = atomic ] && atomic=$(stat_of $w/stats.$run atomic_uring)
+			echo "INFO bench_mariadb.run round=$r config=$cfg tps=$(awk '/transactions:/ { gsub(/\(/, "", $3); print $3 }' $w/run.log) p99_ms=$(awk '/99th percentile:/ { print $3 }' $w/run.log) atomic_writes=$atomic moved_blocks=$(awk 'NR == FNR { a[$1 " " $2] = $3; next } ($1 " " $2) in a && a[$1 " " $2] != $3 { m++ } END { print m + 0 }' $w/map.now $w/map.prev)"
+		done
+		r=$((r + 1))
+	done
+	echo "PASS bench_mariadb.rounds"
+	umount "$mnt"
+	exit 0
+fi
 
 for fs in $fslist; do
 	aio=1	# InnoDB's page writes through io_uring on XFS, through pwrite on ext4
