@@ -118,6 +118,10 @@ void fs_findings(const struct awr_fs_view *v, const struct awr_extent_report *r,
 	else if (v->dax && v->atomic)
 		add(f, "fs_dax", "the file is DAX: statx reports atomic writes, but before 6.17 a DAX write ignores "
 		    "RWF_ATOMIC: none of them is atomic");
+	if (v->no_direct_io && v->atomic)
+		add(f, "fs_no_direct_io", "the file takes no direct I/O (ext4 data=journal, a journalled file, inline "
+		    "data or fs-verity): its O_DIRECT writes, RWF_ATOMIC ones too, go through the page cache as plain "
+		    "writes, none atomic, though statx reports atomic writes");
 	if (!v->atomic && (v->type == AWR_FS_XFS || v->type == AWR_FS_EXT4))
 		add(f, "fs_no_atomic", "the kernel offers no atomic writes on this file (XFS and ext4 files: "
 		    "Linux 6.13+)");
@@ -165,6 +169,7 @@ struct json_object *fs_view_json(const struct awr_fs_view *v, const struct awr_e
 	json_object_object_add(o, "block_size", out_u64(v->block_size));
 	json_object_object_add(o, "atomic", json_object_new_boolean(v->atomic));
 	json_object_object_add(o, "dax", json_object_new_boolean(v->dax));
+	json_object_object_add(o, "no_direct_io", json_object_new_boolean(v->no_direct_io));
 	if (v->type == AWR_FS_XFS) {
 		json_object_object_add(o, "reflink", json_object_new_boolean(v->reflink));
 		json_object_object_add(o, "ag_size", out_u64(v->ag_size));

@@ -2065,6 +2065,8 @@ struct awr_fs_view {
 	uint64_t stripe_unit;		/* XFS: the stripe unit in bytes (mkfs.xfs -d su=), to which new extents
 					   at a file's end are aligned where space allows; 0 when none */
 	bool dax;			/* statx STATX_ATTR_DAX: the file's data is accessed directly (DAX) */
+	bool no_direct_io;		/* statx STATX_DIOALIGN offset 0: O_DIRECT writes go through the page
+					   cache (ext4 data=journal, inline data, fs-verity) */
 	uint32_t reserved[11];
 };
 

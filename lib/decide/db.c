@@ -247,12 +247,17 @@ static void judge_growth(struct awr_db_file *f, const struct awr_fs_view *fs)
 	       f->grow_align ? "a stripe unit that is not a multiple of the page" : "no stripe unit", mk, P);
 }
 
-/* DAX: writes are CPU stores to persistent memory (dax_iomap_rw()), no block write is atomic */
+/* Files whose writes no path makes atomic: DAX (CPU stores to persistent memory, dax_iomap_rw()),
+ * and a file that takes no direct I/O (ext4_dio_write_iter() buffers its O_DIRECT writes) */
 static void judge_dax(struct awr_db_file *f, const struct awr_fs_view *fs)
 {
 	if (fs->dax)
 		reason(f, AWR_DB_NOT_SAFE, "the file is DAX (statx): its writes are copied to persistent memory "
 		       "by the CPU, with no atomic unit (6.17+ refuses RWF_ATOMIC on DAX; before, it was ignored)");
+	if (fs->no_direct_io)
+		reason(f, AWR_DB_NOT_SAFE, "the file takes no direct I/O (statx STATX_DIOALIGN 0: ext4 data=journal, "
+		       "a journalled file, inline data or fs-verity): its O_DIRECT page writes, RWF_ATOMIC ones too, "
+		       "go through the page cache as plain writes");
 }
 
 static void judge_file(struct awr_db_report *r, int dfd, const char *rel, struct awr_db_file *f)

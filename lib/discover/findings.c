@@ -64,6 +64,35 @@ static void limits_from_statx(struct awr_probe *p)
 	}
 }
 
+/*
+ * A file whose statx reports atomic writes that none of its writes would get: DAX (dax_iomap_rw()
+ * has no atomic path: 6.17+ fails IOCB_ATOMIC with EIO and XFS reports none, but 6.16's reflink
+ * XFS reported software atomics on DAX), and a file that takes no direct I/O (STATX_DIOALIGN with
+ * a zero offset alignment: ext4_dio_alignment() is 0 for data=journal, a journalled file, inline
+ * data and fs-verity, and ext4_dio_write_iter() then sends O_DIRECT writes, RWF_ATOMIC ones
+ * included, through ext4_buffered_write_iter() as plain writes, read in 6.18.2 and 7.1.5). The
+ * effective limits say no atomic writes; the finding says why the kernel would take them anyway.
+ */
+static bool file_writes_atomic(struct awr_probe *p)
+{
+	const struct awr_statx_view *s = &p->statx;
+
+	if (s->attributes & STATX_ATTR_DAX) {
+		awr__add_finding(p, "dax", AWR_SEV_ERROR, "the file is DAX (CPU stores to persistent memory): statx "
+				 "says %" PRIu32 "..%" PRIu32 " bytes atomic, but dax_iomap_rw() ignores RWF_ATOMIC "
+				 "before 6.17 and refuses it (EIO) after", s->unit_min, s->unit_max);
+		return false;
+	}
+	if (s->dio_reported && !s->dio_offset_align) {
+		awr__add_finding(p, "no_direct_io", AWR_SEV_ERROR, "statx says %" PRIu32 "..%" PRIu32 " bytes "
+				 "atomic, but the file takes no O_DIRECT (ext4 data=journal, inline data, fs-verity): "
+				 "its RWF_ATOMIC writes go through the page cache as plain writes, none atomic",
+				 s->unit_min, s->unit_max);
+		return false;
+	}
+	return true;
+}
+
 static void explain_unsupported(struct awr_probe *p, uint32_t kver, const char *rel)
 {
 	const struct awr_statx_view *s = &p->statx;
@@ -164,7 +193,11 @@ void awr__derive_effective(struct awr_probe *p)
 
 	memset(&p->effective, 0, sizeof(p->effective));
 	limits_from_statx(p);
-	if (!p->effective.supported)
+	if (p->effective.supported && S_ISREG(p->statx.mode) && !file_writes_atomic(p)) {
+		p->effective.supported = false;
+		p->effective.unit_min = p->effective.unit_max = p->effective.max_bytes = 0;
+		p->effective.unit_max_opt = 0;
+	} else if (!p->effective.supported)
 		explain_unsupported(p, kver, rel);
 	else if (S_ISREG(p->statx.mode))
 		explain_file(p);

@@ -197,8 +197,10 @@ int awr_fs_view_fd(int fd, struct awr_fs_view *out)
 	if (fstat(fd, &st) || fstatfs(fd, &sf))
 		return -errno;
 	memset(&sx, 0, sizeof(sx));
-	if (!awr__statx_fd(fd, NULL, &sx))
+	if (!awr__statx_fd(fd, NULL, &sx)) {
 		out->dax = sx.attributes & STATX_ATTR_DAX;
+		out->no_direct_io = S_ISREG(st.st_mode) && sx.dio_reported && !sx.dio_offset_align;
+	}
 	if (sx.atomic_reported && sx.unit_min) {
 		out->atomic = true;
 		out->unit_min = sx.unit_min;
@@ -231,7 +233,7 @@ int awr_fs_view_fd(int fd, struct awr_fs_view *out)
 	 * IOCB_ATOMIC (EIO) and XFS reports no atomic unit (AWR_KRULE_DAX_NO_ATOMIC); before, the write
 	 * went through as a plain one, whatever statx said (a reflink XFS on DAX reported software
 	 * atomics in 6.16) */
-	if (out->dax)
+	if (out->dax || out->no_direct_io)	/* and ext4_dio_write_iter() buffers what takes no O_DIRECT */
 		out->hardware_max = out->software_max = 0;
 	return 0;
 }

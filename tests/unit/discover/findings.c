@@ -158,5 +158,26 @@ int main(void)
 	EXPECT_FINDING(p, "dio_alignment_unknown", "direct I/O alignment");
 	free(p);
 
+	/* ext4 with data=journal (read off the 7.3 guest): statx reports atomic writes and no direct I/O
+	 * (STATX_DIOALIGN offset 0); ext4_dio_write_iter() buffers them: no atomic writes in effect. */
+	p = make(S_IFREG, true, 4096, 16384, 0);
+	with_sysfs(p, "nvme0n1", "", 4096, 16384, 16384, 0, true);
+	p->statx.dio_mem_align = p->statx.dio_offset_align = 0;
+	awr__derive_effective(p);
+	T_EXPECT(!p->effective.supported, "data=journal: no atomic writes in effect");
+	T_EXPECT_EQ(p->effective.unit_max, 0, "data=journal: no unit");
+	EXPECT_FINDING(p, "no_direct_io", "through the page cache as plain writes");
+	T_EXPECT(!find(p, "fs_no_atomic"), "data=journal: statx did report atomics, no fs_no_atomic");
+	free(p);
+
+	/* A DAX file whose statx reports atomic writes (6.16's reflink XFS): none in effect. */
+	p = make(S_IFREG, true, 4096, 65536, 0);
+	with_sysfs(p, "pmem0", "", 0, 0, 0, 0, true);
+	p->statx.attributes = STATX_ATTR_DAX;
+	awr__derive_effective(p);
+	T_EXPECT(!p->effective.supported, "DAX: no atomic writes in effect");
+	EXPECT_FINDING(p, "dax", "dax_iomap_rw() ignores RWF_ATOMIC before 6.17");
+	free(p);
+
 	return t_done("findings");
 }

@@ -34,7 +34,7 @@ expected_cases() {
 	sd_maxlen) echo 85 ;;
 	sd_bndry) echo 86 ;;
 	sd_gran) echo 85 ;;
-	sd_fsview) echo 37 ;;	# 2 loads + the filesystem path cases of fsview.sh (30, --software-only 5)
+	sd_fsview) echo 42 ;;	# 2 loads + the filesystem path cases of fsview.sh (35, --software-only 5)
 	# Every NVMe group but nvme_nabo has nvme_cli_write_queued (the nvme engine's queue).
 	# 7.0+ ignores AWUPF: the AWUPF-only namespaces write one block, so the
 	# three misaligned cli cases of the disk and of each partition are not
@@ -46,7 +46,7 @@ expected_cases() {
 	nvme_nabspf) echo 84 ;;	# the partition one block past 1 MiB crosses the 64 KiB boundary: refused; awr list's 3 cases
 	nvme_nabo) echo 41 ;;	# no atomic writes: fewer cases, no passthrough ones
 	nvme_nawupf_hi) echo 81 ;;	# 64 KiB boundary, as nvme_nabspf
-	nvme_nawupf3) kernel_at_least 6.16 && echo 178 || echo 152 ;;	# with the filesystem path cases of fsview.sh (30), the page store's of pages.sh (9), awr database's of database.sh (9), max_atomic_write's of xfsopts.sh (6; before 6.16 4) and MariaDB's crash cycles of mariadb.sh (28; before 6.16 the verdict and the preload's refusal, 4)
+	nvme_nawupf3) kernel_at_least 6.16 && echo 183 || echo 157 ;;	# with the filesystem path cases of fsview.sh (35), the page store's of pages.sh (9), awr database's of database.sh (9), max_atomic_write's of xfsopts.sh (6; before 6.16 4) and MariaDB's crash cycles of mariadb.sh (28; before 6.16 the verdict and the preload's refusal, 4)
 	stack_sd) echo 46 ;;	# load + 7 stacked devices x (statx, probe, json, stack_derived, sweep, stack_rule) + awr list's 3
 	stack_nvme) echo 46 ;;	# as stack_sd
 	nvme_mpath) echo 9 ;;	# load + 2 paths + the head (statx, probe, json, stack_derived, sweep, stack_rule)

@@ -103,6 +103,18 @@ moved_write() {	# SW-CASE MOVED-CASE FILE OFF LEN
 	check "$2" $? "the $5 write at $4 stayed in place by xfs_io's listing"
 }
 
+# cached_after_atomic FILE: a 64 KiB file written and flushed, the cache dropped, then one RWF_ATOMIC
+# O_DIRECT write of UNIT at UNIT (xfs_io, exit in rc); cached: how many of its pages mincore finds
+cached_after_atomic() {
+	xfs_io -f -c "pwrite -q 0 64k" -c fsync "$1" >/dev/null 2>&1
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	xfs_io -d -c "pwrite -q -A -V 1 -b $unit $unit $unit" "$1" >/tmp/fsview.xio 2>&1
+	rc=$?
+	cached=$(xfs_io -r -c "mmap -r 0 64k" -c "mincore 0 64k" "$1" 2>/dev/null |
+		awk '/pages/ { for (i = 1; i <= NF; i++) if ($(i + 1) == "pages") n += $i } END { print n + 0 }')
+}
+
 # mount_fs FS MKFS...: make and mount the filesystem, FS.mount
 mount_fs() {
 	local fs=$1
@@ -129,7 +141,8 @@ xfs.unit_in_place_fiemap xfs.big_software xfs.big_moved_fiemap xfs.misaligned_fi
 xfs.misaligned_extents xfs.misaligned_probe xfs.prepare_above_device xfs.prepare_holding_data xfs.bench_layout
 xfs_oddag.mount xfs_oddag.statx_one_block xfs_oddag.probe_cap xfs_oddag.probe_hardware xfs_oddag.unit_hardware
 xfs_oddag.unit_in_place_fiemap xfs_oddag.device_unit_refused ext4.mount
-ext4.probe_dir ext4.prepare ext4.unit_hardware ext4.unit_in_place_fiemap ext4.big_refused ext4.prepare_above_fs"
+ext4.probe_dir ext4.prepare ext4.unit_hardware ext4.unit_in_place_fiemap ext4.big_refused ext4.prepare_above_fs
+ext4.direct_uncached ext4_journal.mount ext4_journal.kernel_buffers ext4_journal.probe ext4_journal.write_refused"
 [ "$mode" = software ] && CASES="xfs.mount xfs.probe_software_only xfs.prepare xfs.unit_software xfs.unit_moved_fiemap"
 # XFS multi-block atomic writes (and their copy-on-write path) and ext4 bigalloc ones came in 6.16
 kv=$(uname -r)
@@ -257,7 +270,33 @@ if mount_fs ext4 mkfs.ext4 -q -F -b 4096 -O bigalloc -C "$unit"; then
 	# ext4 has no software path: min(cluster, device unit_max)
 	prepare_refused ext4.prepare_above_fs "$mnt/new" "$big" \
 		"is above what ext4 writes atomically here ($(kib "$unit")"
+	cached_after_atomic "$mnt/c"
+	[ "$cached" = 0 ]
+	check ext4.direct_uncached $? "after an RWF_ATOMIC O_DIRECT write (xfs_io pwrite -A, exit $rc) $cached of its pages are in the page cache (mincore)"
+	echo "INFO ext4.direct_uncached: xfs_io pwrite -A exit $rc, $cached pages cached after it"
 	umount "$mnt"
 fi
 at "ext4 done"
+# --- ext4 bigalloc with data=journal: ext4_dio_alignment() is 0, statx's STATX_DIOALIGN says no direct
+# I/O, and ext4_dio_write_iter() sends O_DIRECT writes, RWF_ATOMIC ones too, through the page cache:
+# the kernel takes the atomic write (exit 0) and leaves its pages cached (mincore), while statx still
+# reports atomic writes. awr says none is atomic and refuses to write.
+if mkfs.ext4 -q -F -b 4096 -O bigalloc -C "$unit" "$dev" >/tmp/fsview.mkfs 2>&1 &&
+   mount -t ext4 -o data=journal "$dev" "$mnt" >>/tmp/fsview.mkfs 2>&1; then
+	pass ext4_journal.mount
+	cached_after_atomic "$mnt/c"
+	[ "$rc" = 0 ] && [ "$cached" -gt 0 ]
+	check ext4_journal.kernel_buffers $? "xfs_io pwrite -A (O_DIRECT) exit $rc, $cached of its pages in the page cache (mincore): $(head -c 300 /tmp/fsview.xio)"
+	echo "INFO ext4_journal.kernel_buffers: xfs_io pwrite -A exit $rc, $cached pages cached after it; statx: $(/awr/awr-vmtest statx "$mnt/c")"
+	out=$($AWR probe "$mnt/c" 2>&1)
+	expect_text ext4_journal.probe "no_direct_io"
+	out=$($AWR write "$mnt/c" --offset 0 --length "$unit" --unit "$unit" 2>&1)
+	rc=$?
+	[ "$rc" = 1 ] && case "$out" in *"refused before writing"*) true ;; *) false ;; esac
+	check ext4_journal.write_refused $? "awr write: exit $rc: $out"
+	umount "$mnt"
+else
+	fail ext4_journal.mount "$(head -n 3 /tmp/fsview.mkfs | tr '\n' ' ')"
+fi
+at "ext4 data=journal done"
 wipe
