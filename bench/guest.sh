@@ -4,13 +4,17 @@
 # 16 KiB (QEMU 11's namespace atomic fields), 16 KiB pages, QD 32, 3 s a mode, 32 MiB span, three
 # fresh rounds (the guest group "bench" of tests/vm/guest/cases.sh). Prints each round's figures
 # and the ratios; the kernel and QEMU come from the guest stage's cache (tests/vm/run.sh).
-#   bench/guest.sh [KERNEL]     (KERNEL: a series for AWR_VM_KERNELS, default 7)
+#   [FIO=PATH] bench/guest.sh [KERNEL]     (KERNEL: a series for AWR_VM_KERNELS, default 7)
+# FIO: a fio 3.38+ built from source (outside the tree): its io_uring engine with --atomic=1 and its
+# io_uring_cmd engine (NVMe passthrough) join the passthrough rounds, packed for the guest with
+# their libraries (tests/vm/run.sh AWR_VM_FIO).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 out=$(mktemp -d "${TMPDIR:-/tmp}/awr-bench-guest.XXXXXX") || exit 2
 trap 'rm -rf "$out"' EXIT	# AWR_BENCH_KEEP=1 keeps the guest's serial log and results
 [ "${AWR_BENCH_KEEP:-0}" = 1 ] && trap 'echo "kept: $out"' EXIT
-AWR_VM_ONLY=bench AWR_VM_KERNELS=${1:-7} AWR_VM_OUT=$out "$here/../tests/vm/run.sh" >"$out/run.log" 2>&1
+[ -z "${FIO:-}" ] || [ -x "$FIO" ] || { echo "guest.sh: FIO=$FIO is not an executable" >&2; exit 2; }
+AWR_VM_FIO=${FIO:-} AWR_VM_ONLY=bench AWR_VM_KERNELS=${1:-7} AWR_VM_OUT=$out "$here/../tests/vm/run.sh" >"$out/run.log" 2>&1
 rc=$?
 grep -E '^vm: (QEMU|kernel)' "$out/run.log"
 grep -E '^INFO bench' "$out/results.txt" | grep -v '^INFO bench.p[at][ir ]' | sed 's/^INFO //'
@@ -30,7 +34,7 @@ for k in atomic/plain atomic/doublewrite pages/doublewrite; do
 		awk -v k="$k" '{ a[NR] = $1 } END { if (NR) printf "  %s: median %.2fx of %d rounds (%.2f..%.2f)\n", k, (a[int((NR + 1) / 2)] + a[int(NR / 2) + 1]) / 2, NR, a[1], a[NR] }'
 done
 # the passthrough engines: median milliseconds of the three rounds per device, engine and depth
-echo "passthrough (awr write of 8 MiB in 16 KiB units, whole process; median of 3 rounds, ms):"
+echo "passthrough (8 MiB in 16 KiB units, whole process; median of 3 rounds, ms; fio_*: fio's engines):"
 grep -E '^INFO bench.pt dev=' "$out/results.txt" |
 	sed 's/.*dev=\([^ ]*\) engine=\([^ ]*\) qd=\([^ ]*\) round=[^ ]* ms=\([0-9]*\).*/\1 \2 \3 \4/' |
 	sort -k1,1 -k2,2 -k3,3n -k4,4n | awk '{ k = $1 " " $2 " qd " $3; v[k] = v[k] " " $4; n[k]++; if (!(k in seen)) { seen[k] = 1; o[++m] = k } }

@@ -372,37 +372,43 @@ cp "$here/guest/pages.sh" "$ir/awr/pages.sh"
 cp "$here/guest/database.sh" "$ir/awr/database.sh"
 cp "$here/guest/mariadb.sh" "$ir/awr/mariadb.sh"
 cp "$here/guest/xfsopts.sh" "$ir/awr/xfsopts.sh"
-# The host's MariaDB for mariadb.sh (crash cycles of the real engine on the guest's NVMe):
-# mariadbd, the client and innochecksum of Debian 12 with every library ldd names and the host's
-# own loader in /awr/my (run through /awr/my/run, never mixed with the tool tree's libraries), the
-# error messages and character sets where mariadbd looks (/usr/share/mysql), libatomicwr-preload
-# built against the static build's library, and a data directory made by mariadb-install-db
-# (16 KiB pages, a 16 MiB redo log).
-mariadb_bundle() {
+# host_programs PROG...: programs of this machine for the guest, in /awr/my/bin with every library
+# ldd names (theirs and libatomicwr-preload's, when built) and the host's own loader in /awr/my/lib,
+# run through /awr/my/run PROG ARGS: never mixed with the tool tree's libraries
+host_programs() {
 	local my=$ir/awr/my b f
-	: >"$run/my.log"
-	mkdir -p "$my/bin" "$my/lib" "$ir/usr/share/mysql" || return 1
+	mkdir -p "$my/bin" "$my/lib" || return 1
+	for b in "$@"; do
+		[ -x "$b" ] || { echo "$b is missing" >>"$run/my.log"; return 1; }
+		cp "$b" "$my/bin/" || return 1
+	done
+	for b in "$my"/bin/* "$my"/lib/libatomicwr-preload.so; do
+		[ -f "$b" ] && ldd "$b" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'
+	done | sort -u | while read -r f; do cp -L "$f" "$my/lib/"; done
+	[ -f "$my/lib/ld-linux-x86-64.so.2" ] || { echo "no ld-linux-x86-64.so.2 in ldd's list" >>"$run/my.log"; return 1; }
+	printf '#!/bin/sh\n# run PROG ARGS: a program of /awr/my/bin with the host libraries beside it\np=$1; shift\nexec /awr/my/lib/ld-linux-x86-64.so.2 --library-path /awr/my/lib "/awr/my/bin/$p" "$@"\n' >"$my/run"
+	chmod 755 "$my/run"
+}
+# The host's MariaDB for mariadb.sh (crash cycles of the real engine on the guest's NVMe):
+# mariadbd, the client and innochecksum of Debian 12 (host_programs), the error messages and
+# character sets where mariadbd looks (/usr/share/mysql), libatomicwr-preload built against the
+# static build's library, and a data directory made by mariadb-install-db (16 KiB pages, a 16 MiB
+# redo log). sysbench and its Lua scripts for the guest group bench_mariadb only.
+mariadb_bundle() {
+	local my=$ir/awr/my progs=(/usr/sbin/mariadbd /usr/bin/mariadb /usr/bin/innochecksum)
+	mkdir -p "$my/lib" "$ir/usr/share/mysql" || return 1
 	# shellcheck disable=SC2046
 	cc -std=gnu11 -O2 -Wall -Wextra -D_GNU_SOURCE -U_FILE_OFFSET_BITS -fPIC -shared -I"$src/include" -I"$src/lib" \
 		-o "$my/lib/libatomicwr-preload.so" "$src/preload/preload.c" "$bdir/lib/libatomicwr.a" \
 		$(pkg-config --libs liburing libnvme json-c blkid libxxhash) -lsgutils2 -ldl -pthread -Wl,--no-undefined \
 		>>"$run/my.log" 2>&1 || return 1
-	for b in /usr/sbin/mariadbd /usr/bin/mariadb /usr/bin/innochecksum; do
-		[ -x "$b" ] || { echo "$b is missing" >>"$run/my.log"; return 1; }
-		cp "$b" "$my/bin/"
-	done
-	# sysbench and its Lua scripts for the guest group bench_mariadb only (bench/guest_mariadb.sh)
 	case ",$only," in *,bench_mariadb,*)
 		[ -x /usr/bin/sysbench ] || { echo "bench_mariadb needs sysbench (apt-get install sysbench)" >>"$run/my.log"; return 1; }
-		cp /usr/bin/sysbench "$my/bin/" && mkdir -p "$ir/usr/share" && cp -r /usr/share/sysbench "$ir/usr/share/" || return 1 ;;
+		progs+=(/usr/bin/sysbench)
+		mkdir -p "$ir/usr/share" && cp -r /usr/share/sysbench "$ir/usr/share/" || return 1 ;;
 	esac
-	for b in "$my"/bin/* "$my/lib/libatomicwr-preload.so"; do
-		ldd "$b" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'
-	done | sort -u | while read -r f; do cp -L "$f" "$my/lib/"; done
-	[ -f "$my/lib/ld-linux-x86-64.so.2" ] || { echo "no ld-linux-x86-64.so.2 in ldd's list" >>"$run/my.log"; return 1; }
+	host_programs "${progs[@]}" || return 1
 	cp -r /usr/share/mysql/english /usr/share/mysql/charsets "$ir/usr/share/mysql/" || return 1
-	printf '#!/bin/sh\n# run PROG ARGS: a program of /awr/my/bin with the host libraries beside it\np=$1; shift\nexec /awr/my/lib/ld-linux-x86-64.so.2 --library-path /awr/my/lib "/awr/my/bin/$p" "$@"\n' >"$my/run"
-	chmod 755 "$my/run"
 	mariadb-install-db --no-defaults --datadir="$my/data" --user=root --auth-root-authentication-method=normal \
 		--skip-test-db --innodb-page-size=16k --innodb-log-file-size=16M >>"$run/my.log" 2>&1
 }
@@ -420,6 +426,11 @@ if command -v mariadb-install-db >/dev/null; then
 	done
 	rm -rf "$run/mydb"
 	mariadb_bundle || die "packing the host's MariaDB for the guest failed (see $run/my.log)"
+fi
+# AWR_VM_FIO=PATH: a fio of this machine (built from source, 3.38+) for the guest group bench
+# (bench/guest.sh): its io_uring_cmd engine beside awr's passthrough engines
+if [ -n "${AWR_VM_FIO:-}" ]; then
+	host_programs "$AWR_VM_FIO" || die "packing $AWR_VM_FIO for the guest failed (see $run/my.log)"
 fi
 cp "$bdir/cli/awr" "$ir/awr/awr"
 cp "$bdir/awr-vmtest" "$ir/awr/awr-vmtest"

@@ -740,7 +740,7 @@ run_bench() {
 	# 8 MiB in 16 KiB units, whole-process time, QD 1 and 32 (16 for SCSI: the sg driver's queue), three
 	# rounds in alternating order: the NVMe namespace, then a scsi_debug disk (sd_default's parameters;
 	# scsi_debug delays each command by a jiffy, so QD 1 is bound by it)
-	pt_round "$g" "$ns" "/dev/$ns" uring "/dev/ng${ns#nvme}" nvme 32
+	pt_round "$g" "$ns" "/dev/$ns" uring "/dev/ng${ns#nvme}" nvme 32 fio_uring fio_uring_cmd
 	# shellcheck disable=SC2086
 	if sd_load "$g" $SD_BASE; then
 		sg=$(ls /sys/block/$disk/device/scsi_generic/ 2>/dev/null | head -n 1)
@@ -753,20 +753,29 @@ run_bench() {
 	if [ "$fails" = 0 ]; then say "PASS $g.runs"; else say "FAIL $g.runs: $fails runs exited non-zero"; fi
 }
 
-# pt_round GROUP NAME DEV-A ENGINE-A DEV-B ENGINE-B MAXQD: three rounds of awr write at QD 1 and MAXQD
-# through both engines, alternating which goes first; INFO GROUP.pt lines (milliseconds, MB/s)
+# pt_round GROUP NAME DEV-A ENGINE-A DEV-B ENGINE-B MAXQD [FIO-ENGINE...]: three rounds of awr write
+# at QD 1 and MAXQD through both engines, alternating which goes first; with fio in the guest
+# (run.sh AWR_VM_FIO) also fio's engines (fio_uring: io_uring --atomic=1 on DEV-A, RWF_ATOMIC as awr's
+# uring engine; fio_uring_cmd: NVMe passthrough on DEV-B, as awr's nvme engine) in the same rotation,
+# writing the same 8 MiB in 16 KiB units; INFO GROUP.pt lines (whole-process milliseconds, MB/s)
 pt_round() {
-	local g=$1 name=$2 qd r order e dev t0 t1 ms
+	local g=$1 name=$2 qd r order e dev t0 t1 ms engines="$4 $6"
+	[ -x /awr/my/run ] && [ -x /awr/my/bin/fio ] && [ $# -gt 7 ] && engines="$engines $(shift 7; echo "$@")"
 	for r in 1 2 3; do
 		for qd in 1 "$7"; do
-			order="$4 $6"
-			[ $((r % 2)) = 0 ] && order="$6 $4"
+			# rotate the order each round: every engine leads once
+			order=$(echo $engines | awk -v r=$r '{ for (i = 0; i < NF; i++) printf "%s ", $((i + r - 1) % NF + 1) }')
 			for e in $order; do
 				dev=$3
-				[ "$e" = "$6" ] && dev=$5
+				[ "$e" = "$6" ] || [ "$e" = fio_uring_cmd ] && dev=$5
 				t0=$(awk '{ printf "%d", $1 * 1000 }' /proc/uptime)	# ms (the guest's date has no %N)
-				$AWR write "$dev" --offset 0 --length 8m --unit 16k --engine "$e" --qd "$qd" --force \
-					>/tmp/pt.out 2>&1 || { fails=$((fails + 1)); say "INFO $g.pt $name $e qd=$qd failed: $(head -c 200 /tmp/pt.out)"; }
+				case "$e" in
+				fio_uring) /awr/my/run fio --name=w --thread --filename="$dev" --ioengine=io_uring --direct=1 \
+					--atomic=1 --rw=write --bs=16k --size=8m --iodepth="$qd" --output=/tmp/pt.out ;;
+				fio_uring_cmd) /awr/my/run fio --name=w --thread --filename="$dev" --ioengine=io_uring_cmd \
+					--cmd_type=nvme --rw=write --bs=16k --size=8m --iodepth="$qd" --output=/tmp/pt.out ;;
+				*) $AWR write "$dev" --offset 0 --length 8m --unit 16k --engine "$e" --qd "$qd" --force >/tmp/pt.out 2>&1 ;;
+				esac || { fails=$((fails + 1)); say "INFO $g.pt $name $e qd=$qd failed: $(head -c 300 /tmp/pt.out | tr '\n' ' ')"; }
 				t1=$(awk '{ printf "%d", $1 * 1000 }' /proc/uptime)
 				ms=$((t1 - t0))
 				say "INFO $g.pt dev=$name engine=$e qd=$qd round=$r ms=$ms mb_s=$(( 8 * 1000 / (ms ? ms : 1) ))"
