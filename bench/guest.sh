@@ -34,10 +34,12 @@ for k in atomic/plain atomic/doublewrite pages/doublewrite; do
 		awk -v k="$k" '{ a[NR] = $1 } END { if (NR) printf "  %s: median %.2fx of %d rounds (%.2f..%.2f)\n", k, (a[int((NR + 1) / 2)] + a[int(NR / 2) + 1]) / 2, NR, a[1], a[NR] }'
 done
 # the passthrough engines: median milliseconds of the three rounds per device, engine and depth
-echo "passthrough (8 MiB in 16 KiB units, whole process; median of 3 rounds, ms; fio_*: fio's engines):"
+echo "passthrough (8 MiB in 16 KiB units; median of 3 rounds, ms: the whole process, and the writes' own"
+echo "time (awr write -o json \"seconds\", fio's run=); fio_*: fio's engines):"
 grep -E '^INFO bench.pt dev=' "$out/results.txt" |
-	sed 's/.*dev=\([^ ]*\) engine=\([^ ]*\) qd=\([^ ]*\) round=[^ ]* ms=\([0-9]*\).*/\1 \2 \3 \4/' |
-	sort -k1,1 -k2,2 -k3,3n -k4,4n | awk '{ k = $1 " " $2 " qd " $3; v[k] = v[k] " " $4; n[k]++; if (!(k in seen)) { seen[k] = 1; o[++m] = k } }
-		END { for (i = 1; i <= m; i++) { split(substr(v[o[i]], 2), a, " "); printf "  %-28s %s ms (rounds:%s)\n", o[i], a[int((n[o[i]] + 1) / 2)], v[o[i]] } }'
+	sed 's/.*dev=\([^ ]*\) engine=\([^ ]*\) qd=\([^ ]*\) round=[^ ]* ms=\([0-9]*\) io_ms=\([0-9?]*\).*/\1 \2 \3 \4 \5/' |
+	awk '{ k = $1 " " $2 " qd " $3; w[k] = w[k] " " $4; io[k] = io[k] " " $5; n[k]++; if (!(k in seen)) { seen[k] = 1; o[++m] = k } }
+		function med(s, c,   a, i, j, t) { split(substr(s, 2), a, " "); for (i = 1; i <= c; i++) for (j = i + 1; j <= c; j++) if (a[j] + 0 < a[i] + 0) { t = a[i]; a[i] = a[j]; a[j] = t }; return a[int((c + 1) / 2)] }
+		END { for (i = 1; i <= m; i++) printf "  %-28s whole %5s ms, writes %5s ms (rounds:%s |%s)\n", o[i], med(w[o[i]], n[o[i]]), med(io[o[i]], n[o[i]]), w[o[i]], io[o[i]] }'
 grep -E '^(PASS|FAIL)' "$out/run.log" | grep -v case_count
 exit $rc

@@ -61,6 +61,8 @@ const char *out_severity_name(enum awr_severity s);
 struct json_object *out_finding_json(const struct awr_finding *f);
 struct json_object *out_probe_findings_json(const struct awr_probe *p);
 
+/* progress.c: seconds on the monotonic clock */
+double cli_now_s(void);
 /* progress.c: one line on a terminal's standard error while a long call runs (normal output only) */
 struct progress;
 typedef void (*progress_fn)(void *arg, double elapsed, char *buf, size_t len);

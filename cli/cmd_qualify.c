@@ -61,14 +61,6 @@ static void remove_on_signal(const struct qctx *q)
 		signal(sigs[i], on_signal);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* The scratch file: new (O_EXCL), then opened and held like any target. */
 static int create_file(struct qctx *q)
 {
@@ -241,7 +233,7 @@ static int write_report(const char *file, struct json_object *o)
 
 static void run_checks(struct qctx *q, struct qcheck *c, struct tally *t)
 {
-	double start = now_s(), t0;
+	double start = cli_now_s(), t0;
 
 	q->started = time(NULL);
 
@@ -253,7 +245,7 @@ static void run_checks(struct qctx *q, struct qcheck *c, struct tally *t)
 			continue;	/* a check of files on a filesystem: not in a block device's list */
 		c[i].name = checks[i].name;
 		c[i].figures = json_object_new_object();
-		t0 = now_s();
+		t0 = cli_now_s();
 		{
 			char label[96];
 			struct progress *pr;
@@ -264,12 +256,12 @@ static void run_checks(struct qctx *q, struct qcheck *c, struct tally *t)
 			checks[i].run(q, &c[i]);
 			progress_stop(pr);
 		}
-		c[i].seconds = now_s() - t0;
+		c[i].seconds = cli_now_s() - t0;
 		t->n[c[i].result]++;
 		if (out_mode == OUT_NORMAL)
 			print_check(&c[i]);
 	}
-	t->seconds = now_s() - start;
+	t->seconds = cli_now_s() - start;
 }
 
 /* @text after @lead, wrapped at word boundaries to 100 columns, the lines after the first indented */

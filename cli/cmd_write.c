@@ -40,6 +40,7 @@ struct write_job {
 	unsigned int qd;	/* writes in flight (uring, nvme), 0 one at a time */
 	bool have_stats;
 	struct awr_ring_stats stats;	/* the queue's fill at each reap (uring, nvme) */
+	double seconds;		/* the writes' wall time: first submission to last completion */
 };
 
 static int parse_pattern(struct write_job *j, const char *pattern)
@@ -427,7 +428,9 @@ static int run_passthrough(struct write_job *j, const char *engine, bool force, 
 	}
 	fill_pattern(j);
 	out_outcome("write_failed");
+	j->seconds = cli_now_s();
 	if (!(j->qd ? run_queued(j, NULL, pt_nvme(t), pt_scsi(t)) : run_pt(j, t))) {
+		j->seconds = cli_now_s() - j->seconds;
 		if (do_verify && pt_read_fd(t) >= 0)
 			verified = !verify(j, pt_read_fd(t));
 		report(j, verified);
@@ -482,6 +485,12 @@ static void report(const struct write_job *j, int verified)
 	json_object_object_add(o, "bytes_written", out_u64(j->written));
 	json_object_object_add(o, "dsync", json_object_new_boolean(j->flags & AWR_WRITE_DSYNC));
 	json_object_object_add(o, "verified", verified < 0 ? NULL : json_object_new_boolean(verified));
+	{
+		char buf[32];
+
+		snprintf(buf, sizeof(buf), "%.6f", j->seconds);
+		json_object_object_add(o, "seconds", json_object_new_double_s(j->seconds, buf));
+	}
 	if (j->have_stats) {	/* writes in the kernel at each reap (awr_ring_stats(), awr_nvme_stats()) */
 		struct json_object *q = json_object_new_object();
 		double mean = j->stats.reaps ? (double)j->stats.inflight_sum / (double)j->stats.reaps : 0;
@@ -599,8 +608,10 @@ int cmd_write(int argc, const char **argv)
 		goto out;
 	fill_pattern(&j);
 	out_outcome("write_failed");
+	j.seconds = cli_now_s();
 	if (qd ? run_queued(&j, f, NULL, NULL) : run_sync(&j, f))
 		goto out;
+	j.seconds = cli_now_s() - j.seconds;
 	if (do_verify)
 		verified = !verify(&j, awr_file_fd(f));
 	report(&j, verified);

@@ -28,6 +28,14 @@ struct progress {
 	size_t width;
 };
 
+double cli_now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 static double elapsed(const struct progress *p)
 {
 	struct timespec t;

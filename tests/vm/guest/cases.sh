@@ -46,7 +46,7 @@ expected_cases() {
 	nvme_nabspf) echo 84 ;;	# the partition one block past 1 MiB crosses the 64 KiB boundary: refused; awr list's 3 cases
 	nvme_nabo) echo 41 ;;	# no atomic writes: fewer cases, no passthrough ones
 	nvme_nawupf_hi) echo 81 ;;	# 64 KiB boundary, as nvme_nabspf
-	nvme_nawupf3) kernel_at_least 6.16 && echo 183 || echo 157 ;;	# with the filesystem path cases of fsview.sh (35), the page store's of pages.sh (9), awr database's of database.sh (9), max_atomic_write's of xfsopts.sh (6; before 6.16 4) and MariaDB's crash cycles of mariadb.sh (28; before 6.16 the verdict and the preload's refusal, 4)
+	nvme_nawupf3) kernel_at_least 6.16 && echo 184 || echo 158 ;;	# with the filesystem path cases of fsview.sh (35), the page store's of pages.sh (9), awr database's of database.sh (10), max_atomic_write's of xfsopts.sh (6; before 6.16 4) and MariaDB's crash cycles of mariadb.sh (28; before 6.16 the verdict and the preload's refusal, 4)
 	stack_sd) echo 46 ;;	# load + 7 stacked devices x (statx, probe, json, stack_derived, sweep, stack_rule) + awr list's 3
 	stack_nvme) echo 46 ;;	# as stack_sd
 	nvme_mpath) echo 9 ;;	# load + 2 paths + the head (statx, probe, json, stack_derived, sweep, stack_rule)
@@ -757,7 +757,8 @@ run_bench() {
 # at QD 1 and MAXQD through both engines, alternating which goes first; with fio in the guest
 # (run.sh AWR_VM_FIO) also fio's engines (fio_uring: io_uring --atomic=1 on DEV-A, RWF_ATOMIC as awr's
 # uring engine; fio_uring_cmd: NVMe passthrough on DEV-B, as awr's nvme engine) in the same rotation,
-# writing the same 8 MiB in 16 KiB units; INFO GROUP.pt lines (whole-process milliseconds, MB/s)
+# writing the same 8 MiB in 16 KiB units; INFO GROUP.pt lines (whole-process milliseconds, the
+# writes' own milliseconds, MB/s)
 pt_round() {
 	local g=$1 name=$2 qd r order e dev t0 t1 ms engines="$4 $6"
 	[ -x /awr/my/run ] && [ -x /awr/my/bin/fio ] && [ $# -gt 7 ] && engines="$engines $(shift 7; echo "$@")"
@@ -774,11 +775,14 @@ pt_round() {
 					--atomic=1 --rw=write --bs=16k --size=8m --iodepth="$qd" --output=/tmp/pt.out ;;
 				fio_uring_cmd) /awr/my/run fio --name=w --thread --filename="$dev" --ioengine=io_uring_cmd \
 					--cmd_type=nvme --rw=write --bs=16k --size=8m --iodepth="$qd" --output=/tmp/pt.out ;;
-				*) $AWR write "$dev" --offset 0 --length 8m --unit 16k --engine "$e" --qd "$qd" --force >/tmp/pt.out 2>&1 ;;
+				*) $AWR write "$dev" --offset 0 --length 8m --unit 16k --engine "$e" --qd "$qd" --force -o json >/tmp/pt.out 2>&1 ;;
 				esac || { fails=$((fails + 1)); say "INFO $g.pt $name $e qd=$qd failed: $(head -c 300 /tmp/pt.out | tr '\n' ' ')"; }
 				t1=$(awk '{ printf "%d", $1 * 1000 }' /proc/uptime)
 				ms=$((t1 - t0))
-				say "INFO $g.pt dev=$name engine=$e qd=$qd round=$r ms=$ms mb_s=$(( 8 * 1000 / (ms ? ms : 1) ))"
+				# the writes' own time, without the process's start: fio's run=, awr's "seconds"
+				io=$(sed -n 's/.*run=\([0-9]*\)-.*/\1/p; s/.*"seconds": \([0-9.]*\).*/\1 s/p' /tmp/pt.out | head -n 1 |
+					awk '{ if ($2 == "s") printf "%d", $1 * 1000 + 0.5; else print $1 }')
+				say "INFO $g.pt dev=$name engine=$e qd=$qd round=$r ms=$ms io_ms=${io:-?} mb_s=$(( 8 * 1000 / (ms ? ms : 1) ))"
 			done
 		done
 	done
