@@ -91,7 +91,7 @@ nvme_ctrls=(
 # "?NAME": where the kernel has it (6.12's crc32c_generic, which XFS and ext4 ask the crypto API
 # for: the guest's scripts load it, since the kernel finds no /sbin/modprobe)
 guest_modules=(scsi_debug sd_mod sg nvme dm-mod dm-crypt crypto_null dm-multipath dm-round-robin raid0 raid1 raid10
-	xfs ext4 '?crc32c_generic')
+	xfs ext4 '?crc32c_generic' virtio_blk)
 
 # Guest programs of other suites (meson targets, built when their .c exists),
 # run by guest/cases.sh per device configuration when present.
@@ -372,11 +372,13 @@ cp "$here/guest/pages.sh" "$ir/awr/pages.sh"
 cp "$here/guest/database.sh" "$ir/awr/database.sh"
 cp "$here/guest/mariadb.sh" "$ir/awr/mariadb.sh"
 cp "$here/guest/xfsopts.sh" "$ir/awr/xfsopts.sh"
-# host_programs PROG...: programs of this machine for the guest, in /awr/my/bin with every library
-# ldd names (theirs and libatomicwr-preload's, when built) and the host's own loader in /awr/my/lib,
-# run through /awr/my/run PROG ARGS: never mixed with the tool tree's libraries
+# host_programs PROG...: programs of this machine for the guest, in my/bin with every library ldd
+# names (theirs and libatomicwr-preload's, when built) and the host's own loader in my/lib, run
+# through /awr/my/run PROG ARGS: never mixed with the tool tree's libraries. my/ goes to the guest
+# as a read-only disk (my.img, virtio: /dev/vda), mounted on /awr/my only by the cases that use
+# it (guest/cases.sh my_mount): the initramfs every guest unpacks stays small.
 host_programs() {
-	local my=$ir/awr/my b f
+	local my=$run/my b f
 	mkdir -p "$my/bin" "$my/lib" || return 1
 	for b in "$@"; do
 		[ -x "$b" ] || { echo "$b is missing" >>"$run/my.log"; return 1; }
@@ -391,12 +393,12 @@ host_programs() {
 }
 # The host's MariaDB for mariadb.sh (crash cycles of the real engine on the guest's NVMe):
 # mariadbd, the client and innochecksum of Debian 12 (host_programs), the error messages and
-# character sets where mariadbd looks (/usr/share/mysql), libatomicwr-preload built against the
+# character sets (my/share/mysql, named to mariadbd), libatomicwr-preload built against the
 # static build's library, and a data directory made by mariadb-install-db (16 KiB pages, a 16 MiB
 # redo log). sysbench and its Lua scripts for the guest group bench_mariadb only.
 mariadb_bundle() {
-	local my=$ir/awr/my progs=(/usr/sbin/mariadbd /usr/bin/mariadb /usr/bin/innochecksum)
-	mkdir -p "$my/lib" "$ir/usr/share/mysql" || return 1
+	local my=$run/my progs=(/usr/sbin/mariadbd /usr/bin/mariadb /usr/bin/innochecksum)
+	mkdir -p "$my/lib" "$my/share/mysql" || return 1
 	# shellcheck disable=SC2046
 	cc -std=gnu11 -O2 -Wall -Wextra -D_GNU_SOURCE -U_FILE_OFFSET_BITS -fPIC -shared -I"$src/include" -I"$src/lib" \
 		-o "$my/lib/libatomicwr-preload.so" "$src/preload/preload.c" "$bdir/lib/libatomicwr.a" \
@@ -405,10 +407,10 @@ mariadb_bundle() {
 	case ",$only," in *,bench_mariadb,*)
 		[ -x /usr/bin/sysbench ] || { echo "bench_mariadb needs sysbench (apt-get install sysbench)" >>"$run/my.log"; return 1; }
 		progs+=(/usr/bin/sysbench)
-		mkdir -p "$ir/usr/share" && cp -r /usr/share/sysbench "$ir/usr/share/" || return 1 ;;
+		cp -r /usr/share/sysbench "$my/share/" || return 1 ;;
 	esac
 	host_programs "${progs[@]}" || return 1
-	cp -r /usr/share/mysql/english /usr/share/mysql/charsets "$ir/usr/share/mysql/" || return 1
+	cp -r /usr/share/mysql/english /usr/share/mysql/charsets "$my/share/mysql/" || return 1
 	mariadb-install-db --no-defaults --datadir="$my/data" --user=root --auth-root-authentication-method=normal \
 		--skip-test-db --innodb-page-size=16k --innodb-log-file-size=16M >>"$run/my.log" 2>&1
 }
@@ -431,6 +433,12 @@ fi
 # (bench/guest.sh): its io_uring_cmd engine beside awr's passthrough engines
 if [ -n "${AWR_VM_FIO:-}" ]; then
 	host_programs "$AWR_VM_FIO" || die "packing $AWR_VM_FIO for the guest failed (see $run/my.log)"
+fi
+if [ -d "$run/my" ]; then
+	mb=$(du -sm "$run/my" | cut -f1)
+	mke2fs -q -F -t ext4 -O ^has_journal -L awrmy -d "$run/my" "$run/my.img" "$((mb + mb / 4 + 16))M" \
+		>>"$run/my.log" 2>&1 || die "making the guest's disk of host programs failed (see $run/my.log)"
+	rm -rf "$run/my"
 fi
 cp "$bdir/cli/awr" "$ir/awr/awr"
 cp "$bdir/awr-vmtest" "$ir/awr/awr-vmtest"
@@ -523,6 +531,8 @@ boot_guest() {
 	qemu=(qemu-system-x86_64 -nodefaults -no-reboot -cpu max -m 1024 -smp "$smp" -display none
 	      -kernel "/awr/k/$kv$vmlinuz" -initrd "/awr/run/initrd-$kv.gz"
 	      -pidfile "$gdir/qemu.pid")
+	# the host programs' disk (host_programs), read-only, shared by the guests: /dev/vda
+	[ -f "$run/my.img" ] && qemu+=(-drive "file=/awr/run/my.img,if=virtio,format=raw,readonly=on")
 	# no_timer_check: under TCG on a loaded host the guest's check of the IO-APIC timer can miss
 	# its ticks and panic ("IO-APIC + timer doesn't work!", seen on 7.3 beside the host tests)
 	append="console=ttyS0 quiet loglevel=1 panic=-1 no_timer_check"

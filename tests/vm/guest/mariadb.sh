@@ -119,13 +119,13 @@ start() {	# mariadbd ($cfg) until the client gets an answer; the preload's count
 	esac
 	if [ $cfg = on ]; then
 		$my/run mariadbd --no-defaults --datadir="$data" --socket=$w/sock --skip-networking --user=root \
-			--tmpdir=/tmp --innodb-flush-method=O_DIRECT --innodb-log-file-size=16M --innodb-use-native-aio=$aio \
+			--tmpdir=/tmp --lc-messages-dir=$my/share/mysql --character-sets-dir=$my/share/mysql/charsets --innodb-flush-method=O_DIRECT --innodb-log-file-size=16M --innodb-use-native-aio=$aio \
 			--performance-schema=0 --skip-log-bin "$@" >>$w/server.log 2>&1 &
 	else
 		LD_PRELOAD=$my/lib/libatomicwr-preload.so AWR_PRELOAD_FILES="$data/*.ibd:$data/*/*.ibd:$data/ibdata*:$data/undo[0-9]*" \
 		AWR_PRELOAD_PAGE_SIZE=16k AWR_PRELOAD_STATS=$w/stats.$run \
 		$my/run mariadbd --no-defaults --datadir="$data" --socket=$w/sock --skip-networking --user=root \
-			--tmpdir=/tmp --innodb-flush-method=O_DIRECT --innodb-log-file-size=16M --innodb-use-native-aio=$aio \
+			--tmpdir=/tmp --lc-messages-dir=$my/share/mysql --character-sets-dir=$my/share/mysql/charsets --innodb-flush-method=O_DIRECT --innodb-log-file-size=16M --innodb-use-native-aio=$aio \
 			--performance-schema=0 --skip-log-bin "$@" >>$w/server.log 2>&1 &
 	fi
 	spid=$!
@@ -188,7 +188,7 @@ innocheck() {	# innocheck NAME: innochecksum passes every tablespace (the server
 if [ $bench = 1 ]; then
 	rounds=$1 seconds=$2
 	aio=1
-	sb() { $my/run sysbench oltp_write_only --db-driver=mysql --mysql-socket=$w/sock --mysql-user=root \
+	sb() { LUA_PATH="$my/share/sysbench/?.lua" $my/run sysbench $my/share/sysbench/oltp_write_only.lua --db-driver=mysql --mysql-socket=$w/sock --mysql-user=root \
 		--mysql-db=sb --tables=4 --table-size=20000 --threads=4 "$@"; }
 	[ -x $my/bin/sysbench ] || { echo "FAIL bench_mariadb: no sysbench in the guest (run.sh packs the host's: package sysbench)"; exit 1; }
 	place xfs || { echo "FAIL bench_mariadb: no XFS on $dev: $(head -n 3 $w/mkfs)"; exit 1; }
