@@ -46,7 +46,7 @@ expected_cases() {
 	nvme_nabspf) echo 84 ;;	# the partition one block past 1 MiB crosses the 64 KiB boundary: refused; awr list's 3 cases
 	nvme_nabo) echo 41 ;;	# no atomic writes: fewer cases, no passthrough ones
 	nvme_nawupf_hi) echo 81 ;;	# 64 KiB boundary, as nvme_nabspf
-	nvme_nawupf3) kernel_at_least 6.16 && echo 170 || echo 156 ;;	# with the filesystem path cases of fsview.sh (35), the page store's of pages.sh (9), awr database's of database.sh (10), max_atomic_write's of xfsopts.sh (6; before 6.16 4) and MariaDB's crash cycles of mariadb.sh (14: XFS on 7.x, ext4 before; before 6.16 the verdict and the preload's refusal, 2)
+	nvme_nawupf3) if kernel_at_least 7.0; then echo 166; elif kernel_at_least 6.16; then echo 160; else echo 156; fi ;;	# with the filesystem path cases of fsview.sh (35), the page store's of pages.sh (9), awr database's of database.sh (10), max_atomic_write's of xfsopts.sh (7.x 6, 6.12 4, not on 6.18) and MariaDB's crash cycle of mariadb.sh (10: XFS on 7.x, ext4 on 6.18; before 6.16 the verdict and the preload's refusal, 2)
 	stack_sd) echo 46 ;;	# load + 7 stacked devices x (statx, probe, json, stack_derived, sweep, stack_rule) + awr list's 3
 	stack_nvme) echo 46 ;;	# as stack_sd
 	nvme_mpath) echo 9 ;;	# load + 2 paths + the head (statx, probe, json, stack_derived, sweep, stack_rule)
@@ -442,8 +442,10 @@ run_nvme() {
 	[ "$g" = nvme_nawupf3 ] && relay "$g" pages /awr/pages.sh "/dev/$ns" 16384
 	# awr database on an InnoDB directory on XFS, ext4 bigalloc, a misaligned partition and dm-linear
 	[ "$g" = nvme_nawupf3 ] && relay "$g" database /awr/database.sh "/dev/$ns" 16384
-	# XFS's max_atomic_write= against the rules table (xfsopts.sh)
-	[ "$g" = nvme_nawupf3 ] && relay "$g" xfsopts /awr/xfsopts.sh "/dev/$ns" 16384
+	# XFS's max_atomic_write= against the rules table (xfsopts.sh): before the option (6.12) and on
+	# 7.x (6.18 answers as 7.x: both after the 6.17 refusal)
+	[ "$g" = nvme_nawupf3 ] && { kernel_at_least 7.0 || ! kernel_at_least 6.16; } &&
+		relay "$g" xfsopts /awr/xfsopts.sh "/dev/$ns" 16384
 	# Debian's MariaDB under the preload on XFS and ext4 bigalloc: crash cycles (mariadb.sh)
 	if [ "$g" = nvme_nawupf3 ]; then
 		# one filesystem a kernel (the guests' time): XFS on 7.x, ext4 bigalloc before
