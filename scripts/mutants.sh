@@ -325,6 +325,21 @@ mutant part-rule-mainline-6.13 "the partition rule dated 6.13 (its backport's se
 	'	[AWR_KRULE_PART_HW_UNIT_MIN] = { "partition_hw_unit_min", AWR_KERNEL(6, 14, 0),' \
 	'	[AWR_KRULE_PART_HW_UNIT_MIN] = { "partition_hw_unit_min", AWR_KERNEL(6, 13, 0),'
 
+mutant db-growth-ignored "awr database ignores where a growing file's extents will lie (no stripe unit: not judged)" \
+	"db_verdict" lib/decide/db.c \
+	'	if (!P || (f->grow_align && f->grow_align % P == 0))' \
+	'	if (1 || !P || (f->grow_align && f->grow_align % P == 0))'
+
+mutant dio-off-atomic "a file that takes no O_DIRECT (ext4 data=journal) keeps its statx atomic limits" \
+	"findings" lib/discover/findings.c \
+	'	if (s->dio_reported && !s->dio_offset_align) {' \
+	'	if (s->dio_reported && !s->dio_offset_align && 0) {'
+
+mutant maw-reflink-6.19 "the XFS max_atomic_write refusal without reflink dated 6.19 instead of 6.17" \
+	"kernel_rules" lib/kernel.c \
+	'"xfs_max_atomic_write_reflink", AWR_KERNEL(6, 17, 0)' \
+	'"xfs_max_atomic_write_reflink", AWR_KERNEL(6, 19, 0)'
+
 # ---------------------------------------------------------------------------------------------
 
 if [ "${1:-}" = --list ]; then
