@@ -34,7 +34,7 @@ expected_cases() {
 	sd_maxlen) echo 85 ;;
 	sd_bndry) echo 86 ;;
 	sd_gran) echo 85 ;;
-	sd_fsview) echo 42 ;;	# 2 loads + the filesystem path cases of fsview.sh (35, --software-only 5)
+	sd_fsview) echo 37 ;;	# 2 loads + the filesystem path cases of fsview.sh (30: its ext4 data=journal cases run on NVMe only; --software-only 5)
 	# Every NVMe group but nvme_nabo has nvme_cli_write_queued (the nvme engine's queue).
 	# 7.0+ ignores AWUPF: the AWUPF-only namespaces write one block, so the
 	# three misaligned cli cases of the disk and of each partition are not
@@ -46,7 +46,14 @@ expected_cases() {
 	nvme_nabspf) echo 84 ;;	# the partition one block past 1 MiB crosses the 64 KiB boundary: refused; awr list's 3 cases
 	nvme_nabo) echo 41 ;;	# no atomic writes: fewer cases, no passthrough ones
 	nvme_nawupf_hi) echo 81 ;;	# 64 KiB boundary, as nvme_nabspf
-	nvme_nawupf3) if kernel_at_least 7.0; then echo 166; elif kernel_at_least 6.16; then echo 160; else echo 156; fi ;;	# with the filesystem path cases of fsview.sh (35), the page store's of pages.sh (9), awr database's of database.sh (10), max_atomic_write's of xfsopts.sh (7.x 6, 6.12 4, not on 6.18) and MariaDB's crash cycle of mariadb.sh (10: XFS on 7.x, ext4 on 6.18; before 6.16 the verdict and the preload's refusal, 2)
+	# nvme_nawupf3: with the filesystem path cases of fsview.sh (35), the page store's of pages.sh (9),
+	# awr database's of database.sh (10 on 7.x, 7 before: the XFS growth and misaligned-file cases run
+	# on 7.x), max_atomic_write's of xfsopts.sh (7.x 6, 6.12 4, not on 6.18) and MariaDB's of
+	# mariadb.sh (7.x: XFS, 6 + 4 a crash cycle, one cycle or six long; 6.18: ext4 in long runs
+	# only; before 6.16 the verdict and the preload's refusal, 2)
+	nvme_nawupf3) m=10; [ "${AWR_TEST_LONG:-0}" = 1 ] && m=30
+		if kernel_at_least 7.0; then echo $((156 + m)); elif kernel_at_least 6.16; then
+			[ "${AWR_TEST_LONG:-0}" = 1 ] && echo $((147 + m)) || echo 147; else echo 153; fi ;;
 	stack_sd) echo 46 ;;	# load + 7 stacked devices x (statx, probe, json, stack_derived, sweep, stack_rule) + awr list's 3
 	stack_nvme) echo 46 ;;	# as stack_sd
 	nvme_mpath) echo 9 ;;	# load + 2 paths + the head (statx, probe, json, stack_derived, sweep, stack_rule)
@@ -448,10 +455,13 @@ run_nvme() {
 		relay "$g" xfsopts /awr/xfsopts.sh "/dev/$ns" 16384
 	# Debian's MariaDB under the preload on XFS and ext4 bigalloc: crash cycles (mariadb.sh)
 	if [ "$g" = nvme_nawupf3 ]; then
-		# one filesystem a kernel (the guests' time): XFS on 7.x, ext4 bigalloc before
+		# the guests' time: XFS on 7.x, the preload's refusal before 6.16 (ext4), ext4 bigalloc on
+		# 6.18 in the long runs only (mariadb.sh DEV 16384 xfs ext4 runs both anywhere)
 		my_mount
 		if kernel_at_least 7.0; then relay "$g" mariadb /awr/mariadb.sh "/dev/$ns" 16384 xfs
-		else relay "$g" mariadb /awr/mariadb.sh "/dev/$ns" 16384 ext4; fi
+		elif ! kernel_at_least 6.16 || [ "${AWR_TEST_LONG:-0}" = 1 ]; then
+			relay "$g" mariadb /awr/mariadb.sh "/dev/$ns" 16384 ext4
+		fi
 		my_umount
 	fi
 }
