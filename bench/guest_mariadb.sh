@@ -44,19 +44,6 @@ grep -E '^INFO bench_mariadb.run ' "$out/results.txt" |
 	>"$out/runs"
 printf '%-6s %-8s %10s %10s %14s %13s\n' round config tps p99_ms atomic_writes moved_blocks
 awk '{ printf "%-6s %-8s %10s %10s %14s %13s\n", $1, $2, $3, $4, $5, $6 }' "$out/runs"
-for cfg in on atomic; do
-	printf '%s median: tps %s, p99 %s ms\n' "$cfg" "$(awk -v c=$cfg '$2 == c { print $3 }' "$out/runs" | median)" \
-		"$(awk -v c=$cfg '$2 == c { print $4 }' "$out/runs" | median)"
-done
-echo "paired ratios OFF+atomic / ON, per round (tps, p99):"
-for ((r = 1; r <= rounds; r++)); do
-	read -r t1 p1 < <(awk -v r=$r '$1 == r && $2 == "on" { print $3, $4 }' "$out/runs")
-	read -r t2 p2 < <(awk -v r=$r '$1 == r && $2 == "atomic" { print $3, $4 }' "$out/runs")
-	[ -n "${t1:-}" ] && [ -n "${t2:-}" ] || continue
-	echo "$(ratio "$t2" "$t1") $(ratio "$p2" "$p1")" >>"$out/ratios"
-	echo "  round $r: tps $(ratio "$t2" "$t1"), p99 $(ratio "$p2" "$p1")"
-	t1= t2=
-done
-[ -s "$out/ratios" ] && echo "median ratio: tps $(awk '{ print $1 }' "$out/ratios" | median), p99 $(awk '{ print $2 }' "$out/ratios" | median)"
+doublewrite_pairs "$out/runs" "$rounds"
 grep -E '^(PASS|FAIL)' "$out/run.log" | grep -v case_count
 exit $rc

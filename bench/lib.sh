@@ -32,3 +32,26 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else
 
 # fill FILE MIB: FILE written in full with MIB MiB of zeros, direct and flushed
 fill() { dd if=/dev/zero of="$1" bs=1M count="$2" oflag=direct conv=fsync status=none; }
+
+# doublewrite_pairs RESULTS ROUNDS: from RESULTS lines "ROUND CONFIG TPS P99" (CONFIG on: doublewrite
+# ON; atomic: OFF under the preload), each configuration's medians, the per-round ratios OFF+atomic
+# / ON and their medians (bench/mariadb.sh, bench/guest_mariadb.sh); a round missing one side is left out
+doublewrite_pairs() {
+	local f=$1 rounds=$2 r t1 p1 t2 p2 cfg ratios
+	ratios=$(mktemp "${TMPDIR:-/tmp}/awr-ratios.XXXXXX") || return 1
+	for cfg in on atomic; do
+		printf '%s median: tps %s, p99 %s ms\n' "$cfg" "$(awk -v c=$cfg '$2 == c { print $3 }' "$f" | median)" \
+			"$(awk -v c=$cfg '$2 == c { print $4 }' "$f" | median)"
+	done
+	echo "paired ratios OFF+atomic / ON, per round (tps, p99):"
+	for ((r = 1; r <= rounds; r++)); do
+		t1= t2=
+		read -r t1 p1 < <(awk -v r=$r '$1 == r && $2 == "on" { print $3, $4 }' "$f")
+		read -r t2 p2 < <(awk -v r=$r '$1 == r && $2 == "atomic" { print $3, $4 }' "$f")
+		[ -n "$t1" ] && [ -n "$t2" ] || continue
+		echo "$(ratio "$t2" "$t1") $(ratio "$p2" "$p1")" >>"$ratios"
+		echo "  round $r: tps $(ratio "$t2" "$t1"), p99 $(ratio "$p2" "$p1")"
+	done
+	[ -s "$ratios" ] && echo "median ratio: tps $(awk '{ print $1 }' "$ratios" | median), p99 $(awk '{ print $2 }' "$ratios" | median)"
+	rm -f "$ratios"
+}

@@ -98,16 +98,4 @@ for ((r = 1; r <= rounds; r++)); do
 		echo "$r $cfg $tps $p99" >>"$tmp/results"
 	done
 done
-for cfg in on atomic; do
-	printf '%s median: tps %s, p99 %s ms\n' "$cfg" \
-		"$(awk -v c=$cfg '$2 == c { print $3 }' "$tmp/results" | median)" \
-		"$(awk -v c=$cfg '$2 == c { print $4 }' "$tmp/results" | median)"
-done
-echo "paired ratios OFF+atomic / ON, per round (tps, p99):"
-for ((r = 1; r <= rounds; r++)); do
-	read -r t1 p1 < <(awk -v r=$r '$1 == r && $2 == "on" { print $3, $4 }' "$tmp/results")
-	read -r t2 p2 < <(awk -v r=$r '$1 == r && $2 == "atomic" { print $3, $4 }' "$tmp/results")
-	echo "$(ratio "$t2" "$t1") $(ratio "$p2" "$p1")" >>"$tmp/ratios"
-	echo "  round $r: tps $(ratio "$t2" "$t1"), p99 $(ratio "$p2" "$p1")"
-done
-echo "median ratio: tps $(awk '{ print $1 }' "$tmp/ratios" | median), p99 $(awk '{ print $2 }' "$tmp/ratios" | median)"
+doublewrite_pairs "$tmp/results" "$rounds"

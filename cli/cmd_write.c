@@ -485,24 +485,17 @@ static void report(const struct write_job *j, int verified)
 	json_object_object_add(o, "bytes_written", out_u64(j->written));
 	json_object_object_add(o, "dsync", json_object_new_boolean(j->flags & AWR_WRITE_DSYNC));
 	json_object_object_add(o, "verified", verified < 0 ? NULL : json_object_new_boolean(verified));
-	{
-		char buf[32];
-
-		snprintf(buf, sizeof(buf), "%.6f", j->seconds);
-		json_object_object_add(o, "seconds", json_object_new_double_s(j->seconds, buf));
-	}
+	json_object_object_add(o, "seconds", out_double(j->seconds, 6));
 	if (j->have_stats) {	/* writes in the kernel at each reap (awr_ring_stats(), awr_nvme_stats()) */
 		struct json_object *q = json_object_new_object();
 		double mean = j->stats.reaps ? (double)j->stats.inflight_sum / (double)j->stats.reaps : 0;
-		char buf[32];
 
 		json_object_object_add(q, "depth", out_u64(j->nbuf));
 		json_object_object_add(q, "reaps", out_u64(j->stats.reaps));
 		json_object_object_add(q, "reaps_below_depth", out_u64(j->stats.reaps_below_depth));
 		json_object_object_add(q, "inflight_min", out_u64(j->stats.inflight_min));
 		json_object_object_add(q, "inflight_max", out_u64(j->stats.inflight_max));
-		snprintf(buf, sizeof(buf), "%.2f", mean);
-		json_object_object_add(q, "inflight_mean", json_object_new_double_s(mean, buf));
+		json_object_object_add(q, "inflight_mean", out_double(mean, 2));
 		json_object_object_add(q, "submit_calls", out_u64(j->stats.submit_calls));
 		json_object_object_add(o, "queue", q);
 	}

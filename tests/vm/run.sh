@@ -414,20 +414,16 @@ mariadb_bundle() {
 	mariadb-install-db --no-defaults --datadir="$my/data" --user=root --auth-root-authentication-method=normal \
 		--skip-test-db --innodb-page-size=16k --innodb-log-file-size=16M >>"$run/my.log" 2>&1
 }
-# an InnoDB data directory made by the host's MariaDB for database.sh: its page files only, cut
-# to 1 MiB (awr database reads page 0 and the extents); without mariadb-server the cases skip
+# The host's MariaDB for mariadb.sh (mariadb_bundle), and for database.sh the page files of the same
+# data directory cut to 1 MiB in the initramfs (awr database reads page 0 and the extents); without
+# mariadb-server the cases skip
 if command -v mariadb-install-db >/dev/null; then
-	rm -rf "$run/mydb"
-	mariadb-install-db --no-defaults --datadir="$run/mydb" --user=root --auth-root-authentication-method=normal \
-		--skip-test-db --innodb-page-size=16k >"$run/mydb.log" 2>&1 ||
-		die "mariadb-install-db failed (see $run/mydb.log)"
-	(cd "$run/mydb" && find . -type f \( -name '*.ibd' -o -name 'ibdata*' -o -name 'undo[0-9]*' \) -print) |
+	mariadb_bundle || die "packing the host's MariaDB for the guest failed (see $run/my.log)"
+	(cd "$run/my/data" && find . -type f \( -name '*.ibd' -o -name 'ibdata*' -o -name 'undo[0-9]*' \) -print) |
 	while read -r f; do
 		mkdir -p "$ir/awr/mydb/$(dirname "$f")"
-		head -c 1048576 "$run/mydb/$f" >"$ir/awr/mydb/$f"
+		head -c 1048576 "$run/my/data/$f" >"$ir/awr/mydb/$f"
 	done
-	rm -rf "$run/mydb"
-	mariadb_bundle || die "packing the host's MariaDB for the guest failed (see $run/my.log)"
 fi
 # AWR_VM_FIO=PATH: a fio of this machine (built from source, 3.38+) for the guest group bench
 # (bench/guest.sh): its io_uring_cmd engine beside awr's passthrough engines

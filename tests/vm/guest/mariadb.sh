@@ -117,17 +117,15 @@ start() {	# mariadbd ($cfg) until the client gets an answer; the preload's count
 	on) set -- --innodb-doublewrite=1 --innodb-buffer-pool-size=16M --innodb-flush-log-at-trx-commit=1 ;;
 	atomic) set -- --innodb-doublewrite=0 --innodb-buffer-pool-size=16M --innodb-flush-log-at-trx-commit=1 ;;
 	esac
-	if [ $cfg = on ]; then
-		$my/run mariadbd --no-defaults --datadir="$data" --socket=$w/sock --skip-networking --user=root \
-			--tmpdir=/tmp --lc-messages-dir=$my/share/mysql --character-sets-dir=$my/share/mysql/charsets --innodb-flush-method=O_DIRECT --innodb-log-file-size=16M --innodb-use-native-aio=$aio \
-			--performance-schema=0 --skip-log-bin "$@" >>$w/server.log 2>&1 &
-	else
-		LD_PRELOAD=$my/lib/libatomicwr-preload.so AWR_PRELOAD_FILES="$data/*.ibd:$data/*/*.ibd:$data/ibdata*:$data/undo[0-9]*" \
-		AWR_PRELOAD_PAGE_SIZE=16k AWR_PRELOAD_STATS=$w/stats.$run \
-		$my/run mariadbd --no-defaults --datadir="$data" --socket=$w/sock --skip-networking --user=root \
-			--tmpdir=/tmp --lc-messages-dir=$my/share/mysql --character-sets-dir=$my/share/mysql/charsets --innodb-flush-method=O_DIRECT --innodb-log-file-size=16M --innodb-use-native-aio=$aio \
-			--performance-schema=0 --skip-log-bin "$@" >>$w/server.log 2>&1 &
-	fi
+	# the preload for OFF (crash, atomic); ON runs without it (LD_PRELOAD empty)
+	pl=$my/lib/libatomicwr-preload.so
+	[ $cfg = on ] && pl=
+	LD_PRELOAD=$pl AWR_PRELOAD_FILES="$data/*.ibd:$data/*/*.ibd:$data/ibdata*:$data/undo[0-9]*" \
+	AWR_PRELOAD_PAGE_SIZE=16k AWR_PRELOAD_STATS=$w/stats.$run \
+	$my/run mariadbd --no-defaults --datadir="$data" --socket=$w/sock --skip-networking --user=root \
+		--tmpdir=/tmp --lc-messages-dir=$my/share/mysql --character-sets-dir=$my/share/mysql/charsets \
+		--innodb-flush-method=O_DIRECT --innodb-log-file-size=16M --innodb-use-native-aio=$aio \
+		--performance-schema=0 --skip-log-bin "$@" >>$w/server.log 2>&1 &
 	spid=$!
 	i=0
 	while [ $i -lt 600 ]; do	# up to 120 s: a TCG guest starts mariadbd in seconds, recovery takes longer
