@@ -335,6 +335,16 @@ mutant dio-off-atomic "a file that takes no O_DIRECT (ext4 data=journal) keeps i
 	'	if (s->dio_reported && !s->dio_offset_align) {' \
 	'	if (s->dio_reported && !s->dio_offset_align && 0) {'
 
+mutant optlib-linked "libnvme and libcrypto linked in again (every process pays their loading)" \
+	"optlib" lib/meson.build \
+	$'  optlib_deps = [nvme_dep.partial_dependency(compile_args: true, includes: true),\n                 crypto_dep.partial_dependency(compile_args: true, includes: true),' \
+	$'  optlib_deps = [nvme_dep, crypto_dep,'
+
+mutant optlib-once "a library that failed to load is tried again on every call" \
+	"optlib" lib/optlib.c \
+	$'\t\t\t__atomic_store_n(&l->done, 1, __ATOMIC_RELEASE);' \
+	$'\t\t\t__atomic_store_n(&l->done, !l->ret, __ATOMIC_RELEASE);'
+
 mutant maw-reflink-6.19 "the XFS max_atomic_write refusal without reflink dated 6.19 instead of 6.17" \
 	"kernel_rules" lib/kernel.c \
 	'"xfs_max_atomic_write_reflink", AWR_KERNEL(6, 17, 0)' \

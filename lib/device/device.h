@@ -119,6 +119,8 @@ int awr__devnode_from_disk(const char *disk, struct awr_devnode *out);
 
 /* nvme_dev.c / scsi_dev.c: device I/O */
 int awr__nvme_read(int fd, bool want_ns, struct awr_nvme_id *id, char *err, size_t errlen);
+/* Identify Namespace @nsid into @ns (AWR_NVME_ID_SIZE bytes): 0, -EIO on an NVMe status, -errno. */
+int awr__nvme_identify_ns(int fd, uint32_t nsid, void *ns, size_t len);
 int awr__scsi_read(int fd, struct awr_scsi_id *id, char *err, size_t errlen);
 int awr__device_read(const struct awr_devnode *n, struct awr_device **out, char *err,
 		     size_t errlen);

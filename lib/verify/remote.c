@@ -23,8 +23,32 @@
 #include <openssl/hmac.h>
 
 #include "journal.h"
+#include "optlib.h"
 #include "private.h"
 #include "remote.h"
+
+/* HMAC-SHA256 from libcrypto, loaded by the first channel or MAC (optlib.h) */
+static struct {
+	typeof(HMAC) *hmac;
+	typeof(EVP_sha256) *sha256;
+	typeof(CRYPTO_memcmp) *ct_memcmp;
+} cr;
+
+static const char *cr_resolve(void *h)
+{
+	AWR_OPTLIB_SYM(h, cr.hmac, HMAC);
+	AWR_OPTLIB_SYM(h, cr.sha256, EVP_sha256);
+	AWR_OPTLIB_SYM(h, cr.ct_memcmp, CRYPTO_memcmp);
+	return NULL;
+}
+
+static struct awr_optlib libcrypto = AWR_OPTLIB_INIT("libcrypto.so.3", "libssl3", "the remote journal's HMAC-SHA256",
+						     cr_resolve);
+
+int awr__rj_crypto_load(void)
+{
+	return awr__optlib_load(&libcrypto, NULL, 0);
+}
 
 const uint8_t awr__rj_hello_magic[8] = { 'A', 'W', 'R', 'J', 'S', 1, 0, 0 };
 const uint8_t awr__rj_auth_magic[8] = { 'A', 'W', 'R', 'J', 'C', 1, 0, 0 };
@@ -172,20 +196,24 @@ int awr__rj_hmac(const uint8_t *key, size_t keylen, const void *a, size_t alen, 
 {
 	uint8_t buf[64 + 2 * AWR_RJ_NONCE + AWR_RJ_AUTH_BODY];
 	unsigned int mlen = 0;
+	int ret;
 
 	if (alen + blen + clen > sizeof(buf))
 		return -EINVAL;
+	ret = awr__optlib_load(&libcrypto, NULL, 0);
+	if (ret)
+		return ret;
 	memcpy(buf, a, alen);
 	memcpy(buf + alen, b, blen);
 	memcpy(buf + alen + blen, c, clen);
-	if (!HMAC(EVP_sha256(), key, (int)keylen, buf, alen + blen + clen, mac, &mlen) || mlen != AWR_RJ_MAC)
+	if (!cr.hmac(cr.sha256(), key, (int)keylen, buf, alen + blen + clen, mac, &mlen) || mlen != AWR_RJ_MAC)
 		return -EIO;
 	return 0;
 }
 
 bool awr__rj_mac_equal(const uint8_t *a, const uint8_t *b)
 {
-	return !CRYPTO_memcmp(a, b, AWR_RJ_MAC);
+	return !cr.ct_memcmp(a, b, AWR_RJ_MAC);
 }
 
 int awr__rj_session_key(const uint8_t *secret, size_t len, const uint8_t *snonce, const uint8_t *cnonce,
@@ -225,7 +253,12 @@ bool awr__rj_name_valid(const char *name)
 
 int awr__chan_init(struct awr_chan *c, int fd, bool server)
 {
+	int ret;
+
 	memset(c, 0, sizeof(*c));
+	ret = awr__rj_crypto_load();	/* the frames' MACs take the table without asking again */
+	if (ret)
+		return ret;
 	c->fd = fd;
 	c->send_dir = server ? 'S' : 'C';
 	c->recv_dir = server ? 'C' : 'S';
@@ -243,7 +276,7 @@ void awr__chan_free(struct awr_chan *c)
 	free(c->sbuf);
 	free(c->rbuf);
 	c->sbuf = c->rbuf = NULL;
-	OPENSSL_cleanse(c->key, sizeof(c->key));
+	explicit_bzero(c->key, sizeof(c->key));
 }
 
 /* The frame's MAC: over direction, frame number, header and payload (laid out from @b). */
@@ -253,7 +286,7 @@ static int frame_mac(const struct awr_chan *c, uint8_t *b, uint8_t dir, uint64_t
 
 	b[0] = dir;
 	awr__put_le64(b + 1, seq);
-	if (!HMAC(EVP_sha256(), c->key, AWR_RJ_MAC, b, 9 + AWR_RJ_HDR + (size_t)len, mac, &mlen) ||
+	if (!cr.hmac(cr.sha256(), c->key, AWR_RJ_MAC, b, 9 + AWR_RJ_HDR + (size_t)len, mac, &mlen) ||
 	    mlen != AWR_RJ_MAC)
 		return -EIO;
 	return 0;
@@ -469,7 +502,7 @@ int awr__remote_open(const char *url, const char *secret_file, enum awr_rj_mode 
 	r->size = *size;
 	*out = r;
 out:
-	OPENSSL_cleanse(secret, sizeof(secret));
+	explicit_bzero(secret, sizeof(secret));
 	return ret;
 }
 

@@ -76,6 +76,8 @@ bool awr__rj_name_valid(const char *name);
 /* "HOST:PORT" or "[IPV6]:PORT" in the first @len bytes of @s; @port gets at most 5 digits. */
 int awr__rj_split_addr(const char *s, size_t len, char *host, size_t hlen, char port[6]);
 
+/* libcrypto for the MACs (loaded on first use, optlib.h): 0 or -ELIBACC */
+int awr__rj_crypto_load(void);
 int awr__chan_init(struct awr_chan *c, int fd, bool server);
 void awr__chan_free(struct awr_chan *c);
 int awr__chan_send(struct awr_chan *c, uint32_t type, const void *payload, uint32_t len);

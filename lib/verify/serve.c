@@ -26,8 +26,6 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include <openssl/crypto.h>
-
 #include "journal.h"
 #include "private.h"
 #include "remote.h"
@@ -690,6 +688,8 @@ int awr_journal_serve(const struct awr_journal_serve_opts *o)
 	if (ret)
 		goto out;
 	ret = awr__rj_secret_load(o->secret_file, s->secret, &s->slen);
+	if (!ret)
+		ret = awr__rj_crypto_load();	/* a server without its MACs refuses at start, not per client */
 	if (ret)
 		goto out;
 	s->nslots = s->max + PENDING_MAX;
@@ -724,7 +724,7 @@ int awr_journal_serve(const struct awr_journal_serve_opts *o)
 	pthread_mutex_destroy(&s->lock);
 out:
 	close(s->dirfd);
-	OPENSSL_cleanse(s->secret, sizeof(s->secret));
+	explicit_bzero(s->secret, sizeof(s->secret));
 	free(s->slots);
 	free(s);
 	return ret;

@@ -93,9 +93,9 @@ static int read_format(struct awr_nvme *h)
 	int ret;
 
 	_Static_assert(sizeof(ns) == AWR_NVME_ID_SIZE, "identify namespace is 4096 bytes");
-	ret = nvme_identify_ns(h->fd, h->dev->nvme.nsid, &ns);
+	ret = awr__nvme_identify_ns(h->fd, h->dev->nvme.nsid, &ns, sizeof(ns));
 	if (ret)
-		return ret > 0 ? -EIO : -errno;
+		return ret;
 	return awr__nvme_decode_format(&ns, sizeof(ns), &h->fmt);
 }
 
