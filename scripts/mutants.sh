@@ -338,7 +338,9 @@ mutant dio-off-atomic "a file that takes no O_DIRECT (ext4 data=journal) keeps i
 mutant optlib-linked "libnvme and libcrypto linked in again (every process pays their loading)" \
 	"optlib" lib/meson.build \
 	$'  optlib_deps = [nvme_dep.partial_dependency(compile_args: true, includes: true),\n                 crypto_dep.partial_dependency(compile_args: true, includes: true),' \
-	$'  optlib_deps = [nvme_dep, crypto_dep,'
+	$'  optlib_deps = [nvme_dep, crypto_dep,' \
+	$'  optlib_args = []' \
+	$'  optlib_args = [\'-DAWR_OPTLIB_LINKED\']'
 
 mutant optlib-once "a library that failed to load is tried again on every call" \
 	"optlib" lib/optlib.c \
