@@ -1,20 +1,32 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # awr bench in a QEMU guest on the hardware path: XFS over an emulated NVMe namespace with NAWUPF
-# 16 KiB (QEMU 11's namespace atomic fields), 16 KiB pages, QD 32, 3 s a mode, 32 MiB span, three
-# fresh rounds (the guest group "bench" of tests/vm/guest/cases.sh). Prints each round's figures
+# 16 KiB (QEMU 11's namespace atomic fields), 16 KiB pages, QD 32, 3 s a mode, 32 MiB span: one
+# --mode all run, then paired rounds (the guest group "bench" of tests/vm/guest/cases.sh). Prints each round's figures
 # and the ratios; the kernel and QEMU come from the guest stage's cache (tests/vm/run.sh).
-#   [FIO=PATH] bench/guest.sh [KERNEL]     (KERNEL: a series for AWR_VM_KERNELS, default 7)
+#   [FIO=PATH] bench/guest.sh [-r ROUNDS] [-s SECONDS] [KERNEL]
+#     KERNEL: a series for AWR_VM_KERNELS (default 7); ROUNDS paired rounds (default 6) of SECONDS a
+#     mode (default 3)
 # FIO: a fio 3.38+ built from source (outside the tree): its io_uring engine with --atomic=1 and its
 # io_uring_cmd engine (NVMe passthrough) join the passthrough rounds, packed for the guest with
 # their libraries (tests/vm/run.sh AWR_VM_FIO).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+rounds=6 seconds=3
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-r) rounds=$2; shift 2 ;;
+	-s) seconds=$2; shift 2 ;;
+	-*) echo "guest.sh: unknown option $1 (expected -r ROUNDS, -s SECONDS, then a KERNEL series)" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+case "$rounds$seconds" in *[!0-9]*) echo "guest.sh: -r and -s take whole numbers (got -r $rounds -s $seconds)" >&2; exit 2 ;; esac
 out=$(mktemp -d "${TMPDIR:-/tmp}/awr-bench-guest.XXXXXX") || exit 2
 trap 'rm -rf "$out"' EXIT	# AWR_BENCH_KEEP=1 keeps the guest's serial log and results
 [ "${AWR_BENCH_KEEP:-0}" = 1 ] && trap 'echo "kept: $out"' EXIT
 [ -z "${FIO:-}" ] || [ -x "$FIO" ] || { echo "guest.sh: FIO=$FIO is not an executable" >&2; exit 2; }
-AWR_VM_FIO=${FIO:-} AWR_VM_ONLY=bench AWR_VM_KERNELS=${1:-7} AWR_VM_OUT=$out "$here/../tests/vm/run.sh" >"$out/run.log" 2>&1
+AWR_BENCH_ROUNDS=$rounds AWR_BENCH_SECONDS=$seconds AWR_VM_FIO=${FIO:-} AWR_VM_ONLY=bench AWR_VM_KERNELS=${1:-7} AWR_VM_OUT=$out "$here/../tests/vm/run.sh" >"$out/run.log" 2>&1
 rc=$?
 grep -E '^vm: (QEMU|kernel)' "$out/run.log"
 grep -E '^INFO bench' "$out/results.txt" | grep -v '^INFO bench.p[at][ir ]' | sed 's/^INFO //'

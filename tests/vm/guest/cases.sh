@@ -739,8 +739,9 @@ run_concurrency() {
 
 # bench: not a test (not in GROUPS_ALL): bench/guest.sh asks for it (AWR_VM_ONLY=bench). awr bench
 # on XFS over the NAWUPF 16 KiB namespace (hardware path for 16 KiB pages): one --mode all run (its
-# text relayed as INFO bench.1), then 6 paired rounds, each mode a process of its own on the same
-# prepared file, alternating which of atomic/plain and doublewrite/pages goes first (INFO bench.pair).
+# text relayed as INFO bench.1), then paired rounds (6, or AWR_BENCH_ROUNDS of AWR_BENCH_SECONDS a mode:
+# bench/guest.sh -r -s), each mode a process of its own on the same prepared file, alternating which of
+# atomic/plain and doublewrite/pages goes first (INFO bench.pair).
 run_bench() {
 	g=$1
 	modprobe nvme
@@ -755,14 +756,17 @@ run_bench() {
 	say "PASS $g.mount"
 	say "INFO $g dev=$ns $(lim "$ns" | awk '{ printf "unit_min=%s unit_max=%s", $1, $2 }') kernel=$(uname -r)"
 	fails=0
-	$AWR bench /mnt/bench/db --mode all --unit 16k --qd 32 --seconds 3 --size 32M >/tmp/bench.out 2>&1 ||
+	secs=${AWR_BENCH_SECONDS:-3}
+	$AWR bench /mnt/bench/db --mode all --unit 16k --qd 32 --seconds "$secs" --size 32M >/tmp/bench.out 2>&1 ||
 		fails=$((fails + 1))
 	while IFS= read -r l; do say "INFO $g.1 $l"; done </tmp/bench.out
-	for r in 1 2 3 4 5 6; do
+	r=0
+	while [ $r -lt "${AWR_BENCH_ROUNDS:-6}" ]; do
+		r=$((r + 1))
 		order="atomic plain doublewrite pages"
 		[ $((r % 2)) = 0 ] && order="plain atomic pages doublewrite"
 		for m in $order; do
-			$AWR bench /mnt/bench/db --mode "$m" --unit 16k --qd 32 --seconds 3 --size 32M --force -o json \
+			$AWR bench /mnt/bench/db --mode "$m" --unit 16k --qd 32 --seconds "$secs" --size 32M --force -o json \
 				>/tmp/bench.json 2>&1 || fails=$((fails + 1))
 			say "INFO $g.pair round=$r mode=$m pages_per_s=$(sed -n 's/.*"pages_per_s": \([0-9.]*\).*/\1/p' /tmp/bench.json | head -n 1) moved_pages=$(sed -n 's/.*"moved_pages": \([0-9a-z]*\).*/\1/p' /tmp/bench.json | head -n 1)"
 		done
