@@ -220,7 +220,8 @@ expect "verify via tcp of a unit torn by hand" $? 1 "unit 0 at 0: torn" "$w/t.tx
 
 # ---- a byte flipped in the server's stored journal
 cp "$jdir/torn.journal" "$jdir/tampered.journal"
-printf '\x5a' | dd of="$jdir/tampered.journal" bs=1 seek=$((48 * 2 + 20)) conv=notrunc status=none
+b=$(od -An -tu1 -j$((48 * 2 + 20)) -N1 "$jdir/tampered.journal" | tr -d ' ')	# its complement: never the same
+printf "\\x$(printf %02x $((255 - b)))" | dd of="$jdir/tampered.journal" bs=1 seek=$((48 * 2 + 20)) conv=notrunc status=none
 "$awr" verify "$dir/torn" --unit 16k --journal "$url/tampered" --secret-file "$w/secret" >"$w/t.txt" 2>&1
 expect "verify via tcp of a journal changed on the server" $? 2 "damaged or forged" "$w/t.txt"
 

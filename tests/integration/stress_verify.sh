@@ -48,7 +48,8 @@ grep -q "written with --unit 16384" "$work/out" || { cat "$work/out"; fail "no h
 # a torn last record (a crash during an append) is ignored; damage before the end is an error
 cp "$j" "$work/torn" && truncate -s -20 "$work/torn"
 expect_rc 0 "verify with a torn journal tail" "$awr" verify "$t" --unit 16k --journal "$work/torn"
-cp "$j" "$work/bad" && printf '\xff' | dd of="$work/bad" bs=1 seek=500 conv=notrunc status=none
+b=$(od -An -tu1 -j500 -N1 "$j" | tr -d ' ')	# the byte's complement: never the byte itself
+cp "$j" "$work/bad" && printf "\\x$(printf %02x $((255 - b)))" | dd of="$work/bad" bs=1 seek=500 conv=notrunc status=none
 expect_rc 2 "verify with a damaged journal" "$awr" verify "$t" --unit 16k --journal "$work/bad"
 grep -q "damaged" "$work/out" || { cat "$work/out"; fail "no damage message"; }
 

@@ -425,6 +425,24 @@ if command -v mariadb-install-db >/dev/null; then
 		head -c 1048576 "$run/my/data/$f" >"$ir/awr/mydb/$f"
 	done
 fi
+# nvme-dlopen (guest/nvme-dlopen.c) for nvme_nawupf3: NVMe Identify through libnvme loaded on first
+# use, as the shared library does it (the guest's static awr links libnvme in), built with this
+# machine's compiler and run beside this machine's libnvme and its libraries
+nvme_dlopen_bundle() {
+	local lib
+	mkdir -p "$run/my/bin" "$run/my/lib" || return 1
+	cc -std=gnu11 -O2 -Wall -Wextra -D_GNU_SOURCE -I"$src/include" -I"$src/lib" -o "$run/my/bin/nvme-dlopen" \
+		"$src/tests/vm/guest/nvme-dlopen.c" "$src/lib/device/nvme_dev.c" "$src/lib/device/nvme_decode.c" \
+		"$src/lib/optlib.c" -ldl -pthread >>"$run/my.log" 2>&1 || return 1
+	lib=$(ldconfig -p | awk '$1 == "libnvme.so.1" && /x86-64/ { print $NF; exit }')
+	[ -n "$lib" ] || { echo "libnvme.so.1 is not installed (libnvme1)" >>"$run/my.log"; return 1; }
+	{ echo "$lib"; ldd "$lib" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }'; } |
+		while read -r f; do cp -L "$f" "$run/my/lib/" || exit 1; done || return 1
+	host_programs	# no new program: the loader and the run script, libraries of my/bin/* again
+}
+case ",${only:-nvme_nawupf3}," in *,nvme_nawupf3,*)
+	nvme_dlopen_bundle || die "building nvme-dlopen for the guest failed (see $run/my.log)" ;;
+esac
 # AWR_VM_FIO=PATH: a fio of this machine (built from source, 3.38+) for the guest group bench
 # (bench/guest.sh): its io_uring_cmd engine beside awr's passthrough engines
 if [ -n "${AWR_VM_FIO:-}" ]; then

@@ -50,10 +50,10 @@ expected_cases() {
 	# awr database's of database.sh (10 on 7.x, 7 before: the XFS growth and misaligned-file cases run
 	# on 7.x), max_atomic_write's of xfsopts.sh (7.x 6, 6.12 4, not on 6.18) and MariaDB's of
 	# mariadb.sh (7.x: XFS, 6 + 4 a crash cycle, one cycle or six long; 6.18: ext4 in long runs
-	# only; before 6.16 the verdict and the preload's refusal, 2)
+	# only; before 6.16 the verdict and the preload's refusal, 2), and nvme_dlopen (1)
 	nvme_nawupf3) m=10; [ "${AWR_TEST_LONG:-0}" = 1 ] && m=30
-		if kernel_at_least 7.0; then echo $((156 + m)); elif kernel_at_least 6.16; then
-			[ "${AWR_TEST_LONG:-0}" = 1 ] && echo $((147 + m)) || echo 147; else echo 153; fi ;;
+		if kernel_at_least 7.0; then echo $((157 + m)); elif kernel_at_least 6.16; then
+			[ "${AWR_TEST_LONG:-0}" = 1 ] && echo $((148 + m)) || echo 148; else echo 154; fi ;;
 	stack_sd) echo 46 ;;	# load + 7 stacked devices x (statx, probe, json, stack_derived, sweep, stack_rule) + awr list's 3
 	stack_nvme) echo 46 ;;	# as stack_sd
 	nvme_mpath) echo 9 ;;	# load + 2 paths + the head (statx, probe, json, stack_derived, sweep, stack_rule)
@@ -458,12 +458,39 @@ run_nvme() {
 		# the guests' time: XFS on 7.x, the preload's refusal before 6.16 (ext4), ext4 bigalloc on
 		# 6.18 in the long runs only (mariadb.sh DEV 16384 xfs ext4 runs both anywhere)
 		my_mount
+		nvme_dlopen "$g" "$ns"
 		if kernel_at_least 7.0; then relay "$g" mariadb /awr/mariadb.sh "/dev/$ns" 16384 xfs
 		elif ! kernel_at_least 6.16 || [ "${AWR_TEST_LONG:-0}" = 1 ]; then
 			relay "$g" mariadb /awr/mariadb.sh "/dev/$ns" 16384 ext4
 		fi
 		my_umount
 	fi
+}
+
+# nvme_dlopen GROUP NS: NVMe Identify with libnvme loaded on first use (lib/optlib.c), the shared
+# library's way (run.sh's nvme-dlopen, the host's libnvme), on the namespace: libnvme not mapped
+# before the Identify and mapped after, and NAWUPF in logical blocks equal to the kernel's reading
+# of it (sysfs atomic_write_unit_max_bytes, NSFEAT bit 1 set)
+nvme_dlopen() {
+	local g=$1 ns=$2 out unit_max nawupf lba
+	if [ ! -x /awr/my/bin/nvme-dlopen ]; then
+		say "FAIL $g.nvme_dlopen: /awr/my/bin/nvme-dlopen is missing (run.sh nvme_dlopen_bundle)"
+		return
+	fi
+	out=$(/awr/my/run nvme-dlopen "/dev/$ns" 2>&1)
+	say "INFO $g.nvme_dlopen $out"
+	unit_max=$(cat "/sys/block/$ns/queue/atomic_write_unit_max_bytes")
+	nawupf=$(echo "$out" | sed -n 's/.* nawupf=\([0-9]*\).*/\1/p')
+	lba=$(echo "$out" | sed -n 's/.* lba=\([0-9]*\).*/\1/p')
+	case "$out" in
+	"before=0 after=1 ret=0 "*nsfeat=0x?[2367abef]*)
+		if [ -n "$nawupf" ] && [ -n "$lba" ] && [ $(((nawupf + 1) * lba)) = "$unit_max" ]; then
+			say "PASS $g.nvme_dlopen"
+		else
+			say "FAIL $g.nvme_dlopen: NAWUPF $nawupf of $lba-byte blocks read through the loaded libnvme, the kernel's atomic_write_unit_max_bytes $unit_max"
+		fi ;;
+	*) say "FAIL $g.nvme_dlopen: expected libnvme loaded by the Identify (before=0 after=1 ret=0, NSFEAT bit 1): $out" ;;
+	esac
 }
 
 # ------------------------------------------------------------ stacked devices
