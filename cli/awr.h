@@ -159,6 +159,9 @@ struct bench_opts {
 
 #define BENCH_CDF_MAX	96U	/* points of a mode's latency distribution */
 
+/* The steps of a batch (fdatasync durability, doublewrite), timed apart. */
+enum bench_step { BENCH_STEP_COPY, BENCH_STEP_WRITES, BENCH_STEP_FLUSH, BENCH_STEPS };
+
 struct bench_mode_result {
 	bool ran;
 	int error;			/* 0, or the negative errno that stopped the mode */
@@ -181,6 +184,9 @@ struct bench_mode_result {
 	unsigned int ring_wait_flags;	/* IORING_ENTER_* added to each wait (NO_IOWAIT on 6.15+) */
 	int64_t moved_pages;		/* pages of the data area the mode's writes moved on the device (FIEMAP
 					   before and after: copy-on-write), -1 when not read (a block device) */
+	uint64_t batches;		/* batches run, 0 for a stream mode (no fdatasync step) */
+	double batch_step_ms[BENCH_STEPS];	/* mean ms of a batch in each step (the doublewrite's two
+						   fdatasyncs both in FLUSH) */
 };
 
 /* pages mode: the store beside a naive doublewrite, batch by batch (bench_pages.c) */

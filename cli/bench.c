@@ -59,6 +59,8 @@ struct bench {
 	double clock_ns;		/* what one clock read costs (clock_read_ns()) */
 	uint64_t qhist[QHIST];		/* writes by ns spent queueing each, less the clock */
 	struct hist hist;
+	uint64_t batches;		/* batches run (fdatasync durability, doublewrite) */
+	uint64_t step_ns[BENCH_STEPS];	/* their time in each step: copy, writes, flush */
 };
 
 static uint64_t now_ns(void)
@@ -395,7 +397,17 @@ static int write_dw_copy(struct bench *b)
 	return 0;
 }
 
-/* fdatasync durability or doublewrite: batches of pages, latency per batch. */
+/* One step of a batch, its time added to the step's (BENCH_STEP_*). */
+static int timed_step(struct bench *b, int (*step)(struct bench *), enum bench_step k)
+{
+	uint64_t t = now_ns();
+	int ret = step(b);
+
+	b->step_ns[k] += now_ns() - t;
+	return ret;
+}
+
+/* fdatasync durability or doublewrite: batches of pages, latency per batch, time per step. */
 static int run_batches(struct bench *b, bool doublewrite)
 {
 	uint64_t t0 = now_ns(), t1;
@@ -403,10 +415,12 @@ static int run_batches(struct bench *b, bool doublewrite)
 	while (running(b, t0)) {
 		for (unsigned int i = 0; i < b->batch; i++)
 			b->off[i] = next_offset(b);
-		if (doublewrite && (write_dw_copy(b) || sync_step(b)))
+		if (doublewrite && (timed_step(b, write_dw_copy, BENCH_STEP_COPY) ||
+				    timed_step(b, sync_step, BENCH_STEP_FLUSH)))
 			return b->res->error;
-		if (write_batch(b) || sync_step(b))
+		if (timed_step(b, write_batch, BENCH_STEP_WRITES) || timed_step(b, sync_step, BENCH_STEP_FLUSH))
 			return b->res->error;
+		b->batches++;
 		t1 = now_ns();
 		hist_add(&b->hist, t1 - t0, b->batch);
 		b->res->pages += b->batch;
@@ -476,12 +490,15 @@ static double cpu_seconds(bool user_only)
 /* The jobs' figures into the mode's: pages and histograms summed, the first error kept. */
 static void merge(struct bench *jobs, unsigned int n, struct bench_mode_result *r, struct hist *h)
 {
-	uint64_t below = 0, reaps = 0, sum = 0, qhist[QHIST] = { 0 };
+	uint64_t below = 0, reaps = 0, sum = 0, qhist[QHIST] = { 0 }, step_ns[BENCH_STEPS] = { 0 };
 
 	for (unsigned int i = 0; i < n; i++) {
 		struct bench *b = &jobs[i];
 
 		r->pages += b->res->pages;
+		r->batches += b->batches;
+		for (unsigned int k = 0; k < BENCH_STEPS; k++)
+			step_ns[k] += b->step_ns[k];
 		if (b->res->error && !r->error) {
 			r->error = b->res->error;
 			memcpy(r->message, b->res->message, sizeof(r->message));
@@ -501,6 +518,8 @@ static void merge(struct bench *jobs, unsigned int n, struct bench_mode_result *
 	r->reaps_below_depth_share = reaps ? (double)below / (double)reaps : 0;
 	r->queue_ns_per_write = qhist_median(qhist);
 	r->clock_read_ns = jobs[0].clock_ns;
+	for (unsigned int k = 0; k < BENCH_STEPS && r->batches; k++)
+		r->batch_step_ms[k] = (double)step_ns[k] / 1e6 / (double)r->batches;
 }
 
 static void run_mode(struct bench *jobs, enum bench_mode m, struct bench_mode_result *res)
@@ -530,6 +549,8 @@ static void run_mode(struct bench *jobs, enum bench_mode m, struct bench_mode_re
 		memset(&b->hist, 0, sizeof(b->hist));
 		memset(&b->ring, 0, sizeof(b->ring));
 		memset(b->qhist, 0, sizeof(b->qhist));
+		memset(b->step_ns, 0, sizeof(b->step_ns));
+		b->batches = 0;
 		b->clock_ns = clock_ns;
 		b->res = &part[i];
 		b->mode = m;

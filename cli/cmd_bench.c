@@ -158,6 +158,18 @@ static void print_normal(const char *path, const struct bench_opts *o, const str
 			printf("%s: %" PRId64 " of %" PRIu64 " pages moved on the device (%s)\n", bench_mode_name((enum bench_mode)m),
 			       r->mode[m].moved_pages, (r->dw_offset ? r->dw_offset : r->span) / o->unit,
 			       r->mode[m].moved_pages ? "copy-on-write: the software path" : "written in place");
+	for (int m = BENCH_ATOMIC; m <= BENCH_DOUBLEWRITE; m++) {
+		const struct bench_mode_result *x = &r->mode[m];
+
+		if (!x->ran || !x->batches)
+			continue;
+		printf("%s: a batch of %u pages took", bench_mode_name((enum bench_mode)m), batch);
+		if (m == BENCH_DOUBLEWRITE)
+			printf(" %.2f ms in the copy,", x->batch_step_ms[BENCH_STEP_COPY]);
+		printf(" %.2f ms in the page writes, %.2f ms in %s (means of %" PRIu64 " batches)\n",
+		       x->batch_step_ms[BENCH_STEP_WRITES], x->batch_step_ms[BENCH_STEP_FLUSH],
+		       m == BENCH_DOUBLEWRITE ? "its two fdatasyncs" : "fdatasync", x->batches);
+	}
 	if (r->pages_explain[0])
 		printf("pages: the store chose %s\n", r->pages_explain);
 	if (ratio(r, BENCH_PAGES, BENCH_DOUBLEWRITE) > 0)
@@ -202,6 +214,17 @@ struct json_object *bench_mode_json(const struct bench_mode_result *x)
 	json_object_object_add(o, "ring_setup_flags", out_u64(x->ring_setup_flags));
 	json_object_object_add(o, "ring_wait_flags", out_u64(x->ring_wait_flags));
 	json_object_object_add(o, "moved_pages", x->moved_pages < 0 ? NULL : out_u64((uint64_t)x->moved_pages));
+	if (x->batches) {
+		struct json_object *b = json_object_new_object();
+
+		json_object_object_add(b, "batches", out_u64(x->batches));
+		json_object_object_add(b, "copy", out_double(x->batch_step_ms[BENCH_STEP_COPY], 3));
+		json_object_object_add(b, "writes", out_double(x->batch_step_ms[BENCH_STEP_WRITES], 3));
+		json_object_object_add(b, "flush", out_double(x->batch_step_ms[BENCH_STEP_FLUSH], 3));
+		json_object_object_add(o, "batch_ms", b);
+	} else {
+		json_object_object_add(o, "batch_ms", NULL);
+	}
 	json_object_object_add(o, "error", x->error ? json_object_new_string(x->message) : NULL);
 	return o;
 }
