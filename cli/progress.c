@@ -22,7 +22,7 @@ struct progress {
 	pthread_cond_t cond;
 	bool stop;
 	char label[96];
-	struct timespec start;
+	double start;			/* cli_now_s() */
 	progress_fn fn;
 	void *arg;
 	size_t width;
@@ -38,10 +38,7 @@ double cli_now_s(void)
 
 static double elapsed(const struct progress *p)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)(t.tv_sec - p->start.tv_sec) + (double)(t.tv_nsec - p->start.tv_nsec) / 1e9;
+	return cli_now_s() - p->start;
 }
 
 static void draw(struct progress *p)
@@ -94,7 +91,7 @@ struct progress *progress_start(const char *label, progress_fn fn, void *arg)
 	snprintf(p->label, sizeof(p->label), "%s", label);
 	p->fn = fn;
 	p->arg = arg;
-	clock_gettime(CLOCK_MONOTONIC, &p->start);
+	p->start = cli_now_s();
 	draw(p);	/* at once: a step shorter than the thread's first turn is still shown */
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);

@@ -13,27 +13,10 @@
 #include <unistd.h>
 
 #include "helpers.h"
+#include "proc_maps.h"
 #include "device/device.h"
 #include "optlib.h"
 #include "verify/remote.h"
-
-/* Is a shared object whose file name starts with @prefix mapped into this process? */
-static bool mapped(const char *prefix)
-{
-	char line[4096];
-	bool found = false;
-	FILE *f = fopen("/proc/self/maps", "re");
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		const char *name = strrchr(line, '/');
-
-		found = name && !strncmp(name + 1, prefix, strlen(prefix));
-	}
-	fclose(f);
-	return found;
-}
 
 static int resolve_calls;
 
@@ -84,15 +67,15 @@ int main(void)
 	};
 	static const char data[] = "what do ya want for nothing?";
 	/* A fully static build (the guest's tools) links both in: nothing to load, nothing to see mapped. */
-	bool dynamic = mapped("ld-linux");
+	bool dynamic = t_mapped("ld-linux");
 	struct awr_nvme_id id;
 	uint8_t mac[AWR_RJ_MAC];
 	char err[400] = "";
 	int fd, ret;
 
 	if (dynamic) {
-		T_EXPECT(!mapped("libnvme.so"), "libnvme is mapped before any NVMe Identify");
-		T_EXPECT(!mapped("libcrypto.so"), "libcrypto is mapped before any MAC");
+		T_EXPECT(!t_mapped("libnvme.so"), "libnvme is mapped before any NVMe Identify");
+		T_EXPECT(!t_mapped("libcrypto.so"), "libcrypto is mapped before any MAC");
 	}
 
 	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
@@ -103,8 +86,8 @@ int main(void)
 	T_EXPECT(strstr(err, "Identify Controller failed"), "the message: %s", err);
 	close(fd);
 	if (dynamic) {
-		T_EXPECT(mapped("libnvme.so.1"), "libnvme is mapped after the first Identify");
-		T_EXPECT(mapped("libcrypto.so"), "libcrypto came in with libnvme (its dependency)");
+		T_EXPECT(t_mapped("libnvme.so.1"), "libnvme is mapped after the first Identify");
+		T_EXPECT(t_mapped("libcrypto.so"), "libcrypto came in with libnvme (its dependency)");
 	}
 
 	T_EXPECT_EQ(awr__rj_crypto_load(), 0, "libcrypto for the MACs");

@@ -373,7 +373,8 @@ cp "$here/guest/database.sh" "$ir/awr/database.sh"
 cp "$here/guest/mariadb.sh" "$ir/awr/mariadb.sh"
 cp "$here/guest/xfsopts.sh" "$ir/awr/xfsopts.sh"
 # host_programs PROG...: programs of this machine for the guest, in my/bin with every library ldd
-# names (theirs and libatomicwr-preload's, when built) and the host's own loader in my/lib, run
+# names (theirs, and of the libraries in my/lib they load themselves: libatomicwr-preload,
+# libnvme for nvme-dlopen) and the host's own loader in my/lib, run
 # through /awr/my/run PROG ARGS: never mixed with the tool tree's libraries. my/ goes to the guest
 # as a read-only disk (my.img, virtio: /dev/vda), mounted on /awr/my only by the cases that use
 # it (guest/cases.sh my_mount): the initramfs every guest unpacks stays small.
@@ -384,7 +385,7 @@ host_programs() {
 		[ -x "$b" ] || { echo "$b is missing" >>"$run/my.log"; return 1; }
 		cp "$b" "$my/bin/" || return 1
 	done
-	for b in "$my"/bin/* "$my"/lib/libatomicwr-preload.so; do
+	for b in "$my"/bin/* "$my"/lib/libatomicwr-preload.so "$my"/lib/libnvme.so.1; do
 		[ -f "$b" ] && ldd "$b" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'
 	done | sort -u | while read -r f; do cp -L "$f" "$my/lib/"; done
 	[ -f "$my/lib/ld-linux-x86-64.so.2" ] || { echo "no ld-linux-x86-64.so.2 in ldd's list" >>"$run/my.log"; return 1; }
@@ -436,9 +437,8 @@ nvme_dlopen_bundle() {
 		"$src/lib/optlib.c" -ldl -pthread >>"$run/my.log" 2>&1 || return 1
 	lib=$(ldconfig -p | awk '$1 == "libnvme.so.1" && /x86-64/ { print $NF; exit }')
 	[ -n "$lib" ] || { echo "libnvme.so.1 is not installed (libnvme1)" >>"$run/my.log"; return 1; }
-	{ echo "$lib"; ldd "$lib" | awk '$2 == "=>" && $3 ~ /^\// { print $3 }'; } |
-		while read -r f; do cp -L "$f" "$run/my/lib/" || exit 1; done || return 1
-	host_programs	# no new program: the loader and the run script, libraries of my/bin/* again
+	cp -L "$lib" "$run/my/lib/" || return 1
+	host_programs	# no new program: the libraries of my/bin/* and of libnvme, the loader, the run script
 }
 case ",${only:-nvme_nawupf3}," in *,nvme_nawupf3,*)
 	nvme_dlopen_bundle || die "building nvme-dlopen for the guest failed (see $run/my.log)" ;;

@@ -99,8 +99,7 @@ for fs in xfs ext4; do
 		fi
 		rm -f /tmp/db.ibd
 		umount "$mnt"; place $fs "$dev" || fail xfs_stripe_unit "no xfs on $dev the second time"
-	fi
-	if [ $fs = xfs ] && [ "$maj" -ge 7 ]; then	# the stripe unit awr reads against xfs_io's geometry (blocks of bsize)
+		# the stripe unit awr reads against xfs_io's geometry (blocks of bsize)
 		su=$(xfs_io -c statfs "$mnt" | awk -F' = ' '$1 == "geom.sunit" { s = $2 } $1 == "geom.bsize" { b = $2 } END { print s * b }')
 		g=$($AWR database "$mnt/db" --for innodb -o json | sed -n 's/.*"grow_align": \([0-9a-z]*\).*/\1/p' | sort -u | tr '\n' ' ')
 		[ "$su" = "$unit" ] && [ "$g" = "$su " ]

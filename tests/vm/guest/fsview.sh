@@ -143,8 +143,11 @@ xfs_oddag.mount xfs_oddag.statx_one_block xfs_oddag.probe_cap xfs_oddag.probe_ha
 xfs_oddag.unit_in_place_fiemap xfs_oddag.device_unit_refused ext4.mount
 ext4.probe_dir ext4.prepare ext4.unit_hardware ext4.unit_in_place_fiemap ext4.big_refused ext4.prepare_above_fs
 ext4.direct_uncached ext4_journal.mount ext4_journal.kernel_buffers ext4_journal.probe ext4_journal.write_refused"
-# ext4 with data=journal on the NVMe namespace only (the guests' time: the kernel's path is the same)
-case "$dev" in /dev/nvme*) ;; *) CASES=$(echo $CASES | sed 's/ext4.direct_uncached ext4_journal[^ ]*//; s/ ext4_journal[.][a-z_]*//g') ;; esac
+# the page cache cases (ext4.direct_uncached, ext4 with data=journal) on the NVMe namespace only
+# (the guests' time: the kernel's path is the same)
+cache_cases=0
+case "$dev" in /dev/nvme*) cache_cases=1 ;; esac
+[ $cache_cases = 1 ] || CASES=$(echo $CASES | sed 's/ext4.direct_uncached ext4_journal[^ ]*//; s/ ext4_journal[.][a-z_]*//g')
 [ "$mode" = software ] && CASES="xfs.mount xfs.probe_software_only xfs.prepare xfs.unit_software xfs.unit_moved_fiemap"
 # XFS multi-block atomic writes (and their copy-on-write path) and ext4 bigalloc ones came in 6.16
 kv=$(uname -r)
@@ -272,12 +275,12 @@ if mount_fs ext4 mkfs.ext4 -q -F -b 4096 -O bigalloc -C "$unit"; then
 	# ext4 has no software path: min(cluster, device unit_max)
 	prepare_refused ext4.prepare_above_fs "$mnt/new" "$big" \
 		"is above what ext4 writes atomically here ($(kib "$unit")"
-	case "$dev" in /dev/nvme*)
+	if [ $cache_cases = 1 ]; then
 		cached_after_atomic "$mnt/c"
 		[ "$cached" = 0 ]
 		check ext4.direct_uncached $? "after an RWF_ATOMIC O_DIRECT write (xfs_io pwrite -A, exit $rc) $cached of its pages are in the page cache (mincore)"
-		echo "INFO ext4.direct_uncached: xfs_io pwrite -A exit $rc, $cached pages cached after it" ;;
-	esac
+		echo "INFO ext4.direct_uncached: xfs_io pwrite -A exit $rc, $cached pages cached after it"
+	fi
 	umount "$mnt"
 fi
 at "ext4 done"
@@ -285,7 +288,7 @@ at "ext4 done"
 # I/O, and ext4_dio_write_iter() sends O_DIRECT writes, RWF_ATOMIC ones too, through the page cache:
 # the kernel takes the atomic write (exit 0) and leaves its pages cached (mincore), while statx still
 # reports atomic writes. awr says none is atomic and refuses to write.
-if case "$dev" in /dev/nvme*) false ;; *) true ;; esac; then :
+if [ $cache_cases = 0 ]; then :
 elif mkfs.ext4 -q -F -b 4096 -O bigalloc -C "$unit" "$dev" >/tmp/fsview.mkfs 2>&1 &&
    mount -t ext4 -o data=journal "$dev" "$mnt" >>/tmp/fsview.mkfs 2>&1; then
 	pass ext4_journal.mount

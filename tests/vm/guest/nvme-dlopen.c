@@ -15,23 +15,7 @@
 #include <unistd.h>
 
 #include "device/device.h"
-
-static bool mapped(const char *prefix)
-{
-	char line[4096];
-	bool found = false;
-	FILE *f = fopen("/proc/self/maps", "re");
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f)) {
-		const char *name = strrchr(line, '/');
-
-		found = name && !strncmp(name + 1, prefix, strlen(prefix));
-	}
-	fclose(f);
-	return found;
-}
+#include "../../proc_maps.h"
 
 int main(int argc, char **argv)
 {
@@ -49,11 +33,11 @@ int main(int argc, char **argv)
 		perror(argv[1]);
 		return 1;
 	}
-	before = mapped("libnvme.so");
+	before = t_mapped("libnvme.so");
 	memset(&id, 0, sizeof(id));
 	ret = awr__nvme_read(fd, true, &id, err, sizeof(err));
 	printf("before=%d after=%d ret=%d nsid=%u nsfeat=0x%02x nawupf=%u awupf=%u lba=%u%s%s\n", before,
-	       mapped("libnvme.so"), ret, id.nsid, id.nsfeat, id.nawupf, id.awupf, id.lba_size, err[0] ? " err=" : "",
+	       t_mapped("libnvme.so"), ret, id.nsid, id.nsfeat, id.nawupf, id.awupf, id.lba_size, err[0] ? " err=" : "",
 	       err);
 	close(fd);
 	return ret ? 1 : 0;
