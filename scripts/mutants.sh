@@ -357,6 +357,13 @@ mutant maw-reflink-6.19 "the XFS max_atomic_write refusal without reflink dated 
 	'"xfs_max_atomic_write_reflink", AWR_KERNEL(6, 17, 0)' \
 	'"xfs_max_atomic_write_reflink", AWR_KERNEL(6, 19, 0)'
 
+# The mutants of one area each live in scripts/mutants.d/AREA.sh (the same mutant calls).
+for f in "$here"/scripts/mutants.d/*.sh; do
+	[ -e "$f" ] || continue
+	# shellcheck disable=SC1090
+	. "$f"
+done
+
 # ---------------------------------------------------------------------------------------------
 
 if [ "${1:-}" = --list ]; then
