@@ -62,6 +62,11 @@ static void print_json(const struct awr_db_report *r)
 	json_object_object_add(o, "kernel", json_object_new_string(awr_kernel_format(r->kernel, kbuf, sizeof(kbuf))));
 	json_object_object_add(o, "verdict", json_object_new_string(awr_db_verdict_name(r->verdict)));
 	json_object_object_add(o, "advice", json_object_new_string(r->advice));
+	json_object_object_add(o, "server_pid", r->server_pid ? out_u64((uint64_t)r->server_pid) : NULL);
+	json_object_object_add(o, "protection", r->protection < 0 ? NULL : json_object_new_boolean(r->protection));
+	json_object_object_add(o, "protection_from", json_object_new_string(r->protection_from));
+	json_object_object_add(o, "warning", r->warning[0] ? json_object_new_string(r->warning) : NULL);
+	json_object_object_add(o, "speed", r->speed[0] ? json_object_new_string(r->speed) : NULL);
 	json_object_object_add(o, "conditions", strings(r->conditions, r->nr_conditions));
 	json_object_object_add(o, "skipped", strings(r->skipped, r->nr_skipped));
 	for (unsigned int i = 0; i < r->nr_files; i++)
@@ -115,6 +120,8 @@ static void print_text(const struct awr_db_report *r, bool all)
 	unsigned int count[4] = { 0 };
 	char a[32], b[32], kbuf[32];
 
+	if (r->warning[0])	/* first and loud: the server runs unprotected where a page can tear */
+		printf("WARNING: %s\n\n", r->warning);
 	printf("%s: %s, %s pages (%s)\n", r->datadir, r->engine == AWR_DB_INNODB ? "InnoDB" : "PostgreSQL",
 	       r->page_size ? out_size(r->page_size, a, sizeof(a)) : "unknown", r->page_size_from);
 	printf("atomic writes by the engine: %s (%s)\n", r->atomic_writes ? "yes" : "no", r->atomic_why);
@@ -145,7 +152,11 @@ static void print_text(const struct awr_db_report *r, bool all)
 		for (unsigned int i = 0; i < r->nr_conditions; i++)
 			printf("  - %s\n", r->conditions[i]);
 	}
+	printf("%s: %s (%s)\n", r->engine == AWR_DB_INNODB ? "innodb_doublewrite" : "full_page_writes",
+	       r->protection < 0 ? "unknown" : r->protection ? "ON" : "OFF", r->protection_from);
 	printf("verdict: %s\nadvice: %s\n", awr_db_verdict_name(r->verdict), r->advice);
+	if (r->speed[0])
+		printf("speed: %s\n", r->speed);
 }
 
 int cmd_database(int argc, const char **argv)
@@ -194,6 +205,8 @@ int cmd_database(int argc, const char **argv)
 		cmd_done(&c);
 		return AWR_EXIT_USAGE;
 	}
+	if (r->warning[0])	/* on stderr too, in every mode: a script reading the JSON is told */
+		fprintf(stderr, "awr: WARNING: %s\n", r->warning);
 	if (out_mode == OUT_JSON)
 		print_json(r);
 	else

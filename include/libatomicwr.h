@@ -2426,6 +2426,11 @@ struct awr_db_report {
 	char skipped[8][256];
 	unsigned int nr_files;
 	struct awr_db_file *files;
+	int server_pid;			/* the running server (the process holding the most page files), 0 none */
+	int protection;			/* its innodb_doublewrite / full_page_writes: 1 on, 0 off, -1 unknown */
+	char protection_from[256];	/* where that was read (its command line), or why it could not be */
+	char warning[768];		/* the protection is off and a page write can be torn: what to run; "" */
+	char speed[512];		/* safe, but the atomic writes take a software path: how to measure it */
 };
 
 /**

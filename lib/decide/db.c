@@ -35,10 +35,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "private.h"
+#include "decide/preload_names.h"
 #include "discover/dbfiles.h"
 
 const char *awr_db_verdict_name(enum awr_db_verdict v)
@@ -327,63 +329,99 @@ out:
 
 /* --- the engine: does it ask for atomic writes, does it write O_DIRECT? ------- */
 
-/* a running process with files of @datadir open: its pid, whether libatomicwr-preload is in it, O_DIRECT seen */
-static pid_t find_server(const char *datadir, bool *preload, bool *direct)
+/* the data files' open descriptors (a redo log has its own way, innodb_log_file_buffering) */
+static bool page_file(const char *path)
+{
+	return strstr(path, ".ibd") || strstr(path, "/ibdata") || strstr(path, "/undo") ||
+	       strstr(path, "/base/") || strstr(path, "/global/");
+}
+
+/* does descriptor @fd of process @pid have O_DIRECT (its fdinfo flags)? */
+static bool fd_direct(const char *pid, const char *fd)
+{
+	char path[600], line[128];
+	unsigned int fl = 0;
+	bool direct = false;
+	FILE *fi;
+
+	snprintf(path, sizeof(path), "/proc/%s/fdinfo/%s", pid, fd);
+	fi = fopen(path, "re");
+	while (fi && fgets(line, sizeof(line), fi))
+		if (sscanf(line, "flags: %o", &fl) == 1 && (fl & O_DIRECT))
+			direct = true;
+	if (fi)
+		fclose(fi);
+	return direct;
+}
+
+/* how many page files of @datadir process @pid holds open (-1: none of its files), O_DIRECT seen */
+static int held_files(const char *pid, const char *datadir, bool *direct)
 {
 	size_t dl = strlen(datadir);
+	char dir[300], link[4352], target[4096];
+	struct dirent *fe;
+	int held = -1;
+	DIR *fds;
+
+	snprintf(dir, sizeof(dir), "/proc/%s/fd", pid);
+	fds = opendir(dir);
+	while (fds && (fe = readdir(fds))) {
+		ssize_t n;
+
+		if (fe->d_name[0] == '.')
+			continue;
+		snprintf(link, sizeof(link), "%s/%s", dir, fe->d_name);
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n <= (ssize_t)dl || strncmp(target, datadir, dl) || target[dl] != '/')
+			continue;
+		target[n] = 0;
+		held = held < 0 ? 0 : held;
+		if (!page_file(target))
+			continue;
+		held++;
+		*direct |= fd_direct(pid, fe->d_name);
+	}
+	if (fds)
+		closedir(fds);
+	return held;
+}
+
+/* does process @pid have libatomicwr-preload mapped? */
+static bool has_preload(pid_t pid)
+{
+	char maps[64], line[1024];
+	bool found = false;
+	FILE *m;
+
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	m = fopen(maps, "re");
+	while (m && fgets(line, sizeof(line), m))
+		found |= strstr(line, "libatomicwr-preload") != NULL;
+	if (m)
+		fclose(m);
+	return found;
+}
+
+/* The server: of the processes with files of @datadir open, the one holding the most page files. */
+static pid_t find_server(const char *datadir, bool *direct)
+{
 	struct dirent *de;
 	DIR *proc = opendir("/proc");
 	pid_t found = 0;
+	int most = -1;
 
-	*preload = *direct = false;
-	while (proc && !found && (de = readdir(proc))) {
-		char dir[300], link[4352], target[4096];
-		struct dirent *fe;
-		DIR *fds;
+	*direct = false;
+	while (proc && (de = readdir(proc))) {
+		bool d = false;
+		int held;
 
-		if (!isdigit((unsigned char)de->d_name[0]))
+		if (!isdigit((unsigned char)de->d_name[0]) || atoi(de->d_name) == (int)getpid())
 			continue;
-		snprintf(dir, sizeof(dir), "/proc/%s/fd", de->d_name);
-		fds = opendir(dir);
-		while (fds && (fe = readdir(fds))) {
-			ssize_t n;
-
-			if (fe->d_name[0] == '.')
-				continue;
-			snprintf(link, sizeof(link), "%s/%s", dir, fe->d_name);
-			n = readlink(link, target, sizeof(target) - 1);
-			if (n <= (ssize_t)dl || strncmp(target, datadir, dl) || target[dl] != '/')
-				continue;
-			target[n] = 0;
+		held = held_files(de->d_name, datadir, &d);
+		if (held > most) {
+			most = held;
 			found = (pid_t)atoi(de->d_name);
-			/* O_DIRECT of the page files only (a redo log has its own way, innodb_log_file_buffering) */
-			if (!strstr(target, ".ibd") && !strstr(target, "/ibdata") && !strstr(target, "/undo") &&
-			    !strstr(target, "/base/") && !strstr(target, "/global/"))
-				continue;
-			snprintf(link, sizeof(link), "/proc/%s/fdinfo/%s", de->d_name, fe->d_name);
-			FILE *fi = fopen(link, "re");
-			unsigned int fl = 0;
-			char line[128];
-
-			while (fi && fgets(line, sizeof(line), fi))
-				if (sscanf(line, "flags: %o", &fl) == 1 && (fl & O_DIRECT))
-					*direct = true;
-			if (fi)
-				fclose(fi);
-		}
-		if (fds)
-			closedir(fds);
-		if (found) {
-			char maps[300], line[1024];
-			FILE *m;
-
-			snprintf(maps, sizeof(maps), "/proc/%s/maps", de->d_name);
-			m = fopen(maps, "re");
-			while (m && fgets(line, sizeof(line), m))
-				if (strstr(line, "libatomicwr-preload"))
-					*preload = true;
-			if (m)
-				fclose(m);
+			*direct = d;
 		}
 	}
 	if (proc)
@@ -391,20 +429,191 @@ static pid_t find_server(const char *datadir, bool *preload, bool *direct)
 	return found;
 }
 
-static void judge_engine(struct awr_db_report *r, unsigned int flags)
-{
-	bool preload = false, direct = false;
-	pid_t pid = find_server(r->datadir, &preload, &direct);
+/*
+ * What libatomicwr-preload is told (preload/preload.c reads the same variables and matches with
+ * the same code, preload_names.c): in the running server, its environment as /proc/PID/environ
+ * holds it (the process's owner or root may read it); with --atomic-writes and no server, awr's
+ * own environment when it sets AWR_PRELOAD_FILES (the configuration about to be used).
+ */
+struct preload_cfg {
+	int read;			/* 0: read; 1: not given (as given); -errno: cannot be read */
+	char from[64];			/* "process N's environment", "awr's environment" */
+	struct awr__names names;	/* AWR_PRELOAD_FILES */
+	int names_err;
+	char names_why[200];
+	char files[256], page[32];	/* the values as set */
+	uint32_t page_size;		/* AWR_PRELOAD_PAGE_SIZE; 0: unset or not a size */
+	int stats_err;			/* AWR_PRELOAD_STATS: 0 read; 1 not set; -errno */
+	char stats_path[300];
+	struct awr_preload_stats st;
+};
 
+/* the whole of a /proc file (NUL-separated strings) into @buf, NUL-terminated: its length, or -errno */
+static ssize_t read_whole(const char *path, char *buf, size_t len)
+{
+	ssize_t n = 0, got = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	while ((size_t)got + 1 < len && (n = read(fd, buf + got, len - 1 - (size_t)got)) > 0)
+		got += n;
+	if (n < 0)
+		got = -errno;
+	close(fd);
+	buf[got < 0 ? 0 : got] = '\0';
+	return got;
+}
+
+static const char *env_in(const char *env, size_t len, const char *name)
+{
+	size_t nl = strlen(name);
+
+	for (size_t i = 0; i < len; i += strlen(env + i) + 1)
+		if (!strncmp(env + i, name, nl) && env[i + nl] == '=')
+			return env + i + nl + 1;
+	return NULL;
+}
+
+/* the counters file: %p is the server's pid (as the preload names it) */
+static void read_stats(struct preload_cfg *c, const char *st, pid_t pid)
+{
+	size_t n = 0;
+
+	c->stats_err = 1;
+	if (!st || !*st)
+		return;
+	for (const char *s = st; *s && n + 24 < sizeof(c->stats_path); s++) {
+		if (s[0] == '%' && s[1] == 'p') {
+			n += (size_t)snprintf(c->stats_path + n, sizeof(c->stats_path) - n, "%d", (int)pid);
+			s++;
+		} else {
+			c->stats_path[n++] = *s;
+		}
+	}
+	c->stats_path[n] = '\0';
+	c->stats_err = awr_preload_stats_read(c->stats_path, &c->st);
+}
+
+static void cfg_set(struct preload_cfg *c, const char *files, const char *page, const char *stats, pid_t pid)
+{
+	uint64_t v = 0;
+
+	c->read = 0;
+	snprintf(c->files, sizeof(c->files), "%s", files ? files : "");
+	snprintf(c->page, sizeof(c->page), "%s", page ? page : "");
+	c->names_err = awr__names_parse(files, &c->names, c->names_why, sizeof(c->names_why));
+	if (page && !awr_parse_size(page, &v) && v >= 512 && v <= (1U << 20) && !(v & (v - 1)))
+		c->page_size = (uint32_t)v;
+	read_stats(c, stats, pid);
+}
+
+static void cfg_of_process(struct preload_cfg *c, pid_t pid)
+{
+	const size_t len = 256 * 1024;
+	char path[64], *env = malloc(len);
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	n = env ? read_whole(path, env, len) : -ENOMEM;
+
+	snprintf(c->from, sizeof(c->from), "process %d's environment", (int)pid);
+	if (n < 0)
+		c->read = (int)n;
+	else
+		cfg_set(c, env_in(env, (size_t)n, "AWR_PRELOAD_FILES"),
+			env_in(env, (size_t)n, "AWR_PRELOAD_PAGE_SIZE"), env_in(env, (size_t)n, "AWR_PRELOAD_STATS"),
+			pid);
+	free(env);
+}
+
+/*
+ * Is file @f covered: named by a pattern (as reached through the data directory given, or as
+ * resolved) with the preload's page size equal to the file's? Each mismatch is a reason.
+ */
+static void judge_cover(const struct awr_db_report *r, const char *given, const struct preload_cfg *c,
+			struct awr_db_file *f)
+{
+	char g[8192], res[8192];
+
+	if (!r->atomic_writes || c->read == 1)
+		return;
+	if (c->read < 0) {
+		reason(f, AWR_DB_UNKNOWN, "which files the server's libatomicwr-preload names is unknown: %s cannot "
+		       "be read (%s; run awr database as root or as the server's user)", c->from, strerror(-c->read));
+		return;
+	}
+	snprintf(g, sizeof(g), "%s/%s", given, f->path);
+	snprintf(res, sizeof(res), "%s/%s", r->datadir, f->path);
+	if (c->names_err)
+		reason(f, AWR_DB_NOT_SAFE, "libatomicwr-preload names no file (%s: AWR_PRELOAD_FILES %s): its page "
+		       "writes go down plain", c->from, c->names_why);
+	else if (!awr__names_match(&c->names, g) && !awr__names_match(&c->names, res))
+		reason(f, AWR_DB_NOT_SAFE, "no pattern of AWR_PRELOAD_FILES='%.80s' (%s) matches it (as %.60s or "
+		       "%.60s): its page writes go down plain", c->files, c->from, g, res);
+	if (!c->page_size)
+		reason(f, AWR_DB_NOT_SAFE, "AWR_PRELOAD_PAGE_SIZE is '%s' (%s), not a page size: the preload "
+		       "makes no write atomic", c->page, c->from);
+	else if (f->page_size && c->page_size != f->page_size)
+		reason(f, AWR_DB_NOT_SAFE, "AWR_PRELOAD_PAGE_SIZE=%s (%s), and its pages are %u bytes: its page "
+		       "writes are not one preload page and go down plain", c->page, c->from, f->page_size);
+}
+
+/* The live counters: what the preload did in the server. A reason for every file when they say
+ * writes to named files went down plain, or were refused. Writes of other sizes than one page
+ * (the doublewrite batch, a file extended with zeroes) are not page writes: not counted against. */
+static void judge_counters(const struct awr_db_report *r, const struct preload_cfg *c, struct awr_db_file *f)
+{
+	const struct awr_preload_stats *s = &c->st;
+	uint64_t plain = s->plain_buffered + s->plain_misaligned + s->plain_segments + s->plain_position;
+
+	if (!r->atomic_writes || c->read || c->stats_err)
+		return;
+	if (s->files_refused)
+		reason(f, AWR_DB_NOT_SAFE, "the preload refused %" PRIu64 " opens of named files (%s): a file "
+		       "that cannot take atomic writes of the page", s->files_refused, c->stats_path);
+	if (s->refused)
+		reason(f, AWR_DB_NOT_SAFE, "the kernel refused %" PRIu64 " of the preload's atomic page writes "
+		       "(%s): the server got the error", s->refused, c->stats_path);
+	if (plain)
+		reason(f, AWR_DB_NOT_SAFE, "%" PRIu64 " page writes to named files went down plain (%s: no O_DIRECT "
+		       "%" PRIu64 ", not page-aligned %" PRIu64 ", several iovecs %" PRIu64 ", at the file "
+		       "position %" PRIu64 ")", plain, c->stats_path, s->plain_buffered, s->plain_misaligned,
+		       s->plain_segments, s->plain_position);
+	if (s->uring_fixed_files)
+		reason(f, AWR_DB_UNKNOWN, "%" PRIu64 " io_uring writes went to registered files, which the preload "
+		       "does not look at (%s)", s->uring_fixed_files, c->stats_path);
+}
+
+static void judge_engine(struct awr_db_report *r, unsigned int flags, struct preload_cfg *c)
+{
+	bool direct = false;
+	pid_t pid = find_server(r->datadir, &direct);
+	bool preload = pid && has_preload(pid);
+
+	c->read = 1;
 	r->direct_io = r->engine == AWR_DB_INNODB;
-	if (flags & AWR_DB_ATOMIC_WRITES) {
+	r->server_pid = pid;
+	if (pid && preload) {
 		r->atomic_writes = true;
-		snprintf(r->atomic_why, sizeof(r->atomic_why), "as given: the engine runs under libatomicwr-preload%s",
-			 pid && !preload ? " (but the running process with its files open has no libatomicwr-preload)" : "");
-	} else if (pid && preload) {
-		r->atomic_writes = true;
+		cfg_of_process(c, pid);
 		snprintf(r->atomic_why, sizeof(r->atomic_why), "process %d holds files of the directory open and has "
-			 "libatomicwr-preload loaded", (int)pid);
+			 "libatomicwr-preload loaded: AWR_PRELOAD_FILES='%.80s', AWR_PRELOAD_PAGE_SIZE=%.16s%s", (int)pid,
+			 c->files, c->page[0] ? c->page : "(not set)", c->read < 0 ? " (its environment unread)" : "");
+	} else if (pid && (flags & AWR_DB_ATOMIC_WRITES)) {
+		snprintf(r->atomic_why, sizeof(r->atomic_why), "--atomic-writes was given, but process %d, which "
+			 "holds the files open, has no libatomicwr-preload loaded: its page writes are plain", (int)pid);
+	} else if (flags & AWR_DB_ATOMIC_WRITES) {
+		const char *files = getenv("AWR_PRELOAD_FILES");
+
+		r->atomic_writes = true;
+		if (files) {
+			snprintf(c->from, sizeof(c->from), "awr's environment");
+			cfg_set(c, files, getenv("AWR_PRELOAD_PAGE_SIZE"), NULL, 0);
+		}
+		snprintf(r->atomic_why, sizeof(r->atomic_why), "as given: the engine will run under "
+			 "libatomicwr-preload%s", files ? " configured as awr's environment says (AWR_PRELOAD_FILES, "
+			 "AWR_PRELOAD_PAGE_SIZE)" : "");
 	} else {
 		snprintf(r->atomic_why, sizeof(r->atomic_why), "%s issues no RWF_ATOMIC of its own (%s)%s",
 			 engine_name(r->engine), r->engine == AWR_DB_INNODB ? "MySQL 8, MariaDB 10.11 and 11" :
@@ -449,40 +658,184 @@ static int read_page_size(struct awr_db_report *r, int dfd)
 	return 0;
 }
 
-static void advise(struct awr_db_report *r)
+/* --- the server's own setting, and what to run -------------------------------------- */
+
+/* @arg as an option name without "--" and MariaDB's "loose-" prefix, '_' as '-' (my_getopt.c) */
+static void option_name(const char *arg, char *out, size_t len)
 {
-	const bool inno = r->engine == AWR_DB_INNODB;
-	const char *setting = inno ? "the doublewrite buffer (innodb_doublewrite=ON)" : "full_page_writes=on";
+	size_t n = 0;
+
+	arg += 2;
+	if (!strncmp(arg, "loose-", 6) || !strncmp(arg, "loose_", 6))
+		arg += 6;
+	for (; *arg && n + 1 < len; arg++)
+		out[n++] = *arg == '_' ? '-' : *arg;
+	out[n] = '\0';
+}
+
+static bool off_value(const char *v)
+{
+	return !strcasecmp(v, "0") || !strcasecmp(v, "off") || !strcasecmp(v, "false") || !strcasecmp(v, "no");
+}
+
+/* InnoDB: --innodb-doublewrite[=V], --skip-/--disable-/--enable-innodb-doublewrite; the last counts */
+static int doublewrite_arg(const char *arg)
+{
+	char o[64];
+
+	if (strncmp(arg, "--", 2))
+		return -1;
+	option_name(arg, o, sizeof(o));
+	if (!strcmp(o, "skip-innodb-doublewrite") || !strcmp(o, "disable-innodb-doublewrite"))
+		return 0;
+	if (!strcmp(o, "innodb-doublewrite") || !strcmp(o, "enable-innodb-doublewrite"))
+		return 1;
+	if (!strncmp(o, "innodb-doublewrite=", 19))
+		return !off_value(o + 19);
+	return -1;
+}
+
+/* PostgreSQL: -c full_page_writes=V, -cfull_page_writes=V, --full-page-writes=V (postmaster.c) */
+static int fpw_arg(const char *prev, const char *arg)
+{
+	char o[64];
+
+	if (!strcmp(prev, "-c"))
+		snprintf(o, sizeof(o), "%s", arg);
+	else if (!strncmp(arg, "-c", 2) && arg[2] != '-')
+		snprintf(o, sizeof(o), "%s", arg + 2);
+	else if (!strncmp(arg, "--", 2))
+		snprintf(o, sizeof(o), "%s", arg + 2);
+	else
+		return -1;
+	for (char *c = o; *c && *c != '='; c++)
+		*c = *c == '-' ? '_' : *c;
+	return strncmp(o, "full_page_writes=", 17) ? -1 : !off_value(o + 17);
+}
+
+/* The running server's innodb_doublewrite / full_page_writes, as its command line sets it. */
+static void read_protection(struct awr_db_report *r)
+{
+	const char *name = r->engine == AWR_DB_INNODB ? "innodb_doublewrite" : "full_page_writes";
+	const char *prev = "", *which = NULL;
+	const size_t len = 64 * 1024;
+	char path[64], *cmd = malloc(len);
+	ssize_t n;
+
+	r->protection = -1;
+	if (!r->server_pid) {
+		snprintf(r->protection_from, sizeof(r->protection_from), "no server runs on the directory");
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", r->server_pid);
+	n = cmd ? read_whole(path, cmd, len) : -ENOMEM;
+	for (ssize_t i = 0; i < n; i += (ssize_t)strlen(cmd + i) + 1) {
+		int v = r->engine == AWR_DB_INNODB ? doublewrite_arg(cmd + i) : fpw_arg(prev, cmd + i);
+
+		if (v >= 0) {
+			r->protection = v;
+			which = cmd + i;
+		}
+		prev = cmd + i;
+	}
+	if (which)
+		snprintf(r->protection_from, sizeof(r->protection_from), "%.120s on process %d's command line",
+			 which, r->server_pid);
+	free(cmd);
+	if (!which)
+		snprintf(r->protection_from, sizeof(r->protection_from), "%s is not on process %d's command line%s: "
+			 "%s decides (on by default; awr does not read them)", name, r->server_pid,
+			 n < 0 ? " (it cannot be read)" : "", r->engine == AWR_DB_INNODB ? "the option files" :
+			 "postgresql.conf and postgresql.auto.conf");
+}
+
+/* The preload's variables for this directory, as the README gives them */
+static void preload_env(const struct awr_db_report *r, const char *given, char *buf, size_t len)
+{
+	char ps[32];
+
+	snprintf(ps, sizeof(ps), "%uk", r->page_size ? r->page_size / 1024 : 16);
+	if (r->engine == AWR_DB_INNODB)
+		snprintf(buf, len, "LD_PRELOAD=libatomicwr-preload.so AWR_PRELOAD_FILES='%s/*.ibd:%s/ibdata*:"
+			 "%s/undo[0-9]*' AWR_PRELOAD_PAGE_SIZE=%s", given, given, given, ps);
+	else
+		snprintf(buf, len, "LD_PRELOAD=libatomicwr-preload.so AWR_PRELOAD_FILES='%s/base/*:%s/global/*' "
+			 "AWR_PRELOAD_PAGE_SIZE=%s", given, given, ps);
+}
+
+/* Safe, but is it faster here? The atomic writes of the software path cost what they cost on this
+ * machine: measured with awr bench beside the data, never quoted from elsewhere. */
+static void speed(struct awr_db_report *r, const char *given)
+{
 	bool software = false;
+	char parent[4096], *slash;
 
 	for (unsigned int i = 0; i < r->nr_files; i++)
 		software |= r->files[i].write_path == AWR_PATH_SOFTWARE;
+	if (r->verdict != AWR_DB_GUARANTEED || !software)
+		return;
+	snprintf(parent, sizeof(parent), "%s", given);
+	slash = strrchr(parent, '/');
+	if (slash)
+		*(slash == parent ? slash + 1 : slash) = '\0';
+	snprintf(r->speed, sizeof(r->speed), "the atomic page writes take %s's copy-on-write (software) path "
+		 "here, which can cost more than the %s saves: measure it on this machine before turning it "
+		 "off: awr bench %.200s/awr-bench.tmp --unit %u --mode all (then remove the file)",
+		 r->files[0].fs, r->engine == AWR_DB_INNODB ? "doublewrite buffer" : "full page images",
+		 strcmp(parent, "/") ? parent : "", r->page_size ? r->page_size : 16384);
+}
+
+static void warn_unprotected(struct awr_db_report *r)
+{
+	const bool inno = r->engine == AWR_DB_INNODB;
+
+	if (r->protection != 0 || r->verdict == AWR_DB_GUARANTEED || r->verdict == AWR_DB_DEVICE_IMPLICIT)
+		return;
+	snprintf(r->warning, sizeof(r->warning), "process %d runs with %s OFF (%s), and a page write here %s: a "
+		 "crash or power cut can leave a page that recovery cannot repair. Restore it now: %s",
+		 r->server_pid, inno ? "the doublewrite buffer" : "full_page_writes", r->protection_from,
+		 r->verdict == AWR_DB_NOT_SAFE ? "can be torn" : "is not known to be untorn", inno ?
+		 "take --innodb-doublewrite=0 off the server's command line (systemctl cat mariadb) and restart "
+		 "it (systemctl restart mariadb); innodb_doublewrite is not dynamic in MariaDB 10.11" :
+		 "take full_page_writes=off off the server's command line if it is there, then psql -c "
+		 "\"ALTER SYSTEM SET full_page_writes = on\" -c \"SELECT pg_reload_conf()\"");
+}
+
+static void advise(struct awr_db_report *r, const char *given)
+{
+	const bool inno = r->engine == AWR_DB_INNODB;
+	const char *setting = inno ? "the doublewrite buffer (innodb_doublewrite=ON)" : "full_page_writes=on";
+	const char *off = inno ? "--innodb-doublewrite=0 --innodb-flush-method=O_DIRECT" :
+		"-c full_page_writes=off";
+	char env[600];
+
+	preload_env(r, given, env, sizeof(env));
 	switch (r->verdict) {
 	case AWR_DB_GUARANTEED:
-		if (software)	/* safe, but slower: bench/mariadb.sh, README "What turning it off buys" */
-			snprintf(r->advice, sizeof(r->advice), "%s would be safe under libatomicwr-preload, but keep %s "
-				 "for speed: the atomic page writes take the filesystem's copy-on-write path here, "
-				 "which is slower than the doublewrite buffer (MariaDB 0.87x the transactions, 1.45x "
-				 "the p99 latency in bench/mariadb.sh); a device whose atomic writes take the hardware "
-				 "path makes turning it off pay.", inno ? "innodb_doublewrite=OFF" : "full_page_writes=off",
-				 setting);
+		if (r->protection == 0)
+			snprintf(r->advice, sizeof(r->advice), "%s is off (%s), and that is safe here: keep the server "
+				 "under libatomicwr-preload as it runs now.", inno ? "The doublewrite buffer" :
+				 "full_page_writes", r->protection_from);
+		else if (r->server_pid)
+			snprintf(r->advice, sizeof(r->advice), "Turning %s off is safe here: restart process %d with "
+				 "%s, keeping its libatomicwr-preload environment as it is.", setting, r->server_pid, off);
 		else
-			snprintf(r->advice, sizeof(r->advice), "Turn %s off: %s, keeping %s under libatomicwr-preload "
-				 "with every data file named.", inno ? "the doublewrite buffer" : "full_page_writes",
-				 inno ? "innodb_doublewrite=OFF" : "full_page_writes=off",
-				 inno ? "innodb_flush_method=O_DIRECT and the server" : "the server");
+			snprintf(r->advice, sizeof(r->advice), "Turning %s off is safe here when the server runs as: "
+				 "%.300s %s %s", setting, env, inno ? "mariadbd" : "postgres", off);
 		break;
 	case AWR_DB_DEVICE_IMPLICIT:
 		snprintf(r->advice, sizeof(r->advice), "%s is safe while the conditions below hold (awr checked them; "
-			 "the engine does not): run the server under libatomicwr-preload to have the kernel enforce them.",
-			 inno ? "innodb_doublewrite=OFF" : "full_page_writes=off");
+			 "the engine does not); to have the kernel enforce them, run the server as: %.300s %s %s",
+			 inno ? "innodb_doublewrite=OFF" : "full_page_writes=off", env, inno ? "mariadbd" : "postgres",
+			 off);
 		break;
 	case AWR_DB_NOT_SAFE:
 		snprintf(r->advice, sizeof(r->advice), "Keep %s: a page write here can be torn (see the reasons).",
 			 setting);
 		break;
 	default:
-		snprintf(r->advice, sizeof(r->advice), "Keep %s until what the reasons name as unknown can be read.", setting);
+		snprintf(r->advice, sizeof(r->advice), "Keep %s until what the reasons name as unknown can be read.",
+			 setting);
 	}
 }
 
@@ -513,10 +866,60 @@ static void conditions(struct awr_db_report *r)
 		  "page write (max_sectors_kb, chunk_sectors, max_segments, the atomic boundary)");
 }
 
+/* @datadir as given, made absolute but not resolved (the path a preload pattern may name) */
+static void given_path(const char *datadir, char *buf, size_t len)
+{
+	char cwd[4096];
+	size_t n;
+
+	if (datadir[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		snprintf(buf, len, "%s", datadir);
+	else
+		snprintf(buf, len, "%.2000s/%.2000s", cwd, datadir);
+	n = strlen(buf);
+	while (n > 1 && buf[n - 1] == '/')
+		buf[--n] = '\0';
+}
+
+/* every data file judged, and what the preload covers of it; the directory's verdict the worst */
+static int judge_all(struct awr_db_report *r, int dfd, const struct awr__db_list *l,
+		     const struct preload_cfg *c, const char *given)
+{
+	for (unsigned int i = 0; i < l->nr; i++) {
+		struct awr_db_file *f = &r->files[r->nr_files];
+
+		if (l->e[i].skip) {
+			if (r->nr_skipped < sizeof(r->skipped) / sizeof(r->skipped[0]))
+				snprintf(r->skipped[r->nr_skipped++], sizeof(r->skipped[0]), "%.90s: %.160s", l->e[i].rel,
+					 l->e[i].why);
+			continue;
+		}
+		judge_file(r, dfd, l->e[i].rel, f);
+		judge_cover(r, given, c, f);
+		judge_counters(r, c, f);
+		r->nr_files++;
+	}
+	if (!r->nr_files)
+		return -ENODATA;
+	r->verdict = AWR_DB_GUARANTEED;
+	for (unsigned int i = 0; i < r->nr_files; i++) {
+		enum awr_db_verdict v = r->files[i].verdict;
+
+		if (v == AWR_DB_NOT_SAFE || (v == AWR_DB_UNKNOWN && r->verdict != AWR_DB_NOT_SAFE) ||
+		    (v == AWR_DB_DEVICE_IMPLICIT && r->verdict == AWR_DB_GUARANTEED))
+			r->verdict = v;
+	}
+	if (!r->page_size && r->verdict != AWR_DB_NOT_SAFE)
+		r->verdict = AWR_DB_UNKNOWN;
+	return 0;
+}
+
 int awr_db_qualify(const char *datadir, enum awr_db_engine engine, unsigned int flags, struct awr_db_report **out)
 {
+	struct preload_cfg cfg = { 0 };
 	struct awr__db_list l;
 	struct awr_db_report *r;
+	char given[4096];
 	int dfd, ret;
 
 	if (!datadir || !out || (engine != AWR_DB_INNODB && engine != AWR_DB_POSTGRESQL))
@@ -533,42 +936,23 @@ int awr_db_qualify(const char *datadir, enum awr_db_engine engine, unsigned int 
 	r->engine = engine;
 	if (!realpath(datadir, r->datadir))
 		snprintf(r->datadir, sizeof(r->datadir), "%s", datadir);
+	given_path(datadir, given, sizeof(given));
 	r->kernel = awr_kernel_running();
 	ret = awr__db_list_files(dfd, engine, &l);
 	if (ret)
 		goto err;
 	read_page_size(r, dfd);
-	judge_engine(r, flags);
+	judge_engine(r, flags, &cfg);
+	read_protection(r);
 	r->files = calloc(l.nr ? l.nr : 1, sizeof(*r->files));
-	if (!r->files) {
-		ret = -ENOMEM;
+	ret = r->files ? judge_all(r, dfd, &l, &cfg, given) : -ENOMEM;
+	if (ret)
 		goto err_list;
-	}
-	for (unsigned int i = 0; i < l.nr; i++) {
-		if (l.e[i].skip) {
-			if (r->nr_skipped < sizeof(r->skipped) / sizeof(r->skipped[0]))
-				snprintf(r->skipped[r->nr_skipped++], sizeof(r->skipped[0]), "%.90s: %.160s", l.e[i].rel,
-					 l.e[i].why);
-			continue;
-		}
-		judge_file(r, dfd, l.e[i].rel, &r->files[r->nr_files++]);
-	}
-	if (!r->nr_files) {
-		ret = -ENODATA;
-		goto err_list;
-	}
-	r->verdict = AWR_DB_GUARANTEED;
-	for (unsigned int i = 0; i < r->nr_files; i++) {
-		enum awr_db_verdict v = r->files[i].verdict;
-
-		if (v == AWR_DB_NOT_SAFE || (v == AWR_DB_UNKNOWN && r->verdict != AWR_DB_NOT_SAFE) ||
-		    (v == AWR_DB_DEVICE_IMPLICIT && r->verdict == AWR_DB_GUARANTEED))
-			r->verdict = v;
-	}
-	if (!r->page_size && r->verdict != AWR_DB_NOT_SAFE)
-		r->verdict = AWR_DB_UNKNOWN;
 	conditions(r);
-	advise(r);
+	advise(r, given);
+	speed(r, given);
+	warn_unprotected(r);
+	awr__names_free(&cfg.names);
 	awr__db_list_free(&l);
 	close(dfd);
 	*out = r;
@@ -576,6 +960,7 @@ int awr_db_qualify(const char *datadir, enum awr_db_engine engine, unsigned int 
 err_list:
 	awr__db_list_free(&l);
 err:
+	awr__names_free(&cfg.names);
 	close(dfd);
 	awr_db_report_free(r);
 	return ret;
