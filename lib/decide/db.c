@@ -569,6 +569,9 @@ static void judge_counters(const struct awr_db_report *r, const struct preload_c
 
 	if (!r->atomic_writes || c->read || c->stats_err)
 		return;
+	if (!s->files_named)
+		reason(f, AWR_DB_NOT_SAFE, "the preload's counters (%s) show no named file opened: the server's "
+		       "page writes went down plain", c->stats_path);
 	if (s->files_refused)
 		reason(f, AWR_DB_NOT_SAFE, "the preload refused %" PRIu64 " opens of named files (%s): a file "
 		       "that cannot take atomic writes of the page", s->files_refused, c->stats_path);
@@ -807,6 +810,7 @@ static void advise(struct awr_db_report *r, const char *given)
 	const char *setting = inno ? "the doublewrite buffer (innodb_doublewrite=ON)" : "full_page_writes=on";
 	const char *off = inno ? "--innodb-doublewrite=0 --innodb-flush-method=O_DIRECT" :
 		"-c full_page_writes=off";
+	const char *what = inno ? "the doublewrite buffer" : "full_page_writes";
 	char env[600];
 
 	preload_env(r, given, env, sizeof(env));
@@ -817,15 +821,15 @@ static void advise(struct awr_db_report *r, const char *given)
 				 "under libatomicwr-preload as it runs now.", inno ? "The doublewrite buffer" :
 				 "full_page_writes", r->protection_from);
 		else if (r->server_pid)
-			snprintf(r->advice, sizeof(r->advice), "Turning %s off is safe here: restart process %d with "
-				 "%s, keeping its libatomicwr-preload environment as it is.", setting, r->server_pid, off);
+			snprintf(r->advice, sizeof(r->advice), "Turn %s off: it is safe here. Restart process %d with "
+				 "%s, keeping its libatomicwr-preload environment as it is.", what, r->server_pid, off);
 		else
-			snprintf(r->advice, sizeof(r->advice), "Turning %s off is safe here when the server runs as: "
-				 "%.300s %s %s", setting, env, inno ? "mariadbd" : "postgres", off);
+			snprintf(r->advice, sizeof(r->advice), "Turn %s off: it is safe here when the server runs as: "
+				 "%.200s %s %s", what, env, inno ? "mariadbd" : "postgres", off);
 		break;
 	case AWR_DB_DEVICE_IMPLICIT:
 		snprintf(r->advice, sizeof(r->advice), "%s is safe while the conditions below hold (awr checked them; "
-			 "the engine does not); to have the kernel enforce them, run the server as: %.300s %s %s",
+			 "the engine does not); to have the kernel enforce them, run it as: %.200s %s %s",
 			 inno ? "innodb_doublewrite=OFF" : "full_page_writes=off", env, inno ? "mariadbd" : "postgres",
 			 off);
 		break;

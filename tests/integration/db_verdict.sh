@@ -88,10 +88,13 @@ for ps in 16384 8192; do
 		json "$w/my.json" 'all(f["statx_atomic"] and f["unit_min"] <= '"$ps"' <= f["unit_max"] for f in d["files"])' |
 		grep -q True && ok "InnoDB $ps with atomic writes (awr qualify --for): guaranteed, $(json "$w/my.json" 'd["advice"]' | head -c 120)" ||
 		fail "InnoDB $ps with atomic writes: exit $rc, $(head -c 800 "$w/my.json")"
-	# safe, but the copy-on-write path is slower than the doublewrite buffer: the advice keeps it
-	json "$w/my.json" 'd["advice"]' | grep -q "but keep the doublewrite buffer (innodb_doublewrite=ON) for speed: the atomic page writes take the filesystem's copy-on-write path" &&
-		ok "InnoDB $ps: the software path's advice keeps the buffer for speed" ||
-		fail "InnoDB $ps: the advice on the software path: $(json "$w/my.json" 'd["advice"]')"
+	# safe, and the advice says so (the exit status agrees); whether the copy-on-write path is
+	# faster here is a question apart, measured with awr bench on this machine, no figure quoted
+	json "$w/my.json" 'd["advice"]' | grep -q "^Turn the doublewrite buffer off: it is safe here" &&
+		json "$w/my.json" 'd["speed"]' | grep -q "copy-on-write (software) path.*awr bench .*--unit $ps" &&
+		! grep -q '0\.87x\|bench/mariadb' "$w/my.json" &&
+		ok "InnoDB $ps: safe on the software path, the speed question apart (awr bench)" ||
+		fail "InnoDB $ps: the advice on the software path: $(json "$w/my.json" 'd["advice"], d["speed"]')"
 	json "$w/my.json" 'd["skipped"]' | grep -q "ib_logfile0" && ok "InnoDB $ps: the redo log named and left out" ||
 		fail "InnoDB $ps: ib_logfile0 not among the skipped: $(json "$w/my.json" 'd["skipped"]')"
 	snapshot "$my" >"$w/my.after"
@@ -129,9 +132,11 @@ fi
 if server O_DIRECT; then
 	"$awr" database "$my" --for innodb --atomic-writes -o json >"$w/r.json"
 	rc=$?
-	[ "$rc" = 0 ] && [ "$(json "$w/r.json" 'd["direct_io"]')" = True ] &&
+	# --atomic-writes is overruled by the running server: it has no preload, its writes are plain
+	[ "$rc" = 1 ] && [ "$(json "$w/r.json" 'd["direct_io"]')" = True ] &&
+		[ "$(json "$w/r.json" 'd["atomic_writes"]')" = False ] &&
 		json "$w/r.json" 'd["atomic_writes_why"]' | grep -q "has no libatomicwr-preload" &&
-		ok "a running server with O_DIRECT: seen; the preload given but not loaded is said" ||
+		ok "a running server with O_DIRECT: seen; --atomic-writes without the preload loaded: not atomic" ||
 		fail "server with O_DIRECT: exit $rc, $(head -c 600 "$w/r.json")"
 	stop_server
 else
