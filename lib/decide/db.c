@@ -242,11 +242,16 @@ static void judge_growth(struct awr_db_file *f, const struct awr_fs_view *fs)
 	}
 	if (!P || (f->grow_align && f->grow_align % P == 0))
 		return;
-	reason(f, AWR_DB_NOT_SAFE, "%s places the extents a growing file gets at any %" PRIu64 "-byte %s (%s): "
-	       "pages written where the file grew can be split on the device; %s keeps them %u-byte aligned",
-	       fs->type_name, f->grow_align ? f->grow_align : fs->block_size,
-	       fs->type == AWR_FS_XFS ? "block" : "cluster", fs->type != AWR_FS_XFS ? "no bigalloc cluster of the page" :
-	       f->grow_align ? "a stripe unit that is not a multiple of the page" : "no stripe unit", mk, P);
+	if (fs->type == AWR_FS_XFS && f->grow_align)
+		reason(f, AWR_DB_NOT_SAFE, "xfs aligns the extents a growing file gets to its stripe unit of %" PRIu64
+		       " bytes (sunit), not a multiple of the %u-byte page: pages written where the file grew can be "
+		       "split on the device; %s keeps them %u-byte aligned", f->grow_align, P, mk, P);
+	else
+		reason(f, AWR_DB_NOT_SAFE, "%s places the extents a growing file gets at any %" PRIu64 "-byte %s (%s): "
+		       "pages written where the file grew can be split on the device; %s keeps them %u-byte aligned",
+		       fs->type_name, f->grow_align ? f->grow_align : fs->block_size,
+		       fs->type == AWR_FS_XFS ? "block" : "cluster",
+		       fs->type == AWR_FS_XFS ? "no stripe unit" : "no bigalloc cluster of the page", mk, P);
 }
 
 /* Files whose writes no path makes atomic: DAX (CPU stores to persistent memory, dax_iomap_rw()),
@@ -262,31 +267,71 @@ static void judge_dax(struct awr_db_file *f, const struct awr_fs_view *fs)
 		       "go through the page cache as plain writes");
 }
 
+/* A line that explains, not lowers, @f's verdict */
+static void note(struct awr_db_file *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void note(struct awr_db_file *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (f->nr_reasons >= AWR_DB_MAX_REASONS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(f->reasons[f->nr_reasons++], sizeof(f->reasons[0]), fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * @f's page size from its page 0; a page 0 not written yet (a table just created) takes the
+ * directory's (ibdata1's: innodb_page_size is one for the instance), said in @from. 0, or -1 unknown.
+ */
+static int file_page_size(const struct awr_db_report *r, int fd, struct awr_db_file *f, char *from, size_t len)
+{
+	uint8_t head[1024];
+	char why[256];
+	ssize_t n;
+	int ret;
+
+	if (r->engine != AWR_DB_INNODB) {
+		f->page_size = r->page_size;
+		return 0;
+	}
+	n = pread(fd, head, sizeof(head), 0);
+	if (n < 0) {
+		reason(f, AWR_DB_UNKNOWN, "its page size is unknown: %s", strerror(errno));
+		return -1;
+	}
+	ret = awr_innodb_page_size(head, (size_t)n, &f->page_size, why, sizeof(why));
+	if (ret == -ENODATA && r->page_size) {
+		f->page_size = r->page_size;
+		snprintf(from, len, "its %u-byte page size is ibdata1's: page 0 is not written yet (all zeros, a "
+			 "table just created; a ROW_FORMAT=COMPRESSED one's smaller page shows once it is)", f->page_size);
+		return 0;
+	}
+	if (ret) {
+		reason(f, AWR_DB_UNKNOWN, "its page size is unknown: %s%s", why, ret == -ENODATA ?
+		       ", and ibdata1's is unknown too" : "");
+		return -1;
+	}
+	return 0;
+}
+
 static void judge_file(struct awr_db_report *r, int dfd, const char *rel, struct awr_db_file *f)
 {
+	char via[256], from[256] = "";
 	struct awr_fs_view fs;
-	uint8_t head[64];
-	char why[256];
 	int fd, ret;
 
 	snprintf(f->path, sizeof(f->path), "%s", rel);
 	f->verdict = AWR_DB_DEVICE_IMPLICIT;	/* until a reason lowers it */
-	fd = openat(dfd, rel, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	fd = awr__db_open(dfd, rel, via, sizeof(via));
 	if (fd < 0) {
-		reason(f, AWR_DB_UNKNOWN, "cannot be opened: %s", strerror(errno));
+		reason(f, AWR_DB_UNKNOWN, "cannot be opened: %s", fd == -EINVAL ? "no longer a regular file (a FIFO "
+		       "or a device now): not read" : strerror(-fd));
 		return;
 	}
-	if (r->engine == AWR_DB_INNODB) {
-		ssize_t n = pread(fd, head, sizeof(head), 0);
-
-		ret = n < 0 ? -errno : awr_innodb_page_size(head, (size_t)n, &f->page_size, why, sizeof(why));
-		if (ret) {
-			reason(f, AWR_DB_UNKNOWN, "its page size is unknown: %s", n < 0 ? strerror(errno) : why);
-			goto out;
-		}
-	} else {
-		f->page_size = r->page_size;
-	}
+	if (file_page_size(r, fd, f, from, sizeof(from)))
+		goto out;
 	ret = awr_fs_view_fd(fd, &fs);
 	if (ret) {
 		reason(f, AWR_DB_UNKNOWN, "its filesystem could not be examined: %s", strerror(-ret));
@@ -324,6 +369,10 @@ static void judge_file(struct awr_db_report *r, int dfd, const char *rel, struct
 	judge_dax(f, &fs);
 	judge_device(f, fd, &fs);
 out:
+	if (from[0])
+		note(f, "%s", from);
+	if (via[0])
+		note(f, "reached through a symlink to %.200s: the file judged is the one it leads to", via);
 	close(fd);
 }
 
@@ -637,24 +686,27 @@ static void judge_engine(struct awr_db_report *r, unsigned int flags, struct pre
 static int read_page_size(struct awr_db_report *r, int dfd)
 {
 	const char *name = r->engine == AWR_DB_INNODB ? "ibdata1" : "global/pg_control";
+	char why[200], via[256], at[100];
 	uint8_t buf[8192];
-	char why[200];
 	ssize_t n;
-	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC), ret;
+	int fd = awr__db_open(dfd, name, via, sizeof(via)), ret;
 
+	snprintf(at, sizeof(at), "%s%s%.60s%s", name, via[0] ? " (a symlink to " : "", via, via[0] ? ")" : "");
 	if (fd < 0) {
-		snprintf(r->page_size_from, sizeof(r->page_size_from), "%s cannot be opened: %s", name, strerror(errno));
+		snprintf(r->page_size_from, sizeof(r->page_size_from), "%s cannot be read: %s", at,
+			 fd == -EINVAL ? "not a regular file (a FIFO, a device or a directory)" : strerror(-fd));
 		return 0;
 	}
 	n = pread(fd, buf, sizeof(buf), 0);
+	ret = n < 0 ? errno : 0;
 	close(fd);
 	if (n < 0) {
-		snprintf(r->page_size_from, sizeof(r->page_size_from), "%s cannot be read: %s", name, strerror(errno));
+		snprintf(r->page_size_from, sizeof(r->page_size_from), "%s cannot be read: %s", at, strerror(ret));
 		return 0;
 	}
 	ret = r->engine == AWR_DB_INNODB ? awr_innodb_page_size(buf, (size_t)n, &r->page_size, why, sizeof(why)) :
 		awr_pg_control_block_size(buf, (size_t)n, &r->page_size, why, sizeof(why));
-	snprintf(r->page_size_from, sizeof(r->page_size_from), "%s%s: %s", name,
+	snprintf(r->page_size_from, sizeof(r->page_size_from), "%.94s%s: %.150s", at,
 		 r->engine == AWR_DB_INNODB ? " page 0" : "", why);
 	if (ret)
 		r->page_size = 0;
@@ -798,8 +850,8 @@ static void warn_unprotected(struct awr_db_report *r)
 		 "crash or power cut can leave a page that recovery cannot repair. Restore it now: %s",
 		 r->server_pid, inno ? "the doublewrite buffer" : "full_page_writes", r->protection_from,
 		 r->verdict == AWR_DB_NOT_SAFE ? "can be torn" : "is not known to be untorn", inno ?
-		 "take --innodb-doublewrite=0 off the server's command line (systemctl cat mariadb) and restart "
-		 "it (systemctl restart mariadb); innodb_doublewrite is not dynamic in MariaDB 10.11" :
+		 "take that option off the server's command line (systemctl cat mariadb shows where it is set) "
+		 "and restart it: systemctl restart mariadb (innodb_doublewrite is not dynamic in MariaDB 10.11)" :
 		 "take full_page_writes=off off the server's command line if it is there, then psql -c "
 		 "\"ALTER SYSTEM SET full_page_writes = on\" -c \"SELECT pg_reload_conf()\"");
 }
