@@ -6,7 +6,9 @@
 # with NAWUPF 16 KiB): XFS with the data directory's files laid out by awr prepare (aligned
 # extents) and ext4 bigalloc with 16 KiB clusters, the hardware path. On each: the verdict of awr
 # database before the server runs (device-implicit: the engine asks for nothing), while the
-# preloaded server runs (guaranteed, found by its maps); then crash cycles at a random instant of
+# preloaded server runs (guaranteed: found by its maps, its environment naming every data file
+# with its page size, its counters clean), the data directory reached through a symlink
+# (/var/lib/mysql, as the preload is configured in the README); then crash cycles at a random instant of
 # a write workload (multi-row upserts, an 8 MiB buffer pool flushed at once): kill -9 of the
 # server, on XFS every odd cycle after a shutdown of the filesystem without a log flush
 # (unmount, mount: log recovery); restart (InnoDB crash recovery), CHECK TABLE, a clean stop,
@@ -33,6 +35,7 @@ AWR=${AWR:-/awr/awr}
 my=/awr/my
 mnt=/mnt/my
 data=$mnt/data
+link=/var/lib/mysql	# the server and awr reach the data directory through a symlink, as is common
 w=/tmp/my
 cycles=1	# the test run's short form: on XFS the cycle ends in a filesystem shutdown
 [ "${AWR_TEST_LONG:-0}" = 1 ] && cycles=6
@@ -75,7 +78,8 @@ trap cleanup EXIT
 modprobe crc32c_generic 2>/dev/null	# 6.12: XFS and ext4 ask the crypto API for crc32c
 modprobe xfs 2>/dev/null
 modprobe ext4 2>/dev/null
-mkdir -p "$mnt" "$w" /etc
+mkdir -p "$mnt" "$w" /etc /var/lib
+ln -sfn "$data" "$link"
 # mariadbd --user=root looks the user up
 grep -q '^root:' /etc/passwd 2>/dev/null || echo 'root:x:0:0:root:/root:/bin/sh' >>/etc/passwd
 grep -q '^root:' /etc/group 2>/dev/null || echo 'root:x:0:' >>/etc/group
@@ -102,7 +106,7 @@ place() {
 }
 # verdict NAME WANT [NEEDLE]: awr database's verdict on the data directory
 verdict() {
-	$AWR database "$data" --for innodb >$w/db.out 2>&1
+	$AWR database "$link" --for innodb >$w/db.out 2>&1
 	got=$(sed -n 's/^verdict: //p' $w/db.out)
 	[ "$got" = "$2" ] && { [ -z "$3" ] || grep -q -- "$3" $w/db.out; }
 	check "$1" $? "verdict '$got', expected '$2'${3:+ naming '$3'}: $(tr '\n' ' ' <$w/db.out | cut -c1-900)"
@@ -120,9 +124,9 @@ start() {	# mariadbd ($cfg) until the client gets an answer; the preload's count
 	# the preload for OFF (crash, atomic); ON runs without it (LD_PRELOAD empty)
 	pl=$my/lib/libatomicwr-preload.so
 	[ $cfg = on ] && pl=
-	LD_PRELOAD=$pl AWR_PRELOAD_FILES="$data/*.ibd:$data/*/*.ibd:$data/ibdata*:$data/undo[0-9]*" \
+	LD_PRELOAD=$pl AWR_PRELOAD_FILES="$link/*.ibd:$link/*/*.ibd:$link/ibdata*:$link/undo[0-9]*" \
 	AWR_PRELOAD_PAGE_SIZE=16k AWR_PRELOAD_STATS=$w/stats.$run \
-	$my/run mariadbd --no-defaults --datadir="$data" --socket=$w/sock --skip-networking --user=root \
+	$my/run mariadbd --no-defaults --datadir="$link" --socket=$w/sock --skip-networking --user=root \
 		--tmpdir=/tmp --lc-messages-dir=$my/share/mysql --character-sets-dir=$my/share/mysql/charsets \
 		--innodb-flush-method=O_DIRECT --innodb-log-file-size=16M --innodb-use-native-aio=$aio \
 		--performance-schema=0 --skip-log-bin "$@" >>$w/server.log 2>&1 &
