@@ -60,6 +60,23 @@ static int say(char *why, size_t len, int ret, const char *fmt, ...)
 	return ret;
 }
 
+/*
+ * Page 0 as InnoDB creates a tablespace: the file is extended with zeros
+ * (fil_ibd_create(), os_file_set_size()) and page 0 stays in the buffer pool
+ * until its first flush; MariaDB 10.11 leaves a new table's page 0 zero on
+ * disk for a minute and more after CREATE TABLE. The smallest page on disk
+ * is 1 KiB (ROW_FORMAT=COMPRESSED KEY_BLOCK_SIZE=1, UNIV_ZIP_SIZE_MIN): no
+ * more than that is page 0 for sure.
+ */
+static bool unwritten(const uint8_t *p, size_t len)
+{
+	len = len < 1024 ? len : 1024;
+	for (size_t i = 0; i < len; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
 int awr_innodb_page_size(const void *page0, size_t len, uint32_t *page_size, char *why, size_t why_len)
 {
 	const uint8_t *p = page0;
@@ -68,6 +85,9 @@ int awr_innodb_page_size(const void *page0, size_t len, uint32_t *page_size, cha
 
 	if (!p || !page_size || len < FSP_SPACE_FLAGS + 4)
 		return say(why, why_len, -EINVAL, "shorter than an InnoDB page header (%zu bytes)", len);
+	if (unwritten(p, len))
+		return say(why, why_len, -ENODATA, "page 0 is all zeros: the server has not written it yet "
+			   "(a tablespace just created keeps page 0 in memory until its first flush)");
 	type = (unsigned int)p[FIL_PAGE_TYPE] << 8 | p[FIL_PAGE_TYPE + 1];
 	if (type != FIL_PAGE_TYPE_FSP_HDR)
 		return say(why, why_len, -EINVAL, "page 0 is of type %u, not an FSP header page (8): not an "
@@ -161,9 +181,13 @@ int awr_pg_control_block_size(const void *buf, size_t len, uint32_t *blcksz, cha
 
 /* --- which files hold pages ---------------------------------------------- */
 
-static int add(struct awr__db_list *l, const char *rel, bool skip, const char *why)
+static int add(struct awr__db_list *l, const char *rel, bool skip, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int add(struct awr__db_list *l, const char *rel, bool skip, const char *fmt, ...)
 {
 	struct awr__db_entry *e;
+	va_list ap;
 
 	if (l->nr == l->cap) {
 		unsigned int cap = l->cap ? 2 * l->cap : 64;
@@ -178,16 +202,12 @@ static int add(struct awr__db_list *l, const char *rel, bool skip, const char *w
 	memset(e, 0, sizeof(*e));
 	snprintf(e->rel, sizeof(e->rel), "%s", rel);
 	e->skip = skip;
-	if (why)
-		snprintf(e->why, sizeof(e->why), "%s", why);
+	if (fmt) {
+		va_start(ap, fmt);
+		vsnprintf(e->why, sizeof(e->why), fmt, ap);
+		va_end(ap);
+	}
 	return 0;
-}
-
-static bool regular_at(int dfd, const char *name)
-{
-	struct stat st;
-
-	return !fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode);
 }
 
 static bool all_digits_rel(const char *n)
@@ -198,6 +218,101 @@ static bool all_digits_rel(const char *n)
 	while (*n >= '0' && *n <= '9')
 		n++;
 	return !*n || *n == '.' || *n == '_';
+}
+
+enum kind { NOT_OURS, DATA, REDO, TEMP };
+
+/* What the name @n at @depth is to @engine */
+static enum kind kind_of(enum awr_db_engine engine, const char *n, int depth)
+{
+	if (engine == AWR_DB_POSTGRESQL)
+		return depth > 0 && all_digits_rel(n) ? DATA : NOT_OURS;
+	if (!fnmatch("ib_logfile*", n, 0) || !strcmp(n, "aria_log_control") || !fnmatch("aria_log.*", n, 0))
+		return REDO;
+	if (!strcmp(n, "ibtmp1"))
+		return TEMP;
+	if (!fnmatch("ibdata*", n, 0) || !fnmatch("*.ibd", n, 0) || !fnmatch("undo[0-9][0-9][0-9]", n, 0))
+		return DATA;
+	return NOT_OURS;
+}
+
+/* "a FIFO", "a socket", ...: what a file that is not regular is */
+static const char *type_name(mode_t m)
+{
+	return S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : S_ISCHR(m) ? "a character device" :
+	       S_ISBLK(m) ? "a block device" : S_ISDIR(m) ? "a directory" : S_ISLNK(m) ? "a symlink" :
+	       "not a regular file";
+}
+
+/* The target of the symlink @n in @fd ("?" when it cannot be read) */
+static const char *target_of(int fd, const char *n, char *buf, size_t len)
+{
+	ssize_t k = readlinkat(fd, n, buf, len - 1);
+
+	if (k < 0)
+		return "?";
+	buf[k] = 0;
+	return buf;
+}
+
+/* A named data file (or log) that is a symlink: a regular file at its end is one, else skipped */
+static int add_link(struct awr__db_list *l, int fd, const char *n, const char *rel, enum kind k)
+{
+	char t[256];
+	struct stat st;
+
+	if (fstatat(fd, n, &st, 0))
+		return add(l, rel, true, "a dangling symlink (to %s: %s): no file to judge", target_of(fd, n, t, sizeof(t)),
+			   strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return add(l, rel, true, "a symlink to %s (%s), not a regular file", type_name(st.st_mode),
+			   target_of(fd, n, t, sizeof(t)));
+	if (k == REDO)
+		return add(l, rel, true, "a redo or Aria log, not a page file (through a symlink)");
+	if (k == TEMP)
+		return add(l, rel, true, "the temporary tablespace, recreated at every start (through a symlink)");
+	return add(l, rel, false, NULL);	/* judge_file() names the symlink */
+}
+
+static int add_named(struct awr__db_list *l, int fd, const char *n, const char *rel, const struct stat *st,
+		     enum kind k)
+{
+	if (S_ISLNK(st->st_mode))
+		return add_link(l, fd, n, rel, k);
+	if (!S_ISREG(st->st_mode))
+		return add(l, rel, true, "%s, not a regular file: nothing of it is judged", type_name(st->st_mode));
+	if (k == REDO)
+		return add(l, rel, true, "a redo or Aria log, not a page file: its writes are not what the doublewrite "
+			   "buffer protects");
+	if (k == TEMP)
+		return add(l, rel, true, "the temporary tablespace: recreated at every start, nothing in it survives "
+			   "a crash");
+	return add(l, rel, false, NULL);
+}
+
+static int scan_dir(int dfd, const char *prefix, enum awr_db_engine engine, int depth, struct awr__db_list *l);
+
+/* A subdirectory: entered where the engine keeps pages; one that cannot be read is named, not fatal */
+static int enter(int dfd, int fd, const char *n, const char *rel, const struct stat *st, enum awr_db_engine engine,
+		 int depth, struct awr__db_list *l)
+{
+	char t[256];
+	struct stat ts;
+	int ret;
+
+	if (depth >= 2)
+		return 0;
+	if (engine == AWR_DB_POSTGRESQL && depth == 0 && strcmp(n, "base") && strcmp(n, "global"))
+		return 0;	/* pg_wal, pg_xact, ...: not relation pages */
+	if (S_ISLNK(st->st_mode))	/* a symlink to a directory that would have been entered */
+		return fstatat(fd, n, &ts, 0) || !S_ISDIR(ts.st_mode) ? 0 :
+			add(l, rel, true, "a symlink to a directory (%s): not followed, its files are not judged",
+			    target_of(fd, n, t, sizeof(t)));
+	ret = scan_dir(dfd, rel, engine, depth + 1, l);
+	if (ret == -ENOMEM)
+		return ret;
+	return ret ? add(l, rel, true, "a directory that cannot be read (%s): its files are not judged",
+			 strerror(-ret)) : 0;
 }
 
 /* one directory level of @dfd (relative path @prefix) */
@@ -215,38 +330,67 @@ static int scan_dir(int dfd, const char *prefix, enum awr_db_engine engine, int 
 		close(fd);
 		return -errno;
 	}
-	while (!ret && (de = readdir(d))) {
+	while (!ret) {
+		const char *n;
 		char rel[4096];
-		const char *n = de->d_name;
+		struct stat st;
+		enum kind k;
 
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			if (errno)
+				ret = add(l, prefix[0] ? prefix : ".", true, "reading the directory failed part way (%s): "
+					  "files after that point are not judged", strerror(errno));
+			break;
+		}
+		n = de->d_name;
 		if (n[0] == '.')
 			continue;
 		snprintf(rel, sizeof(rel), "%s%s%s", prefix, prefix[0] ? "/" : "", n);
-		if (de->d_type == DT_DIR || (de->d_type == DT_UNKNOWN && !regular_at(fd, n))) {
-			struct stat st;
-
-			if (fstatat(fd, n, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode) || depth >= 2)
-				continue;
-			if (engine == AWR_DB_POSTGRESQL && depth == 0 && strcmp(n, "base") && strcmp(n, "global"))
-				continue;	/* pg_wal, pg_xact, ...: not relation pages */
-			ret = scan_dir(dfd, rel, engine, depth + 1, l);
+		k = kind_of(engine, n, depth);
+		if (fstatat(fd, n, &st, AT_SYMLINK_NOFOLLOW)) {
+			if (k != NOT_OURS)
+				ret = add(l, rel, true, "cannot be examined (%s)", strerror(errno));
 			continue;
 		}
-		if (!regular_at(fd, n))
-			continue;
-		if (engine == AWR_DB_INNODB) {
-			if (!fnmatch("ib_logfile*", n, 0) || !strcmp(n, "aria_log_control") || !fnmatch("aria_log.*", n, 0))
-				ret = add(l, rel, true, "a redo or Aria log, not a page file: its writes are not what the doublewrite buffer protects");
-			else if (!strcmp(n, "ibtmp1"))
-				ret = add(l, rel, true, "the temporary tablespace: recreated at every start, nothing in it survives a crash");
-			else if (!fnmatch("ibdata*", n, 0) || !fnmatch("*.ibd", n, 0) || !fnmatch("undo[0-9][0-9][0-9]", n, 0))
-				ret = add(l, rel, false, NULL);
-		} else if (depth > 0 && all_digits_rel(n)) {
-			ret = add(l, rel, false, NULL);
-		}
+		if (S_ISDIR(st.st_mode) || (k == NOT_OURS && S_ISLNK(st.st_mode)))
+			ret = enter(dfd, fd, n, rel, &st, engine, depth, l);
+		else if (k != NOT_OURS)
+			ret = add_named(l, fd, n, rel, &st, k);
 	}
 	closedir(d);
 	return ret;
+}
+
+int awr__db_open(int dfd, const char *rel, char *via, size_t via_len)
+{
+	int fd = openat(dfd, rel, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	struct stat st, ls;
+	char t[256];
+
+	if (via && via_len)
+		via[0] = 0;
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;		/* swapped for a FIFO or a device since it was listed */
+	}
+	/* regular files ignore O_NONBLOCK; cleared so that nothing below depends on it */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	if (via && via_len && !fstatat(dfd, rel, &ls, AT_SYMLINK_NOFOLLOW) && S_ISLNK(ls.st_mode)) {
+		const char *slash = strrchr(rel, '/');
+		char dir[4096];
+		int d;
+
+		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - rel) : 1, slash ? rel : ".");
+		d = openat(dfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		snprintf(via, via_len, "%s", d < 0 ? "?" : target_of(d, slash ? slash + 1 : rel, t, sizeof(t)));
+		if (d >= 0)
+			close(d);
+	}
+	return fd;
 }
 
 static int cmp_rel(const void *a, const void *b)

@@ -22,8 +22,20 @@ struct awr__db_list {
  * The files of the data directory @dfd that hold @engine's pages, sorted:
  * InnoDB ibdata*, undoNNN, *.ibd (one directory down), with redo logs and
  * ibtmp1 listed as skipped; PostgreSQL the relation files of base/ and global/.
+ * A symlink named as a data file that leads to a regular file is one; every
+ * other named entry that is not a regular file (a FIFO, a dangling symlink, a
+ * symlink to a directory) and a subdirectory that cannot be read are listed
+ * as skipped with why. Only the data directory itself failing is an error.
  */
 int awr__db_list_files(int dfd, enum awr_db_engine engine, struct awr__db_list *l);
 void awr__db_list_free(struct awr__db_list *l);
+
+/*
+ * Open the data file @rel of @dfd to read, never blocking: a symlink is
+ * followed (its target written to @via, else @via is ""), and anything but a
+ * regular file at its end (a FIFO, a device) is refused with -EINVAL.
+ * Return: the descriptor, or -errno.
+ */
+int awr__db_open(int dfd, const char *rel, char *via, size_t via_len);
 
 #endif
