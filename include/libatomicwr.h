@@ -2444,8 +2444,13 @@ struct awr_db_report {
  * The FSP header's FSP_SPACE_FLAGS (big endian at byte 54): MariaDB's
  * full_crc32 layout (marker bit 4, page size in bits 0..3) or the older
  * MySQL/MariaDB one (page size in bits 6..9, 0 = 16 KiB; compressed size in 1..4).
+ * A page 0 whose first 1 KiB (or all of @len, if less) is zeros has not been
+ * written yet: InnoDB creates a tablespace as zeros and writes page 0 at its
+ * first flush, a minute or more after CREATE TABLE.
  *
- * Return: 0, or -EINVAL when page 0 is not an FSP header page or the flags hold no valid size.
+ * Return: 0; -ENODATA when page 0 is not written yet (all zeros: the page size
+ * is the instance's, innodb_page_size, e.g. ibdata1's); -EINVAL when page 0 is
+ * not an FSP header page or the flags hold no valid size.
  */
 int awr_innodb_page_size(const void *page0, size_t len, uint32_t *page_size, char *why, size_t why_len);
 
