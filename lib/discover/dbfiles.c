@@ -290,11 +290,12 @@ static int add_named(struct awr__db_list *l, int fd, const char *n, const char *
 	return add(l, rel, false, NULL);
 }
 
-static int scan_dir(int dfd, const char *prefix, enum awr_db_engine engine, int depth, struct awr__db_list *l);
+static int scan_dir(int dfd, const char *prefix, enum awr_db_engine engine, int depth,
+		    struct awr__db_list *l);
 
 /* A subdirectory: entered where the engine keeps pages; one that cannot be read is named, not fatal */
-static int enter(int dfd, int fd, const char *n, const char *rel, const struct stat *st, enum awr_db_engine engine,
-		 int depth, struct awr__db_list *l)
+static int enter(int dfd, int fd, const char *n, const char *rel, const struct stat *st,
+		 enum awr_db_engine engine, int depth, struct awr__db_list *l)
 {
 	char t[256];
 	struct stat ts;
