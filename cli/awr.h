@@ -302,7 +302,7 @@ int cmd_extents(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
 
 /* report_html.c: the qualification report as one self-contained HTML file */
-bool report_html_is_report(struct json_object *doc);
+const char *report_html_not_report(struct json_object *doc);	/* why not a report, or NULL */
 int report_html(struct json_object *doc, FILE *f);
 int report_html_dest_ok(const char *path, bool force);	/* 0, or refused (out_error said why) */
 int report_html_file(struct json_object *doc, const char *path);

@@ -8,8 +8,15 @@
  * loads nothing and runs no script (its Content-Security-Policy forbids both).
  * Every drawn element carries data-* attributes naming what it shows, so a
  * browser test can count them against the JSON.
+ *
+ * A saved report may come from another awr version or be damaged: every member
+ * is read through a typed getter (a member of another type counts as missing),
+ * the page draws what the report holds, and a list at its top names each part
+ * that is missing or of the wrong type. Every string from the JSON, object keys
+ * included, reaches the page escaped.
  */
 #include <errno.h>
+#include <float.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
@@ -28,6 +35,18 @@
 #define MR		16.0
 #define MT		12.0
 #define MB		40.0
+#define NUMBER		json_type_double	/* to a getter: a finite number, integer or not */
+#define LACKS_MAX	64	/* lacks listed on the page; more are counted */
+#define JPATH		1024	/* a JSON path named on the page (a longer one is cut) */
+
+/* The page being drawn: where it goes, and what the report lacks (path -> sentence, in order). */
+struct page {
+	FILE *f;
+	struct json_object *lacks;
+	unsigned int more;
+};
+
+/* ------------------------------------------------------------------ reading the JSON */
 
 static struct json_object *get(struct json_object *o, const char *key)
 {
@@ -36,19 +55,213 @@ static struct json_object *get(struct json_object *o, const char *key)
 	return o && json_object_object_get_ex(o, key, &v) ? v : NULL;
 }
 
-static const char *str(struct json_object *o, const char *key)
+/* Is @v of type @t? NUMBER takes integers and finite doubles; NULL is of no type. */
+static bool is(struct json_object *v, enum json_type t)
+{
+	if (!v)
+		return false;
+	if (t == NUMBER)
+		return json_object_is_type(v, json_type_int) ||
+		       (json_object_is_type(v, json_type_double) &&
+			isfinite(json_object_get_double(v)));
+	return json_object_is_type(v, t);
+}
+
+static struct json_object *typed(struct json_object *o, const char *key, enum json_type t)
 {
 	struct json_object *v = get(o, key);
 
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+	return is(v, t) ? v : NULL;
+}
+
+static size_t count(struct json_object *a)
+{
+	return is(a, json_type_array) ? json_object_array_length(a) : 0;
+}
+
+static struct json_object *at(struct json_object *a, size_t i)
+{
+	return i < count(a) ? json_object_array_get_idx(a, i) : NULL;
+}
+
+static const char *str(struct json_object *o, const char *key)
+{
+	struct json_object *v = typed(o, key, json_type_string);
+
+	return v ? json_object_get_string(v) : "";
 }
 
 static double num(struct json_object *o, const char *key)
 {
-	struct json_object *v = get(o, key);
+	struct json_object *v = typed(o, key, NUMBER);
 
 	return v ? json_object_get_double(v) : 0;
 }
+
+/* A check by name from the report's "checks" array. */
+static struct json_object *check(struct json_object *doc, const char *name)
+{
+	struct json_object *a = typed(doc, "checks", json_type_array);
+
+	for (size_t i = 0; i < count(a); i++)
+		if (!strcmp(str(at(a, i), "name"), name))
+			return at(a, i);
+	return NULL;
+}
+
+/* Did the check run? A skipped one may leave its figures out. */
+static bool ran(struct json_object *c)
+{
+	return c && strcmp(str(c, "result"), "SKIP");
+}
+
+/* ------------------------------------------------------------------ what the report lacks */
+
+static const char *type_name(enum json_type t)
+{
+	switch (t) {
+	case json_type_null: return "null";
+	case json_type_boolean: return "true or false";
+	case json_type_int:
+	case json_type_double: return "a number";
+	case json_type_string: return "a string";
+	case json_type_array: return "an array";
+	case json_type_object: return "an object";
+	}
+	return "something";
+}
+
+/* What @v is (NULL: JSON null), for a sentence */
+static const char *type_of(struct json_object *v)
+{
+	if (json_object_is_type(v, json_type_double) && !isfinite(json_object_get_double(v)))
+		return "a number that is not finite";
+	return type_name(json_object_get_type(v));
+}
+
+/* Name @path (a JSON path: limits, checks[performance].figures) on the page with what is wrong. */
+static void lack(struct page *pg, const char *path, const char *what)
+{
+	if (json_object_object_get_ex(pg->lacks, path, NULL))
+		return;
+	if (json_object_object_length(pg->lacks) >= LACKS_MAX) {
+		pg->more++;
+		return;
+	}
+	json_object_object_add(pg->lacks, path, json_object_new_string(what));
+}
+
+/*
+ * @o's member @key (at path @where.@key) when it is of type @t, else NULL. A member of another
+ * type is named on the page; a missing or null one too when @need. A missing @o was named already.
+ */
+static struct json_object *member(struct page *pg, struct json_object *o, const char *where,
+				  const char *key, enum json_type t, bool need)
+{
+	struct json_object *v = NULL;
+	bool present = is(o, json_type_object) && json_object_object_get_ex(o, key, &v);
+	char path[JPATH], what[96];
+
+	if (is(v, t) || !is(o, json_type_object) || (!need && !v))
+		return is(v, t) ? v : NULL;
+	snprintf(path, sizeof(path), "%s%s%s", where, *where ? "." : "", key);
+	if (!present)
+		snprintf(what, sizeof(what), "missing");
+	else
+		snprintf(what, sizeof(what), "%s where %s belongs", type_of(v), type_name(t));
+	lack(pg, path, what);
+	return NULL;
+}
+
+static struct json_object *need(struct page *pg, struct json_object *o, const char *where,
+				const char *key, enum json_type t)
+{
+	return member(pg, o, where, key, t, true);
+}
+
+static struct json_object *may(struct page *pg, struct json_object *o, const char *where,
+			       const char *key, enum json_type t)
+{
+	return member(pg, o, where, key, t, false);
+}
+
+/* An element of an array that must be an object; @path names the element. */
+static struct json_object *need_obj(struct page *pg, struct json_object *e, const char *path)
+{
+	char what[96];
+
+	if (is(e, json_type_object))
+		return e;
+	snprintf(what, sizeof(what), "%s where an object belongs", type_of(e));
+	lack(pg, path, what);
+	return NULL;
+}
+
+/* The members every report has at its top level, as awr qualify writes them. */
+static void lacks_top(struct page *pg, struct json_object *doc)
+{
+	static const struct { const char *key; enum json_type type; bool need; } m[] = {
+		{ "verdict", json_type_string, true }, { "path", json_type_string, true },
+		{ "target", json_type_string, true }, { "target_type", json_type_string, true },
+		{ "kernel", json_type_string, true }, { "awr_version", json_type_string, true },
+		{ "date", json_type_string, true }, { "seconds", NUMBER, true },
+		{ "passed", NUMBER, true }, { "failed", NUMBER, true },
+		{ "skipped", NUMBER, true }, { "info", NUMBER, true },
+		{ "limits", json_type_object, true },
+		{ "checks", json_type_array, true }, { "quick", json_type_boolean, false },
+		{ "scratch_file", json_type_boolean, false }, { "notes", json_type_array, false },
+		{ "extent_map", json_type_object, false },
+	};
+
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+		member(pg, doc, "", m[i].key, m[i].type, m[i].need);
+}
+
+/* Each check's own members, and the checks the page draws a section from. */
+static void lacks_checks(struct page *pg, struct json_object *doc)
+{
+	static const char *const drawn[] = {
+		"discovery", "size_sweep", "kernel_refusals", "concurrent_torn", "performance",
+	};
+	struct json_object *a = typed(doc, "checks", json_type_array);
+	char path[JPATH];
+
+	for (size_t i = 0; i < count(a); i++) {
+		struct json_object *c = at(a, i);
+
+		snprintf(path, sizeof(path), "checks[%zu]", i);
+		if (!need_obj(pg, c, path))
+			continue;
+		if (typed(c, "name", json_type_string))
+			snprintf(path, sizeof(path), "checks[%s]", str(c, "name"));
+		need(pg, c, path, "name", json_type_string);
+		need(pg, c, path, "result", json_type_string);
+		need(pg, c, path, "reason", json_type_string);
+		need(pg, c, path, "seconds", NUMBER);
+		need(pg, c, path, "figures", json_type_object);
+	}
+	for (size_t i = 0; a && i < sizeof(drawn) / sizeof(drawn[0]); i++) {
+		snprintf(path, sizeof(path), "checks[%s]", drawn[i]);
+		if (!check(doc, drawn[i]))
+			lack(pg, path, "missing");
+	}
+}
+
+/* A check's figures, for a section: NULL (and a sentence saying why) when there are none. */
+static struct json_object *figures(struct page *pg, struct json_object *doc, const char *name)
+{
+	struct json_object *c = check(doc, name), *fig = typed(c, "figures", json_type_object);
+
+	if (!c)
+		fprintf(pg->f, "<p class=\"empty\">The report has no %s check (see what it "
+			"lacks, above).</p>\n", name);
+	else if (!fig)
+		fprintf(pg->f, "<p class=\"empty\">The %s check has no figures (see what the "
+			"report lacks, above).</p>\n", name);
+	return fig;
+}
+
+/* ------------------------------------------------------------------ writing */
 
 static void esc(FILE *f, const char *s)
 {
@@ -71,21 +284,9 @@ static void put(FILE *f, const char *raw, const char *text)
 	esc(f, text);
 }
 
-/* A check by name from the report's "checks" array. */
-static struct json_object *check(struct json_object *doc, const char *name)
-{
-	struct json_object *a = get(doc, "checks");
-	size_t n = a ? json_object_array_length(a) : 0;
-
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(str(json_object_array_get_idx(a, i), "name"), name))
-			return json_object_array_get_idx(a, i);
-	return NULL;
-}
-
 static const char *size_label(double bytes, char *buf, size_t len)
 {
-	return out_size(bytes > 0 ? (uint64_t)bytes : 0, buf, len);
+	return out_size(bytes >= 0x1p64 ? UINT64_MAX : bytes > 0 ? (uint64_t)bytes : 0, buf, len);
 }
 
 /* ------------------------------------------------------------------ charts */
@@ -115,11 +316,12 @@ static double py(const struct axis *a, double v)
 
 static void svg_open(FILE *f, const char *cls, const char *label)
 {
-	fprintf(f, "<svg class=\"chart %s\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" role=\"img\" "
-		"aria-label=\"", cls, CHART_W, CHART_H, CHART_W, CHART_H);
+	fprintf(f, "<svg class=\"chart %s\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" "
+		"height=\"%.0f\" role=\"img\" aria-label=\"", cls, CHART_W, CHART_H, CHART_W,
+		CHART_H);
 	esc(f, label);
-	fprintf(f, "\">\n<rect class=\"frame\" x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\"/>\n", ML, MT,
-		CHART_W - ML - MR, CHART_H - MT - MB);
+	fprintf(f, "\">\n<rect class=\"frame\" x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" "
+		"height=\"%.0f\"/>\n", ML, MT, CHART_W - ML - MR, CHART_H - MT - MB);
 }
 
 static void x_tick(FILE *f, const struct axis *x, double v, const char *label)
@@ -142,10 +344,10 @@ static void y_tick(FILE *f, const struct axis *y, double v, const char *label)
 
 static void axis_titles(FILE *f, const char *xt, const char *yt)
 {
-	fprintf(f, "<text class=\"axis-title\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n",
-		(ML + CHART_W - MR) / 2, CHART_H - 6, xt);
-	fprintf(f, "<text class=\"axis-title\" transform=\"translate(14 %.0f) rotate(-90)\" text-anchor=\"middle\">"
-		"%s</text>\n", (MT + CHART_H - MB) / 2, yt);
+	fprintf(f, "<text class=\"axis-title\" x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\">"
+		"%s</text>\n", (ML + CHART_W - MR) / 2, CHART_H - 6, xt);
+	fprintf(f, "<text class=\"axis-title\" transform=\"translate(14 %.0f) rotate(-90)\" "
+		"text-anchor=\"middle\">%s</text>\n", (MT + CHART_H - MB) / 2, yt);
 }
 
 /* A round step for a linear axis from 0 to @max: about five ticks. */
@@ -166,54 +368,98 @@ static void us_label(double us, char *buf, size_t len)
 		snprintf(buf, len, "%g us", us);
 }
 
-/* The size sweep: each size written against its latency, coloured by what was read back. */
-static void sweep_chart(FILE *f, struct json_object *sweep)
+/* Ticks from 0 to @a's top, about five, at most 12 (a damaged report may hold any number). */
+static void linear_ticks(FILE *f, const struct axis *a)
 {
-	struct json_object *w = get(get(sweep, "figures"), "writes");
-	size_t n = w ? json_object_array_length(w) : 0;
-	struct axis x = { 0, 1, true }, y = { 0, 1, false };
-	double smin = 0, smax = 0, lmax = 0;
+	double step = step_for(a->hi);
+	char l[32];
+
+	for (int k = 0; k <= 12 && k * step <= a->hi; k++) {
+		us_label(k * step, l, sizeof(l));
+		y_tick(f, a, k * step, l);
+	}
+}
+
+/* A write of the size sweep that can be drawn: a positive size and a latency. */
+static bool sweep_point(struct page *pg, struct json_object *e, size_t i, double *size, double *us)
+{
+	struct json_object *s, *l;
+	char where[96];
+
+	snprintf(where, sizeof(where), "checks[size_sweep].figures.writes[%zu]", i);
+	if (!need_obj(pg, e, where))
+		return false;
+	s = need(pg, e, where, "size", NUMBER);
+	l = need(pg, e, where, "latency_us", NUMBER);
+	may(pg, e, where, "read_back", json_type_string);
+	may(pg, e, where, "write", json_type_string);
+	*size = num(e, "size");
+	*us = num(e, "latency_us");
+	if (s && *size <= 0) {
+		snprintf(where + strlen(where), sizeof(where) - strlen(where), ".size");
+		lack(pg, where, "not a positive size");
+	}
+	return s && l && *size > 0;
+}
+
+static void sweep_dot(FILE *f, const struct axis *x, const struct axis *y, struct json_object *e)
+{
+	const char *rb = get(e, "read_back") ? str(e, "read_back") : str(e, "write");
+	double s = num(e, "size"), l = num(e, "latency_us");
 	char a[32];
 
-	if (!n) {
-		fputs("<p class=\"empty\">The size sweep wrote nothing (see its check above).</p>\n", f);
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *e = json_object_array_get_idx(w, i);
-		double s = num(e, "size"), l = num(e, "latency_us");
+	fprintf(f, "<circle class=\"sweep-pt %s\" data-size=\"%.0f\" data-result=\"",
+		strcmp(rb, "intact") ? "bad" : "ok", s);
+	esc(f, rb);
+	fprintf(f, "\" data-latency-us=\"%.1f\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\"><title>"
+		"%s: %.0f us, ", l, px(x, s), py(y, l), size_label(s, a, sizeof(a)), l);
+	esc(f, rb);
+	fputs("</title></circle>\n", f);
+}
 
-		smin = !i || s < smin ? s : smin;
+/* The size sweep: each size written against its latency, coloured by what was read back. */
+static void sweep_chart(struct page *pg, struct json_object *doc)
+{
+	struct json_object *fig = figures(pg, doc, "size_sweep"), *w;
+	struct axis x = { 0, 1, true }, y = { 0, 1, false };
+	double smin = 0, smax = 0, lmax = 0, s, l;
+	size_t n, drawn = 0;
+	FILE *f = pg->f;
+	char a[32];
+
+	w = member(pg, fig, "checks[size_sweep].figures", "writes", json_type_array,
+		   ran(check(doc, "size_sweep")));
+	n = count(w);
+	for (size_t i = 0; i < n; i++) {
+		if (!sweep_point(pg, at(w, i), i, &s, &l))
+			continue;
+		smin = !drawn || s < smin ? s : smin;
 		smax = s > smax ? s : smax;
 		lmax = l > lmax ? l : lmax;
+		drawn++;
+	}
+	if (!drawn) {
+		if (fig)
+			fputs("<p class=\"empty\">The size sweep wrote nothing (see its check "
+			      "above).</p>\n", f);
+		return;
 	}
 	x.lo = log10(smin) - 0.15;
 	x.hi = log10(smax) + 0.15;
-	y.hi = lmax > 0 ? lmax * 1.15 : 1;
+	y.hi = lmax > 0 ? fmin(lmax * 1.15, DBL_MAX) : 1;
 	svg_open(f, "sweep-chart", "size sweep: write size against latency");
-	for (double v = 0; v <= y.hi; v += step_for(y.hi)) {
-		us_label(v, a, sizeof(a));
-		y_tick(f, &y, v, a);
-	}
+	linear_ticks(f, &y);
 	for (size_t i = 0; i < n; i++)
-		x_tick(f, &x, num(json_object_array_get_idx(w, i), "size"),
-		       size_label(num(json_object_array_get_idx(w, i), "size"), a, sizeof(a)));
+		if (sweep_point(pg, at(w, i), i, &s, &l))
+			x_tick(f, &x, s, size_label(s, a, sizeof(a)));
 	axis_titles(f, "atomic write size (durable, one write each)", "latency");
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *e = json_object_array_get_idx(w, i);
-		const char *rb = get(e, "read_back") ? str(e, "read_back") : str(e, "write");
-		bool ok = !strcmp(rb, "intact");
-
-		fprintf(f, "<circle class=\"sweep-pt %s\" data-size=\"%.0f\" data-result=\"", ok ? "ok" : "bad",
-			num(e, "size"));
-		esc(f, rb);
-		fprintf(f, "\" data-latency-us=\"%.1f\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\"><title>%s: %.0f us, ",
-			num(e, "latency_us"), px(&x, num(e, "size")), py(&y, num(e, "latency_us")),
-			size_label(num(e, "size"), a, sizeof(a)), num(e, "latency_us"));
-		esc(f, rb);
-		fputs("</title></circle>\n", f);
-	}
+	for (size_t i = 0; i < n; i++)
+		if (sweep_point(pg, at(w, i), i, &s, &l))
+			sweep_dot(f, &x, &y, at(w, i));
 	fputs("</svg>\n", f);
+	if (drawn < n)
+		fprintf(f, "<p class=\"empty\">%zu of the %zu writes are not drawn (see what the "
+			"report lacks, above).</p>\n", n - drawn, n);
 }
 
 static const char *mode_colour(const char *mode)
@@ -229,40 +475,175 @@ static const char *mode_colour(const char *mode)
 	return "#c08a00";
 }
 
-/* The performance check's latency distribution per mode, p50/p99/p99.9 marked. */
-static void cdf_chart(FILE *f, struct json_object *perf)
+static const char *const pcts[] = { "p50", "p99", "p99_9" };
+
+/*
+ * A performance mode's latency distribution (an array of [microseconds, share]), or NULL for a
+ * member of the figures that is not a mode (method, unit, ...); @where gets the path of its
+ * points.
+ */
+static struct json_object *mode_cdf(struct page *pg, const char *mode, struct json_object *m,
+				    char *where, size_t len)
 {
-	static const char *const pcts[] = { "p50", "p99", "p99_9" };
-	static const double shares[] = { 0.5, 0.99, 0.999 };
-	struct json_object *fig = get(perf, "figures");
-	struct axis x = { 0, 1, true }, y = { 0, 1, false };
-	double lo = 0, hi = 0;
-	unsigned int modes = 0;
-	char a[32];
+	struct json_object *lat;
+
+	if (!is(m, json_type_object) || !json_object_object_get_ex(m, "latency_cdf", NULL))
+		return NULL;
+	snprintf(where, len, "checks[performance].figures.%s", mode);
+	lat = need(pg, m, where, "latency_us", json_type_object);
+	for (size_t k = 0; lat && k < sizeof(pcts) / sizeof(pcts[0]); k++) {
+		char w[JPATH];
+
+		snprintf(w, sizeof(w), "%s.latency_us", where);
+		need(pg, lat, w, pcts[k], NUMBER);
+	}
+	need(pg, m, where, "pages_per_s", NUMBER);
+	m = need(pg, m, where, "latency_cdf", json_type_array);
+	snprintf(where + strlen(where), len - strlen(where), ".latency_cdf");
+	return m;
+}
+
+/* A point of a latency distribution: [microseconds, share], both numbers. */
+static bool cdf_point(struct page *pg, const char *where, struct json_object *p, size_t i,
+		      double *us, double *share)
+{
+	char path[JPATH];
+
+	if (count(p) < 2 || !is(at(p, 0), NUMBER) || !is(at(p, 1), NUMBER)) {
+		snprintf(path, sizeof(path), "%s[%zu]", where, i);
+		lack(pg, path, "not a pair of numbers [microseconds, share]");
+		return false;
+	}
+	*us = json_object_get_double(at(p, 0));
+	*share = json_object_get_double(at(p, 1));
+	return true;
+}
+
+/* The latency axis over every mode's points; 0 when no mode has a point to draw. */
+static unsigned int cdf_domain(struct page *pg, struct json_object *fig, struct axis *x)
+{
+	double lo = 0, hi = 0, us, sh;
+	unsigned int modes = 0, points = 0;
+	char where[JPATH];
 
 	json_object_object_foreach(fig, mode, m) {
-		struct json_object *c = get(m, "latency_cdf");
-		size_t n = c ? json_object_array_length(c) : 0;
+		struct json_object *c = mode_cdf(pg, mode, m, where, sizeof(where));
+		unsigned int before = points;
 
-		for (size_t i = 0; i < n; i++) {
-			double v = json_object_get_double(json_object_array_get_idx(json_object_array_get_idx(c, i), 0));
-
-			lo = !modes && !i ? v : v < lo ? v : lo;
-			hi = v > hi ? v : hi;
+		for (size_t i = 0; i < count(c); i++) {
+			if (!cdf_point(pg, where, at(c, i), i, &us, &sh))
+				continue;
+			lo = !points || us < lo ? us : lo;
+			hi = us > hi ? us : hi;
+			points++;
 		}
-		modes += n > 0;
-		(void)mode;
+		modes += points > before;
 	}
-	if (!modes) {
-		fputs("<p class=\"empty\">The performance check measured no latencies (see its check above).</p>\n", f);
+	x->lo = floor(log10(lo > 0 ? lo : 1));
+	x->hi = ceil(log10(hi > 0 ? hi : 10));
+	if (x->hi <= x->lo)
+		x->hi = x->lo + 1;
+	return modes;
+}
+
+/* Each mode's line, its points and its p50/p99/p99.9 marks. */
+static void cdf_modes(struct page *pg, struct json_object *fig, const struct axis *x,
+		      const struct axis *y)
+{
+	static const double shares[] = { 0.5, 0.99, 0.999 };
+	FILE *f = pg->f;
+	char where[JPATH];
+
+	json_object_object_foreach(fig, mode, m) {
+		struct json_object *c = mode_cdf(pg, mode, m, where, sizeof(where));
+		struct json_object *lat = typed(m, "latency_us", json_type_object);
+		size_t n = count(c);
+		const char *col = mode_colour(mode);
+
+		if (!n)
+			continue;
+		put(f, "<g class=\"cdf\" data-mode=\"", mode);
+		fprintf(f, "\" data-points=\"%zu\">\n<polyline class=\"cdf-line\" stroke=\"%s\" "
+			"points=\"", n, col);
+		for (size_t i = 0, drawn = 0; i < n; i++) {
+			double us, sh;
+
+			if (cdf_point(pg, where, at(c, i), i, &us, &sh))
+				fprintf(f, "%s%.1f,%.1f", drawn++ ? " " : "", px(x, us),
+					py(y, sh));
+		}
+		fputs("\"/>\n", f);
+		for (size_t i = 0; i < n; i++) {
+			struct json_object *p = json_object_array_get_idx(c, i);
+			double us, sh;
+
+			if (!cdf_point(pg, where, p, i, &us, &sh))
+				continue;
+			put(f, "<circle class=\"cdf-pt\" data-mode=\"", mode);
+			fprintf(f, "\" cx=\"%.1f\" cy=\"%.1f\" r=\"2\" fill=\"%s\"><title>",
+				px(x, us), py(y, sh), col);
+			esc(f, mode);
+			fprintf(f, ": %.1f us, %.2f%%</title></circle>\n", us, sh * 100);
+		}
+		for (size_t k = 0; k < 3; k++) {
+			double us = num(lat, pcts[k]);
+
+			if (us <= 0)
+				continue;
+			put(f, "<line class=\"pct-mark\" data-mode=\"", mode);
+			fprintf(f, "\" data-pct=\"%s\" data-us=\"%.1f\" x1=\"%.1f\" y1=\"%.1f\" "
+				"x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"><title>", pcts[k], us,
+				px(x, us), py(y, shares[k]) - 7, px(x, us), py(y, shares[k]) + 7,
+				col);
+			esc(f, mode);
+			fprintf(f, " %s: %.1f us</title></line>\n", pcts[k], us);
+		}
+		fputs("</g>\n", f);
+	}
+}
+
+/* The legend: each mode drawn with its pages/s and percentiles. */
+static void cdf_legend(struct page *pg, struct json_object *fig)
+{
+	FILE *f = pg->f;
+	char where[JPATH];
+
+	fputs("<table class=\"legend\"><tr><th>mode</th><th>pages/s</th><th>p50</th><th>p99</th>"
+	      "<th>p99.9</th></tr>\n", f);
+	json_object_object_foreach(fig, mode, m) {
+		struct json_object *lat = typed(m, "latency_us", json_type_object);
+
+		if (!count(mode_cdf(pg, mode, m, where, sizeof(where))))
+			continue;
+		put(f, "<tr class=\"perf-mode\" data-mode=\"", mode);
+		fprintf(f, "\"><td><span class=\"swatch\" style=\"background:%s\"></span>",
+			mode_colour(mode));
+		esc(f, mode);
+		fprintf(f, "</td><td>%.0f</td><td>%.1f us</td><td>%.1f us</td><td>%.1f us</td>"
+			"</tr>\n", num(m, "pages_per_s"), num(lat, "p50"), num(lat, "p99"),
+			num(lat, "p99_9"));
+	}
+	fputs("</table>\n", f);
+}
+
+/* The performance check's latency distribution per mode, p50/p99/p99.9 marked. */
+static void cdf_chart(struct page *pg, struct json_object *doc)
+{
+	struct json_object *fig = figures(pg, doc, "performance");
+	struct axis x = { 0, 1, true }, y = { 0, 1, false };
+	FILE *f = pg->f;
+	char a[32];
+	int ticks = 0;
+
+	if (!fig)
+		return;
+	if (!cdf_domain(pg, fig, &x)) {
+		fputs("<p class=\"empty\">The performance check measured no latencies (see its "
+		      "check above).</p>\n", f);
 		return;
 	}
-	x.lo = floor(log10(lo > 0 ? lo : 1));
-	x.hi = ceil(log10(hi > 0 ? hi : 10));
-	if (x.hi <= x.lo)
-		x.hi = x.lo + 1;
 	svg_open(f, "cdf-chart", "latency distribution of the performance check's writes");
-	for (double d = x.lo; d <= x.hi; d += 1) {
+	for (double d = x.lo; d <= x.hi && ticks++ < 40; d += 1) {
 		us_label(pow(10, d), a, sizeof(a));
 		x_tick(f, &x, pow(10, d), a);
 	}
@@ -271,56 +652,9 @@ static void cdf_chart(FILE *f, struct json_object *perf)
 		y_tick(f, &y, v, a);
 	}
 	axis_titles(f, "latency of a page write (log scale)", "share of writes at or below");
-	json_object_object_foreach(fig, mode2, m2) {
-		struct json_object *c = get(m2, "latency_cdf"), *lat = get(m2, "latency_us");
-		size_t n = c ? json_object_array_length(c) : 0;
-		const char *col = mode_colour(mode2);
-
-		if (!n)
-			continue;
-		fprintf(f, "<g class=\"cdf\" data-mode=\"%s\" data-points=\"%zu\">\n<polyline class=\"cdf-line\" "
-			"stroke=\"%s\" points=\"", mode2, n, col);
-		for (size_t i = 0; i < n; i++) {
-			struct json_object *p = json_object_array_get_idx(c, i);
-
-			fprintf(f, "%s%.1f,%.1f", i ? " " : "", px(&x, json_object_get_double(json_object_array_get_idx(p, 0))),
-				py(&y, json_object_get_double(json_object_array_get_idx(p, 1))));
-		}
-		fputs("\"/>\n", f);
-		for (size_t i = 0; i < n; i++) {
-			struct json_object *p = json_object_array_get_idx(c, i);
-			double us = json_object_get_double(json_object_array_get_idx(p, 0));
-			double sh = json_object_get_double(json_object_array_get_idx(p, 1));
-
-			fprintf(f, "<circle class=\"cdf-pt\" data-mode=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"2\" fill=\"%s\">"
-				"<title>%s: %.1f us, %.2f%%</title></circle>\n", mode2, px(&x, us), py(&y, sh), col, mode2,
-				us, sh * 100);
-		}
-		for (size_t k = 0; k < 3; k++) {
-			double us = num(lat, pcts[k]);
-
-			if (us <= 0)
-				continue;
-			fprintf(f, "<line class=\"pct-mark\" data-mode=\"%s\" data-pct=\"%s\" data-us=\"%.1f\" x1=\"%.1f\" "
-				"y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"><title>%s %s: %.1f us</title></line>\n",
-				mode2, pcts[k], us, px(&x, us), py(&y, shares[k]) - 7, px(&x, us), py(&y, shares[k]) + 7,
-				col, mode2, pcts[k], us);
-		}
-		fputs("</g>\n", f);
-	}
-	fputs("</svg>\n<table class=\"legend\"><tr><th>mode</th><th>pages/s</th><th>p50</th><th>p99</th>"
-	      "<th>p99.9</th></tr>\n", f);
-	json_object_object_foreach(fig, mode3, m3) {
-		struct json_object *lat = get(m3, "latency_us");
-
-		if (!get(m3, "latency_cdf") || !json_object_array_length(get(m3, "latency_cdf")))
-			continue;
-		fprintf(f, "<tr class=\"perf-mode\" data-mode=\"%s\"><td><span class=\"swatch\" style=\"background:%s\">"
-			"</span>%s</td><td>%.0f</td><td>%.1f us</td><td>%.1f us</td><td>%.1f us</td></tr>\n", mode3,
-			mode_colour(mode3), mode3, num(m3, "pages_per_s"), num(lat, "p50"), num(lat, "p99"),
-			num(lat, "p99_9"));
-	}
-	fputs("</table>\n", f);
+	cdf_modes(pg, fig, &x, &y);
+	fputs("</svg>\n", f);
+	cdf_legend(pg, fig);
 }
 
 static const char *path_colour(const char *p)
@@ -328,45 +662,82 @@ static const char *path_colour(const char *p)
 	return !strcmp(p, "hardware") ? "#2a9a3c" : !strcmp(p, "software") ? "#e08a1e" : "#9a9a9a";
 }
 
-/* The extent map of the test file: each range where it lies in the file, coloured by its path. */
-static void extent_chart(FILE *f, struct json_object *map)
+/* A range of the extent map that can be drawn: an offset and a length. */
+static bool extent_range(struct page *pg, struct json_object *r, size_t i)
 {
-	struct json_object *e = get(map, "ranges");
-	size_t n = e ? json_object_array_length(e) : 0;
-	double size = num(map, "file_size"), w = CHART_W - ML - MR;
+	char where[64];
+	bool o, l;
+
+	snprintf(where, sizeof(where), "extent_map.ranges[%zu]", i);
+	if (!need_obj(pg, r, where))
+		return false;
+	o = need(pg, r, where, "offset", NUMBER);
+	l = need(pg, r, where, "length", NUMBER);
+	need(pg, r, where, "path", json_type_string);
+	need(pg, r, where, "extents", NUMBER);
+	return o && l;
+}
+
+static void extent_bar(FILE *f, struct json_object *r, double size)
+{
+	double l = num(r, "offset"), len = num(r, "length"), w = CHART_W - ML - MR;
+	double x0 = ML + (size > 0 ? l / size * w : 0), wd = size > 0 ? len / size * w : 0;
+	char a[32], b[32];
+
+	put(f, "<rect class=\"extent-range\" data-path=\"", str(r, "path"));
+	fprintf(f, "\" data-offset=\"%.0f\" data-length=\"%.0f\" x=\"%.2f\" y=\"10\" "
+		"width=\"%.2f\" height=\"30\" fill=\"%s\"><title>%s at %s: ", l, len, x0,
+		wd > 0.5 ? wd : 0.5, path_colour(str(r, "path")), size_label(len, a, sizeof(a)),
+		size_label(l, b, sizeof(b)));
+	esc(f, str(r, "path"));
+	fprintf(f, " path, %.0f extent%s</title></rect>\n", num(r, "extents"),
+		num(r, "extents") == 1 ? "" : "s");
+}
+
+/* The extent map of the test file: each range where it lies in the file, coloured by its path. */
+static void extent_chart(struct page *pg, struct json_object *doc)
+{
+	static const char *const nums[] = {
+		"file_size", "unit", "nr_extents", "nr_ranges", "hardware_bytes", "software_bytes",
+	};
+	struct json_object *map = typed(doc, "extent_map", json_type_object), *e;
+	double size = num(map, "file_size");
+	FILE *f = pg->f;
 	char a[32], b[32], c[32], d[32];
+	size_t n;
 
 	if (!map) {
-		fputs("<p class=\"empty\">No extent map: the target is a block device, or its filesystem has no "
-		      "FIEMAP.</p>\n", f);
+		fputs("<p class=\"empty\">No extent map: the target is a block device, or its "
+		      "filesystem has no FIEMAP.</p>\n", f);
 		return;
 	}
-	fprintf(f, "<p>%.0f extent%s in %.0f range%s over %s, judged at a unit of %s: %s would take the hardware "
-		"path, %s the software path%s.</p>\n", num(map, "nr_extents"), num(map, "nr_extents") == 1 ? "" : "s",
-		num(map, "nr_ranges"), num(map, "nr_ranges") == 1 ? "" : "s", size_label(size, a, sizeof(a)),
-		size_label(num(map, "unit"), b, sizeof(b)), size_label(num(map, "hardware_bytes"), c, sizeof(c)),
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
+		need(pg, map, "extent_map", nums[i], NUMBER);
+	e = need(pg, map, "extent_map", "ranges", json_type_array);
+	n = count(e);
+	fprintf(f, "<p>%.0f extent%s in %.0f range%s over %s, judged at a unit of %s: %s would "
+		"take the hardware path, %s the software path%s.</p>\n", num(map, "nr_extents"),
+		num(map, "nr_extents") == 1 ? "" : "s", num(map, "nr_ranges"),
+		num(map, "nr_ranges") == 1 ? "" : "s", size_label(size, a, sizeof(a)),
+		size_label(num(map, "unit"), b, sizeof(b)),
+		size_label(num(map, "hardware_bytes"), c, sizeof(c)),
 		size_label(num(map, "software_bytes"), d, sizeof(d)),
 		num(map, "nr_ranges") > (double)n ? " (the first ranges drawn)" : "");
-	fprintf(f, "<svg class=\"chart extent-chart\" viewBox=\"0 0 %.0f 70\" width=\"%.0f\" height=\"70\" "
-		"role=\"img\" aria-label=\"extent map\">\n<rect class=\"frame\" x=\"%.0f\" y=\"10\" width=\"%.0f\" "
-		"height=\"30\"/>\n", CHART_W, CHART_W, ML, w);
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *x = json_object_array_get_idx(e, i);
-		double l = num(x, "offset"), len = num(x, "length");
-		double x0 = ML + (size > 0 ? l / size * w : 0), wd = size > 0 ? len / size * w : 0;
-
-		fprintf(f, "<rect class=\"extent-range\" data-path=\"%s\" data-offset=\"%.0f\" data-length=\"%.0f\" "
-			"x=\"%.2f\" y=\"10\" width=\"%.2f\" height=\"30\" fill=\"%s\"><title>%s at %s: %s path, "
-			"%.0f extent%s</title></rect>\n", str(x, "path"), l, len, x0, wd > 0.5 ? wd : 0.5,
-			path_colour(str(x, "path")), size_label(len, a, sizeof(a)), size_label(l, b, sizeof(b)),
-			str(x, "path"), num(x, "extents"), num(x, "extents") == 1 ? "" : "s");
-	}
-	fprintf(f, "<text class=\"tick\" x=\"%.0f\" y=\"56\">0</text><text class=\"tick\" x=\"%.0f\" y=\"56\" "
-		"text-anchor=\"end\">%s</text>\n</svg>\n<p class=\"key\"><span class=\"swatch\" style=\"background:%s\">"
-		"</span>hardware path <span class=\"swatch\" style=\"background:%s\"></span>software path "
-		"<span class=\"swatch\" style=\"background:%s\"></span>unknown (a hole: not yet written)</p>\n", ML,
-		CHART_W - MR, size_label(size, a, sizeof(a)), path_colour("hardware"), path_colour("software"),
-		path_colour("unknown"));
+	fprintf(f, "<svg class=\"chart extent-chart\" viewBox=\"0 0 %.0f 70\" width=\"%.0f\" "
+		"height=\"70\" role=\"img\" aria-label=\"extent map\">\n<rect class=\"frame\" "
+		"x=\"%.0f\" y=\"10\" width=\"%.0f\" height=\"30\"/>\n", CHART_W, CHART_W, ML,
+		CHART_W - ML - MR);
+	for (size_t i = 0; i < n; i++)
+		if (extent_range(pg, at(e, i), i))
+			extent_bar(f, at(e, i), size);
+	fprintf(f, "<text class=\"tick\" x=\"%.0f\" y=\"56\">0</text><text class=\"tick\" "
+		"x=\"%.0f\" y=\"56\" text-anchor=\"end\">%s</text>\n</svg>\n<p class=\"key\">"
+		"<span class=\"swatch\" style=\"background:%s\"></span>hardware path "
+		"<span class=\"swatch\" "
+		"style=\"background:%s\"></span>software path <span class=\"swatch\" "
+		"style=\"background:%s\"></span>unknown (a hole: not yet written)</p>\n", ML,
+		CHART_W - MR, size_label(size, a, sizeof(a)), path_colour("hardware"),
+		path_colour("software"), path_colour("unknown"));
 }
 
 /* ------------------------------------------------------------------ tables */
@@ -386,14 +757,14 @@ static void kv_table(FILE *f, const char *cls, struct json_object *o)
 {
 	fprintf(f, "<table class=\"kv %s\">\n<tr>", cls);
 	json_object_object_foreach(o, k, v) {
-		fputs("<th>", f);
-		esc(f, k);
+		put(f, "<th>", k);
 		fputs("</th>", f);
 		(void)v;
 	}
 	fputs("</tr>\n<tr>", f);
 	json_object_object_foreach(o, k2, v2) {
-		fprintf(f, "<td data-key=\"%s\">", k2);
+		put(f, "<td data-key=\"", k2);
+		fputs("\">", f);
 		scalar(f, v2);
 		fputs("</td>", f);
 	}
@@ -403,26 +774,26 @@ static void kv_table(FILE *f, const char *cls, struct json_object *o)
 /* An array of objects as a table, the columns from the first object's scalar members. */
 static void rows_table(FILE *f, const char *cls, struct json_object *a)
 {
-	size_t n = a ? json_object_array_length(a) : 0;
-	struct json_object *first = n ? json_object_array_get_idx(a, 0) : NULL;
+	struct json_object *first = at(a, 0);
 
-	if (!first || !json_object_is_type(first, json_type_object))
+	if (!is(first, json_type_object))
 		return;
 	fprintf(f, "<table class=\"rows %s\">\n<tr>", cls);
 	json_object_object_foreach(first, k, v) {
-		if (json_object_is_type(v, json_type_object) || json_object_is_type(v, json_type_array))
+		if (json_object_is_type(v, json_type_object) ||
+		    json_object_is_type(v, json_type_array))
 			continue;
-		fputs("<th>", f);
-		esc(f, k);
+		put(f, "<th>", k);
 		fputs("</th>", f);
 	}
 	fputs("</tr>\n", f);
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *r = json_object_array_get_idx(a, i);
+	for (size_t i = 0; i < count(a); i++) {
+		struct json_object *r = at(a, i);
 
 		fputs("<tr>", f);
 		json_object_object_foreach(first, k2, v2) {
-			if (json_object_is_type(v2, json_type_object) || json_object_is_type(v2, json_type_array))
+			if (json_object_is_type(v2, json_type_object) ||
+			    json_object_is_type(v2, json_type_array))
 				continue;
 			fputs("<td>", f);
 			scalar(f, get(r, k2));
@@ -435,11 +806,11 @@ static void rows_table(FILE *f, const char *cls, struct json_object *a)
 
 static void checks_table(FILE *f, struct json_object *doc)
 {
-	struct json_object *a = get(doc, "checks");
-	size_t n = a ? json_object_array_length(a) : 0;
+	struct json_object *a = typed(doc, "checks", json_type_array);
+	size_t n = count(a);
 
-	fputs("<table class=\"checks\">\n<tr><th>result</th><th>check</th><th>what it found</th><th>seconds</th></tr>\n",
-	      f);
+	fputs("<table class=\"checks\">\n<tr><th>result</th><th>check</th><th>what it found</th>"
+	      "<th>seconds</th></tr>\n", f);
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *c = json_object_array_get_idx(a, i);
 
@@ -454,19 +825,54 @@ static void checks_table(FILE *f, struct json_object *doc)
 	fputs("</table>\n", f);
 }
 
-static void findings_table(FILE *f, struct json_object *doc)
+static void notes(struct page *pg, struct json_object *doc)
 {
-	struct json_object *a = get(get(check(doc, "discovery"), "figures"), "findings");
-	size_t n = a ? json_object_array_length(a) : 0;
+	struct json_object *a = typed(doc, "notes", json_type_array);
+	char path[32];
 
-	if (!n) {
-		fputs("<p class=\"empty\">Discovery made no findings.</p>\n", f);
+	for (size_t i = 0; i < count(a); i++) {
+		if (!is(at(a, i), json_type_string)) {
+			snprintf(path, sizeof(path), "notes[%zu]", i);
+			lack(pg, path, "not a string");
+			continue;
+		}
+		put(pg->f, "<p class=\"note\">note: ", json_object_get_string(at(a, i)));
+		fputs("</p>\n", pg->f);
+	}
+}
+
+/* A finding that can be listed: an object; what it lacks is named. */
+static bool finding(struct page *pg, struct json_object *x, size_t i)
+{
+	char where[64];
+
+	snprintf(where, sizeof(where), "checks[discovery].figures.findings[%zu]", i);
+	if (!need_obj(pg, x, where))
+		return false;
+	need(pg, x, where, "id", json_type_string);
+	need(pg, x, where, "severity", json_type_string);
+	need(pg, x, where, "message", json_type_string);
+	return true;
+}
+
+static void findings_table(struct page *pg, struct json_object *doc)
+{
+	struct json_object *fig = figures(pg, doc, "discovery"), *a;
+	FILE *f = pg->f;
+
+	a = need(pg, fig, "checks[discovery].figures", "findings", json_type_array);
+	if (!count(a)) {
+		if (fig)
+			fputs("<p class=\"empty\">Discovery made no findings.</p>\n", f);
 		return;
 	}
-	fputs("<table class=\"findings\">\n<tr><th>severity</th><th>finding</th><th>what it means</th></tr>\n", f);
-	for (size_t i = 0; i < n; i++) {
-		struct json_object *x = json_object_array_get_idx(a, i);
+	fputs("<table class=\"findings\">\n<tr><th>severity</th><th>finding</th>"
+	      "<th>what it means</th></tr>\n", f);
+	for (size_t i = 0; i < count(a); i++) {
+		struct json_object *x = at(a, i);
 
+		if (!finding(pg, x, i))
+			continue;
 		put(f, "<tr class=\"finding\" data-finding=\"", str(x, "id"));
 		put(f, "\" data-severity=\"", str(x, "severity"));
 		put(f, "\"><td class=\"sev ", str(x, "severity"));
@@ -478,10 +884,45 @@ static void findings_table(FILE *f, struct json_object *doc)
 	fputs("</table>\n", f);
 }
 
+static void refusals_table(struct page *pg, struct json_object *doc)
+{
+	struct json_object *fig = figures(pg, doc, "kernel_refusals");
+	bool need_cases = ran(check(doc, "kernel_refusals"));
+
+	rows_table(pg->f, "refusal-cases", member(pg, fig, "checks[kernel_refusals].figures",
+						  "cases", json_type_array, need_cases));
+}
+
+static void torn_counts(struct page *pg, struct json_object *doc)
+{
+	struct json_object *fig = figures(pg, doc, "concurrent_torn"), *v, *x;
+
+	v = member(pg, fig, "checks[concurrent_torn].figures", "verify", json_type_object,
+		   ran(check(doc, "concurrent_torn")));
+	x = need(pg, v, "checks[concurrent_torn].figures.verify", "counts", json_type_object);
+	if (x)
+		kv_table(pg->f, "torn-counts", x);
+	else if (fig)
+		fputs("<p class=\"empty\">The concurrency check did not verify (see its check "
+		      "above).</p>\n", pg->f);
+}
+
+static void crash_cycles(struct page *pg, struct json_object *doc)
+{
+	struct json_object *fig = typed(check(doc, "crash"), "figures", json_type_object);
+	struct json_object *x = may(pg, fig, "checks[crash].figures", "cycles", json_type_array);
+
+	if (count(x)) {
+		fputs("</section>\n<section id=\"crash\">\n<h2>Crash cycles</h2>\n", pg->f);
+		rows_table(pg->f, "crash-cycles", x);
+	}
+}
+
 /* The JSON for tools: '<', '>' and '&' as \u escapes, so nothing in it can end the element. */
 static void embed_json(FILE *f, struct json_object *doc)
 {
-	const char *s = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	const char *s = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
+						       JSON_C_TO_STRING_NOSLASHESCAPE);
 
 	fputs("<script type=\"application/json\" id=\"awr-report\">", f);
 	for (; *s; s++) {
@@ -493,20 +934,29 @@ static void embed_json(FILE *f, struct json_object *doc)
 	fputs("</script>\n", f);
 }
 
+/* ------------------------------------------------------------------ the page */
+
 static const char style[] =
-	"body{font:14px/1.45 system-ui,sans-serif;color:#1d1d1f;margin:24px auto;max-width:980px;padding:0 16px}"
-	"h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd}"
-	".verdict{display:inline-block;padding:2px 12px;border-radius:4px;color:#fff;font-weight:700}"
-	".verdict.PASS{background:#2a9a3c}.verdict.FAIL{background:#c8372d}"
-	"table{border-collapse:collapse;margin:6px 0}td,th{padding:3px 8px;border-bottom:1px solid #eee;"
-	"text-align:left;vertical-align:top}th{font-weight:600;background:#f6f6f6}td.num{text-align:right}"
-	".res{font-weight:700}.res.PASS{color:#2a9a3c}.res.FAIL{color:#c8372d}.res.SKIP{color:#8a8a8a}.res.INFO{color:#1f6fb4}"
-	".sev.error{color:#c8372d;font-weight:700}.sev.warning{color:#b86e00;font-weight:700}.sev.info{color:#555}"
+	"body{font:14px/1.45 system-ui,sans-serif;color:#1d1d1f;margin:24px auto;max-width:980px;"
+	"padding:0 16px}h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;"
+	"border-bottom:1px solid #ddd}"
+	".verdict{display:inline-block;padding:2px 12px;border-radius:4px;color:#fff;"
+	"font-weight:700}.verdict.PASS{background:#2a9a3c}.verdict.FAIL{background:#c8372d}"
+	"table{border-collapse:collapse;margin:6px 0}td,th{padding:3px 8px;"
+	"border-bottom:1px solid #eee;text-align:left;vertical-align:top}th{font-weight:600;"
+	"background:#f6f6f6}td.num{text-align:right}"
+	".res{font-weight:700}.res.PASS{color:#2a9a3c}.res.FAIL{color:#c8372d}"
+	".res.SKIP{color:#8a8a8a}"
+	".res.INFO{color:#1f6fb4}"
+	".sev.error{color:#c8372d;font-weight:700}.sev.warning{color:#b86e00;font-weight:700}"
+	".sev.info{color:#555}"
 	".meta td,.meta th{border:0;padding:1px 8px 1px 0}.empty{color:#777;font-style:italic}"
+	"#lacks li{color:#b86e00}"
 	"svg.chart{display:block;max-width:100%;height:auto}svg .frame{fill:none;stroke:#bbb}"
-	"svg .grid{stroke:#eee}svg .tick{font-size:11px;fill:#555}svg .axis-title{font-size:12px;fill:#333}"
-	"svg .sweep-pt.ok{fill:#2a9a3c}svg .sweep-pt.bad{fill:#c8372d}svg .cdf-line{fill:none;stroke-width:1.5}"
-	"svg .pct-mark{stroke-width:2}.swatch{display:inline-block;width:10px;height:10px;margin:0 4px 0 8px}"
+	"svg .grid{stroke:#eee}svg .tick{font-size:11px;fill:#555}svg .axis-title{font-size:12px;"
+	"fill:#333}svg .sweep-pt.ok{fill:#2a9a3c}svg .sweep-pt.bad{fill:#c8372d}"
+	"svg .cdf-line{fill:none;stroke-width:1.5}svg .pct-mark{stroke-width:2}"
+	".swatch{display:inline-block;width:10px;height:10px;margin:0 4px 0 8px}"
 		"@media print{body{margin:0;max-width:none}section{break-inside:avoid}}";
 
 static void section(FILE *f, const char *id, const char *title)
@@ -514,96 +964,183 @@ static void section(FILE *f, const char *id, const char *title)
 	fprintf(f, "</section>\n<section id=\"%s\">\n<h2>%s</h2>\n", id, title);
 }
 
-bool report_html_is_report(struct json_object *doc)
+/* Every section after the summary and what the report lacks. */
+static void sections(struct page *pg, struct json_object *doc)
 {
-	struct json_object *checks = get(doc, "checks");
+	struct json_object *lim = typed(doc, "limits", json_type_object);
+	FILE *f = pg->f;
 
-	return checks && json_object_is_type(checks, json_type_array) && *str(doc, "verdict");
+	section(f, "checks", "Checks");
+	checks_table(f, doc);
+	notes(pg, doc);
+	section(f, "limits", "Atomic write limits (effective)");
+	if (lim)
+		kv_table(f, "limits", lim);
+	else
+		fputs("<p class=\"empty\">The report holds no limits (see what it lacks, above)."
+		      "</p>\n", f);
+	section(f, "findings", "Findings");
+	findings_table(pg, doc);
+	section(f, "sweep", "Size sweep");
+	sweep_chart(pg, doc);
+	section(f, "latency", "Latency of atomic, plain and doublewrite page writes");
+	cdf_chart(pg, doc);
+	section(f, "refusals", "Writes the kernel must refuse");
+	refusals_table(pg, doc);
+	section(f, "torn", "Concurrent writers");
+	torn_counts(pg, doc);
+	crash_cycles(pg, doc);
+	section(f, "extents", "Extent map of the test file");
+	extent_chart(pg, doc);
+	section(f, "json", "The JSON report");
+	fputs("<p>The report this page was drawn from, as <code>awr qualify -o json</code> wrote "
+	      "it, is embedded in the element <code>script#awr-report</code> (type "
+	      "application/json) for tools.</p>\n", f);
+	embed_json(f, doc);
+	fputs("</section>\n</body>\n</html>\n", f);
+}
+
+static void head(FILE *f, struct json_object *doc)
+{
+	const char *verdict = str(doc, "verdict");
+
+	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+		"style-src 'unsafe-inline'; img-src data:\">\n%s", GENERATOR);
+	esc(f, str(doc, "awr_version"));
+	fputs("\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	      "<title>awr qualify ", f);
+	esc(f, *verdict ? verdict : "(no verdict)");
+	put(f, ": ", str(doc, "path"));
+	fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n", style);
+}
+
+/* The run's line: date, length, and each count as the JSON has it. */
+static void run_line(FILE *f, struct json_object *doc)
+{
+	static const struct { const char *key, *label; } counts[] = {
+		{ "passed", "passed" }, { "failed", "failed" }, { "skipped", "skipped" },
+		{ "info", "information only" },
+	};
+
+	fputs("<tr><th>run</th><td id=\"run\">", f);
+	esc(f, str(doc, "date"));
+	fprintf(f, "%s, %.1f s", json_object_get_boolean(typed(doc, "quick", json_type_boolean)) ?
+		" (quick)" : "", num(doc, "seconds"));
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		struct json_object *v = typed(doc, counts[i].key, NUMBER);
+
+		fprintf(f, "%s<span class=\"count\" data-count=\"%s\">", i ? ", " : ": ",
+			counts[i].key);
+		if (v)
+			fprintf(f, "%.0f", json_object_get_double(v));
+		else
+			fputs("?", f);
+		fprintf(f, "</span> %s", counts[i].label);
+	}
+	fputs("</td></tr>\n", f);
+}
+
+static void summary(FILE *f, struct json_object *doc)
+{
+	const char *verdict = str(doc, "verdict");
+	struct json_object *sysfs;
+
+	fprintf(f, "<section id=\"summary\">\n<h1>awr qualify <span class=\"verdict %s\" "
+		"id=\"verdict\">", !strcmp(verdict, "PASS") ? "PASS" : "FAIL");
+	esc(f, *verdict ? verdict : "(no verdict)");
+	put(f, "</span></h1>\n<table class=\"meta\">\n<tr><th>path</th><td id=\"path\">",
+	    str(doc, "path"));
+	put(f, "</td></tr>\n<tr><th>target</th><td>", str(doc, "target"));
+	put(f, " (", str(doc, "target_type"));
+	fputs(json_object_get_boolean(typed(doc, "scratch_file", json_type_boolean)) ?
+	      ", a scratch file" : "", f);
+	fputs(")</td></tr>\n", f);
+	sysfs = typed(check(doc, "discovery"), "figures", json_type_object);
+	sysfs = get(get(sysfs, "views"), "sysfs");
+	if (is(sysfs, json_type_object)) {
+		put(f, "<tr><th>device</th><td>", str(sysfs, "disk"));
+		fputs("</td></tr>\n", f);
+	}
+	put(f, "<tr><th>kernel</th><td id=\"kernel\">", str(doc, "kernel"));
+	put(f, "</td></tr>\n<tr><th>awr</th><td>", str(doc, "awr_version"));
+	fputs("</td></tr>\n", f);
+	run_line(f, doc);
+	fputs("</table>\n", f);
+}
+
+/* The list of what the report lacks, when it lacks anything. */
+static void lacks_section(struct page *pg)
+{
+	FILE *f = pg->f;
+
+	if (!json_object_object_length(pg->lacks))
+		return;
+	section(f, "lacks", "What this report lacks");
+	fputs("<p>This page draws what the report holds. These parts of it are missing, or are "
+	      "not what awr qualify writes there (a report of another awr version, or a damaged "
+	      "one):</p>\n<ul>\n", f);
+	json_object_object_foreach(pg->lacks, path, what) {
+		put(f, "<li class=\"lack\" data-key=\"", path);
+		put(f, "\"><code>", path);
+		put(f, "</code>: ", json_object_get_string(what));
+		fputs("</li>\n", f);
+	}
+	if (pg->more)
+		fprintf(f, "<li>and %u more</li>\n", pg->more);
+	fputs("</ul>\n", f);
+}
+
+static bool has(struct json_object *o, const char *key)
+{
+	return json_object_object_get_ex(o, key, NULL);
+}
+
+/*
+ * Why @doc is not an awr qualify report at all, or NULL when it is one: a JSON object with
+ * "checks", or with "verdict" and "passed". Anything else it lacks, the page names.
+ */
+const char *report_html_not_report(struct json_object *doc)
+{
+	if (!is(doc, json_type_object))
+		return "its top level is not a JSON object";
+	if (!has(doc, "checks") && !(has(doc, "verdict") && has(doc, "passed")))
+		return "it has no \"checks\", nor \"verdict\" and \"passed\"";
+	return NULL;
 }
 
 int report_html(struct json_object *doc, FILE *f)
 {
-	const char *verdict = str(doc, "verdict");
-	struct json_object *x;
-	size_t n;
+	struct page pg = { .lacks = json_object_new_object() };
+	char *body = NULL;
+	size_t len = 0;
+	int ret = -ENOMEM;
 
-	if (!report_html_is_report(doc))
+	if (report_html_not_report(doc)) {
+		json_object_put(pg.lacks);
 		return -EINVAL;
-	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-		"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
-		"img-src data:\">\n%s", GENERATOR);
-	esc(f, str(doc, "awr_version"));
-	fputs("\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>awr qualify ", f);
-	esc(f, verdict);
-	fputs(": ", f);
-	esc(f, str(doc, "path"));
-	fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<section id=\"summary\">\n<h1>awr qualify "
-		"<span class=\"verdict %s\" id=\"verdict\">", style, !strcmp(verdict, "PASS") ? "PASS" : "FAIL");
-	esc(f, verdict);
-	fputs("</span></h1>\n<table class=\"meta\">\n<tr><th>path</th><td id=\"path\">", f);
-	esc(f, str(doc, "path"));
-	fputs("</td></tr>\n<tr><th>target</th><td>", f);
-	esc(f, str(doc, "target"));
-	fputs(" (", f);
-	esc(f, str(doc, "target_type"));
-	fputs(get(doc, "scratch_file") && json_object_get_boolean(get(doc, "scratch_file")) ? ", a scratch file" : "", f);
-	fputs(")</td></tr>\n", f);
-	x = get(get(get(check(doc, "discovery"), "figures"), "views"), "sysfs");
-	if (x) {
-		fputs("<tr><th>device</th><td>", f);
-		esc(f, str(x, "disk"));
-		fputs("</td></tr>\n", f);
 	}
-	fputs("<tr><th>kernel</th><td id=\"kernel\">", f);
-	esc(f, str(doc, "kernel"));
-	fputs("</td></tr>\n<tr><th>awr</th><td>", f);
-	esc(f, str(doc, "awr_version"));
-	fputs("</td></tr>\n<tr><th>run</th><td>", f);
-	esc(f, str(doc, "date"));
-	fprintf(f, "%s, %.1f s: %.0f passed, %.0f failed, %.0f skipped, %.0f information only</td></tr>\n</table>\n",
-		get(doc, "quick") && json_object_get_boolean(get(doc, "quick")) ? " (quick)" : "", num(doc, "seconds"),
-		num(doc, "passed"), num(doc, "failed"), num(doc, "skipped"), num(doc, "info"));
-	section(f, "checks", "Checks");
-	checks_table(f, doc);
-	x = get(doc, "notes");
-	n = x ? json_object_array_length(x) : 0;
-	for (size_t i = 0; i < n; i++) {
-		fputs("<p class=\"note\">note: ", f);
-		esc(f, json_object_get_string(json_object_array_get_idx(x, i)));
-		fputs("</p>\n", f);
-	}
-	section(f, "limits", "Atomic write limits (effective)");
-	kv_table(f, "limits", get(doc, "limits"));
-	section(f, "findings", "Findings");
-	findings_table(f, doc);
-	section(f, "sweep", "Size sweep");
-	sweep_chart(f, check(doc, "size_sweep"));
-	section(f, "latency", "Latency of atomic, plain and doublewrite page writes");
-	cdf_chart(f, check(doc, "performance"));
-	section(f, "refusals", "Writes the kernel must refuse");
-	rows_table(f, "refusal-cases", get(get(check(doc, "kernel_refusals"), "figures"), "cases"));
-	section(f, "torn", "Concurrent writers");
-	x = get(get(get(check(doc, "concurrent_torn"), "figures"), "verify"), "counts");
-	if (x)
-		kv_table(f, "torn-counts", x);
-	else
-		fputs("<p class=\"empty\">The concurrency check did not verify (see its check above).</p>\n", f);
-	x = get(get(check(doc, "crash"), "figures"), "cycles");
-	if (x && json_object_array_length(x)) {
-		section(f, "crash", "Crash cycles");
-		rows_table(f, "crash-cycles", x);
-	}
-	section(f, "extents", "Extent map of the test file");
-	extent_chart(f, get(doc, "extent_map"));
-	section(f, "json", "The JSON report");
-	fputs("<p>The report this page was drawn from, as <code>awr qualify -o json</code> wrote it, is embedded in "
-	      "the element <code>script#awr-report</code> (type application/json) for tools.</p>\n", f);
-	embed_json(f, doc);
-	fputs("</section>\n</body>\n</html>\n", f);
-	return ferror(f) ? -EIO : 0;
+	pg.f = pg.lacks ? open_memstream(&body, &len) : NULL;
+	if (!pg.f)
+		goto out;
+	lacks_top(&pg, doc);
+	lacks_checks(&pg, doc);
+	sections(&pg, doc);	/* drawn first: drawing finds what the figures lack */
+	if (fclose(pg.f))
+		goto out;
+	pg.f = f;
+	head(f, doc);
+	summary(f, doc);
+	lacks_section(&pg);
+	fwrite(body, 1, len, f);
+	ret = ferror(f) ? -EIO : 0;
+out:
+	free(body);
+	json_object_put(pg.lacks);
+	return ret;
 }
 
-/* May @path be written? A new or empty file, a report awr wrote before, or anything with --force. */
+/* May @path be written? A new or empty file, a report awr wrote before, anything with --force. */
 int report_html_dest_ok(const char *path, bool force)
 {
 	char head[1024] = "";
@@ -614,7 +1151,8 @@ int report_html_dest_ok(const char *path, bool force)
 	if (force || lstat(path, &st))
 		return 0;
 	if (!S_ISREG(st.st_mode)) {
-		out_error("%s is not a regular file: give a new file name for the HTML report", path);
+		out_error("%s is not a regular file: give a new file name for the HTML report",
+			  path);
 		return -EINVAL;
 	}
 	if (!st.st_size)
@@ -625,18 +1163,20 @@ int report_html_dest_ok(const char *path, bool force)
 		close(fd);
 	if (n > 0 && strstr(head, GENERATOR))
 		return 0;
-	out_error("%s holds data that is not an awr report: give a new file name, or --force to replace it", path);
+	out_error("%s holds data that is not an awr report: give a new file name, or --force to "
+		  "replace it", path);
 	return -EEXIST;
 }
 
 int report_html_file(struct json_object *doc, const char *path)
 {
+	const char *why = report_html_not_report(doc);
 	int fd, ret;
 	FILE *f;
 
-	if (!report_html_is_report(doc)) {
-		out_error("the JSON is not an awr qualify report (no \"checks\" and \"verdict\"): give a file that "
-			  "awr qualify --report or -o json wrote");
+	if (why) {
+		out_error("the JSON is not an awr qualify report (%s): give a file that awr "
+			  "qualify --report or -o json wrote", why);
 		return -EINVAL;
 	}
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);

@@ -8,14 +8,26 @@
 # (no resource requested, no src/href/url() off the page). Takes a screenshot.
 # Negative controls go to the same browser (one start of Chromium): each --control page must
 # fail, and one of its failures must begin with the expected text.
+# --damaged AWR DIR: the report damaged as a saved one of another awr version, or a broken one,
+# may be (tests/report_damaged.py's table: members deleted, of the wrong type, null, markup with an
+# inline style injected into keys, mode names, paths); awr report draws each into DIR and must
+# exit 0 (2, with its message, for JSON that is no report at all), never by a signal, and each page
+# must be whole, list what its report lacks, hold the injected markup as text only and show the
+# counts of its JSON. With AWR_REPORT_VALGRIND=1 each awr report runs under valgrind.
 #
 #   report_check.py REPORT.json REPORT.html SCREENSHOT.png [--control NAME PAGE.html EXPECTED]...
-# Exit 0 when every check of REPORT.html holds and every control fails for its reason, 1 otherwise.
+#                   [--damaged AWR DIR]
+# Exit 0 when every check of REPORT.html holds, every control fails for its reason and every
+# damaged report draws as it should; 1 otherwise.
 import json
 import os
 import re
 import struct
+import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import report_damaged  # noqa: E402
 
 try:
     from selenium import webdriver
@@ -30,10 +42,11 @@ except ImportError:
 
 failed = []     # the failures of the page being checked
 quiet = False   # a control page: its lines are not printed
+terse = False   # the damaged reports: only their failures are printed
 
 
 def check(ok, what):
-    if not quiet:
+    if not quiet and not (ok and terse):
         print('%s: %s' % ('ok' if ok else 'FAIL', what))
     if not ok:
         failed.append(what)
@@ -44,9 +57,16 @@ def by_name(doc, name):
 
 
 report_json, report_html, shot = sys.argv[1:4]
-controls = sys.argv[4:]
-if len(controls) % 4 or any(a != '--control' for a in controls[::4]):
-    sys.exit('usage: report_check.py REPORT.json REPORT.html SCREENSHOT.png [--control NAME PAGE.html EXPECTED]...')
+controls, damaged, rest = [], None, sys.argv[4:]
+while rest:
+    if rest[0] == '--control' and len(rest) >= 4:
+        controls += rest[:4]
+        rest = rest[4:]
+    elif rest[0] == '--damaged' and len(rest) >= 3:
+        damaged, rest = rest[1:3], rest[3:]
+    else:
+        sys.exit('usage: report_check.py REPORT.json REPORT.html SCREENSHOT.png '
+                 '[--control NAME PAGE.html EXPECTED]... [--damaged AWR DIR]')
 with open(report_json) as f:
     doc = json.load(f)
 
@@ -55,6 +75,28 @@ opts.binary_location = '/usr/bin/chromium'
 for a in ('--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--hide-scrollbars',
           '--window-size=1000,1200', '--no-first-run', '--disable-extensions'):
     opts.add_argument(a)
+
+
+COUNTS = (('passed', 'passed'), ('failed', 'failed'), ('skipped', 'skipped'),
+          ('info', 'information only'))
+
+
+def count_text(v):
+    """A count as the page shows it: the JSON's number, or ? for anything else"""
+    return '%d' % v if isinstance(v, (int, float)) and not isinstance(v, bool) else '?'
+
+
+def check_counts(doc):
+    """The run line's passed, failed, skipped and info: each the JSON's, under its own name."""
+    run = driver.find_elements(By.ID, 'run')
+    text = run[0].text if run else ''
+    for k, label in COUNTS:
+        sel = 'span.count[data-count="%s"]' % k
+        got = [e.text for e in driver.find_elements(By.CSS_SELECTOR, sel)]
+        want = count_text(doc.get(k))
+        check(got == [want], 'count %s: page %s, JSON %s' % (k, got, doc.get(k)))
+    want = ', '.join('%s %s' % (count_text(doc.get(k)), label) for k, label in COUNTS)
+    check(want in text, 'the run line reads "%s" (page: "%s")' % (want, text))
 
 
 def check_page(report_html, shot):
@@ -77,6 +119,9 @@ def check_page(report_html, shot):
         check(res == c['result'] and reason == c['reason'].strip(),
               'check %s: %s with its sentence (page: %s)' % (c['name'], c['result'], res))
     check(doc['kernel'] == driver.find_element(By.ID, 'kernel').text, 'the kernel is named')
+    check_counts(doc)
+    lacks = [e.get_attribute('data-key') for e in q(By.CSS_SELECTOR, 'li.lack')]
+    check(lacks == [], 'the report lacks nothing (page: %s)' % lacks)
 
     # the size sweep: a point per write
     sweep = by_name(doc, 'size_sweep')['figures'].get('writes', [])
@@ -146,10 +191,82 @@ def check_page(report_html, shot):
     check(ok and w >= 900 and hh >= 600, 'a screenshot of the page: %dx%d, %d bytes' % (w, hh, len(png)))
 
 
+def run_report(awr, src, out):
+    cmd = [awr, 'report', src, '--html', out, '--force']
+    if os.environ.get('AWR_REPORT_VALGRIND') == '1':
+        cmd = ['valgrind', '-q', '--error-exitcode=99', '--leak-check=full',
+               '--errors-for-leak-kinds=definite'] + cmd
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def reads_back(payload):
+    """Does @payload stand in the page as text, or as an attribute's value, unchanged?"""
+    return driver.execute_script('''const p = arguments[0];
+        const w = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+        for (let n = w.nextNode(); n; n = w.nextNode())
+            if (n.parentNode.nodeName !== 'SCRIPT' && n.data.includes(p)) return true;
+        for (const e of document.querySelectorAll('*'))
+            for (const a of e.attributes) if (a.value.includes(p)) return true;
+        return false;''', payload)
+
+
+def check_damaged(doc, awr, work):
+    """Each damaged report of report_damaged.variants(), drawn by awr report and opened here."""
+    global terse
+    before, terse = len(failed), True
+    for v in report_damaged.variants(doc):
+        name, d = v['name'], v['doc']
+        src, out = os.path.join(work, name + '.json'), os.path.join(work, name + '.html')
+        with open(src, 'w') as f:
+            f.write(d if isinstance(d, str) else json.dumps(d))
+        p = run_report(awr, src, out)
+        if p is None:
+            check(False, 'damaged %s: awr report did not end in 60 s' % name)
+            continue
+        if p.returncode != v['rc']:
+            check(False, 'damaged %s: awr report %s (want exit %d): %s' % (
+                name, 'killed by signal %d' % -p.returncode if p.returncode < 0 else
+                'exit %d' % p.returncode, v['rc'], p.stderr.strip()[-300:]))
+            continue
+        if v['rc']:
+            check(all(w in p.stderr for w in v['says']) and not os.path.exists(out),
+                  'damaged %s: refused (exit %d), saying %s: %s' % (
+                      name, v['rc'], v['says'], p.stderr.strip()))
+            continue
+        driver.get('file://' + os.path.abspath(out))
+        q = driver.find_elements
+        whole = all(q(By.CSS_SELECTOR, 'section#' + s) for s in ('summary', 'checks', 'json'))
+        emb = driver.execute_script(
+            'var e = document.getElementById("awr-report"); return e && e.textContent')
+        check(whole and emb is not None and json.loads(emb) == d,
+              'damaged %s: the page is whole and embeds the report' % name)
+        lacks = {e.get_attribute('data-key') for e in q(By.CSS_SELECTOR, 'li.lack')}
+        check(set(v['lacks']) <= lacks, 'damaged %s: the page names what it lacks %s (page: %s)'
+              % (name, sorted(set(v['lacks']) - lacks), sorted(lacks)[:8]))
+        inj = q(By.CSS_SELECTOR, '[data-injected], .awr-injected')
+        check(not inj, 'damaged %s: no element made of the injected markup (%s)' % (
+            name, [e.get_attribute('outerHTML')[:100] for e in inj[:2]]))
+        if v.get('injected'):
+            check(reads_back(report_damaged.INJECT),
+                  'damaged %s: the injected markup reads as text' % name)
+        check_counts(d if isinstance(d, dict) else {})
+        os.unlink(src)
+        os.unlink(out)
+    terse = False
+    n = len(report_damaged.variants(doc))
+    check(len(failed) == before, '%d damaged reports: drawn whole (or refused as no report), '
+          'naming what they lack, injected markup as text only' % n)
+
+
 driver = webdriver.Chrome(service=Service('/usr/bin/chromedriver'), options=opts)
 fails = 0
 try:
     check_page(report_html, shot)
+    if damaged:
+        check_damaged(doc, *damaged)
     fails += len(failed)
     for i in range(0, len(controls), 4):
         name, page, want = controls[i + 1:i + 4]

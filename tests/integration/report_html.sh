@@ -5,7 +5,11 @@
 # tests/report_check.py opens it in headless Chromium, checks the DOM against the JSON (every
 # check, every chart point, nothing loaded from outside) and takes a screenshot. Negative
 # controls: the page with one check's row removed, and with an outside image added, must fail.
-# awr report refuses JSON that is not a report and a file that holds something else.
+# The same browser then opens the pages awr report draws from that JSON damaged (tests/
+# report_damaged.py: members missing, of the wrong type, null, markup injected into keys, mode
+# names and paths): each drawn without a crash, whole, naming what it lacks, the markup as text,
+# the counts the JSON's. awr report refuses JSON that is not a report and a file that holds
+# something else.
 set -u
 awr=$1
 here=$(cd "$(dirname "$0")" && pwd)
@@ -43,8 +47,10 @@ cmp -s "$work/r.html" "$work/c1.html" && fail "control 1: the sed changed nothin
 cmp -s "$work/r.html" "$work/c2.html" && fail "control 2: the sed changed nothing"
 if python3 "$here/../report_check.py" "$work/r.json" "$work/r.html" "$shot" \
 	--control "a page missing the concurrent_torn check" "$work/c1.html" "check concurrent_torn is in the page" \
-	--control "a page that loads an outside image" "$work/c2.html" "no element that loads something"; then
-	ok "the report, opened in headless Chromium, matches its JSON; both controls fail for their reason"
+	--control "a page that loads an outside image" "$work/c2.html" "no element that loads something" \
+	--damaged "$awr" "$work"; then
+	ok "the report, opened in headless Chromium, matches its JSON; both controls fail for their" \
+		"reason; every damaged report is drawn"
 else
 	fail "the report does not match its JSON in the browser, or a control passed (above)"
 fi
