@@ -64,16 +64,44 @@ void prom_gauge(const char *name, const char *help)
 	printf("# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
 }
 
-/* a label value escaped: backslash, double quote and newline */
+/*
+ * The length of the valid UTF-8 sequence at @s (1 to 4), 0 where none starts: a stray continuation
+ * byte, an overlong form, a surrogate, beyond U+10FFFF, or cut short (RFC 3629, section 4).
+ */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char c = s[0], lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80;
+	unsigned char hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
+	size_t n = c < 0x80 ? 1 : c < 0xc2 ? 0 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : c < 0xf5 ? 4 : 0;
+
+	if (n > 1 && (s[1] < lo || s[1] > hi))
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/*
+ * A label value as the text format takes it: backslash, double quote and newline escaped, and
+ * UTF-8 only. node_exporter refuses a whole textfile with one invalid byte in it, so each byte
+ * that is not part of valid UTF-8 is spelled out as \xff (the label then reads backslash, x and
+ * two hex digits, as Python's "backslashreplace" spells it; two names that differ in such bytes
+ * stay two series).
+ */
 static void prom_escape(const char *v)
 {
 	for (; *v; v++) {
+		size_t n = utf8_len((const unsigned char *)v);
+
 		if (*v == '\\' || *v == '"')
 			printf("\\%c", *v);
 		else if (*v == '\n')
 			fputs("\\n", stdout);
+		else if (!n)
+			printf("\\\\x%02x", (unsigned char)*v);
 		else
-			putchar(*v);
+			v += fwrite(v, 1, n, stdout) ? n - 1 : 0;
 	}
 }
 

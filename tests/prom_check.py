@@ -2,6 +2,10 @@
 # SPDX-License-Identifier: MIT
 # Description: awr's -o prometheus output read by a real parser (the Prometheus Python client's,
 # Debian's python3-prometheus-client) and compared with what the same run wrote as JSON.
+# The whole output must be valid UTF-8 (node_exporter drops a textfile with one invalid byte); a
+# label from a name with bytes that are not UTF-8 must read back with each such byte spelled \xff
+# (Python's "backslashreplace"). awr_partitions_misaligned must count the JSON's partitions with
+# aligned false, per disk.
 #
 #   prom_check.py list METRICS LIST.json SYSFS_BLOCK   (awr list -o prometheus / -o json; /sys/block)
 #   prom_check.py qualify METRICS REPORT.json          (awr qualify -o prometheus --report REPORT.json)
@@ -29,8 +33,26 @@ def check(ok, what):
         print('FAIL: %s' % what)
 
 
+def label(s):
+    """a name from awr's JSON (read with surrogateescape) as awr writes it in a label"""
+    return s.encode('utf-8', 'surrogateescape').decode('utf-8', 'backslashreplace')
+
+
+def load_json(path):
+    """awr's JSON as it is, bytes that are not UTF-8 kept (as surrogates)"""
+    with open(path, 'rb') as f:
+        return json.loads(f.read().decode('utf-8', 'surrogateescape'))
+
+
 def parse(path):
-    text = open(path).read()
+    with open(path, 'rb') as f:
+        raw = f.read()
+    try:
+        text = raw.decode('utf-8')
+    except UnicodeDecodeError as e:
+        check(False, 'the output is not UTF-8: byte 0x%02x at offset %d (%r)' % (
+            raw[e.start], e.start, raw[max(e.start - 30, 0):e.start + 10]))
+        text = raw.decode('utf-8', 'replace')   # the other checks go on
     fams = {}
     for f in text_string_to_metric_families(text):
         fams[f.name] = f
@@ -54,7 +76,7 @@ def families_are_gauges(text, fams):
 def check_list(metrics, listing, sysblock):
     text, fams = parse(metrics)
     families_are_gauges(text, fams)
-    devs = {d['name']: d for d in json.load(open(listing))['devices']}
+    devs = {label(d['name']): d for d in load_json(listing)['devices']}
     keys = {'awr_atomic_unit_min_bytes': ('unit_min', 'atomic_write_unit_min_bytes'),
             'awr_atomic_unit_max_bytes': ('unit_max', 'atomic_write_unit_max_bytes'),
             'awr_atomic_max_bytes': ('max_bytes', 'atomic_write_max_bytes'),
@@ -68,8 +90,9 @@ def check_list(metrics, listing, sysblock):
                 continue
             d = devs[name]
             check(s.value == d[key], '%s{device="%s"} %s, JSON %s %s' % (metric, name, s.value, key, d[key]))
-            check(s.labels.get('model') == (d['model'] or ''), '%s: model label %r, JSON %r' % (name, s.labels.get('model'), d['model']))
-            p = os.path.join(sysblock, name, 'queue', attr)
+            check(s.labels.get('model') == label(d['model'] or ''),
+                  '%s: model label %r, JSON %r' % (name, s.labels.get('model'), d['model']))
+            p = os.path.join(sysblock, d['name'], 'queue', attr)
             if os.path.exists(p):
                 v = int(open(p).read().split()[0])
                 check(s.value == v, '%s{device="%s"} %s, sysfs %s %s' % (metric, name, s.value, attr, v))
@@ -83,6 +106,10 @@ def check_list(metrics, listing, sysblock):
         got = {s.labels['device']: s.value for s in samples(fams, metric)}
         want = {n: d['nvme'][field] for n, d in devs.items() if d['nvme'] and d['nvme'][field] is not None}
         check(got == want, '%s: %s, JSON %s' % (metric, got, want))
+    got = {s.labels['device']: s.value for s in samples(fams, 'awr_partitions_misaligned')}
+    want = {n: sum(not p['aligned'] for p in d['partitions']) for n, d in devs.items()}
+    check(got == want, 'awr_partitions_misaligned: %s, JSON partitions with aligned false %s'
+          % (got, want))
     got = {s.labels['device']: s.value for s in samples(fams, 'awr_scsi_max_atomic_transfer_length_blocks')}
     want = {n: d['scsi']['max_atomic_transfer_length'] for n, d in devs.items() if d['scsi']}
     check(got == want, 'awr_scsi_max_atomic_transfer_length_blocks: %s, JSON %s' % (got, want))
@@ -95,13 +122,14 @@ def check_list(metrics, listing, sysblock):
 def check_qualify(metrics, report):
     text, fams = parse(metrics)
     families_are_gauges(text, fams)
-    rep = json.load(open(report))
+    rep = load_json(report)
     v = samples(fams, 'awr_qualify_verdict')
     check(len(v) == 1 and v[0].value == (1 if rep['verdict'] == 'PASS' else 0),
           'awr_qualify_verdict %s, report verdict %s' % ([s.value for s in v], rep['verdict']))
     res = {}
+    targets = {s.labels.get('target') for f in fams.values() for s in f.samples if 'target' in s.labels}
+    check(targets == {label(rep['path'])}, 'target labels %r, report path %r' % (targets, rep['path']))
     for s in samples(fams, 'awr_qualify_check'):
-        check(s.labels.get('target') == rep['path'], 'target label %r, report path %r' % (s.labels.get('target'), rep['path']))
         if s.value == 1:
             res.setdefault(s.labels['check'], []).append(s.labels['result'])
     want = {c['name']: [c['result'].lower()] for c in rep['checks']}

@@ -2,7 +2,7 @@
 # Description: the mutants of awr report --html and -o prometheus (sourced by scripts/mutants.sh).
 # shellcheck shell=bash disable=SC2016
 
-mutant report-counts-swapped "the HTML report's run line shows failed as passed and passed as failed" \
+mutant report-counts-swapped "the HTML run line shows the failed count as passed and back" \
 	"report_html" cli/report_html.c \
 	'		struct json_object *v = typed(doc, counts[i].key, NUMBER);' \
 	'		struct json_object *v = typed(doc, counts[i ^ (i < 2)].key, NUMBER);'
@@ -12,12 +12,22 @@ mutant report-key-unescaped "the HTML report writes an object key into data-key 
 	$'\t\tput(f, "<td data-key=\\"", k2);\n\t\tfputs("\\">", f);' \
 	$'\t\tfprintf(f, "<td data-key=\\"%s\\">", k2);'
 
-mutant report-missing-limits "the HTML report draws the limits table without checking there are limits" \
+mutant report-missing-limits "the HTML report draws the limits table without checking for limits" \
 	"report_html" cli/report_html.c \
 	$'\tif (lim)\n\t\tkv_table(f, "limits", lim);' \
 	$'\tif (1)\n\t\tkv_table(f, "limits", lim);'
 
-mutant report-array-untyped "the HTML report takes any member as an array (json-c asserts on an object)" \
+mutant report-array-untyped "the HTML report takes any member as an array (json-c asserts)" \
 	"report_html" cli/report_html.c \
 	'	return is(a, json_type_array) ? json_object_array_length(a) : 0;' \
 	'	return a ? json_object_array_length(a) : 0;'
+
+mutant prom-utf8 "-o prometheus writes label bytes that are not UTF-8 as they are" \
+	"list_prometheus qualify_prometheus" cli/output.c \
+	'		size_t n = utf8_len((const unsigned char *)v);' \
+	'		size_t n = utf8_len((const unsigned char *)"a");'
+
+mutant prom-misaligned-all "awr_partitions_misaligned counts every partition of the disk" \
+	"list_prometheus" cli/cmd_list.c \
+	'list[i].nr_parts - aligned);' \
+	'list[i].nr_parts);'
