@@ -937,6 +937,22 @@ static void given_path(const char *datadir, char *buf, size_t len)
 		buf[--n] = '\0';
 }
 
+/* entry @i of @l in the skipped list; when the rest does not fit, the last line counts it */
+static void skipped(struct awr_db_report *r, const struct awr__db_list *l, unsigned int i)
+{
+	const unsigned int room = sizeof(r->skipped) / sizeof(r->skipped[0]);
+	unsigned int rest = 0;
+
+	for (unsigned int k = i; k < l->nr; k++)
+		rest += l->e[k].skip;
+	if (r->nr_skipped + rest <= room || r->nr_skipped + 1 < room)
+		snprintf(r->skipped[r->nr_skipped++], sizeof(r->skipped[0]), "%.90s: %.160s", l->e[i].rel,
+			 l->e[i].why);
+	else if (r->nr_skipped + 1 == room)
+		snprintf(r->skipped[r->nr_skipped++], sizeof(r->skipped[0]), "%.80s: %.100s; and %u more entries "
+			 "after it, not listed", l->e[i].rel, l->e[i].why, rest - 1);
+}
+
 /* every data file judged, and what the preload covers of it; the directory's verdict the worst */
 static int judge_all(struct awr_db_report *r, int dfd, const struct awr__db_list *l,
 		     const struct preload_cfg *c, const char *given)
@@ -945,9 +961,7 @@ static int judge_all(struct awr_db_report *r, int dfd, const struct awr__db_list
 		struct awr_db_file *f = &r->files[r->nr_files];
 
 		if (l->e[i].skip) {
-			if (r->nr_skipped < sizeof(r->skipped) / sizeof(r->skipped[0]))
-				snprintf(r->skipped[r->nr_skipped++], sizeof(r->skipped[0]), "%.90s: %.160s", l->e[i].rel,
-					 l->e[i].why);
+			skipped(r, l, i);
 			continue;
 		}
 		judge_file(r, dfd, l->e[i].rel, f);

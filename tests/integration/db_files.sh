@@ -219,6 +219,12 @@ for want in "ibdata1: a FIFO, not a regular file" "t/fifo.ibd: a FIFO, not a reg
 	"t/dangling.ibd: a dangling symlink (to nowhere" "t/dir.ibd: a symlink to a directory ($h/mysql)"; do
 	echo "$skipped" | grep -qF "$want" && ok "skipped: $want" || fail "not among the skipped: $want (skipped: ${skipped//$'\n'/; })"
 done
+# more skipped entries than the report has lines for: the last line counts the rest
+for i in 01 02 03 04 05 06 07 08 09 10; do mkfifo "$h/t/more$i.ibd"; done
+db "$w/h2.json" "$h" --for innodb
+n=$(json "$w/h2.json" 'len(d["skipped"])') last=$(json "$w/h2.json" 'd["skipped"][-1]')
+[ "$n" = 8 ] && case "$last" in *"; and "*" more entries after it, not listed"*) true ;; *) false ;; esac &&
+	ok "more entries skipped than room: $n lines, the last counts the rest: $last" || fail "skipped beyond the report's room: $n lines, last: $last"
 
 s=$dir/symlinked
 cp -a "$my" "$s" && mkdir "$dir/elsewhere" && mv "$s/ibdata1" "$dir/elsewhere/ibdata1" &&
