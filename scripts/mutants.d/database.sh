@@ -47,3 +47,8 @@ mutant db-speed-in-verdict "guaranteed on the copy-on-write path advised as 'kee
 	"db_preload db_verdict" lib/decide/db.c \
 	'"Turn %s off: it is safe here when the server runs as: "' \
 	'"Keep %s: it is safe here when the server runs as: "'
+
+mutant db-skipped-dropped "skipped entries past the report's lines vanish without a count" \
+	"db_files" lib/decide/db.c \
+	'	else if (r->nr_skipped + 1 == room)' \
+	'	else if (0)'
