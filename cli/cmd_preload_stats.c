@@ -20,6 +20,7 @@ static const struct { const char *name; size_t off; const char *text; } counters
 	C(plain_buffered, "writes left as they were: the descriptor has no O_DIRECT"),
 	C(plain_segments, "writes left as they were: more than one iovec"),
 	C(plain_position, "writes left as they were: at the file position (no offset)"),
+	C(plain_append, "writes left as they were: O_APPEND or RWF_APPEND (written at the end)"),
 	C(refused, "atomic page writes the kernel refused (the error went to the program)"),
 	C(uring_fixed_files, "io_uring writes to registered files: not looked at"),
 #undef C
@@ -54,7 +55,8 @@ int cmd_preload_stats(int argc, const char **argv)
 		return AWR_EXIT_USAGE;
 	}
 	atomic = s.atomic_pwrite + s.atomic_uring + s.atomic_aio;
-	plain = s.plain_size + s.plain_misaligned + s.plain_buffered + s.plain_segments + s.plain_position;
+	plain = s.plain_size + s.plain_misaligned + s.plain_buffered + s.plain_segments + s.plain_position +
+		s.plain_append;
 	if (out_mode == OUT_JSON) {
 		o = json_object_new_object();
 		json_object_object_add(o, "file", json_object_new_string(c.operand));

@@ -2530,7 +2530,8 @@ struct awr_preload_stats {
 	uint64_t plain_position;	/*   at the file position (no offset given) */
 	uint64_t refused;		/* pwrite family: the kernel refused the atomic write (its error returned) */
 	uint64_t uring_fixed_files;	/* io_uring writes to registered files (not looked at) */
-	uint64_t reserved[16];
+	uint64_t plain_append;		/* left as they were: O_APPEND or RWF_APPEND (they land at the end) */
+	uint64_t reserved[15];
 };
 
 /**

@@ -20,13 +20,21 @@
  * awr_check()) for one page at offset 0. A named file that cannot take
  * atomic writes of the page size is refused: at start the program is not run
  * (exit 78), later its open fails with EOPNOTSUPP. One message says why.
+ * What a write relies on is looked at again at the write, by two cheap calls:
+ * the descriptor is still the file that was named (fstat: it may have been
+ * closed behind the preload's back and the number given to another file), and
+ * its open file description has O_DIRECT and no O_APPEND (F_GETFL: a dup()'s
+ * F_SETFL changes it for both numbers). The preload never hurts the program:
+ * what it cannot judge passes through unchanged, and in a set-user-ID or
+ * set-group-ID program (AT_SECURE) everything does.
  */
 #undef _FILE_OFFSET_BITS	/* pwrite and pwrite64 are both defined here */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
-#include <glob.h>
+#include <ftw.h>
+#include <limits.h>
 #include <liburing.h>
 #include <linux/aio_abi.h>
 #include <pthread.h>
@@ -36,16 +44,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "compat.h"
 #include "libatomicwr.h"
-
-#define EX_CONFIG_REFUSED 78	/* sysexits' EX_CONFIG: a named file cannot take atomic writes */
+#include "preload.h"
+#include "decide/preload_names.h"
 
 /* ---- the real functions ---------------------------------------------------------------------- */
 
@@ -65,6 +74,8 @@ static int (*real_dup)(int);
 static int (*real_dup2)(int, int);
 static int (*real_dup3)(int, int, int);
 static int (*real_close)(int);
+static void (*real_closefrom)(int);
+static int (*real_fclose)(FILE *);
 static ssize_t (*real_pwrite)(int, const void *, size_t, off_t);
 static ssize_t (*real_pwrite64)(int, const void *, size_t, off64_t);
 static ssize_t (*real_pwritev)(int, const struct iovec *, int, off_t);
@@ -75,39 +86,55 @@ static int (*real_uring_submit)(struct io_uring *);
 static int (*real_uring_submit_and_wait)(struct io_uring *, unsigned);
 static int (*real_uring_submit_and_wait_timeout)(struct io_uring *, struct io_uring_cqe **, unsigned,
 						 struct __kernel_timespec *, sigset_t *);
+static int (*real_uring_submit_and_get_events)(struct io_uring *);
 static int (*real_io_submit)(aio_context_t, long, struct iocb **);
 
 /* ---- configuration and counters -------------------------------------------------------------- */
 
 static uint32_t page_size;
-static char **patterns;
-static unsigned int nr_patterns;
+static struct awr__names names;		/* AWR_PRELOAD_FILES (preload_names.c: db.c reads it alike) */
 static struct awr_preload_stats local_stats;
 static struct awr_preload_stats *stats = &local_stats;	/* the mapped AWR_PRELOAD_STATS file, if named */
 static bool stats_shared;	/* the counters of a parent that runs under the preload too */
+static int stats_lock_fd = -1;	/* holds the writer's lock on the counters file (stats_file.c) */
 static __thread int inside;	/* the library's own calls pass straight through */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 #define COUNT(field) atomic_fetch_add_explicit((_Atomic uint64_t *)&stats->field, 1, memory_order_relaxed)
 
+/*
+ * The environment as glibc's secure_getenv() reads it: nothing in a set-user-ID or set-group-ID
+ * program (AT_SECURE), whose environment is its unprivileged caller's (the dynamic loader drops
+ * LD_PRELOAD paths there for the same reason: elf/dl-support.c, _dl_non_dynamic_init()).
+ */
+static const char *env(const char *name)
+{
+	return secure_getenv(name);
+}
+
 /* ---- descriptor states: two levels, 1024 descriptors a chunk, made on first use ---------------- */
 
-#define FD_NAMED	0x1	/* a file AWR_PRELOAD_FILES names, checked at open */
-#define FD_DIRECT	0x2	/* O_DIRECT */
 #define FD_CHUNK	1024
 #define FD_CHUNKS	4096	/* descriptors below 4 Mi */
 
-static _Atomic(_Atomic uint8_t *) fd_chunks[FD_CHUNKS];
+/* A named descriptor: the file it was opened on, checked again at each write (fd_still()) */
+struct fd_state {
+	_Atomic uint8_t named;	/* set last (release), after dev and ino */
+	dev_t dev;
+	ino_t ino;
+};
 
-static _Atomic uint8_t *fd_slot(int fd, bool make)
+static _Atomic(struct fd_state *) fd_chunks[FD_CHUNKS];
+
+static struct fd_state *fd_slot(int fd, bool make)
 {
-	_Atomic uint8_t *c, *fresh = NULL;
+	struct fd_state *c, *fresh = NULL;
 
 	if (fd < 0 || fd / FD_CHUNK >= FD_CHUNKS)
 		return NULL;
 	c = atomic_load_explicit(&fd_chunks[fd / FD_CHUNK], memory_order_acquire);
 	if (!c && make) {
-		fresh = calloc(FD_CHUNK, 1);
+		fresh = calloc(FD_CHUNK, sizeof(*fresh));
 		if (!fresh)
 			return NULL;
 		if (atomic_compare_exchange_strong(&fd_chunks[fd / FD_CHUNK], &c, fresh))
@@ -118,19 +145,66 @@ static _Atomic uint8_t *fd_slot(int fd, bool make)
 	return c ? &c[fd % FD_CHUNK] : NULL;
 }
 
-static uint8_t fd_get(int fd)
+static void fd_forget(int fd)
 {
-	_Atomic uint8_t *s = fd_slot(fd, false);
-
-	return s ? atomic_load_explicit(s, memory_order_relaxed) : 0;
-}
-
-static void fd_put(int fd, uint8_t v)
-{
-	_Atomic uint8_t *s = fd_slot(fd, v != 0);
+	struct fd_state *s = fd_slot(fd, false);
 
 	if (s)
-		atomic_store_explicit(s, v, memory_order_relaxed);
+		atomic_store_explicit(&s->named, 0, memory_order_release);
+}
+
+static void fd_name(int fd, dev_t dev, ino_t ino)
+{
+	struct fd_state *s = fd_slot(fd, true);
+
+	if (!s)
+		return;
+	s->dev = dev;
+	s->ino = ino;
+	atomic_store_explicit(&s->named, 1, memory_order_release);
+}
+
+/* dup(), dup2(), dup3(), F_DUPFD: @to is @from's open file description, named or not */
+static void fd_copy(int from, int to)
+{
+	struct fd_state *s = fd_slot(from, false);
+
+	if (s && atomic_load_explicit(&s->named, memory_order_acquire))
+		fd_name(to, s->dev, s->ino);
+	else
+		fd_forget(to);
+}
+
+/* Descriptors @first to @last closed (close_range(), closefrom()): their chunks that exist. */
+static void fd_forget_range(unsigned int first, unsigned int last)
+{
+	for (unsigned int c = first / FD_CHUNK; c < FD_CHUNKS && c <= last / FD_CHUNK; c++) {
+		struct fd_state *s = atomic_load_explicit(&fd_chunks[c], memory_order_acquire);
+
+		for (unsigned int i = 0; s && i < FD_CHUNK; i++)
+			if (c * FD_CHUNK + i >= first && c * FD_CHUNK + i <= last)
+				atomic_store_explicit(&s[i].named, 0, memory_order_release);
+	}
+}
+
+/*
+ * Is @fd still the named file it was (the number may have been closed where the preload does
+ * not see it: a raw close system call, and given to another file by a path it does not see
+ * either: fopen)? Return its open file description's flags (F_GETFL, where O_DIRECT and
+ * O_APPEND live, shared with every dup), or -1: not named, or no longer.
+ */
+static int fd_still(int fd)
+{
+	struct fd_state *s = fd_slot(fd, false);
+	struct stat st;
+
+	if (!s || !atomic_load_explicit(&s->named, memory_order_acquire))
+		return -1;
+	if (fstat(fd, &st) || st.st_dev != s->dev || st.st_ino != s->ino) {
+		atomic_store_explicit(&s->named, 0, memory_order_release);
+		return -1;
+	}
+	return real_fcntl(fd, F_GETFL, 0);
 }
 
 /* ---- messages (async-signal-safe: the report is also written from a signal handler) ----------- */
@@ -153,54 +227,47 @@ static void put_u64(char *buf, size_t *n, size_t cap, uint64_t v)
 		buf[(*n)++] = d[--i];
 }
 
+/* put(), then the counter @v */
+static void put_n(char *buf, size_t *n, size_t cap, const char *s, uint64_t v)
+{
+	put(buf, n, cap, s);
+	put_u64(buf, n, cap, v);
+}
+
 static void report(void)
 {
 	const struct awr_preload_stats *s = stats;
 	uint64_t atomic = s->atomic_pwrite + s->atomic_uring + s->atomic_aio;
 	uint64_t plain = s->plain_size + s->plain_misaligned + s->plain_buffered + s->plain_segments +
-			 s->plain_position;
+			 s->plain_position + s->plain_append;
 	char b[768];
 	size_t n = 0;
 
-	if (!nr_patterns || stats_shared || (!s->files_named && !atomic && !plain && !s->uring_fixed_files))
+	if (!names.nr || stats_shared || (!s->files_named && !atomic && !plain && !s->uring_fixed_files))
 		return;
-	put(b, &n, sizeof(b), "libatomicwr-preload: pid ");
-	put_u64(b, &n, sizeof(b), (uint64_t)getpid());
-	put(b, &n, sizeof(b), ": ");
-	put_u64(b, &n, sizeof(b), atomic);
-	put(b, &n, sizeof(b), " page writes made atomic (pwrite ");
-	put_u64(b, &n, sizeof(b), s->atomic_pwrite);
-	put(b, &n, sizeof(b), ", io_uring ");
-	put_u64(b, &n, sizeof(b), s->atomic_uring);
-	put(b, &n, sizeof(b), ", libaio ");
-	put_u64(b, &n, sizeof(b), s->atomic_aio);
-	put(b, &n, sizeof(b), ") to ");
-	put_u64(b, &n, sizeof(b), s->files_named);
-	put(b, &n, sizeof(b), " named file opens; ");
-	put_u64(b, &n, sizeof(b), plain);
-	put(b, &n, sizeof(b), " writes to them left as they were (not one page ");
-	put_u64(b, &n, sizeof(b), s->plain_size);
-	put(b, &n, sizeof(b), ", not page-aligned ");
-	put_u64(b, &n, sizeof(b), s->plain_misaligned);
-	put(b, &n, sizeof(b), ", buffered ");
-	put_u64(b, &n, sizeof(b), s->plain_buffered);
-	put(b, &n, sizeof(b), ", several iovecs ");
-	put_u64(b, &n, sizeof(b), s->plain_segments);
-	put(b, &n, sizeof(b), ", at the file position ");
-	put_u64(b, &n, sizeof(b), s->plain_position);
-	put(b, &n, sizeof(b), "); refused by the kernel ");
-	put_u64(b, &n, sizeof(b), s->refused);
-	if (s->uring_fixed_files) {
-		put(b, &n, sizeof(b), "; io_uring writes to registered files, not looked at: ");
-		put_u64(b, &n, sizeof(b), s->uring_fixed_files);
-	}
+	put_n(b, &n, sizeof(b), "libatomicwr-preload: pid ", (uint64_t)getpid());
+	put_n(b, &n, sizeof(b), ": ", atomic);
+	put_n(b, &n, sizeof(b), " page writes made atomic (pwrite ", s->atomic_pwrite);
+	put_n(b, &n, sizeof(b), ", io_uring ", s->atomic_uring);
+	put_n(b, &n, sizeof(b), ", libaio ", s->atomic_aio);
+	put_n(b, &n, sizeof(b), ") to ", s->files_named);
+	put_n(b, &n, sizeof(b), " named file opens; ", plain);
+	put_n(b, &n, sizeof(b), " writes to them left as they were (not one page ", s->plain_size);
+	put_n(b, &n, sizeof(b), ", not page-aligned ", s->plain_misaligned);
+	put_n(b, &n, sizeof(b), ", buffered ", s->plain_buffered);
+	put_n(b, &n, sizeof(b), ", several iovecs ", s->plain_segments);
+	put_n(b, &n, sizeof(b), ", at the file position ", s->plain_position);
+	put_n(b, &n, sizeof(b), ", appending ", s->plain_append);
+	put_n(b, &n, sizeof(b), "); refused by the kernel ", s->refused);
+	if (s->uring_fixed_files)
+		put_n(b, &n, sizeof(b), "; io_uring writes to registered files, not looked at: ",
+		      s->uring_fixed_files);
 	put(b, &n, sizeof(b), "\n");
 	if (write(STDERR_FILENO, b, n) < 0)
 		return;
 }
 
-static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void say(const char *fmt, ...)
+void awr__preload_say(const char *fmt, ...)
 {
 	char b[1024];
 	va_list ap;
@@ -218,14 +285,86 @@ static void say(const char *fmt, ...)
 		return;
 }
 
+void awr__preload_refuse(const char *fmt, ...)
+{
+	char b[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(b, sizeof(b), fmt, ap);
+	va_end(ap);
+	awr__preload_say("libatomicwr-preload: %s", b);
+	_exit(EX_CONFIG_REFUSED);
+}
+
+#define say awr__preload_say
+#define refuse awr__preload_refuse
+
 /* ---- a named file: matched by its path, checked by the library's rules ------------------------- */
 
-static bool named(const char *abs)
+/* @fd's path as /proc/self/fd shows it (symlinks resolved): false when it has none */
+static bool fd_path(int fd, char *buf, size_t len)
 {
-	for (unsigned int i = 0; i < nr_patterns; i++)
-		if (!fnmatch(patterns[i], abs, 0))
-			return true;
-	return false;
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, buf, len - 1);
+	if (n <= 0 || buf[0] != '/')
+		return false;
+	buf[n] = '\0';
+	return true;
+}
+
+/* "//" and "/./" made "/", as the kernel's path walk reads them (walk_component()) */
+static void squash(char *p)
+{
+	char *w = p;
+
+	for (char *r = p; *r;) {
+		if (r[0] == '/' && r[1] == '/')
+			r++;
+		else if (r[0] == '/' && r[1] == '.' && (r[2] == '/' || !r[2]))
+			r += 2;
+		else
+			*w++ = *r++;
+	}
+	if (w == p)
+		*w++ = '/';
+	*w = '\0';
+}
+
+/*
+ * The path the program gave, made absolute: a relative one joined to the working directory
+ * (open) or to @dirfd's directory (openat), where the kernel's walk starts (path_init()).
+ */
+static bool given_path(int dirfd, const char *path, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (path[0] != '/') {
+		if (dirfd == AT_FDCWD ? !getcwd(buf, len) || buf[0] != '/' : !fd_path(dirfd, buf, len))
+			return false;
+		n = strlen(buf);
+	}
+	if ((size_t)snprintf(buf + n, len - n, "%s%s", n ? "/" : "", path) >= len - n)
+		return false;
+	squash(buf);
+	return true;
+}
+
+/*
+ * Is @fd named? A pattern matches the path the program gave (@path from @dirfd; NULL: none)
+ * or the path the file resolves to (/proc/self/fd): a data directory reached through a
+ * symlink is named either way.
+ */
+static bool is_named(int fd, int dirfd, const char *path)
+{
+	char buf[PATH_MAX];
+
+	if (path && given_path(dirfd, path, buf, sizeof(buf)) && awr__names_match(&names, buf))
+		return true;
+	return fd_path(fd, buf, sizeof(buf)) && awr__names_match(&names, buf);
 }
 
 /* Can @fd take RWF_ATOMIC writes of one page? 0, or the errno the kernel would give (and @why). */
@@ -249,45 +388,57 @@ static int check_fd(int fd, char *why, size_t len)
 	return -ret;
 }
 
-/* After an open of @fd with @flags: name it when a pattern matches; refuse what cannot take atomics. */
-static int track(int fd, int flags)
+/*
+ * @fd, open for writing with @flags: named or not (0), or named and unable to take atomic
+ * writes of a page (the errno, @why saying so, @abs the file).
+ */
+static int consider(int fd, int flags, int dirfd, const char *path, char *abs, size_t len,
+		    char *why, size_t why_len)
 {
-	char link[64], abs[4096], why[320];
 	struct stat st;
-	ssize_t n;
+	int err;
+
+	if (!names.nr || (flags & O_ACCMODE) == O_RDONLY)
+		return 0;
+	inside++;
+	err = fstat(fd, &st) || !S_ISREG(st.st_mode) || !is_named(fd, dirfd, path) ? -1 : 0;
+	if (!err && !fd_path(fd, abs, len))
+		snprintf(abs, len, "descriptor %d", fd);
+	if (!err)
+		err = check_fd(fd, why, why_len);
+	inside--;
+	if (err < 0)
+		return 0;
+	if (err)
+		return err;
+	COUNT(files_named);
+	fd_name(fd, st.st_dev, st.st_ino);
+	return 0;
+}
+
+/* After an open of @fd with @flags: name it when a pattern matches; refuse what cannot take atomics. */
+static int track(int fd, int flags, int dirfd, const char *path)
+{
+	char abs[PATH_MAX], why[320];
 	int err;
 
 	if (fd < 0)
 		return fd;
-	fd_put(fd, 0);
-	if (!nr_patterns || (flags & O_ACCMODE) == O_RDONLY || inside)
+	fd_forget(fd);
+	if (inside)
+		return fd;	/* the library's own open */
+	if ((flags & O_TMPFILE) == O_TMPFILE)
+		path = NULL;		/* the path given is the directory */
+	err = consider(fd, flags, dirfd, path, abs, sizeof(abs), why, sizeof(why));
+	if (!err)
 		return fd;
-	inside++;
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, abs, sizeof(abs) - 1);
-	if (n <= 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		inside--;
-		return fd;
-	}
-	abs[n] = '\0';
-	if (!named(abs)) {
-		inside--;
-		return fd;
-	}
-	err = check_fd(fd, why, sizeof(why));
-	inside--;
-	if (err) {
-		say("libatomicwr-preload: %s cannot take atomic writes of %u bytes: %s; not opened (EOPNOTSUPP). "
-		    "Name only files that can (awr probe %s), or set AWR_PRELOAD_PAGE_SIZE to a size they take",
-		    abs, page_size, why, abs);
-		COUNT(files_refused);
-		real_close(fd);
-		errno = EOPNOTSUPP;
-		return -1;
-	}
-	COUNT(files_named);
-	fd_put(fd, FD_NAMED | ((flags & O_DIRECT) ? FD_DIRECT : 0));
-	return fd;
+	say("libatomicwr-preload: %s cannot take atomic writes of %u bytes: %s; not opened (EOPNOTSUPP). "
+	    "Name only files that can (awr probe %s), or set AWR_PRELOAD_PAGE_SIZE to a size they take",
+	    abs, page_size, why, abs);
+	COUNT(files_refused);
+	real_close(fd);
+	errno = EOPNOTSUPP;
+	return -1;
 }
 
 /* ---- start: configuration, the files that exist, the report at exit ------------------------------ */
@@ -311,144 +462,168 @@ static void catch_default(int sig)
 	sigaction(sig, &sa, NULL);
 }
 
-static void refuse(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void refuse(const char *fmt, ...)
+static void refuse_file(const char *path, const char *why)
 {
-	char b[1024];
-	va_list ap;
+	refuse("%s cannot take atomic writes of %u bytes: %s. Not run: name only files that can "
+	       "(awr probe %s), or set AWR_PRELOAD_PAGE_SIZE to a size they take", path, page_size, why,
+	       path);
+}
 
-	va_start(ap, fmt);
-	vsnprintf(b, sizeof(b), fmt, ap);
-	va_end(ap);
-	say("libatomicwr-preload: %s", b);
-	_exit(EX_CONFIG_REFUSED);
+#define WALK_DEPTH	16		/* directories below a pattern's literal directory */
+#define WALK_ENTRIES	200000		/* entries looked at, for all patterns */
+
+static unsigned long walked;
+
+/* One entry of the walk: a regular file (or a symlink to one) a pattern names is checked. */
+static int check_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	char why[320], real[PATH_MAX];
+	struct stat st = *sb;
+	int fd;
+
+	if (++walked > WALK_ENTRIES)
+		return FTW_STOP;
+	if (type == FTW_D)
+		return ftw->level >= WALK_DEPTH ? FTW_SKIP_SUBTREE : FTW_CONTINUE;
+	if ((type != FTW_F && type != FTW_SL) || (type == FTW_SL && stat(path, &st)) ||
+	    !S_ISREG(st.st_mode))
+		return FTW_CONTINUE;	/* a FIFO, a device, a dangling link: never opened */
+	if (!awr__names_match(&names, path) &&
+	    !(type == FTW_SL && realpath(path, real) && awr__names_match(&names, real)))
+		return FTW_CONTINUE;
+	fd = real_open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return FTW_CONTINUE;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && check_fd(fd, why, sizeof(why)))
+		refuse_file(path, why);
+	real_close(fd);
+	return FTW_CONTINUE;
 }
 
 /*
- * The counters in the file @path names (%p: this process's id), made anew, unless this process
- * was started by a program under the preload that made that file (AWR_PRELOAD_STATS_OWNER, set
- * here and inherited): then its counters are shared, and the writes of both are counted in them.
- * (A child that started over would zero the file under its parent: MariaDB starts addr2line when
- * it dies of an I/O error.)
+ * The files that exist and a pattern names, checked at start as at open: each pattern's
+ * literal directory walked (nftw(3) from where it resolves to, not following symlinks below it,
+ * not leaving its filesystem), every regular file matched with the same fnmatch rule ('*'
+ * crosses '/') against the patterns as given and resolved (preload_names.c).
  */
+static void check_existing(void)
+{
+	char dir[PATH_MAX], real[PATH_MAX], prev[PATH_MAX] = "";
+
+	for (unsigned int i = 0; i < names.nr_given && walked <= WALK_ENTRIES; i++) {
+		awr__names_dir(&names, i, dir, sizeof(dir));
+		if (!realpath(dir, real) || !strcmp(real, prev))
+			continue;	/* the walk starts where the literal directory leads */
+		snprintf(prev, sizeof(prev), "%s", real);
+		nftw(real, check_entry, 16, FTW_PHYS | FTW_MOUNT | FTW_ACTIONRETVAL);
+	}
+	if (walked > WALK_ENTRIES)
+		say("libatomicwr-preload: the check at start stopped after %u entries; the files beyond "
+		    "are checked when they are opened", WALK_ENTRIES);
+}
+
+/*
+ * Descriptors this process inherited (an exec'd child of a program under the preload gets its
+ * named descriptors, not its states): each one open for writing looked at as if opened now.
+ */
+static void adopt_inherited(void)
+{
+	char abs[PATH_MAX], why[320];
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		int fd = atoi(e->d_name), fl;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9' || fd == dirfd(d))
+			continue;
+		fl = real_fcntl(fd, F_GETFL, 0);
+		if (fl >= 0 && consider(fd, fl, AT_FDCWD, NULL, abs, sizeof(abs), why, sizeof(why)))
+			refuse_file(abs, why);
+	}
+	if (d)
+		closedir(d);
+}
+
 static void map_stats(const char *path)
 {
-	const char *owner = getenv("AWR_PRELOAD_STATS_OWNER");
-	char p[4096], id[24];
-	size_t n = 0;
-	void *m;
-	int fd = -1;
+	const char *owner = env("AWR_PRELOAD_STATS_OWNER");
+	struct awr_preload_stats *m;
+	bool fresh = true;
+	char id[24];
 
-	for (const char *s = path; *s && n + 24 < sizeof(p); s++) {
-		if (s[0] == '%' && s[1] == 'p') {
-			n += (size_t)snprintf(p + n, sizeof(p) - n, "%d", (int)getpid());
-			s++;
-		} else {
-			p[n++] = *s;
-		}
+	m = path && *path ? awr__stats_map(path, owner, &stats_shared, &fresh, &stats_lock_fd) : NULL;
+	if (m)
+		stats = m;
+	if (fresh) {
+		stats->version = AWR_PRELOAD_STATS_VERSION;
+		stats->pid = (uint64_t)getpid();
+		stats->page_size = page_size;
+		memcpy(stats->magic, AWR_PRELOAD_STATS_MAGIC, sizeof(stats->magic));
 	}
-	p[n] = '\0';
-	if (owner && atoi(owner) != (int)getpid() && !strstr(path, "%p")) {
-		struct awr_preload_stats old;
-
-		if (!awr_preload_stats_read(p, &old)) {
-			fd = real_open(p, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-			stats_shared = fd >= 0;
-		}
-	}
-	if (fd < 0)
-		fd = real_open(p, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		refuse("AWR_PRELOAD_STATS=%s: cannot create it: %s (name a file in a writable directory)", p,
-		       strerror(errno));
-	if (!stats_shared && ftruncate(fd, sizeof(struct awr_preload_stats)))
-		refuse("AWR_PRELOAD_STATS=%s: %s", p, strerror(errno));
-	m = mmap(NULL, sizeof(struct awr_preload_stats), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	real_close(fd);
-	if (m == MAP_FAILED)
-		refuse("AWR_PRELOAD_STATS=%s: cannot map it: %s", p, strerror(errno));
-	stats = m;
-	if (!stats_shared) {
+	if (m && !stats_shared) {
 		snprintf(id, sizeof(id), "%d", (int)getpid());
 		setenv("AWR_PRELOAD_STATS_OWNER", id, 1);
 	}
 }
 
-static void check_existing(void)
-{
-	char why[320];
-	glob_t g;
-	int fd;
-
-	for (unsigned int i = 0; i < nr_patterns; i++) {
-		if (glob(patterns[i], GLOB_NOSORT, NULL, &g))
-			continue;
-		for (size_t j = 0; j < g.gl_pathc; j++) {
-			struct stat st;
-
-			if (stat(g.gl_pathv[j], &st) || !S_ISREG(st.st_mode))
-				continue;
-			fd = real_open(g.gl_pathv[j], O_RDONLY | O_CLOEXEC);
-			if (fd < 0)
-				continue;
-			if (check_fd(fd, why, sizeof(why)))
-				refuse("%s cannot take atomic writes of %u bytes: %s. Not run: name only files that "
-				       "can (awr probe %s), or set AWR_PRELOAD_PAGE_SIZE to a size they take",
-				       g.gl_pathv[j], page_size, why, g.gl_pathv[j]);
-			real_close(fd);
-		}
-		globfree(&g);
-	}
-}
-
 #define REAL(name) real_##name = dlsym(RTLD_NEXT, #name)
 
-static void init(void)
+static void find_real(void)
 {
-	const char *files = getenv("AWR_PRELOAD_FILES"), *ps = getenv("AWR_PRELOAD_PAGE_SIZE");
-	const char *st = getenv("AWR_PRELOAD_STATS");
-	uint64_t v = 0;
-	char *copy, *tok, *save;
-
-	inside++;
 	REAL(open); REAL(open64); REAL(openat); REAL(openat64);
 	real_open_2 = dlsym(RTLD_NEXT, "__open_2");
 	real_open64_2 = dlsym(RTLD_NEXT, "__open64_2");
 	real_openat_2 = dlsym(RTLD_NEXT, "__openat_2");
 	real_openat64_2 = dlsym(RTLD_NEXT, "__openat64_2");
 	REAL(creat); REAL(creat64); REAL(fcntl); REAL(fcntl64); REAL(dup); REAL(dup2); REAL(dup3); REAL(close);
+	REAL(closefrom); REAL(fclose);
 	REAL(pwrite); REAL(pwrite64); REAL(pwritev); REAL(pwritev64); REAL(pwritev2); REAL(pwritev64v2);
 	real_uring_submit = dlsym(RTLD_NEXT, "io_uring_submit");
 	real_uring_submit_and_wait = dlsym(RTLD_NEXT, "io_uring_submit_and_wait");
 	real_uring_submit_and_wait_timeout = dlsym(RTLD_NEXT, "io_uring_submit_and_wait_timeout");
+	real_uring_submit_and_get_events = dlsym(RTLD_NEXT, "io_uring_submit_and_get_events");
 	real_io_submit = dlsym(RTLD_NEXT, "io_submit");
-	if (!files || !*files) {
-		say("libatomicwr-preload: AWR_PRELOAD_FILES is not set: no file is named, every write goes down "
-		    "as it was (set it to the data files' patterns, e.g. AWR_PRELOAD_FILES='/var/lib/mysql/*.ibd')");
-		inside--;
-		return;
-	}
+}
+
+/* AWR_PRELOAD_FILES and AWR_PRELOAD_PAGE_SIZE; false: nothing named, every call passes through */
+static bool configure(void)
+{
+	const char *files = env("AWR_PRELOAD_FILES"), *ps = env("AWR_PRELOAD_PAGE_SIZE");
+	char why[512];
+	uint64_t v = 0;
+	int ret;
+
+	ret = awr__names_parse(files, &names, why, sizeof(why));
+	if (ret == -ENOENT && (!files || !*files))
+		say("libatomicwr-preload: AWR_PRELOAD_FILES is not set: no file is named, every write goes "
+		    "down as it was (set it to the data files' patterns, e.g. "
+		    "AWR_PRELOAD_FILES='/var/lib/mysql/*.ibd')");
+	else if (ret == -ENOENT)
+		say("libatomicwr-preload: AWR_PRELOAD_FILES: %s; every write goes down as it was", why);
+	else if (ret)
+		refuse("AWR_PRELOAD_FILES: %s", why);
+	if (ret)
+		return false;
 	if (!ps || awr_parse_size(ps, &v) || v < 512 || v > (1U << 20) || (v & (v - 1)))
 		refuse("AWR_PRELOAD_PAGE_SIZE=%s: give the engine's page size, a power of two from 512 to 1M "
 		       "(InnoDB: innodb_page_size, 16k by default)", ps && *ps ? ps : "(not set)");
 	page_size = (uint32_t)v;
-	copy = strdup(files);
-	for (tok = strtok_r(copy, ":", &save); tok; tok = strtok_r(NULL, ":", &save)) {
-		if (tok[0] != '/')
-			refuse("AWR_PRELOAD_FILES: '%s' is not an absolute pattern (patterns match the file's "
-			       "absolute path, e.g. /var/lib/mysql/*.ibd; '*' also matches '/')", tok);
-		patterns = realloc(patterns, (nr_patterns + 1) * sizeof(*patterns));
-		patterns[nr_patterns++] = tok;
+	return true;
+}
+
+static void init(void)
+{
+	inside++;
+	find_real();
+	/* set-user-ID or set-group-ID: nothing but the calls passed through (no file, no refusal) */
+	if (getauxval(AT_SECURE) || !configure()) {
+		inside--;
+		return;
 	}
-	if (st && *st)
-		map_stats(st);
-	if (!stats_shared) {
-		stats->version = AWR_PRELOAD_STATS_VERSION;
-		stats->pid = (uint64_t)getpid();
-		stats->page_size = page_size;
-		memcpy(stats->magic, AWR_PRELOAD_STATS_MAGIC, sizeof(stats->magic));
-	}
+	map_stats(env("AWR_PRELOAD_STATS"));
 	check_existing();
+	adopt_inherited();
 	catch_default(SIGTERM);
 	catch_default(SIGINT);
 	catch_default(SIGHUP);
@@ -489,7 +664,7 @@ int name(const char *path, int flags, ...)					\
 	va_start(ap, flags);							\
 	mode = mode_arg(flags, ap);						\
 	va_end(ap);								\
-	return track(real(path, flags, mode), flags);				\
+	return track(real(path, flags, mode), flags, AT_FDCWD, path);		\
 }
 OPEN_FN(open, real_open)
 OPEN_FN(open64, real_open64)
@@ -504,7 +679,7 @@ int name(int dirfd, const char *path, int flags, ...)				\
 	va_start(ap, flags);							\
 	mode = mode_arg(flags, ap);						\
 	va_end(ap);								\
-	return track(real(dirfd, path, flags, mode), flags);			\
+	return track(real(dirfd, path, flags, mode), flags, dirfd, path);	\
 }
 OPENAT_FN(openat, real_openat)
 OPENAT_FN(openat64, real_openat64)
@@ -512,51 +687,67 @@ OPENAT_FN(openat64, real_openat64)
 int __open_2(const char *path, int flags)
 {
 	ready();
-	return track(real_open_2(path, flags), flags);
+	return track(real_open_2(path, flags), flags, AT_FDCWD, path);
 }
 
 int __open64_2(const char *path, int flags)
 {
 	ready();
-	return track(real_open64_2(path, flags), flags);
+	return track(real_open64_2(path, flags), flags, AT_FDCWD, path);
 }
 
 int __openat_2(int dirfd, const char *path, int flags)
 {
 	ready();
-	return track(real_openat_2(dirfd, path, flags), flags);
+	return track(real_openat_2(dirfd, path, flags), flags, dirfd, path);
 }
 
 int __openat64_2(int dirfd, const char *path, int flags)
 {
 	ready();
-	return track(real_openat64_2(dirfd, path, flags), flags);
+	return track(real_openat64_2(dirfd, path, flags), flags, dirfd, path);
 }
 
 int creat(const char *path, mode_t mode)
 {
 	ready();
-	return track(real_creat(path, mode), O_WRONLY | O_CREAT | O_TRUNC);
+	return track(real_creat(path, mode), O_WRONLY | O_CREAT | O_TRUNC, AT_FDCWD, path);
 }
 
 int creat64(const char *path, mode_t mode)
 {
 	ready();
-	return track(real_creat64(path, mode), O_WRONLY | O_CREAT | O_TRUNC);
+	return track(real_creat64(path, mode), O_WRONLY | O_CREAT | O_TRUNC, AT_FDCWD, path);
 }
 
-/* ---- what changes a descriptor: fcntl, dup, close ---------------------------------------------- */
+/* ---- what changes a descriptor: fcntl, dup, the close family ------------------------------------ */
+
+/*
+ * F_SETFL giving O_DIRECT to a descriptor the preload has not named: it may have been opened
+ * where the preload does not see (fopen(3), a raw system call), so it is looked at now. It is
+ * only named or not: a file that cannot take atomic writes is left as it is (no refusal
+ * mid-run). Whether a named descriptor has O_DIRECT is read at each write (fd_still()).
+ */
+static void setfl(int fd, long arg)
+{
+	char abs[PATH_MAX], why[320];
+	int fl;
+
+	if (!(arg & O_DIRECT) || fd_still(fd) >= 0)
+		return;
+	fl = real_fcntl(fd, F_GETFL, 0);
+	if (fl >= 0)
+		consider(fd, fl, AT_FDCWD, NULL, abs, sizeof(abs), why, sizeof(why));
+}
 
 static int after_fcntl(int fd, int cmd, long arg, int ret)
 {
-	uint8_t s = fd_get(fd);
-
-	if (ret < 0 || !s)
+	if (ret < 0 || inside)
 		return ret;
 	if (cmd == F_SETFL)
-		fd_put(fd, (uint8_t)((s & ~FD_DIRECT) | ((arg & O_DIRECT) ? FD_DIRECT : 0)));
+		setfl(fd, arg);
 	else if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)
-		fd_put(ret, s);
+		fd_copy(fd, ret);
 	return ret;
 }
 
@@ -591,7 +782,7 @@ int dup(int fd)
 	ready();
 	ret = real_dup(fd);
 	if (ret >= 0)
-		fd_put(ret, fd_get(fd));
+		fd_copy(fd, ret);
 	return ret;
 }
 
@@ -602,7 +793,7 @@ int dup2(int fd, int to)
 	ready();
 	ret = real_dup2(fd, to);
 	if (ret >= 0 && ret != fd)
-		fd_put(ret, fd_get(fd));
+		fd_copy(fd, ret);
 	return ret;
 }
 
@@ -613,27 +804,78 @@ int dup3(int fd, int to, int flags)
 	ready();
 	ret = real_dup3(fd, to, flags);
 	if (ret >= 0)
-		fd_put(ret, fd_get(fd));
+		fd_copy(fd, ret);
 	return ret;
 }
 
+/* The states go before the numbers do: a number closed here may be reused by another thread. */
 int close(int fd)
 {
 	ready();
-	fd_put(fd, 0);
+	fd_forget(fd);
 	return real_close(fd);
+}
+
+int fclose(FILE *f)
+{
+	ready();
+	if (f)
+		fd_forget(fileno(f));
+	return real_fclose(f);
+}
+
+/*
+ * close_range() and closefrom() (daemons close what they inherited) leave the counters file's
+ * lock descriptor open: closed, its lock would go and a second program could take the file.
+ * A program that closes it by number (close(), dup2() over it) loses only that lock.
+ */
+static int close_span(unsigned int first, unsigned int last, int flags)
+{
+	unsigned int lk = (unsigned int)stats_lock_fd;
+	int ret = 0;
+
+	if (!(flags & CLOSE_RANGE_CLOEXEC))
+		fd_forget_range(first, last);
+	if (stats_lock_fd < 0 || lk < first || lk > last)
+		return (int)syscall(SYS_close_range, first, last, flags);
+	if (lk > first)
+		ret = (int)syscall(SYS_close_range, first, lk - 1, flags);
+	if (!ret && lk < last)
+		ret = (int)syscall(SYS_close_range, lk + 1, last, flags);
+	return ret;
+}
+
+int close_range(unsigned int first, unsigned int last, int flags)
+{
+	ready();
+	return close_span(first, last, flags);
+}
+
+void closefrom(int low)
+{
+	ready();
+	if (low < 0)
+		low = 0;
+	if (close_span((unsigned int)low, ~0U, 0) && real_closefrom)
+		real_closefrom(low);	/* no close_range (before Linux 5.9): glibc's own way */
 }
 
 /* ---- one write: atomic, or left as it was and counted -------------------------------------------- */
 
-/* Should a write of @len bytes at @off (-1: the file position) in @nr_segs iovecs be RWF_ATOMIC? */
-static bool make_atomic(int fd, uint64_t len, int64_t off, unsigned int nr_segs)
+/*
+ * Should a write of @len bytes at @off (-1: the file position) in @nr_segs iovecs, with the
+ * RWF_ flags @rwf, be RWF_ATOMIC? An appending write (O_APPEND, RWF_APPEND) lands at the end
+ * of the file, not at @off (generic_write_checks_count()): never made atomic.
+ */
+static bool make_atomic(int fd, uint64_t len, int64_t off, unsigned int nr_segs, int rwf)
 {
-	uint8_t s = fd_get(fd);
+	int fl;
 
-	if (!(s & FD_NAMED) || inside)
+	if (inside || (fl = fd_still(fd)) < 0)
 		return false;
-	if (!(s & FD_DIRECT))
+	if ((fl & O_APPEND) || (rwf & RWF_APPEND))
+		COUNT(plain_append);
+	else if (!(fl & O_DIRECT))
 		COUNT(plain_buffered);
 	else if (nr_segs != 1)
 		COUNT(plain_segments);
@@ -665,7 +907,7 @@ ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 	struct iovec iov = { (void *)buf, n };
 
 	ready();
-	if (make_atomic(fd, n, off, 1))
+	if (make_atomic(fd, n, off, 1, 0))
 		return atomic_pwrite(fd, &iov, off, 0);
 	return real_pwrite(fd, buf, n, off);
 }
@@ -675,7 +917,7 @@ ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
 	struct iovec iov = { (void *)buf, n };
 
 	ready();
-	if (make_atomic(fd, n, off, 1))
+	if (make_atomic(fd, n, off, 1, 0))
 		return atomic_pwrite(fd, &iov, off, 0);
 	return real_pwrite64(fd, buf, n, off);
 }
@@ -692,7 +934,7 @@ static uint64_t iov_bytes(const struct iovec *iov, int cnt)
 ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
 {
 	ready();
-	if (cnt > 0 && make_atomic(fd, iov_bytes(iov, cnt), off, (unsigned int)cnt))
+	if (cnt > 0 && make_atomic(fd, iov_bytes(iov, cnt), off, (unsigned int)cnt, 0))
 		return atomic_pwrite(fd, iov, off, 0);
 	return real_pwritev(fd, iov, cnt, off);
 }
@@ -700,7 +942,7 @@ ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
 ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off64_t off)
 {
 	ready();
-	if (cnt > 0 && make_atomic(fd, iov_bytes(iov, cnt), off, (unsigned int)cnt))
+	if (cnt > 0 && make_atomic(fd, iov_bytes(iov, cnt), off, (unsigned int)cnt, 0))
 		return atomic_pwrite(fd, iov, off, 0);
 	return real_pwritev64(fd, iov, cnt, off);
 }
@@ -708,7 +950,8 @@ ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off64_t off)
 ssize_t pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
 {
 	ready();
-	if (cnt > 0 && !(flags & RWF_ATOMIC) && make_atomic(fd, iov_bytes(iov, cnt), off, (unsigned int)cnt))
+	if (cnt > 0 && !(flags & RWF_ATOMIC) &&
+	    make_atomic(fd, iov_bytes(iov, cnt), off, (unsigned int)cnt, flags))
 		return atomic_pwrite(fd, iov, off, flags);
 	return real_pwritev2(fd, iov, cnt, off, flags);
 }
@@ -716,50 +959,53 @@ ssize_t pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
 ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int flags)
 {
 	ready();
-	if (cnt > 0 && !(flags & RWF_ATOMIC) && make_atomic(fd, iov_bytes(iov, cnt), off, (unsigned int)cnt))
+	if (cnt > 0 && !(flags & RWF_ATOMIC) &&
+	    make_atomic(fd, iov_bytes(iov, cnt), off, (unsigned int)cnt, flags))
 		return atomic_pwrite(fd, iov, off, flags);
 	return real_pwritev64v2(fd, iov, cnt, off, flags);
 }
 
 /* ---- io_uring: the SQEs queued since the last submit, before liburing publishes them ------------- */
 
+/* One queued SQE: a page write to a named file gets RWF_ATOMIC. */
+static void uring_mark_one(struct io_uring_sqe *sqe)
+{
+	uint64_t len;
+	unsigned int segs = 1;
+
+	switch (sqe->opcode) {
+	case IORING_OP_WRITE:
+	case IORING_OP_WRITE_FIXED:
+		len = sqe->len;
+		break;
+	case IORING_OP_WRITEV:
+		segs = sqe->len;
+		len = segs ? iov_bytes((const struct iovec *)(uintptr_t)sqe->addr, (int)segs) : 0;
+		break;
+	default:
+		return;
+	}
+	if (sqe->flags & IOSQE_FIXED_FILE) {
+		COUNT(uring_fixed_files);
+		return;
+	}
+	if (!(sqe->rw_flags & RWF_ATOMIC) &&
+	    make_atomic(sqe->fd, len, (int64_t)sqe->off, segs, (int)sqe->rw_flags)) {
+		sqe->rw_flags |= RWF_ATOMIC;
+		COUNT(atomic_uring);
+	}
+}
+
+/* Every SQE from liburing's sqe_head (the first not yet published) to its sqe_tail. */
 static void uring_mark(struct io_uring *ring)
 {
 	struct io_uring_sq *sq = &ring->sq;
 	unsigned int shift = (ring->flags & IORING_SETUP_SQE128) ? 1 : 0;
 
-	if (!nr_patterns || inside)
+	if (!names.nr || inside)
 		return;
-	for (unsigned int h = sq->sqe_head; h != sq->sqe_tail; h++) {
-		struct io_uring_sqe *sqe = &sq->sqes[(h & sq->ring_mask) << shift];
-		uint64_t len;
-		unsigned int segs = 1;
-
-		switch (sqe->opcode) {
-		case IORING_OP_WRITE:
-		case IORING_OP_WRITE_FIXED:
-			len = sqe->len;
-			break;
-		case IORING_OP_WRITEV: {
-			const struct iovec *iov = (const struct iovec *)(uintptr_t)sqe->addr;
-
-			segs = sqe->len;
-			len = segs ? iov_bytes(iov, (int)segs) : 0;
-			break;
-		}
-		default:
-			continue;
-		}
-		if (sqe->flags & IOSQE_FIXED_FILE) {
-			COUNT(uring_fixed_files);
-			continue;
-		}
-		if (!(sqe->rw_flags & RWF_ATOMIC) &&
-		    make_atomic(sqe->fd, len, (int64_t)sqe->off, segs)) {
-			sqe->rw_flags |= RWF_ATOMIC;
-			COUNT(atomic_uring);
-		}
-	}
+	for (unsigned int h = sq->sqe_head; h != sq->sqe_tail; h++)
+		uring_mark_one(&sq->sqes[(h & sq->ring_mask) << shift]);
 }
 
 int io_uring_submit(struct io_uring *ring)
@@ -784,12 +1030,19 @@ int io_uring_submit_and_wait_timeout(struct io_uring *ring, struct io_uring_cqe 
 	return real_uring_submit_and_wait_timeout(ring, cqe, wait_nr, ts, sigmask);
 }
 
+int io_uring_submit_and_get_events(struct io_uring *ring)
+{
+	ready();
+	uring_mark(ring);
+	return real_uring_submit_and_get_events ? real_uring_submit_and_get_events(ring) : -ENOSYS;
+}
+
 /* ---- libaio: io_submit's iocbs (the kernel's struct iocb, which libaio's mirrors) ------------------ */
 
 int io_submit(aio_context_t ctx, long nr, struct iocb **ios)
 {
 	ready();
-	for (long i = 0; nr_patterns && !inside && ios && i < nr; i++) {
+	for (long i = 0; names.nr && !inside && ios && i < nr; i++) {
 		struct iocb *cb = ios[i];
 		uint64_t len;
 		unsigned int segs = 1;
@@ -802,7 +1055,8 @@ int io_submit(aio_context_t ctx, long nr, struct iocb **ios)
 		} else {
 			continue;
 		}
-		if (!(cb->aio_rw_flags & RWF_ATOMIC) && make_atomic((int)cb->aio_fildes, len, cb->aio_offset, segs)) {
+		if (!(cb->aio_rw_flags & RWF_ATOMIC) &&
+		    make_atomic((int)cb->aio_fildes, len, cb->aio_offset, segs, (int)cb->aio_rw_flags)) {
 			cb->aio_rw_flags |= RWF_ATOMIC;
 			COUNT(atomic_aio);
 		}

@@ -117,7 +117,8 @@ counted() {	# counted FILE WHAT: every one-page write made atomic
 	"$awr" preload-stats "$1" -o json >"$w/s.json" || { fail "$2: awr preload-stats $1 exited $?"; return; }
 	local a p
 	a=$(json "$w/s.json" 'd["atomic"]')
-	p=$(json "$w/s.json" 'd["plain_buffered"] + d["plain_misaligned"] + d["plain_segments"] + d["plain_position"] + d["refused"] + d["uring_fixed_files"]')
+	p=$(json "$w/s.json" 'd["plain_buffered"] + d["plain_misaligned"] + d["plain_segments"] + d["plain_position"] + d.get("plain_append", 0) + d["refused"] + d["uring_fixed_files"]')
+	echo "$2: counters not zero: $(json "$w/s.json" '" ".join(k + "=" + str(v) for k, v in d.items() if isinstance(v, int) and v and k not in ("pid", "page_size"))')"
 	[ "$a" -gt 0 ] && [ "$p" = 0 ] &&
 		ok "$2: $a page writes made atomic (pwrite $(json "$w/s.json" 'd["atomic_pwrite"]'), io_uring $(json "$w/s.json" 'd["atomic_uring"]'), libaio $(json "$w/s.json" 'd["atomic_aio"]')), none left as a plain page write; $(json "$w/s.json" 'd["plain_size"]') writes of other sizes" ||
 		fail "$2: $a page writes made atomic, $p not (or refused): $("$awr" preload-stats "$1")"

@@ -5,15 +5,28 @@
  * case a page, and prints which page each case wrote and whether the preload should
  * make it atomic:
  *
- *   preload_writer FILE PAGE_SIZE
+ *   preload_writer FILE PAGE_SIZE [MODE ARG...]
  *   page 0 pwrite atomic ...
  *
  * Cases: pwrite, pwrite64 through pwritev, pwritev2, io_uring WRITE and WRITEV
  * (liburing), libaio PWRITE and PWRITEV: one page, aligned, O_DIRECT (atomic);
  * two pages in one pwrite, a page at half a page's offset, a page in two iovecs,
  * a page through a buffered descriptor, two pages through io_uring and libaio
- * (left as they were). The buffers are page-aligned for O_DIRECT. Exit 0 when
- * every write returned its length, 1 otherwise (the error printed).
+ * (left as they were); a descriptor opened where the preload does not see
+ * (a raw openat system call) and given O_DIRECT by F_SETFL (atomic). The
+ * buffers are page-aligned for O_DIRECT. Exit 0 when every write returned its
+ * length, 1 otherwise (the error printed).
+ *
+ * MODEs (one way of writing each, for the preload's other tests):
+ *   uring-batch N ROUNDS  N page writes queued before each io_uring_submit, every CQE checked
+ *   dup-direct            O_DIRECT set and cleared through a dup(): the open file description's
+ *   reuse OTHER           a named descriptor closed where the preload does not see (fclose
+ *                         after fdopen, close_range, closefrom, syscall(SYS_close)), its number
+ *                         given to OTHER by fopen: OTHER's page writes must succeed
+ *   append                O_APPEND and RWF_APPEND page writes (they land at the end)
+ *   loop SECONDS          a page write every 2 ms for SECONDS; "wrote N" at the end
+ *   fd N                  one page write (page 0) through the inherited descriptor N
+ *   misaligned-buffer     a page write from a buffer off the O_DIRECT alignment (EINVAL expected)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +35,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 static int failed;
@@ -99,24 +114,16 @@ static void aio_case(int fd, char *buf, int page, int vec, size_t len)
 	io_destroy(ctx);
 }
 
-int main(int argc, char **argv)
+static int cases(const char *path, char *buf)
 {
 	struct iovec iov[2];
-	char *buf;
-	int fd, bfd;
+	int fd, bfd, ufd;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: preload_writer FILE PAGE_SIZE\n");
-		return 2;
-	}
-	P = strtoul(argv[2], NULL, 0);
-	if (!P || posix_memalign((void **)&buf, 4096, 2 * P))
-		return 2;
-	memset(buf, 0x5a, 2 * P);
-	fd = open(argv[1], O_RDWR);
-	bfd = open(argv[1], O_RDWR);
-	if (fd < 0 || bfd < 0) {
-		perror(argv[1]);
+	fd = open(path, O_RDWR);
+	bfd = open(path, O_RDWR);
+	ufd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDWR);	/* not through open(): unseen */
+	if (fd < 0 || bfd < 0 || ufd < 0) {
+		perror(path);
 		return 2;
 	}
 	/* O_DIRECT set afterwards, as InnoDB does (os_file_set_nocache) */
@@ -132,6 +139,9 @@ int main(int argc, char **argv)
 	uring_case(fd, buf, 4, IORING_OP_WRITEV, P);
 	aio_case(fd, buf, 5, 0, P);
 	aio_case(fd, buf, 6, 1, P);
+	if (fcntl(ufd, F_SETFL, fcntl(ufd, F_GETFL) | O_DIRECT))
+		return 2;
+	said(17, "pwrite-unseen-open", "atomic", rc(pwrite(ufd, buf, P, (off_t)(17 * P))), P);
 	/* left as they were */
 	said(7, "pwrite", "plain-size", rc(pwrite(fd, buf, 2 * P, (off_t)(7 * P))), 2 * P);
 	said(9, "pwrite", "plain-misaligned", rc(pwrite(fd, buf, P, (off_t)(9 * P + P / 2))), P);
@@ -145,5 +155,167 @@ int main(int argc, char **argv)
 	aio_case(fd, buf, 15, 0, 2 * P);
 	close(bfd);
 	close(fd);
+	close(ufd);
 	return failed;
+}
+
+/* N page writes (pages 0..N-1) queued before each submit, ROUNDS times; every CQE checked */
+static int uring_batch(int fd, char *buf, unsigned int n, unsigned int rounds)
+{
+	struct io_uring ring;
+	struct io_uring_cqe *cqe;
+	int ret = io_uring_queue_init(n, &ring, 0), bad = 0;
+
+	if (ret)
+		return fprintf(stderr, "io_uring_queue_init: %s\n", strerror(-ret)), 1;
+	for (unsigned int r = 0; r < rounds && !bad; r++) {
+		for (unsigned int i = 0; i < n; i++)
+			io_uring_prep_write(io_uring_get_sqe(&ring), fd, buf, (unsigned int)P,
+					    (uint64_t)i * P);
+		ret = io_uring_submit(&ring);
+		if (ret != (int)n)
+			return fprintf(stderr, "io_uring_submit: %d of %u\n", ret, n), 1;
+		for (unsigned int i = 0; i < n; i++) {
+			if (io_uring_wait_cqe(&ring, &cqe))
+				return 1;
+			if (cqe->res != (int)P) {
+				fprintf(stderr, "round %u: a CQE has %d (%s)\n", r, cqe->res,
+					cqe->res < 0 ? strerror(-cqe->res) : "short");
+				bad = 1;
+			}
+			io_uring_cqe_seen(&ring, cqe);
+		}
+	}
+	io_uring_queue_exit(&ring);
+	printf("uring-batch %u\n", n * rounds);
+	return bad;
+}
+
+/* O_DIRECT lives in the open file description: set and cleared through a dup() */
+static int dup_direct(const char *path, char *buf)
+{
+	int fd = open(path, O_RDWR), d, fl;
+
+	if (fd < 0 || (d = dup(fd)) < 0 || (fl = fcntl(fd, F_GETFL)) < 0)
+		return perror(path), 2;
+	fcntl(d, F_SETFL, fl | O_DIRECT);	/* the original has O_DIRECT now too */
+	said(0, "pwrite-direct-via-dup", "atomic", rc(pwrite(fd, buf, P, 0)), P);
+	fcntl(d, F_SETFL, fl & ~O_DIRECT);	/* and no longer */
+	said(1, "pwrite-buffered-via-dup", "plain-buffered", rc(pwrite(fd, buf, P, (off_t)P)), P);
+	fcntl(fd, F_SETFL, fl | O_DIRECT);
+	said(2, "pwrite-dup-direct", "atomic", rc(pwrite(d, buf, P, (off_t)(2 * P))), P);
+	if (fdatasync(fd))
+		failed = 1;
+	close(d);
+	close(fd);
+	return failed;
+}
+
+/* closed where the preload does not see: each way, then @other takes the number by fopen() */
+static int reuse(const char *path, const char *other, char *buf)
+{
+	static const char *const how[] = { "fclose", "close_range", "closefrom", "syscall-close" };
+
+	for (int i = 0; i < 4; i++) {
+		int fd = open(path, O_RDWR | O_DIRECT);
+		FILE *f;
+
+		if (fd < 0)
+			return perror(path), 2;
+		said(i, "pwrite-named", "atomic", rc(pwrite(fd, buf, P, (off_t)i * (off_t)P)), P);
+		if (i == 0)
+			fclose(fdopen(fd, "r+"));
+		else if (i == 1)
+			close_range((unsigned int)fd, (unsigned int)fd, 0);
+		else if (i == 2)
+			closefrom(fd);
+		else
+			syscall(SYS_close, fd);
+		f = fopen(other, "r+");
+		if (!f || fileno(f) != fd)
+			return fprintf(stderr, "%s: not given number %d again\n", other, fd), 2;
+		printf("other %d %s ", i, how[i]);
+		said(i, "pwrite-other", "not-named", rc(pwrite(fileno(f), buf, P, (off_t)i * (off_t)P)), P);
+		fclose(f);
+	}
+	return failed;
+}
+
+/* an O_APPEND descriptor, and RWF_APPEND: the page lands at the end, whatever the offset */
+static int append(const char *path, char *buf)
+{
+	struct iovec iov = { buf, P };
+	int fd = open(path, O_RDWR | O_DIRECT | O_APPEND), d = open(path, O_RDWR | O_DIRECT);
+
+	if (fd < 0 || d < 0)
+		return perror(path), 2;
+	said(0, "pwrite-o-append", "plain-append", rc(pwrite(fd, buf, P, 0)), P);
+	said(0, "pwritev2-rwf-append", "plain-append", rc(pwritev2(d, &iov, 1, 0, RWF_APPEND)), P);
+	close(fd);
+	close(d);
+	return failed;
+}
+
+/* a page write every 2 ms for @secs seconds (a long-running writer) */
+static int loop(const char *path, char *buf, double secs)
+{
+	struct timespec t0, t, nap = { 0, 2000000 };
+	unsigned long n = 0;
+	int fd = open(path, O_RDWR | O_DIRECT);
+
+	if (fd < 0)
+		return perror(path), 2;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		if (pwrite(fd, buf, P, (off_t)(n % 16) * (off_t)P) != (ssize_t)P)
+			return perror("pwrite"), 1;
+		n++;
+		nanosleep(&nap, NULL);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
+	printf("wrote %lu\n", n);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 3 ? argv[3] : "cases";
+	char *buf;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: preload_writer FILE PAGE_SIZE [MODE ARG...]\n");
+		return 2;
+	}
+	P = strtoul(argv[2], NULL, 0);
+	if (!P || posix_memalign((void **)&buf, 4096, 2 * P + 4096))
+		return 2;
+	memset(buf, 0x5a, 2 * P + 4096);
+	if (!strcmp(mode, "cases"))
+		return cases(argv[1], buf);
+	if (!strcmp(mode, "uring-batch") && argc == 6) {
+		int fd = open(argv[1], O_RDWR | O_DIRECT);
+
+		return fd < 0 ? 2 : uring_batch(fd, buf, (unsigned int)atoi(argv[4]),
+						 (unsigned int)atoi(argv[5]));
+	}
+	if (!strcmp(mode, "dup-direct"))
+		return dup_direct(argv[1], buf);
+	if (!strcmp(mode, "reuse") && argc == 5)
+		return reuse(argv[1], argv[4], buf);
+	if (!strcmp(mode, "append"))
+		return append(argv[1], buf);
+	if (!strcmp(mode, "loop") && argc == 5)
+		return loop(argv[1], buf, atof(argv[4]));
+	if (!strcmp(mode, "fd") && argc == 5) {
+		said(0, "pwrite-inherited", "atomic", rc(pwrite(atoi(argv[4]), buf, P, 0)), P);
+		return failed;
+	}
+	if (!strcmp(mode, "misaligned-buffer")) {
+		int fd = open(argv[1], O_RDWR | O_DIRECT);
+
+		printf("misaligned-buffer %zd\n", fd < 0 ? -2 : rc(pwrite(fd, buf + 1, P, 0)));
+		return 0;
+	}
+	fprintf(stderr, "preload_writer: unknown mode %s\n", mode);
+	return 2;
 }

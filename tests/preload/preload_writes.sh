@@ -3,7 +3,10 @@
 # Description: libatomicwr-preload on a program that knows nothing of atomic writes
 # (preload_writer): its one-page, page-aligned O_DIRECT writes through pwrite, pwritev,
 # pwritev2, io_uring (WRITE, WRITEV) and libaio (PWRITE, PWRITEV) become RWF_ATOMIC; its
-# other writes (two pages, half a page off, two iovecs, buffered) go down as they were.
+# other writes (two pages, half a page off, two iovecs, buffered) go down as they were; a
+# descriptor opened where the preload does not see (a raw openat) is named when F_SETFL gives
+# it O_DIRECT. Writes queued N to an io_uring submit are each made atomic (every CQE checked);
+# a page write the kernel refuses is counted and makes awr preload-stats exit 1.
 # Read independently: on this scratch XFS (a loop device: no hardware atomics) an atomic
 # write takes the copy-on-write path, so exactly the pages made atomic move on the device
 # (xfs_io fiemap before and after) while a plain overwrite stays in place; the counters
@@ -62,8 +65,8 @@ expect() {	# FIELD VALUE
 	got=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$w/stats.json" "$1")
 	[ "$got" = "$2" ] && ok "$1 = $2" || fail "$1 is $got, expected $2"
 }
-expect files_named 2	# the O_DIRECT descriptor and the buffered one
-expect atomic_pwrite 3
+expect files_named 3	# the O_DIRECT descriptor, the buffered one, the one opened unseen
+expect atomic_pwrite 4
 expect atomic_uring 2
 expect atomic_aio 2
 expect plain_size 3
@@ -71,9 +74,9 @@ expect plain_misaligned 1
 expect plain_segments 1
 expect plain_buffered 1
 expect refused 0
-grep -q "libatomicwr-preload: pid [0-9]*: 7 page writes made atomic (pwrite 3, io_uring 2, libaio 2) to 2 named file opens; 6 writes to them left as they were" "$w/err.named" \
+grep -q "libatomicwr-preload: pid [0-9]*: 8 page writes made atomic (pwrite 4, io_uring 2, libaio 2) to 3 named file opens; 6 writes to them left as they were" "$w/err.named" \
 	&& ok "the report at exit" || fail "the report at exit: $(cat "$w/err.named")"
-"$awr" preload-stats "$w/stats.named" | grep -q "7 page writes made atomic, 6 writes to named files left as they were, 0 refused" \
+"$awr" preload-stats "$w/stats.named" | grep -q "8 page writes made atomic, 6 writes to named files left as they were, 0 refused" \
 	&& ok "preload-stats text" || fail "preload-stats text: $("$awr" preload-stats "$w/stats.named")"
 
 # 3. no write was changed: the file holds the writer's bytes where it wrote and 0x11 elsewhere
@@ -103,6 +106,25 @@ expect files_named 0
 expect atomic_pwrite 0
 expect atomic_uring 0
 [ -s "$w/err.control" ] && fail "the control printed a report: $(cat "$w/err.control")" || ok "control: no report"
+
+# 4. N page writes queued before each io_uring_submit: every one made atomic, every CQE whole
+make_file "$dir/batch.ibd"
+LD_PRELOAD=$preload_libs AWR_PRELOAD_FILES="$dir/*.ibd" AWR_PRELOAD_PAGE_SIZE=16k AWR_PRELOAD_STATS=$w/stats.batch \
+	"$writer" "$dir/batch.ibd" $P uring-batch 4 8 > "$w/out.batch" 2> "$w/err.batch" \
+	&& ok "io_uring, 4 writes a submit: every CQE has its length" || fail "io_uring batches: $(cat "$w/err.batch")"
+"$awr" preload-stats "$w/stats.batch" -o json > "$w/stats.json" || fail "awr preload-stats (batches) exited $?"
+expect atomic_uring 32
+
+# 5. a page write the kernel refuses (its buffer off the O_DIRECT alignment): the program gets
+# the error, the write is counted refused, and awr preload-stats says so with exit status 1
+LD_PRELOAD=$preload_libs AWR_PRELOAD_FILES="$dir/*.ibd" AWR_PRELOAD_PAGE_SIZE=16k AWR_PRELOAD_STATS=$w/stats.refused \
+	"$writer" "$dir/batch.ibd" $P misaligned-buffer > "$w/out.refused" 2> "$w/err.refused"
+grep -q "misaligned-buffer -22" "$w/out.refused" && ok "the refused write returned EINVAL" ||
+	fail "the misaligned write: $(cat "$w/out.refused" "$w/err.refused")"
+"$awr" preload-stats "$w/stats.refused" -o json > "$w/stats.json"
+[ $? = 1 ] && ok "preload-stats exits 1 after a refused write" || fail "preload-stats did not exit 1 after a refused write"
+expect refused 1
+expect atomic_pwrite 0
 
 [ "$fails" -eq 0 ] || { echo "preload_writes: $fails failure(s)"; exit 1; }
 echo "preload_writes: all checks passed"
