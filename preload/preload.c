@@ -967,35 +967,6 @@ ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int f
 
 /* ---- io_uring: the SQEs queued since the last submit, before liburing publishes them ------------- */
 
-/* One queued SQE: a page write to a named file gets RWF_ATOMIC. */
-static void uring_mark_one(struct io_uring_sqe *sqe)
-{
-	uint64_t len;
-	unsigned int segs = 1;
-
-	switch (sqe->opcode) {
-	case IORING_OP_WRITE:
-	case IORING_OP_WRITE_FIXED:
-		len = sqe->len;
-		break;
-	case IORING_OP_WRITEV:
-		segs = sqe->len;
-		len = segs ? iov_bytes((const struct iovec *)(uintptr_t)sqe->addr, (int)segs) : 0;
-		break;
-	default:
-		return;
-	}
-	if (sqe->flags & IOSQE_FIXED_FILE) {
-		COUNT(uring_fixed_files);
-		return;
-	}
-	if (!(sqe->rw_flags & RWF_ATOMIC) &&
-	    make_atomic(sqe->fd, len, (int64_t)sqe->off, segs, (int)sqe->rw_flags)) {
-		sqe->rw_flags |= RWF_ATOMIC;
-		COUNT(atomic_uring);
-	}
-}
-
 /* Every SQE from liburing's sqe_head (the first not yet published) to its sqe_tail. */
 static void uring_mark(struct io_uring *ring)
 {
@@ -1004,8 +975,33 @@ static void uring_mark(struct io_uring *ring)
 
 	if (!names.nr || inside)
 		return;
-	for (unsigned int h = sq->sqe_head; h != sq->sqe_tail; h++)
-		uring_mark_one(&sq->sqes[(h & sq->ring_mask) << shift]);
+	for (unsigned int h = sq->sqe_head; h != sq->sqe_tail; h++) {
+		struct io_uring_sqe *sqe = &sq->sqes[(h & sq->ring_mask) << shift];
+		uint64_t len;
+		unsigned int segs = 1;
+
+		switch (sqe->opcode) {
+		case IORING_OP_WRITE:
+		case IORING_OP_WRITE_FIXED:
+			len = sqe->len;
+			break;
+		case IORING_OP_WRITEV:
+			segs = sqe->len;
+			len = segs ? iov_bytes((const struct iovec *)(uintptr_t)sqe->addr, (int)segs) : 0;
+			break;
+		default:
+			continue;
+		}
+		if (sqe->flags & IOSQE_FIXED_FILE) {
+			COUNT(uring_fixed_files);
+			continue;
+		}
+		if (!(sqe->rw_flags & RWF_ATOMIC) &&
+		    make_atomic(sqe->fd, len, (int64_t)sqe->off, segs, (int)sqe->rw_flags)) {
+			sqe->rw_flags |= RWF_ATOMIC;
+			COUNT(atomic_uring);
+		}
+	}
 }
 
 int io_uring_submit(struct io_uring *ring)
