@@ -169,4 +169,8 @@ AWR_PRELOAD_FILES="$good" AWR_PRELOAD_PAGE_SIZE=8k verdict env8k --atomic-writes
 AWR_PRELOAD_FILES="$good" AWR_PRELOAD_PAGE_SIZE=16k verdict env16k --atomic-writes
 [ "$rc" = 0 ] && [ "$v" = guaranteed ] && ok "awr's environment as the README says: guaranteed" ||
 	fail "awr's environment as the README says: exit $rc, $v: $reasons"
+# patterns naming the real directory, the directory given through the link: matched as resolved
+AWR_PRELOAD_FILES="$real/*.ibd:$real/ibdata*:$real/undo[0-9]*" AWR_PRELOAD_PAGE_SIZE=16k verdict envreal --atomic-writes
+[ "$rc" = 0 ] && [ "$v" = guaranteed ] && ok "patterns on the real path, the link given: guaranteed" ||
+	fail "patterns on the real path, the link given: exit $rc, $v: $reasons"
 [ "$fails" = 0 ]
