@@ -57,6 +57,10 @@ static void print_json(const struct awr_db_report *r)
 	json_object_object_add(o, "page_size", r->page_size ? out_u64(r->page_size) : NULL);
 	json_object_object_add(o, "page_size_from", json_object_new_string(r->page_size_from));
 	json_object_object_add(o, "direct_io", json_object_new_boolean(r->direct_io));
+	json_object_object_add(o, "direct_io_from", json_object_new_string(r->direct_io_from));
+	json_object_object_add(o, "engine_version", r->engine_version ? out_u64(r->engine_version) : NULL);
+	json_object_object_add(o, "data_checksum_version", r->data_checksum_version < 0 ? NULL :
+			       out_u64((uint64_t)r->data_checksum_version));
 	json_object_object_add(o, "atomic_writes", json_object_new_boolean(r->atomic_writes));
 	json_object_object_add(o, "atomic_writes_why", json_object_new_string(r->atomic_why));
 	json_object_object_add(o, "kernel", json_object_new_string(awr_kernel_format(r->kernel, kbuf, sizeof(kbuf))));
@@ -122,11 +126,16 @@ static void print_text(const struct awr_db_report *r, bool all)
 
 	if (r->warning[0])	/* first and loud: the server runs unprotected where a page can tear */
 		printf("WARNING: %s\n\n", r->warning);
-	printf("%s: %s, %s pages (%s)\n", r->datadir, r->engine == AWR_DB_INNODB ? "InnoDB" : "PostgreSQL",
-	       r->page_size ? out_size(r->page_size, a, sizeof(a)) : "unknown", r->page_size_from);
+	snprintf(b, sizeof(b), " %u", r->engine_version);
+	printf("%s: %s%s, %s pages (%s)\n", r->datadir, r->engine == AWR_DB_INNODB ? "InnoDB" : "PostgreSQL",
+	       r->engine_version ? b : "", r->page_size ? out_size(r->page_size, a, sizeof(a)) : "unknown",
+	       r->page_size_from);
 	printf("atomic writes by the engine: %s (%s)\n", r->atomic_writes ? "yes" : "no", r->atomic_why);
-	printf("page writes: %s; kernel %s\n", r->direct_io ? "O_DIRECT" : "buffered (the page cache)",
-	       awr_kernel_format(r->kernel, kbuf, sizeof(kbuf)));
+	printf("page writes: %s (%s); kernel %s\n", r->direct_io ? "O_DIRECT" : "buffered, the page cache",
+	       r->direct_io_from, awr_kernel_format(r->kernel, kbuf, sizeof(kbuf)));
+	if (r->data_checksum_version >= 0)
+		printf("data checksums: %s (pg_control data_checksum_version %d)\n",
+		       r->data_checksum_version ? "on" : "off", r->data_checksum_version);
 	for (unsigned int i = 0; i < r->nr_files; i++)
 		count[r->files[i].verdict]++;
 	printf("%u data file(s): %u guaranteed, %u device-implicit, %u not safe, %u unknown\n", r->nr_files,
@@ -199,7 +208,7 @@ int cmd_database(int argc, const char **argv)
 		if (ret == -ENODATA)
 			out_error("%s holds no %s data file (%s): is it the data directory, and the engine right?",
 				  c.operand, engine_s, engine == AWR_DB_INNODB ? "ibdata1, undoNNN, *.ibd" :
-				  "base/*/NNNN, global/NNNN");
+				  "base/*/NNNN, global/NNNN, pg_tblspc/*/PG_*/*/NNNN");
 		else
 			out_error("cannot read the data directory %s: %s", c.operand, strerror(-ret));
 		cmd_done(&c);

@@ -2414,7 +2414,7 @@ struct awr_db_report {
 	char datadir[4096];
 	uint32_t page_size;		/* the engine's page size (InnoDB: of the system tablespace) */
 	char page_size_from[256];	/* where it was read, e.g. "ibdata1 page 0: FSP flags 0x15 (full_crc32)" */
-	bool direct_io;			/* the engine can write pages with O_DIRECT (InnoDB); PostgreSQL: buffered */
+	bool direct_io;			/* the engine writes pages with O_DIRECT (see direct_io_from) */
 	bool atomic_writes;		/* the engine's page writes are RWF_ATOMIC */
 	char atomic_why[256];		/* why atomic_writes is what it is */
 	uint32_t kernel;		/* AWR_KERNEL() of the running kernel */
@@ -2428,9 +2428,14 @@ struct awr_db_report {
 	struct awr_db_file *files;
 	int server_pid;			/* the running server (the process holding the most page files), 0 none */
 	int protection;			/* its innodb_doublewrite / full_page_writes: 1 on, 0 off, -1 unknown */
-	char protection_from[256];	/* where that was read (its command line), or why it could not be */
+	char protection_from[256];	/* where that was read (its command line; PostgreSQL's configuration
+					   files), or why it could not be */
 	char warning[768];		/* the protection is off and a page write can be torn: what to run; "" */
 	char speed[512];		/* safe, but the atomic writes take a software path: how to measure it */
+	char direct_io_from[256];	/* where direct_io was read: the server's descriptors (fdinfo), its
+					   command line, a configuration file (FILE:LINE), or the version */
+	unsigned int engine_version;	/* PostgreSQL: the major version PG_VERSION names; 0 unknown */
+	int data_checksum_version;	/* PostgreSQL: pg_control's (0: no data checksums); -1 unknown */
 };
 
 /**

@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <linux/fiemap.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,6 +43,7 @@
 #include "private.h"
 #include "decide/preload_names.h"
 #include "discover/dbfiles.h"
+#include "discover/pgconf.h"
 
 const char *awr_db_verdict_name(enum awr_db_verdict v)
 {
@@ -316,7 +318,21 @@ static int file_page_size(const struct awr_db_report *r, int fd, struct awr_db_f
 	return 0;
 }
 
-static void judge_file(struct awr_db_report *r, int dfd, const char *rel, struct awr_db_file *f)
+/*
+ * The one reason of every file of a PostgreSQL that writes through the page cache (@why says why
+ * it does): nothing below the page cache can change the answer, so nothing else is judged.
+ */
+static void judge_buffered(struct awr_db_file *f, const char *why)
+{
+	const uint32_t P = f->page_size ? f->page_size : 8192;
+
+	reason(f, AWR_DB_NOT_SAFE, "%s: page-cache writeback does not keep a page whole, on any storage; "
+	       "what makes it safe: debug_io_direct=data (PostgreSQL 16+) under libatomicwr-preload, on a "
+	       "kernel and storage taking %u-byte atomic writes", why, P);
+}
+
+static void judge_file(struct awr_db_report *r, int dfd, const char *rel, struct awr_db_file *f,
+		       const char *buffered)
 {
 	char via[256], from[256] = "";
 	struct awr_fs_view fs;
@@ -332,6 +348,10 @@ static void judge_file(struct awr_db_report *r, int dfd, const char *rel, struct
 	}
 	if (file_page_size(r, fd, f, from, sizeof(from)))
 		goto out;
+	if (buffered) {
+		judge_buffered(f, buffered);
+		goto out;
+	}
 	ret = awr_fs_view_fd(fd, &fs);
 	if (ret) {
 		reason(f, AWR_DB_UNKNOWN, "its filesystem could not be examined: %s", strerror(-ret));
@@ -381,8 +401,12 @@ out:
 /* the data files' open descriptors (a redo log has its own way, innodb_log_file_buffering) */
 static bool page_file(const char *path)
 {
-	return strstr(path, ".ibd") || strstr(path, "/ibdata") || strstr(path, "/undo") ||
-	       strstr(path, "/base/") || strstr(path, "/global/");
+	const char *name = strrchr(path, '/');
+
+	if (strstr(path, ".ibd") || strstr(path, "/ibdata") || strstr(path, "/undo"))
+		return true;
+	/* PostgreSQL's relation files (NNN...), not pg_control, pg_filenode.map, pg_internal.init */
+	return (strstr(path, "/base/") || strstr(path, "/global/")) && name && isdigit((unsigned char)name[1]);
 }
 
 /* does descriptor @fd of process @pid have O_DIRECT (its fdinfo flags)? */
@@ -451,8 +475,9 @@ static bool has_preload(pid_t pid)
 	return found;
 }
 
-/* The server: of the processes with files of @datadir open, the one holding the most page files. */
-static pid_t find_server(const char *datadir, bool *direct)
+/* The server: of the processes with files of @datadir open, the one holding the most page files
+ * (@held of them, O_DIRECT on any in @direct). */
+static pid_t find_server(const char *datadir, bool *direct, int *held_most)
 {
 	struct dirent *de;
 	DIR *proc = opendir("/proc");
@@ -475,6 +500,7 @@ static pid_t find_server(const char *datadir, bool *direct)
 	}
 	if (proc)
 		closedir(proc);
+	*held_most = most;
 	return found;
 }
 
@@ -637,10 +663,223 @@ static void judge_counters(const struct awr_db_report *r, const struct preload_c
 		       "does not look at (%s)", s->uring_fixed_files, c->stats_path);
 }
 
-static void judge_engine(struct awr_db_report *r, unsigned int flags, struct preload_cfg *c)
+/* --- PostgreSQL: its postmaster, its settings, direct I/O ----------------------------------- */
+
+/* DATADIR/postmaster.pid's process, when it runs with @datadir as its directory (ChangeToDataDir()):
+ * the postmaster, whose command line its children overwrite in their own (ps display) */
+static pid_t postmaster_of(const char *datadir)
+{
+	char path[4200], cwd[4096];
+	FILE *f;
+	long pid = 0;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/postmaster.pid", datadir);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%ld", &pid) != 1 || pid <= 0 || pid > INT_MAX)
+		pid = 0;
+	fclose(f);
+	if (!pid)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%ld/cwd", pid);
+	n = readlink(path, cwd, sizeof(cwd) - 1);
+	if (n < 0)
+		return 0;	/* a stale file: the server was killed */
+	cwd[n] = '\0';
+	return strcmp(cwd, datadir) ? 0 : (pid_t)pid;
+}
+
+/* -c NAME=V, -cNAME=V, --NAME=V ('-' as '_' in the name, postmaster.c): V when @arg sets @name */
+static const char *pg_arg(const char *prev, const char *arg, const char *name)
+{
+	const size_t nl = strlen(name);
+	const char *o;
+
+	if (!strcmp(prev, "-c"))
+		o = arg;
+	else if (!strncmp(arg, "-c", 2) && arg[2] != '-')
+		o = arg + 2;
+	else if (!strncmp(arg, "--", 2))
+		o = arg + 2;
+	else
+		return NULL;
+	for (size_t i = 0; i < nl; i++)
+		if (tolower((unsigned char)(o[i] == '-' ? '_' : o[i])) != name[i])
+			return NULL;
+	return o[nl] == '=' ? o + nl + 1 : NULL;
+}
+
+/* @name on process @pid's command line (the last one counts): 1 with @s, 0 not there, -errno */
+static int cmdline_setting(pid_t pid, const char *name, struct awr__pg_setting *s)
+{
+	const size_t len = 64 * 1024;
+	char path[64], *cmd = malloc(len);
+	const char *prev = "", *v;
+	int found = 0;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	n = cmd ? read_whole(path, cmd, len) : -ENOMEM;
+	for (ssize_t i = 0; i < n; i += (ssize_t)strlen(cmd + i) + 1) {
+		v = pg_arg(prev, cmd + i, name);
+		if (v) {
+			snprintf(s->value, sizeof(s->value), "%s", v);
+			snprintf(s->where, sizeof(s->where), "%.120s on process %d's command line", cmd + i,
+				 (int)pid);
+			found = 1;
+		}
+		prev = cmd + i;
+	}
+	free(cmd);
+	return n < 0 ? (int)n : found;
+}
+
+enum { PG_UNSET, PG_CMDLINE, PG_FILE };
+
+/*
+ * @name as the server has it: the postmaster's command line first (PGC_S_ARGV wins over
+ * PGC_S_FILE), else the configuration files as the server reads them (pgconf.c: its config_file,
+ * else DATADIR/postgresql.conf or Debian's, then postgresql.auto.conf). PG_CMDLINE or PG_FILE
+ * with @s, PG_UNSET (@s->where names what was read), or -errno (@s->where says why).
+ */
+static int pg_setting(const struct awr_db_report *r, const char *name, struct awr__pg_setting *s)
+{
+	struct awr__pg_setting cf = { .value = "" };
+	char conf[PATH_MAX];
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	if (r->server_pid && cmdline_setting(r->server_pid, name, s) == 1)
+		return PG_CMDLINE;
+	if (r->server_pid)
+		cmdline_setting(r->server_pid, "config_file", &cf);
+	ret = awr__pg_conf_main(r->datadir, cf.value, conf, sizeof(conf));
+	if (ret) {
+		snprintf(s->where, sizeof(s->where), "no postgresql.conf found (in the data directory, nor in "
+			 "/etc/postgresql with it as data_directory)");
+		return ret;
+	}
+	ret = awr__pg_conf_get(conf, r->datadir, name, s);
+	if (ret < 0)
+		snprintf(s->where, sizeof(s->where), "%.300s cannot be read: %s", conf, strerror(-ret));
+	else if (!ret)
+		snprintf(s->where, sizeof(s->where), "not set in %.300s, its includes or postgresql.auto.conf",
+			 conf);
+	return ret < 0 ? ret : ret ? PG_FILE : PG_UNSET;
+}
+
+/* PostgreSQL's boolean (parse_bool_with_len(), utils/adt/bool.c): 1, 0, or -1 not one */
+static int pg_bool(const char *v)
+{
+	const size_t n = strlen(v);
+
+	if (!strcmp(v, "1") || (n && (!strncasecmp(v, "true", n) || !strncasecmp(v, "yes", n))) ||
+	    (n >= 2 && !strncasecmp(v, "on", n)))
+		return 1;
+	if (!strcmp(v, "0") || (n && (!strncasecmp(v, "false", n) || !strncasecmp(v, "no", n))) ||
+	    (n >= 2 && !strncasecmp(v, "off", n)))
+		return 0;
+	return -1;
+}
+
+/* Does debug_io_direct's list @v name data? (fd.c check_debug_io_direct(): SplitGUCList() on ',',
+ * items data, wal, wal_init without case; IO_DIRECT_DATA makes md.c open relation files O_DIRECT) */
+static bool io_direct_data(const char *v)
+{
+	while (*v) {
+		size_t n = strcspn(v, ",");
+		const char *b = v, *e = v + n;
+
+		while (b < e && isspace((unsigned char)*b))
+			b++;
+		while (e > b && isspace((unsigned char)e[-1]))
+			e--;
+		if (e - b >= 2 && *b == '"' && e[-1] == '"')
+			b++, e--;
+		if (e - b == 4 && !strncasecmp(b, "data", 4))
+			return true;
+		v += n + (v[n] == ',');
+	}
+	return false;
+}
+
+/*
+ * Are PostgreSQL's data files written O_DIRECT? The running state first: the relation files a
+ * process of the server holds open (@held of them, @direct their fdinfo flags); else PG_VERSION
+ * (15 and older have no direct I/O for data files); else debug_io_direct on the postmaster's
+ * command line or in the configuration. When not, @why (one clause) says why for the reason.
+ */
+static void pg_direct(struct awr_db_report *r, pid_t holder, int held, bool direct, char *why, size_t len)
+{
+	const unsigned int v = r->engine_version;
+	struct awr__pg_setting s;
+	int ret;
+
+	if (holder && held > 0) {
+		r->direct_io = direct;
+		snprintf(r->direct_io_from, sizeof(r->direct_io_from), "process %d holds %d relation files open "
+			 "%s O_DIRECT (fdinfo flags)%s", (int)holder, held, direct ? "with" : "without",
+			 v && v < 16 ? "; PostgreSQL 15 and older have no direct I/O for data files" : "");
+		if (v && v < 16)
+			snprintf(why, len, "PostgreSQL %u has no direct I/O for data files", v);
+		else
+			snprintf(why, len, "process %d has its relation files open without O_DIRECT", (int)holder);
+		return;
+	}
+	if (v && v < 16) {
+		r->direct_io = false;
+		snprintf(r->direct_io_from, sizeof(r->direct_io_from), "PostgreSQL %u (PG_VERSION) has no direct "
+			 "I/O for data files; 16+ has debug_io_direct=data", v);
+		snprintf(why, len, "PostgreSQL %u has no direct I/O for data files", v);
+		return;
+	}
+	ret = pg_setting(r, "debug_io_direct", &s);
+	r->direct_io = ret > 0 && io_direct_data(s.value);
+	if (ret == PG_CMDLINE)
+		snprintf(r->direct_io_from, sizeof(r->direct_io_from), "debug_io_direct: %.200s", s.where);
+	else if (ret == PG_FILE)
+		snprintf(r->direct_io_from, sizeof(r->direct_io_from), "debug_io_direct = '%.40s' at %.140s "
+			 "(as configured: the server reads it at start)", s.value, s.where);
+	else
+		snprintf(r->direct_io_from, sizeof(r->direct_io_from), "debug_io_direct: %.200s", s.where);
+	if (ret > 0)
+		snprintf(why, len, "debug_io_direct='%.24s' has no 'data'", s.value);
+	else
+		snprintf(why, len, "debug_io_direct is not set");
+	if (r->direct_io && !r->server_pid)
+		condition(r, "debug_io_direct=data as configured (%.150s): seen in the server's descriptors when "
+			  "awr database runs while it does", s.where);
+}
+
+/* full_page_writes as the server has it: its command line, else as configured (on by default) */
+static void read_pg_protection(struct awr_db_report *r)
+{
+	struct awr__pg_setting s;
+	int ret = pg_setting(r, "full_page_writes", &s);
+
+	r->protection = ret > 0 ? pg_bool(s.value) : ret == PG_UNSET ? 1 : -1;
+	if (ret == PG_CMDLINE)
+		snprintf(r->protection_from, sizeof(r->protection_from), "%.200s", s.where);
+	else if (ret == PG_FILE)
+		snprintf(r->protection_from, sizeof(r->protection_from), "full_page_writes = '%.20s' at %.150s "
+			 "(as configured: the server reads it at start and reload)", s.value, s.where);
+	else if (ret == PG_UNSET)
+		snprintf(r->protection_from, sizeof(r->protection_from), "on by default: %.200s", s.where);
+	else
+		snprintf(r->protection_from, sizeof(r->protection_from), "%.250s", s.where);
+}
+
+/* @why: PostgreSQL's data files written through the page cache, why (else "") */
+static void judge_engine(struct awr_db_report *r, unsigned int flags, struct preload_cfg *c, char *why,
+			 size_t why_len)
 {
 	bool direct = false;
-	pid_t pid = find_server(r->datadir, &direct);
+	int held = 0;
+	const pid_t holder = find_server(r->datadir, &direct, &held);
+	const pid_t pm = r->engine == AWR_DB_POSTGRESQL ? postmaster_of(r->datadir) : 0;
+	const pid_t pid = pm ? pm : holder;
 	bool preload = pid && has_preload(pid);
 
 	c->read = 1;
@@ -669,8 +908,21 @@ static void judge_engine(struct awr_db_report *r, unsigned int flags, struct pre
 	} else {
 		snprintf(r->atomic_why, sizeof(r->atomic_why), "%s issues no RWF_ATOMIC of its own (%s)%s",
 			 engine_name(r->engine), r->engine == AWR_DB_INNODB ? "MySQL 8, MariaDB 10.11 and 11" :
-			 "PostgreSQL 15..17, buffered writes", pid ? "; the running server has no libatomicwr-preload" : "");
+			 "PostgreSQL 15..17", pid ? "; the running server has no libatomicwr-preload" : "");
 	}
+	why[0] = '\0';
+	if (r->engine == AWR_DB_POSTGRESQL) {
+		pg_direct(r, holder, held, direct, why, why_len);
+		if (r->direct_io)
+			why[0] = '\0';
+		return;
+	}
+	if (!pid)
+		snprintf(r->direct_io_from, sizeof(r->direct_io_from), "no server runs on the directory: "
+			 "innodb_flush_method=O_DIRECT taken as a condition");
+	else
+		snprintf(r->direct_io_from, sizeof(r->direct_io_from), "process %d's page files: %s (fdinfo "
+			 "flags)", (int)pid, direct ? "O_DIRECT" : "no O_DIRECT");
 	if (r->engine == AWR_DB_INNODB && pid && !direct) {
 		r->direct_io = false;
 		condition(r, "process %d has the data files open without O_DIRECT: set innodb_flush_method=O_DIRECT",
@@ -688,6 +940,7 @@ static int read_page_size(struct awr_db_report *r, int dfd)
 	const char *name = r->engine == AWR_DB_INNODB ? "ibdata1" : "global/pg_control";
 	char why[200], via[256], at[100];
 	uint8_t buf[8192];
+	uint32_t v;
 	ssize_t n;
 	int fd = awr__db_open(dfd, name, via, sizeof(via)), ret;
 
@@ -710,7 +963,22 @@ static int read_page_size(struct awr_db_report *r, int dfd)
 		 r->engine == AWR_DB_INNODB ? " page 0" : "", why);
 	if (ret)
 		r->page_size = 0;
+	if (r->engine == AWR_DB_POSTGRESQL && !awr__pg_control_checksums(buf, (size_t)n, &v))
+		r->data_checksum_version = (int)v;
 	return 0;
+}
+
+/* PostgreSQL's major version: the first line of PG_VERSION (ValidatePgVersion(), miscinit.c) */
+static void read_pg_version(struct awr_db_report *r, int dfd)
+{
+	char buf[16] = "";
+	int fd = awr__db_open(dfd, "PG_VERSION", NULL, 0);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n > 0 && isdigit((unsigned char)buf[0]))
+		r->engine_version = (unsigned int)strtoul(buf, NULL, 10);
 }
 
 /* --- the server's own setting, and what to run -------------------------------------- */
@@ -750,58 +1018,43 @@ static int doublewrite_arg(const char *arg)
 	return -1;
 }
 
-/* PostgreSQL: -c full_page_writes=V, -cfull_page_writes=V, --full-page-writes=V (postmaster.c) */
-static int fpw_arg(const char *prev, const char *arg)
-{
-	char o[64];
-
-	if (!strcmp(prev, "-c"))
-		snprintf(o, sizeof(o), "%s", arg);
-	else if (!strncmp(arg, "-c", 2) && arg[2] != '-')
-		snprintf(o, sizeof(o), "%s", arg + 2);
-	else if (!strncmp(arg, "--", 2))
-		snprintf(o, sizeof(o), "%s", arg + 2);
-	else
-		return -1;
-	for (char *c = o; *c && *c != '='; c++)
-		*c = *c == '-' ? '_' : *c;
-	return strncmp(o, "full_page_writes=", 17) ? -1 : !off_value(o + 17);
-}
-
-/* The running server's innodb_doublewrite / full_page_writes, as its command line sets it. */
+/* The running server's innodb_doublewrite as its command line sets it; PostgreSQL's
+ * full_page_writes as the server has it (read_pg_protection()) */
 static void read_protection(struct awr_db_report *r)
 {
-	const char *name = r->engine == AWR_DB_INNODB ? "innodb_doublewrite" : "full_page_writes";
-	const char *prev = "", *which = NULL;
 	const size_t len = 64 * 1024;
-	char path[64], *cmd = malloc(len);
+	const char *which = NULL;
+	char path[64], *cmd;
 	ssize_t n;
 
 	r->protection = -1;
+	if (r->engine == AWR_DB_POSTGRESQL) {
+		read_pg_protection(r);
+		return;
+	}
 	if (!r->server_pid) {
 		snprintf(r->protection_from, sizeof(r->protection_from), "no server runs on the directory");
 		return;
 	}
+	cmd = malloc(len);
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", r->server_pid);
 	n = cmd ? read_whole(path, cmd, len) : -ENOMEM;
 	for (ssize_t i = 0; i < n; i += (ssize_t)strlen(cmd + i) + 1) {
-		int v = r->engine == AWR_DB_INNODB ? doublewrite_arg(cmd + i) : fpw_arg(prev, cmd + i);
+		int v = doublewrite_arg(cmd + i);
 
 		if (v >= 0) {
 			r->protection = v;
 			which = cmd + i;
 		}
-		prev = cmd + i;
 	}
 	if (which)
 		snprintf(r->protection_from, sizeof(r->protection_from), "%.120s on process %d's command line",
 			 which, r->server_pid);
 	free(cmd);
 	if (!which)
-		snprintf(r->protection_from, sizeof(r->protection_from), "%s is not on process %d's command line%s: "
-			 "%s decides (on by default; awr does not read them)", name, r->server_pid,
-			 n < 0 ? " (it cannot be read)" : "", r->engine == AWR_DB_INNODB ? "the option files" :
-			 "postgresql.conf and postgresql.auto.conf");
+		snprintf(r->protection_from, sizeof(r->protection_from), "innodb_doublewrite is not on process %d's "
+			 "command line%s: the option files decide (on by default; awr does not read them)",
+			 r->server_pid, n < 0 ? " (it cannot be read)" : "");
 }
 
 /* The preload's variables for this directory, as the README gives them */
@@ -809,13 +1062,15 @@ static void preload_env(const struct awr_db_report *r, const char *given, char *
 {
 	char ps[32];
 
-	snprintf(ps, sizeof(ps), "%uk", r->page_size ? r->page_size / 1024 : 16);
+	snprintf(ps, sizeof(ps), "%uk", r->page_size ? r->page_size / 1024 :
+		 r->engine == AWR_DB_INNODB ? 16 : 8);
 	if (r->engine == AWR_DB_INNODB)
 		snprintf(buf, len, "LD_PRELOAD=libatomicwr-preload.so AWR_PRELOAD_FILES='%s/*.ibd:%s/ibdata*:"
 			 "%s/undo[0-9]*' AWR_PRELOAD_PAGE_SIZE=%s", given, given, given, ps);
 	else
-		snprintf(buf, len, "LD_PRELOAD=libatomicwr-preload.so AWR_PRELOAD_FILES='%s/base/*:%s/global/*' "
-			 "AWR_PRELOAD_PAGE_SIZE=%s", given, given, ps);
+		snprintf(buf, len, "LD_PRELOAD=libatomicwr-preload.so AWR_PRELOAD_FILES='%s/base/*/[0-9]*:"
+			 "%s/global/[0-9]*:%s/pg_tblspc/*/PG_*/*/[0-9]*' AWR_PRELOAD_PAGE_SIZE=%s", given, given,
+			 given, ps);
 }
 
 /* Safe, but is it faster here? The atomic writes of the software path cost what they cost on this
@@ -846,6 +1101,14 @@ static void warn_unprotected(struct awr_db_report *r)
 
 	if (r->protection != 0 || r->verdict == AWR_DB_GUARANTEED || r->verdict == AWR_DB_DEVICE_IMPLICIT)
 		return;
+	if (!r->server_pid) {	/* PostgreSQL's configuration: no server runs with it yet */
+		snprintf(r->warning, sizeof(r->warning), "the configuration sets full_page_writes OFF (%s), and a "
+			 "page write here %s: a server started on this directory runs unprotected. Set it on before "
+			 "starting one: ALTER SYSTEM SET full_page_writes = on writes postgresql.auto.conf, which "
+			 "is read last (or edit the line named)", r->protection_from,
+			 r->verdict == AWR_DB_NOT_SAFE ? "can be torn" : "is not known to be untorn");
+		return;
+	}
 	snprintf(r->warning, sizeof(r->warning), "process %d runs with %s OFF (%s), and a page write here %s: a "
 		 "crash or power cut can leave a page that recovery cannot repair. Restore it now: %s",
 		 r->server_pid, inno ? "the doublewrite buffer" : "full_page_writes", r->protection_from,
@@ -877,11 +1140,11 @@ static void advise(struct awr_db_report *r, const char *given)
 				 "%s, keeping its libatomicwr-preload environment as it is.", what, r->server_pid, off);
 		else
 			snprintf(r->advice, sizeof(r->advice), "Turn %s off: it is safe here when the server runs as: "
-				 "%.200s %s %s", what, env, inno ? "mariadbd" : "postgres", off);
+				 "%.290s %s %s", what, env, inno ? "mariadbd" : "postgres", off);
 		break;
 	case AWR_DB_DEVICE_IMPLICIT:
 		snprintf(r->advice, sizeof(r->advice), "%s is safe while the conditions below hold (awr checked them; "
-			 "the engine does not); to have the kernel enforce them, run it as: %.200s %s %s",
+			 "the engine does not); to have the kernel enforce them, run it as: %.290s %s %s",
 			 inno ? "innodb_doublewrite=OFF" : "full_page_writes=off", env, inno ? "mariadbd" : "postgres",
 			 off);
 		break;
@@ -955,7 +1218,7 @@ static void skipped(struct awr_db_report *r, const struct awr__db_list *l, unsig
 
 /* every data file judged, and what the preload covers of it; the directory's verdict the worst */
 static int judge_all(struct awr_db_report *r, int dfd, const struct awr__db_list *l,
-		     const struct preload_cfg *c, const char *given)
+		     const struct preload_cfg *c, const char *given, const char *buffered)
 {
 	for (unsigned int i = 0; i < l->nr; i++) {
 		struct awr_db_file *f = &r->files[r->nr_files];
@@ -964,9 +1227,11 @@ static int judge_all(struct awr_db_report *r, int dfd, const struct awr__db_list
 			skipped(r, l, i);
 			continue;
 		}
-		judge_file(r, dfd, l->e[i].rel, f);
-		judge_cover(r, given, c, f);
-		judge_counters(r, c, f);
+		judge_file(r, dfd, l->e[i].rel, f, buffered);
+		if (!buffered) {	/* the preload makes no buffered write atomic: nothing to add */
+			judge_cover(r, given, c, f);
+			judge_counters(r, c, f);
+		}
 		r->nr_files++;
 	}
 	if (!r->nr_files)
@@ -989,7 +1254,7 @@ int awr_db_qualify(const char *datadir, enum awr_db_engine engine, unsigned int 
 	struct preload_cfg cfg = { 0 };
 	struct awr__db_list l;
 	struct awr_db_report *r;
-	char given[4096];
+	char given[4096], buffered[160];
 	int dfd, ret;
 
 	if (!datadir || !out || (engine != AWR_DB_INNODB && engine != AWR_DB_POSTGRESQL))
@@ -1004,6 +1269,7 @@ int awr_db_qualify(const char *datadir, enum awr_db_engine engine, unsigned int 
 		return -ENOMEM;
 	}
 	r->engine = engine;
+	r->data_checksum_version = -1;
 	if (!realpath(datadir, r->datadir))
 		snprintf(r->datadir, sizeof(r->datadir), "%s", datadir);
 	given_path(datadir, given, sizeof(given));
@@ -1012,10 +1278,12 @@ int awr_db_qualify(const char *datadir, enum awr_db_engine engine, unsigned int 
 	if (ret)
 		goto err;
 	read_page_size(r, dfd);
-	judge_engine(r, flags, &cfg);
+	if (engine == AWR_DB_POSTGRESQL)
+		read_pg_version(r, dfd);
+	judge_engine(r, flags, &cfg, buffered, sizeof(buffered));
 	read_protection(r);
 	r->files = calloc(l.nr ? l.nr : 1, sizeof(*r->files));
-	ret = r->files ? judge_all(r, dfd, &l, &cfg, given) : -ENOMEM;
+	ret = r->files ? judge_all(r, dfd, &l, &cfg, given, buffered[0] ? buffered : NULL) : -ENOMEM;
 	if (ret)
 		goto err_list;
 	conditions(r);

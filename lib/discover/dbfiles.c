@@ -18,7 +18,17 @@
  * PostgreSQL (src/include/catalog/pg_control.h, 9.x .. 17): ControlFileData
  * holds "uint32 maxAlign; double floatFormat; uint32 blcksz" in every
  * version, floatFormat the constant 1234567.0; the structure ends with a
- * CRC-32C of everything before it (pg_crc32c, Castagnoli, reflected).
+ * CRC-32C of everything before it (pg_crc32c, Castagnoli, reflected). After
+ * blcksz come relseg_size, xlog_blcksz, xlog_seg_size, nameDataLen,
+ * indexMaxKeys, toast_max_chunk_size, loblksize (uint32 each), the bools
+ * (float8ByVal; 9.3..12 also enableIntTimes and float4ByVal before it) and
+ * "uint32 data_checksum_version" aligned to 4: blcksz + 36 in 9.3 .. 17 (and
+ * 18); the CRC follows it, after the 32-byte mock_authentication_nonce in 10+.
+ *
+ * A PostgreSQL data directory's relation files (common/relpath.h): global/NNN,
+ * base/DBOID/NNN and pg_tblspc/TSOID/PG_MAJOR_CATVERSION/DBOID/NNN, pg_tblspc/TSOID
+ * a symlink to the tablespace's directory (a directory for an in-place one);
+ * NNN[_fsm|_vm|_init][.SEGMENT].
  */
 #include <dirent.h>
 #include <errno.h>
@@ -142,41 +152,67 @@ static uint32_t crc32c(const uint8_t *p, size_t n)
 	return c ^ 0xFFFFFFFFU;
 }
 
-int awr_pg_control_block_size(const void *buf, size_t len, uint32_t *blcksz, char *why, size_t why_len)
+/* pg_control's floatFormat (@at) and CRC (@crc_at) offsets: 0, or -EINVAL with @why */
+static int pg_control_layout(const uint8_t *p, size_t len, size_t *at, size_t *crc_at, char *why,
+			     size_t why_len)
 {
 	const double want = 1234567.0;
-	const uint8_t *p = buf;
-	size_t at = 0, crc_at = 0;
-	uint32_t version, b;
 
-	if (!p || !blcksz || len < 64)
+	*at = *crc_at = 0;
+	if (!p || len < 64)
 		return say(why, why_len, -EINVAL, "too short for pg_control (%zu bytes)", len);
 	for (size_t o = 16; o + sizeof(double) + 4 <= len && o < 1024; o += 8) {
 		if (!memcmp(p + o, &want, sizeof(want))) {
-			at = o;
+			*at = o;
 			break;
 		}
 	}
-	if (!at)
+	if (!*at)
 		return say(why, why_len, -EINVAL, "no floatFormat constant 1234567.0 in the first 1 KiB: not a "
 			   "pg_control of this machine's byte order, or damaged");
 	/* the CRC: the first 4-byte field after blcksz that matches the CRC-32C of all before it */
-	for (size_t o = at + 12; o + 4 <= len && o < 2048; o += 4) {
+	for (size_t o = *at + 12; o + 4 <= len && o < 2048; o += 4) {
 		if (crc32c(p, o) == awr__get_le32(p + o)) {
-			crc_at = o;
+			*crc_at = o;
 			break;
 		}
 	}
-	if (!crc_at)
+	if (!*crc_at)
 		return say(why, why_len, -EINVAL, "its CRC-32C matches at no offset: damaged (or written by a "
 			   "PostgreSQL this reader does not know)");
-	version = awr__get_le32(p + 8);
+	return 0;
+}
+
+int awr_pg_control_block_size(const void *buf, size_t len, uint32_t *blcksz, char *why, size_t why_len)
+{
+	const uint8_t *p = buf;
+	size_t at, crc_at;
+	uint32_t b;
+
+	if (!blcksz)
+		return say(why, why_len, -EINVAL, "no place for the block size");
+	if (pg_control_layout(p, len, &at, &crc_at, why, why_len))
+		return -EINVAL;
 	b = awr__get_le32(p + at + 8);
 	if (b < 1024 || b > 32768 || (b & (b - 1)))
 		return say(why, why_len, -EINVAL, "blcksz %u is not a power of two of 1..32 KiB", b);
 	*blcksz = b;
-	return say(why, why_len, 0, "pg_control version %u: block size %u (CRC-32C good at byte %zu)", version, b,
-		   crc_at);
+	return say(why, why_len, 0, "pg_control version %u: block size %u (CRC-32C good at byte %zu)",
+		   awr__get_le32(p + 8), b, crc_at);
+}
+
+int awr__pg_control_checksums(const void *buf, size_t len, uint32_t *version)
+{
+	const uint8_t *p = buf;
+	size_t at, crc_at, dcv;
+
+	if (pg_control_layout(p, len, &at, &crc_at, NULL, 0))
+		return -EINVAL;
+	dcv = at + 8 + 36;	/* blcksz + 36: data_checksum_version */
+	if (crc_at < dcv + 4)
+		return -EINVAL;	/* before 9.3: no such field */
+	*version = awr__get_le32(p + dcv);
+	return 0;
 }
 
 /* --- which files hold pages ---------------------------------------------- */
@@ -290,8 +326,59 @@ static int add_named(struct awr__db_list *l, int fd, const char *n, const char *
 	return add(l, rel, false, NULL);
 }
 
+static int scan_versions(int dfd, const char *tsrel, struct awr__db_list *l);
+static int pg_other_dir(int dfd, const char *n, const char *rel, const struct stat *st,
+			struct awr__db_list *l);
 static int scan_dir(int dfd, const char *prefix, enum awr_db_engine engine, int depth,
 		    struct awr__db_list *l);
+
+/* PostgreSQL's directories of pages that full-page images do not protect (storage.sgml) */
+static const struct pg_dir {
+	const char *name, *what;
+	bool redone;		/* written at each checkpoint and redone by WAL replay; else emptied at start */
+} pg_dirs[] = {
+	{ "pg_xact", "commit status", true },
+	{ "pg_multixact", "multixact", true },
+	{ "pg_commit_ts", "commit timestamps", true },
+	{ "pg_subtrans", "subtransaction parents", false },
+	{ "pg_serial", "serializable transactions", false },
+	{ "pg_notify", "LISTEN/NOTIFY queue", false },
+};
+
+/*
+ * The tablespaces: pg_tblspc/TSOID leads (one symlink) to a directory whose PG_* subdirectories
+ * (TABLESPACE_VERSION_DIRECTORY, one per major version that used it) hold DBOID/RELFILENODE
+ */
+static int scan_tblspc(int dfd, struct awr__db_list *l)
+{
+	int fd = openat(dfd, "pg_tblspc", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), ret = 0;
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *de;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return add(l, "pg_tblspc", true, "the tablespaces' directory cannot be read (%s): their files are "
+			   "not judged", strerror(errno));
+	}
+	while (!ret && (de = readdir(d))) {
+		char rel[4096], t[256];
+		struct stat st;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(rel, sizeof(rel), "pg_tblspc/%.200s", de->d_name);
+		if (fstatat(fd, de->d_name, &st, 0))
+			ret = add(l, rel, true, "a tablespace link that leads nowhere (%s: %s): no file to judge",
+				  target_of(fd, de->d_name, t, sizeof(t)), strerror(errno));
+		else if (!S_ISDIR(st.st_mode))
+			ret = add(l, rel, true, "%s, not a tablespace directory", type_name(st.st_mode));
+		else
+			ret = scan_versions(dfd, rel, l);
+	}
+	closedir(d);
+	return ret;
+}
 
 /* A subdirectory: entered where the engine keeps pages; one that cannot be read is named, not fatal */
 static int enter(int dfd, int fd, const char *n, const char *rel, const struct stat *st,
@@ -304,7 +391,7 @@ static int enter(int dfd, int fd, const char *n, const char *rel, const struct s
 	if (depth >= 2)
 		return 0;
 	if (engine == AWR_DB_POSTGRESQL && depth == 0 && strcmp(n, "base") && strcmp(n, "global"))
-		return 0;	/* pg_wal, pg_xact, ...: not relation pages */
+		return pg_other_dir(dfd, n, rel, st, l);
 	if (S_ISLNK(st->st_mode))	/* a symlink to a directory that would have been entered */
 		return fstatat(fd, n, &ts, 0) || !S_ISDIR(ts.st_mode) ? 0 :
 			add(l, rel, true, "a symlink to a directory (%s): not followed, its files are not judged",
@@ -362,6 +449,60 @@ static int scan_dir(int dfd, const char *prefix, enum awr_db_engine engine, int 
 	}
 	closedir(d);
 	return ret;
+}
+
+/* TSOID's PG_* directories, each scanned as base/ is (DBOID directories of relation files) */
+static int scan_versions(int dfd, const char *tsrel, struct awr__db_list *l)
+{
+	int fd = openat(dfd, tsrel, O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret = 0;
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	struct dirent *de;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return add(l, tsrel, true, "a tablespace directory that cannot be read (%s): its files are not "
+			   "judged", strerror(errno));
+	}
+	while (!ret && (de = readdir(d))) {
+		char rel[4096];
+		struct stat st;
+
+		if (strncmp(de->d_name, "PG_", 3) || fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+		    !S_ISDIR(st.st_mode))
+			continue;
+		snprintf(rel, sizeof(rel), "%.400s/%.200s", tsrel, de->d_name);
+		ret = scan_dir(dfd, rel, AWR_DB_POSTGRESQL, 1, l);
+		if (ret && ret != -ENOMEM)
+			ret = add(l, rel, true, "a directory that cannot be read (%s): its files are not judged",
+				  strerror(-ret));
+	}
+	closedir(d);
+	return ret;
+}
+
+/* A top directory of PostgreSQL's other than base/ and global/: the tablespaces entered, the WAL
+ * and the SLRU directories named as skipped with why, the rest (pg_stat, pg_logical, ...) ignored */
+static int pg_other_dir(int dfd, const char *n, const char *rel, const struct stat *st,
+			struct awr__db_list *l)
+{
+	char dir[300];
+
+	if (!strcmp(n, "pg_tblspc"))
+		return S_ISDIR(st->st_mode) ? scan_tblspc(dfd, l) : 0;
+	snprintf(dir, sizeof(dir), "%.200s/", rel);
+	if (!strcmp(n, "pg_wal"))
+		return add(l, dir, true, "the WAL, not relation pages: each record carries its own CRC-32C "
+			   "and replay stops at a torn one; full-page images protect relation pages only");
+	for (size_t i = 0; i < sizeof(pg_dirs) / sizeof(pg_dirs[0]); i++) {
+		if (strcmp(n, pg_dirs[i].name))
+			continue;
+		return add(l, dir, true, "SLRU pages (%s), not relation pages: %s", pg_dirs[i].what,
+			   pg_dirs[i].redone ? "written at each checkpoint, their changes after it redone by WAL "
+			   "replay; full-page images never cover them" : "emptied at every start, nothing in them "
+			   "survives a crash");
+	}
+	return 0;
 }
 
 int awr__db_open(int dfd, const char *rel, char *via, size_t via_len)

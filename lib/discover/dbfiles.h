@@ -21,7 +21,9 @@ struct awr__db_list {
 /*
  * The files of the data directory @dfd that hold @engine's pages, sorted:
  * InnoDB ibdata*, undoNNN, *.ibd (one directory down), with redo logs and
- * ibtmp1 listed as skipped; PostgreSQL the relation files of base/ and global/.
+ * ibtmp1 listed as skipped; PostgreSQL the relation files of base/, global/ and
+ * the tablespaces (pg_tblspc/TSOID/PG_.../DBOID/NNN, through the link), with
+ * pg_wal/ and the SLRU directories (pg_xact/, ...) listed as skipped.
  * A symlink named as a data file that leads to a regular file is one; every
  * other named entry that is not a regular file (a FIFO, a dangling symlink, a
  * symlink to a directory) and a subdirectory that cannot be read are listed
@@ -37,5 +39,12 @@ void awr__db_list_free(struct awr__db_list *l);
  * Return: the descriptor, or -errno.
  */
 int awr__db_open(int dfd, const char *rel, char *via, size_t via_len);
+
+/*
+ * pg_control's data_checksum_version (0: no data checksums) into @version, from the start of
+ * global/pg_control as awr_pg_control_block_size() reads it (its CRC-32C good).
+ * Return: 0, or -EINVAL (not a pg_control this reader knows, or one older than 9.3).
+ */
+int awr__pg_control_checksums(const void *buf, size_t len, uint32_t *version);
 
 #endif
