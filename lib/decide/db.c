@@ -640,7 +640,8 @@ static void judge_cover(const struct awr_db_report *r, const char *given, const 
 static void judge_counters(const struct awr_db_report *r, const struct preload_cfg *c, struct awr_db_file *f)
 {
 	const struct awr_preload_stats *s = &c->st;
-	uint64_t plain = s->plain_buffered + s->plain_misaligned + s->plain_segments + s->plain_position;
+	uint64_t plain = s->plain_buffered + s->plain_misaligned + s->plain_segments + s->plain_position +
+			 s->plain_append;
 
 	if (!r->atomic_writes || c->read || c->stats_err)
 		return;
@@ -656,8 +657,8 @@ static void judge_counters(const struct awr_db_report *r, const struct preload_c
 	if (plain)
 		reason(f, AWR_DB_NOT_SAFE, "%" PRIu64 " page writes to named files went down plain (%s: no O_DIRECT "
 		       "%" PRIu64 ", not page-aligned %" PRIu64 ", several iovecs %" PRIu64 ", at the file "
-		       "position %" PRIu64 ")", plain, c->stats_path, s->plain_buffered, s->plain_misaligned,
-		       s->plain_segments, s->plain_position);
+		       "position %" PRIu64 ", appended %" PRIu64 ")", plain, c->stats_path, s->plain_buffered,
+		       s->plain_misaligned, s->plain_segments, s->plain_position, s->plain_append);
 	if (s->uring_fixed_files)
 		reason(f, AWR_DB_UNKNOWN, "%" PRIu64 " io_uring writes went to registered files, which the preload "
 		       "does not look at (%s)", s->uring_fixed_files, c->stats_path);
