@@ -168,7 +168,7 @@ mutant pages-recover-nothing "opening a store recovers nothing from its doublewr
 	$'\tif (s->dw_fd >= -1)\n\t\treturn 0;\n\trecs = calloc('
 
 mutant db-buffered-guaranteed "a data directory whose server writes pages buffered is guaranteed under atomic writes" \
-	"db_verdict" lib/decide/db.c \
+	"db_verdict db_preload" lib/decide/db.c \
 	'	if (r->atomic_writes && r->direct_io) {' \
 	'	if (r->atomic_writes) {'
 

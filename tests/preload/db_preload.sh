@@ -141,6 +141,20 @@ misconf elsewhere "not safe" "no pattern of AWR_PRELOAD_FILES" AWR_PRELOAD_FILES
 	AWR_PRELOAD_PAGE_SIZE=16k
 misconf unset "not safe" "names no file" AWR_PRELOAD_PAGE_SIZE=16k
 
+# ---- the preload named everything, but the server writes buffered (innodb_flush_method=fsync; no
+# counters file, so only the descriptors' flags can tell): not safe
+if start LD_PRELOAD="$preload_libs" AWR_PRELOAD_FILES="$good" AWR_PRELOAD_PAGE_SIZE=16k -- \
+	--innodb-doublewrite=0 --innodb-flush-method=fsync; then
+	verdict buffered
+	stop
+	[ "$rc" = 1 ] && [ "$v" = "not safe" ] && [ "$(json "$w/buffered.json" 'd["direct_io"]')" = False ] &&
+		case "$reasons" in *"page cache"*) true ;; *) false ;; esac &&
+		ok "preloaded but buffered: not safe, the page cache named" ||
+		fail "preloaded but buffered: exit $rc, $v: $reasons"
+else
+	fail "mariadbd did not start with innodb_flush_method=fsync"
+fi
+
 # ---- --atomic-writes while the server runs without the preload: its writes are plain
 if start -- --skip-innodb-doublewrite; then
 	verdict noload --atomic-writes
