@@ -121,7 +121,7 @@ tf=$(sql -c "SELECT pg_relation_filepath('t')")
 bf=$(sql -c "SELECT pg_relation_filepath('pg_class')")
 sql -c "SELECT count(*) FROM t" -c "SELECT pg_sleep(120)" >/dev/null 2>&1 &
 hold=$!
-for _ in $(seq 50); do ls -l /proc/[0-9]*/fd 2>/dev/null | grep -q "$dir/ts/.*/${tf##*/}$" && break; sleep 0.1; done
+for _ in $(seq 300); do ls -l /proc/[0-9]*/fd 2>/dev/null | grep -q "$dir/ts/.*/${tf##*/}$" && break; sleep 0.1; done
 pm=$(head -n 1 "$pg/postmaster.pid")
 db "$w/r.json" "$pg"
 rc=$?
@@ -182,7 +182,7 @@ holder() {	# holder FLAGS [FILE]: a process holding FILE ($bf, pg_class's) of th
 	python3 -c 'import os,sys,time; fd=os.open(sys.argv[1], os.O_RDONLY | int(sys.argv[2])); time.sleep(60)' \
 		"$c/$f" "$1" &
 	hold=$!
-	for _ in $(seq 50); do ls -l /proc/$hold/fd 2>/dev/null | grep -q " $c/$f$" && break; sleep 0.1; done
+	for _ in $(seq 300); do ls -l /proc/$hold/fd 2>/dev/null | grep -q " $c/$f$" && break; sleep 0.1; done
 }
 conf wal
 holder "$(python3 -c 'import os; print(os.O_DIRECT)')"
@@ -212,7 +212,7 @@ postmaster() {	# postmaster ARGS...: a stand-in with ARGS on its command line, i
 	bash -c 'cd "$0" && sleep 60; :' "$c" "$@" &
 	fake=$!
 	echo "$fake" >"$c/postmaster.pid"
-	for _ in $(seq 50); do [ "$(readlink /proc/$fake/cwd)" = "$c" ] && break; sleep 0.1; done
+	for _ in $(seq 300); do [ "$(readlink /proc/$fake/cwd)" = "$c" ] && break; sleep 0.1; done
 }
 conf wal
 postmaster -c debug_io_direct=data -c full_page_writes=off
