@@ -64,8 +64,11 @@ vm_jobs=${AWR_VM_JOBS:-}
 case "$vm_jobs" in '') ;; *[!0-9]*|0) vm_jobs=1 ;; esac
 tool_only=${AWR_VM_TREE_ONLY:-0}
 # packages of the tool tree whose programs the guest gets, with the shared
-# libraries ldd names (guest_tools)
-guest_pkgs=(xfsprogs e2fsprogs dmsetup mdadm)
+# libraries ldd names (guest_tools); postgresql-17 (Debian 13's, with debug_io_direct) for
+# guest/postgres.sh, packed apart (pg_bundle). The tree records a hash of this list and is
+# rebuilt when it changes.
+guest_pkgs=(xfsprogs e2fsprogs dmsetup mdadm postgresql-17)
+pkgs_key=$(printf '%s\n' "${guest_pkgs[@]}" | md5sum | cut -c1-12)
 guest_tools=(/usr/sbin/mkfs.xfs /usr/sbin/xfs_io /usr/sbin/mkfs.ext4 /usr/sbin/filefrag /usr/sbin/dmsetup /usr/sbin/mdadm)
 qpids=()		# background guests (their timeout processes)
 child=
@@ -204,6 +207,10 @@ build_tree() {
 	chroot "$tmp" env DEBIAN_FRONTEND=noninteractive apt-get -q -y --no-install-recommends \
 		-t "$suite-backports" install qemu-system-x86 >>"$log" 2>&1 ||
 		die "apt-get install -t $suite-backports qemu-system-x86 failed (see $log)"
+	# no service started in the tree, no PostgreSQL cluster made (pg_bundle makes its own)
+	printf '#!/bin/sh\nexit 101\n' >"$tmp/usr/sbin/policy-rc.d" && chmod 755 "$tmp/usr/sbin/policy-rc.d"
+	mkdir -p "$tmp/etc/postgresql-common/createcluster.d"
+	echo 'create_main_cluster = false' >"$tmp/etc/postgresql-common/createcluster.d/awr.conf"
 	chroot "$tmp" env DEBIAN_FRONTEND=noninteractive apt-get -q -y --no-install-recommends \
 		install "${guest_pkgs[@]}" >>"$log" 2>&1 ||
 		die "apt-get install ${guest_pkgs[*]} failed (see $log)"
@@ -212,7 +219,7 @@ build_tree() {
 		>>"$log" 2>&1 || die "apt-get download busybox-static failed (see $log)"
 	[ -x "$tmp/awr/bb/usr/bin/busybox" ] || die "busybox-static has no /usr/bin/busybox"
 	rm -rf "$tmp/awr/dl"
-	printf 'version=%s\n' "$tool_version" >"$tmp/awr/tree.env"
+	printf 'version=%s\npkgs=%s\n' "$tool_version" "$pkgs_key" >"$tmp/awr/tree.env"
 	remove_tree "$tree"
 	mv "$tmp" "$tree" || die "cannot move the tool tree into place"
 }
@@ -284,7 +291,8 @@ for d in "$cache"/toolchain-v2.new.*; do
 	[ -e "$d" ] && remove_tree "$d"
 done
 if [ "${AWR_VM_REBUILD:-0}" = 1 ] || [ ! -f "$tree/awr/tree.env" ] ||
-   ! grep -qx "version=$tool_version" "$tree/awr/tree.env"; then
+   ! grep -qx "version=$tool_version" "$tree/awr/tree.env" ||
+   ! grep -qx "pkgs=$pkgs_key" "$tree/awr/tree.env"; then
 	build_tree
 	touch "$tree/awr/lists.stamp"
 	say "tool tree built in $(( $(date +%s) - t0 )) s"
@@ -371,6 +379,7 @@ cp "$here/guest/fsview.sh" "$ir/awr/fsview.sh"
 cp "$here/guest/pages.sh" "$ir/awr/pages.sh"
 cp "$here/guest/database.sh" "$ir/awr/database.sh"
 cp "$here/guest/mariadb.sh" "$ir/awr/mariadb.sh"
+cp "$here/guest/postgres.sh" "$ir/awr/postgres.sh"
 cp "$here/guest/xfsopts.sh" "$ir/awr/xfsopts.sh"
 # host_programs PROG...: programs of this machine for the guest, in my/bin with every library ldd
 # names (theirs, and of the libraries in my/lib they load themselves: libatomicwr-preload,
@@ -402,7 +411,7 @@ mariadb_bundle() {
 	mkdir -p "$my/lib" "$my/share/mysql" || return 1
 	# shellcheck disable=SC2046
 	cc -std=gnu11 -O2 -Wall -Wextra -D_GNU_SOURCE -U_FILE_OFFSET_BITS -fPIC -shared -I"$src/include" -I"$src/lib" \
-		-o "$my/lib/libatomicwr-preload.so" "$src/preload/preload.c" "$bdir/lib/libatomicwr.a" \
+		-o "$my/lib/libatomicwr-preload.so" "$src"/preload/*.c "$bdir/lib/libatomicwr.a" \
 		$(pkg-config --libs liburing libnvme json-c blkid libxxhash) -lsgutils2 -ldl -pthread -Wl,--no-undefined \
 		>>"$run/my.log" 2>&1 || return 1
 	case ",$only," in *,bench_mariadb,*)
@@ -443,6 +452,58 @@ nvme_dlopen_bundle() {
 case ",${only:-nvme_nawupf3}," in *,nvme_nawupf3,*)
 	nvme_dlopen_bundle || die "building nvme-dlopen for the guest failed (see $run/my.log)" ;;
 esac
+# Debian 13's PostgreSQL 17 for postgres.sh (crash cycles with debug_io_direct=data under the
+# preload) and bench/guest_postgres.sh, in my/pg: the tool tree's server and client programs
+# (usr/lib/postgresql/17/bin, its lib/ and share/ beside it, where the programs find them) with
+# every library ldd names in the tree in my/pg/lib (the guest's loader and C library are the
+# tree's already: guest_tools), libatomicwr-preload built here against the static build's library
+# with this machine's libraries it needs that the tree's do not provide (not the C library: the
+# tree's is newer), and a data directory made in the tree by initdb -k (data checksums; 8 KiB
+# pages) as the tree's postgres user, with pgbench's tables (scale 1; AWR_BENCH_PG_SCALE, 5 by
+# default, for bench_postgres). Its owner's uid:gid in my/pg/owner.
+pg_bundle() {
+	local pg=$run/my/pg v=17 scale=1 owner l b
+	local bins=(postgres psql pgbench pg_amcheck pg_checksums pg_controldata)
+	case ",$only," in *,bench_postgres,*) scale=${AWR_BENCH_PG_SCALE:-5} ;; esac
+	owner=$(awk -F: '$1 == "postgres" { print $3 ":" $4 }' "$tree/etc/passwd")
+	[ -n "$owner" ] && [ -x "$tree/usr/lib/postgresql/$v/bin/postgres" ] ||
+		{ echo "no postgresql-$v in the tool tree (guest_pkgs)" >>"$run/my.log"; return 1; }
+	l=usr/lib/postgresql/$v
+	mkdir -p "$pg/$l/bin" "$pg/$l/lib" "$pg/usr/share/postgresql" "$pg/lib" || return 1
+	for b in "${bins[@]}"; do cp "$tree/$l/bin/$b" "$pg/$l/bin/" || return 1; done
+	# the server's modules (plpgsql, amcheck, pg_prewarm, ...), not the JIT (jit=off in the guest)
+	cp "$tree/$l/lib/"*.so "$pg/$l/lib/" && rm -f "$pg/$l/lib/llvmjit"*
+	cp -r "$tree/usr/share/postgresql/$v" "$pg/usr/share/postgresql/" || return 1
+	chroot "$tree" sh -c 'for b in "$1"/bin/* "$1"/lib/*.so; do ldd "$b"; done' sh "/awr/run/my/pg/$l" 2>>"$run/my.log" |
+		awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u | while read -r f; do cp -L "$tree$f" "$pg/lib/"; done
+	# shellcheck disable=SC2046
+	cc -std=gnu11 -O2 -Wall -Wextra -D_GNU_SOURCE -U_FILE_OFFSET_BITS -fPIC -shared -I"$src/include" -I"$src/lib" \
+		-o "$pg/lib/libatomicwr-preload.so" "$src"/preload/*.c "$bdir/lib/libatomicwr.a" \
+		$(pkg-config --libs liburing libnvme json-c blkid libxxhash) -lsgutils2 -ldl -pthread -Wl,--no-undefined \
+		>>"$run/my.log" 2>&1 || return 1
+	ldd "$pg/lib/libatomicwr-preload.so" | awk '$2 == "=>" && $3 ~ /^\// { print $1, $3 }' | while read -r b f; do
+		case "$b" in libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|ld-linux*) continue ;; esac
+		[ -e "$pg/lib/$b" ] || cp -L "$f" "$pg/lib/"
+	done
+	echo "$owner" >"$pg/owner"
+	# the data directory, and the server's log and socket directory outside my/ (not packed)
+	mkdir -p "$pg/data" "$run/pgsock" && chown "$owner" "$pg/data" "$run/pgsock" && chmod 700 "$pg/data" ||
+		return 1
+	b=/usr/lib/postgresql/$v/bin
+	chroot --userspec="$owner" "$tree" env TZ=GMT LC_ALL=C "$b/initdb" -k -D /awr/run/my/pg/data --locale=C \
+		--encoding=UTF8 -A trust -U postgres >>"$run/my.log" 2>&1 || return 1
+	chroot --userspec="$owner" "$tree" env LC_ALL=C "$b/pg_ctl" -D /awr/run/my/pg/data -w -l /awr/run/pgsock/log \
+		-o "-c listen_addresses= -c unix_socket_directories=/awr/run/pgsock -c min_wal_size=32MB" start \
+		>>"$run/my.log" 2>&1 || return 1
+	chroot --userspec="$owner" "$tree" env LC_ALL=C "$b/pgbench" -h /awr/run/pgsock -U postgres -i -q \
+		-s "$scale" postgres >>"$run/my.log" 2>&1
+	l=$?
+	chroot --userspec="$owner" "$tree" env LC_ALL=C "$b/pg_ctl" -D /awr/run/my/pg/data -w -m fast stop \
+		>>"$run/my.log" 2>&1 && [ "$l" = 0 ]
+}
+case ",${only:-nvme_nawupf3}," in *,nvme_nawupf3,*|*,bench_postgres,*)
+	pg_bundle || die "packing PostgreSQL for the guest failed (see $run/my.log)" ;;
+esac
 # AWR_VM_FIO=PATH: a fio of this machine (built from source, 3.38+) for the guest group bench
 # (bench/guest.sh): its io_uring_cmd engine beside awr's passthrough engines
 if [ -n "${AWR_VM_FIO:-}" ]; then
@@ -456,7 +517,7 @@ if [ -d "$run/my" ]; then
 fi
 cp "$bdir/cli/awr" "$ir/awr/awr"
 cp "$bdir/awr-vmtest" "$ir/awr/awr-vmtest"
-chmod 755 "$ir/init" "$ir/awr/cases.sh" "$ir/awr/fsview.sh" "$ir/awr/pages.sh" "$ir/awr/database.sh" "$ir/awr/mariadb.sh" "$ir/awr/xfsopts.sh" "$ir/awr/awr" "$ir/awr/awr-vmtest"
+chmod 755 "$ir/init" "$ir/awr/cases.sh" "$ir/awr/fsview.sh" "$ir/awr/pages.sh" "$ir/awr/database.sh" "$ir/awr/mariadb.sh" "$ir/awr/postgres.sh" "$ir/awr/xfsopts.sh" "$ir/awr/awr" "$ir/awr/awr-vmtest"
 for t in "${extra[@]}"; do
 	install -m 755 "$bdir/$t" "$ir/awr/$(basename "$t")"
 done

@@ -50,16 +50,19 @@ expected_cases() {
 	# awr database's of database.sh (10 on 7.x, 7 before: the XFS growth and misaligned-file cases run
 	# on 7.x), max_atomic_write's of xfsopts.sh (7.x 6, 6.12 4, not on 6.18) and MariaDB's of
 	# mariadb.sh (7.x: XFS, 6 + 4 a crash cycle, one cycle or six long; 6.18: ext4 in long runs
-	# only; before 6.16 the verdict and the preload's refusal, 2), and nvme_dlopen (1)
-	nvme_nawupf3) m=10; [ "${AWR_TEST_LONG:-0}" = 1 ] && m=30
-		if kernel_at_least 7.0; then echo $((157 + m)); elif kernel_at_least 6.16; then
-			[ "${AWR_TEST_LONG:-0}" = 1 ] && echo $((148 + m)) || echo 148; else echo 154; fi ;;
+	# only; before 6.16 the verdict and the preload's refusal, 2), nvme_dlopen (1) and PostgreSQL's
+	# of postgres.sh (7.x: 7 + 6 a crash cycle, one cycle or four long; 6.18: in long runs only;
+	# before 6.16 the preload's refusal, 1)
+	nvme_nawupf3) m=10 p=13; [ "${AWR_TEST_LONG:-0}" = 1 ] && m=30 p=31
+		if kernel_at_least 7.0; then echo $((157 + m + p)); elif kernel_at_least 6.16; then
+			[ "${AWR_TEST_LONG:-0}" = 1 ] && echo $((148 + m + p)) || echo 148; else echo 155; fi ;;
 	stack_sd) echo 46 ;;	# load + 7 stacked devices x (statx, probe, json, stack_derived, sweep, stack_rule) + awr list's 3
 	stack_nvme) echo 46 ;;	# as stack_sd
 	nvme_mpath) echo 9 ;;	# load + 2 paths + the head (statx, probe, json, stack_derived, sweep, stack_rule)
 	concurrency) kernel_at_least 7.0 && echo 3 || echo 0 ;;	# load + 2 devices; 7.x only
 	bench) echo 2 ;;	# not in GROUPS_ALL: bench/guest.sh; the mount, every round exited 0
 	bench_mariadb) echo 1 ;;	# not in GROUPS_ALL: bench/guest_mariadb.sh; every round ran
+	bench_postgres) echo 1 ;;	# not in GROUPS_ALL: bench/guest_postgres.sh; every round ran
 	*) echo 0 ;;
 	esac
 }
@@ -462,6 +465,11 @@ run_nvme() {
 		if kernel_at_least 7.0; then relay "$g" mariadb /awr/mariadb.sh "/dev/$ns" 16384 xfs
 		elif ! kernel_at_least 6.16 || [ "${AWR_TEST_LONG:-0}" = 1 ]; then
 			relay "$g" mariadb /awr/mariadb.sh "/dev/$ns" 16384 ext4
+		fi
+		# Debian 13's PostgreSQL 17 with debug_io_direct=data under the preload, full_page_writes=off:
+		# crash cycles (postgres.sh); as MariaDB's, 6.18 in the long runs only
+		if kernel_at_least 7.0 || ! kernel_at_least 6.16 || [ "${AWR_TEST_LONG:-0}" = 1 ]; then
+			relay "$g" postgres /awr/postgres.sh "/dev/$ns" 16384
 		fi
 		my_umount
 	fi
@@ -870,11 +878,30 @@ run_bench_mariadb() {
 	my_umount
 }
 
+# bench_postgres: not a test (not in GROUPS_ALL): bench/guest_postgres.sh asks for it. pgbench
+# against Debian 13's PostgreSQL 17 stock, with debug_io_direct=data, and with it under the preload
+# with full_page_writes=off, on XFS over the NAWUPF 16 KiB namespace (postgres.sh --bench: 6 rounds
+# of 60 s a configuration, 4 clients)
+run_bench_postgres() {
+	g=$1
+	modprobe nvme
+	modprobe xfs
+	wait_for '[ -n "$(nvme_ns awrn16k)" ] && [ -b /dev/$(nvme_ns awrn16k) ]'
+	ns=$(nvme_ns awrn16k)
+	my_mount
+	/awr/postgres.sh --bench "/dev/$ns" 16384 "${AWR_BENCH_ROUNDS:-6}" "${AWR_BENCH_SECONDS:-60}" 4 2>&1 |
+	while IFS= read -r l; do
+		case "$l" in PASS\ *|FAIL\ *|INFO\ *) say "$l" ;; *) echo "$l" ;; esac
+	done
+	my_umount
+}
+
 # run_group GROUP: one group's cases
 run_group() {
 	case "$1" in
 	bench) run_bench "$1" ;;
 	bench_mariadb) run_bench_mariadb "$1" ;;
+	bench_postgres) run_bench_postgres "$1" ;;
 	concurrency) run_concurrency "$1" ;;
 	stack_sd) run_stack_sd "$1" ;;
 	stack_nvme) run_stack_nvme "$1" ;;
