@@ -96,6 +96,9 @@ report() {
 		echo "WAL per transaction, full_page_writes=off under the preload / on (direct): at most $worst in every round:" \
 			"$(awk -v w="$worst" 'BEGIN { print (w <= 0.1) ? "at most a tenth (met)" : "more than a tenth (not met)" }')"
 	fi
+	# writes to named files the preload left plain, and why (plain_segments: a pwritev of several pages)
+	grep -E '^INFO bench_postgres.run .*plain_why=' "$out/results.txt" |
+		sed -E 's/.*round=([0-9]+) config=([a-z]+).* plain_why=([^ ]*).*/left plain: round \1 \2 \3/'
 	grep -E '^(PASS|FAIL)' "$out/run.log" | grep -v case_count
 }
 # round config tps p99 tx wal_per_tx fpi_per_tx checkpoints atomic plain moved
