@@ -37,7 +37,8 @@ cleanup() {
 }
 trap cleanup EXIT
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
-as_pg() { su postgres -s /bin/sh -c 'exec "$0" "$@"' -- "$@"; }
+# as postgres, from / (the test's own directory may be one postgres cannot enter)
+as_pg() { (cd / && su postgres -s /bin/sh -c 'exec "$0" "$@"' -- "$@"); }
 db() { local out=$1; shift; "$awr" database "$@" --for postgresql -o json >"$out" 2>"$out.err"; }
 # the server runs as postgres, which must reach the scratch mount (its parent is root's, 0700)
 run=$w/run	# the server's socket and log
@@ -94,12 +95,13 @@ done
 fpw_cmp() {	# fpw_cmp WHAT WANT-FROM [-c ...]: awr's protection against postgres -C
 	local what=$1 from=$2 pgv awrv
 	shift 2
-	pgv=$(as_pg "$pgbin/postgres" -C full_page_writes -D "$pg" "$@" 2>&1)
+	pgv=$(as_pg "$pgbin/postgres" -C full_page_writes -D "$pg" "$@" 2>"$w/C.err")
 	db "$w/f.json" "$pg"
 	awrv=$(json "$w/f.json" '{True: "on", False: "off", None: "?"}[d["protection"]]')
 	[ "$pgv" = "$awrv" ] && json "$w/f.json" 'd["protection_from"]' | grep -q -- "$from" &&
 		ok "full_page_writes $what: awr $awrv, postgres -C $pgv ($(json "$w/f.json" 'd["protection_from"]' | cut -c1-110))" ||
-		fail "full_page_writes $what: awr $awrv, postgres -C $pgv: $(json "$w/f.json" 'd["protection_from"]')"
+		fail "full_page_writes $what: awr $awrv, postgres -C $pgv ($(head -c 300 "$w/C.err")):" \
+			"$(json "$w/f.json" 'd["protection_from"]')"
 }
 fpw_cmp "by default" "on by default"
 start || exit 1
