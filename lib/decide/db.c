@@ -383,6 +383,12 @@ static void judge_file(struct awr_db_report *r, int dfd, const char *rel, struct
 		reason(f, AWR_DB_NOT_SAFE, "%s writes its %u-byte pages through the page cache: writeback sends them "
 		       "as the cache holds them (4 KiB pages, any order), and no kernel up to 7.3 takes RWF_ATOMIC on "
 		       "buffered writes", engine_name(r->engine), f->page_size);
+	/* PostgreSQL 17's smgrwritev() (bulk_write.c, relation extension) writes runs of blocks */
+	if (r->engine == AWR_DB_POSTGRESQL && (!r->engine_version || r->engine_version >= 17))
+		reason(f, AWR_DB_NOT_SAFE, "PostgreSQL %s writes several pages in one pwritev (smgrwritev: bulk "
+		       "writes, relation extension): past the device's atomic unit it can tear inside a page; "
+		       "libatomicwr-preload makes each page one atomic write", r->engine_version ? "17+" :
+		       "(PG_VERSION unread; 17+)");
 	if (fs.type != AWR_FS_XFS && fs.type != AWR_FS_EXT4 && fs.type != AWR_FS_BLOCK)
 		reason(f, AWR_DB_UNKNOWN, "awr knows how XFS and ext4 place an overwrite, not %s", fs.type_name);
 	judge_growth(f, &fs);

@@ -64,3 +64,8 @@ mutant pg-wal-silent "pg_wal left out without being named as skipped" \
 	"db_postgres" lib/discover/dbfiles.c \
 	'	if (!strcmp(n, "pg_wal"))' \
 	'	if (0)'
+
+mutant pg17-multipage-ignored "PostgreSQL 17's multi-page pwritev not held against plain direct writes" \
+	"db_postgres" lib/decide/db.c \
+	'	if (r->engine == AWR_DB_POSTGRESQL && (!r->engine_version || r->engine_version >= 17))' \
+	'	if (0)'

@@ -153,8 +153,11 @@ rc=$?
 [ "$rc" = 1 ] && [ "$(json "$w/d.json" 'd["direct_io"]')" = True ] &&
 	json "$w/d.json" 'd["direct_io_from"]' | grep -q "^debug_io_direct = 'data' at $c/postgresql.conf:[0-9]* (as configured" &&
 	json "$w/d.json" '"writes nothing atomically" in " ".join(d["files"][0]["reasons"]) and
-		not any("page-cache writeback" in r for f in d["files"] for r in f["reasons"])' | grep -q True &&
-	ok "debug_io_direct = 'data' configured (17, no server): per-file judgement, not safe on the loop device" ||
+		not any("page-cache writeback" in r for f in d["files"] for r in f["reasons"]) and
+		all(any("writes several pages in one pwritev" in r for r in f["reasons"]) for f in d["files"])' |
+	grep -q True &&
+	ok "debug_io_direct = 'data' configured (17, no server): per-file judgement, not safe (the loop" \
+		"device; 17's multi-page writes without the preload)" ||
 	fail "debug_io_direct data: exit $rc, $(head -c 1500 "$w/d.json")"
 AWR_PRELOAD_FILES=$pats AWR_PRELOAD_PAGE_SIZE=8k db "$w/g.json" "$c" --atomic-writes
 rc=$?
