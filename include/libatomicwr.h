@@ -2528,15 +2528,19 @@ struct awr_preload_stats {
 	uint64_t atomic_pwrite;		/* page writes made RWF_ATOMIC: pwrite, pwritev, pwritev2 */
 	uint64_t atomic_uring;		/*   through liburing's io_uring_submit family */
 	uint64_t atomic_aio;		/*   through libaio's io_submit */
-	uint64_t plain_size;		/* writes to named files left as they were: not one page */
+	uint64_t plain_size;		/* writes to named files left as they were: not one page (pwrite
+					 * family: not a whole number of pages, or more than IOV_MAX) */
 	uint64_t plain_misaligned;	/*   at an offset that is not a multiple of the page */
 	uint64_t plain_buffered;	/*   on a descriptor without O_DIRECT */
-	uint64_t plain_segments;	/*   in more than one iovec */
+	uint64_t plain_segments;	/*   in more than one iovec (pwrite family: an iovec that is not a
+					 * whole number of pages) */
 	uint64_t plain_position;	/*   at the file position (no offset given) */
 	uint64_t refused;		/* pwrite family: the kernel refused the atomic write (its error returned) */
 	uint64_t uring_fixed_files;	/* io_uring writes to registered files (not looked at) */
 	uint64_t plain_append;		/* left as they were: O_APPEND or RWF_APPEND (they land at the end) */
-	uint64_t reserved[15];
+	uint64_t split_pwrite;		/* pwrite family: writes of several pages split into atomic page
+					 * writes (each page written counted in atomic_pwrite) */
+	uint64_t reserved[14];
 };
 
 /**

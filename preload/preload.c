@@ -240,7 +240,7 @@ static void report(void)
 	uint64_t atomic = s->atomic_pwrite + s->atomic_uring + s->atomic_aio;
 	uint64_t plain = s->plain_size + s->plain_misaligned + s->plain_buffered + s->plain_segments +
 			 s->plain_position + s->plain_append;
-	char b[768];
+	char b[896];
 	size_t n = 0;
 
 	if (!names.nr || stats_shared || (!s->files_named && !atomic && !plain && !s->uring_fixed_files))
@@ -250,12 +250,13 @@ static void report(void)
 	put_n(b, &n, sizeof(b), " page writes made atomic (pwrite ", s->atomic_pwrite);
 	put_n(b, &n, sizeof(b), ", io_uring ", s->atomic_uring);
 	put_n(b, &n, sizeof(b), ", libaio ", s->atomic_aio);
-	put_n(b, &n, sizeof(b), ") to ", s->files_named);
+	put_n(b, &n, sizeof(b), "; ", s->split_pwrite);
+	put_n(b, &n, sizeof(b), " writes of several pages split) to ", s->files_named);
 	put_n(b, &n, sizeof(b), " named file opens; ", plain);
-	put_n(b, &n, sizeof(b), " writes to them left as they were (not one page ", s->plain_size);
+	put_n(b, &n, sizeof(b), " writes to them left as they were (not whole pages ", s->plain_size);
 	put_n(b, &n, sizeof(b), ", not page-aligned ", s->plain_misaligned);
 	put_n(b, &n, sizeof(b), ", buffered ", s->plain_buffered);
-	put_n(b, &n, sizeof(b), ", several iovecs ", s->plain_segments);
+	put_n(b, &n, sizeof(b), ", a page across iovecs ", s->plain_segments);
 	put_n(b, &n, sizeof(b), ", at the file position ", s->plain_position);
 	put_n(b, &n, sizeof(b), ", appending ", s->plain_append);
 	put_n(b, &n, sizeof(b), "); refused by the kernel ", s->refused);
@@ -863,11 +864,11 @@ void closefrom(int low)
 /* ---- one write: atomic, or left as it was and counted -------------------------------------------- */
 
 /*
- * Should a write of @len bytes at @off (-1: the file position) in @nr_segs iovecs, with the
- * RWF_ flags @rwf, be RWF_ATOMIC? An appending write (O_APPEND, RWF_APPEND) lands at the end
- * of the file, not at @off (generic_write_checks_count()): never made atomic.
+ * Is @fd a named descriptor a write with the RWF_ flags @rwf may be made atomic on? Counted
+ * with why when not. An appending write (O_APPEND, RWF_APPEND) lands at the end of the file,
+ * not at its offset (generic_write_checks_count()): never made atomic.
  */
-static bool make_atomic(int fd, uint64_t len, int64_t off, unsigned int nr_segs, int rwf)
+static bool direct_named(int fd, int rwf)
 {
 	int fl;
 
@@ -877,17 +878,67 @@ static bool make_atomic(int fd, uint64_t len, int64_t off, unsigned int nr_segs,
 		COUNT(plain_append);
 	else if (!(fl & O_DIRECT))
 		COUNT(plain_buffered);
-	else if (nr_segs != 1)
-		COUNT(plain_segments);
-	else if (len != page_size)
-		COUNT(plain_size);
-	else if (off < 0)
+	else
+		return true;
+	return false;
+}
+
+/* At @off (-1: the file position), a multiple of the page? Counted with why when not. */
+static bool page_placed(int64_t off)
+{
+	if (off < 0)
 		COUNT(plain_position);
 	else if ((uint64_t)off % page_size)
 		COUNT(plain_misaligned);
 	else
 		return true;
 	return false;
+}
+
+/*
+ * io_uring and libaio: should a write of @len bytes at @off in @nr_segs iovecs, with the RWF_
+ * flags @rwf, be RWF_ATOMIC? Only one page in one segment: one request is one write here.
+ */
+static bool make_atomic(int fd, uint64_t len, int64_t off, unsigned int nr_segs, int rwf)
+{
+	if (!direct_named(fd, rwf))
+		return false;
+	if (nr_segs != 1)
+		COUNT(plain_segments);
+	else if (len != page_size)
+		COUNT(plain_size);
+	else
+		return page_placed(off);
+	return false;
+}
+
+/*
+ * The pwrite family: into how many atomic page writes does a write of @cnt iovecs at @off go
+ * (0: none, left as it was and counted with why)? RWF_ATOMIC takes one buffer (statx's
+ * atomic_write_segments_max is 1), so each iovec must be a whole number of pages (zero-length
+ * ones are skipped, as the kernel skips them): a page that straddles two iovecs cannot be one
+ * atomic write. At most IOV_MAX pages: the count of page writes stays bounded, and with pages
+ * of at most 1 MiB the whole stays under the kernel's MAX_RW_COUNT, so pwritev itself would
+ * not have shortened it. More than IOV_MAX iovecs is the kernel's EINVAL: passed through.
+ */
+static uint64_t split_pages(int fd, const struct iovec *iov, int cnt, int64_t off, int rwf)
+{
+	uint64_t len = 0, cap = (uint64_t)IOV_MAX * page_size;
+	bool whole = true;
+
+	if (cnt <= 0 || cnt > IOV_MAX || !direct_named(fd, rwf))
+		return 0;
+	for (int i = 0; i < cnt && len <= cap; i++) {
+		len += iov[i].iov_len <= cap ? iov[i].iov_len : cap + 1;
+		whole &= iov[i].iov_len % page_size == 0;
+	}
+	if (!len || len % page_size || len > cap)
+		COUNT(plain_size);
+	else if (!whole)
+		COUNT(plain_segments);
+	else
+		return page_placed(off) ? len / page_size : 0;
+	return 0;
 }
 
 static ssize_t atomic_pwrite(int fd, const struct iovec *iov, int64_t off, int flags)
@@ -902,24 +953,108 @@ static ssize_t atomic_pwrite(int fd, const struct iovec *iov, int64_t off, int f
 	return ret;
 }
 
+/*
+ * A write of @pages whole pages from @cnt iovecs at @off, as @pages atomic page writes in order,
+ * each with the caller's RWF_ flags (RWF_DSYNC: each page is durable when its write returns, so
+ * the whole is when the last one does). It returns what pwritev would: the kernel stops at the
+ * first error or short write and returns the bytes written before it (do_iter_readv_writev(),
+ * iomap_dio_rw()), so a page that fails after others gives their bytes as a short count (errno
+ * as it was), and -1 with its errno when the first one fails.
+ */
+static ssize_t atomic_pages(int fd, const struct iovec *iov, int cnt, int64_t off, int flags,
+			    uint64_t pages)
+{
+	int saved = errno;
+	size_t done = 0;
+
+	if (pages > 1)
+		COUNT(split_pwrite);
+	for (int i = 0; i < cnt; i++) {
+		for (size_t at = 0; at < iov[i].iov_len; at += page_size) {
+			struct iovec one = { (char *)iov[i].iov_base + at, page_size };
+			ssize_t ret = atomic_pwrite(fd, &one, off + (int64_t)done, flags);
+
+			if (ret < 0 && !done)
+				return -1;
+			if (ret < 0)
+				errno = saved;
+			if (ret != (ssize_t)page_size)
+				return (ssize_t)done + (ret > 0 ? ret : 0);	/* short */
+			done += page_size;
+		}
+	}
+	return (ssize_t)done;
+}
+
+/*
+ * One write of the pwrite family: true when it was made atomic here (one page as it was, or
+ * several page by page), its result in @ret; false: the caller makes it as it was.
+ */
+static bool try_atomic(int fd, const struct iovec *iov, int cnt, int64_t off, int flags,
+		       ssize_t *ret)
+{
+	uint64_t pages = split_pages(fd, iov, cnt, off, flags);
+
+	if (pages == 1 && cnt == 1)
+		*ret = atomic_pwrite(fd, iov, off, flags);
+	else if (pages)
+		*ret = atomic_pages(fd, iov, cnt, off, flags, pages);
+	return pages;
+}
+
 ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
 	struct iovec iov = { (void *)buf, n };
+	ssize_t ret;
 
 	ready();
-	if (make_atomic(fd, n, off, 1, 0))
-		return atomic_pwrite(fd, &iov, off, 0);
-	return real_pwrite(fd, buf, n, off);
+	return try_atomic(fd, &iov, 1, off, 0, &ret) ? ret : real_pwrite(fd, buf, n, off);
 }
 
 ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
 {
 	struct iovec iov = { (void *)buf, n };
+	ssize_t ret;
 
 	ready();
-	if (make_atomic(fd, n, off, 1, 0))
-		return atomic_pwrite(fd, &iov, off, 0);
-	return real_pwrite64(fd, buf, n, off);
+	return try_atomic(fd, &iov, 1, off, 0, &ret) ? ret : real_pwrite64(fd, buf, n, off);
+}
+
+ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
+{
+	ssize_t ret;
+
+	ready();
+	return try_atomic(fd, iov, cnt, off, 0, &ret) ? ret : real_pwritev(fd, iov, cnt, off);
+}
+
+ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off64_t off)
+{
+	ssize_t ret;
+
+	ready();
+	return try_atomic(fd, iov, cnt, off, 0, &ret) ? ret : real_pwritev64(fd, iov, cnt, off);
+}
+
+/* The caller's RWF_ flags kept on each page write; its own RWF_ATOMIC write passed as it is. */
+ssize_t pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
+{
+	ssize_t ret;
+
+	ready();
+	if (!(flags & RWF_ATOMIC) && try_atomic(fd, iov, cnt, off, flags, &ret))
+		return ret;
+	return real_pwritev2(fd, iov, cnt, off, flags);
+}
+
+ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int flags)
+{
+	ssize_t ret;
+
+	ready();
+	if (!(flags & RWF_ATOMIC) && try_atomic(fd, iov, cnt, off, flags, &ret))
+		return ret;
+	return real_pwritev64v2(fd, iov, cnt, off, flags);
 }
 
 static uint64_t iov_bytes(const struct iovec *iov, int cnt)
@@ -929,40 +1064,6 @@ static uint64_t iov_bytes(const struct iovec *iov, int cnt)
 	for (int i = 0; i < cnt; i++)
 		n += iov[i].iov_len;
 	return n;
-}
-
-ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
-{
-	ready();
-	if (cnt > 0 && make_atomic(fd, iov_bytes(iov, cnt), off, (unsigned int)cnt, 0))
-		return atomic_pwrite(fd, iov, off, 0);
-	return real_pwritev(fd, iov, cnt, off);
-}
-
-ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off64_t off)
-{
-	ready();
-	if (cnt > 0 && make_atomic(fd, iov_bytes(iov, cnt), off, (unsigned int)cnt, 0))
-		return atomic_pwrite(fd, iov, off, 0);
-	return real_pwritev64(fd, iov, cnt, off);
-}
-
-ssize_t pwritev2(int fd, const struct iovec *iov, int cnt, off_t off, int flags)
-{
-	ready();
-	if (cnt > 0 && !(flags & RWF_ATOMIC) &&
-	    make_atomic(fd, iov_bytes(iov, cnt), off, (unsigned int)cnt, flags))
-		return atomic_pwrite(fd, iov, off, flags);
-	return real_pwritev2(fd, iov, cnt, off, flags);
-}
-
-ssize_t pwritev64v2(int fd, const struct iovec *iov, int cnt, off64_t off, int flags)
-{
-	ready();
-	if (cnt > 0 && !(flags & RWF_ATOMIC) &&
-	    make_atomic(fd, iov_bytes(iov, cnt), off, (unsigned int)cnt, flags))
-		return atomic_pwrite(fd, iov, off, flags);
-	return real_pwritev64v2(fd, iov, cnt, off, flags);
 }
 
 /* ---- io_uring: the SQEs queued since the last submit, before liburing publishes them ------------- */

@@ -10,7 +10,8 @@
  *
  * Cases: pwrite, pwrite64 through pwritev, pwritev2, io_uring WRITE and WRITEV
  * (liburing), libaio PWRITE and PWRITEV: one page, aligned, O_DIRECT (atomic);
- * two pages in one pwrite, a page at half a page's offset, a page in two iovecs,
+ * two pages in one pwrite (split into two atomic page writes); a page at half a
+ * page's offset, a page in two iovecs,
  * a page through a buffered descriptor, two pages through io_uring and libaio
  * (left as they were); a descriptor opened where the preload does not see
  * (a raw openat system call) and given O_DIRECT by F_SETFL (atomic). The
@@ -27,6 +28,13 @@
  *   loop SECONDS          a page write every 2 ms for SECONDS; "wrote N" at the end
  *   fd N                  one page write (page 0) through the inherited descriptor N
  *   misaligned-buffer     a page write from a buffer off the O_DIRECT alignment (EINVAL expected)
+ *   split                 several pages in one write (one pwrite of 4 pages, one pwritev of 4 page
+ *                         iovecs, one pwritev2 RWF_DSYNC of two 2-page iovecs: split, atomic) and
+ *                         several that cannot be split (a page across iovecs, 2.5 pages, half a
+ *                         page off): one line "range OFFSET LENGTH HOW WHAT" a write, page P of
+ *                         the file written with the byte 0x20 + P
+ *   fsize K N             one pwritev of N page iovecs at 0, RLIMIT_FSIZE at K pages and SIGXFSZ
+ *                         ignored: "fsize RETURN ERRNO" (what pwritev gives: K pages, or -1 EFBIG)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +43,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -142,8 +152,14 @@ static int cases(const char *path, char *buf)
 	if (fcntl(ufd, F_SETFL, fcntl(ufd, F_GETFL) | O_DIRECT))
 		return 2;
 	said(17, "pwrite-unseen-open", "atomic", rc(pwrite(ufd, buf, P, (off_t)(17 * P))), P);
+	/*
+	 * split: two atomic page writes, beside page 17 (XFS keeps the CoW fork's preallocation,
+	 * cowextsize 128 KiB by default, after an atomic write: a later buffered write there,
+	 * page 12's, would land in it and move too)
+	 */
+	said(18, "pwrite-2-pages", "atomic", rc(pwrite(fd, buf, 2 * P, (off_t)(18 * P))), 2 * P);
+	printf("page 19 pwrite-2-pages atomic\n");
 	/* left as they were */
-	said(7, "pwrite", "plain-size", rc(pwrite(fd, buf, 2 * P, (off_t)(7 * P))), 2 * P);
 	said(9, "pwrite", "plain-misaligned", rc(pwrite(fd, buf, P, (off_t)(9 * P + P / 2))), P);
 	iov[0] = (struct iovec){ buf, P / 2 };
 	iov[1] = (struct iovec){ buf + P / 2, P / 2 };
@@ -277,6 +293,86 @@ static int loop(const char *path, char *buf, double secs)
 	return 0;
 }
 
+/* the pages of the file as "split" writes them: page P of the buffer holds 0x20 + P */
+static char *mirror(unsigned int pages)
+{
+	char *m;
+
+	if (posix_memalign((void **)&m, 4096, pages * P))
+		return NULL;
+	for (unsigned int i = 0; i < pages; i++)
+		memset(m + i * P, 0x20 + (int)i, P);
+	return m;
+}
+
+static void ranged(size_t off, size_t len, const char *how, const char *what, ssize_t ret)
+{
+	if (ret != (ssize_t)len) {
+		fprintf(stderr, "preload_writer: %s at %zu: %s\n", how, off,
+			ret < 0 ? strerror((int)-ret) : "short write");
+		failed = 1;
+	}
+	printf("range %zu %zu %s %s\n", off, len, how, what);
+}
+
+/* several pages in one write: split into atomic page writes, or left as it was if it cannot be */
+static int split(const char *path)
+{
+	char *m = mirror(24);
+	struct iovec v[4];
+	int fd = open(path, O_RDWR | O_DIRECT);
+
+	if (fd < 0 || !m)
+		return perror(path), 2;
+	ranged(0, 4 * P, "pwrite-4-pages", "atomic", rc(pwrite(fd, m, 4 * P, 0)));
+	for (int i = 0; i < 4; i++)
+		v[i] = (struct iovec){ m + (4 + i) * P, P };
+	ranged(4 * P, 4 * P, "pwritev-4-iovecs", "atomic", rc(pwritev(fd, v, 4, (off_t)(4 * P))));
+	v[0] = (struct iovec){ m + 8 * P, 2 * P };
+	v[1] = (struct iovec){ m + 10 * P, 2 * P };
+	ranged(8 * P, 4 * P, "pwritev2-dsync-2x2", "atomic",
+	       rc(pwritev2(fd, v, 2, (off_t)(8 * P), RWF_DSYNC)));
+	v[0] = (struct iovec){ m + 12 * P, P / 2 };
+	v[1] = (struct iovec){ m + 12 * P + P / 2, P };
+	v[2] = (struct iovec){ m + 13 * P + P / 2, P / 2 };
+	ranged(12 * P, 2 * P, "pwritev-mixed", "plain-segments", rc(pwritev(fd, v, 3, (off_t)(12 * P))));
+	ranged(14 * P, 5 * P / 2, "pwrite-2.5-pages", "plain-size",
+	       rc(pwrite(fd, m + 14 * P, 5 * P / 2, (off_t)(14 * P))));
+	v[0] = (struct iovec){ m + 18 * P + P / 2, P };
+	v[1] = (struct iovec){ m + 19 * P + P / 2, P };
+	ranged(18 * P + P / 2, 2 * P, "pwritev-half-off", "plain-misaligned",
+	       rc(pwritev(fd, v, 2, (off_t)(18 * P + P / 2))));
+	close(fd);
+	return failed;
+}
+
+/* one pwritev of @n page iovecs at 0 running into RLIMIT_FSIZE after @k pages */
+static int fsize(const char *path, unsigned int k, unsigned int n)
+{
+	struct rlimit r = { (rlim_t)k * P, RLIM_INFINITY };
+	struct iovec v[64];
+	char *m = n <= 64 ? mirror(n) : NULL;
+	int fd = open(path, O_RDWR | O_DIRECT), err;
+	ssize_t ret;
+
+	if (fd < 0 || !m)
+		return perror(path), 2;
+	for (unsigned int i = 0; i < n; i++)
+		v[i] = (struct iovec){ m + i * P, P };
+	signal(SIGXFSZ, SIG_IGN);
+	if (setrlimit(RLIMIT_FSIZE, &r))
+		return perror("setrlimit"), 2;
+	errno = 0;
+	ret = pwritev(fd, v, (int)n, 0);
+	err = errno;
+	r.rlim_cur = RLIM_INFINITY;	/* stdout may be a file too */
+	setrlimit(RLIMIT_FSIZE, &r);
+	errno = err;
+	printf("fsize %zd %s\n", ret, ret < 0 ? strerrorname_np(errno) : "-");
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 3 ? argv[3] : "cases";
@@ -310,6 +406,10 @@ int main(int argc, char **argv)
 		said(0, "pwrite-inherited", "atomic", rc(pwrite(atoi(argv[4]), buf, P, 0)), P);
 		return failed;
 	}
+	if (!strcmp(mode, "split"))
+		return split(argv[1]);
+	if (!strcmp(mode, "fsize") && argc == 6)
+		return fsize(argv[1], (unsigned int)atoi(argv[4]), (unsigned int)atoi(argv[5]));
 	if (!strcmp(mode, "misaligned-buffer")) {
 		int fd = open(argv[1], O_RDWR | O_DIRECT);
 
