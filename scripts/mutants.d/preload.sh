@@ -79,3 +79,24 @@ mutant preload-stats-any-symlink "a symlink on the way to the counters file foll
 	"preload_stats_file" preload/stats_file.c \
 	'	if (st.st_uid != 0 && st.st_uid != geteuid()) {' \
 	'	if (0) {'
+
+# issue 39: a write of several whole pages split into atomic page writes
+mutant preload-split-first-only "only the first page of a split write made atomic, the rest written plain" \
+	"preload_split" preload/preload.c \
+	'			ssize_t ret = atomic_pwrite(fd, &one, off + (int64_t)done, flags);' \
+	'			ssize_t ret = done ? real_pwritev2(fd, &one, 1, off + (int64_t)done, flags) : atomic_pwrite(fd, &one, off + (int64_t)done, flags);'
+
+mutant preload-split-short-count "a split write that fails part way returns the whole length" \
+	"preload_split" preload/preload.c \
+	'				return (ssize_t)done + (ret > 0 ? ret : 0);	/* short */' \
+	'				return (ssize_t)(pages * page_size);	/* short */'
+
+mutant preload-split-flags-lost "the caller's pwritev2 flags (RWF_DSYNC) dropped from the page writes" \
+	"preload_split" preload/preload.c \
+	'			ssize_t ret = atomic_pwrite(fd, &one, off + (int64_t)done, flags);' \
+	'			ssize_t ret = atomic_pwrite(fd, &one, off + (int64_t)done, 0);'
+
+mutant preload-split-across-iovecs "a write whose pages straddle iovecs split anyway (page-sized pieces)" \
+	"preload_split" preload/preload.c \
+	'		whole &= iov[i].iov_len % page_size == 0;' \
+	'		whole = true;'
