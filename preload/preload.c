@@ -45,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -954,6 +955,23 @@ static ssize_t atomic_pwrite(int fd, const struct iovec *iov, int64_t off, int f
 }
 
 /*
+ * How many of @pages pages from @off lie wholly below RLIMIT_FSIZE? pwritev writes up to the
+ * limit and returns a short count without a signal (generic_write_check_limits()); a page
+ * write at the limit would get EFBIG and SIGXFSZ. A write that starts at or past the limit is
+ * left whole: its first page gets EFBIG and the signal, as pwritev would.
+ */
+static uint64_t below_limit(int64_t off, uint64_t pages)
+{
+	struct rlimit r;
+
+	if (pages < 2 || getrlimit(RLIMIT_FSIZE, &r) || r.rlim_cur == RLIM_INFINITY ||
+	    (uint64_t)off >= r.rlim_cur)
+		return pages;
+	return (r.rlim_cur - (uint64_t)off) / page_size < pages ?
+	       (r.rlim_cur - (uint64_t)off) / page_size : pages;
+}
+
+/*
  * A write of @pages whole pages from @cnt iovecs at @off, as @pages atomic page writes in order,
  * each with the caller's RWF_ flags (RWF_DSYNC: each page is durable when its write returns, so
  * the whole is when the last one does). It returns what pwritev would: the kernel stops at the
@@ -964,13 +982,18 @@ static ssize_t atomic_pwrite(int fd, const struct iovec *iov, int64_t off, int f
 static ssize_t atomic_pages(int fd, const struct iovec *iov, int cnt, int64_t off, int flags,
 			    uint64_t pages)
 {
+	uint64_t n = below_limit(off, pages);
 	int saved = errno;
 	size_t done = 0;
 
+	if (!n) {	/* the limit inside the first page: the kernel's own short write */
+		COUNT(plain_size);
+		return (real_pwritev2 ? real_pwritev2 : real_pwritev64v2)(fd, iov, cnt, (off_t)off, flags);
+	}
 	if (pages > 1)
 		COUNT(split_pwrite);
-	for (int i = 0; i < cnt; i++) {
-		for (size_t at = 0; at < iov[i].iov_len; at += page_size) {
+	for (int i = 0; i < cnt && done < n * page_size; i++) {
+		for (size_t at = 0; at < iov[i].iov_len && done < n * page_size; at += page_size) {
 			struct iovec one = { (char *)iov[i].iov_base + at, page_size };
 			ssize_t ret = atomic_pwrite(fd, &one, off + (int64_t)done, flags);
 

@@ -100,3 +100,8 @@ mutant preload-split-across-iovecs "a write whose pages straddle iovecs split an
 	"preload_split" preload/preload.c \
 	'		whole &= iov[i].iov_len % page_size == 0;' \
 	'		whole = true;'
+
+mutant preload-split-fsize-signal "a split write running into RLIMIT_FSIZE writes the page at the limit (SIGXFSZ)" \
+	"preload_split" preload/preload.c \
+	'	if (pages < 2 || getrlimit(RLIMIT_FSIZE, &r) || r.rlim_cur == RLIM_INFINITY ||' \
+	'	if (1 || getrlimit(RLIMIT_FSIZE, &r) || r.rlim_cur == RLIM_INFINITY ||'

@@ -33,8 +33,9 @@
  *                         several that cannot be split (a page across iovecs, 2.5 pages, half a
  *                         page off): one line "range OFFSET LENGTH HOW WHAT" a write, page P of
  *                         the file written with the byte 0x20 + P
- *   fsize K N             one pwritev of N page iovecs at 0, RLIMIT_FSIZE at K pages and SIGXFSZ
- *                         ignored: "fsize RETURN ERRNO" (what pwritev gives: K pages, or -1 EFBIG)
+ *   fsize K N             one pwritev of N page iovecs at 0, RLIMIT_FSIZE at K pages (SIGXFSZ
+ *                         ignored at K 0 only): "fsize RETURN ERRNO" (pwritev gives K pages with
+ *                         no signal, or -1 EFBIG)
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -359,7 +360,8 @@ static int fsize(const char *path, unsigned int k, unsigned int n)
 		return perror(path), 2;
 	for (unsigned int i = 0; i < n; i++)
 		v[i] = (struct iovec){ m + i * P, P };
-	signal(SIGXFSZ, SIG_IGN);
+	if (!k)
+		signal(SIGXFSZ, SIG_IGN);	/* the write starts at the limit: EFBIG and the signal */
 	if (setrlimit(RLIMIT_FSIZE, &r))
 		return perror("setrlimit"), 2;
 	errno = 0;
