@@ -7,7 +7,8 @@
 # copy-on-write path, so exactly the pages made atomic move on the device (xfs_io fiemap before
 # and after); strace shows one RWF_ATOMIC pwritev2 a page, the caller's flags on each, offsets in
 # order; the file holds what was written. A write that runs into RLIMIT_FSIZE after k pages
-# returns k pages, as the same pwritev gives without the preload (and -1 EFBIG at k = 0).
+# returns k pages, as the same pwritev gives without the preload (and -1 EFBIG at k = 0); a page
+# whose buffer is not mapped, after 3 written, gives those 3 pages as a short count.
 # Negative control: the same writes to a file the patterns do not name move nothing.
 #
 #   with-scratch-xfs.sh preload_split.sh AWR PRELOAD WRITER
@@ -153,6 +154,20 @@ for k in 3 0; do
 	expect atomic_pwrite $k
 	expect split_pwrite 1
 done
+
+# 4. a page that fails after others (its buffer not mapped: EFAULT): the bytes written before it,
+# as a short count. (A plain O_DIRECT pwritev on XFS gives -1 EFAULT for the whole here.)
+make_file "$dir/fault.dat"
+plain=$("$writer" "$dir/fault.dat" $P unmapped 3 6 2>&1)
+make_file "$dir/fault.dat"
+page_map "$dir/fault.dat" > "$w/before4"
+got=$(preloaded "$w/stats4" "$writer" "$dir/fault.dat" $P unmapped 3 6 2> "$w/err4")
+page_map "$dir/fault.dat" > "$w/after4"
+[ "$got" = "unmapped $((3 * P)) -" ] && ok "page 3 not mapped: '$got' (plain: '$plain')" ||
+	fail "page 3 not mapped: '$got', expected 'unmapped $((3 * P)) -'"
+got=$(moved "$w/before4" "$w/after4")
+[ "$got" = "0 1 2 " ] && ok "page 3 not mapped: pages 0-2 moved" ||
+	fail "page 3 not mapped: moved '$got'"
 
 [ "$fails" -eq 0 ] || { echo "preload_split: $fails failure(s)"; exit 1; }
 echo "preload_split: all checks passed"

@@ -36,6 +36,8 @@
  *   fsize K N             one pwritev of N page iovecs at 0, RLIMIT_FSIZE at K pages (SIGXFSZ
  *                         ignored at K 0 only): "fsize RETURN ERRNO" (pwritev gives K pages with
  *                         no signal, or -1 EFBIG)
+ *   unmapped K N          one pwritev of N page iovecs at 0, page K of the memory unmapped:
+ *                         "unmapped RETURN ERRNO"
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -375,6 +378,28 @@ static int fsize(const char *path, unsigned int k, unsigned int n)
 	return 0;
 }
 
+/* one pwritev of @n page iovecs at 0 whose page @k is not mapped (EFAULT there) */
+static int unmapped(const char *path, unsigned int k, unsigned int n)
+{
+	struct iovec v[64];
+	char *m = mmap(NULL, n * P, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	int fd = open(path, O_RDWR | O_DIRECT);
+	ssize_t ret;
+
+	if (fd < 0 || m == MAP_FAILED || n > 64 || k >= n)
+		return perror(path), 2;
+	for (unsigned int i = 0; i < n; i++)
+		memset(m + i * P, 0x20 + (int)i, P);
+	munmap(m + k * P, P);
+	for (unsigned int i = 0; i < n; i++)
+		v[i] = (struct iovec){ m + i * P, P };
+	errno = 0;
+	ret = pwritev(fd, v, (int)n, 0);
+	printf("unmapped %zd %s\n", ret, ret < 0 ? strerrorname_np(errno) : "-");
+	close(fd);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 3 ? argv[3] : "cases";
@@ -412,6 +437,8 @@ int main(int argc, char **argv)
 		return split(argv[1]);
 	if (!strcmp(mode, "fsize") && argc == 6)
 		return fsize(argv[1], (unsigned int)atoi(argv[4]), (unsigned int)atoi(argv[5]));
+	if (!strcmp(mode, "unmapped") && argc == 6)
+		return unmapped(argv[1], (unsigned int)atoi(argv[4]), (unsigned int)atoi(argv[5]));
 	if (!strcmp(mode, "misaligned-buffer")) {
 		int fd = open(argv[1], O_RDWR | O_DIRECT);
 
