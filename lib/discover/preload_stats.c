@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* The counters libatomicwr-preload keeps in the file AWR_PRELOAD_STATS names (preload/preload.c). */
+/* The counters libatomicwr-preload keeps in the file AWR_PRELOAD_STATS names (preload/preload.c):
+ * what the preload did in a running program, read by awr preload-stats and the database verdict. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
