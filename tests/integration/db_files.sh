@@ -59,7 +59,7 @@ xfs() {
 # ---- the engines' directories: MariaDB with the older FSP flags (crc32), 16 KiB and 8 KiB pages,
 # and a PostgreSQL cluster, made at the same time
 install() {
-	mariadb-install-db --no-defaults --datadir="$1" --user=root --auth-root-authentication-method=normal \
+	mariadb-install-db --no-defaults --tmpdir="$(mktemp -d "$w/tmp.XXXXXX")" --datadir="$1" --user=root --auth-root-authentication-method=normal \
 		--skip-test-db --innodb-checksum-algorithm=crc32 --innodb-page-size="$2" >"$1.log" 2>&1
 }
 mkdir -p "$w/pg" && chown postgres "$w/pg" && chmod 711 "$w"
@@ -67,12 +67,12 @@ install "$dir/old16" 16k & i16=$!
 install "$dir/old8" 8k & i8=$!
 su postgres -s /bin/sh -c "$pgbin/initdb -D $w/pg/data" >"$w/initdb.log" 2>&1 || { cat "$w/initdb.log"; exit 1; }
 wait $i16 || { tail -n 20 "$dir/old16.log"; exit 1; }
-wait $i8 || { tail -n 20 "$dir/old8.log"; exit 1; }
+wait $i8 || { grep -v "^$" "$dir/old8.log" | head -n 30; exit 1; }
 my=$dir/old16
 
 # ---- a running server: a compressed table (KEY_BLOCK_SIZE=8) flushed, and a table just created
 server() {
-	mariadbd --no-defaults --datadir="$my" --socket="$w/sock" --skip-networking --skip-grant-tables \
+	mariadbd --no-defaults --tmpdir="$(mktemp -d "$w/tmp.XXXXXX")" --datadir="$my" --socket="$w/sock" --skip-networking --skip-grant-tables \
 		--user=root --innodb-checksum-algorithm=crc32 >"$w/server.log" 2>&1 &
 	spid=$!
 	for _ in $(seq 100); do

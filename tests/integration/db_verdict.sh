@@ -65,7 +65,7 @@ grep -q "^advice: Keep full_page_writes=on" "$w/pg.txt" && grep -q "^verdict: no
 # ---- MariaDB InnoDB, 16 KiB and 8 KiB pages
 for ps in 16384 8192; do
 	my=$dir/my$ps
-	mariadb-install-db --no-defaults --datadir="$my" --user=root --auth-root-authentication-method=normal \
+	mariadb-install-db --no-defaults --tmpdir="$(mktemp -d "$w/tmp.XXXXXX")" --datadir="$my" --user=root --auth-root-authentication-method=normal \
 		--skip-test-db --innodb-page-size=$ps >"$w/install.log" 2>&1 || { tail -n 20 "$w/install.log"; exit 1; }
 	snapshot "$my" >"$w/my.before"
 	"$awr" database "$my" --for innodb -o json >"$w/my.json"
@@ -107,7 +107,7 @@ done
 # ---- a running server: its descriptors tell O_DIRECT or not, and whether the preload is loaded
 my=$dir/my16384
 server() {	# server FLUSH-METHOD: mariadbd on $my until its socket answers
-	mariadbd --no-defaults --datadir="$my" --socket="$w/sock" --skip-networking --user=root \
+	mariadbd --no-defaults --tmpdir="$(mktemp -d "$w/tmp.XXXXXX")" --datadir="$my" --socket="$w/sock" --skip-networking --user=root \
 		--innodb-flush-method="$1" --innodb-doublewrite=0 >"$w/server.log" 2>&1 &
 	spid=$!
 	for _ in $(seq 100); do

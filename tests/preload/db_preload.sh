@@ -42,7 +42,7 @@ trap cleanup EXIT
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
 real=$dir/srv-mysql link=$dir/mysql
-mariadb-install-db --no-defaults --datadir="$real" --user=root --auth-root-authentication-method=normal \
+mariadb-install-db --no-defaults --tmpdir="$(mktemp -d "$w/tmp.XXXXXX")" --datadir="$real" --user=root --auth-root-authentication-method=normal \
 	--skip-test-db --innodb-page-size=16k >"$w/install.log" 2>&1 || { tail -n 20 "$w/install.log"; exit 1; }
 ln -s "$real" "$link"
 good="$link/*.ibd:$link/ibdata*:$link/undo[0-9]*"
@@ -53,7 +53,7 @@ start() {
 	while [ "$1" != -- ]; do envs+=("$1"); shift; done
 	shift
 	rm -f "$w/sock"
-	env "${envs[@]}" mariadbd --no-defaults --datadir="$link" --socket="$w/sock" --skip-networking \
+	env "${envs[@]}" mariadbd --no-defaults --tmpdir="$(mktemp -d "$w/tmp.XXXXXX")" --datadir="$link" --socket="$w/sock" --skip-networking \
 		--user=root --innodb-flush-method=O_DIRECT --innodb-buffer-pool-size=8M "$@" >>"$w/server.log" 2>&1 &
 	spid=$!
 	for _ in $(seq 300); do

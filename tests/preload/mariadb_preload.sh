@@ -51,7 +51,7 @@ scratch_hold "$dev" || { echo "cannot open $dev"; exit 2; }
 my=$dir/mysql
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
-mariadb-install-db --no-defaults --datadir="$my" --user=root --auth-root-authentication-method=normal \
+mariadb-install-db --no-defaults --tmpdir="$(mktemp -d "$w/tmp.XXXXXX")" --datadir="$my" --user=root --auth-root-authentication-method=normal \
 	--skip-test-db --innodb-page-size=16k >"$w/install.log" 2>&1 || { tail -n 20 "$w/install.log"; exit 1; }
 "$awr" database "$my" --for innodb -o json >"$w/v.json"
 [ "$(json "$w/v.json" 'd["verdict"]')" = "not safe" ] && ok "verdict without the preload: not safe" ||
@@ -63,7 +63,7 @@ start() {	# mariadbd under the preload, until its socket answers; its counters i
 	run=$((run + 1))
 	rm -f "$w/sock"
 	LD_PRELOAD=$preload_libs AWR_PRELOAD_FILES=$patterns AWR_PRELOAD_PAGE_SIZE=16k AWR_PRELOAD_STATS=$w/stats.$run \
-	mariadbd --no-defaults --datadir="$my" --socket="$w/sock" --skip-networking --user=root \
+	mariadbd --no-defaults --tmpdir="$(mktemp -d "$w/tmp.XXXXXX")" --datadir="$my" --socket="$w/sock" --skip-networking --user=root \
 		--innodb-doublewrite=0 --innodb-flush-method=O_DIRECT --innodb-buffer-pool-size=8M \
 		--innodb-use-native-aio=$(( (run - 1) / 2 % 2 == 0 )) \
 		--innodb-max-dirty-pages-pct=0 --innodb-max-dirty-pages-pct-lwm=0 --innodb-log-file-size=16M \
