@@ -662,7 +662,7 @@ static void judge_counters(const struct awr_db_report *r, const struct preload_c
 		       "(%s): the server got the error", s->refused, c->stats_path);
 	if (plain)
 		reason(f, AWR_DB_NOT_SAFE, "%" PRIu64 " page writes to named files went down plain (%s: no O_DIRECT "
-		       "%" PRIu64 ", not page-aligned %" PRIu64 ", several iovecs %" PRIu64 ", at the file "
+		       "%" PRIu64 ", not page-aligned %" PRIu64 ", a page across iovecs %" PRIu64 ", at the file "
 		       "position %" PRIu64 ", appended %" PRIu64 ")", plain, c->stats_path, s->plain_buffered,
 		       s->plain_misaligned, s->plain_segments, s->plain_position, s->plain_append);
 	if (s->uring_fixed_files)
