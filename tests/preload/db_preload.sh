@@ -21,10 +21,7 @@ fails=0
 skip() { echo "SKIP: $*"; exit 77; }
 command -v mariadbd >/dev/null && command -v mariadb-install-db >/dev/null ||
 	skip "MariaDB is not installed (package mariadb-server)"
-touch "$dir/statx-probe"
-read -r _ _ kmax _ < <(kstatx "$dir/statx-probe")
-rm -f "$dir/statx-probe"
-[ "${kmax:-0}" -ge 16384 ] || skip "XFS takes no 16 KiB atomic writes here (unit_max ${kmax:-?}; Linux 6.16+ needed)"
+need_xfs_atomic 16384
 
 w=$(mktemp -d "${TMPDIR:-/tmp}/awr-dbpre.XXXXXX") || exit 2
 spid=

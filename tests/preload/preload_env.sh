@@ -11,3 +11,14 @@ if ldd "$preload" 2>/dev/null | grep -q 'libasan\.so'; then
 	done
 	export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
 fi
+# need_xfs_atomic BYTES: skip (exit 77) unless the scratch XFS ($dir) takes atomic writes of BYTES
+# (statx read straight from the kernel: kstatx of expect.sh, sourced by every caller)
+need_xfs_atomic() {
+	local kmax
+	touch "$dir/statx-probe"
+	read -r _ _ kmax _ < <(kstatx "$dir/statx-probe")
+	rm -f "$dir/statx-probe"
+	[ "${kmax:-0}" -ge "$1" ] && return 0
+	echo "SKIP: XFS takes no $(($1 / 1024)) KiB atomic writes here (unit_max ${kmax:-?}; Linux 6.16+ needed)"
+	exit 77
+}

@@ -17,10 +17,7 @@ dir=${AWR_SCRATCH_DIR:?run under with-scratch-xfs.sh}
 . "$(dirname "$0")/../integration/expect.sh"	# fail, ok, kstatx
 fails=0
 P=16384
-touch "$dir/statx-probe"
-read -r _ _ kmax _ < <(kstatx "$dir/statx-probe")
-rm -f "$dir/statx-probe"
-[ "${kmax:-0}" -ge $P ] || { echo "SKIP: XFS takes no 16 KiB atomic writes here (unit_max ${kmax:-?}; Linux 6.16+ needed)"; exit 77; }
+need_xfs_atomic $P
 w=$(mktemp -d "${TMPDIR:-/tmp}/awr-preload.XXXXXX") || exit 2
 trap 'rm -rf "$w"' EXIT
 

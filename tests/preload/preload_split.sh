@@ -21,13 +21,7 @@ fails=0
 P=16384
 command -v xfs_io >/dev/null || { echo "SKIP: xfs_io not installed (xfsprogs)"; exit 77; }
 command -v strace >/dev/null || { echo "SKIP: strace not installed (each write)"; exit 77; }
-touch "$dir/statx-probe"
-read -r _ _ kmax _ < <(kstatx "$dir/statx-probe")
-rm -f "$dir/statx-probe"
-[ "${kmax:-0}" -ge $P ] || {
-	echo "SKIP: XFS takes no 16 KiB atomic writes here (unit_max ${kmax:-?}; Linux 6.16+ needed)"
-	exit 77
-}
+need_xfs_atomic $P
 w=$(mktemp -d "${TMPDIR:-/tmp}/awr-split.XXXXXX") || exit 2
 trap 'rm -rf "$w"' EXIT
 
