@@ -86,6 +86,8 @@ enum awr_kernel_rule {
 	AWR_KRULE_XFS_MAX_ATOMIC_WRITE,	/* 6.16: XFS mount option max_atomic_write= */
 	AWR_KRULE_XFS_MAW_REFLINK,	/* 6.17: max_atomic_write= above one block needs reflink */
 	AWR_KRULE_DAX_NO_ATOMIC,	/* 6.17: no atomic writes on DAX files */
+	AWR_KRULE_LIO_ATOMIC,		/* 6.19: the SCSI target (LIO) takes WRITE ATOMIC(16) */
+	AWR_KRULE_SHORT_PIN_FIXED,	/* 7.4 (posted): a short atomic pin fails the write */
 	AWR_KRULE__COUNT
 };
 

@@ -28,6 +28,9 @@
  *    using AWUPF") takes NAWUPF only, else one logical block.
  *  - fs/xfs, fs/ext4: one-block atomic files in 6.13; XFS large atomic writes
  *    (copy-on-write fallback, unit_max_opt) and ext4 bigalloc in 6.16.
+ *  - drivers/target: the SCSI target passes atomic writes through in 6.19.
+ *  - block/bio.c bio_iov_iter_get_pages(): a short pin tears an atomic write
+ *    until the fix posted for 7.4 (a bug row: "since" is the fix's release).
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -99,6 +102,24 @@ static const struct krule krules[AWR_KRULE__COUNT] = {
 	 * (e7fb9b71326f), both 6.17-rc2; in 6.16 a reflink XFS on DAX reported software atomics */
 	[AWR_KRULE_DAX_NO_ATOMIC] = { "dax_no_atomic", AWR_KERNEL(6, 17, 0), { 0 },
 		"a DAX file takes no atomic writes (XFS reports none in statx; dax_iomap_rw() refuses them)" },
+	/* drivers/target/target_core_device.c target_configure_write_atomic_from_bdev() (called by
+	 * target_core_iblock.c iblock_configure_device(), which sets REQ_ATOMIC for SCF_ATOMIC
+	 * commands), target_core_spc.c spc_emulate_evpd_b0() and target_core_sbc.c's WRITE ATOMIC(16)
+	 * checks, merged for 6.19: MAXIMUM ATOMIC TRANSFER LENGTH = the disk's atomic_write_max_bytes,
+	 * ALIGNMENT = GRANULARITY = its unit_min, in blocks, no boundary. Before, the Block Limits page
+	 * has the atomic fields at 0 and 9Ch is an unsupported opcode. Seen in a 7.3.4 guest (tcm_loop
+	 * over an NVMe namespace); 6.12.117 and 6.18.15 report no atomic writes */
+	[AWR_KRULE_LIO_ATOMIC] = { "lio_atomic", AWR_KERNEL(6, 19, 0), { 0 },
+		"the SCSI target (LIO, iblock backstore) takes WRITE ATOMIC(16) and reports its block device's atomic limits in the Block Limits page" },
+	/* block/bio.c bio_iov_iter_get_pages(): an RWF_ATOMIC write to a raw block device from a buffer
+	 * that pins only partly (a PROT_NONE page at its end) goes down as a shorter REQ_ATOMIC bio, and
+	 * block/fops.c blkdev_write_iter() hands the rest to the page cache: the write returns a short
+	 * count with part of the range new (since caf336f81b3a, 6.11). The fix, "block: fail a short
+	 * atomic pin in bio_iov_iter_get_pages()", was posted for 7.4 and is not merged: the row dates
+	 * the posting. Reported on 6.12.117 and 7.3.4 (NVMe, 16 KiB: 12288 written); XFS files take no
+	 * part of it (EFAULT, 6.18). awr qualify of a block device tries it (short_pin) */
+	[AWR_KRULE_SHORT_PIN_FIXED] = { "short_pin_fixed", AWR_KERNEL(7, 4, 0), { 0 },
+		"an atomic write to a block device from a buffer that pins only partly fails whole (before, a short count with part of the range written: torn)" },
 };
 
 /*

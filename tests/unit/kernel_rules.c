@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Description: the kernel rules table: releases parsed from uname -r with distribution suffixes, each rule at its mainline step and at its stable backports (not the release before), the partition start rule with a capped unit_min, the derivation ranges. */
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "helpers.h"
@@ -76,7 +77,16 @@ static const struct edge edges[] = {
 	{ AWR_KRULE_XFS_MAX_ATOMIC_WRITE, AWR_KERNEL(6, 15, 11), AWR_KERNEL(6, 16, 0) },
 	{ AWR_KRULE_XFS_MAW_REFLINK, AWR_KERNEL(6, 16, 12), AWR_KERNEL(6, 17, 0) },	/* no 6.16.y backport seen */
 	{ AWR_KRULE_DAX_NO_ATOMIC, AWR_KERNEL(6, 16, 12), AWR_KERNEL(6, 17, 0) },
+	{ AWR_KRULE_LIO_ATOMIC, AWR_KERNEL(6, 18, 15), AWR_KERNEL(6, 19, 0) },
+	/* a bug row: the fix posted for 7.4; Debian's 7.3.4 tears (a 7.3 guest, qualify's short_pin) */
+	{ AWR_KRULE_SHORT_PIN_FIXED, AWR_KERNEL(7, 3, 4), AWR_KERNEL(7, 4, 0) },
 };
+
+/* The rows whose step lies after the newest kernel of the guests (7.3.4): not "on 7.3.4". */
+static bool after_guests(enum awr_kernel_rule rule)
+{
+	return rule == AWR_KRULE_SHORT_PIN_FIXED;
+}
 
 /* Every rule has an edge at its mainline release (X.Y.0, from the table's own "since"). */
 static void test_mainline_steps(void)
@@ -120,8 +130,16 @@ static void test_rules(void)
 
 		T_EXPECT(!awr_kernel_has(e->without, e->rule), "%s not on %u", awr_kernel_rule_name(e->rule), e->without);
 		T_EXPECT(awr_kernel_has(e->with, e->rule), "%s on %u", awr_kernel_rule_name(e->rule), e->with);
-		T_EXPECT(awr_kernel_has(AWR_KERNEL(7, 3, 4), e->rule), "%s on 7.3.4", awr_kernel_rule_name(e->rule));
+		T_EXPECT(awr_kernel_has(AWR_KERNEL(7, 3, 4), e->rule) != after_guests(e->rule), "%s on 7.3.4: %s",
+			 awr_kernel_rule_name(e->rule), after_guests(e->rule) ? "the fix is after it" : "applies");
 	}
+	/* the kernels the guests saw a torn short pin on, and the LIO rule on each of them */
+	T_EXPECT(!awr_kernel_has(AWR_KERNEL(6, 12, 117), AWR_KRULE_SHORT_PIN_FIXED), "6.12.117 tears");
+	T_EXPECT(!awr_kernel_has(AWR_KERNEL(6, 18, 15), AWR_KRULE_SHORT_PIN_FIXED), "6.18.15 tears");
+	T_EXPECT(!awr_kernel_has(AWR_KERNEL(6, 12, 117), AWR_KRULE_LIO_ATOMIC), "6.12: LIO without atomics");
+	T_EXPECT(!awr_kernel_has(AWR_KERNEL(6, 18, 15), AWR_KRULE_LIO_ATOMIC), "6.18: LIO without atomics");
+	T_EXPECT(!strcmp(awr_kernel_rule_name(AWR_KRULE_LIO_ATOMIC), "lio_atomic"), "name");
+	T_EXPECT(!strcmp(awr_kernel_rule_name(AWR_KRULE_SHORT_PIN_FIXED), "short_pin_fixed"), "name");
 	/* a backport to 6.12.2 says nothing about 6.11.5 */
 	T_EXPECT(!awr_kernel_has(AWR_KERNEL(6, 11, 5), AWR_KRULE_DIRECT_PER_WRITE), "6.11.5 decides O_DIRECT at open");
 	T_EXPECT(!awr_kernel_has(AWR_KERNEL(6, 12, 57), AWR_KRULE_DM_STACK), "Debian's 6.12 stacks no dm");
