@@ -350,7 +350,8 @@ int awr__area_write(struct awr_pages *s, const struct awr_page *pages, const uns
 	if (s->fault.kind == AWR_PAGES_FAULT_AREA && s->fault.n >= s->area_written &&
 	    s->fault.n < s->area_written + k)
 		area_fault(s, pages, idx);
-	n = pwritev2(s->dw_fd, iov, (int)k + 1, (off_t)gen_off(s, g), RWF_DSYNC);
+	n = pwritev2(s->dw_fd, iov, (int)k + 1, (off_t)gen_off(s, g),
+		     awr__pages_fault_nosync(s) ? 0 : RWF_DSYNC);
 	if (n < 0)
 		ret = -errno;
 	else if ((size_t)n != len)

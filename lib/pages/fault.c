@@ -24,6 +24,7 @@ static const struct {
 	{ "area", AWR_PAGES_FAULT_AREA },
 	{ "synced", AWR_PAGES_FAULT_SYNCED },
 	{ "held", AWR_PAGES_FAULT_HELD },
+	{ "nosync", AWR_PAGES_FAULT_NOSYNC },
 };
 
 int awr__pages_fault_parse(const char *spec, struct awr__pages_fault *out)
@@ -49,6 +50,17 @@ int awr__pages_fault_parse(const char *spec, struct awr__pages_fault *out)
 		return 0;
 	}
 	return -EINVAL;
+}
+
+/*
+ * nosync:N: does the fault drop the durability of the batch being written?
+ * (Once N in-place page writes were issued. The negative control of the
+ * replayed power cuts, tests/vm/guest/replay_cycles.sh: an acknowledged batch
+ * must be found missing at some replay point.)
+ */
+bool awr__pages_fault_nosync(const struct awr_pages *s)
+{
+	return s->fault.kind == AWR_PAGES_FAULT_NOSYNC && s->issued >= s->fault.n;
 }
 
 void awr__pages_fault_exit(void)

@@ -31,6 +31,9 @@ enum awr__pages_fault_kind {
 					 *          holds in-place page write N+1, before any in-place write */
 	AWR_PAGES_FAULT_HELD,		/* held:N   doublewrite: _exit when the batch after the one holding
 					 *          in-place write N+1 begins (its in-place writes not synced) */
+	AWR_PAGES_FAULT_NOSYNC,		/* nosync:N once N in-place writes were issued, batches
+					 *          are acknowledged without being durable (the area
+					 *          without RWF_DSYNC; other modes: no fdatasync) */
 };
 
 struct awr__pages_fault {
@@ -83,6 +86,7 @@ struct awr_pages {
 
 /* fault.c */
 int awr__pages_fault_parse(const char *spec, struct awr__pages_fault *out);
+bool awr__pages_fault_nosync(const struct awr_pages *s);
 void awr__pages_fault_exit(void) __attribute__((noreturn));
 /* a message into @buf, cut to @len (a reason string: cutting is fine) */
 void awr__pages_say(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

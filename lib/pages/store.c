@@ -276,7 +276,7 @@ static int setup(struct awr_pages *s, const char *path, uint32_t page_size, unsi
 	ret = awr__pages_fault_parse(secure_getenv("AWR_PAGES_FAULT"), &s->fault);
 	if (ret) {
 		awr__pages_say(s->explain, sizeof(s->explain), "AWR_PAGES_FAULT must be crash:N, tear:N, area:N, "
-			 "synced:N or held:N");
+			 "synced:N, held:N or nosync:N");
 		return ret;
 	}
 	ret = open_target(s, path, flags);

@@ -343,7 +343,7 @@ static int write_mode(struct awr_pages *s, enum awr_pages_mode m, struct awr_pag
 	if (m == AWR_PAGES_MODE_DOUBLEWRITE)
 		return write_doublewrite(s, pages, idx, k);
 	ret = awr__pages_in_place(s, pages, idx, k, true);
-	if (!ret && fdatasync(s->fd)) {
+	if (!ret && !awr__pages_fault_nosync(s) && fdatasync(s->fd)) {
 		ret = -errno;
 		set_status(pages, idx, k, ret);
 	}

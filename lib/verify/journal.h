@@ -97,4 +97,13 @@ void awr__journal_close(struct awr_journal *j);
 int64_t awr__journal_read(const char *path, int (*cb)(const struct awr_jrec *r, void *arg),
 			  void *arg);
 
+/*
+ * stress.c's fault point, for the replayed power cuts (tests/vm/guest/replay_cycles.sh):
+ * AWR_STRESS_FAULT=nosync:N, read with secure_getenv() when a run starts (ignored in set-uid
+ * programs). From the run's write N on (0: its first), data writes go without RWF_DSYNC and are
+ * acknowledged as durable all the same. @spec NULL or empty: no fault (*from = UINT64_MAX).
+ * Return: 0, or -EINVAL for anything else than nosync:N.
+ */
+int awr__stress_fault_parse(const char *spec, uint64_t *from);
+
 #endif /* AWR_JOURNAL_H */

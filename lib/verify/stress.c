@@ -26,6 +26,7 @@ struct stress {
 	struct awr_journal j;
 	bool journaled;
 	unsigned int wflags;	/* AWR_WRITE_* */
+	uint64_t nosync_from;	/* fault point: generations from here go without RWF_DSYNC */
 	uint64_t nr_units;
 	uint64_t deadline;	/* ns, 0 none */
 	uint64_t next_gen;	/* atomic: the next generation to issue */
@@ -124,10 +125,34 @@ static int journal_ack(struct stress *s, uint32_t id, uint64_t unit, uint64_t ge
 	return awr__journal_append(&s->j, &r, NULL);
 }
 
-static ssize_t plain_write(struct stress *s, void *buf, uint64_t off)
+int awr__stress_fault_parse(const char *spec, uint64_t *from)
+{
+	char *end;
+
+	*from = UINT64_MAX;
+	if (!spec || !*spec)
+		return 0;
+	if (strncmp(spec, "nosync:", 7) || !spec[7] || spec[7] == '-')
+		return -EINVAL;
+	errno = 0;
+	*from = strtoull(spec + 7, &end, 10);
+	if (errno || *end) {
+		*from = UINT64_MAX;
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The flags of generation @gen's write: without RWF_DSYNC from the fault point's write on. */
+static unsigned int write_flags(const struct stress *s, uint64_t gen)
+{
+	return gen >= s->nosync_from ? s->wflags & ~AWR_WRITE_DSYNC : s->wflags;
+}
+
+static ssize_t plain_write(struct stress *s, void *buf, uint64_t off, uint64_t gen)
 {
 	struct iovec iov = { buf, s->o->unit };
-	int rwf = s->wflags & AWR_WRITE_DSYNC ? RWF_DSYNC : 0;
+	int rwf = write_flags(s, gen) & AWR_WRITE_DSYNC ? RWF_DSYNC : 0;
 	ssize_t ret = pwritev2(awr_file_fd(s->f), &iov, 1, (off_t)off, rwf);
 
 	if (ret < 0)
@@ -147,9 +172,9 @@ static int write_one(struct writer *w)
 		return (int)ret;
 	awr_stamp_fill(w->buf, s->o->unit, unit, gen, w->id);
 	if (s->o->flags & AWR_STRESS_PLAIN)
-		ret = plain_write(s, w->buf, off);
+		ret = plain_write(s, w->buf, off, gen);
 	else
-		ret = awr_pwrite(s->f, w->buf, s->o->unit, off, s->wflags, NULL);
+		ret = awr_pwrite(s->f, w->buf, s->o->unit, off, write_flags(s, gen), NULL);
 	if (ret < 0) {
 		set_error(s, (int)ret, off);
 		return 0;
@@ -314,7 +339,9 @@ int awr_stress_run_fd(int fd, const struct awr_stress_opts *o, struct awr_stress
 	stop_requested = 0;
 	s.wflags = (o->flags & AWR_STRESS_DSYNC) || o->journal ? AWR_WRITE_DSYNC : 0;
 	pthread_mutex_init(&s.err_lock, NULL);
-	ret = open_target(fd, o, &s);
+	ret = awr__stress_fault_parse(secure_getenv("AWR_STRESS_FAULT"), &s.nosync_from);
+	if (!ret)
+		ret = open_target(fd, o, &s);
 	if (!ret)
 		ret = check_target(&s, out);
 	if (!ret)
@@ -322,6 +349,8 @@ int awr_stress_run_fd(int fd, const struct awr_stress_opts *o, struct awr_stress
 	if (ret)
 		goto err;
 	out->first_generation = s.next_gen;
+	if (s.nosync_from <= UINT64_MAX - s.next_gen)	/* a run's write N: generation first + N */
+		s.nosync_from += s.next_gen;
 	start = awr__now_ns();
 	s.deadline = o->duration_ms ? start + o->duration_ms * 1000000ULL : 0;
 	ret = run_writers(&s);

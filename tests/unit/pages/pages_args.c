@@ -5,6 +5,7 @@
  * parse, so a parser that refuses everything fails too).
  */
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "pages/pages.h"
 #include "helpers.h"
@@ -17,6 +18,11 @@ int main(void)
 		{ "tear:3", 0, AWR_PAGES_FAULT_TEAR, 3 },
 		{ "area:64", 0, AWR_PAGES_FAULT_AREA, 64 },
 		{ "synced:1", 0, AWR_PAGES_FAULT_SYNCED, 1 },
+		{ "nosync:0", 0, AWR_PAGES_FAULT_NOSYNC, 0 },
+		{ "nosync:48", 0, AWR_PAGES_FAULT_NOSYNC, 48 },
+		{ "nosync", -EINVAL, AWR_PAGES_FAULT_NONE, 0 },
+		{ "nosync:", -EINVAL, AWR_PAGES_FAULT_NONE, 0 },
+		{ "nosyncs:1", -EINVAL, AWR_PAGES_FAULT_NONE, 0 },
 		{ "", 0, AWR_PAGES_FAULT_NONE, 0 },
 		{ "crash", -EINVAL, AWR_PAGES_FAULT_NONE, 0 },
 		{ "crash:", -EINVAL, AWR_PAGES_FAULT_NONE, 0 },
@@ -37,6 +43,19 @@ int main(void)
 			T_EXPECT_EQ(f.kind, cases[i].kind, cases[i].spec);
 			T_EXPECT_EQ(f.n, cases[i].n, cases[i].spec);
 		}
+	}
+	/* nosync:N: batches not durable once N in-place writes were issued, not before */
+	{
+		struct awr_pages *st = calloc(1, sizeof(*st));
+
+		T_EXPECT(st && !awr__pages_fault_parse("nosync:3", &st->fault), "nosync:3");
+		st->issued = 2;
+		T_EXPECT(!awr__pages_fault_nosync(st), "nosync:3, 2 writes: durable");
+		st->issued = 3;
+		T_EXPECT(awr__pages_fault_nosync(st), "nosync:3, 3 writes: not");
+		T_EXPECT(!awr__pages_fault_parse("crash:0", &st->fault), "crash:0");
+		T_EXPECT(!awr__pages_fault_nosync(st), "crash:0 leaves every batch durable");
+		free(st);
 	}
 	T_EXPECT(!strcmp(awr_pages_mode_name(AWR_PAGES_MODE_HARDWARE), "hardware"), "hardware");
 	T_EXPECT(!strcmp(awr_pages_mode_name(AWR_PAGES_MODE_SOFTWARE), "software"), "software");
