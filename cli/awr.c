@@ -19,6 +19,8 @@ static const struct awr_cmd commands[] = {
 	{ "bench",   "atomic vs plain vs doublewrite page writes: pages/s, MB/s, latency", cmd_bench, true },
 	{ "stress",  "concurrent stamped atomic writers, journaled for a crash check", cmd_stress, true },
 	{ "verify",  "scan stamped units: torn, corrupt, misplaced, lost writes", cmd_verify },
+	{ "replay",  "list a dm-log-writes log, or write the device's state at an entry, flush or mark",
+	  cmd_replay, true },
 	{ "journal-serve", "keep stress journals of other machines (tcp://), to survive their power cut",
 	  cmd_journal_serve },
 	{ "qualify", "scripted device qualification: every check PASS/FAIL/SKIP and a verdict", cmd_qualify, true },

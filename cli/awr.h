@@ -275,6 +275,7 @@ double verify_mbps(const struct awr_verify_result *r);
 int cmd_decode(int argc, const char **argv);
 int cmd_list(int argc, const char **argv);	/* cmd_list.c */
 int cmd_version(int argc, const char **argv);	/* cmd_version.c */
+int cmd_replay(int argc, const char **argv);	/* cmd_replay.c: dm-log-writes logs */
 
 
 /* fs_out.c: the filesystem view and extent reports (probe's fs section, extents, prepare) */
