@@ -62,6 +62,7 @@ void q_concurrency(struct qctx *q, struct qcheck *c);
 void q_crash(struct qctx *q, struct qcheck *c);
 void q_performance(struct qctx *q, struct qcheck *c);
 void q_hw_path(struct qctx *q, struct qcheck *c);	/* qualify_path.c */
+void q_short_pin(struct qctx *q, struct qcheck *c);	/* qualify_pin.c: block devices */
 struct json_object *q_extent_map(const struct qctx *q);	/* the target's, for the report; NULL: none */
 
 /* qualify.c: shared by the concurrency and crash checks */

@@ -64,7 +64,8 @@ static void explain(struct batch *b)
 	snprintf(res->verdict.message, sizeof(res->verdict.message),
 		 "the kernel refused the write of %" PRIu64 " bytes at %" PRIu64 ": %s",
 		 b->unit, res->error_offset,
-		 b->bad.res >= 0 ? "short write" : strerror(-b->bad.res));
+		 b->bad.res >= 0 ? "short atomic write, the unit may be torn (a partly pinned buffer: "
+				   "'block: fail a short atomic pin', 7.4)" : strerror(-b->bad.res));
 }
 
 /*
