@@ -100,6 +100,11 @@ guest_modules=(scsi_debug sd_mod sg nvme dm-mod dm-crypt crypto_null dm-multipat
 # run by guest/cases.sh per device configuration when present.
 extra_guest=(tests/devices/guest-devices tests/integration/uring_engine tests/integration/page_batch tests/integration/concurrency examples/dbpages)
 
+# the SCSI target over an NVMe namespace (guest/lio.sh: tcm_loop, iblock backstore) and the
+# short-pin probe of awr qualify as a guest program (tests/integration/short_pin.c)
+guest_modules+=(target_core_mod target_core_iblock tcm_loop)
+extra_guest+=(tests/integration/short_pin)
+
 t_start=$(date +%s)
 
 say() { echo "vm: $*"; }
@@ -381,6 +386,7 @@ cp "$here/guest/database.sh" "$ir/awr/database.sh"
 cp "$here/guest/mariadb.sh" "$ir/awr/mariadb.sh"
 cp "$here/guest/postgres.sh" "$ir/awr/postgres.sh"
 cp "$here/guest/xfsopts.sh" "$ir/awr/xfsopts.sh"
+install -m 755 "$here/guest/lio.sh" "$ir/awr/lio.sh"
 # host_programs PROG...: programs of this machine for the guest, in my/bin with every library ldd
 # names (theirs, and of the libraries in my/lib they load themselves: libatomicwr-preload,
 # libnvme for nvme-dlopen) and the host's own loader in my/lib, run

@@ -30,7 +30,7 @@ kernel_at_least() {	# kernel_at_least MAJOR.MINOR
 expected_cases() {
 	case "$1" in
 	# every scsi_debug group: the device cases of guest-devices (3 of them the sg driver's queue)
-	sd_default) kernel_at_least 7.0 && echo 120 || echo 95 ;;	# with awr_list, awr_list_verdict, awr_list_device (awr-vmtest list) while its partitions exist; 7.x: the engine programs (25)
+	sd_default) kernel_at_least 7.0 && echo 121 || echo 96 ;;	# with awr_list, awr_list_verdict, awr_list_device (awr-vmtest list) while its partitions exist; 7.x: the engine programs (25); qualify's short_pin (1)
 	sd_maxlen) echo 85 ;;
 	sd_bndry) echo 86 ;;
 	sd_gran) echo 85 ;;
@@ -39,10 +39,13 @@ expected_cases() {
 	# 7.0+ ignores AWUPF: the AWUPF-only namespaces write one block, so the
 	# three misaligned cli cases of the disk and of each partition are not
 	# asked (9 fewer) and qualify notes the one-block unit (1 more)
-	nvme_awupf15) kernel_at_least 7.0 && echo 95 || echo 103 ;;
-	nvme_awupf0) kernel_at_least 7.0 && echo 87 || echo 95 ;;	# 7.0+: no qualify (8 cases), as nvme_awupf15's
+	# (qualify's short_pin: 1 more where qualify runs)
+	nvme_awupf15) kernel_at_least 7.0 && echo 96 || echo 104 ;;
+	nvme_awupf0) kernel_at_least 7.0 && echo 87 || echo 96 ;;	# 7.0+: no qualify (9 cases), as nvme_awupf15's
 	nvme_awupf7) kernel_at_least 7.0 && echo 87 || echo 96 ;;
-	nvme_nawupf7) echo 121 ;;	# with the io_uring engine and page-batch programs (25)
+	# with the io_uring engine and page-batch programs (25), the short-pin probe (2) and lio.sh:
+	# 7.x 54 (qualify 8 with it), before 6.19 4 (the target without atomic limits)
+	nvme_nawupf7) kernel_at_least 7.0 && echo $((121 + 2 + 54 + 8)) || echo $((121 + 2 + 4)) ;;
 	nvme_nabspf) echo 84 ;;	# the partition one block past 1 MiB crosses the 64 KiB boundary: refused; awr list's 3 cases
 	nvme_nabo) echo 41 ;;	# no atomic writes: fewer cases, no passthrough ones
 	nvme_nawupf_hi) echo 81 ;;	# 64 KiB boundary, as nvme_nabspf
@@ -310,6 +313,7 @@ qualify_case() {
 		case "$res:$name" in
 		INFO:performance) say "PASS $g.$disk.qualify.performance: INFO, as speed is never judged" ;;
 		PASS:performance) say "FAIL $g.$disk.qualify.performance: PASS, expected INFO (speed is measured, never judged): $reason" ;;
+		*:short_pin) short_pin_case "$g" "$disk" "$res" "$reason" ;;
 		PASS:*|FAIL:*|SKIP:*) say "$res $g.$disk.qualify.$name${reason:+: $reason}" ;;
 		esac
 	done </tmp/qualify.out
@@ -317,6 +321,8 @@ qualify_case() {
 	say "INFO qualify $g dev=$disk exit=$rc $verdict"
 	case "$rc:$verdict" in
 	"0:verdict: PASS"*) say "PASS $g.$disk.qualify" ;;
+	"1:verdict: FAIL ("*" 1 failed,"*) [ "$(cat /tmp/pin_tore 2>/dev/null)" = 1 ] &&
+		say "PASS $g.$disk.qualify: FAIL from short_pin alone, a tear this guest saw on the device" ;;
 	*) say "FAIL $g.$disk.qualify: exit $rc, $(echo "${verdict:-no verdict line}"; tail -n 3 /tmp/qualify.out)" ;;
 	esac
 	um=$(cat "/sys/block/$disk/queue/atomic_write_unit_max_bytes")
@@ -327,6 +333,38 @@ qualify_case() {
 		else
 			say "FAIL $g.$disk.qualify_one_block_note: the atomic unit is one block but qualify does not say so"
 		fi
+	fi
+}
+
+# short_pin_case GROUP DISK RESULT REASON: qualify's short_pin check against the range read here
+# (O_DIRECT, page by page): qualify writes 'o' over [unit, 2 * unit), then 'n' atomically from a
+# buffer whose last page is PROT_NONE, and runs last. A tear seen here must be its FAIL; a range
+# left old its PASS. /tmp/pin_tore says whether the kernel tore (for the verdict).
+short_pin_case() {
+	local g=$1 disk=$2 res=$3 reason=$4 u=16384 i new=0 old=0 n
+	echo 0 >/tmp/pin_tore
+	if [ "$res" = SKIP ]; then
+		say "SKIP $g.$disk.qualify.short_pin: $reason"
+		return
+	fi
+	n=$(cat "/sys/block/$disk/queue/atomic_write_unit_min_bytes")
+	[ "$n" -gt "$u" ] && u=$n
+	n=$(cat "/sys/block/$disk/queue/atomic_write_unit_max_bytes")
+	[ "$n" -lt "$u" ] && u=$n
+	for i in $(seq 0 $((u / 4096 - 1))); do
+		pg() { dd if="/dev/$disk" bs=4096 skip=$((u / 4096 + i)) count=1 iflag=direct 2>/dev/null; }
+		if [ "$(pg | tr -d n | wc -c)" = 0 ]; then new=$((new + 1))
+		elif [ "$(pg | tr -d o | wc -c)" = 0 ]; then old=$((old + 1)); fi
+	done
+	say "INFO short_pin $g dev=$disk kernel=$(uname -r) unit=$u qualify=$res pages_new=$new pages_old=$old"
+	if [ "$new" -gt 0 ] && [ "$new" -lt $((u / 4096)) ] && [ "$res" = FAIL ] &&
+	   echo "$reason" | grep -q 'the write tore'; then
+		echo 1 >/tmp/pin_tore
+		say "PASS $g.$disk.qualify.short_pin: the kernel tore the write ($new of $((u / 4096)) pages new, read here), qualify: $reason"
+	elif [ "$new" = 0 ] && [ "$old" = $((u / 4096)) ] && [ "$res" = PASS ]; then
+		say "PASS $g.$disk.qualify.short_pin: the range kept its data (read here), qualify: $reason"
+	else
+		say "FAIL $g.$disk.qualify.short_pin: qualify says $res ($reason); read here: $new pages new, $old old of $((u / 4096))"
 	fi
 }
 
@@ -428,6 +466,13 @@ run_nvme() {
 	run_prog "$g" "$ns.disk" $T disk "$g" "/dev/$ns"
 	# the engine programs want 16 KiB units: NAWUPF 7 gives 32 KiB on every kernel
 	[ "$g" = nvme_nawupf7 ] && engine_cases "$g" "$ns"
+	# the short-pin probe on the raw namespace and the SCSI target over it (lio.sh), every kernel;
+	# qualify (its short_pin) on 7.x, where nvme_awupf15's namespace writes one block
+	if [ "$g" = nvme_nawupf7 ]; then
+		relay "$g" short_pin /awr/short_pin "/dev/$ns"
+		relay "$g" lio /awr/lio.sh "$g" "/dev/$ns"
+		kernel_at_least 7.0 && qualify_case "$g" "$ns"
+	fi
 	# qualify on a multi-block and a one-block namespace: 7.0+ ignores AWUPF, so there both give
 	# one block and nvme_awupf0's run would repeat nvme_awupf15's
 	case "$g" in
