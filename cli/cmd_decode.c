@@ -16,11 +16,17 @@
 
 #define DUMP_MAX	(1U << 20)	/* a text dump of a 4 KiB page is ~16 KiB */
 
+#define MAX_READINGS	8	/* readings of one device a transcript may hold (nvme format between) */
+
 struct decode_args {
-	char *ctrl, *ns, *vpd, *lbs, *pbs, *segs, *hw, *kernel, *chunk;
+	char *ctrl, *ns, *vpd, *lbs, *pbs, *segs, *hw, *kernel, *chunk, *reading;
 	const char **files;	/* FILE... operands, recognised */
 	char missing[512];	/* what the FILEs lack, and the assumption made */
-	struct awr_input in;
+	struct awr_input in;	/* the reading the answer uses (with earlier ones below it) */
+	struct awr_input readings[MAX_READINGS];
+	unsigned int nr_readings;	/* more than 1: `nvme format` ran between them */
+	unsigned int used;		/* the reading the answer uses, 1-based */
+	uint32_t kernel_v;		/* --kernel, 0 the running one */
 };
 
 /* Read FILE and turn it into bytes: returns the length or -errno (message printed). */
@@ -128,30 +134,58 @@ static ssize_t read_file(const char *path, char *raw)
 	return n;
 }
 
-static int add_file(struct awr_input *in, const char *path)
+static void add_error(const struct awr_input *in, const char *path, int ret, unsigned int base)
 {
-	char *raw = malloc(DUMP_MAX + 1);
-	ssize_t n = raw ? read_file(path, raw) : -ENOMEM;
-	int ret = n < 0 ? (int)n : awr_input_add(raw, (size_t)n, in);
-
-	free(raw);
-	if (!strcmp(path, "-"))
-		path = "standard input";
 	if (ret == -ENOMSG)
 		out_error("decode: %s is not recognised: give nvme-cli id-ctrl/id-ns output (normal, -H or -o json), sg_vpd -p bl or sg_readcap text, or a binary or hex Identify/Block Limits page (nvme id-ns -b, sg_vpd -p bl -r)", path);
 	else if (ret == -EMSGSIZE)
 		out_error("decode: %s holds a page too short for its kind (Identify Namespace needs 4096 bytes)", path);
-	else if (ret < 0 && n >= 0 && in->conflict) {
+	else if (in->conflict) {
 		uint64_t a = in->conflict_first[0] | (uint64_t)in->conflict_first[1] << 32;
 		uint64_t b = in->conflict_second[0] | (uint64_t)in->conflict_second[1] << 32;
 		char where[48] = "";
 
 		if (in->conflict_line)
-			snprintf(where, sizeof(where), " at line %u", in->conflict_line);
-		out_error("decode: %s gives %s %" PRIu64 "%s, but %" PRIu64 " was read before (earlier in it or in an earlier file): the input holds two devices' output; paste one device's at a time",
+			snprintf(where, sizeof(where), " at line %u", in->conflict_line + base);
+		out_error("decode: %s gives %s %" PRIu64 "%s, but %" PRIu64 " was read before (earlier in it or in an earlier file): the input holds two devices' output; paste one device's at a time (readings of one device before and after `nvme format` are told apart by that command in the transcript)",
 			  path, awr_input_field_name(in->conflict - 1), b, where, a);
-	} else if (ret < 0 && n >= 0)
+	} else
 		out_error("decode: %s has a malformed value (a number out of its field's range)", path);
+}
+
+/* One reading after another: a piece ending with `nvme format` closes the current reading. */
+static int add_file(struct decode_args *a, const char *path)
+{
+	char *raw = malloc(DUMP_MAX + 1);
+	ssize_t n = raw ? read_file(path, raw) : -ENOMEM;
+	size_t off = 0, chunk;
+	unsigned int base = 0, recognised = 0;
+	int ret = n < 0 ? (int)n : 0;
+
+	if (!strcmp(path, "-"))
+		path = "standard input";
+	while (!ret && off < (size_t)n) {
+		struct awr_input *in = &a->readings[a->nr_readings - 1];
+
+		chunk = awr_input_split(raw + off, (size_t)n - off);
+		ret = awr_input_add(raw + off, chunk, in);
+		if (ret == -ENOMSG && chunk < (size_t)n)
+			ret = 0;	/* a piece of a transcript without fields ("Success formatting ...") */
+		else if (!ret)
+			recognised++;
+		if (ret)
+			add_error(in, path, ret, base);
+		for (size_t i = off; i < off + chunk; i++)
+			base += raw[i] == '\n';
+		off += chunk;
+		if (!ret && off < (size_t)n && in->have && a->nr_readings < MAX_READINGS)
+			awr_input_init(&a->readings[a->nr_readings++]);
+	}
+	if (!ret && !recognised && n >= 0) {
+		ret = -ENOMSG;
+		add_error(&a->readings[0], path, ret, 0);
+	}
+	free(raw);
 	return ret;
 }
 
@@ -173,14 +207,44 @@ static int files_sizes(struct decode_args *a)
 	return 0;
 }
 
+/* The reading the answer uses: reading 1 with each later one over it, up to --reading N (the last). */
+static int pick_reading(struct decode_args *a)
+{
+	uint64_t n = a->nr_readings;
+
+	if (!a->readings[a->nr_readings - 1].have)
+		a->nr_readings--;	/* a transcript ending with `nvme format` */
+	n = a->nr_readings;
+	if (a->reading && (parse_size_arg("reading", a->reading, &n) || !n || n > a->nr_readings)) {
+		out_error("decode: --reading %s: the input holds %u reading%s (split at `nvme format`): give 1..%u",
+			  a->reading, a->nr_readings, a->nr_readings == 1 ? "" : "s", a->nr_readings);
+		return -EINVAL;
+	}
+	for (unsigned int i = 1; i < a->nr_readings; i++)
+		if (a->readings[i].sn_hash && a->readings[0].sn_hash &&
+		    a->readings[i].sn_hash != a->readings[0].sn_hash) {
+			out_error("decode: reading %u (after `nvme format`) is of a controller with another serial number than reading 1: the input holds two devices' output; paste one device's at a time",
+				  i + 1);
+			return -EINVAL;
+		}
+	a->used = (unsigned int)n;
+	a->in = a->readings[0];
+	for (unsigned int i = 1; i < a->used; i++)
+		awr_input_update(&a->in, &a->readings[i]);
+	return 0;
+}
+
 static int files_view(struct decode_args *a, const struct awr_queue_caps *caps, struct awr_device **d)
 {
 	int ret;
 
-	awr_input_init(&a->in);
+	awr_input_init(&a->readings[0]);
+	a->nr_readings = 1;
 	for (const char **f = a->files; *f; f++)
-		if (add_file(&a->in, *f))
+		if (add_file(a, *f))
 			return -EINVAL;
+	if (pick_reading(a))
+		return -EINVAL;
 	if (files_sizes(a))
 		return -EINVAL;
 	ret = awr_input_device(&a->in, caps, d, a->missing, sizeof(a->missing));
@@ -191,9 +255,141 @@ static int files_view(struct decode_args *a, const struct awr_queue_caps *caps, 
 	return ret;
 }
 
+/* A field's value in a record (the fields a format can change, and the others read as numbers). */
+static uint64_t field_value(const struct awr_input *in, int f)
+{
+	const struct awr_nvme_id *n = &in->nvme;
+	const struct awr_scsi_id *c = &in->scsi;
+
+	switch (f) {
+	case AWR_IF_MDTS: return n->mdts;
+	case AWR_IF_AWUN: return n->awun;
+	case AWR_IF_AWUPF: return n->awupf;
+	case AWR_IF_ACWU: return n->acwu;
+	case AWR_IF_NSZE: return n->nsze;
+	case AWR_IF_NSFEAT: return n->nsfeat;
+	case AWR_IF_NLBAF: return n->nlbaf;
+	case AWR_IF_FLBAS: return n->flbas;
+	case AWR_IF_NAWUN: return n->nawun;
+	case AWR_IF_NAWUPF: return n->nawupf;
+	case AWR_IF_NACWU: return n->nacwu;
+	case AWR_IF_NABSN: return n->nabsn;
+	case AWR_IF_NABO: return n->nabo;
+	case AWR_IF_NABSPF: return n->nabspf;
+	case AWR_IF_NOIOB: return n->noiob;
+	case AWR_IF_LBAF: return n->lba_size;
+	case AWR_IF_VID: return n->vid;
+	case AWR_IF_MODEL: return n->model;
+	case AWR_IF_NTWPU: return n->ntwpu;
+	case AWR_IF_NTWPG: return n->ntwpg;
+	case AWR_IF_NTWPB: return n->ntwpb;
+	case AWR_IF_LBS: return c->logical_block_size;
+	case AWR_IF_PBS: return c->physical_block_size;
+	default: return 0;
+	}
+}
+
+struct change {
+	int field;
+	unsigned int reading;	/* 1-based: the reading whose value differs from the one before */
+	uint64_t before, after;
+};
+
+/* Every field whose value changed from one reading to the next; returns how many (at most @max). */
+static unsigned int changes(const struct decode_args *a, struct change *c, unsigned int max)
+{
+	struct awr_input merged = a->readings[0], before;
+	unsigned int nr = 0;
+	uint64_t mask;
+
+	for (unsigned int i = 1; i < a->nr_readings; i++) {
+		before = merged;
+		mask = awr_input_update(&merged, &a->readings[i]);
+		for (int f = 0; f < AWR_IF__COUNT && nr < max; f++)
+			if ((mask >> f) & 1)
+				c[nr++] = (struct change){ f, i + 1, field_value(&before, f), field_value(&merged, f) };
+	}
+	return nr;
+}
+
+/* What a change of AWUPF or of the LBA format means on each kernel (drivers/nvme/host/core.c). */
+static void change_meaning(const struct decode_args *a, const struct change *c, unsigned int nr,
+			   char *buf, size_t len)
+{
+	bool awupf = false, lbaf = false;
+	uint32_t k = a->kernel_v ? a->kernel_v : awr_kernel_running();
+	char v[16];
+	size_t n;
+
+	for (unsigned int i = 0; i < nr; i++) {
+		awupf |= c[i].field == AWR_IF_AWUPF;
+		lbaf |= c[i].field == AWR_IF_LBAF || c[i].field == AWR_IF_FLBAS;
+	}
+	*buf = '\0';
+	if (lbaf)
+		snprintf(buf, len, "the namespace was formatted with another block size: the kernel takes the new "
+			 "format at the rescan after the format (nvme_update_ns_info()), and its limits follow it. ");
+	n = strlen(buf);
+	if (awupf && awr_kernel_has(k, AWR_KRULE_NVME_NO_AWUPF))
+		snprintf(buf + n, len - n, "AWUPF changed: kernel %s ignores AWUPF (7.0+, \"nvme: stop using "
+			 "AWUPF\"), so the change alters nothing there.", awr_kernel_format(k, v, sizeof(v)));
+	else if (awupf)
+		snprintf(buf + n, len - n, "AWUPF changed: kernel %s uses the controller's AWUPF, and the new "
+			 "value applies once the controller is identified again; the releases that compared it "
+			 "with the subsystem's at a reset (f46d273449ba \"nvme: fix atomic write size validation\", "
+			 "6.16-rc and stable backports, reverted by 1fc09f2961f5 in 6.16-rc7) refuse the "
+			 "controller after such a format: nvme_init_identify() logs \"inconsistent AWUPF, "
+			 "controller not added (new/old)\". 7.0+ ignores AWUPF.", awr_kernel_format(k, v, sizeof(v)));
+}
+
 static const char *const format_names[] = {
 	"nvme-cli", "nvme-cli -H", "nvme-cli -o json", "sg_vpd -p bl", "sg_readcap", "dump", "elided",
 };
+
+/* "readings": {"count", "used", "changed": [{"field", "reading", "before", "after"}], "meaning"} */
+static struct json_object *readings_json(const struct decode_args *a)
+{
+	struct json_object *o = json_object_new_object(), *arr = json_object_new_array();
+	struct change c[32];
+	unsigned int nr = changes(a, c, 32);
+	char meaning[1024];
+
+	for (unsigned int i = 0; i < nr; i++) {
+		struct json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "field", json_object_new_string(awr_input_field_name(c[i].field)));
+		json_object_object_add(j, "reading", out_u64(c[i].reading));
+		json_object_object_add(j, "before", out_u64(c[i].before));
+		json_object_object_add(j, "after", out_u64(c[i].after));
+		json_object_array_add(arr, j);
+	}
+	change_meaning(a, c, nr, meaning, sizeof(meaning));
+	json_object_object_add(o, "count", out_u64(a->nr_readings));
+	json_object_object_add(o, "used", out_u64(a->used));
+	json_object_object_add(o, "changed", arr);
+	json_object_object_add(o, "meaning", meaning[0] ? json_object_new_string(meaning) : NULL);
+	return o;
+}
+
+static void readings_print(const struct decode_args *a)
+{
+	struct change c[32];
+	unsigned int nr = changes(a, c, 32);
+	char meaning[1024];
+
+	if (a->nr_readings < 2)
+		return;
+	printf("readings: %u of one controller, split at `nvme format`; this answer uses reading %u%s\n",
+	       a->nr_readings, a->used, a->used == a->nr_readings ? " (the last; --reading N picks another)" : "");
+	if (!nr)
+		printf("changed: nothing between the readings\n");
+	for (unsigned int i = 0; i < nr; i++)
+		printf("changed: %s %" PRIu64 " -> %" PRIu64 " (reading %u)\n",
+		       awr_input_field_name(c[i].field), c[i].before, c[i].after, c[i].reading);
+	change_meaning(a, c, nr, meaning, sizeof(meaning));
+	if (meaning[0])
+		printf("meaning: %s\n", meaning);
+}
 
 static struct json_object *input_json(const struct decode_args *a)
 {
@@ -209,6 +405,7 @@ static struct json_object *input_json(const struct decode_args *a)
 			json_object_array_add(m, json_object_new_string(awr_input_field_name(i)));
 	json_object_object_add(o, "fields", m);
 	json_object_object_add(o, "missing", a->missing[0] ? json_object_new_string(a->missing) : NULL);
+	json_object_object_add(o, "readings", readings_json(a));
 	return o;
 }
 
@@ -221,6 +418,7 @@ static void input_print(const struct decode_args *a)
 	printf("\n");
 	if (a->missing[0])
 		printf("missing: %s\n", a->missing);
+	readings_print(a);
 	printf("\n");
 }
 
@@ -333,6 +531,8 @@ int cmd_decode(int argc, const char **argv)
 		  "queue/max_hw_sectors_kb in bytes, to apply the block layer's caps", "N" },
 		{ "chunk-bytes", 0, POPT_ARG_STRING, &a.chunk, 0,
 		  "queue/chunk_sectors in bytes (NVMe default: from NOIOB)", "N" },
+		{ "reading", 0, POPT_ARG_STRING, &a.reading, 0,
+		  "of a transcript with `nvme format` in it: answer for reading N (default: the last)", "N" },
 		{ "kernel", 0, POPT_ARG_STRING, &a.kernel, 0,
 		  "answer for this kernel release (default: the running one, every range shown)", "VERSION" },
 		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options, 0, "Output:", NULL },
@@ -347,7 +547,10 @@ int cmd_decode(int argc, const char **argv)
 	if (cmd_parse(&c, argc, argv, table, "FILE...", false))
 		return AWR_EXIT_USAGE;
 	a.files = c.operands;
-	if (check_combination(&a) || parse_kernel(a.kernel, &kernel) || build_view(&a, &d))
+	if (check_combination(&a) || parse_kernel(a.kernel, &kernel))
+		goto out;
+	a.kernel_v = kernel;
+	if (build_view(&a, &d))
 		goto out;
 	if (kernel && awr_device_set_kernel(d, kernel))
 		goto out;

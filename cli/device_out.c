@@ -34,8 +34,53 @@ static const char *const field_keys[AWR_IF__COUNT] = {
 	[AWR_IF_ATOMIC_GRAN] = "atomic_granularity",
 	[AWR_IF_MATL_BNDRY] = "max_atomic_transfer_length_with_boundary",
 	[AWR_IF_MAX_BNDRY] = "max_atomic_boundary_size", [AWR_IF_LBS] = "logical_block_size",
-	[AWR_IF_PBS] = "physical_block_size",
+	[AWR_IF_PBS] = "physical_block_size", [AWR_IF_VID] = "vid", [AWR_IF_MODEL] = "model",
+	[AWR_IF_NTWPU] = "ntwpu", [AWR_IF_NTWPG] = "ntwpg", [AWR_IF_NTWPB] = "ntwpb",
 };
+
+static const char *model_key(const struct awr_nvme_id *n)
+{
+	static const char *const keys[] = { "other", "aws_ebs", "aws_instance_storage", "azure", "gcp" };
+
+	return n->model < sizeof(keys) / sizeof(keys[0]) ? keys[n->model] : "other";
+}
+
+/* A cloud provider's statement, beside the kernel's derivation: "provider": {...} or null. */
+static struct json_object *provider_json(const struct awr_device *d)
+{
+	const struct awr_provider_atomic *p = awr_device_provider(d);
+	struct json_object *o;
+
+	if (!p)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "provider", json_object_new_string(p->provider));
+	json_object_object_add(o, "known_by", json_object_new_string(p->known_by));
+	json_object_object_add(o, "source", json_object_new_string(p->source));
+	json_object_object_add(o, "readable", json_object_new_boolean(p->readable));
+	json_object_object_add(o, "read", json_object_new_boolean(p->read));
+	json_object_object_add(o, "unit", u64_if(p->read, p->unit));
+	json_object_object_add(o, "granularity", u64_if(p->read, p->granularity));
+	json_object_object_add(o, "boundary", u64_if(p->read, p->boundary));
+	return o;
+}
+
+static void provider_print(const struct awr_device *d)
+{
+	const struct awr_provider_atomic *p = awr_device_provider(d);
+	char a[32], b[32], c[32];
+
+	if (!p)
+		return;
+	if (p->read)
+		printf("  %-14s %s states untorn writes of a multiple of %s up to %s, aligned, boundary %s "
+		       "(device-implicit on its word; Linux does not read it)\n", "provider", p->provider,
+		       out_size(p->granularity, a, sizeof(a)), out_size(p->unit, b, sizeof(b)),
+		       p->boundary ? out_size(p->boundary, c, sizeof(c)) : "none");
+	else
+		printf("  %-14s %s\n", "provider", p->provider);
+	printf("  %-14s known by %s\n  %-14s %s\n", "", p->known_by, "", p->source);
+}
 
 static struct json_object *assumed_json(const struct awr_device *d)
 {
@@ -131,6 +176,14 @@ static struct json_object *nvme_json(const struct awr_device *d)
 	json_object_object_add(o, "derived_by_kernel", s ? ranges_json(d) : NULL);
 	json_object_object_add(o, "derived_with_awupf", s ? limits_json(awr_device_derived(d)) : NULL);
 	json_object_object_add(o, "derived_without_awupf", alt ? limits_json(alt) : NULL);
+	json_object_object_add(o, "nsfeat_mam", s ? json_object_new_boolean(n->nsfeat & 0x40) : NULL);
+	json_object_object_add(o, "vid", u64_if(n->vendor_have & AWR_NVME_HAVE_VID, n->vid));
+	json_object_object_add(o, "model", n->vendor_have & AWR_NVME_HAVE_MODEL ?
+			       json_object_new_string(model_key(n)) : NULL);
+	json_object_object_add(o, "ntwpu", u64_if(n->vendor_have & AWR_NVME_HAVE_NTWP, n->ntwpu));
+	json_object_object_add(o, "ntwpg", u64_if(n->vendor_have & AWR_NVME_HAVE_NTWP, n->ntwpg));
+	json_object_object_add(o, "ntwpb", u64_if(n->vendor_have & AWR_NVME_HAVE_NTWP, n->ntwpb));
+	json_object_object_add(o, "provider", provider_json(d));
 	return o;
 }
 
@@ -256,7 +309,8 @@ static void nvme_print(const struct awr_device *d)
 		printf("  %-14s DN %u\n", "feature 0Ah", n->dn);
 	if (!n->have_ns)
 		return;
-	snprintf(t, sizeof(t), "0x%02x (atomic fields %s)", n->nsfeat, nsv ? "valid" : "not valid");
+	snprintf(t, sizeof(t), "0x%02x (atomic fields %s%s)", n->nsfeat, nsv ? "valid" : "not valid",
+		 n->nsfeat & 0x40 ? ", MAM" : "");
 	snprintf(e, sizeof(e), "%u", n->nacwu);
 	printf("  %-14s NSFEAT %s, NAWUN %s, NAWUPF %s, NACWU %s\n", "namespace",
 	       mark(d, AWR_IF_NSFEAT, t, m[0], sizeof(m[0])),
@@ -283,6 +337,7 @@ static void nvme_print(const struct awr_device *d)
 		print_limits("with AWUPF", awr_device_derived(d));
 		print_limits("without AWUPF", alt);
 	}
+	provider_print(d);
 }
 
 static void scsi_print(const struct awr_device *d)

@@ -728,8 +728,26 @@ struct awr_nvme_id {
 	uint16_t nabspf;	/* 0 none, else 0's based */
 	uint16_t noiob;		/* optimal I/O boundary in blocks, 0 none */
 	uint32_t lba_size;	/* 1 << lbads in bytes, 0 when the namespace is unknown */
-	uint32_t reserved[8];
+	uint16_t vid;		/* PCI vendor ID, Identify Controller bytes 1:0 */
+	uint8_t model;		/* AWR_NVME_MODEL_*: the model (MN, bytes 63:24) recognised */
+	uint8_t vendor_have;	/* AWR_NVME_HAVE_*: which of vid, model, ntwp* were read */
+	uint16_t ntwpu, ntwpg;	/* Amazon's namespace vendor bytes 256:257, 258:259, 0's based */
+	uint32_t ntwpb;		/* 260:263: 0 no boundary, else 0's based */
+	uint32_t reserved[5];
 };
+
+/* awr_nvme_id.model: controllers whose provider states a guarantee (awr_device_provider()) */
+#define AWR_NVME_MODEL_OTHER		0	/* another model, or not known */
+#define AWR_NVME_MODEL_AWS_EBS		1	/* "Amazon Elastic Block Store" */
+#define AWR_NVME_MODEL_AWS_INSTANCE	2	/* "Amazon EC2 NVMe Instance Storage" */
+#define AWR_NVME_MODEL_AZURE		3	/* "MSFT NVMe Accelerator", "Microsoft NVMe Direct" */
+#define AWR_NVME_MODEL_GCP		4	/* "nvme_card", "nvme_card-pd" (Google) */
+
+/* awr_nvme_id.vendor_have */
+#define AWR_NVME_HAVE_VID	(1U << 0)
+#define AWR_NVME_HAVE_MODEL	(1U << 1)
+#define AWR_NVME_HAVE_NTWP	(1U << 2)	/* the namespace's vendor bytes 256:263 */
+#define AWR_NVME_VID_AMAZON	0x1d0f
 
 /* SCSI Block Limits VPD (B0h) atomic fields and block sizes. */
 struct awr_scsi_id {
@@ -1184,6 +1202,8 @@ enum awr_input_field {
 	AWR_IF_MAX_XFER, AWR_IF_MATL, AWR_IF_ATOMIC_ALIGN, AWR_IF_ATOMIC_GRAN,
 	AWR_IF_MATL_BNDRY, AWR_IF_MAX_BNDRY,
 	AWR_IF_LBS, AWR_IF_PBS,	/* SCSI block sizes (sg_readcap) */
+	AWR_IF_VID, AWR_IF_MODEL,	/* NVMe vid, mn (read, never assumed) */
+	AWR_IF_NTWPU, AWR_IF_NTWPG, AWR_IF_NTWPB,	/* Amazon's (nvme id-ns -v, -b) */
 	AWR_IF__COUNT
 };
 
@@ -1199,7 +1219,7 @@ struct awr_input {
 	uint32_t conflict_line;		/* the line of its second value, 0 when not text */
 	uint32_t conflict_first[2];	/* its first value (low, high 32 bits) */
 	uint32_t conflict_second[2];	/* the contradicting value */
-	uint32_t reserved[1];
+	uint32_t sn_hash;		/* the controller serial (sn) read, hashed; 0 none */
 };
 
 /**
@@ -1263,6 +1283,59 @@ int awr_input_device(const struct awr_input *in, const struct awr_queue_caps *ca
  * from whole Identify / VPD pages.
  */
 uint64_t awr_device_assumed(const struct awr_device *d);
+
+/**
+ * awr_input_split() - where the first reading of a transcript ends
+ * @buf:	a piece of text (need not be NUL-terminated)
+ * @len:	its length
+ *
+ * A shell transcript may hold readings of one device from before and after
+ * `nvme format` (which can change AWUPF and the LBA format). A reading ends
+ * with the line that runs `nvme format` or that nvme-cli answers with
+ * "Success formatting namespace".
+ *
+ * Return: the length of the first reading (the piece up to and with that
+ * line), @len when the piece holds no such line.
+ */
+size_t awr_input_split(const void *buf, size_t len);
+
+/**
+ * awr_input_update() - a later reading of the same device over an earlier one
+ * @in:		the earlier reading; receives every field @later holds
+ * @later:	the later reading
+ *
+ * Return: a mask of (1 << AWR_IF_*) bits: the fields both hold with
+ * different values (what changed between the readings).
+ */
+uint64_t awr_input_update(struct awr_input *in, const struct awr_input *later);
+
+/* A guarantee a cloud provider documents for its disks, beside what Linux derives. */
+struct awr_provider_atomic {
+	char provider[16];		/* "AWS", "Azure", "Google Cloud" */
+	char known_by[96];		/* how the controller is known: PCI vendor, model */
+	char source[128];		/* where the guarantee is read, or why it cannot be */
+	bool readable;			/* the device itself publishes the guarantee */
+	bool read;			/* ... and it was read: unit, granularity, boundary */
+	uint32_t unit;			/* bytes: no write up to it is torn (NTWPU) */
+	uint32_t granularity;		/* bytes: sizes are multiples, offsets aligned (NTWPG) */
+	uint32_t boundary;		/* bytes: no guarantee across it (NTWPB), 0 none */
+	uint32_t reserved[8];
+};
+
+/**
+ * awr_device_provider() - the cloud provider's own statement about the device
+ * @d:	the view
+ *
+ * Amazon (PCI vendor 0x1d0f; EBS and EC2 instance storage) publishes its
+ * torn write prevention in the Identify Namespace vendor-specific data
+ * (NTWPU, NTWPG, NTWPB), which Linux does not read; Azure's NVMe managed
+ * disks report NAWUPF/NABSPF, which it does; Google's disks publish none.
+ * The guarantee stands beside the kernel's derivation and never changes it.
+ *
+ * Return: the statement, or NULL when the controller is not known as a
+ * cloud provider's.
+ */
+const struct awr_provider_atomic *awr_device_provider(const struct awr_device *d);
 
 /* Passthrough writes: the device does not refuse a too-large write, so these check first. */
 

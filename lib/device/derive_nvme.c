@@ -12,6 +12,7 @@
 #include "kernel.h"
 
 #define NSFEAT_NSABP	(1U << 1)	/* NAWUN/NAWUPF/NACWU valid */
+#define NSFEAT_MAM	(1U << 6)	/* Multiple Atomicity Mode (NVM Command Set 1.1) */
 
 static bool ns_atomics(const struct awr_nvme_id *id)
 {
@@ -163,6 +164,11 @@ static void namespace_findings(struct awr_device *d, const struct awr_nvme_id *i
 
 	awr_kernel_format(d->kernel, kv, sizeof(kv));
 
+	if (id->nsfeat & NSFEAT_MAM)
+		awr__dev_finding(d, "nvme_nsfeat_mam", AWR_SEV_INFO,
+				 "NSFEAT bit 6 (MAM): a write across an atomic boundary is written as atomic "
+				 "pieces split there; Linux ignores the bit (a 2026 RFC, not merged): its limits "
+				 "stop at the boundary");
 	if ((id->flbas & 0x60) && id->nlbaf < 16)
 		awr__dev_finding(d, "nvme_flbas_high_bits", AWR_SEV_WARN,
 				 "FLBAS 0x%02x has the format index high bits set although NLBAF is %u (< 16)",

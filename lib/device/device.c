@@ -39,6 +39,7 @@ static const struct {
 	{ "nvme_awun_above_awupf", F(AWUN) | F(AWUPF) | F(LBAF) },
 	{ "nvme_nawun_above_nawupf", F(NSFEAT) | F(NAWUN) | F(NAWUPF) | F(LBAF) },
 	{ "nvme_flbas_high_bits", F(FLBAS) | F(NLBAF) },
+	{ "nvme_nsfeat_mam", F(NSFEAT) },
 	{ "nvme_nabo_nonzero", F(NABO) },
 	{ "nvme_nsabp_clear", F(NSFEAT) | F(AWUPF) | F(LBAF) },
 	{ "nvme_nawupf_zero", F(NSFEAT) | F(NAWUPF) | F(AWUPF) | F(LBAF) },
@@ -75,7 +76,9 @@ void awr__device_derive(struct awr_device *d)
 			      !d->nvme.nabo;
 		if (d->have_alt)
 			awr_nvme_derive(&d->nvme, AWR_NVME_IGNORE_AWUPF, &d->caps, &d->alt);
+		awr__provider_derive(d);
 		awr__nvme_findings(d);
+		awr__provider_findings(d);
 	} else {
 		awr_scsi_derive(&d->scsi, &d->caps, &d->derived);
 		awr__scsi_findings(d);

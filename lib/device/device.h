@@ -29,6 +29,8 @@ struct awr_device {
 		struct awr_device_limits l;
 	} ranges[8];
 	uint64_t assumed;		/* AWR_IF_* fields not read but assumed (awr_input_device) */
+	bool have_provider;		/* a cloud provider's statement (provider.c) */
+	struct awr_provider_atomic provider;
 	unsigned int nr_findings;
 	struct awr_finding findings[AWR_MAX_FINDINGS];
 };
@@ -102,6 +104,13 @@ void awr__kernel_findings(struct awr_device *d);
 void awr__device_derive_kernel(struct awr_device *d);
 void awr__nvme_findings(struct awr_device *d);
 void awr__scsi_findings(struct awr_device *d);
+
+/* provider.c: a cloud provider's statement beside the kernel's derivation */
+uint8_t awr__nvme_model_kind(const char *mn, size_t len);
+void awr__provider_derive(struct awr_device *d);
+void awr__provider_findings(struct awr_device *d);
+/* Does the provider's statement cover a plain @page-byte write, aligned to @page? @why says. */
+bool awr__provider_covers(const struct awr_device *d, uint32_t page, char *why, size_t len);
 
 /* scsi_decode.c */
 int awr__scsi_decode_readcap16(const uint8_t *buf, size_t len, struct awr_scsi_id *id);

@@ -31,6 +31,8 @@ static const char *const field_names[AWR_IF__COUNT] = {
 	[AWR_IF_MAX_BNDRY] = "Maximum atomic boundary size",
 	[AWR_IF_LBS] = "the logical block size",
 	[AWR_IF_PBS] = "the physical block size",
+	[AWR_IF_VID] = "VID", [AWR_IF_MODEL] = "MN", [AWR_IF_NTWPU] = "NTWPU",
+	[AWR_IF_NTWPG] = "NTWPG", [AWR_IF_NTWPB] = "NTWPB",
 };
 
 const char *awr_input_field_name(enum awr_input_field f)
@@ -146,6 +148,11 @@ static void *field_ptr(struct awr_input *in, enum awr_input_field f, unsigned in
 	case AWR_IF_MAX_BNDRY: *bits = 32; return &s->max_atomic_boundary_size;
 	case AWR_IF_LBS: *bits = 32; return &s->logical_block_size;
 	case AWR_IF_PBS: *bits = 32; return &s->physical_block_size;
+	case AWR_IF_VID: return &n->vid;
+	case AWR_IF_MODEL: *bits = 8; return &n->model;
+	case AWR_IF_NTWPU: return &n->ntwpu;
+	case AWR_IF_NTWPG: return &n->ntwpg;
+	case AWR_IF_NTWPB: *bits = 32; return &n->ntwpb;
 	default: return NULL;
 	}
 }
@@ -157,6 +164,16 @@ static uint64_t field_get(void *p, unsigned int bits)
 	case 16: return *(uint16_t *)p;
 	case 32: return *(uint32_t *)p;
 	default: return *(uint64_t *)p;
+	}
+}
+
+static void field_put(void *p, unsigned int bits, uint64_t v)
+{
+	switch (bits) {
+	case 8: *(uint8_t *)p = (uint8_t)v; break;
+	case 16: *(uint16_t *)p = (uint16_t)v; break;
+	case 32: *(uint32_t *)p = (uint32_t)v; break;
+	default: *(uint64_t *)p = v;
 	}
 }
 
@@ -189,14 +206,25 @@ int awr__input_set(struct awr_input *in, enum awr_input_field f, uint64_t v)
 	}
 	if (HAVE(in, f))
 		return 0;
-	switch (bits) {
-	case 8: *(uint8_t *)p = (uint8_t)v; break;
-	case 16: *(uint16_t *)p = (uint16_t)v; break;
-	case 32: *(uint32_t *)p = (uint32_t)v; break;
-	default: *(uint64_t *)p = v;
-	}
+	field_put(p, bits, v);
 	in->have |= 1ULL << f;
 	return 0;
+}
+
+/* FNV-1a of the serial number without its padding: two readings of one controller match */
+void awr__input_sn(struct awr_input *in, const char *sn, size_t n)
+{
+	uint32_t h = 2166136261U;
+
+	while (n && (*sn == ' ' || *sn == '"'))
+		sn++, n--;
+	while (n && (sn[n - 1] == ' ' || sn[n - 1] == '"' || sn[n - 1] == ','))
+		n--;
+	if (!n || in->sn_hash)
+		return;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)sn[i]) * 16777619U;
+	in->sn_hash = h ? h : 1;
 }
 
 int awr__input_lbaf(struct awr_input *in, uint64_t i, uint64_t size, bool in_use)
@@ -233,10 +261,12 @@ static int set_all(struct awr_input *in, const struct awr_input *from, const enu
 
 static int add_dump(const uint8_t *b, size_t n, struct awr_input *in)
 {
-	static const enum awr_input_field ctrl[] = { AWR_IF_MDTS, AWR_IF_AWUN, AWR_IF_AWUPF, AWR_IF_ACWU };
+	static const enum awr_input_field ctrl[] = { AWR_IF_MDTS, AWR_IF_AWUN, AWR_IF_AWUPF, AWR_IF_ACWU,
+		AWR_IF_VID, AWR_IF_MODEL };
 	static const enum awr_input_field ns[] = {
 		AWR_IF_NSZE, AWR_IF_NSFEAT, AWR_IF_NLBAF, AWR_IF_FLBAS, AWR_IF_NAWUN, AWR_IF_NAWUPF,
-		AWR_IF_NACWU, AWR_IF_NABSN, AWR_IF_NABO, AWR_IF_NABSPF, AWR_IF_NOIOB, AWR_IF_LBAF };
+		AWR_IF_NACWU, AWR_IF_NABSN, AWR_IF_NABO, AWR_IF_NABSPF, AWR_IF_NOIOB, AWR_IF_LBAF,
+		AWR_IF_NTWPU, AWR_IF_NTWPG, AWR_IF_NTWPB };
 	static const enum awr_input_field vpd[] = {
 		AWR_IF_MAX_XFER, AWR_IF_MATL, AWR_IF_ATOMIC_ALIGN, AWR_IF_ATOMIC_GRAN,
 		AWR_IF_MATL_BNDRY, AWR_IF_MAX_BNDRY };
@@ -247,6 +277,8 @@ static int add_dump(const uint8_t *b, size_t n, struct awr_input *in)
 	switch (awr__dump_kind(b, n)) {
 	case AWR_DUMP_NVME_CTRL:
 		ret = awr_nvme_decode_ctrl(b, n, &t.nvme);
+		if (!ret)
+			awr__input_sn(in, (const char *)b + 4, 20);
 		return ret ? ret : set_all(in, &t, ctrl, sizeof(ctrl) / sizeof(ctrl[0]));
 	case AWR_DUMP_NVME_NS:
 		ret = awr_nvme_decode_ns(b, n, &t.nvme);
@@ -455,6 +487,10 @@ static void nvme_fill(struct awr_input *in, struct gap *g)
 		id->awupf = 0;
 	}
 	id->lbaf_index = (uint8_t)((id->flbas & 0x0f) | ((id->flbas & 0x60) >> 1));
+	id->vendor_have = (HAVE(in, AWR_IF_VID) ? AWR_NVME_HAVE_VID : 0) |
+			  (HAVE(in, AWR_IF_MODEL) ? AWR_NVME_HAVE_MODEL : 0) |
+			  (HAVE(in, AWR_IF_NTWPU) && HAVE(in, AWR_IF_NTWPG) && HAVE(in, AWR_IF_NTWPB) ?
+			   AWR_NVME_HAVE_NTWP : 0);
 	id->have_ctrl = true;
 	id->have_ns = true;
 }
@@ -507,7 +543,9 @@ static void answer(const struct awr_device *d, const struct gap *g, char *msg, s
 			 g->n > 1 ? "are" : "is", *g->assume ? g->assume : "they are 0");
 }
 
-#define NVME_FIELDS	((1ULL << (AWR_IF_LBAF + 1)) - 1)
+/* the NVMe vendor fields are read or unknown, never assumed */
+#define VENDOR_FIELDS	(((1ULL << (AWR_IF_NTWPB + 1)) - 1) & ~((1ULL << AWR_IF_VID) - 1))
+#define NVME_FIELDS	(((1ULL << (AWR_IF_LBAF + 1)) - 1) | VENDOR_FIELDS)
 #define SCSI_FIELDS	(((1ULL << AWR_IF__COUNT) - 1) & ~NVME_FIELDS)
 
 int awr_input_device(const struct awr_input *in, const struct awr_queue_caps *caps,
@@ -539,8 +577,71 @@ int awr_input_device(const struct awr_input *in, const struct awr_queue_caps *ca
 	if (ret)
 		return ret;
 	/* what was not read is assumed: said so by the view, and no finding states it as read */
-	(*out)->assumed = (nvme ? NVME_FIELDS : SCSI_FIELDS) & ~t.have;
+	(*out)->assumed = (nvme ? NVME_FIELDS & ~VENDOR_FIELDS : SCSI_FIELDS) & ~t.have;
 	awr__device_derive(*out);
 	answer(*out, &g, missing, len);
 	return 0;
+}
+
+/* --- readings of one device before and after `nvme format` ------------------ */
+
+static bool has_word(const char *p, const char *end, const char *w)
+{
+	size_t n = strlen(w);
+
+	for (; p + n <= end; p++)
+		if (!memcmp(p, w, n) && (p + n == end || p[n] == ' ' || p[n] == '\t'))
+			return true;
+	return false;
+}
+
+size_t awr_input_split(const void *buf, size_t len)
+{
+	const char *s = buf, *pos = s, *p;
+	struct awr__line l;
+
+	if (!buf)
+		return 0;
+	while (awr__text_line(&pos, s + len, &l)) {
+		p = l.p;
+		awr__text_blank(&p, l.end);
+		if (has_word(p, l.end, "nvme format") ||
+		    (l.end - p >= 28 && !memcmp(p, "Success formatting namespace", 28)))
+			return (size_t)(pos - s);
+	}
+	return len;
+}
+
+uint64_t awr_input_update(struct awr_input *in, const struct awr_input *later)
+{
+	uint64_t changed = 0, v;
+	unsigned int bits;
+	void *p;
+
+	if (!in || !later)
+		return 0;
+	for (int f = 0; f < AWR_IF__COUNT; f++) {
+		if (!HAVE(later, f) || f == AWR_IF_VPD_BL)
+			continue;
+		p = field_ptr((struct awr_input *)later, f, &bits);
+		v = field_get(p, bits);
+		p = field_ptr(in, f, &bits);
+		if (HAVE(in, f) && field_get(p, bits) != v)
+			changed |= 1ULL << f;
+		field_put(p, bits, v);
+	}
+	in->have |= later->have;
+	in->formats |= later->formats;
+	for (int i = 0; i < 64; i++)
+		if (later->lbaf_size[i])
+			in->lbaf_size[i] = later->lbaf_size[i];
+	if (later->lbaf_in_use >= 0)
+		in->lbaf_in_use = later->lbaf_in_use;
+	in->nvme.nsid = later->nvme.nsid ? later->nvme.nsid : in->nvme.nsid;
+	in->sn_hash = later->sn_hash ? later->sn_hash : in->sn_hash;
+	if ((changed & (1ULL << AWR_IF_FLBAS)) && !HAVE(later, AWR_IF_LBAF)) {
+		in->have &= ~(1ULL << AWR_IF_LBAF);
+		resolve_lbaf(in);
+	}
+	return changed;
 }

@@ -10,6 +10,9 @@
 #include "device.h"
 #include "nvme_format.h"
 
+#define CTRL_VID	0
+#define CTRL_MN		24
+#define CTRL_MN_LEN	40
 #define CTRL_MDTS	77
 #define CTRL_AWUN	526
 #define CTRL_AWUPF	528
@@ -29,6 +32,11 @@
 #define NS_NOIOB	46
 #define NS_LBAF		128
 #define NS_NR_LBAF	64
+/* Amazon's torn write prevention: vendor-specific data (bytes 4095:384) offsets 256..263 */
+#define NS_VS		384
+#define NS_NTWPU	(NS_VS + 256)
+#define NS_NTWPG	(NS_VS + 258)
+#define NS_NTWPB	(NS_VS + 260)
 
 int awr_nvme_decode_ctrl(const void *buf, size_t len, struct awr_nvme_id *id)
 {
@@ -42,6 +50,9 @@ int awr_nvme_decode_ctrl(const void *buf, size_t len, struct awr_nvme_id *id)
 	id->awun = awr__le16(b + CTRL_AWUN);
 	id->awupf = awr__le16(b + CTRL_AWUPF);
 	id->acwu = awr__le16(b + CTRL_ACWU);
+	id->vid = awr__le16(b + CTRL_VID);
+	id->model = awr__nvme_model_kind((const char *)b + CTRL_MN, CTRL_MN_LEN);
+	id->vendor_have |= AWR_NVME_HAVE_VID | AWR_NVME_HAVE_MODEL;
 	id->have_ctrl = true;
 	return 0;
 }
@@ -72,6 +83,10 @@ int awr_nvme_decode_ns(const void *buf, size_t len, struct awr_nvme_id *id)
 	id->nabo = awr__le16(b + NS_NABO);
 	id->nabspf = awr__le16(b + NS_NABSPF);
 	id->noiob = awr__le16(b + NS_NOIOB);
+	id->ntwpu = awr__le16(b + NS_NTWPU);
+	id->ntwpg = awr__le16(b + NS_NTWPG);
+	id->ntwpb = (uint32_t)awr__le16(b + NS_NTWPB) | (uint32_t)awr__le16(b + NS_NTWPB + 2) << 16;
+	id->vendor_have |= AWR_NVME_HAVE_NTWP;
 	id->lbaf_index = lbaf_index(id->flbas);
 	id->lba_size = 0;
 	id->have_ns = false;

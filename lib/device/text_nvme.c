@@ -24,6 +24,7 @@ static const struct {
 	{ "nlbaf", AWR_IF_NLBAF }, { "flbas", AWR_IF_FLBAS }, { "nawun", AWR_IF_NAWUN },
 	{ "nawupf", AWR_IF_NAWUPF }, { "nacwu", AWR_IF_NACWU }, { "nabsn", AWR_IF_NABSN },
 	{ "nabo", AWR_IF_NABO }, { "nabspf", AWR_IF_NABSPF }, { "noiob", AWR_IF_NOIOB },
+	{ "vid", AWR_IF_VID },
 };
 
 static int key_field(const char *k, size_t n)
@@ -100,6 +101,23 @@ static int lbaf_line(const char *p, const char *end, struct awr_input *in, bool 
 	return awr__input_lbaf(in, idx, v, find(q, end, "(in use)") != NULL) ?: 1;
 }
 
+/* "mn        : Amazon Elastic Block Store", "sn        : vol0123...": the text after ':' */
+static int string_line(const char *k, size_t n, const char *p, const char *end, struct awr_input *in)
+{
+	if (n != 2 || (memcmp(k, "mn", 2) && memcmp(k, "sn", 2)))
+		return 0;
+	awr__text_blank(&p, end);
+	if (p >= end || *p != ':')
+		return 0;
+	p++;
+	awr__text_blank(&p, end);
+	if (k[0] == 's') {
+		awr__input_sn(in, p, (size_t)(end - p));
+		return 1;
+	}
+	return awr__input_set(in, AWR_IF_MODEL, awr__nvme_model_kind(p, (size_t)(end - p))) ?: 1;
+}
+
 /* "awupf     : 15": a known key, blanks, ':', a number. */
 static int key_line(const char *p, const char *end, struct awr_input *in)
 {
@@ -109,6 +127,9 @@ static int key_line(const char *p, const char *end, struct awr_input *in)
 
 	while (p < end && is_key_char(*p))
 		p++;
+	f = string_line(k, (size_t)(p - k), p, end, in);
+	if (f)
+		return f;
 	f = key_field(k, (size_t)(p - k));
 	if (f < 0)
 		return 0;
@@ -120,6 +141,60 @@ static int key_line(const char *p, const char *end, struct awr_input *in)
 	if (!awr__text_number(&p, end, &v))
 		return -EINVAL;
 	return awr__input_set(in, (enum awr_input_field)f, v) ?: 1;
+}
+
+/* A row of nvme-cli's hex dump (its d()): "0100: 03 00 ...  \"....\"", or "*" for repeated rows */
+static bool vs_row(const struct awr__line *l)
+{
+	const char *p = l->p, *q;
+
+	awr__text_blank(&p, l->end);
+	if (l->end - p == 1 && *p == '*')
+		return true;
+	for (q = p; q < l->end && ((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'f')); q++)
+		;
+	return q - p == 4 && q < l->end && *q == ':';
+}
+
+static uint16_t le16_at(const uint8_t *b)
+{
+	return (uint16_t)(b[0] | b[1] << 8);
+}
+
+/*
+ * `nvme id-ns -v`: "vs[]:", a column header, then the vendor-specific data (Identify Namespace
+ * bytes 4095:384) as hex rows; Amazon's NTWPU, NTWPG, NTWPB are its bytes 256:263.
+ */
+static int vs_block(const char **pos, const char *end, struct awr_input *in)
+{
+	const char *start = NULL, *stop = NULL, *save = *pos;
+	static uint8_t vs[4096];
+	struct awr__line l;
+	int header = 0, ret;
+	ssize_t n;
+
+	while (awr__text_line(pos, end, &l)) {
+		if (!vs_row(&l)) {
+			if (start || header++) {
+				*pos = save;
+				break;
+			}
+		} else {
+			start = start ? start : l.p;
+			stop = l.end;
+		}
+		in->line++;
+		save = *pos;
+	}
+	if (!start)
+		return 0;
+	n = awr_dump_parse(start, (size_t)(stop - start), vs, sizeof(vs));
+	if (n < 264)
+		return n < 0 ? -EINVAL : 0;
+	ret = awr__input_set(in, AWR_IF_NTWPU, le16_at(vs + 256));
+	ret = ret ?: awr__input_set(in, AWR_IF_NTWPG, le16_at(vs + 258));
+	ret = ret ?: awr__input_set(in, AWR_IF_NTWPB, le16_at(vs + 260) | (uint32_t)le16_at(vs + 262) << 16);
+	return ret ?: 3;
 }
 
 static void header_line(const char *p, const char *end, struct awr_input *in, int *n)
@@ -151,6 +226,13 @@ int awr__nvme_text(const char *s, size_t len, struct awr_input *in)
 		if (p < l.end && *p == '[' && p + 1 < l.end && p[1] >= '0' && p[1] <= '9')
 			human = true;	/* a -H bit-field line: "[1:1] : 0x1 ..." */
 		header_line(p, l.end, in, &n);
+		if (l.end - p >= 5 && !memcmp(p, "vs[]", 4)) {
+			r = vs_block(&pos, end, in);
+			if (r < 0)
+				return r;
+			n += r;
+			continue;
+		}
 		r = lbaf_line(p, l.end, in, &human);
 		if (!r)
 			r = key_line(p, l.end, in);
@@ -246,6 +328,18 @@ int awr__nvme_json(const char *s, size_t len, struct awr_input *in)
 			continue;
 		if (n == 5 && !memcmp(k, "lbafs", 5)) {
 			r = json_lbafs(&p, end, in);
+		} else if (n == 2 && (!memcmp(k, "mn", 2) || !memcmp(k, "sn", 2)) && p < end && *p == '"') {
+			const char *sv;
+			size_t vn;
+			bool mn = k[0] == 'm';
+
+			if (!json_string(&p, end, &sv, &vn))
+				return -EINVAL;
+			if (mn)
+				r = awr__input_set(in, AWR_IF_MODEL, awr__nvme_model_kind(sv, vn)) ?: 1;
+			else
+				awr__input_sn(in, sv, vn);
+			r = mn ? r : 0;
 		} else if ((f = key_field(k, n)) >= 0) {
 			if (!awr__text_number(&p, end, &v))
 				return -EINVAL;

@@ -124,4 +124,67 @@ check(rc == 2 and 'NLBAF' in err, 'invalid LBA format: exit %d, %r' % (rc, err))
 rc, out, err = run('--nvme-ctrl', fx('ctrl-qemu-awun31-awupf15.hex'), '--nvme-ns', fx('ns-qemu-nsfeat34-4k.hex'))
 check(rc == 0 and 'without AWUPF' in out and 'nvme_awupf_ignored' in out, 'text output: %r' % out)
 
+# Cloud disks (fixtures built to AWS's published layout, tests/fixtures/cloud: no such disk is
+# reachable here). nvme id-ctrl text and nvme id-ns -v text: NTWPU/NTWPG/NTWPB read, AWS's statement
+# beside the kernel's derivation, which it does not change
+CL = lambda name: fx(os.path.join('cloud', name))  # noqa: E731
+j = decode_json(CL('aws-ebs-id-ctrl.txt'), CL('aws-ebs-id-ns-v.txt'))
+n = j.get('nvme') or {}
+p = n.get('provider') or {}
+check((n.get('vid'), n.get('model'), n.get('ntwpu'), n.get('ntwpg'), n.get('ntwpb')) ==
+      (0x1d0f, 'aws_ebs', 31, 7, 0), 'vendor fields from text: %s' % n)
+check((p.get('provider'), p.get('read'), p.get('unit'), p.get('granularity'), p.get('boundary')) ==
+      ('AWS', True, 16384, 4096, 0), 'provider from text: %s' % p)
+check((n.get('derived') or {}).get('unit_max') == 512, 'the kernel view stays one block: %s' % n.get('derived'))
+check('NTWPU' in (j.get('input') or {}).get('fields', []), 'NTWPU listed as read')
+check('aws_torn_write_prevention' in [f['id'] for f in j.get('findings', [])], 'finding from text')
+rc, out, err = run(CL('aws-ebs-id-ctrl.txt'), CL('aws-ebs-id-ns-v.txt'))
+check(rc == 0 and 'provider       AWS states untorn writes of a multiple of 4 KiB up to 16 KiB' in out,
+      'normal output: %r' % out[-600:])
+# the same bytes as binary pages
+jb = decode_json('--nvme-ctrl', CL('aws-ebs-id-ctrl.hex'), '--nvme-ns', CL('aws-ns-ntwp16k.hex'))
+check((jb.get('nvme') or {}).get('provider') == n.get('provider'), 'binary pages: the same statement')
+# -o json: nvme-cli prints vs[] as text up to its first zero byte: the fields cannot be read from it
+jj = decode_json(CL('aws-ebs-id-ctrl-ns.json'))
+pj = (jj.get('nvme') or {}).get('provider') or {}
+check(pj.get('provider') == 'AWS' and pj.get('read') is False and 'json' in pj.get('source', ''),
+      'json: Amazon known, NTWP not readable: %s' % pj)
+check((jj.get('nvme') or {}).get('ntwpu', 0) is None, 'json: ntwpu null')
+# another vendor's controller with the same namespace bytes: not read as AWS's
+jo = decode_json('--nvme-ctrl', CL('other-vendor-id-ctrl.hex'), '--nvme-ns', CL('aws-ns-ntwp16k.hex'))
+check((jo.get('nvme') or {}).get('provider', 0) is None and
+      'nvme_vendor_bytes_not_amazon' in [f['id'] for f in jo.get('findings', [])], 'other vendor: %s' % jo.get('findings'))
+# NSFEAT bit 6
+jm = decode_json('--nvme-ns', CL('ns-nsfeat-mam.hex'))
+check((jm.get('nvme') or {}).get('nsfeat_mam') is True and
+      'nvme_nsfeat_mam' in [f['id'] for f in jm.get('findings', [])], 'MAM: %s' % jm.get('findings'))
+check((decode_json('--nvme-ns', CL('ns-nsfeat-no-mam.hex')).get('nvme') or {}).get('nsfeat_mam') is False,
+      'control: no MAM')
+
+# a transcript with `nvme format` in it: readings of one controller, the change explained, the last used
+rc, out, err = run(CL('format-transcript.txt'), '--kernel', '6.12')
+check(rc == 0 and 'readings: 2 of one controller' in out and 'changed: AWUPF 63 -> 7 (reading 2)' in out and
+      'changed: the LBA format 512 -> 4096 (reading 2)' in out and 'inconsistent AWUPF, controller not added' in out,
+      'transcript: exit %d %r %r' % (rc, out[:900], err))
+jt = decode_json(CL('format-transcript.txt'), '--kernel', '7.0')
+rd = (jt.get('input') or {}).get('readings') or {}
+check(rd.get('count') == 2 and rd.get('used') == 2 and 'ignores AWUPF' in (rd.get('meaning') or ''),
+      'readings json on 7.0: %s' % rd)
+check((jt.get('nvme') or {}).get('awupf') == 7 and (jt.get('nvme') or {}).get('lba_size') == 4096, 'the last reading')
+j1 = decode_json(CL('format-transcript.txt'), '--reading', '1')
+check((j1.get('nvme') or {}).get('awupf') == 63 and (j1.get('nvme') or {}).get('lba_size') == 512, '--reading 1')
+rc, out, err = run(CL('format-transcript.txt'), '--reading', '3')
+check(rc == 2 and 'holds 2 readings' in err, '--reading 3: exit %d %r' % (rc, err))
+# readings of two controllers (serial numbers differ) stay refused; so does a paste without nvme format
+rc, out, err = run(CL('format-transcript-two-serials.txt'))
+check(rc == 2 and 'another serial number' in err and out == '', 'two serials: exit %d %r' % (rc, err))
+with tempfile.TemporaryDirectory() as tmp:
+    nofmt = os.path.join(tmp, 'nofmt.txt')
+    with open(CL('format-transcript.txt')) as f:
+        text = f.read()
+    with open(nofmt, 'w') as f:
+        f.write(text.replace('# nvme format /dev/nvme0n1 --lbaf=4 --force\nSuccess formatting namespace:1\n', ''))
+    rc, out, err = run(nofmt)
+    check(rc == 2 and "two devices' output" in err, 'no format line: still two devices: exit %d %r' % (rc, err))
+
 finish('cli_decode')
