@@ -94,7 +94,7 @@ nvme_ctrls=(
 # "?NAME": where the kernel has it (6.12's crc32c_generic, which XFS and ext4 ask the crypto API
 # for: the guest's scripts load it, since the kernel finds no /sbin/modprobe)
 guest_modules=(scsi_debug sd_mod sg nvme dm-mod dm-crypt crypto_null dm-multipath dm-round-robin raid0 raid1 raid10
-	xfs ext4 '?crc32c_generic' virtio_blk)
+	xfs ext4 '?crc32c_generic' virtio_blk dm-log-writes)
 
 # Guest programs of other suites (meson targets, built when their .c exists),
 # run by guest/cases.sh per device configuration when present.
@@ -386,6 +386,7 @@ cp "$here/guest/database.sh" "$ir/awr/database.sh"
 cp "$here/guest/mariadb.sh" "$ir/awr/mariadb.sh"
 cp "$here/guest/postgres.sh" "$ir/awr/postgres.sh"
 cp "$here/guest/xfsopts.sh" "$ir/awr/xfsopts.sh"
+install -m 755 "$here/guest/logwrites.sh" "$ir/awr/logwrites.sh"	# awr replay of dm-log-writes logs
 install -m 755 "$here/guest/lio.sh" "$ir/awr/lio.sh"
 # host_programs PROG...: programs of this machine for the guest, in my/bin with every library ldd
 # names (theirs, and of the libraries in my/lib they load themselves: libatomicwr-preload,
