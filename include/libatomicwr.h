@@ -308,6 +308,29 @@ struct awr_statx_view {
 	uint32_t reserved[8];
 };
 
+/*
+ * queue/write_cache of the disk a write goes to (a partition's disk; a dm or md device's own, which
+ * the kernel stacks from its legs). Untorn is not durable: with a volatile cache ("write back") an
+ * acknowledged write, atomic or not, is lost on a power cut until a flush (fsync, fdatasync,
+ * O_DSYNC, RWF_DSYNC) reaches the device; RWF_ATOMIC only forbids tearing.
+ */
+enum awr_write_cache {
+	AWR_WRITE_CACHE_UNKNOWN = 0,	/* not read (no such attribute) */
+	AWR_WRITE_CACHE_WRITE_THROUGH,	/* "write through": nothing acknowledged waits in a volatile cache */
+	AWR_WRITE_CACHE_WRITE_BACK,	/* "write back": a volatile cache; the kernel sends flushes */
+};
+
+/*
+ * queue/fua: whether the device takes Force Unit Access writes itself. Without it the block layer
+ * sends a FUA write (RWF_DSYNC on O_DIRECT, a journal commit) as the write and then a cache flush
+ * (blk_flush_policy(), block/blk-flush.c).
+ */
+enum awr_fua {
+	AWR_FUA_UNKNOWN = 0,		/* not read */
+	AWR_FUA_NO,			/* queue/fua 0: FUA emulated by write + flush */
+	AWR_FUA_YES,			/* queue/fua 1 */
+};
+
 /* What sysfs of the backing block device said. */
 struct awr_sysfs_view {
 	char disk[64];			/* "nvme0n1" */
@@ -328,7 +351,9 @@ struct awr_sysfs_view {
 	uint32_t part_align;		/* what the running kernel checks the start against: max(unit_min,
 					 * boundary); from 6.14 (6.13.2) hw_unit_min for unit_min, when a
 					 * device view gives it (sysfs shows the capped unit_min only) */
-	uint32_t reserved[6];
+	enum awr_write_cache write_cache;	/* queue/write_cache of @disk: volatile or not */
+	enum awr_fua fua;		/* queue/fua of @disk: FUA writes native or emulated */
+	uint32_t reserved[4];
 };
 
 /* One explained disagreement or noteworthy fact. */

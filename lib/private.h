@@ -82,11 +82,14 @@ uint64_t awr__align_base(uint64_t physical, uint64_t ag_size);
 /* decide/safety.c: unlink @path only while it still names @fd's inode (-ESTALE otherwise) */
 int awr__unlink_if_same(const char *path, int fd);
 
-/* sysfs_read.c: where sysfs is, one numeric attribute */
+/* sysfs_read.c: where sysfs is, one attribute as text or as a number */
 const char *awr__sysfs_root(void);
+int awr__sysfs_read_str(const char *dir, const char *name, char *buf, size_t len);
 int awr__sysfs_read_u64(const char *dir, const char *name, uint64_t *out);
 /* discover/sysfs.c: a partition's start against the running kernel's rule */
 void awr__sysfs_part_check(struct awr_sysfs_view *y, uint32_t hw_unit_min);
+/* discover/sysfs.c: queue/write_cache and queue/fua of the queue a device's writes go to */
+void awr__sysfs_disk_cache(const char *name, enum awr_write_cache *wc, enum awr_fua *fua);
 
 /* finding.c */
 void awr__findings_vadd(struct awr_finding *arr, unsigned int *nr, const char *id,
@@ -97,6 +100,9 @@ void awr__findings_vadd(struct awr_finding *arr, unsigned int *nr, const char *i
 void awr__add_finding(struct awr_probe *p, const char *id, enum awr_severity sev,
 		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void awr__derive_effective(struct awr_probe *p);
+/* discover/durability.c: what the disk's write cache means for durability (the catalogue) */
+void awr__durability_findings(struct awr_probe *p);
+void awr__durability_condition(const char *disk, char *buf, size_t len);
 
 /* discover/stack.c */
 void awr__probe_stack(struct awr_probe *p);

@@ -1165,6 +1165,15 @@ static void advise(struct awr_db_report *r, const char *given)
 	}
 }
 
+/* Untorn is not durable: the engine's own fsync/O_DSYNC, and the disk's write cache (the catalogue) */
+static void durable_condition(struct awr_db_report *r, const struct awr_db_file *f)
+{
+	char text[sizeof(r->conditions[0])];
+
+	awr__durability_condition(f->device[0] ? f->device : "the disk below", text, sizeof(text));
+	condition(r, "%s", text);
+}
+
 static void conditions(struct awr_db_report *r)
 {
 	const struct awr_db_file *f = r->nr_files ? &r->files[0] : NULL;
@@ -1174,6 +1183,7 @@ static void conditions(struct awr_db_report *r)
 	if (r->verdict == AWR_DB_GUARANTEED) {
 		condition(r, "every page write RWF_ATOMIC and O_DIRECT (libatomicwr-preload reports the writes it "
 			  "could not make atomic at exit)");
+		durable_condition(r, f);
 		return;
 	}
 	if (r->verdict != AWR_DB_DEVICE_IMPLICIT)
@@ -1190,6 +1200,7 @@ static void conditions(struct awr_db_report *r)
 		condition(r, "every page of every file aligned on the device (FIEMAP)");
 	condition(r, "every start below (partition, dm/LVM, md) a multiple of the page, and no layer splitting a "
 		  "page write (max_sectors_kb, chunk_sectors, max_segments, the atomic boundary)");
+	durable_condition(r, f);
 }
 
 /* @datadir as given, made absolute but not resolved (the path a preload pattern may name) */

@@ -192,6 +192,7 @@ void awr__derive_effective(struct awr_probe *p)
 	uint32_t kver = kernel_version(rel, sizeof(rel));
 
 	memset(&p->effective, 0, sizeof(p->effective));
+	awr__durability_findings(p);	/* first: the explanations of the limits end the list */
 	limits_from_statx(p);
 	if (p->effective.supported && S_ISREG(p->statx.mode) && !file_writes_atomic(p)) {
 		p->effective.supported = false;

@@ -36,6 +36,37 @@ static void copy_name(char *dst, size_t len, const char *path)
 	dst[n] = '\0';
 }
 
+/*
+ * queue/write_cache and queue/fua of a queue directory: queue_wc_show() prints "write back" when
+ * the queue has BLK_FEAT_WRITE_CACHE and not BLK_FLAG_WRITE_CACHE_DISABLED, else "write through";
+ * queue_fua_show() prints 1 with BLK_FEAT_FUA (block/blk-sysfs.c, 6.11+; the same words since 4.7).
+ */
+static void read_cache(const char *q, enum awr_write_cache *wc, enum awr_fua *fua)
+{
+	char buf[32];
+	uint64_t v;
+
+	*wc = AWR_WRITE_CACHE_UNKNOWN;
+	if (!awr__sysfs_read_str(q, "write_cache", buf, sizeof(buf))) {
+		if (!strcmp(buf, "write back"))
+			*wc = AWR_WRITE_CACHE_WRITE_BACK;
+		else if (!strcmp(buf, "write through"))
+			*wc = AWR_WRITE_CACHE_WRITE_THROUGH;
+	}
+	*fua = awr__sysfs_read_u64(q, "fua", &v) ? AWR_FUA_UNKNOWN : v ? AWR_FUA_YES : AWR_FUA_NO;
+}
+
+/* The same for a device named as in /sys/class/block ("dm-0", "sda1": a partition's disk's queue). */
+void awr__sysfs_disk_cache(const char *name, enum awr_write_cache *wc, enum awr_fua *fua)
+{
+	char q[PATH_MAX];
+
+	snprintf(q, sizeof(q), "%s/class/block/%s/queue", awr__sysfs_root(), name);
+	if (access(q, F_OK))
+		snprintf(q, sizeof(q), "%s/class/block/%s/../queue", awr__sysfs_root(), name);
+	read_cache(q, wc, fua);
+}
+
 static void read_queue(const char *disk, struct awr_sysfs_view *out)
 {
 	char q[PATH_MAX + 8];
@@ -51,6 +82,7 @@ static void read_queue(const char *disk, struct awr_sysfs_view *out)
 	out->physical_block_size = read_u32_or0(q, "physical_block_size");
 	out->max_hw_bytes = (uint64_t)read_u32_or0(q, "max_hw_sectors_kb") * 1024;
 	out->max_segments = read_u32_or0(q, "max_segments");
+	read_cache(q, &out->write_cache, &out->fua);
 }
 
 /*
