@@ -60,6 +60,12 @@ const char *out_errno_name(int err);
 const char *out_severity_name(enum awr_severity s);
 struct json_object *out_finding_json(const struct awr_finding *f);
 struct json_object *out_probe_findings_json(const struct awr_probe *p);
+/* A sysfs view's write cache: "write_cache", "write_cache_volatile", "fua" (null when not read) */
+void out_add_write_cache(struct json_object *o, const struct awr_sysfs_view *y);
+/* The same in words: "write back, FUA 0", "write through, FUA 1", "unknown" */
+const char *out_write_cache_text(const struct awr_sysfs_view *y, char *buf, size_t len);
+/* The same in one cell of awr list: "back", "back+fua", "through", "-" */
+const char *out_write_cache_cell(const struct awr_sysfs_view *y);
 
 /* progress.c: seconds on the monotonic clock */
 double cli_now_s(void);

@@ -66,6 +66,7 @@ static struct json_object *sysfs_json(const struct awr_sysfs_view *y)
 	json_object_object_add(o, "physical_block_size", out_u64(y->physical_block_size));
 	json_object_object_add(o, "max_hw_bytes", out_u64(y->max_hw_bytes));
 	json_object_object_add(o, "max_segments", out_u64(y->max_segments));
+	out_add_write_cache(o, y);
 	if (y->partition[0]) {
 		json_object_object_add(o, "partition_start", out_u64(y->part_start));
 		json_object_object_add(o, "partition_aligned", json_object_new_boolean(y->part_aligned));
@@ -172,6 +173,8 @@ static void probe_print(const struct awr_probe *p)
 	row("dio_mem_align", CELL(s && s->dio_reported, s->dio_mem_align), NULL, NULL, &(uint64_t){ e->mem_align });
 	row("dio_offset_align", CELL(s && s->dio_reported, s->dio_offset_align), NULL, NULL,
 	    &(uint64_t){ e->offset_align });
+	if (y)
+		printf("  %-20s %s\n", "write cache", out_write_cache_text(y, col, sizeof(col)));
 	if (d) {
 		putchar('\n');
 		device_print(d);

@@ -364,6 +364,52 @@ struct json_object *out_probe_findings_json(const struct awr_probe *p)
 	return a;
 }
 
+/* queue/write_cache's own words, NULL when not read */
+static const char *write_cache_name(enum awr_write_cache wc)
+{
+	return wc == AWR_WRITE_CACHE_WRITE_BACK ? "write back" : wc == AWR_WRITE_CACHE_WRITE_THROUGH ?
+	       "write through" : NULL;
+}
+
+static struct json_object *bool_or_null(bool known, bool v)
+{
+	return known ? json_object_new_boolean(v) : NULL;
+}
+
+void out_add_write_cache(struct json_object *o, const struct awr_sysfs_view *y)
+{
+	const char *wc = write_cache_name(y->write_cache);
+
+	json_object_object_add(o, "write_cache", wc ? json_object_new_string(wc) : NULL);
+	json_object_object_add(o, "write_cache_volatile",
+			       bool_or_null(wc, y->write_cache == AWR_WRITE_CACHE_WRITE_BACK));
+	json_object_object_add(o, "fua", bool_or_null(y->fua != AWR_FUA_UNKNOWN, y->fua == AWR_FUA_YES));
+}
+
+const char *out_write_cache_text(const struct awr_sysfs_view *y, char *buf, size_t len)
+{
+	const char *wc = write_cache_name(y->write_cache);
+
+	if (!wc)
+		snprintf(buf, len, "unknown (no queue/write_cache)");
+	else if (y->fua == AWR_FUA_UNKNOWN)
+		snprintf(buf, len, "%s", wc);
+	else
+		snprintf(buf, len, "%s, FUA %d", wc, y->fua == AWR_FUA_YES);
+	return buf;
+}
+
+const char *out_write_cache_cell(const struct awr_sysfs_view *y)
+{
+	bool fua = y->fua == AWR_FUA_YES;
+
+	if (y->write_cache == AWR_WRITE_CACHE_WRITE_BACK)
+		return fua ? "back+fua" : "back";
+	if (y->write_cache == AWR_WRITE_CACHE_WRITE_THROUGH)
+		return fua ? "thru+fua" : "through";
+	return "-";
+}
+
 const char *out_errno_name(int err)
 {
 	switch (err < 0 ? -err : err) {

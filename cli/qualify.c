@@ -110,6 +110,7 @@ static struct json_object *views_json(const struct awr_probe *p)
 		json_object_object_add(v, "max_bytes", out_u64(y->max_bytes));
 		json_object_object_add(v, "boundary", out_u64(y->boundary));
 		json_object_object_add(v, "logical_block_size", out_u64(y->logical_block_size));
+		out_add_write_cache(v, y);
 		json_object_object_add(o, "sysfs", v);
 	}
 	v = NULL;

@@ -1041,6 +1041,27 @@ static void run_line(FILE *f, struct json_object *doc)
 	fputs("</td></tr>\n", f);
 }
 
+/*
+ * The disk's write cache (views.sysfs.write_cache, fua), when the report has it: untorn is not
+ * durable, and the reader of a PASS should see what a power cut still takes.
+ */
+static void write_cache_row(FILE *f, struct json_object *sysfs)
+{
+	const char *wc = str(sysfs, "write_cache");
+	struct json_object *fua = typed(sysfs, "fua", json_type_boolean);
+
+	if (!get(sysfs, "write_cache"))
+		return;
+	fputs("<tr><th>write cache</th><td id=\"write_cache\">", f);
+	esc(f, *wc ? wc : "unknown");
+	if (fua)
+		fprintf(f, ", FUA %d", json_object_get_boolean(fua) ? 1 : 0);
+	if (!strcmp(wc, "write back"))
+		fputs(": volatile. Untorn is not durable: an acknowledged write is lost on a power cut "
+		      "until fsync, fdatasync or O_DSYNC flushes it", f);
+	fputs("</td></tr>\n", f);
+}
+
 static void summary(FILE *f, struct json_object *doc)
 {
 	const char *verdict = str(doc, "verdict");
@@ -1061,6 +1082,7 @@ static void summary(FILE *f, struct json_object *doc)
 	if (is(sysfs, json_type_object)) {
 		put(f, "<tr><th>device</th><td>", str(sysfs, "disk"));
 		fputs("</td></tr>\n", f);
+		write_cache_row(f, sysfs);
 	}
 	put(f, "<tr><th>kernel</th><td id=\"kernel\">", str(doc, "kernel"));
 	put(f, "</td></tr>\n<tr><th>awr</th><td>", str(doc, "awr_version"));
