@@ -62,6 +62,32 @@ cmp -s "$w/pg.before" "$w/pg.after" && ok "PostgreSQL: the directory only read" 
 grep -q "^advice: Keep full_page_writes=on" "$w/pg.txt" && grep -q "^verdict: not safe$" "$w/pg.txt" &&
 	ok "PostgreSQL text: $(grep '^advice' "$w/pg.txt")" || fail "PostgreSQL text: $(cat "$w/pg.txt")"
 
+# durable_condition DATADIR JSON: the last condition against the scratch loop device's queue/write_cache
+wcq=/sys/block/${AWR_SCRATCH_DEV#/dev/}/queue
+wc_orig=$(cat "$wcq/write_cache" 2>/dev/null)
+trap '[ -n "$wc_orig" ] && echo "$wc_orig" >"$wcq/write_cache"; cleanup' EXIT
+durable_condition() {
+	local last want other
+	last=$(json "$2" 'd["conditions"][-1]')
+	want="the engine's fsync/O_DSYNC is still needed: ${AWR_SCRATCH_DEV#/dev/} has a volatile write cache (write back"
+	[ "$wc_orig" = "write through" ] && want="the engine's fsync/O_DSYNC is still needed: RWF_ATOMIC only forbids tearing"
+	case "$last" in
+	"$want"*) ok "guaranteed, with the condition: $last" ;;
+	*) fail "the durability condition, $wc_orig: $(json "$2" 'd["conditions"]')" ;;
+	esac
+	other="write through"
+	[ "$wc_orig" = "write through" ] && other="write back"
+	echo "$other" >"$wcq/write_cache" 2>/dev/null || { fail "cannot write $wcq/write_cache"; return; }
+	"$awr" qualify "$1" --for innodb --atomic-writes -o json >"$w/wc.json"
+	echo "$wc_orig" >"$wcq/write_cache"
+	last=$(json "$w/wc.json" 'd["conditions"][-1]')
+	case "$other: $last" in
+	"write through: "*"reports write through (no volatile cache)"|"write back: "*"(write back, FUA "*)
+		ok "$other written: the condition follows: $last" ;;
+	*) fail "$other written: the condition did not follow: $last" ;;
+	esac
+}
+
 # ---- MariaDB InnoDB, 16 KiB and 8 KiB pages
 for ps in 16384 8192; do
 	my=$dir/my$ps
@@ -97,6 +123,9 @@ for ps in 16384 8192; do
 		! grep -q '0\.87x\|bench/mariadb' "$w/my.json" &&
 		ok "InnoDB $ps: safe on the software path, the speed question apart (awr bench)" ||
 		fail "InnoDB $ps: the advice on the software path: $(json "$w/my.json" 'd["advice"], d["speed"]')"
+	# untorn is not durable: the conditions end with the engine's fsync/O_DSYNC and the loop
+	# device's write cache as its sysfs says; written the other way, the condition follows it
+	[ "$ps" = 16384 ] && durable_condition "$my" "$w/my.json"
 	json "$w/my.json" 'd["skipped"]' | grep -q "ib_logfile0" && ok "InnoDB $ps: the redo log named and left out" ||
 		fail "InnoDB $ps: ib_logfile0 not among the skipped: $(json "$w/my.json" 'd["skipped"]')"
 	snapshot "$my" >"$w/my.after"

@@ -28,8 +28,8 @@ start=$(date +%s)
 rc=$?
 took=$(($(date +%s) - start))
 [ "$rc" = 0 ] || { cat "$work/out.json"; fail "qualify --quick exited $rc"; }
-python3 - "$work/out.json" "$work/report.json" <<'PY' || fail "JSON report"
-import json, sys
+python3 - "$work/out.json" "$work/report.json" "$dev" <<'PY' || fail "JSON report"
+import json, os, sys
 out, rep = (json.load(open(p)) for p in sys.argv[1:3])
 assert out == rep, "stdout JSON and --report differ"
 assert out["verdict"] == "PASS", out["verdict"]
@@ -53,6 +53,14 @@ perf = out["checks"][5]["figures"]
 assert all(perf[m]["pages"] > 0 and perf[m]["error"] is None for m in ("atomic", "plain", "doublewrite")), perf
 views = out["checks"][0]["figures"]["views"]
 assert views["statx"]["atomic_reported"] and views["statx"]["unit_min"] == 4096, views
+# untorn is not durable: the loop device's write cache as its sysfs says, read here
+q = "/sys/block/%s/queue/" % os.path.basename(sys.argv[3])
+wc, fua = open(q + "write_cache").read().strip(), open(q + "fua").read().strip() == "1"
+assert [views["sysfs"][k] for k in ("write_cache", "write_cache_volatile", "fua")] == \
+    [wc, wc == "write back", fua], (views["sysfs"], wc, fua)
+crash = out["checks"][4]["figures"]
+assert "RWF_DSYNC" in crash["proves"] and "power cut" in crash["cannot_prove"], crash
+assert crash["target_write_cache"]["disk"] == views["sysfs"]["disk"], crash
 v = out["checks"][3]["figures"]["verify"]
 assert v["counts"]["torn"] == 0 and v["lost"] == 0 and v["acked_writes"] > 0, v
 print("quick: verdict", out["verdict"], "in", round(out["seconds"], 1), "s")
@@ -73,6 +81,10 @@ d = json.load(open(sys.argv[1]))
 c = [c for c in d['checks'] if c['name'] == 'crash'][0]
 assert c['result'] == 'PASS', c
 assert c['figures']['cycles'][0]['verify']['counts']['torn'] == 0
+# what it proves and what it cannot, in the figures and a note
+assert 'nor a power cut' in c['reason'], c['reason']
+assert [n for n in d['notes'] if n.startswith('crash check: proves that ') and 'cannot prove a power cut' in n
+        and c['figures']['target_write_cache']['disk'] + ': ' in n], d['notes']
 print('crash:', c['reason'])" "$work/crash.json" || fail "crash check"
 mountpoint -q "$dir" || fail "the scratch filesystem is not mounted again after the crash check"
 
