@@ -25,6 +25,9 @@ static const char *device_field(const struct awr_blockdev *b, char *buf, size_t 
 		snprintf(buf, len, "MATL %" PRId64, b->scsi_matl);
 	else
 		snprintf(buf, len, "-");
+	if (b->provider[0])	/* a cloud provider's own statement (AWS's NTWPU), beside it */
+		snprintf(buf + strlen(buf), len - strlen(buf), ",%s:%" PRIu32 "K", b->provider,
+			 b->provider_unit / 1024);
 	return buf;
 }
 
@@ -112,6 +115,15 @@ static struct json_object *device_json(const struct awr_blockdev *b)
 		json_object_object_add(x, "max_atomic_transfer_length", json_object_new_int64(b->scsi_matl));
 	}
 	json_object_object_add(o, "scsi", x);
+	x = NULL;
+	if (b->provider[0]) {
+		x = json_object_new_object();
+		json_object_object_add(x, "provider", json_object_new_string(b->provider));
+		json_object_object_add(x, "unit", out_u64(b->provider_unit));
+		json_object_object_add(x, "granularity", out_u64(b->provider_granularity));
+		json_object_object_add(x, "boundary", out_u64(b->provider_boundary));
+	}
+	json_object_object_add(o, "provider", x);
 	for (unsigned int i = 0; i < b->nr_parts; i++) {
 		x = json_object_new_object();
 		json_object_object_add(x, "name", json_object_new_string(b->parts[i].partition));

@@ -496,7 +496,11 @@ struct awr_blockdev {
 	int32_t awupf;			/* NVMe AWUPF (0's based), -1 unknown */
 	int32_t nawupf;			/* NVMe NAWUPF when NSFEAT bit 1 is set, -1 otherwise */
 	int64_t scsi_matl;		/* SCSI MAXIMUM ATOMIC TRANSFER LENGTH (blocks), -1 unknown */
-	uint32_t reserved[8];
+	char provider[8];		/* a cloud provider's own statement read ("AWS"), "" none */
+	uint32_t provider_unit;		/* its bytes (awr_device_provider()): unit, granularity, */
+	uint32_t provider_granularity;	/* boundary (0 none) */
+	uint32_t provider_boundary;
+	uint32_t reserved[3];
 };
 
 /**

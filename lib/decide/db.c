@@ -44,6 +44,7 @@
 #include "decide/preload_names.h"
 #include "discover/dbfiles.h"
 #include "discover/pgconf.h"
+#include "device/device.h"
 
 const char *awr_db_verdict_name(enum awr_db_verdict v)
 {
@@ -117,6 +118,32 @@ static uint64_t part_start_of(const char *name)
 	return awr__sysfs_read_u64(dir, "start", &v) ? 0 : v * 512;
 }
 
+static void note(struct awr_db_file *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * A cloud provider's own statement (awr_device_provider(): AWS's NTWPU/NTWPG/NTWPB, which Linux
+ * does not read) in place of the kernel's unit, when it covers a plain @P-byte page write.
+ */
+static bool judge_provider(struct awr_db_file *f, const struct awr_device *dev,
+			   const struct awr_fs_view *fs)
+{
+	const struct awr_provider_atomic *pa = dev ? awr_device_provider(dev) : NULL;
+	const uint32_t P = f->page_size;
+	char why[256];
+
+	if (!pa || !pa->read || (fs->hw_atomic && fs->hw_unit_max >= P && fs->hw_unit_min <= P))
+		return false;
+	if (!awr__provider_covers(dev, P, why, sizeof(why))) {
+		note(f, "%s's own statement does not cover the page: %s", pa->provider, why);
+		return false;
+	}
+	note(f, "the page is within %s's own statement (device-implicit on its word, not the kernel's): "
+	     "writes of n x %u up to %u bytes, aligned%s, are never torn (NTWPU/NTWPG/NTWPB); the kernel "
+	     "reads none of it and gives %u..%u bytes", pa->provider, pa->granularity, pa->unit,
+	     pa->boundary ? ", within its boundary" : "", fs->hw_unit_min, fs->hw_unit_max);
+	return true;
+}
+
 /* The page's way down: offsets below, the device's unit and boundary, what splits a bio. */
 static void judge_device(struct awr_db_file *f, int fd, const struct awr_fs_view *fs)
 {
@@ -150,7 +177,9 @@ static void judge_device(struct awr_db_file *f, int fd, const struct awr_fs_view
 		reason(f, AWR_DB_NOT_SAFE, "the data starts at an offset that is a multiple of %" PRIu64 " bytes only "
 		       "on the disk below (partition start %" PRIu64 "%s): every %u-byte page is misaligned there",
 		       f->device_offset_align, sv->part_start, st ? ", or a dm/md leg's data start" : "", P);
-	if (!fs->hw_atomic || !fs->hw_unit_max) {
+	if (!st && judge_provider(f, dev, fs)) {
+		/* the provider's unit stands for the kernel's; every check below still applies */
+	} else if (!fs->hw_atomic || !fs->hw_unit_max) {
 		reason(f, AWR_DB_NOT_SAFE, "%s writes nothing atomically itself (sysfs atomic_write_unit_max_bytes 0): "
 		       "a plain %u-byte write can be torn by a power cut", sv->disk, P);
 	} else if (fs->hw_unit_max < P || fs->hw_unit_min > P) {

@@ -207,6 +207,12 @@ static void device_fields(struct awr_blockdev *b)
 	snprintf(path, sizeof(path), "/dev/%s", b->name);
 	if (strcmp(root, "/sys") ? tree_device(root, b->name, &d) : awr_device_open(path, &d))
 		return;
+	if (awr_device_provider(d) && awr_device_provider(d)->read) {
+		snprintf(b->provider, sizeof(b->provider), "%.7s", awr_device_provider(d)->provider);
+		b->provider_unit = awr_device_provider(d)->unit;
+		b->provider_granularity = awr_device_provider(d)->granularity;
+		b->provider_boundary = awr_device_provider(d)->boundary;
+	}
 	if (d->type == AWR_DEVICE_NVME && d->nvme.have_ctrl) {
 		b->awupf = d->nvme.awupf;
 		if (d->nvme.have_ns && (d->nvme.nsfeat & 2))

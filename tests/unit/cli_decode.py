@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-# Description: awr decode on identify/VPD fixtures, as hex text and as binary: values, findings, JSON keys, and clear errors (exit 2) for truncated or garbage dumps.
+# Description: awr decode on identify/VPD fixtures, as hex text and as binary: values, findings, JSON keys, and clear errors (exit 2) for truncated or garbage dumps; cloud disks' own statements (AWS's NTWPU/NTWPG/NTWPB from fixtures built to its published layout: no such disk is reachable here) in decode and list, NSFEAT bit 6, and a transcript with nvme format in it read as readings of one controller.
 import importlib.util
 import json
 import os
@@ -186,5 +186,49 @@ with tempfile.TemporaryDirectory() as tmp:
         f.write(text.replace('# nvme format /dev/nvme0n1 --lbaf=4 --force\nSuccess formatting namespace:1\n', ''))
     rc, out, err = run(nofmt)
     check(rc == 2 and "two devices' output" in err, 'no format line: still two devices: exit %d %r' % (rc, err))
+
+# awr list: the provider's statement beside the kernel's limits, from a sysfs tree whose disks' own
+# pages are under awr-device/ (the fixtures of tests/fixtures/cloud)
+import shutil  # noqa: E402
+root = tempfile.mkdtemp(prefix='awr-cloud-list-')
+try:
+    for i, (name, ctrl) in enumerate((('nvme0n1', 'aws-ebs-id-ctrl.hex'), ('nvme1n1', 'other-vendor-id-ctrl.hex'))):
+        d = os.path.join(root, 'devices', 'nvme%d' % i, name)
+        os.makedirs(os.path.join(d, 'queue'))
+        os.makedirs(os.path.join(d, 'holders'))
+        for k, v in (('dev', '259:%d' % i), ('size', '2097152'), ('queue/logical_block_size', '512'),
+                     ('queue/physical_block_size', '512'), ('queue/atomic_write_max_bytes', '512'),
+                     ('queue/atomic_write_unit_min_bytes', '512'), ('queue/atomic_write_unit_max_bytes', '512'),
+                     ('queue/atomic_write_boundary_bytes', '0')):
+            with open(os.path.join(d, k), 'w') as f:
+                f.write(v + '\n')
+        dev = os.path.join(root, 'devices', 'nvme%d' % i)
+        with open(os.path.join(dev, 'model'), 'w') as f:
+            f.write('Amazon Elastic Block Store\n' if i == 0 else 'SAMSUNG MZQL2960HCJR-00A07\n')
+        os.makedirs(os.path.join(root, 'bus', 'nvme'), exist_ok=True)
+        os.symlink(os.path.join(root, 'bus', 'nvme'), os.path.join(dev, 'subsystem'))
+        os.symlink(dev, os.path.join(d, 'device'))
+        os.makedirs(os.path.join(root, 'block'), exist_ok=True)
+        os.symlink(d, os.path.join(root, 'block', name))
+        os.makedirs(os.path.join(root, 'dev', 'block'), exist_ok=True)
+        os.symlink(d, os.path.join(root, 'dev', 'block', '259:%d' % i))
+        pages = os.path.join(root, 'awr-device', name)
+        os.makedirs(pages)
+        shutil.copy(CL(ctrl), pages)
+        shutil.copy(CL('aws-ns-ntwp16k.hex'), pages)
+    env = dict(os.environ, AWR_SYSFS_ROOT=root)
+    p = subprocess.run([awr, 'list', '-o', 'json'], capture_output=True, text=True, env=env)
+    got = {d['name']: d for d in (json.loads(p.stdout).get('devices', []) if p.returncode == 0 else [])}
+    check(p.returncode == 0 and sorted(got) == ['nvme0n1', 'nvme1n1'], 'list: %d %s %s' % (p.returncode, got, p.stderr))
+    check((got.get('nvme0n1') or {}).get('provider') == {'provider': 'AWS', 'unit': 16384, 'granularity': 4096,
+                                                         'boundary': 0}, 'list provider: %s' % got.get('nvme0n1'))
+    check((got.get('nvme0n1') or {}).get('unit_max') == 512, 'list keeps the kernel limits')
+    check((got.get('nvme1n1') or {}).get('provider', 0) is None, 'another vendor: no provider: %s' % got.get('nvme1n1'))
+    p = subprocess.run([awr, 'list'], capture_output=True, text=True, env=env)
+    rows = {r.split()[0]: r for r in p.stdout.splitlines()[1:] if r.strip()}
+    check('AWUPF 0,AWS:16K' in rows.get('nvme0n1', '') and 'AWS' not in rows.get('nvme1n1', ''),
+          'list text: %r' % p.stdout)
+finally:
+    shutil.rmtree(root, True)
 
 finish('cli_decode')
