@@ -50,7 +50,7 @@ struct replay_run {
 	const char *discard_method;	/* "blkzeroout", "punch_hole", "zeroes_written", or NULL */
 };
 
-/* ---- listing ---------------------------------------------------------------------------------- */
+/* ---- listing ------------------------------------------------------------------------- */
 
 static void flags_text(uint64_t flags, char *buf, size_t len)
 {
@@ -87,7 +87,8 @@ static struct json_object *entry_json(const struct awr__lw_entry *e)
 	json_object_object_add(o, "sector", out_u64(e->sector));
 	json_object_object_add(o, "nr_sectors", out_u64(e->nr_sectors));
 	json_object_object_add(o, "flags", flags_json(e->flags));
-	json_object_object_add(o, "mark", (e->flags & AWR__LW_MARK) ? json_object_new_string(e->mark) : NULL);
+	json_object_object_add(o, "mark",
+			       (e->flags & AWR__LW_MARK) ? json_object_new_string(e->mark) : NULL);
 	return o;
 }
 
@@ -96,11 +97,11 @@ static void entry_print(const struct awr__lw_entry *e)
 	char f[64];
 
 	flags_text(e->flags, f, sizeof(f));
+	printf("%8" PRIu64 " %14" PRIu64 " %9" PRIu64 "  ", e->index, e->sector, e->nr_sectors);
 	if (e->flags & AWR__LW_MARK)
-		printf("%8" PRIu64 " %14" PRIu64 " %9" PRIu64 "  %-22s %s\n", e->index, e->sector, e->nr_sectors,
-		       f, e->mark);
+		printf("%-22s %s\n", f, e->mark);
 	else
-		printf("%8" PRIu64 " %14" PRIu64 " %9" PRIu64 "  %s\n", e->index, e->sector, e->nr_sectors, f);
+		printf("%s\n", f);
 }
 
 static void log_error(const char *path, const struct awr__lw_problem *why)
@@ -137,7 +138,8 @@ static void listing_add(struct listing *l, const struct awr__lw_entry *e)
 		entry_print(e);
 }
 
-static struct json_object *listing_doc(const char *path, const struct awr__lw_log *log, struct listing *l)
+static struct json_object *listing_doc(const char *path, const struct awr__lw_log *log,
+				       struct listing *l)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -163,8 +165,8 @@ static int list_log(const char *path, struct awr__lw_log *log)
 		l.flush_points = json_object_new_array();
 		l.marks = json_object_new_array();
 	} else {
-		printf("%s: dm-log-writes log, sector size %" PRIu32 ", %" PRIu64 " entries\n\n", path,
-		       log->sectorsize, log->nr_entries);
+		printf("%s: dm-log-writes log, sector size %" PRIu32 ", %" PRIu64 " entries\n\n",
+		       path, log->sectorsize, log->nr_entries);
 		printf("%8s %14s %9s  %-22s %s\n", "index", "sector", "sectors", "flags", "mark");
 	}
 	while ((ret = awr__lw_next(log, &e, &why)) > 0)
@@ -178,12 +180,12 @@ static int list_log(const char *path, struct awr__lw_log *log)
 	if (out_mode == OUT_JSON)
 		out_print_json(listing_doc(path, log, &l));
 	else
-		printf("\n%" PRIu64 " entries, %" PRIu64 " flush points, %" PRIu64 " marks\n", log->nr_entries,
-		       l.nr_flush, l.nr_marks);
+		printf("\n%" PRIu64 " entries, %" PRIu64 " flush points, %" PRIu64 " marks\n",
+		       log->nr_entries, l.nr_flush, l.nr_marks);
 	return AWR_EXIT_OK;
 }
 
-/* ---- the range ------------------------------------------------------------------------------- */
+/* ---- the range ----------------------------------------------------------------------- */
 
 /* Does @e end the range asked for? */
 static bool range_end(const struct replay_opts *o, const struct awr__lw_entry *e, uint64_t *flushes)
@@ -199,17 +201,18 @@ static bool range_end(const struct replay_opts *o, const struct awr__lw_entry *e
 	return e->index == 0;	/* no bound: the whole log */
 }
 
-static void range_missing(const struct replay_opts *o, const struct awr__lw_log *log, uint64_t flushes)
+static void range_missing(const struct replay_opts *o, const struct awr__lw_log *log,
+			  uint64_t flushes)
 {
 	if (o->to_entry > 0)
-		out_error("%s: --to-entry %lld: the log has %" PRIu64 " entries", o->log_path, o->to_entry,
-			  log->nr_entries);
+		out_error("%s: --to-entry %lld: the log has %" PRIu64 " entries", o->log_path,
+			  o->to_entry, log->nr_entries);
 	else if (o->to_flush > 0)
-		out_error("%s: --to-flush %lld: the log has %" PRIu64 " flush points (entries with FLUSH or FUA)",
-			  o->log_path, o->to_flush, flushes);
+		out_error("%s: --to-flush %lld: the log has %" PRIu64 " flush points (entries "
+			  "with FLUSH or FUA)", o->log_path, o->to_flush, flushes);
 	else
-		out_error("%s: --to-mark '%s': no mark of that name in the log (awr replay %s lists them)",
-			  o->log_path, o->to_mark, o->log_path);
+		out_error("%s: --to-mark '%s': no mark of that name in the log (awr replay %s "
+			  "lists them)", o->log_path, o->to_mark, o->log_path);
 }
 
 /* The last entry to replay: read every header up to it, so a corrupt log stops before any write. */
@@ -235,14 +238,14 @@ static int resolve_range(const struct replay_opts *o, struct awr__lw_log *log, s
 	r->from = o->from_entry > 0 ? (uint64_t)o->from_entry : 1;
 	r->to = ret ? e.index : log->nr_entries;
 	if (r->from > r->to) {
-		out_error("%s: --from-entry %" PRIu64 " lies after the last entry to replay (%" PRIu64 ")",
-			  o->log_path, r->from, r->to);
+		out_error("%s: --from-entry %" PRIu64 " lies after the last entry to replay "
+			  "(%" PRIu64 ")", o->log_path, r->from, r->to);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-/* ---- the target ------------------------------------------------------------------------------ */
+/* ---- the target ---------------------------------------------------------------------- */
 
 static int target_size(int fd, struct replay_run *r)
 {
@@ -263,8 +266,21 @@ static int target_size(int fd, struct replay_run *r)
 	return 0;
 }
 
+/* Is the target the log itself (the same block device, or the same file)? */
+static bool same_file(int a, int b)
+{
+	struct stat x, y;
+
+	if (fstat(a, &x) || fstat(b, &y))
+		return false;
+	if (S_ISBLK(x.st_mode) && S_ISBLK(y.st_mode))
+		return x.st_rdev == y.st_rdev;
+	return x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
 /* Every entry of the range within the target, checked before the first write. */
-static int check_target_end(const struct replay_opts *o, struct awr__lw_log *log, const struct replay_run *r)
+static int check_target_end(const struct replay_opts *o, struct awr__lw_log *log,
+			    const struct replay_run *r)
 {
 	struct awr__lw_problem why;
 	struct awr__lw_entry e;
@@ -276,11 +292,13 @@ static int check_target_end(const struct replay_opts *o, struct awr__lw_log *log
 
 		if (e.index < r->from || !e.nr_sectors || end <= r->target_end)
 			continue;
-		out_error("%s: entry %" PRIu64 ": %s of sectors %" PRIu64 "..%" PRIu64 " (%" PRIu32 " bytes "
-			  "each) ends at byte %" PRIu64 ", past the end of %s (%" PRIu64 " bytes): give a "
-			  "target at least as large as the logged device", o->log_path, e.index,
+		out_error("%s: entry %" PRIu64 ": %s of sectors %" PRIu64 "..%" PRIu64 " (%" PRIu32
+			  " bytes each) ends at byte %" PRIu64 ", past the end of %s (%" PRIu64
+			  " bytes): give a target at least as large as the logged device",
+			  o->log_path, e.index,
 			  (e.flags & AWR__LW_DISCARD) ? "a discard" : "a write", e.sector,
-			  e.sector + e.nr_sectors - 1, log->sectorsize, end, o->target, r->target_end);
+			  e.sector + e.nr_sectors - 1, log->sectorsize, end, o->target,
+			  r->target_end);
 		return -ENOSPC;
 	}
 	if (ret < 0)
@@ -332,7 +350,8 @@ static int zero_range(int fd, struct replay_run *r, uint64_t off, uint64_t len)
 
 	if (r->blockdev) {
 		r->discard_method = "blkzeroout";
-		/* the earlier buffered writes reach the device first: BLKZEROOUT drops cached pages */
+		/* the earlier buffered writes reach the device first: BLKZEROOUT drops cached
+		 * pages */
 		if (fdatasync(fd) || ioctl(fd, BLKZEROOUT, range))
 			return -errno;
 		return 0;
@@ -351,7 +370,8 @@ static int zero_range(int fd, struct replay_run *r, uint64_t off, uint64_t len)
 	return zero_write(fd, off, len);
 }
 
-static int copy_entry(int fd, const struct awr__lw_log *log, const struct awr__lw_entry *e, char *buf)
+static int copy_entry(int fd, const struct awr__lw_log *log, const struct awr__lw_entry *e,
+		      char *buf)
 {
 	uint64_t total = awr__lw_bytes(log, e), base = e->sector * log->sectorsize;
 	int ret = 0;
@@ -367,8 +387,8 @@ static int copy_entry(int fd, const struct awr__lw_log *log, const struct awr__l
 	return ret;
 }
 
-static int replay_entry(int fd, const struct awr__lw_log *log, const struct awr__lw_entry *e, char *buf,
-			struct replay_run *r)
+static int replay_entry(int fd, const struct awr__lw_log *log, const struct awr__lw_entry *e,
+			char *buf, struct replay_run *r)
 {
 	uint64_t bytes = awr__lw_bytes(log, e);
 	int ret;
@@ -387,7 +407,8 @@ static int replay_entry(int fd, const struct awr__lw_log *log, const struct awr_
 	return ret;
 }
 
-static int replay_range(const struct replay_opts *o, int fd, struct awr__lw_log *log, struct replay_run *r)
+static int replay_range(const struct replay_opts *o, int fd, struct awr__lw_log *log,
+			struct replay_run *r)
 {
 	struct awr__lw_problem why;
 	struct awr__lw_entry e;
@@ -402,8 +423,9 @@ static int replay_range(const struct replay_opts *o, int fd, struct awr__lw_log 
 			continue;
 		err = replay_entry(fd, log, &e, buf, r);
 		if (err)
-			out_error("%s: entry %" PRIu64 ": replaying it onto %s failed: %s", o->log_path, e.index,
-				  o->target, err == -ENODATA ? "the log could not be read" : strerror(-err));
+			out_error("%s: entry %" PRIu64 ": replaying it onto %s failed: %s",
+				  o->log_path, e.index, o->target,
+				  err == -ENODATA ? "the log could not be read" : strerror(-err));
 	}
 	free(buf);
 	if (!err && ret < 0) {
@@ -417,14 +439,16 @@ static int replay_range(const struct replay_opts *o, int fd, struct awr__lw_log 
 	return err;
 }
 
-static void replay_report(const struct replay_opts *o, const struct awr__lw_log *log, const struct replay_run *r)
+static void replay_report(const struct replay_opts *o, const struct awr__lw_log *log,
+			  const struct replay_run *r)
 {
 	struct json_object *d;
 	char a[32], b[32];
 
 	if (out_mode != OUT_JSON) {
-		printf("%s: replayed entries %" PRIu64 "..%" PRIu64 " onto %s: %" PRIu64 " writes (%s)", o->log_path,
-		       r->from, r->to, o->target, r->writes, out_size(r->bytes_written, a, sizeof(a)));
+		printf("%s: replayed entries %" PRIu64 "..%" PRIu64 " onto %s: %" PRIu64
+		       " writes (%s)", o->log_path, r->from, r->to, o->target, r->writes,
+		       out_size(r->bytes_written, a, sizeof(a)));
 		if (r->discards)
 			printf(", %" PRIu64 " discards (%s zeroed by %s)", r->discards,
 			       out_size(r->bytes_discarded, b, sizeof(b)), r->discard_method);
@@ -443,8 +467,8 @@ static void replay_report(const struct replay_opts *o, const struct awr__lw_log 
 	json_object_object_add(d, "bytes_written", out_u64(r->bytes_written));
 	json_object_object_add(d, "discards", out_u64(r->discards));
 	json_object_object_add(d, "bytes_discarded", out_u64(r->bytes_discarded));
-	json_object_object_add(d, "discard_method",
-			       r->discard_method ? json_object_new_string(r->discard_method) : NULL);
+	json_object_object_add(d, "discard_method", r->discard_method ?
+			       json_object_new_string(r->discard_method) : NULL);
 	out_print_json(d);
 }
 
@@ -462,8 +486,12 @@ static int replay_log(const struct replay_opts *o, struct awr__lw_log *log)
 	ret = target_size(fd, &r);
 	if (ret)
 		out_error("cannot tell the size of %s: %s", o->target, strerror(-ret));
-	else
+	else if (same_file(fd, log->fd)) {
+		out_error("refusing to replay %s onto itself: give another target", o->log_path);
+		ret = -EINVAL;
+	} else {
 		ret = check_target_end(o, log, &r);
+	}
 	if (ret) {
 		close(fd);
 		return AWR_EXIT_USAGE;
@@ -478,7 +506,7 @@ static int replay_log(const struct replay_opts *o, struct awr__lw_log *log)
 	return AWR_EXIT_OK;
 }
 
-/* ---- the command ----------------------------------------------------------------------------- */
+/* ---- the command --------------------------------------------------------------------- */
 
 static int check_options(const struct replay_opts *o)
 {
@@ -489,13 +517,13 @@ static int check_options(const struct replay_opts *o)
 		return -EINVAL;
 	}
 	if (!o->target && (bounds || o->from_entry >= 0 || o->force)) {
-		out_error("replay: --to-entry, --to-flush, --to-mark, --from-entry and --force need --target DEV "
-			  "(without it awr replay lists the log)");
+		out_error("replay: --to-entry, --to-flush, --to-mark, --from-entry and --force "
+			  "need --target DEV (without it awr replay lists the log)");
 		return -EINVAL;
 	}
 	if (!o->to_entry || !o->to_flush || !o->from_entry) {
-		out_error("replay: %s 0: entries and flush points count from 1",
-			  !o->to_entry ? "--to-entry" : !o->to_flush ? "--to-flush" : "--from-entry");
+		out_error("replay: %s 0: entries and flush points count from 1", !o->to_entry ?
+			  "--to-entry" : !o->to_flush ? "--to-flush" : "--from-entry");
 		return -EINVAL;
 	}
 	if (o->to_mark && !*o->to_mark) {
@@ -531,16 +559,21 @@ int cmd_replay(int argc, const char **argv)
 	struct replay_opts o = { .to_entry = -1, .to_flush = -1, .from_entry = -1 };
 	struct poptOption table[] = {
 		{ "target", 0, POPT_ARG_STRING, &o.target, 0,
-		  "write the logged device's state to DEV (a block device or a regular file)", "DEV" },
-		{ "to-entry", 0, POPT_ARG_LONGLONG, &o.to_entry, 0, "replay entries up to N (inclusive)", "N" },
+		  "write the logged device's state to DEV (a block device or a regular file)",
+		  "DEV" },
+		{ "to-entry", 0, POPT_ARG_LONGLONG, &o.to_entry, 0,
+		  "replay entries up to N (inclusive)", "N" },
 		{ "to-flush", 0, POPT_ARG_LONGLONG, &o.to_flush, 0,
-		  "replay up to the K-th flush point (an entry with FLUSH or FUA), inclusive", "K" },
-		{ "to-mark", 0, POPT_ARG_STRING, &o.to_mark, 0, "replay up to and including the mark NAME",
-		  "NAME" },
+		  "replay up to the K-th flush point (an entry with FLUSH or FUA), inclusive",
+		  "K" },
+		{ "to-mark", 0, POPT_ARG_STRING, &o.to_mark, 0,
+		  "replay up to and including the mark NAME", "NAME" },
 		{ "from-entry", 0, POPT_ARG_LONGLONG, &o.from_entry, 0,
-		  "start at entry M (default 1): continue an earlier replay onto the same target", "M" },
+		  "start at entry M (default 1): continue an earlier replay onto the same target",
+		  "M" },
 		{ "force", 0, POPT_ARG_NONE, &o.force, 0,
-		  "write a target that holds a filesystem or partition table (its data is lost)", NULL },
+		  "write a target that holds a filesystem or partition table (its data is lost)",
+		  NULL },
 		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options, 0, "Output:", NULL },
 		POPT_AUTOHELP
 		POPT_TABLEEND

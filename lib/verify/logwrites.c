@@ -104,11 +104,13 @@ int awr__lw_open(int fd, struct awr__lw_log *log, struct awr__lw_problem *why)
 		memset(why, 0, sizeof(*why));
 	ret = log_size(fd, &log->size);
 	if (ret)
-		return problem(why, AWR__LW_IO, 0, "cannot tell the log's size: %s", strerror(-ret));
+		return problem(why, AWR__LW_IO, 0, "cannot tell the log's size: %s",
+			       strerror(-ret));
 	ret = read_at(fd, sb, sizeof(sb), 0);
 	if (ret == -ENODATA)
-		return problem(why, AWR__LW_SHORT_SUPER, 0, "the log is %" PRIu64 " bytes, shorter than "
-			       "a super block (%u bytes): not a dm-log-writes log", log->size, AWR__LW_SUPER_SIZE);
+		return problem(why, AWR__LW_SHORT_SUPER, 0, "the log is %" PRIu64 " bytes, "
+			       "shorter than a super block (%u bytes): not a dm-log-writes log",
+			       log->size, AWR__LW_SUPER_SIZE);
 	if (ret)
 		return problem(why, AWR__LW_IO, 0, "cannot read it: %s", strerror(-ret));
 	magic = le64_at(sb);
@@ -116,15 +118,17 @@ int awr__lw_open(int fd, struct awr__lw_log *log, struct awr__lw_problem *why)
 	log->nr_entries = le64_at(sb + 16);
 	log->sectorsize = le32_at(sb + 24);
 	if (magic != AWR__LW_MAGIC)
-		return problem(why, AWR__LW_BAD_MAGIC, 0, "bad magic 0x%" PRIx64 ", a dm-log-writes log "
-			       "starts with 0x%llx: not a log, or its first block was overwritten", magic,
-			       AWR__LW_MAGIC);
+		return problem(why, AWR__LW_BAD_MAGIC, 0, "bad magic 0x%" PRIx64 ", a "
+			       "dm-log-writes log starts with 0x%llx: not a log, or its first "
+			       "block was overwritten", magic, AWR__LW_MAGIC);
 	if (version != AWR__LW_VERSION)
-		return problem(why, AWR__LW_BAD_VERSION, 0, "version %" PRIu64 ", awr reads version %llu "
-			       "(WRITE_LOG_VERSION of every kernel so far)", version, AWR__LW_VERSION);
+		return problem(why, AWR__LW_BAD_VERSION, 0, "version %" PRIu64 ", awr reads "
+			       "version %llu (WRITE_LOG_VERSION of every kernel so far)", version,
+			       AWR__LW_VERSION);
 	if (!sectorsize_ok(log->sectorsize))
-		return problem(why, AWR__LW_BAD_SECTORSIZE, 0, "sector size %" PRIu32 " is not a power "
-			       "of two from 512 to 65536 (a logical block size)", log->sectorsize);
+		return problem(why, AWR__LW_BAD_SECTORSIZE, 0, "sector size %" PRIu32 " is not a "
+			       "power of two from 512 to 65536 (a logical block size)",
+			       log->sectorsize);
 	awr__lw_rewind(log);
 	return 0;
 }
@@ -143,16 +147,18 @@ static int check_entry(const struct awr__lw_log *log, const struct awr__lw_entry
 
 	if (unknown)
 		return problem(why, AWR__LW_UNKNOWN_FLAG, e->index, "unknown flag bits 0x%" PRIx64
-			       " (flags 0x%" PRIx64 "; known: FLUSH 1, FUA 2, DISCARD 4, MARK 8, METADATA 16)",
-			       unknown, e->flags);
+			       " (flags 0x%" PRIx64 "; known: FLUSH 1, FUA 2, DISCARD 4, MARK 8, "
+			       "METADATA 16)", unknown, e->flags);
 	if ((e->flags & AWR__LW_MARK) && (e->nr_sectors || e->data_len >= log->sectorsize -
 					  AWR__LW_ENTRY_SIZE || e->data_len > AWR__LW_MARK_MAX))
-		return problem(why, AWR__LW_BAD_MARK, e->index, "a mark with %" PRIu64 " sectors and a "
-			       "name of %" PRIu64 " bytes (a mark has no sectors and a name of at most %u)",
-			       e->nr_sectors, e->data_len, log->sectorsize - AWR__LW_ENTRY_SIZE - 1);
+		return problem(why, AWR__LW_BAD_MARK, e->index, "a mark with %" PRIu64 " sectors "
+			       "and a name of %" PRIu64 " bytes (a mark has no sectors and a name "
+			       "of at most %u)", e->nr_sectors, e->data_len,
+			       log->sectorsize - AWR__LW_ENTRY_SIZE - 1);
 	if (!(e->flags & AWR__LW_MARK) && e->data_len)
-		return problem(why, AWR__LW_BAD_DATA_LEN, e->index, "data_len %" PRIu64 " on an entry that "
-			       "is not a mark (only a mark carries data of its own)", e->data_len);
+		return problem(why, AWR__LW_BAD_DATA_LEN, e->index, "data_len %" PRIu64 " on an "
+			       "entry that is not a mark (only a mark carries data of its own)",
+			       e->data_len);
 	if (e->sector > UINT64_MAX / log->sectorsize - e->nr_sectors)
 		return problem(why, AWR__LW_BAD_RANGE, e->index, "sector %" PRIu64 " + %" PRIu64
 			       " sectors of %" PRIu32 " bytes lies beyond 2^64 bytes", e->sector,
@@ -172,8 +178,8 @@ static int read_mark(const struct awr__lw_log *log, struct awr__lw_entry *e, uin
 			       "the log ends within it (truncated log)" : strerror(-ret));
 	e->mark[e->data_len] = '\0';
 	if (strlen(e->mark) != e->data_len)
-		return problem(why, AWR__LW_BAD_MARK, e->index, "the mark's name holds a NUL byte at %zu "
-			       "of %" PRIu64 " (a name written by dmsetup message has none)",
+		return problem(why, AWR__LW_BAD_MARK, e->index, "the mark's name holds a NUL byte "
+			       "at %zu of %" PRIu64 " (a name written by dmsetup message has none)",
 			       strlen(e->mark), e->data_len);
 	return 0;
 }
@@ -190,9 +196,10 @@ int awr__lw_next(struct awr__lw_log *log, struct awr__lw_entry *e, struct awr__l
 	e->index = log->next_index;
 	ret = read_at(log->fd, h, sizeof(h), off);
 	if (ret == -ENODATA || (!ret && log->size < off + log->sectorsize))
-		return problem(why, AWR__LW_TRUNCATED, e->index, "the log ends at byte %" PRIu64 " within "
-			       "or before this entry's header at byte %" PRIu64 ", and the super block "
-			       "counts %" PRIu64 " entries (truncated log)", log->size, off, log->nr_entries);
+		return problem(why, AWR__LW_TRUNCATED, e->index, "the log ends at byte %" PRIu64
+			       " within or before this entry's header at byte %" PRIu64 ", and the "
+			       "super block counts %" PRIu64 " entries (truncated log)", log->size,
+			       off, log->nr_entries);
 	if (ret)
 		return problem(why, AWR__LW_IO, e->index, "cannot read its header at byte %" PRIu64
 			       ": %s", off, strerror(-ret));
@@ -209,9 +216,10 @@ int awr__lw_next(struct awr__lw_log *log, struct awr__lw_entry *e, struct awr__l
 	data_blocks = (e->flags & AWR__LW_DISCARD) ? 0 : e->nr_sectors;
 	e->data_off = off + log->sectorsize;
 	if (data_blocks > (log->size - e->data_off) / log->sectorsize)
-		return problem(why, AWR__LW_TRUNCATED, e->index, "its %" PRIu64 " sectors of data from "
-			       "byte %" PRIu64 " go past the log's end at byte %" PRIu64 " (truncated log, "
-			       "or a corrupt nr_sectors)", e->nr_sectors, e->data_off, log->size);
+		return problem(why, AWR__LW_TRUNCATED, e->index, "its %" PRIu64 " sectors of data "
+			       "from byte %" PRIu64 " go past the log's end at byte %" PRIu64
+			       " (truncated log, or a corrupt nr_sectors)", e->nr_sectors,
+			       e->data_off, log->size);
 	log->next_off = e->data_off + data_blocks * log->sectorsize;
 	log->next_index++;
 	return 1;

@@ -37,7 +37,8 @@
 #define AWR__LW_METADATA	(1ULL << 4)
 #define AWR__LW_KNOWN		((1ULL << 5) - 1)
 
-#define AWR__LW_MARK_MAX	4063U	/* a mark's name: sectorsize - 32 - 1 bytes at most (log_mark()) */
+/* a mark's name: sectorsize - 32 - 1 bytes at most (log_mark()), for a sector of 4096 */
+#define AWR__LW_MARK_MAX	4063U
 
 /* What is wrong with a log (awr__lw_problem.reason). */
 enum awr__lw_reason {

@@ -138,6 +138,10 @@ for a in "--to-entry 10" "--to-flush 4" "--to-mark three" "--from-entry 6 --to-e
 	expect_rc 2 "refused: $a" "$awr" replay "$s/log" --target "$work/t" $a
 done
 expect_rc 2 "a bound without --target" "$awr" replay "$s/log" --to-entry 2
+cp "$s/log" "$work/self.log"
+expect_rc 2 "the log as its own target" "$awr" replay "$work/self.log" --target "$work/self.log"
+expect_text "onto itself"
+cmp -s "$s/log" "$work/self.log" && ok "the log left as it was" || fail "the log was written"
 
 # a loop device: refused while it holds a filesystem, written with --force; discards by BLKZEROOUT
 if [ "$(id -u)" = 0 ] && command -v mkfs.xfs >/dev/null && command -v losetup >/dev/null; then

@@ -32,7 +32,8 @@ expect() {	# expect "WANTED..." WORDS...: exactly these completions
 bash -c 'source "$1"; complete -p awr' sh "$comp" | grep -q -- '-F _awr awr' || bad "sourcing it does not register _awr for awr"
 expect "preload-stats prepare probe" "$awr" pr
 expect "list" "$awr" li
-expect "report" "$awr" rep
+expect "replay report" "$awr" rep
+expect "--to-entry --to-flush --to-mark" "$awr" replay --to
 expect "--html" "$awr" report --ht
 expect "decode" "$awr" help de
 expect "--help --version" "$awr" --
