@@ -1,0 +1,39 @@
+# SPDX-License-Identifier: MIT
+# Description: the mutants of the write cache and FUA reading and of the verdict's durability
+# condition (untorn is not durable; sourced by scripts/mutants.sh).
+# shellcheck shell=bash disable=SC2016
+
+mutant durable-wc-swapped "queue/write_cache \"write back\" read as write through" \
+	"write_cache" lib/discover/sysfs.c \
+	$'\t\tif (!strcmp(buf, "write back"))' \
+	$'\t\tif (!strcmp(buf, "write through"))'
+
+mutant durable-fua-inverted "queue/fua 0 read as FUA and 1 as none" \
+	"write_cache" lib/discover/sysfs.c \
+	'v ? AWR_FUA_YES : AWR_FUA_NO;' \
+	'v ? AWR_FUA_NO : AWR_FUA_YES;'
+
+mutant durable-part-own-queue "a partition's queue read from its own directory (it has none)" \
+	"write_cache" lib/discover/sysfs.c \
+	$'\tread_queue(disk, out);' \
+	$'\tread_queue(real, out);'
+
+mutant durable-no-findings "the probe says nothing of the write cache" \
+	"write_cache" lib/discover/findings.c \
+	$'\tawr__durability_findings(p);' \
+	''
+
+mutant durable-condition-dropped "a guaranteed verdict without the durability condition" \
+	"db_verdict" lib/decide/db.c \
+	$'\t\t\t  "could not make atomic at exit)");\n\t\tdurable_condition(r, f);' \
+	$'\t\t\t  "could not make atomic at exit)");'
+
+mutant durable-condition-any-cache "the durability condition calls every cache volatile" \
+	"db_verdict" lib/discover/durability.c \
+	'expand(wc == AWR_WRITE_CACHE_WRITE_BACK ? D_COND_VOLATILE' \
+	'expand(wc != AWR_WRITE_CACHE_UNKNOWN ? D_COND_VOLATILE'
+
+mutant durable-prom-inverted "awr_write_cache_volatile 1 for a write-through disk" \
+	"write_cache" cli/cmd_list.c \
+	'list[i].sysfs.write_cache == AWR_WRITE_CACHE_WRITE_BACK);' \
+	'list[i].sysfs.write_cache != AWR_WRITE_CACHE_WRITE_BACK);'
