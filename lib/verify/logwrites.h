@@ -7,7 +7,8 @@
  * preload.
  *
  * The format, as drivers/md/dm-log-writes.c writes it (log_writes_kthread(), log_one_block(),
- * log_super(), Linux 4.1 through 7.3, WRITE_LOG_VERSION 1), all little-endian:
+ * log_super(); WRITE_LOG_VERSION 1 since the target came in Linux 4.1; read here from the logs
+ * of 6.18.15 and 7.3.4 in the guest, tests/vm/guest/logwrites.sh), all little-endian:
  *   block 0            struct log_write_super: magic, version, nr_entries, sectorsize
  *   then per entry     one block: struct log_write_entry (sector, nr_sectors, flags, data_len),
  *                      a mark's name after it (data_len bytes, no NUL); then, unless a discard,
