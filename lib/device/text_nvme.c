@@ -168,7 +168,7 @@ static uint16_t le16_at(const uint8_t *b)
 static int vs_block(const char **pos, const char *end, struct awr_input *in)
 {
 	const char *start = NULL, *stop = NULL, *save = *pos;
-	static uint8_t vs[4096];
+	uint8_t vs[4096];
 	struct awr__line l;
 	int header = 0, ret;
 	ssize_t n;

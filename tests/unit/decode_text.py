@@ -286,4 +286,14 @@ jf = decode(fx('nvme-awrnhi-id-ctrl.txt'))
 check(p.returncode == 0 and json.loads(p.stdout or '{}').get('nvme') == jf.get('nvme'),
       'decode - (standard input): exit %d, same view as the file: %s' % (p.returncode, p.stderr))
 
+# the PCI vendor and model in every form of nvme-cli's id-ctrl (QEMU: 0x1b36, not a cloud provider's),
+# and no provider statement: the captured namespaces' vendor-specific data are all zero
+for form in ('nvme-awrpf15-id-ctrl.txt', 'nvme-awrpf15-id-ctrl-H.txt', 'nvme-awrpf15-id-ctrl.json',
+             'nvme-awrpf15-id-ctrl.bin'):
+    n = decode(fx(form), fx('nvme-awrpf15-id-ns.txt')).get('nvme') or {}
+    check((n.get('vid'), n.get('model'), n.get('provider', 0)) == (0x1b36, 'other', None),
+          '%s: vid, model, provider: %s' % (form, {k: n.get(k) for k in ('vid', 'model', 'provider')}))
+n = decode(fx('nvme-awrpf15-id-ctrl.txt'), fx('nvme-awrpf15-id-ns.bin')).get('nvme') or {}
+check((n.get('ntwpu'), n.get('ntwpg'), n.get('ntwpb')) == (0, 0, 0), 'QEMU vendor bytes 0: %s' % n)
+
 finish('decode_text')
