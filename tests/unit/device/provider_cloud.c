@@ -135,6 +135,26 @@ static void test_model_from_text(void)
 	awr_device_free(d);
 }
 
+/* Azure states its guarantee as NAWUPF, which the kernel reads; Google states one no field carries */
+static void test_azure_gcp(void)
+{
+	struct awr_device *a = view("cloud/azure-id-ctrl.hex", "ns-nawupf-16k.hex");
+	struct awr_device *n = view("cloud/azure-id-ctrl.hex", "ns-qemu-nsfeat34-4k.hex");
+	struct awr_device *g = view("cloud/gcp-id-ctrl.hex", "ns-qemu-nsfeat34-4k.hex");
+	const struct awr_provider_atomic *pa = awr_device_provider(a), *pg = awr_device_provider(g);
+
+	T_EXPECT(pa && !strcmp(pa->provider, "Azure") && pa->readable && !pa->read, "Azure: through NAWUPF");
+	T_EXPECT(strstr(finding_message(a, "azure_nvme_atomic"), "Linux reads them"), "Azure: the kernel's");
+	T_EXPECT(strstr(finding_message(n, "azure_nvme_atomic"), "no NAWUPF"), "Azure without NAWUPF");
+	EXPECT_LIMITS(awr_device_derived_kernel(a), 4096, 16384, 16384, 0, "azure kernel view");
+	T_EXPECT(!covers(a, 16384), "nothing of its own covered: the kernel's limits decide");
+	T_EXPECT(pg && !strcmp(pg->provider, "Google Cloud") && !pg->readable, "Google: not readable");
+	T_EXPECT(has_finding(g, "provider_guarantee_unreadable"), "Google: said so");
+	awr_device_free(a);
+	awr_device_free(n);
+	awr_device_free(g);
+}
+
 static void test_mam(void)
 {
 	struct awr_device *m = view(NULL, "cloud/ns-nsfeat-mam.hex");
@@ -183,6 +203,7 @@ int main(int argc, char **argv)
 	test_boundary();
 	test_not_amazon();
 	test_model_from_text();
+	test_azure_gcp();
 	test_mam();
 	test_split();
 	return t_done("provider_cloud");
