@@ -44,8 +44,8 @@ static void pin_verdict(struct qcheck *c, const struct pin_result *r, enum pin_o
 		      "whole (%s): the range kept its data", a, out_errno_name((int)r->ret));
 		break;
 	case PIN_SHORT_KEPT:
-		q_set(c, Q_PASS, "an atomic write of %s from a buffer whose last page cannot be read returned %zd "
-		      "bytes, but the range kept its data: nothing torn", a, r->ret);
+		q_set(c, Q_PASS, "an atomic write of %s from a buffer whose last page cannot be read "
+		      "returned %zd bytes, but the range kept its data: nothing torn", a, r->ret);
 		break;
 	case PIN_TORN:
 		q_set(c, Q_FAIL, "the write tore: an atomic write of %s from a buffer whose last page cannot be "

@@ -107,8 +107,8 @@ static void device_library(const char *dev, const struct pin_result *raw)
 		printf("FAIL library_short_is_error: the kernel refused with %zd, awr_pwrite returned %zd\n",
 		       raw->ret, got);
 	else
-		printf("PASS library_short_is_error: awr_pwrite returned %zd%s%s\n", got, v.message[0] ? ": " : "",
-		       v.message);
+		printf("PASS library_short_is_error: awr_pwrite returned %zd%s%s\n", got,
+		       v.message[0] ? ": " : "", v.message);
 	munmap(m, 16384);
 	awr_file_close(f);
 }
@@ -132,8 +132,9 @@ static int device_mode(const char *dev)
 		printf("FAIL probe: pin_try on %s: %s\n", dev, strerror(-ret));
 		return T_EXIT_FAIL;
 	}
-	printf("INFO short_pin kernel=%s dev=%s unit=16384 returned=%zd pages_new=%u pages_old=%u outcome=%s\n",
-	       u.release, dev, r.ret, r.pages_new, r.pages_old, pin_outcome_name(o));
+	printf("AWRVM: INFO short_pin kernel=%s dev=%s unit=16384 returned=%zd pages_new=%u "
+	       "pages_old=%u outcome=%s\n", u.release, dev, r.ret, r.pages_new, r.pages_old,
+	       pin_outcome_name(o));
 	/* the probe's own consistency: a count the kernel returned matches the pages that changed */
 	if (o == PIN_TORN && r.ret > 0 && (uint64_t)r.ret != (uint64_t)r.pages_new * 4096)
 		printf("FAIL probe: %zd bytes returned, %u pages new\n", r.ret, r.pages_new);
