@@ -29,6 +29,9 @@ for f in "$tools"/nvme-*.txt "$tools"/nvme-*.json "$tools"/sd-*-vpd-bl*.txt "$to
 	case "$f" in *-sysfs.txt) continue ;; esac
 	cp "$f" "$corpus/input/"
 done
+# cloud disks (AWS's vendor-specific vs[] block) and a transcript with nvme format in it
+cp "$fix"/cloud/aws-ebs-id-ctrl.txt "$fix"/cloud/aws-ebs-id-ns-v.txt "$fix"/cloud/aws-ebs-id-ctrl-ns.json \
+	"$fix"/cloud/format-transcript.txt "$corpus/input/"
 for d in awrpf15 awr512pf63 awrpf0; do
 	for form in .txt -H.txt .json; do
 		{ cat "$tools/nvme-$d-id-ctrl$form"; printf '\0'; cat "$tools/nvme-$d-id-ns$form"; } \
