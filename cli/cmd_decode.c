@@ -16,7 +16,7 @@
 
 #define DUMP_MAX	(1U << 20)	/* a text dump of a 4 KiB page is ~16 KiB */
 
-#define MAX_READINGS	8	/* readings of one device a transcript may hold (nvme format between) */
+#define MAX_READINGS	8	/* readings of one device (nvme format between them) */
 
 struct decode_args {
 	char *ctrl, *ns, *vpd, *lbs, *pbs, *segs, *hw, *kernel, *chunk, *reading;
@@ -207,7 +207,7 @@ static int files_sizes(struct decode_args *a)
 	return 0;
 }
 
-/* The reading the answer uses: reading 1 with each later one over it, up to --reading N (the last). */
+/* The reading the answer uses: reading 1 with each later one over it, up to --reading N. */
 static int pick_reading(struct decode_args *a)
 {
 	uint64_t n = a->nr_readings;
@@ -291,7 +291,7 @@ static uint64_t field_value(const struct awr_input *in, int f)
 
 struct change {
 	int field;
-	unsigned int reading;	/* 1-based: the reading whose value differs from the one before */
+	unsigned int reading;	/* 1-based: the reading whose value differs from the last */
 	uint64_t before, after;
 };
 
@@ -307,7 +307,8 @@ static unsigned int changes(const struct decode_args *a, struct change *c, unsig
 		mask = awr_input_update(&merged, &a->readings[i]);
 		for (int f = 0; f < AWR_IF__COUNT && nr < max; f++)
 			if ((mask >> f) & 1)
-				c[nr++] = (struct change){ f, i + 1, field_value(&before, f), field_value(&merged, f) };
+				c[nr++] = (struct change){ f, i + 1, field_value(&before, f),
+							   field_value(&merged, f) };
 	}
 	return nr;
 }

@@ -261,8 +261,8 @@ static int set_all(struct awr_input *in, const struct awr_input *from, const enu
 
 static int add_dump(const uint8_t *b, size_t n, struct awr_input *in)
 {
-	static const enum awr_input_field ctrl[] = { AWR_IF_MDTS, AWR_IF_AWUN, AWR_IF_AWUPF, AWR_IF_ACWU,
-		AWR_IF_VID, AWR_IF_MODEL };
+	static const enum awr_input_field ctrl[] = {
+		AWR_IF_MDTS, AWR_IF_AWUN, AWR_IF_AWUPF, AWR_IF_ACWU, AWR_IF_VID, AWR_IF_MODEL };
 	static const enum awr_input_field ns[] = {
 		AWR_IF_NSZE, AWR_IF_NSFEAT, AWR_IF_NLBAF, AWR_IF_FLBAS, AWR_IF_NAWUN, AWR_IF_NAWUPF,
 		AWR_IF_NACWU, AWR_IF_NABSN, AWR_IF_NABO, AWR_IF_NABSPF, AWR_IF_NOIOB, AWR_IF_LBAF,
@@ -489,8 +489,8 @@ static void nvme_fill(struct awr_input *in, struct gap *g)
 	id->lbaf_index = (uint8_t)((id->flbas & 0x0f) | ((id->flbas & 0x60) >> 1));
 	id->vendor_have = (HAVE(in, AWR_IF_VID) ? AWR_NVME_HAVE_VID : 0) |
 			  (HAVE(in, AWR_IF_MODEL) ? AWR_NVME_HAVE_MODEL : 0) |
-			  (HAVE(in, AWR_IF_NTWPU) && HAVE(in, AWR_IF_NTWPG) && HAVE(in, AWR_IF_NTWPB) ?
-			   AWR_NVME_HAVE_NTWP : 0);
+			  (HAVE(in, AWR_IF_NTWPU) && HAVE(in, AWR_IF_NTWPG) &&
+			   HAVE(in, AWR_IF_NTWPB) ? AWR_NVME_HAVE_NTWP : 0);
 	id->have_ctrl = true;
 	id->have_ns = true;
 }

@@ -99,6 +99,12 @@ static uint64_t blocks0(uint64_t v, uint32_t lbs)
 	return (v + 1) * lbs;
 }
 
+/* Bytes in the 32-bit fields: a size past 4 GiB (no write has one) is held as 2 GiB, never more */
+static uint32_t bytes32(uint64_t v)
+{
+	return v > UINT32_MAX ? 0x80000000U : (uint32_t)v;
+}
+
 static void aws_statement(struct awr_device *d, struct awr_provider_atomic *p)
 {
 	const struct awr_nvme_id *id = &d->nvme;
@@ -122,10 +128,9 @@ static void aws_statement(struct awr_device *d, struct awr_provider_atomic *p)
 		return;
 	}
 	p->read = true;
-	p->unit = (uint32_t)blocks0(id->ntwpu, lbs);
-	p->granularity = (uint32_t)blocks0(id->ntwpg, lbs);
-	p->boundary = id->ntwpb ? (uint32_t)(blocks0(id->ntwpb, lbs) > UINT32_MAX ? 0x80000000U :
-					    blocks0(id->ntwpb, lbs)) : 0;
+	p->unit = bytes32(blocks0(id->ntwpu, lbs));
+	p->granularity = bytes32(blocks0(id->ntwpg, lbs));
+	p->boundary = id->ntwpb ? bytes32(blocks0(id->ntwpb, lbs)) : 0;
 	snprintf(p->source, sizeof(p->source), "Identify Namespace vendor-specific bytes 256:263: NTWPU %u, "
 		 "NTWPG %u, NTWPB %" PRIu32 " (0's based blocks of %" PRIu32 " bytes)", id->ntwpu, id->ntwpg,
 		 id->ntwpb, lbs);

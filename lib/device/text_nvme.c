@@ -102,7 +102,8 @@ static int lbaf_line(const char *p, const char *end, struct awr_input *in, bool 
 }
 
 /* "mn        : Amazon Elastic Block Store", "sn        : vol0123...": the text after ':' */
-static int string_line(const char *k, size_t n, const char *p, const char *end, struct awr_input *in)
+static int string_line(const char *k, size_t n, const char *p, const char *end,
+		       struct awr_input *in)
 {
 	if (n != 2 || (memcmp(k, "mn", 2) && memcmp(k, "sn", 2)))
 		return 0;
@@ -193,7 +194,8 @@ static int vs_block(const char **pos, const char *end, struct awr_input *in)
 		return n < 0 ? -EINVAL : 0;
 	ret = awr__input_set(in, AWR_IF_NTWPU, le16_at(vs + 256));
 	ret = ret ?: awr__input_set(in, AWR_IF_NTWPG, le16_at(vs + 258));
-	ret = ret ?: awr__input_set(in, AWR_IF_NTWPB, le16_at(vs + 260) | (uint32_t)le16_at(vs + 262) << 16);
+	ret = ret ?: awr__input_set(in, AWR_IF_NTWPB,
+				    le16_at(vs + 260) | (uint32_t)le16_at(vs + 262) << 16);
 	return ret ?: 3;
 }
 
@@ -336,7 +338,8 @@ int awr__nvme_json(const char *s, size_t len, struct awr_input *in)
 			if (!json_string(&p, end, &sv, &vn))
 				return -EINVAL;
 			if (mn)
-				r = awr__input_set(in, AWR_IF_MODEL, awr__nvme_model_kind(sv, vn)) ?: 1;
+				r = awr__input_set(in, AWR_IF_MODEL,
+						   awr__nvme_model_kind(sv, vn)) ?: 1;
 			else
 				awr__input_sn(in, sv, vn);
 			r = mn ? r : 0;
