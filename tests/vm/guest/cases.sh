@@ -59,9 +59,9 @@ expected_cases() {
 	nvme_nawupf3) m=10 p=13; [ "${AWR_TEST_LONG:-0}" = 1 ] && m=30 p=31
 		if kernel_at_least 7.0; then echo $((157 + m + p)); elif kernel_at_least 6.16; then
 			[ "${AWR_TEST_LONG:-0}" = 1 ] && echo $((148 + m + p)) || echo 148; else echo 155; fi ;;
-	stack_sd) echo 46 ;;	# load + 7 stacked devices x (statx, probe, json, stack_derived, sweep, stack_rule) + awr list's 3
-	stack_nvme) echo 46 ;;	# as stack_sd
-	nvme_mpath) echo 9 ;;	# load + 2 paths + the head (statx, probe, json, stack_derived, sweep, stack_rule)
+	stack_sd) echo 53 ;;	# load + 7 stacked devices x (statx, probe, json, stack_derived, sweep, write_cache, stack_rule) + awr list's 3
+	stack_nvme) echo 53 ;;	# as stack_sd
+	nvme_mpath) echo 10 ;;	# load + 2 paths + the head (statx, probe, json, stack_derived, sweep, write_cache, stack_rule)
 	concurrency) kernel_at_least 7.0 && echo 3 || echo 0 ;;	# load + 2 devices; 7.x only
 	logwrites) kernel_at_least 6.18 && echo 14 || echo 0 ;;	# logwrites.sh: awr replay of the kernel's logs; 6.18, 7.x
 	bench) echo 2 ;;	# not in GROUPS_ALL: bench/guest.sh; the mount, every round exited 0
@@ -613,6 +613,25 @@ EOF_LIM
 	fi
 }
 
+# write_cache_check GROUP NAME DEV LEG...: untorn is not durable: awr probe's JSON names DEV's own
+# queue (a dm or md device has one, stacked from its legs) and gives its queue/write_cache and
+# queue/fua as sysfs does
+write_cache_check() {
+	local g=$1 name=$2 dev=$3 q=/sys/block/$3/queue j got want legs= l
+	shift 3
+	for l in "$@"; do legs="$legs $l: $(cat /sys/block/$l/queue/write_cache)"; done
+	j=$($AWR probe "/dev/$dev" -o json 2>/dev/null)
+	got="$(echo "$j" | sed -n -E 's/^ *"disk": "(.*)",?$/\1/p' | head -n 1)"
+	got="$got $(echo "$j" | sed -n -E 's/^ *"write_cache": "(.*)",?$/\1/p' | head -n 1)"
+	got="$got $(echo "$j" | sed -n -E 's/^ *"fua": (true|false),?$/\1/p' | head -n 1)"
+	want="$dev $(cat $q/write_cache) $([ "$(cat $q/fua)" = 1 ] && echo true || echo false)"
+	if [ "$got" = "$want" ]; then
+		say "PASS $g.$name.write_cache: $got (legs:$legs)"
+	else
+		say "FAIL $g.$name.write_cache: awr probe /dev/$dev: $got, sysfs: $want"
+	fi
+}
+
 # stack_check GROUP NAME DEVNAME SINCE CHUNK LEG...: the cases of one stacked device
 stack_check() {
 	local g=$1 name=$2 dev=$3
@@ -621,6 +640,7 @@ stack_check() {
 		return
 	fi
 	run_prog "$g" "$name.stack" $T stack "$g.$name" "/dev/$dev"
+	write_cache_check "$g" "$name" "$dev" $(shift 5; echo "$@")
 	stack_rule "$@"
 }
 
