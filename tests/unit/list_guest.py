@@ -202,6 +202,8 @@ listing.pop('schema_version', None)
 for d in listing.get('devices', []):	# captured before awr list showed the write cache (checked above)
     for k in ('write_cache', 'write_cache_volatile', 'fua'):
         d.pop(k, None)
+    # ... and a cloud provider's statement: none on QEMU's and scsi_debug's devices
+    check(d.pop('provider', 0) is None, '%s: provider is not null' % d.get('name'))
 check(guest == listing, 'awr list -o json in the guest differs from awr list on the rebuilt tree:\n%s\n%s'
       % (json.dumps(guest, sort_keys=True), json.dumps(listing, sort_keys=True)))
 # the rows; the header only by its columns (the last one was renamed MOUNTS/HOLDERS since the capture)
