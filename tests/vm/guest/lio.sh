@@ -59,7 +59,8 @@ teardown() {
 trap teardown EXIT
 
 setup() {
-	for m in target_core_mod target_core_iblock tcm_loop; do
+	# sd_mod and sg: the initiator's disk and its sg node (the NVMe groups load neither)
+	for m in sd_mod sg target_core_mod target_core_iblock tcm_loop; do
 		modprobe "$m" || { fail "load: modprobe $m failed"; return 1; }
 	done
 	[ -d "$CFG" ] || mount -t configfs configfs /sys/kernel/config 2>/dev/null
