@@ -54,12 +54,16 @@ check_all() {
 	vol=$([ "$wc" = "write back" ] && echo 1 || echo 0)
 	for p in "$dir/f" "$dev"; do
 		"$awr" probe "$p" -o json >"$w/p.json" || fail "$label: awr probe $p exited $?"
-		got=$(json "$w/p.json" '[d["sysfs"][k] for k in ("write_cache", "write_cache_volatile", "fua")]')
-		[ "$got" = "$exp" ] && [ "$(json "$w/p.json" 'd["sysfs"]["disk"]')" = "$name" ] &&
-			ok "$label: probe $p JSON $got, sysfs of $name $exp" ||
+		# one python a document: "DISK|[write_cache, volatile, fua]|finding ids"
+		read -r got <<EOF_J
+$(json "$w/p.json" 'd["sysfs"]["disk"] + "|" + str([d["sysfs"][k] for k in ("write_cache",
+	"write_cache_volatile", "fua")]) + "|" + " ".join(f["id"] for f in d["findings"])')
+EOF_J
+		ids=${got##*|}
+		got=${got%|*}
+		[ "$got" = "$name|$exp" ] && ok "$label: probe $p JSON $got, sysfs of $name $exp" ||
 			fail "$label: probe $p JSON $got, sysfs of $name $exp"
 		id=$([ "$vol" = 1 ] && echo write_cache_volatile || echo write_cache_write_through)
-		ids=$(json "$w/p.json" '" ".join(f["id"] for f in d["findings"])')
 		case " $ids " in
 		*" $id "*) ok "$label: probe $p finding $id" ;;
 		*) fail "$label: probe $p findings [$ids] lack $id" ;;
