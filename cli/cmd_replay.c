@@ -472,12 +472,28 @@ static void replay_report(const struct replay_opts *o, const struct awr__lw_log 
 	out_print_json(d);
 }
 
+/*
+ * --force covers what a target holds (a filesystem, a partition table), never a target in use:
+ * mounted, held (dm, md), opened exclusively or locked by another program.
+ */
+static int refuse_in_use(const char *path)
+{
+	struct awr_safety s;
+
+	if (awr_target_safety(path, &s) || !(s.reasons & (AWR_UNSAFE_MOUNTED | AWR_UNSAFE_BUSY)))
+		return 0;
+	out_error("refusing to replay onto %s: it %s. Nothing was written (--force covers a "
+		  "filesystem or partition table on the target, never a target in use)", path,
+		  s.detail);
+	return -EBUSY;
+}
+
 static int replay_log(const struct replay_opts *o, struct awr__lw_log *log)
 {
 	struct replay_run r = { 0 };
 	int fd, ret;
 
-	if (resolve_range(o, log, &r))
+	if (resolve_range(o, log, &r) || (o->force && refuse_in_use(o->target)))
 		return AWR_EXIT_USAGE;
 	fd = target_open("replay", o->target, O_RDWR, AWR_TARGET_CREATE | AWR_TARGET_KEEP_DATA,
 			 o->force);

@@ -41,3 +41,8 @@ mutant replay-unknown-flag-accepted "an entry with a flag no kernel writes is re
 	"replay_log" lib/verify/logwrites.c \
 	'	if (unknown)' \
 	'	if (0)'
+
+mutant replay-force-covers-mounted "--force writes a mounted target" \
+	"replay_log" cli/cmd_replay.c \
+	'	if (resolve_range(o, log, &r) || (o->force && refuse_in_use(o->target)))' \
+	'	if (resolve_range(o, log, &r))'

@@ -15,6 +15,7 @@ command -v python3 >/dev/null || { echo "SKIP: needs python3"; exit 77; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/awr-replay.XXXXXX") || exit 2
 dev=
 cleanup() {
+	mountpoint -q "$work/mnt" 2>/dev/null && umount "$work/mnt"
 	[ -n "$dev" ] && losetup -d "$dev" 2>/dev/null
 	rm -rf "$work"
 }
@@ -181,6 +182,15 @@ fi
 if [ -n "$dev" ]; then
 	expect_rc 2 "loop device with XFS: refused" "$awr" replay "$s/log" --target "$dev"
 	expect_text "signature"
+	mkdir "$work/mnt"
+	if mount -t xfs "$dev" "$work/mnt" 2>/dev/null; then
+		expect_rc 2 "mounted loop device: refused with --force too" "$awr" replay "$s/log" \
+			--target "$dev" --force
+		expect_text "is mounted on $work/mnt"
+		umount "$work/mnt"
+	else
+		fail "mount -t xfs $dev"
+	fi
 	expect_rc 0 "loop device with XFS: --force" "$awr" replay "$s/log" --target "$dev" --force -o json
 	case "$out" in *'"discard_method": "blkzeroout"'*) ok "BLKZEROOUT on a block device" ;;
 	*) fail "not BLKZEROOUT: $out" ;; esac
