@@ -119,7 +119,8 @@ vpd_case() {
 	matl=$(jnum /tmp/lio.json max_atomic_transfer_length)
 	gran=$(jnum /tmp/lio.json atomic_granularity)
 	align=$(jnum /tmp/lio.json atomic_alignment)
-	info "vpd $sd max_atomic_transfer_length=$matl atomic_granularity=$gran atomic_alignment=$align lbs=$lbs"
+	plen=$(jnum /tmp/lio.json vpd_page_length)
+	info "vpd $sd vpd_page_length=$plen max_atomic_transfer_length=$matl atomic_granularity=$gran atomic_alignment=$align lbs=$lbs"
 	if [ "$applies" = true ]; then
 		want="$(($(q "$ns" atomic_write_max_bytes) / lbs)) $(($(q "$ns" atomic_write_unit_min_bytes) / lbs))"
 		if [ "$matl $gran $align" = "$want ${want#* }" ]; then
@@ -127,8 +128,9 @@ vpd_case() {
 		else
 			fail "vpd: awr probe -o json MATL $matl granularity $gran alignment $align, expected $want ${want#* }"
 		fi
-	elif [ "$matl" = 0 ] && grep -q '"supported": false' /tmp/lio.json; then
-		pass "vpd: MATL 0 and no atomic writes (before 6.19)"
+	elif [ "${matl:-0}" = 0 ] && grep -q '"supported": false' /tmp/lio.json; then
+		# before 6.19 the page has no atomic fields (null in JSON) or zeros in them
+		pass "vpd: no atomic transfer length (page length $plen, MATL ${matl:-absent}) and no atomic writes (before 6.19)"
 	else
 		fail "vpd: MATL '$matl' before 6.19, or atomic writes reported: $(head -c 300 /tmp/lio.json)"
 	fi
