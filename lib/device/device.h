@@ -111,6 +111,8 @@ void awr__provider_derive(struct awr_device *d);
 void awr__provider_findings(struct awr_device *d);
 /* Does the provider's statement cover a plain @page-byte write, aligned to @page? @why says. */
 bool awr__provider_covers(const struct awr_device *d, uint32_t page, char *why, size_t len);
+/* Is @disk an Amazon volume by sysfs alone (model, PCI vendor)? @known_by says how it is known. */
+bool awr__provider_sysfs(const char *disk, char *known_by, size_t len);
 
 /* scsi_decode.c */
 int awr__scsi_decode_readcap16(const uint8_t *buf, size_t len, struct awr_scsi_id *id);

@@ -18,7 +18,9 @@
  * write protection, with no field a host can read.
  */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "device.h"
@@ -256,6 +258,29 @@ void awr__provider_findings(struct awr_device *d)
 		awr__dev_finding(d, "provider_guarantee_unreadable", AWR_SEV_INFO,
 				 "%s states built-in torn write protection, but the disk publishes no field a "
 				 "host can read: awr cannot read it; the kernel's view stands", p->provider);
+}
+
+/*
+ * Without identify data (not root, or the query failed): is @disk an Amazon volume by its sysfs,
+ * the controller's model (block/DISK/device/model) and the PCI function's vendor (.../device/vendor)?
+ */
+bool awr__provider_sysfs(const char *disk, char *known_by, size_t len)
+{
+	char dir[PATH_MAX], model[64] = "", vendor[16] = "";
+	unsigned long vid = 0;
+	uint8_t kind;
+
+	snprintf(dir, sizeof(dir), "%s/block/%s/device", awr__sysfs_root(), disk);
+	awr__sysfs_read_str(dir, "model", model, sizeof(model));
+	awr__strjoin(dir + strlen(dir), sizeof(dir) - strlen(dir), "/device", "");
+	if (!awr__sysfs_read_str(dir, "vendor", vendor, sizeof(vendor)))
+		vid = strtoul(vendor, NULL, 16);
+	kind = awr__nvme_model_kind(model, strlen(model));
+	if (vid ? vid != AWR_NVME_VID_AMAZON : !aws_model(kind))
+		return false;
+	snprintf(known_by, len, "sysfs: PCI vendor %s, model %s", vendor[0] ? vendor : "not read",
+		 model[0] ? model_name(kind) : "not read");
+	return true;
 }
 
 const struct awr_provider_atomic *awr_device_provider(const struct awr_device *d)

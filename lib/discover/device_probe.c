@@ -112,6 +112,10 @@ void awr__probe_device(struct awr_probe *p, unsigned int flags)
 				 "the %s data of %s could not be read: %s",
 				 n.kind == AWR_NODE_SCSI ? "SCSI VPD" : "NVMe identify", n.node,
 				 err[0] ? err : strerror(-ret));
+		if (n.kind != AWR_NODE_SCSI && awr__provider_sysfs(n.disk, err, sizeof(err)))
+			awr__add_finding(p, "aws_torn_write_prevention_unread", AWR_SEV_INFO,
+					 "an Amazon volume (%s): its torn write prevention (NTWPU/NTWPG/NTWPB, "
+					 "Identify Namespace) is not read: the identify above failed", err);
 		return;
 	}
 	for (unsigned int i = 0; i < p->device->nr_findings; i++) {

@@ -68,3 +68,13 @@ mutant cloud-update-no-change "awr_input_update reports no change" \
 	"provider_cloud cli_decode" lib/device/input.c \
 	$'\t\tif (HAVE(in, f) && field_get(p, bits) != v)\n\t\t\tchanged |= 1ULL << f;' \
 	$'\t\tif (0)\n\t\t\tchanged |= 1ULL << f;'
+
+mutant cloud-sysfs-model-only "without identify, an Amazon model under another PCI vendor taken as Amazon's" \
+	"probe_cloud_sysfs" lib/device/provider.c \
+	'	if (vid ? vid != AWR_NVME_VID_AMAZON : !aws_model(kind))' \
+	'	if (!aws_model(kind))'
+
+mutant cloud-sysfs-unsaid "a probe whose identify failed says nothing of an Amazon volume" \
+	"probe_cloud_sysfs" lib/discover/device_probe.c \
+	'		if (n.kind != AWR_NODE_SCSI && awr__provider_sysfs(n.disk, err, sizeof(err)))' \
+	'		if (0)'
