@@ -108,8 +108,11 @@ static const struct krule krules[AWR_KRULE__COUNT] = {
 	 * commands), target_core_spc.c spc_emulate_evpd_b0() and target_core_sbc.c's WRITE ATOMIC(16)
 	 * checks, merged for 6.19: MAXIMUM ATOMIC TRANSFER LENGTH = the disk's atomic_write_max_bytes,
 	 * ALIGNMENT = GRANULARITY = its unit_min, in blocks, no boundary. Before, the Block Limits page
-	 * has the atomic fields at 0 and 9Ch is an unsupported opcode. Seen in a 7.3.4 guest (tcm_loop
-	 * over an NVMe namespace); 6.12.117 and 6.18.15 report no atomic writes */
+	 * has no atomic fields and 9Ch is an unsupported opcode. Seen in guests, tcm_loop over a NAWUPF 7
+	 * namespace: 7.3.4's target reports MATL 8, granularity and alignment 1 and writes WRITE ATOMIC(16)
+	 * through to the namespace, but the initiator's SCSI midlayer keeps no VPD page of the LUN, so sd
+	 * sets no atomic limits there (awr names device_sysfs_mismatch); 6.12.117 and 6.18.15 report
+	 * none (guest/lio.sh) */
 	[AWR_KRULE_LIO_ATOMIC] = { "lio_atomic", AWR_KERNEL(6, 19, 0), { 0 },
 		"the SCSI target (LIO, iblock backstore) takes WRITE ATOMIC(16) and reports its block device's atomic limits in the Block Limits page" },
 	/* block/bio.c bio_iov_iter_get_pages(): an RWF_ATOMIC write to a raw block device from a buffer
@@ -117,8 +120,10 @@ static const struct krule krules[AWR_KRULE__COUNT] = {
 	 * block/fops.c blkdev_write_iter() hands the rest to the page cache: the write returns a short
 	 * count with part of the range new (since caf336f81b3a, 6.11). The fix, "block: fail a short
 	 * atomic pin in bio_iov_iter_get_pages()", was posted for 7.4 and is not merged: the row dates
-	 * the posting. Reported on 6.12.117 and 7.3.4 (NVMe, 16 KiB: 12288 written); XFS files take no
-	 * part of it (EFAULT, 6.18). awr qualify of a block device tries it (short_pin) */
+	 * the posting. Seen torn in guests on 6.12.117, 6.18.15 and 7.3.4 (NVMe, 16 KiB from a buffer
+	 * whose 4th page is PROT_NONE: 12288 returned, pages 0-2 new, page 3 old); a scsi_debug disk
+	 * with a unit_min of 8 KiB refuses the 12 KiB bio (EINVAL) and XFS files fail whole (EFAULT,
+	 * 6.18 host). awr qualify of a block device tries it (short_pin) */
 	[AWR_KRULE_SHORT_PIN_FIXED] = { "short_pin_fixed", AWR_KERNEL(7, 4, 0), { 0 },
 		"an atomic write to a block device from a buffer that pins only partly fails whole (before, a short count with part of the range written: torn)" },
 };
