@@ -16,6 +16,7 @@
  *   pages_crash reopen software|doublewrite       (idem: a writer SIGKILLed mid-batch, reopened at once)
  *   pages_crash sessions                          (idem: one store across two opens, see run_sessions)
  *   pages_crash cache                             (idem: a device cache lost, see run_cache)
+ *   pages_crash replay-write|replay-check ...     (the guest's replayed power cuts: replay_write())
  * Each run is one mode: software mode (and AUTO, which needs it) where the target does not offer it
  * is a skip that says so, never a pass of the other mode alone.
  *
@@ -970,6 +971,114 @@ static int run_shutdowns(unsigned int mode)
 	return t_done("pages_crash shutdown");
 }
 
+/* --- power cuts replayed from a dm-log-writes log ------------------------- */
+
+/*
+ * replay-write PATH MODE SEED BATCHES MARK: the writer of the guest's replayed power cuts
+ * (tests/vm/guest/replay_cycles.sh). It makes the store (generation 1, durable with its directory),
+ * runs "MARK created", then writes batches 2..1+BATCHES with AWR_PAGES_FAULT as the caller set it and
+ * runs "MARK bG" after batch G returned: the log of the device then says which batches had returned
+ * before any of its entries. MARK is a command line the mark's name is appended to, as it is
+ * (dmsetup message DEV 0 mark PREFIX-: marks PREFIX-created, PREFIX-b2, ...).
+ */
+static void run_mark(const char *mark, const char *name)
+{
+	char cmd[1200];
+
+	snprintf(cmd, sizeof(cmd), "%s%s", mark, name);
+	if (system(cmd)) {
+		printf("FAIL: %s failed\n", cmd);
+		exit(1);
+	}
+}
+
+static void sync_path(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0 || fsync(fd)) {
+		printf("FAIL: syncing %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	close(fd);
+}
+
+static int replay_write(const char *path, const char *mode_arg, unsigned int seed, uint64_t batches,
+			const char *mark)
+{
+	unsigned int mode = !strcmp(mode_arg, "software") ? AWR_PAGES_SOFTWARE : AWR_PAGES_DOUBLEWRITE;
+	const char *fault = getenv("AWR_PAGES_FAULT");
+	char dw[1100], name[32], *slash, parent[1024];
+	uint8_t *buf = alloc_pages(PER + 1);
+	struct awr_pages *s;
+	int ret;
+
+	unsetenv("AWR_PAGES_FAULT");	/* the store is made without the fault */
+	ret = create_store(path, mode);
+	if (ret) {
+		printf("FAIL: creating the store in %s mode: %s: %s\n", mode_arg, strerror(-ret),
+		       awr_pages_explain(NULL));
+		return 1;
+	}
+	snprintf(dw, sizeof(dw), "%s.awr-dw", path);
+	snprintf(parent, sizeof(parent), "%s", path);
+	slash = strrchr(parent, '/');
+	if (slash)
+		*slash = '\0';
+	sync_path(path);
+	if (!access(dw, F_OK))
+		sync_path(dw);
+	sync_path(slash ? parent : ".");
+	run_mark(mark, "created");
+	if (fault)
+		setenv("AWR_PAGES_FAULT", fault, 1);
+	ret = awr_pages_open(path, PS, mode, &s);
+	if (ret) {
+		printf("FAIL: opening the store: %s: %s\n", strerror(-ret), awr_pages_explain(NULL));
+		return 1;
+	}
+	for (uint64_t gen = 2; gen <= 1 + batches; gen++) {
+		ret = write_batch(s, seed, gen, buf);
+		if (ret) {
+			printf("FAIL: batch %" PRIu64 ": %s\n", gen, strerror(-ret));
+			return 1;
+		}
+		snprintf(name, sizeof(name), "b%" PRIu64, gen);
+		run_mark(mark, name);
+	}
+	printf("%s mode, fault %s: %" PRIu64 " batches written and marked (%s)\n", mode_arg,
+	       fault ? fault : "none", batches, awr_pages_explain(s));
+	awr_pages_close(s);
+	free(buf);
+	return 0;
+}
+
+/*
+ * replay-check PATH MODE SEED ACKED LAST: the store as a replay point left it, opened (its recovery)
+ * and read: each page whole and holding the generation of the last batch up to ACKED that wrote it
+ * (the batches that had returned before the point) or of a later one up to LAST (in flight).
+ */
+static int replay_check(const char *path, const char *mode_arg, unsigned int seed, uint64_t acked,
+			uint64_t last)
+{
+	unsigned int mode = !strcmp(mode_arg, "software") ? AWR_PAGES_SOFTWARE : AWR_PAGES_DOUBLEWRITE;
+	uint8_t *data = alloc_pages(NP);
+	unsigned int recovered = 0, bad;
+	char explain[512];
+	int ret;
+
+	ret = read_store(path, mode, data, &recovered, explain, sizeof(explain));
+	if (ret) {
+		printf("FAIL: opening the store (recovery): %s: %s\n", strerror(-ret), explain);
+		return 1;
+	}
+	bad = check_pages("at the replay point", data, seed, acked, last);
+	printf("%s: batches returned before the point %" PRIu64 ", repaired %u page(s), %u bad page(s)\n",
+	       bad ? "FAIL" : "ok", acked - 1, recovered, bad);
+	free(data);
+	return bad ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *c = getenv("AWR_PAGES_CYCLES"), *sd = getenv("AWR_PAGES_SHUTDOWNS");
@@ -981,6 +1090,12 @@ int main(int argc, char **argv)
 		child(argv[2], (unsigned int)atoi(argv[3]), argv[4], (unsigned int)atoi(argv[5]), atoi(argv[6]),
 		      strtoull(argv[7], NULL, 10), 0);
 	}
+	if (argc == 7 && !strcmp(argv[1], "replay-write"))
+		return replay_write(argv[2], argv[3], (unsigned int)atoi(argv[4]), strtoull(argv[5], NULL, 10),
+				    argv[6]);
+	if (argc == 7 && !strcmp(argv[1], "replay-check"))
+		return replay_check(argv[2], argv[3], (unsigned int)atoi(argv[4]), strtoull(argv[5], NULL, 10),
+				    strtoull(argv[6], NULL, 10));
 	if (argc < 2 || argc > 3 || !dir)
 		T_SKIP("run as pages_crash faults|shutdown|reopen MODE, sessions or cache under with-scratch-xfs.sh "
 		       "(AWR_SCRATCH_DIR)");

@@ -94,11 +94,12 @@ nvme_ctrls=(
 # "?NAME": where the kernel has it (6.12's crc32c_generic, which XFS and ext4 ask the crypto API
 # for: the guest's scripts load it, since the kernel finds no /sbin/modprobe)
 guest_modules=(scsi_debug sd_mod sg nvme dm-mod dm-crypt crypto_null dm-multipath dm-round-robin raid0 raid1 raid10
-	xfs ext4 '?crc32c_generic' virtio_blk dm-log-writes)
+	xfs ext4 '?crc32c_generic' virtio_blk dm-log-writes loop dm-snapshot)
 
 # Guest programs of other suites (meson targets, built when their .c exists),
 # run by guest/cases.sh per device configuration when present.
-extra_guest=(tests/devices/guest-devices tests/integration/uring_engine tests/integration/page_batch tests/integration/concurrency examples/dbpages)
+extra_guest=(tests/devices/guest-devices tests/integration/uring_engine tests/integration/page_batch tests/integration/concurrency examples/dbpages
+	tests/integration/pages_crash)
 
 # the SCSI target over an NVMe namespace (guest/lio.sh: tcm_loop, iblock backstore) and the
 # short-pin probe of awr qualify as a guest program (tests/integration/short_pin.c)
@@ -386,6 +387,7 @@ cp "$here/guest/database.sh" "$ir/awr/database.sh"
 cp "$here/guest/mariadb.sh" "$ir/awr/mariadb.sh"
 cp "$here/guest/postgres.sh" "$ir/awr/postgres.sh"
 cp "$here/guest/xfsopts.sh" "$ir/awr/xfsopts.sh"
+cp "$here/guest/replay_cycles.sh" "$ir/awr/replay_cycles.sh"
 install -m 755 "$here/guest/logwrites.sh" "$ir/awr/logwrites.sh"	# awr replay of dm-log-writes logs
 install -m 755 "$here/guest/lio.sh" "$ir/awr/lio.sh"
 # host_programs PROG...: programs of this machine for the guest, in my/bin with every library ldd
@@ -524,7 +526,7 @@ if [ -d "$run/my" ]; then
 fi
 cp "$bdir/cli/awr" "$ir/awr/awr"
 cp "$bdir/awr-vmtest" "$ir/awr/awr-vmtest"
-chmod 755 "$ir/init" "$ir/awr/cases.sh" "$ir/awr/fsview.sh" "$ir/awr/pages.sh" "$ir/awr/database.sh" "$ir/awr/mariadb.sh" "$ir/awr/postgres.sh" "$ir/awr/xfsopts.sh" "$ir/awr/awr" "$ir/awr/awr-vmtest"
+chmod 755 "$ir/init" "$ir/awr/cases.sh" "$ir/awr/fsview.sh" "$ir/awr/pages.sh" "$ir/awr/database.sh" "$ir/awr/mariadb.sh" "$ir/awr/postgres.sh" "$ir/awr/xfsopts.sh" "$ir/awr/replay_cycles.sh" "$ir/awr/awr" "$ir/awr/awr-vmtest"
 for t in "${extra[@]}"; do
 	install -m 755 "$bdir/$t" "$ir/awr/$(basename "$t")"
 done

@@ -10,7 +10,7 @@ T=/awr/awr-vmtest
 SD_BASE="atomic_wr=1 sector_size=4096 dev_size_mb=64"
 SD_PARAMS="atomic_wr atomic_wr_max_length atomic_wr_align atomic_wr_gran atomic_wr_max_length_bndry atomic_wr_max_bndry sector_size physblk_exp dev_size_mb"
 
-GROUPS_ALL="sd_default sd_maxlen sd_bndry sd_gran sd_fsview nvme_awupf15 nvme_awupf0 nvme_awupf7 nvme_nawupf7 nvme_nabspf nvme_nabo nvme_nawupf_hi nvme_nawupf3 stack_sd stack_nvme nvme_mpath concurrency logwrites"
+GROUPS_ALL="sd_default sd_maxlen sd_bndry sd_gran sd_fsview nvme_awupf15 nvme_awupf0 nvme_awupf7 nvme_nawupf7 nvme_nabspf nvme_nabo nvme_nawupf_hi nvme_nawupf3 stack_sd stack_nvme nvme_mpath concurrency logwrites replay"
 
 # The kernel series this guest runs ("6.12", "7.3"), for counts and known
 # behaviour that differ between kernels.
@@ -63,6 +63,7 @@ expected_cases() {
 	stack_nvme) echo 48 ;;	# as stack_sd
 	nvme_mpath) echo 10 ;;	# load + 2 paths + the head (statx, probe, json, stack_derived, sweep, write_cache, stack_rule)
 	concurrency) kernel_at_least 7.0 && echo 3 || echo 0 ;;	# load + 2 devices; 7.x only
+	replay) echo 9 ;;	# replay_cycles.sh: 3 workloads x (record, replay, control); SKIPs before 6.16
 	logwrites) kernel_at_least 6.18 && echo 14 || echo 0 ;;	# logwrites.sh: awr replay of the kernel's logs; 6.18, 7.x
 	bench) echo 2 ;;	# not in GROUPS_ALL: bench/guest.sh; the mount, every round exited 0
 	bench_mariadb) echo 1 ;;	# not in GROUPS_ALL: bench/guest_mariadb.sh; every round ran
@@ -972,6 +973,7 @@ run_group() {
 	bench_mariadb) run_bench_mariadb "$1" ;;
 	bench_postgres) run_bench_postgres "$1" ;;
 	concurrency) run_concurrency "$1" ;;
+	replay) relay "$1" cycles /awr/replay_cycles.sh ;;	# power cuts replayed from dm-log-writes logs
 	logwrites) if kernel_at_least 6.18; then relay "$1" log /awr/logwrites.sh
 		else say "INFO $1: runs on the 6.18 and 7.x guests only (stage time; tests/vm/README)"; fi ;;
 	stack_sd) run_stack_sd "$1" ;;
