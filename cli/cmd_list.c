@@ -42,12 +42,12 @@ static void print_line(const struct awr_blockdev *b)
 	else
 		snprintf(parts, sizeof(parts), "-");
 	snprintf(claim, sizeof(claim), "%s%s%s", b->mounts, *b->mounts && *b->holders ? " " : "", b->holders);
-	printf("%-10s %-8s %-18.18s %5" PRIu32 " %8s %8s %8s %8s %-11s %-6s %-12s %-8s %s\n", b->name,
-	       b->transport, *b->model ? b->model : "-", b->sysfs.logical_block_size,
+	printf("%-10s %-8s %-18.18s %5" PRIu32 " %8s %8s %8s %8s %-11s %-6s %-12s %-8s %s\n",
+	       b->name, b->transport, *b->model ? b->model : "-", b->sysfs.logical_block_size,
 	       out_size(b->sysfs.unit_min, s[0], sizeof(s[0])), out_size(b->sysfs.unit_max, s[1], sizeof(s[1])),
 	       out_size(b->sysfs.max_bytes, s[2], sizeof(s[2])), out_size(b->sysfs.boundary, s[3], sizeof(s[3])),
-	       device_field(b, dev, sizeof(dev)), parts, awr_blockdev_verdict(b), out_write_cache_cell(&b->sysfs),
-	       *claim ? claim : "-");
+	       device_field(b, dev, sizeof(dev)), parts, awr_blockdev_verdict(b),
+	       out_write_cache_cell(&b->sysfs), *claim ? claim : "-");
 }
 
 static struct json_object *words_json(const char *s)
@@ -143,18 +143,24 @@ static const char *const list_verdicts[] = { "atomic", "misaligned", "single-blo
 /* The write cache and FUA of each disk whose sysfs shows them (untorn is not durable) */
 static void prom_cache(const struct awr_blockdev *list, unsigned int nr)
 {
-	prom_gauge("awr_write_cache_volatile", "1: the disk has a volatile write cache (sysfs queue/write_cache "
-		   "\"write back\"): acknowledged writes, atomic or not, need a flush to survive a power cut");
-	for (unsigned int i = 0; i < nr; i++)
+	prom_gauge("awr_write_cache_volatile", "1: the disk has a volatile write cache (sysfs "
+		   "queue/write_cache \"write back\"): acknowledged writes, atomic or not, need a "
+		   "flush to survive a power cut");
+	for (unsigned int i = 0; i < nr; i++) {
+		const char *const lab[] = { "device", list[i].name, NULL };
+
 		if (list[i].sysfs.write_cache != AWR_WRITE_CACHE_UNKNOWN)
-			prom_sample("awr_write_cache_volatile", (const char *const[]){ "device", list[i].name, NULL },
+			prom_sample("awr_write_cache_volatile", lab,
 				    list[i].sysfs.write_cache == AWR_WRITE_CACHE_WRITE_BACK);
-	prom_gauge("awr_fua", "1: the disk takes FUA writes itself (sysfs queue/fua); 0: each FUA write "
-		   "becomes the write and a cache flush");
-	for (unsigned int i = 0; i < nr; i++)
+	}
+	prom_gauge("awr_fua", "1: the disk takes FUA writes itself (sysfs queue/fua); 0: each FUA "
+		   "write becomes the write and a cache flush");
+	for (unsigned int i = 0; i < nr; i++) {
+		const char *const lab[] = { "device", list[i].name, NULL };
+
 		if (list[i].sysfs.fua != AWR_FUA_UNKNOWN)
-			prom_sample("awr_fua", (const char *const[]){ "device", list[i].name, NULL },
-				    list[i].sysfs.fua == AWR_FUA_YES);
+			prom_sample("awr_fua", lab, list[i].sysfs.fua == AWR_FUA_YES);
+	}
 }
 
 /* -o prometheus: one gauge per device and limit, for node_exporter's textfile collector */
@@ -249,9 +255,9 @@ int cmd_list(int argc, const char **argv)
 		return AWR_EXIT_USAGE;
 	}
 	if (out_mode == OUT_NORMAL) {
-		printf("%-10s %-8s %-18s %5s %8s %8s %8s %8s %-11s %-6s %-12s %-8s %s\n", "NAME", "TRANSPORT",
-		       "MODEL", "LBS", "UNIT_MIN", "UNIT_MAX", "MAX", "BOUNDARY", "DEVICE", "PARTS", "VERDICT",
-		       "CACHE", "MOUNTS/HOLDERS");
+		printf("%-10s %-8s %-18s %5s %8s %8s %8s %8s %-11s %-6s %-12s %-8s %s\n", "NAME",
+		       "TRANSPORT", "MODEL", "LBS", "UNIT_MIN", "UNIT_MAX", "MAX", "BOUNDARY",
+		       "DEVICE", "PARTS", "VERDICT", "CACHE", "MOUNTS/HOLDERS");
 		for (unsigned int i = 0; i < nr; i++)
 			print_line(&list[i]);
 	} else if (out_mode == OUT_PROMETHEUS) {

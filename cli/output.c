@@ -367,8 +367,9 @@ struct json_object *out_probe_findings_json(const struct awr_probe *p)
 /* queue/write_cache's own words, NULL when not read */
 static const char *write_cache_name(enum awr_write_cache wc)
 {
-	return wc == AWR_WRITE_CACHE_WRITE_BACK ? "write back" : wc == AWR_WRITE_CACHE_WRITE_THROUGH ?
-	       "write through" : NULL;
+	if (wc == AWR_WRITE_CACHE_WRITE_BACK)
+		return "write back";
+	return wc == AWR_WRITE_CACHE_WRITE_THROUGH ? "write through" : NULL;
 }
 
 static struct json_object *bool_or_null(bool known, bool v)
@@ -383,7 +384,8 @@ void out_add_write_cache(struct json_object *o, const struct awr_sysfs_view *y)
 	json_object_object_add(o, "write_cache", wc ? json_object_new_string(wc) : NULL);
 	json_object_object_add(o, "write_cache_volatile",
 			       bool_or_null(wc, y->write_cache == AWR_WRITE_CACHE_WRITE_BACK));
-	json_object_object_add(o, "fua", bool_or_null(y->fua != AWR_FUA_UNKNOWN, y->fua == AWR_FUA_YES));
+	json_object_object_add(o, "fua",
+			       bool_or_null(y->fua != AWR_FUA_UNKNOWN, y->fua == AWR_FUA_YES));
 }
 
 const char *out_write_cache_text(const struct awr_sysfs_view *y, char *buf, size_t len)

@@ -621,11 +621,12 @@ static int crash_cycle(struct qctx *q, unsigned int n, uint32_t unit, struct cyc
 	return 0;
 }
 
-#define CRASH_PROVES "after XFS is shut down mid-write without a log flush and recovered, every " \
-	"write acknowledged with RWF_DSYNC is there and no unit is torn, corrupt or misplaced"
-#define CRASH_CANNOT "a power cut: the device and its write cache run on through the shutdown, so " \
-	"what a volatile cache (\"write back\") holds is never lost here, nor anything torn inside the " \
-	"device; a power pull shows those"
+#define CRASH_PROVES "after XFS is shut down mid-write without a log flush and recovered, " \
+	"every write acknowledged with RWF_DSYNC is there and no unit is torn, corrupt or " \
+	"misplaced"
+#define CRASH_CANNOT "a power cut: the device and its write cache run on through the " \
+	"shutdown, so what a volatile cache (\"write back\") holds is never lost here, nor " \
+	"anything torn inside the device; a power pull shows those"
 
 /* What the check proves and cannot, with the target's write cache: figures and one note. */
 static void crash_scope(struct qctx *q, struct json_object *fig)
@@ -644,8 +645,9 @@ static void crash_scope(struct qctx *q, struct json_object *fig)
 	json_object_object_add(fig, "target_write_cache", wc);
 	if (!q->crash)
 		return;
-	q_note(q, "crash check: proves that %s; cannot prove %s (%s: %s)", CRASH_PROVES, CRASH_CANNOT,
-	       y ? y->disk : "the target's disk", y ? out_write_cache_text(y, words, sizeof(words)) : "unknown");
+	q_note(q, "crash check: proves that %s; cannot prove %s (%s: %s)", CRASH_PROVES,
+	       CRASH_CANNOT, y ? y->disk : "the target's disk",
+	       y ? out_write_cache_text(y, words, sizeof(words)) : "unknown");
 }
 
 /* The unit: the qualify unit within what XFS offers on this kernel; 0 when it offers none. */
@@ -734,9 +736,10 @@ void q_crash(struct qctx *q, struct qcheck *c)
 		q_set(c, Q_PASS, "%u crash%s of its own scratch XFS (%s in %s): shut down without log flush "
 		      "during %s atomic writes, writers stopped by EIO, log recovery: 0 lost of %" PRIu64
 		      " acknowledged writes (%" PRIu64 " acknowledged after the crash instant, in flight); "
-		      "shows durability through a shutdown and the verifier agreeing with the journal, not "
-		      "untornness, which a shutdown cannot provoke, nor a power cut (see the note)", cycles,
-		      cycles == 1 ? "" : "es", sc.dev, q->dir, out_size(unit, a, sizeof(a)), sum.acked, sum.late);
+		      "shows durability through a shutdown and the verifier agreeing with the "
+		      "journal, not untornness, which a shutdown cannot provoke, nor a power cut "
+		      "(see the note)", cycles, cycles == 1 ? "" : "es", sc.dev, q->dir,
+		      out_size(unit, a, sizeof(a)), sum.acked, sum.late);
 out:
 	q_crash_cleanup();
 }

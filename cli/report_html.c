@@ -1057,8 +1057,8 @@ static void write_cache_row(FILE *f, struct json_object *sysfs)
 	if (fua)
 		fprintf(f, ", FUA %d", json_object_get_boolean(fua) ? 1 : 0);
 	if (!strcmp(wc, "write back"))
-		fputs(": volatile. Untorn is not durable: an acknowledged write is lost on a power cut "
-		      "until fsync, fdatasync or O_DSYNC flushes it", f);
+		fputs(": volatile. Untorn is not durable: an acknowledged write is lost on a "
+		      "power cut until fsync, fdatasync or O_DSYNC flushes it", f);
 	fputs("</td></tr>\n", f);
 }
 

@@ -316,8 +316,8 @@ struct awr_statx_view {
  */
 enum awr_write_cache {
 	AWR_WRITE_CACHE_UNKNOWN = 0,	/* not read (no such attribute) */
-	AWR_WRITE_CACHE_WRITE_THROUGH,	/* "write through": nothing acknowledged waits in a volatile cache */
-	AWR_WRITE_CACHE_WRITE_BACK,	/* "write back": a volatile cache; the kernel sends flushes */
+	AWR_WRITE_CACHE_WRITE_THROUGH,	/* "write through": no volatile cache the kernel knows */
+	AWR_WRITE_CACHE_WRITE_BACK,	/* "write back": volatile; the kernel sends flushes */
 };
 
 /*

@@ -1194,7 +1194,7 @@ static void advise(struct awr_db_report *r, const char *given)
 	}
 }
 
-/* Untorn is not durable: the engine's own fsync/O_DSYNC, and the disk's write cache (the catalogue) */
+/* Untorn is not durable: the engine's fsync/O_DSYNC and the disk's write cache (the catalogue) */
 static void durable_condition(struct awr_db_report *r, const struct awr_db_file *f)
 {
 	char text[sizeof(r->conditions[0])];

@@ -56,7 +56,7 @@ static void read_cache(const char *q, enum awr_write_cache *wc, enum awr_fua *fu
 	*fua = awr__sysfs_read_u64(q, "fua", &v) ? AWR_FUA_UNKNOWN : v ? AWR_FUA_YES : AWR_FUA_NO;
 }
 
-/* The same for a device named as in /sys/class/block ("dm-0", "sda1": a partition's disk's queue). */
+/* The same for a device named as in /sys/class/block ("dm-0"; "sda1": its disk's queue). */
 void awr__sysfs_disk_cache(const char *name, enum awr_write_cache *wc, enum awr_fua *fua)
 {
 	char q[PATH_MAX];

@@ -30,8 +30,8 @@ mutant durable-condition-dropped "a guaranteed verdict without the durability co
 
 mutant durable-condition-any-cache "the durability condition calls every cache volatile" \
 	"db_verdict" lib/discover/durability.c \
-	'expand(wc == AWR_WRITE_CACHE_WRITE_BACK ? D_COND_VOLATILE' \
-	'expand(wc != AWR_WRITE_CACHE_UNKNOWN ? D_COND_VOLATILE'
+	$'\tif (wc == AWR_WRITE_CACHE_WRITE_BACK)\n\t\tt = D_COND_VOLATILE;' \
+	$'\tif (wc != AWR_WRITE_CACHE_UNKNOWN)\n\t\tt = D_COND_VOLATILE;'
 
 mutant durable-prom-inverted "awr_write_cache_volatile 1 for a write-through disk" \
 	"write_cache" cli/cmd_list.c \
