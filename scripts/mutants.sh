@@ -159,8 +159,8 @@ mutant pages-settle-no-sync "the area's generation is reused without the store's
 
 mutant pages-area-no-dsync "the area write is not RWF_DSYNC (the batch acknowledged before it is durable)" \
 	"pages_cache" lib/pages/area.c \
-	'(off_t)gen_off(s, g), RWF_DSYNC);' \
-	'(off_t)gen_off(s, g), 0);'
+	'		     awr__pages_fault_nosync(s) ? 0 : RWF_DSYNC);' \
+	'		     0);'
 
 mutant pages-recover-nothing "opening a store recovers nothing from its doublewrite area" \
 	"pages_example" lib/pages/area.c \

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # Description: the mutants of the replayed power cuts' fault points and of the durability they drop
 # (issue 41; sourced by scripts/mutants.sh). The guest's replay group (tests/vm/guest/replay_cycles.sh)
-# is their end-to-end check; these are the parts a host test can catch.
+# is their end-to-end check; these are the parts a host test can catch. The durability the page
+# store's fault drops is scripts/mutants.sh's pages-area-no-dsync (caught by pages_cache).
 # shellcheck shell=bash disable=SC2016
 
 mutant pages-nosync-late "nosync:N takes effect one in-place write late" \
@@ -23,8 +24,3 @@ mutant stress-fault-ignored-bad "a malformed AWR_STRESS_FAULT is ignored and the
 	"stress_fault" lib/verify/stress.c \
 	$'\tret = awr__stress_fault_parse(secure_getenv("AWR_STRESS_FAULT"), &s.nosync_from);\n\tif (!ret)\n' \
 	$'\t(void)awr__stress_fault_parse(secure_getenv("AWR_STRESS_FAULT"), &s.nosync_from);\n\tif (1)\n'
-
-mutant pages-area-not-durable "the doublewrite area written without RWF_DSYNC: a batch acknowledged before it is durable" \
-	"pages_cache" lib/pages/area.c \
-	'		     awr__pages_fault_nosync(s) ? 0 : RWF_DSYNC);' \
-	'		     0);'
