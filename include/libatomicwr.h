@@ -2501,6 +2501,8 @@ struct awr_db_file {
 	bool statx_atomic;		/* statx: the file takes atomic writes */
 	uint32_t unit_min, unit_max;	/* statx's atomic unit */
 	bool hw_atomic;			/* the device writes atomically itself */
+	bool by_provider;		/* device-implicit on its cloud provider's word, not the kernel's unit
+					 * (awr_device_provider()); in what was padding */
 	uint32_t hw_unit_max;
 	enum awr_write_path write_path;	/* the path an RWF_ATOMIC page write takes (awr_path_predict) */
 	uint64_t mapped_bytes;		/* FIEMAP: bytes mapped */

@@ -137,6 +137,7 @@ static bool judge_provider(struct awr_db_file *f, const struct awr_device *dev,
 		note(f, "%s's own statement does not cover the page: %s", pa->provider, why);
 		return false;
 	}
+	f->by_provider = true;
 	note(f, "the page is within %s's own statement (device-implicit on its word, not the kernel's): "
 	     "writes of n x %u up to %u bytes, aligned%s, are never torn (NTWPU/NTWPG/NTWPB); the kernel "
 	     "reads none of it and gives %u..%u bytes", pa->provider, pa->granularity, pa->unit,
@@ -1217,9 +1218,14 @@ static void conditions(struct awr_db_report *r)
 	}
 	if (r->verdict != AWR_DB_DEVICE_IMPLICIT)
 		return;
-	condition(r, "%s writes %u-byte pages atomically on power failure for every write (sysfs atomic unit up to "
-		  "%u bytes from the device's AWUPF/NAWUPF); a firmware or kernel that lowers it breaks this",
-		  f->device, r->page_size, f->hw_unit_max);
+	if (f->by_provider)
+		condition(r, "%s writes %u-byte pages untorn for every plain write on its cloud provider's word "
+			  "(read from the device, not enforced by Linux, whose unit is %u bytes); a volume or "
+			  "instance type without it breaks this", f->device, r->page_size, f->hw_unit_max);
+	else
+		condition(r, "%s writes %u-byte pages atomically on power failure for every write (sysfs atomic "
+			  "unit up to %u bytes from the device's AWUPF/NAWUPF); a firmware or kernel that lowers it "
+			  "breaks this", f->device, r->page_size, f->hw_unit_max);
 	if (f->grow_align)
 		condition(r, "every page of every file in one extent aligned on the device (FIEMAP); a file grown "
 			  "into misaligned extents breaks this: %s aligns new extents to %" PRIu64 " bytes%s", f->fs,

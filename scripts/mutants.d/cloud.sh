@@ -78,3 +78,8 @@ mutant cloud-sysfs-unsaid "a probe whose identify failed says nothing of an Amaz
 	"probe_cloud_sysfs" lib/discover/device_probe.c \
 	'		if (n.kind != AWR_NODE_SCSI && awr__provider_sysfs(n.disk, err, sizeof(err)))' \
 	'		if (0)'
+
+mutant cloud-db-condition-kernel "a device-implicit verdict on the provider's word states the kernel's unit as its condition" \
+	"db_provider" lib/decide/db.c \
+	'	if (f->by_provider)' \
+	'	if (0)'

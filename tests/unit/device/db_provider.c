@@ -107,7 +107,7 @@ static enum awr_db_verdict verdict(const char *what, const char *ctrl, const cha
 	struct awr_db_report *r = NULL;
 	enum awr_db_verdict v = AWR_DB_UNKNOWN;
 	char dir[PATH_MAX];
-	bool found = !want_text;
+	bool found = !want_text, provider_condition = false;
 	int ret;
 
 	ctrl_fixture = ctrl;
@@ -124,6 +124,11 @@ static enum awr_db_verdict verdict(const char *what, const char *ctrl, const cha
 			found |= want_text && strstr(r->files[0].reasons[i], want_text);
 		}
 		T_EXPECT_EQ(r->files[0].page_size, 4096, "the 4 KiB page read from ibdata1");
+		T_EXPECT(v != AWR_DB_DEVICE_IMPLICIT || r->files[0].by_provider, "%s: by_provider", what);
+		for (unsigned int i = 0; v == AWR_DB_DEVICE_IMPLICIT && i < r->nr_conditions; i++)
+			provider_condition |= !!strstr(r->conditions[i], "on its cloud provider's word");
+		T_EXPECT(provider_condition == (v == AWR_DB_DEVICE_IMPLICIT),
+			 "%s: the condition names the provider's word", what);
 	}
 	T_EXPECT(found, "%s: a reason says '%s'", what, want_text ? want_text : "");
 	awr_db_report_free(r);
