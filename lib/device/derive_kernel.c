@@ -26,6 +26,11 @@ static int derive_for(const struct awr_device *d, uint32_t kernel, struct awr_de
 	}
 	if (d->type == AWR_DEVICE_NVME)
 		return awr_nvme_derive_kernel(&d->nvme, kernel, &d->caps, out);
+	/* the running kernel holds no Block Limits page of the disk: sd sets nothing (device_io.c) */
+	if (d->scsi_kernel_no_vpd && kernel == awr_kernel_running()) {
+		memset(out, 0, sizeof(*out));
+		return 0;
+	}
 	return awr_scsi_derive_kernel(&d->scsi, kernel, &d->caps, out);
 }
 
@@ -174,6 +179,10 @@ void awr__kernel_findings(struct awr_device *d)
 		awr__dev_finding(d, "nvme_head_no_limits", AWR_SEV_WARN,
 				 "%s is an NVMe multipath head node: kernel %s gives a head no atomic write limits (from 6.15, also 6.14.10), only its path nodes have them",
 				 d->disk, awr_kernel_format(d->kernel, v, sizeof(v)));
+	else if (d->scsi_kernel_no_vpd && d->kernel == awr_kernel_running())
+		awr__dev_finding(d, "scsi_kernel_no_vpd", AWR_SEV_WARN,
+				 "the kernel's SCSI layer holds no Block Limits page of %s (no vpd_pgb0 in sysfs): sd sets no atomic write limits from the page the device answers (seen with LIO's tcm_loop on 7.3)",
+				 d->disk);
 	change_findings(d);
 }
 

@@ -18,6 +18,7 @@ struct awr_device {
 	struct awr_device_limits alt;
 	bool have_alt;
 	bool mpath_head;		/* an NVMe multipath head node (sysfs multipath/) */
+	bool scsi_kernel_no_vpd;	/* the kernel's SCSI layer holds no Block Limits page of disk */
 	uint32_t kernel_asked;		/* awr_device_set_kernel(), 0 the running one */
 	uint32_t kernel;		/* the release kder follows */
 	uint64_t chunk_bytes;		/* chunk_sectors the derivation used (sysfs or NOIOB) */
@@ -133,6 +134,8 @@ int awr__nvme_read(int fd, bool want_ns, struct awr_nvme_id *id, char *err, size
 /* Identify Namespace @nsid into @ns (AWR_NVME_ID_SIZE bytes): 0, -EIO on an NVMe status, -errno. */
 int awr__nvme_identify_ns(int fd, uint32_t nsid, void *ns, size_t len);
 int awr__scsi_read(int fd, struct awr_scsi_id *id, char *err, size_t errlen);
+/* device_io.c: a real SCSI disk whose kernel-cached Block Limits page (vpd_pgb0) is missing */
+bool awr__scsi_kernel_lacks_vpd(const char *disk);
 int awr__device_read(const struct awr_devnode *n, struct awr_device **out, char *err,
 		     size_t errlen);
 

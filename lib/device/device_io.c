@@ -55,6 +55,27 @@ static bool is_mpath_head(const char *disk)
 	return !stat(dir, &st) && S_ISDIR(st.st_mode);
 }
 
+/*
+ * sd reads the Block Limits page the SCSI midlayer cached at scan time (drivers/scsi/sd.c
+ * sd_read_block_limits(): sdkp->device->vpd_pgb0), not the device: without that page sd sets no
+ * atomic limits (sd_config_atomic() is never reached) whatever the device would answer. The page
+ * shows as device/vpd_pgb0 in sysfs; a real SCSI device directory also has scsi_level. Seen on
+ * 7.3.4: a tcm_loop LUN (LIO) whose midlayer device holds no VPD page at all.
+ */
+bool awr__scsi_kernel_lacks_vpd(const char *disk)
+{
+	char dev[PATH_MAX], f[PATH_MAX + 16];
+	struct stat st;
+
+	if (!disk[0] || snprintf(dev, sizeof(dev), "%s/block/%s/device", awr__sysfs_root(), disk) >= (int)sizeof(dev))
+		return false;
+	snprintf(f, sizeof(f), "%s/scsi_level", dev);
+	if (stat(f, &st))
+		return false;	/* not a SCSI device's directory as the kernel makes it */
+	snprintf(f, sizeof(f), "%s/vpd_pgb0", dev);
+	return stat(f, &st) != 0;
+}
+
 int awr__device_read(const struct awr_devnode *n, struct awr_device **out, char *err, size_t errlen)
 {
 	struct awr_device *d;
@@ -76,6 +97,7 @@ int awr__device_read(const struct awr_devnode *n, struct awr_device **out, char 
 		scsi_sizes_from_sysfs(n->disk, &d->scsi);
 	awr__caps_from_sysfs(n->disk, &d->caps);
 	d->mpath_head = is_mpath_head(n->disk);
+	d->scsi_kernel_no_vpd = d->type == AWR_DEVICE_SCSI && awr__scsi_kernel_lacks_vpd(n->disk);
 	awr__device_derive(d);
 	*out = d;
 	return 0;

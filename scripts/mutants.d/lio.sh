@@ -34,3 +34,13 @@ mutant krule-pin-fixed-7-3 "the short-pin fix dated 7.3 (Debian's 7.3.4 tears)" 
 	"kernel_rules" lib/kernel.c \
 	'	[AWR_KRULE_SHORT_PIN_FIXED] = { "short_pin_fixed", AWR_KERNEL(7, 4, 0), { 0 },' \
 	'	[AWR_KRULE_SHORT_PIN_FIXED] = { "short_pin_fixed", AWR_KERNEL(7, 3, 0), { 0 },'
+
+mutant scsi-kernel-vpd-ignored "the derivation for the running kernel ignores that sd holds no Block Limits page" \
+	"scsi_kernel_vpd" lib/device/derive_kernel.c \
+	'	if (d->scsi_kernel_no_vpd && kernel == awr_kernel_running()) {' \
+	'	if (0 && d->scsi_kernel_no_vpd && kernel == awr_kernel_running()) {'
+
+mutant scsi-kernel-vpd-never-missing "a SCSI disk's sysfs is never found without vpd_pgb0" \
+	"scsi_kernel_vpd" lib/device/device_io.c \
+	'	return stat(f, &st) != 0;' \
+	'	return false;'

@@ -44,8 +44,9 @@ expected_cases() {
 	nvme_awupf0) kernel_at_least 7.0 && echo 87 || echo 96 ;;	# 7.0+: no qualify (9 cases), as nvme_awupf15's
 	nvme_awupf7) kernel_at_least 7.0 && echo 87 || echo 96 ;;
 	# with the io_uring engine and page-batch programs (25), the short-pin probe (2) and lio.sh:
-	# 7.x 7 (qualify 8 with it), before 6.19 4 (the target without atomic limits)
-	nvme_nawupf7) kernel_at_least 7.0 && echo $((121 + 2 + 7 + 8)) || echo $((121 + 2 + 4)) ;;
+	# 7.x 19 with awr-vmtest disk's 12 (qualify 8 with it), before 6.19 4 (the target without atomic
+	# limits)
+	nvme_nawupf7) kernel_at_least 7.0 && echo $((121 + 2 + 19 + 8)) || echo $((121 + 2 + 4)) ;;
 	nvme_nabspf) echo 84 ;;	# the partition one block past 1 MiB crosses the 64 KiB boundary: refused; awr list's 3 cases
 	nvme_nabo) echo 41 ;;	# no atomic writes: fewer cases, no passthrough ones
 	nvme_nawupf_hi) echo 81 ;;	# 64 KiB boundary, as nvme_nabspf
