@@ -43,8 +43,9 @@ report() {
 	echo "workloads: the page store (64 pages of 16 KiB, batches of 15) in doublewrite and in software"
 	echo "mode, and awr stress with qualify --crash's writers (4 threads, 16 KiB units over 4 MiB, a"
 	echo "journal off the logged device), at once on one XFS over dm-log-writes; each replay point"
-	echo "mounted on a snapshot (log recovery) and checked by every workload; the control: the same"
-	echo "under nosync:0 (acknowledged without being made durable), replayed to each mark in turn"
+	echo "mounted on a snapshot (log recovery) and checked by every workload; the control: the three"
+	echo "one after the other under nosync:0 (acknowledged without being made durable), replayed to"
+	echo "each mark in turn"
 	awk '/^# libatomicwr VM stage: guest facts/ { k = $8; sub(/,$/, "", k); print ""; print "kernel " k }
 		/^INFO replay / { sub(/^INFO replay /, "  "); print }' "$out/results.txt"
 	echo

@@ -20,9 +20,9 @@
 #       last record before each; awr verify with the journal and that time as the crash instant:
 #       no torn unit, no acknowledged write lost
 # The negative control: the three again, each under its fault point (AWR_PAGES_FAULT=nosync:0,
-# AWR_STRESS_FAULT=nosync:0: acknowledged without being made durable), replayed to each mark in
-# turn: each check must fail at some replay point, named by its entry; its control case passes
-# when it does. (A flush point cannot catch it: a flush covers every write that completed before
+# AWR_STRESS_FAULT=nosync:0: acknowledged without being made durable; 4 batches, 40 writes) and
+# one after the other, so that no other's flush covers them, replayed to each mark in turn: each
+# check must fail at some replay point, named by its entry; its control case passes when it does. (A flush point cannot catch it: a flush covers every write that completed before
 # it, so the writes a batch acknowledged are in the log before any flush after its mark.)
 #   replay_cycles.sh        prints PASS/FAIL/SKIP NAME lines (tests/vm/guest/cases.sh relays them)
 # Devices: loop devices over sparse files on the guest's tmpfs (a loop device has a write cache,
@@ -143,10 +143,18 @@ record() {
 		return 1
 	mark mkfs && mount -t xfs "/dev/mapper/$LW" "$MNT" || return 1
 	head -c 4194304 /dev/zero >"$MNT/st" && sync || return 1	# stress's file, durable before st-start
-	work_pages doublewrite dw 41 "$pf" &
-	work_pages software sw 43 "$pf" &
-	work_stress "$sf"
-	wait
+	if [ -n "$1" ]; then
+		# the control: one after the other, so that no other workload's flush (a store's
+		# creation, its close) covers the writes a workload acknowledged without a flush
+		work_stress "$sf"
+		work_pages doublewrite dw 41 "$pf"
+		work_pages software sw 43 "$pf"
+	else
+		work_pages doublewrite dw 41 "$pf" &
+		work_pages software sw 43 "$pf" &
+		work_stress "$sf"
+		wait
+	fi
 	for w in dw sw st; do cat "$W/$w.out"; done
 	umount "$MNT" && dmsetup remove "$LW" || return 1
 	"$AWR" replay "$logd" -o json | tr -d ' \n\t' >"$W/list" || return 1
@@ -328,5 +336,5 @@ else
 	info "control seconds=$(secs "$t2")"
 fi
 cleanup
-echo "replay_cycles.sh: $(secs "$t0") s"
+info "group seconds=$(secs "$t0") kernel=$kv"
 exit 0
