@@ -918,6 +918,18 @@ static void crash_cycles(struct page *pg, struct json_object *doc)
 	}
 }
 
+/* A block device's short_pin check, when it ran: what a partly pinned buffer's atomic write did. */
+static void short_pin(struct page *pg, struct json_object *doc)
+{
+	struct json_object *fig = typed(check(doc, "short_pin"), "figures", json_type_object);
+
+	if (!may(pg, fig, "checks[short_pin].figures", "outcome", json_type_string))
+		return;
+	fputs("</section>\n<section id=\"short-pin\">\n<h2>An atomic write from a partly pinned buffer"
+	      "</h2>\n", pg->f);
+	kv_table(pg->f, "short-pin", fig);
+}
+
 /* The JSON for tools: '<', '>' and '&' as \u escapes, so nothing in it can end the element. */
 static void embed_json(FILE *f, struct json_object *doc)
 {
@@ -990,6 +1002,7 @@ static void sections(struct page *pg, struct json_object *doc)
 	section(f, "torn", "Concurrent writers");
 	torn_counts(pg, doc);
 	crash_cycles(pg, doc);
+	short_pin(pg, doc);
 	section(f, "extents", "Extent map of the test file");
 	extent_chart(pg, doc);
 	section(f, "json", "The JSON report");

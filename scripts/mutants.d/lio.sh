@@ -44,3 +44,8 @@ mutant scsi-kernel-vpd-never-missing "a SCSI disk's sysfs is never found without
 	"scsi_kernel_vpd" lib/device/device_io.c \
 	'	return stat(f, &st) != 0;' \
 	'	return false;'
+
+mutant report-short-pin-dropped "the HTML report leaves out the short_pin section" \
+	"short_pin_report" cli/report_html.c \
+	$'\tshort_pin(pg, doc);\n\tsection(f, "extents"' \
+	$'\tsection(f, "extents"'
