@@ -111,8 +111,8 @@ static const struct krule krules[AWR_KRULE__COUNT] = {
 	 * has no atomic fields and 9Ch is an unsupported opcode. Seen in guests, tcm_loop over a NAWUPF 7
 	 * namespace: 7.3.4's target reports MATL 8, granularity and alignment 1 and writes WRITE ATOMIC(16)
 	 * through to the namespace, but the initiator's SCSI midlayer keeps no VPD page of the LUN, so sd
-	 * sets no atomic limits there (awr names device_sysfs_mismatch); 6.12.117 and 6.18.15 report
-	 * none (guest/lio.sh) */
+	 * sets no atomic limits there (awr derives none, scsi_kernel_no_vpd); 6.12.117 and 6.18.15
+	 * report none (guest/lio.sh) */
 	[AWR_KRULE_LIO_ATOMIC] = { "lio_atomic", AWR_KERNEL(6, 19, 0), { 0 },
 		"the SCSI target (LIO, iblock backstore) takes WRITE ATOMIC(16) and reports its block device's atomic limits in the Block Limits page" },
 	/* block/bio.c bio_iov_iter_get_pages(): an RWF_ATOMIC write to a raw block device from a buffer
