@@ -173,8 +173,9 @@ static void probe_print(const struct awr_probe *p)
 	row("dio_mem_align", CELL(s && s->dio_reported, s->dio_mem_align), NULL, NULL, &(uint64_t){ e->mem_align });
 	row("dio_offset_align", CELL(s && s->dio_reported, s->dio_offset_align), NULL, NULL,
 	    &(uint64_t){ e->offset_align });
-	if (y)
-		printf("  %-20s %s\n", "write cache", out_write_cache_text(y, col, sizeof(col)));
+	if (y)	/* the queue the writes go to: a partition's disk, a dm or md device's own */
+		printf("  %-20s %s: %s\n", "write cache", y->disk,
+		       out_write_cache_text(y, col, sizeof(col)));
 	if (d) {
 		putchar('\n');
 		device_print(d);

@@ -69,7 +69,8 @@ EOF_J
 		*) fail "$label: probe $p findings [$ids] lack $id" ;;
 		esac
 		"$awr" probe "$p" >"$w/p.txt"
-		grep -q "^  write cache  *$wc, FUA $fua$" "$w/p.txt" && ok "$label: probe $p text: $wc, FUA $fua" ||
+		grep -q "^  write cache  *$name: $wc, FUA $fua$" "$w/p.txt" &&
+			ok "$label: probe $p text: $name: $wc, FUA $fua" ||
 			fail "$label: probe $p text: $(grep 'write cache' "$w/p.txt")"
 	done
 	"$awr" list -o json >"$w/l.json"
