@@ -69,7 +69,7 @@ cleanup() {
 	data= logd= rdev= cowd=
 	rm -rf "$W"
 }
-trap cleanup EXIT
+trap 'cleanup; rm -f "$W.rec.out"' EXIT
 
 attach() {	# attach FILE: a free loop device over FILE, its name on stdout
 	local d
