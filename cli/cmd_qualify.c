@@ -232,20 +232,31 @@ static int write_report(const char *file, struct json_object *o)
 	return fclose(f) ? -errno : 0;
 }
 
+/* Whether check @i is in @q's list: hardware_path for files only, short_pin for block devices only. */
+static bool check_applies(const struct qctx *q, size_t i)
+{
+	if (checks[i].run == q_hw_path)
+		return !q->is_blk;	/* a check of files on a filesystem */
+	if (checks[i].run == q_short_pin)
+		return q->is_blk;	/* the block layer's bug with a partly pinned buffer */
+	return true;
+}
+
 static void run_checks(struct qctx *q, struct qcheck *c, struct tally *t)
 {
 	double start = cli_now_s(), t0;
+	size_t total = 0, nr = 0;
 
 	q->started = time(NULL);
 
 	if (out_mode == OUT_NORMAL)
 		printf("qualify %s (%s %s)%s\n", q->path, q->is_blk ? "block device" : "file", q->target,
 		       q->quick ? ", quick" : "");
+	for (size_t i = 0; i < NR_CHECKS; i++)
+		total += check_applies(q, i);
 	for (size_t i = 0; i < NR_CHECKS; i++) {
-		if (q->is_blk && checks[i].run == q_hw_path)
-			continue;	/* a check of files on a filesystem: not in a block device's list */
-		if (!q->is_blk && checks[i].run == q_short_pin)
-			continue;	/* the block layer's bug: not in a file's list */
+		if (!check_applies(q, i))
+			continue;
 		c[i].name = checks[i].name;
 		c[i].figures = json_object_new_object();
 		t0 = cli_now_s();
@@ -253,7 +264,7 @@ static void run_checks(struct qctx *q, struct qcheck *c, struct tally *t)
 			char label[96];
 			struct progress *pr;
 
-			snprintf(label, sizeof(label), "qualify: check %zu of %zu, %s", i + 1, (size_t)NR_CHECKS,
+			snprintf(label, sizeof(label), "qualify: check %zu of %zu, %s", ++nr, total,
 				 checks[i].name);
 			pr = progress_start(label, NULL, NULL);
 			checks[i].run(q, &c[i]);
