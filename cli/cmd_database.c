@@ -26,6 +26,7 @@ static struct json_object *file_json(const struct awr_db_file *f)
 	json_object_object_add(o, "unit_min", out_u64(f->unit_min));
 	json_object_object_add(o, "unit_max", out_u64(f->unit_max));
 	json_object_object_add(o, "hw_atomic", json_object_new_boolean(f->hw_atomic));
+	json_object_object_add(o, "by_provider", json_object_new_boolean(f->by_provider));
 	json_object_object_add(o, "hw_unit_max", out_u64(f->hw_unit_max));
 	json_object_object_add(o, "write_path", json_object_new_string(awr_write_path_name(f->write_path)));
 	json_object_object_add(o, "mapped_bytes", out_u64(f->mapped_bytes));

@@ -113,7 +113,7 @@ for ps in 16384 8192; do
 	"$awr" qualify "$my" --for innodb --atomic-writes -o json >"$w/my.json"
 	rc=$?
 	[ "$rc" = 0 ] && [ "$(json "$w/my.json" 'd["verdict"]')" = "guaranteed" ] &&
-		json "$w/my.json" 'all(f["statx_atomic"] and f["unit_min"] <= '"$ps"' <= f["unit_max"] for f in d["files"])' |
+		json "$w/my.json" 'all(f["statx_atomic"] and f["unit_min"] <= '"$ps"' <= f["unit_max"] and f["by_provider"] is False for f in d["files"])' |
 		grep -q True && ok "InnoDB $ps with atomic writes (awr qualify --for): guaranteed, $(json "$w/my.json" 'd["advice"]' | head -c 120)" ||
 		fail "InnoDB $ps with atomic writes: exit $rc, $(head -c 800 "$w/my.json")"
 	# safe, and the advice says so (the exit status agrees); whether the copy-on-write path is
