@@ -313,6 +313,29 @@ static unsigned int changes(const struct decode_args *a, struct change *c, unsig
 	return nr;
 }
 
+/*
+ * What a pre-7.0 kernel keeps after AWUPF changed: drivers/nvme/host/core.c reads AWUPF once per
+ * subsystem (nvme_init_subsystem(): subsys->awupf, when the subsystem is first seen) and
+ * nvme_configure_atomic_write() multiplies it by the namespace's current block size. 6.15.0-6.15.4
+ * refused the namespace (8695f060a029), 6.15.5-6.15.7 the controller (f46d273449ba, "inconsistent
+ * AWUPF, controller not added"); 1fc09f2961f5 (6.16-rc7, 6.15.8) reverted both to subsys->awupf.
+ */
+static void awupf_kept(const struct decode_args *a, const char *kv, char *buf, size_t len)
+{
+	const struct awr_nvme_id *first = &a->readings[0].nvme;
+	const struct awr_nvme_id *last = &a->readings[a->nr_readings - 1].nvme;
+	uint64_t kept = (first->awupf + 1ULL) * last->lba_size, now = (last->awupf + 1ULL) * last->lba_size;
+
+	snprintf(buf, len, "AWUPF changed: kernel %s reads AWUPF once per NVMe subsystem, when it is first "
+		 "seen (nvme_init_subsystem()), and multiplies it by the current block size, so until the "
+		 "subsystem is made again (a reboot, or all its controllers removed) it keeps AWUPF %u: "
+		 "%" PRIu64 " bytes on %u-byte blocks, where the drive now states %" PRIu64 "%s (only where the "
+		 "namespace has no NAWUPF). Only 6.15.0-6.15.7 refused such a namespace or controller "
+		 "(\"inconsistent AWUPF, controller not added\", f46d273449ba; reverted by 1fc09f2961f5). "
+		 "7.0+ ignores AWUPF.", kv, first->awupf, kept, last->lba_size, now,
+		 kept > now ? ": sysfs claims more than the drive guarantees, trust the new reading" : "");
+}
+
 /* What a change of AWUPF or of the LBA format means on each kernel (drivers/nvme/host/core.c). */
 static void change_meaning(const struct decode_args *a, const struct change *c, unsigned int nr,
 			   char *buf, size_t len)
@@ -335,12 +358,7 @@ static void change_meaning(const struct decode_args *a, const struct change *c, 
 		snprintf(buf + n, len - n, "AWUPF changed: kernel %s ignores AWUPF (7.0+, \"nvme: stop using "
 			 "AWUPF\"), so the change alters nothing there.", awr_kernel_format(k, v, sizeof(v)));
 	else if (awupf)
-		snprintf(buf + n, len - n, "AWUPF changed: kernel %s uses the controller's AWUPF, and the new "
-			 "value applies once the controller is identified again; the releases that compared it "
-			 "with the subsystem's at a reset (f46d273449ba \"nvme: fix atomic write size validation\", "
-			 "6.16-rc and stable backports, reverted by 1fc09f2961f5 in 6.16-rc7) refuse the "
-			 "controller after such a format: nvme_init_identify() logs \"inconsistent AWUPF, "
-			 "controller not added (new/old)\". 7.0+ ignores AWUPF.", awr_kernel_format(k, v, sizeof(v)));
+		awupf_kept(a, awr_kernel_format(k, v, sizeof(v)), buf + n, len - n);
 }
 
 static const char *const format_names[] = {

@@ -83,3 +83,8 @@ mutant cloud-db-condition-kernel "a device-implicit verdict on the provider's wo
 	"db_provider" lib/decide/db.c \
 	'	if (f->by_provider)' \
 	'	if (0)'
+
+mutant transcript-awupf-kept "a transcript's AWUPF change before 7.0: the kernel keeps the new AWUPF" \
+	"cli_decode" cli/cmd_decode.c \
+	'	uint64_t kept = (first->awupf + 1ULL) * last->lba_size,' \
+	'	uint64_t kept = (last->awupf + 1ULL) * last->lba_size,'
