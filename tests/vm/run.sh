@@ -31,7 +31,7 @@
 #   AWR_TEST_LONG=1 the guests' long soak lengths (concurrency 30 s a part instead of 8)
 #   AWR_VM_SHELL=1  boot the first kernel to an interactive shell in the guest instead
 #   AWR_VM_TIMEOUT  seconds each guest may run (default 900: the stage's whole
-#                   budget; three guests share two cores)
+#                   budget; three guests share two cores; 3600 with AWR_TEST_LONG=1)
 #   AWR_VM_MIRROR   Debian mirror URI (default: taken from this machine's apt sources)
 #   AWR_VM_REBUILD=1  rebuild the cached tool tree
 #   AWR_VM_UPDATE=1   refresh the tool tree's package lists now (else once a day)
@@ -50,6 +50,8 @@ out=${AWR_VM_OUT:-$cache/out-$srchash}
 only=${AWR_VM_ONLY:-}
 shell_mode=${AWR_VM_SHELL:-0}
 boot_timeout=${AWR_VM_TIMEOUT:-900}
+# long runs replay every flush point of guest/replay_cycles.sh (a quarter of an hour a kernel)
+[ "${AWR_TEST_LONG:-0}" = 1 ] && boot_timeout=${AWR_VM_TIMEOUT:-3600}
 suite=trixie
 tool_version=2				# bump when the tool tree's content changes
 tree=$cache/toolchain-v2

@@ -265,8 +265,7 @@ first_mark_index() {
 
 t0=$(up)
 for m in loop dm-log-writes dm-snapshot xfs; do modprobe "$m" 2>/dev/null; done
-stress_writes=120
-[ "$long" = 1 ] && stress_writes=1000
+stress_writes=120	# in long runs too: every flush point of it is replayed then (about 250)
 
 # the clean run
 if ! record "" >"$W.rec.out" 2>&1; then
