@@ -38,6 +38,36 @@
 #define NS_NTWPG	(NS_VS + 258)
 #define NS_NTWPB	(NS_VS + 260)
 
+/*
+ * The controllers whose provider states a torn write guarantee, by their model (Identify
+ * Controller MN): provider.c reads what each states.
+ */
+static const struct {
+	const char *prefix;
+	uint8_t kind;
+} models[] = {
+	{ "Amazon Elastic Block Store", AWR_NVME_MODEL_AWS_EBS },
+	{ "Amazon EC2 NVMe Instance Storage", AWR_NVME_MODEL_AWS_INSTANCE },
+	{ "MSFT NVMe Accelerator", AWR_NVME_MODEL_AZURE },
+	{ "Microsoft NVMe Direct Disk", AWR_NVME_MODEL_AZURE },
+	{ "nvme_card", AWR_NVME_MODEL_GCP },
+};
+
+uint8_t awr__nvme_model_kind(const char *mn, size_t len)
+{
+	while (len && (*mn == ' ' || *mn == '\t')) {
+		mn++;
+		len--;
+	}
+	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
+		size_t n = strlen(models[i].prefix);
+
+		if (len >= n && !memcmp(mn, models[i].prefix, n))
+			return models[i].kind;
+	}
+	return AWR_NVME_MODEL_OTHER;
+}
+
 int awr_nvme_decode_ctrl(const void *buf, size_t len, struct awr_nvme_id *id)
 {
 	const uint8_t *b = buf;

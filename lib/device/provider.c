@@ -25,32 +25,6 @@
 
 #include "device.h"
 
-static const struct {
-	const char *prefix;
-	uint8_t kind;
-} models[] = {
-	{ "Amazon Elastic Block Store", AWR_NVME_MODEL_AWS_EBS },
-	{ "Amazon EC2 NVMe Instance Storage", AWR_NVME_MODEL_AWS_INSTANCE },
-	{ "MSFT NVMe Accelerator", AWR_NVME_MODEL_AZURE },
-	{ "Microsoft NVMe Direct Disk", AWR_NVME_MODEL_AZURE },
-	{ "nvme_card", AWR_NVME_MODEL_GCP },
-};
-
-uint8_t awr__nvme_model_kind(const char *mn, size_t len)
-{
-	while (len && (*mn == ' ' || *mn == '\t')) {
-		mn++;
-		len--;
-	}
-	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++) {
-		size_t n = strlen(models[i].prefix);
-
-		if (len >= n && !memcmp(mn, models[i].prefix, n))
-			return models[i].kind;
-	}
-	return AWR_NVME_MODEL_OTHER;
-}
-
 static const char *model_name(uint8_t kind)
 {
 	switch (kind) {

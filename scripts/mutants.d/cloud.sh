@@ -36,8 +36,8 @@ mutant cloud-ntwp-offset "NTWPU read at vendor-specific offset 254 instead of 25
 
 mutant cloud-ntwp-zeros-based "NTWPU taken as a count of blocks, not 0's based" \
 	"provider_cloud db_provider cli_decode" lib/device/provider.c \
-	'	p->unit = (uint32_t)blocks0(id->ntwpu, lbs);' \
-	'	p->unit = id->ntwpu * lbs;'
+	'	p->unit = bytes32(blocks0(id->ntwpu, lbs));' \
+	'	p->unit = bytes32((uint64_t)id->ntwpu * lbs);'
 
 mutant cloud-db-provider-skipped "the database verdict ignores the provider's statement" \
 	"db_provider" lib/decide/db.c \
