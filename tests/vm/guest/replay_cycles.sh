@@ -289,7 +289,8 @@ else
 			fail "$w.record" "exit ${rc:-none}, $nm marks of its own, $nf flush points in $ne entries ($FLUSH_SAMPLE needed): $(tail -n 2 "$W/$x.out" | tr '\n' ' ')"
 		fi
 	done
-	choose_points "$(first_mark_index last)" >"$W/points"	# every workload checked at each
+	# every workload checked at each point (long runs: every point from the first one's start)
+	choose_points "$(first_mark_index "$([ "$long" = 1 ] && echo first || echo last)")" >"$W/points"
 	t1=$(up)
 	replay_points 0
 	info "replayed points=$(wc -l <"$W/points") seconds=$(secs "$t1") $(awk '{ r += $2 - $1; m += $3 - $2
