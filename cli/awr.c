@@ -93,9 +93,8 @@ int main(int argc, const char **argv)
 		usage(stdout);
 		return AWR_EXIT_OK;
 	}
-	if (!strcmp(argv[1], "--version"))
-		return cmd_version(argc - 1, argv + 1);
-	c = find_command(argv[1]);
+	/* --version is the version command, through the same output layer (-o json included) */
+	c = find_command(strcmp(argv[1], "--version") ? argv[1] : "version");
 	if (!c) {
 		out_error("unknown command '%s'", argv[1]);
 		usage(stderr);

@@ -114,5 +114,12 @@ expect_rc 0 "probe of the scratch directory" "$awr" probe "$dir"
 expect_text "the answer is for a new file made in it"
 expect_text "atomic writes: supported"
 
+# 7. --version is the version command: the same document with -o json (it printed nothing before)
+run_json 0 "--version -o json" "$awr" --version -o json
+jdoc "the version document" 'd["awr"] and d["libatomicwr"] and d["kernel"]'
+ver=$out
+run_json 0 "version -o json" "$awr" version -o json
+[ "$out" = "$ver" ] && ok "--version and version give one document" || fail "--version -o json differs: $ver"
+
 rm -f "$file"
 [ "$fails" = 0 ]
