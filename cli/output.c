@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -144,8 +145,80 @@ void prom_info(void)
  */
 #define AWR_JSON_SCHEMA_VERSION	2	/* 2: effective.dio_*_align, seconds to the millisecond */
 
+/* @s with each byte that is not part of valid UTF-8 spelled \xff (as prom_escape() does); NULL if valid */
+static char *utf8_spelled(const char *s)
+{
+	size_t n, len = 0, bad = 0;
+	char *out, *o;
+
+	for (const char *p = s; *p; p += n ? n : 1, len += n ? n : 1)
+		bad += !(n = utf8_len((const unsigned char *)p));
+	if (!bad || !(out = malloc(len + 3 * bad + 1)))
+		return NULL;
+	for (o = out; *s; s += n ? n : 1) {
+		n = utf8_len((const unsigned char *)s);
+		if (n)
+			o = (char *)memcpy(o, s, n) + n;
+		else
+			o += sprintf(o, "\\x%02x", (unsigned char)*s);
+	}
+	*o = '\0';
+	return out;
+}
+
+static void json_utf8(struct json_object *o);
+
+/* An object's values, then its keys (moved under their spelled form after the walk: a key is
+ * not changed while the table is walked). At most 16 such keys an object; more stay as they are. */
+static void json_utf8_object(struct json_object *o)
+{
+	struct json_object *val;
+	char *bad[16], *v;
+	size_t nb = 0;
+
+	json_object_object_foreach(o, key, each) {
+		json_utf8(each);
+		if (nb < 16 && (v = utf8_spelled(key))) {
+			free(v);
+			bad[nb++] = strdup(key);
+		}
+	}
+	for (size_t i = 0; i < nb; i++) {
+		v = bad[i] ? utf8_spelled(bad[i]) : NULL;
+		if (v && json_object_object_get_ex(o, bad[i], &val)) {
+			json_object_object_add(o, v, json_object_get(val));
+			json_object_object_del(o, bad[i]);
+		}
+		free(v);
+		free(bad[i]);
+	}
+}
+
+/*
+ * JSON text is UTF-8 (RFC 8259, section 8.1) and json-c writes a string's bytes as they are: a
+ * path or a device model with bytes that are not UTF-8 would make the whole document unreadable.
+ * Every string value and key of @o is spelled as utf8_spelled() does, once, before it is written.
+ */
+static void json_utf8(struct json_object *o)
+{
+	char *v;
+
+	if (json_object_is_type(o, json_type_string)) {
+		if ((v = utf8_spelled(json_object_get_string(o)))) {
+			json_object_set_string(o, v);
+			free(v);
+		}
+	} else if (json_object_is_type(o, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(o); i++)
+			json_utf8(json_object_array_get_idx(o, i));
+	} else if (json_object_is_type(o, json_type_object)) {
+		json_utf8_object(o);
+	}
+}
+
 struct json_object *out_json_schema(struct json_object *obj)
 {
+	json_utf8(obj);
 	if (json_object_is_type(obj, json_type_object) && !json_object_object_get_ex(obj, "schema_version", NULL))
 		json_object_object_add(obj, "schema_version", json_object_new_int(AWR_JSON_SCHEMA_VERSION));
 	return obj;

@@ -31,3 +31,8 @@ mutant prom-misaligned-all "awr_partitions_misaligned counts every partition of 
 	"list_prometheus" cli/cmd_list.c \
 	'list[i].nr_parts - aligned);' \
 	'list[i].nr_parts);'
+
+mutant json-utf8-raw "JSON documents carry bytes that are not UTF-8 as they are (no reader takes them)" \
+	"qualify_prometheus" cli/output.c \
+	$'\tjson_utf8(obj);\n\tif (json_object_is_type(obj, json_type_object)' \
+	$'\tif (json_object_is_type(obj, json_type_object)'
