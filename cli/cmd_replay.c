@@ -284,10 +284,10 @@ static int check_target_end(const struct replay_opts *o, struct awr__lw_log *log
 {
 	struct awr__lw_problem why;
 	struct awr__lw_entry e;
-	int ret;
+	int ret = 0;
 
 	awr__lw_rewind(log);
-	while ((ret = awr__lw_next(log, &e, &why)) > 0 && e.index <= r->to) {
+	while (log->next_index <= r->to && (ret = awr__lw_next(log, &e, &why)) > 0) {
 		uint64_t end = (e.sector + e.nr_sectors) * log->sectorsize;
 
 		if (e.index < r->from || !e.nr_sectors || end <= r->target_end)
@@ -418,7 +418,7 @@ static int replay_range(const struct replay_opts *o, int fd, struct awr__lw_log 
 	if (!buf)
 		return -ENOMEM;
 	awr__lw_rewind(log);
-	while (!err && (ret = awr__lw_next(log, &e, &why)) > 0 && e.index <= r->to) {
+	while (!err && log->next_index <= r->to && (ret = awr__lw_next(log, &e, &why)) > 0) {
 		if (e.index < r->from)
 			continue;
 		err = replay_entry(fd, log, &e, buf, r);

@@ -2,9 +2,8 @@
 /*
  * A reader of dm-log-writes logs (Documentation/admin-guide/device-mapper/log-writes.rst): the
  * log device the kernel's log-writes target fills with every write bio of the device it sits on,
- * in completion order, with its FLUSH/FUA marks. Private to the verify stage and awr replay (no
- * public API: nothing else reads these logs); compiled into awr as preload_names.c is into the
- * preload.
+ * in completion order, with its FLUSH/FUA marks. Private to awr replay (no public API: nothing
+ * else reads these logs); compiled into awr only, not into the library.
  *
  * The format, as drivers/md/dm-log-writes.c writes it (log_writes_kthread(), log_one_block(),
  * log_super(); WRITE_LOG_VERSION 1 since the target came in Linux 4.1; read here from the logs

@@ -9,8 +9,8 @@ mutant replay-fua-not-flush-point "a FUA entry is not counted as a flush point" 
 
 mutant replay-to-off-by-one "the replay stops before the last entry asked for" \
 	"replay_log" cli/cmd_replay.c \
-	'	while (!err && (ret = awr__lw_next(log, &e, &why)) > 0 && e.index <= r->to) {' \
-	'	while (!err && (ret = awr__lw_next(log, &e, &why)) > 0 && e.index < r->to) {'
+	'	while (!err && log->next_index <= r->to && (ret = awr__lw_next(log, &e, &why)) > 0) {' \
+	'	while (!err && log->next_index < r->to && (ret = awr__lw_next(log, &e, &why)) > 0) {'
 
 mutant replay-from-off-by-one "--from-entry M starts after entry M" \
 	"replay_log" cli/cmd_replay.c \
