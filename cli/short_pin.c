@@ -59,10 +59,12 @@ static void read_back(int rfd, uint64_t off, struct pin_result *r)
 		return;
 	}
 	for (uint32_t i = 0; i < r->pages; i++) {
-		if (page_is(b + (size_t)i * PIN_PAGE, PIN_FILL_NEW) && !r->pages_new++)
-			r->first_new = i;
-		else if (page_is(b + (size_t)i * PIN_PAGE, PIN_FILL_OLD))
+		if (page_is(b + (size_t)i * PIN_PAGE, PIN_FILL_NEW)) {
+			if (!r->pages_new++)
+				r->first_new = i;
+		} else if (page_is(b + (size_t)i * PIN_PAGE, PIN_FILL_OLD)) {
 			r->pages_old++;
+		}
 	}
 	free(b);
 }

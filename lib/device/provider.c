@@ -141,7 +141,7 @@ void awr__provider_derive(struct awr_device *d)
 
 bool awr__provider_covers(const struct awr_device *d, uint32_t page, char *why, size_t len)
 {
-	const struct awr_provider_atomic *p = d && d->have_provider ? &d->provider : NULL;
+	const struct awr_provider_atomic *p = awr_device_provider(d);
 
 	if (!p || !p->read || !page) {
 		snprintf(why, len, "%s", p ? p->source : "no provider statement");
@@ -246,8 +246,7 @@ bool awr__provider_sysfs(const char *disk, char *known_by, size_t len)
 
 	snprintf(dir, sizeof(dir), "%s/block/%s/device", awr__sysfs_root(), disk);
 	awr__sysfs_read_str(dir, "model", model, sizeof(model));
-	awr__strjoin(dir + strlen(dir), sizeof(dir) - strlen(dir), "/device", "");
-	if (!awr__sysfs_read_str(dir, "vendor", vendor, sizeof(vendor)))
+	if (!awr__sysfs_read_str(dir, "device/vendor", vendor, sizeof(vendor)))
 		vid = strtoul(vendor, NULL, 16);
 	kind = awr__nvme_model_kind(model, strlen(model));
 	if (vid ? vid != AWR_NVME_VID_AMAZON : !aws_model(kind))
