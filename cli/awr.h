@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "libatomicwr.h"
+#include "fields.h"
 
 /* Exit codes (man/awr.1). */
 #define AWR_EXIT_OK	0	/* success; the check or write held */

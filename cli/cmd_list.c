@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* awr list: every block device of the machine with its atomic limits, one line each. */
 #include <inttypes.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -89,49 +88,56 @@ static struct json_object *mounts_json(const char *s)
 	return a;
 }
 
+#define B(m, t, k, ...) FLD(struct awr_blockdev, m, t, k, __VA_ARGS__)
+static const struct field disk_fields[] = {
+	B(name, FLD_CHARS, "name"),
+	B(model, FLD_CHARS, "model", .flags = FLD_NULL_ZERO),
+	B(transport, FLD_CHARS, "transport"),
+	B(sysfs.logical_block_size, FLD_SIZE, "logical_block_size"),
+	B(sysfs.unit_min, FLD_SIZE, "unit_min"),
+	B(sysfs.unit_max, FLD_SIZE, "unit_max"),
+	B(sysfs.max_bytes, FLD_SIZE, "max_bytes"),
+	B(sysfs.boundary, FLD_SIZE, "boundary"),
+	FLD_END
+};
+
+static const struct field nvme_fields[] = {
+	B(awupf, FLD_INT, "awupf"),
+	B(nawupf, FLD_INT, "nawupf", .flags = FLD_NULL_NEG),
+	FLD_END
+};
+
+static const struct field scsi_fields[] = {
+	B(scsi_matl, FLD_INT, "max_atomic_transfer_length"),
+	FLD_END
+};
+
+static const struct field provider_fields[] = {
+	B(provider, FLD_CHARS, "provider"),
+	B(provider_unit, FLD_SIZE, "unit"),
+	B(provider_granularity, FLD_SIZE, "granularity"),
+	B(provider_boundary, FLD_SIZE, "boundary"),
+	FLD_END
+};
+#undef B
+
+static const struct field part_fields[] = {
+	FLD(struct awr_sysfs_view, partition, FLD_CHARS, "name"),
+	FLD(struct awr_sysfs_view, part_start, FLD_SIZE, "start"),
+	FLD(struct awr_sysfs_view, part_aligned, FLD_BOOL, "aligned"),
+	FLD_END
+};
+
 static struct json_object *device_json(const struct awr_blockdev *b)
 {
-	struct json_object *o = json_object_new_object(), *parts = json_object_new_array(), *x;
+	struct json_object *o = fld_json(disk_fields, b);
 
-	json_object_object_add(o, "name", json_object_new_string(b->name));
-	json_object_object_add(o, "model", *b->model ? json_object_new_string(b->model) : NULL);
-	json_object_object_add(o, "transport", json_object_new_string(b->transport));
-	json_object_object_add(o, "logical_block_size", out_u64(b->sysfs.logical_block_size));
-	json_object_object_add(o, "unit_min", out_u64(b->sysfs.unit_min));
-	json_object_object_add(o, "unit_max", out_u64(b->sysfs.unit_max));
-	json_object_object_add(o, "max_bytes", out_u64(b->sysfs.max_bytes));
-	json_object_object_add(o, "boundary", out_u64(b->sysfs.boundary));
 	out_add_write_cache(o, &b->sysfs);
-	x = NULL;
-	if (b->awupf >= 0) {
-		x = json_object_new_object();
-		json_object_object_add(x, "awupf", json_object_new_int(b->awupf));
-		json_object_object_add(x, "nawupf", b->nawupf >= 0 ? json_object_new_int(b->nawupf) : NULL);
-	}
-	json_object_object_add(o, "nvme", x);
-	x = NULL;
-	if (b->scsi_matl >= 0) {
-		x = json_object_new_object();
-		json_object_object_add(x, "max_atomic_transfer_length", json_object_new_int64(b->scsi_matl));
-	}
-	json_object_object_add(o, "scsi", x);
-	x = NULL;
-	if (b->provider[0]) {
-		x = json_object_new_object();
-		json_object_object_add(x, "provider", json_object_new_string(b->provider));
-		json_object_object_add(x, "unit", out_u64(b->provider_unit));
-		json_object_object_add(x, "granularity", out_u64(b->provider_granularity));
-		json_object_object_add(x, "boundary", out_u64(b->provider_boundary));
-	}
-	json_object_object_add(o, "provider", x);
-	for (unsigned int i = 0; i < b->nr_parts; i++) {
-		x = json_object_new_object();
-		json_object_object_add(x, "name", json_object_new_string(b->parts[i].partition));
-		json_object_object_add(x, "start", out_u64(b->parts[i].part_start));
-		json_object_object_add(x, "aligned", json_object_new_boolean(b->parts[i].part_aligned));
-		json_object_array_add(parts, x);
-	}
-	json_object_object_add(o, "partitions", parts);
+	json_object_object_add(o, "nvme", b->awupf >= 0 ? fld_json(nvme_fields, b) : NULL);
+	json_object_object_add(o, "scsi", b->scsi_matl >= 0 ? fld_json(scsi_fields, b) : NULL);
+	json_object_object_add(o, "provider", b->provider[0] ? fld_json(provider_fields, b) : NULL);
+	json_object_object_add(o, "partitions", fld_json_array(part_fields, b->parts,
+							       sizeof(*b->parts), b->nr_parts));
 	json_object_object_add(o, "holders", words_json(b->holders));
 	json_object_object_add(o, "mounts", mounts_json(b->mounts));
 	json_object_object_add(o, "verdict", json_object_new_string(awr_blockdev_verdict(b)));
@@ -164,49 +170,55 @@ static void prom_cache(const struct awr_blockdev *list, unsigned int nr)
 }
 
 /* -o prometheus: one gauge per device and limit, for node_exporter's textfile collector */
+#define P(m, k, h) FLD(struct awr_blockdev, m, FLD_UINT, k, .help = h)
+static const struct field prom_limits[] = {
+	P(sysfs.unit_min, "awr_atomic_unit_min_bytes", "the smallest atomic write the kernel takes "
+	  "on the disk (sysfs atomic_write_unit_min_bytes; 0: none)"),
+	P(sysfs.unit_max, "awr_atomic_unit_max_bytes", "the largest atomic write the kernel takes on "
+	  "the disk (sysfs atomic_write_unit_max_bytes; 0: no atomic writes)"),
+	P(sysfs.max_bytes, "awr_atomic_max_bytes", "the device's atomic write maximum as the kernel "
+	  "derives it (sysfs atomic_write_max_bytes)"),
+	P(sysfs.boundary, "awr_atomic_boundary_bytes", "no atomic write may cross a multiple of it "
+	  "(sysfs atomic_write_boundary_bytes; 0: none)"),
+	P(sysfs.logical_block_size, "awr_logical_block_size_bytes", "the disk's logical block size "
+	  "(sysfs logical_block_size)"),
+	FLD_END
+};
+#undef P
+
+#define P(m, k, h) FLD(struct awr_blockdev, m, FLD_INT, k, .flags = FLD_NULL_NEG, .help = h)
+static const struct field prom_device[] = {
+	P(awupf, "awr_nvme_awupf", "NVMe AWUPF of the controller, 0's based (blocks - 1) as "
+	  "Identify Controller reports it"),
+	P(nawupf, "awr_nvme_nawupf", "NVMe NAWUPF of the namespace, 0's based, where NSFEAT bit 1 "
+	  "makes it valid"),
+	P(scsi_matl, "awr_scsi_max_atomic_transfer_length_blocks", "SCSI MAXIMUM ATOMIC TRANSFER "
+	  "LENGTH (Block Limits VPD)"),
+	FLD_END
+};
+#undef P
+
+static void labels_model(const void *row, const char **lab)
+{
+	const struct awr_blockdev *b = row;
+
+	lab[0] = "device", lab[1] = b->name, lab[2] = "model", lab[3] = b->model;
+	lab[4] = NULL;
+}
+
+static void labels_limits(const void *row, const char **lab)
+{
+	labels_model(row, lab);
+	lab[4] = "transport", lab[5] = ((const struct awr_blockdev *)row)->transport;
+	lab[6] = NULL;
+}
+
 static void print_prometheus(const struct awr_blockdev *list, unsigned int nr)
 {
-	static const struct { const char *name, *help; size_t off; } limits[] = {
-		{ "awr_atomic_unit_min_bytes", "the smallest atomic write the kernel takes on the disk (sysfs atomic_write_unit_min_bytes; 0: none)",
-		  offsetof(struct awr_sysfs_view, unit_min) },
-		{ "awr_atomic_unit_max_bytes", "the largest atomic write the kernel takes on the disk (sysfs atomic_write_unit_max_bytes; 0: no atomic writes)",
-		  offsetof(struct awr_sysfs_view, unit_max) },
-		{ "awr_atomic_max_bytes", "the device's atomic write maximum as the kernel derives it (sysfs atomic_write_max_bytes)",
-		  offsetof(struct awr_sysfs_view, max_bytes) },
-		{ "awr_atomic_boundary_bytes", "no atomic write may cross a multiple of it (sysfs atomic_write_boundary_bytes; 0: none)",
-		  offsetof(struct awr_sysfs_view, boundary) },
-		{ "awr_logical_block_size_bytes", "the disk's logical block size (sysfs logical_block_size)",
-		  offsetof(struct awr_sysfs_view, logical_block_size) },
-	};
 	const char *l[9];
 
-	for (size_t k = 0; k < sizeof(limits) / sizeof(limits[0]); k++) {
-		prom_gauge(limits[k].name, limits[k].help);
-		for (unsigned int i = 0; i < nr; i++) {
-			const char *const lab[] = { "device", list[i].name, "model", list[i].model,
-						    "transport", list[i].transport, NULL };
-			uint32_t v;
-
-			memcpy(&v, (const char *)&list[i].sysfs + limits[k].off, sizeof(v));
-			prom_sample(limits[k].name, lab, v);
-		}
-	}
-	prom_gauge("awr_nvme_awupf", "NVMe AWUPF of the controller, 0's based (blocks - 1) as Identify Controller reports it");
-	for (unsigned int i = 0; i < nr; i++)
-		if (list[i].awupf >= 0)
-			prom_sample("awr_nvme_awupf", (const char *const[]){ "device", list[i].name, "model",
-									 list[i].model, NULL }, list[i].awupf);
-	prom_gauge("awr_nvme_nawupf", "NVMe NAWUPF of the namespace, 0's based, where NSFEAT bit 1 makes it valid");
-	for (unsigned int i = 0; i < nr; i++)
-		if (list[i].nawupf >= 0)
-			prom_sample("awr_nvme_nawupf", (const char *const[]){ "device", list[i].name, "model",
-									  list[i].model, NULL }, list[i].nawupf);
-	prom_gauge("awr_scsi_max_atomic_transfer_length_blocks", "SCSI MAXIMUM ATOMIC TRANSFER LENGTH (Block Limits VPD)");
-	for (unsigned int i = 0; i < nr; i++)
-		if (list[i].scsi_matl >= 0)
-			prom_sample("awr_scsi_max_atomic_transfer_length_blocks",
-				    (const char *const[]){ "device", list[i].name, "model", list[i].model, NULL },
-				    (double)list[i].scsi_matl);
+	fld_prom(prom_limits, list, sizeof(*list), nr, labels_limits);
+	fld_prom(prom_device, list, sizeof(*list), nr, labels_model);
 	prom_cache(list, nr);
 	prom_gauge("awr_partitions_misaligned", "partitions of the disk whose start is not a multiple of its atomic unit and boundary");
 	for (unsigned int i = 0; i < nr; i++) {

@@ -8,8 +8,15 @@
 
 #include "awr.h"
 
-static const struct { const char *name; size_t off; const char *text; } counters[] = {
-#define C(f, t) { #f, offsetof(struct awr_preload_stats, f), t }
+/* The file's header, then its counters: one row each in JSON, one line each in text */
+#define C(f, t) FLD(struct awr_preload_stats, f, FLD_UINT, #f, .help = t)
+static const struct field head[] = {
+	C(pid, NULL),
+	C(page_size, NULL),
+	FLD_END
+};
+
+static const struct field counters[] = {
 	C(files_named, "opens of named files (each takes atomic writes of a page)"),
 	C(files_refused, "opens of named files refused: they cannot take atomic writes of a page"),
 	C(atomic_pwrite, "page writes made atomic: pwrite, pwritev, pwritev2"),
@@ -19,17 +26,44 @@ static const struct { const char *name; size_t off; const char *text; } counters
 	C(plain_size, "writes left as they were: not one page (pwrite family: not whole pages)"),
 	C(plain_misaligned, "writes left as they were: offset not a multiple of the page"),
 	C(plain_buffered, "writes left as they were: the descriptor has no O_DIRECT"),
-	C(plain_segments, "writes left as they were: several iovecs (pwrite family: a page across two)"),
+	C(plain_segments, "writes left as they were: several iovecs (pwrite family: a page across "
+	  "two)"),
 	C(plain_position, "writes left as they were: at the file position (no offset)"),
 	C(plain_append, "writes left as they were: O_APPEND or RWF_APPEND (written at the end)"),
 	C(refused, "atomic page writes the kernel refused (the error went to the program)"),
 	C(uring_fixed_files, "io_uring writes to registered files: not looked at"),
+	FLD_END
+};
 #undef C
+
+/* The sums, as JSON adds them after the counters */
+struct sums {
+	uint64_t atomic, plain;
 };
 
-static uint64_t get(const struct awr_preload_stats *s, size_t i)
+static const struct field sums[] = {
+	FLD(struct sums, atomic, FLD_UINT, "atomic"),
+	FLD(struct sums, plain, FLD_UINT, "plain"),
+	FLD_END
+};
+
+static void render(const char *file, const struct awr_preload_stats *s, const struct sums *n)
 {
-	return *(const uint64_t *)((const char *)s + counters[i].off);
+	struct json_object *o;
+
+	if (out_mode == OUT_JSON) {
+		o = json_object_new_object();
+		json_object_object_add(o, "file", json_object_new_string(file));
+		fld_json_add(o, head, s);
+		fld_json_add(o, counters, s);
+		fld_json_add(o, sums, n);
+		out_print_json(o);
+		return;
+	}
+	printf("%s: pid %" PRIu64 ", %" PRIu64 "-byte pages: %" PRIu64 " page writes made atomic, %"
+	       PRIu64 " writes to named files left as they were, %" PRIu64 " refused\n", file,
+	       s->pid, s->page_size, n->atomic, n->plain, s->refused);
+	fld_print(counters, s, 18, 12);
 }
 
 int cmd_preload_stats(int argc, const char **argv)
@@ -40,9 +74,8 @@ int cmd_preload_stats(int argc, const char **argv)
 		POPT_TABLEEND
 	};
 	struct awr_preload_stats s;
-	struct json_object *o;
 	struct cmd_ctx c;
-	uint64_t atomic, plain;
+	struct sums n;
 	int ret;
 
 	if (cmd_parse(&c, argc, argv, table, "FILE", true))
@@ -55,26 +88,10 @@ int cmd_preload_stats(int argc, const char **argv)
 		cmd_done(&c);
 		return AWR_EXIT_USAGE;
 	}
-	atomic = s.atomic_pwrite + s.atomic_uring + s.atomic_aio;
-	plain = s.plain_size + s.plain_misaligned + s.plain_buffered + s.plain_segments + s.plain_position +
-		s.plain_append;
-	if (out_mode == OUT_JSON) {
-		o = json_object_new_object();
-		json_object_object_add(o, "file", json_object_new_string(c.operand));
-		json_object_object_add(o, "pid", out_u64(s.pid));
-		json_object_object_add(o, "page_size", out_u64(s.page_size));
-		for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
-			json_object_object_add(o, counters[i].name, out_u64(get(&s, i)));
-		json_object_object_add(o, "atomic", out_u64(atomic));
-		json_object_object_add(o, "plain", out_u64(plain));
-		out_print_json(o);
-	} else {
-		printf("%s: pid %" PRIu64 ", %" PRIu64 "-byte pages: %" PRIu64 " page writes made atomic, %" PRIu64
-		       " writes to named files left as they were, %" PRIu64 " refused\n", c.operand, s.pid,
-		       s.page_size, atomic, plain, s.refused);
-		for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
-			printf("  %-18s %12" PRIu64 "  %s\n", counters[i].name, get(&s, i), counters[i].text);
-	}
+	n.atomic = s.atomic_pwrite + s.atomic_uring + s.atomic_aio;
+	n.plain = s.plain_size + s.plain_misaligned + s.plain_buffered + s.plain_segments +
+		  s.plain_position + s.plain_append;
+	render(c.operand, &s, &n);
 	cmd_done(&c);
 	/* 1: the kernel refused an atomic page write, or a named file was refused */
 	out_outcome("refused");

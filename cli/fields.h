@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Field tables: one row per value a command shows, walked by the JSON, text
+ * and Prometheus back ends (cli/fields.c), as nvme-cli's struct print_ops
+ * walks one result for each of its output formats. A row names the JSON key,
+ * the text label, the type, where the value lies in the result's struct and
+ * the unit human text gives it; a table ends with a row whose key is NULL.
+ */
+#ifndef AWR_CLI_FIELDS_H
+#define AWR_CLI_FIELDS_H
+
+#include <json-c/json.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum fld_type {
+	FLD_UINT,	/* an unsigned integer of 1, 2, 4 or 8 bytes */
+	FLD_INT,	/* a signed integer of 1, 2, 4 or 8 bytes */
+	FLD_BOOL,	/* a bool */
+	FLD_SIZE,	/* bytes: exact in JSON and Prometheus, "16 KiB" in text */
+	FLD_CHARS,	/* a char array of the struct */
+	FLD_STR,	/* a const char * of the struct */
+	FLD_ENUM,	/* an int (enum) the row's name() spells */
+	FLD_DOUBLE,	/* a double, with the row's decimals */
+	FLD_NSEC,	/* a uint64_t of nanoseconds shown as seconds, with the row's decimals */
+};
+
+/* Row flags: when the value is JSON null (and left out of Prometheus), how a bool reads */
+#define FLD_NULL_ZERO	(1U << 0)	/* a 0 or an empty string */
+#define FLD_NULL_NEG	(1U << 1)	/* a signed value below 0 */
+#define FLD_NOT		(1U << 2)	/* the bool (or an integer's being 0) is the opposite */
+
+struct field {
+	const char *key;	/* the JSON key; Prometheus: the metric name */
+	const char *label;	/* the text label (NULL: the key) */
+	enum fld_type type;
+	unsigned char size;	/* sizeof the member */
+	unsigned char decimals;	/* FLD_DOUBLE, FLD_NSEC */
+	unsigned short flags;	/* FLD_* above */
+	size_t off;		/* offsetof the member in the row's struct */
+	const char *unit;	/* after the value in text ("pages"), or NULL */
+	const char *(*name)(int v);	/* FLD_ENUM */
+	const char *help;	/* text: the sentence after the value; Prometheus: HELP */
+};
+
+/* A row for member M of struct S: FLD(S, M, FLD_UINT, "key", .help = "...") */
+#define FLD(S, M, T, K, ...) { .key = (K), .type = (T), .size = sizeof(((S *)0)->M), \
+			       .off = offsetof(S, M), __VA_ARGS__ }
+#define FLD_END { .key = NULL }
+
+/* One value as JSON (NULL: JSON null), as an unsigned or signed number, or as human text. */
+struct json_object *fld_json_value(const struct field *f, const void *s);
+uint64_t fld_u64(const struct field *f, const void *s);
+int64_t fld_i64(const struct field *f, const void *s);
+const char *fld_text(const struct field *f, const void *s, char *buf, size_t len);
+/* Whether the row's value is null (flags FLD_NULL_*). */
+int fld_is_null(const struct field *f, const void *s);
+
+/* JSON back end: every row of @t added to @o in table order; a new object of them. */
+void fld_json_add(struct json_object *o, const struct field *t, const void *s);
+struct json_object *fld_json(const struct field *t, const void *s);
+/* The same for @n structs of @stride bytes from @rows: a JSON array of objects. */
+struct json_object *fld_json_array(const struct field *t, const void *rows, size_t stride, size_t n);
+
+/* Text back end: "  LABEL VALUE UNIT  HELP" a row, labels @lw wide, values @vw wide. */
+void fld_print(const struct field *t, const void *s, int lw, int vw);
+
+/*
+ * Prometheus back end: for each row of @t, HELP and TYPE once, then one sample
+ * for each of the @n structs of @stride bytes from @rows whose value is not
+ * null, labelled by @labels(row, lab) (NULL-terminated key and value pairs).
+ */
+typedef void (*fld_labels_fn)(const void *row, const char **lab);
+void fld_prom(const struct field *t, const void *rows, size_t stride, size_t n,
+	      fld_labels_fn labels);
+
+#endif /* AWR_CLI_FIELDS_H */
