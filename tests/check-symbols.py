@@ -1,14 +1,27 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-# Description: the public header, the version map and the shared library's exports agree.
+# Description: the public headers, the version map and the shared library's exports agree.
+#   check-symbols.py INCLUDEDIR MAPFILE SOLIB MANDIR
+# INCLUDEDIR holds the umbrella libatomicwr.h and the per-area headers libatomicwr/*.h; the
+# umbrella includes every per-area header.
+import os
 import re
 import subprocess
 import sys
 
-header, mapfile, solib, mandir = sys.argv[1:5]
-import os
+incdir, mapfile, solib, mandir = sys.argv[1:5]
 
-text = open(header).read()
+umbrella = open(os.path.join(incdir, 'libatomicwr.h')).read()
+areas = sorted(os.listdir(os.path.join(incdir, 'libatomicwr')))
+text = umbrella
+bad = 0
+for name in areas:
+    if not name.endswith('.h'):
+        continue
+    text += open(os.path.join(incdir, 'libatomicwr', name)).read()
+    if f'#include <libatomicwr/{name}>' not in umbrella:
+        print(f'FAIL: libatomicwr.h does not include libatomicwr/{name}')
+        bad += 1
 text = re.sub(r'/\*.*?\*/', '', text, flags=re.S)
 declared = set(re.findall(r'^[A-Za-z_][\w \*]*?\b(awr_\w+)\s*\(', text, flags=re.M))
 
@@ -19,7 +32,6 @@ for block in re.findall(r'global:(.*?)(?:local:|\}[^;]*;)', open(mapfile).read()
 out = subprocess.run(['nm', '-D', '--defined-only', solib], capture_output=True, text=True, check=True)
 exported = set(m.group(1) for m in re.finditer(r'\s[TW]\s+(awr_\w+)(@\S*)?$', out.stdout, flags=re.M))
 
-bad = 0
 for name, missing_from, source in ((declared - mapped, 'the version map', 'header'),
                                    (mapped - declared, 'the header', 'version map'),
                                    (mapped - exported, 'the library exports', 'version map'),

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libatomicwr/database.h - databases: may an engine's own torn-page protection be
+ * turned off here (the verdict, the page size its files record), and the
+ * counters of a program run under libatomicwr-preload.
+ *
+ * Included by <libatomicwr.h>; compiles on its own.
+ */
+#ifndef LIBATOMICWR_DATABASE_H
+#define LIBATOMICWR_DATABASE_H
+
+#include <libatomicwr/discover.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum awr_db_engine {
+	AWR_DB_INNODB = 1,	/* MySQL / MariaDB: innodb_doublewrite */
+	AWR_DB_POSTGRESQL,	/* PostgreSQL: full_page_writes */
+};
+
+enum awr_db_verdict {
+	AWR_DB_UNKNOWN = 0,	/* a fact the answer needs could not be read (see the reasons) */
+	AWR_DB_NOT_SAFE,	/* a page write can be torn (see the reasons) */
+	AWR_DB_DEVICE_IMPLICIT,	/* plain page writes reach the device whole, within its atomic unit */
+	AWR_DB_GUARANTEED,	/* every page write is RWF_ATOMIC and the kernel accepts it */
+};
+
+/* awr_db_qualify() flags */
+#define AWR_DB_ATOMIC_WRITES	(1U << 0)	/* the engine's page writes are RWF_ATOMIC (libatomicwr-preload) */
+
+#define AWR_DB_MAX_REASONS	8
+
+/* One data file of the directory and its verdict. */
+struct awr_db_file {
+	char path[4096];		/* relative to the data directory */
+	uint32_t page_size;		/* bytes, read from the engine's files; 0: unknown */
+	enum awr_db_verdict verdict;
+	char fs[16];			/* "xfs", "ext4", ... */
+	char device[64];		/* the disk below, "" none */
+	bool statx_atomic;		/* statx: the file takes atomic writes */
+	uint32_t unit_min, unit_max;	/* statx's atomic unit */
+	bool hw_atomic;			/* the device writes atomically itself */
+	bool by_provider;		/* device-implicit on its cloud provider's word, not the kernel's unit
+					 * (awr_device_provider()); in what was padding */
+	uint32_t hw_unit_max;
+	enum awr_write_path write_path;	/* the path an RWF_ATOMIC page write takes (awr_path_predict) */
+	uint64_t mapped_bytes;		/* FIEMAP: bytes mapped */
+	uint64_t aligned_bytes;		/* of those, in whole pages aligned on the device */
+	uint64_t device_offset_align;	/* the largest power of two dividing every start below (partition, dm, md) */
+	uint64_t grow_align;		/* the device alignment of the extents a growing file gets: XFS's stripe
+					   unit, ext4's cluster (bigalloc) or block; 0 when unknown or not a file */
+	unsigned int nr_reasons;	/* why not safe / unknown, one sentence each with the numbers */
+	char reasons[AWR_DB_MAX_REASONS][256];
+};
+
+/* The verdict for a data directory. */
+struct awr_db_report {
+	enum awr_db_engine engine;
+	char datadir[4096];
+	uint32_t page_size;		/* the engine's page size (InnoDB: of the system tablespace) */
+	char page_size_from[256];	/* where it was read, e.g. "ibdata1 page 0: FSP flags 0x15 (full_crc32)" */
+	bool direct_io;			/* the engine writes pages with O_DIRECT (see direct_io_from) */
+	bool atomic_writes;		/* the engine's page writes are RWF_ATOMIC */
+	char atomic_why[256];		/* why atomic_writes is what it is */
+	uint32_t kernel;		/* AWR_KERNEL() of the running kernel */
+	enum awr_db_verdict verdict;	/* the directory's: the worst of its files */
+	char advice[512];		/* one line: keep the protection, or turn it off and how */
+	unsigned int nr_conditions;	/* device-implicit: what makes it true and what would break it */
+	char conditions[8][256];
+	unsigned int nr_skipped;	/* files named and left out (redo logs, temporary tablespaces) */
+	char skipped[8][256];
+	unsigned int nr_files;
+	struct awr_db_file *files;
+	int server_pid;			/* the running server (the process holding the most page files), 0 none */
+	int protection;			/* its innodb_doublewrite / full_page_writes: 1 on, 0 off, -1 unknown */
+	char protection_from[256];	/* where that was read (its command line; PostgreSQL's configuration
+					   files), or why it could not be */
+	char warning[768];		/* the protection is off and a page write can be torn: what to run; "" */
+	char speed[512];		/* safe, but the atomic writes take a software path: how to measure it */
+	char direct_io_from[256];	/* where direct_io was read: the server's descriptors (fdinfo), its
+					   command line, a configuration file (FILE:LINE), or the version */
+	unsigned int engine_version;	/* PostgreSQL: the major version PG_VERSION names; 0 unknown */
+	int data_checksum_version;	/* PostgreSQL: pg_control's (0: no data checksums); -1 unknown */
+};
+
+/**
+ * awr_innodb_page_size() - the page size an InnoDB tablespace's page 0 records
+ * @page0:	the first bytes of the tablespace (at least 58)
+ * @len:	their length
+ * @page_size:	the physical page size in bytes (the compressed size for ROW_FORMAT=COMPRESSED)
+ * @why:	a sentence naming the flags and their layout (or what is wrong), may be NULL
+ * @why_len:	size of @why
+ *
+ * The FSP header's FSP_SPACE_FLAGS (big endian at byte 54): MariaDB's
+ * full_crc32 layout (marker bit 4, page size in bits 0..3) or the older
+ * MySQL/MariaDB one (page size in bits 6..9, 0 = 16 KiB; compressed size in 1..4).
+ * A page 0 whose first 1 KiB (or all of @len, if less) is zeros has not been
+ * written yet: InnoDB creates a tablespace as zeros and writes page 0 at its
+ * first flush, a minute or more after CREATE TABLE.
+ *
+ * Return: 0; -ENODATA when page 0 is not written yet (all zeros: the page size
+ * is the instance's, innodb_page_size, e.g. ibdata1's); -EINVAL when page 0 is
+ * not an FSP header page or the flags hold no valid size.
+ */
+int awr_innodb_page_size(const void *page0, size_t len, uint32_t *page_size, char *why, size_t why_len);
+
+/**
+ * awr_pg_control_block_size() - the block size global/pg_control records
+ * @buf:	the file's contents (PostgreSQL writes 8192 bytes; the data is at the start)
+ * @len:	their length
+ * @blcksz:	the block size in bytes
+ * @why:	what was read, or what is wrong, may be NULL
+ * @why_len:	size of @why
+ *
+ * ControlFileData: blcksz follows floatFormat (1234567.0) in every version;
+ * the CRC-32C at the end of the structure must match.
+ *
+ * Return: 0, or -EINVAL when the file is not a pg_control this reader knows (or its CRC fails).
+ */
+int awr_pg_control_block_size(const void *buf, size_t len, uint32_t *blcksz, char *why, size_t why_len);
+
+/**
+ * awr_db_qualify() - may @engine's torn-page protection be turned off for @datadir?
+ * @datadir:	the data directory (opened read-only; nothing is created in it)
+ * @engine:	AWR_DB_INNODB or AWR_DB_POSTGRESQL
+ * @flags:	AWR_DB_ATOMIC_WRITES when the engine's page writes are RWF_ATOMIC
+ * @out:	the report, freed with awr_db_report_free()
+ *
+ * Reads the page size from the engine's own files, then judges every data
+ * file: its filesystem view, its extents against the page, the stack below,
+ * the device's atomic unit and what could split one page write. A running
+ * server is fine: only reads are made.
+ *
+ * Return: 0 (the verdict is in the report), -ENOTDIR / -ENOENT for a
+ * @datadir that is not a directory, -ENODATA when it holds no data file of
+ * @engine, other negative errno.
+ */
+int awr_db_qualify(const char *datadir, enum awr_db_engine engine, unsigned int flags,
+		   struct awr_db_report **out);
+
+/**
+ * awr_db_report_free() - free a report
+ * @r:	the report, may be NULL
+ */
+void awr_db_report_free(struct awr_db_report *r);
+
+/**
+ * awr_db_verdict_name() - "guaranteed", "device-implicit", "not safe", "unknown"
+ * @v:	the verdict
+ *
+ * Return: a static string.
+ */
+const char *awr_db_verdict_name(enum awr_db_verdict v);
+
+/* --- libatomicwr-preload: the counters of a program run under it -------- */
+
+#define AWR_PRELOAD_STATS_MAGIC		"AWRPRLD1"
+#define AWR_PRELOAD_STATS_VERSION	1
+
+/*
+ * The file AWR_PRELOAD_STATS names holds exactly this structure (native byte
+ * order), updated in place by the running program (a shared mapping), so the
+ * counts survive a kill -9 of the program.
+ */
+struct awr_preload_stats {
+	char magic[8];			/* AWR_PRELOAD_STATS_MAGIC */
+	uint64_t version;		/* AWR_PRELOAD_STATS_VERSION */
+	uint64_t pid;			/* the program's process id */
+	uint64_t page_size;		/* AWR_PRELOAD_PAGE_SIZE */
+	uint64_t files_named;		/* opens of named files that take atomic writes of a page */
+	uint64_t files_refused;		/* opens of named files refused (they cannot) */
+	uint64_t atomic_pwrite;		/* page writes made RWF_ATOMIC: pwrite, pwritev, pwritev2 */
+	uint64_t atomic_uring;		/*   through liburing's io_uring_submit family */
+	uint64_t atomic_aio;		/*   through libaio's io_submit */
+	uint64_t plain_size;		/* writes to named files left as they were: not one page (pwrite
+					 * family: not a whole number of pages, or more than IOV_MAX) */
+	uint64_t plain_misaligned;	/*   at an offset that is not a multiple of the page */
+	uint64_t plain_buffered;	/*   on a descriptor without O_DIRECT */
+	uint64_t plain_segments;	/*   in more than one iovec (pwrite family: an iovec that is not a
+					 * whole number of pages) */
+	uint64_t plain_position;	/*   at the file position (no offset given) */
+	uint64_t refused;		/* pwrite family: the kernel refused the atomic write (its error returned) */
+	uint64_t uring_fixed_files;	/* io_uring writes to registered files (not looked at) */
+	uint64_t plain_append;		/* left as they were: O_APPEND or RWF_APPEND (they land at the end) */
+	uint64_t split_pwrite;		/* pwrite family: writes of several pages split into atomic page
+					 * writes (each page written counted in atomic_pwrite) */
+	uint64_t reserved[14];
+};
+
+/**
+ * awr_preload_stats_read() - read the counters a program under the preload keeps
+ * @path:	the file AWR_PRELOAD_STATS named (with %p replaced by the pid)
+ * @out:	the counters
+ *
+ * Return: 0, -EINVAL when the file is not such a file (magic, version or
+ * size), other negative errno.
+ */
+int awr_preload_stats_read(const char *path, struct awr_preload_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBATOMICWR_DATABASE_H */
