@@ -55,7 +55,7 @@
 #include "compat.h"
 #include "libatomicwr.h"
 #include "preload.h"
-#include "decide/preload_names.h"
+#include "database/preload_names.h"
 
 /* ---- the real functions ---------------------------------------------------------------------- */
 

@@ -168,12 +168,12 @@ mutant pages-recover-nothing "opening a store recovers nothing from its doublewr
 	$'\tif (s->dw_fd >= -1)\n\t\treturn 0;\n\trecs = calloc('
 
 mutant db-buffered-guaranteed "a data directory whose server writes pages buffered is guaranteed under atomic writes" \
-	"db_verdict db_preload" lib/decide/db.c \
+	"db_verdict db_preload" lib/database/db.c \
 	'	if (r->atomic_writes && r->direct_io) {' \
 	'	if (r->atomic_writes) {'
 
 mutant db-fcrc32-page-size "the full_crc32 FSP flags read with the older layout's page size code" \
-	"db_verdict" lib/discover/dbfiles.c \
+	"db_verdict" lib/database/dbfiles.c \
 	'		*page_size = 1U << (ssize + 9);
 		return say(why, why_len, 0, "FSP flags 0x%x (full_crc32 layout)' \
 	'		*page_size = 1U << (ssize + 10);
@@ -326,7 +326,7 @@ mutant part-rule-mainline-6.13 "the partition rule dated 6.13 (its backport's se
 	'	[AWR_KRULE_PART_HW_UNIT_MIN] = { "partition_hw_unit_min", AWR_KERNEL(6, 13, 0),'
 
 mutant db-growth-ignored "awr database ignores where a growing file's extents will lie (no stripe unit: not judged)" \
-	"db_verdict" lib/decide/db.c \
+	"db_verdict" lib/database/db.c \
 	'	if (!P || (f->grow_align && f->grow_align % P == 0))' \
 	'	if (1 || !P || (f->grow_align && f->grow_align % P == 0))'
 

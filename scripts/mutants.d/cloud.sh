@@ -40,12 +40,12 @@ mutant cloud-ntwp-zeros-based "NTWPU taken as a count of blocks, not 0's based" 
 	'	p->unit = bytes32((uint64_t)id->ntwpu * lbs);'
 
 mutant cloud-db-provider-skipped "the database verdict ignores the provider's statement" \
-	"db_provider" lib/decide/db.c \
+	"db_provider" lib/database/db.c \
 	'	if (!st && judge_provider(f, dev, fs)) {' \
 	'	if (0) {'
 
 mutant cloud-db-provider-overrides-checks "the provider's statement skips the partition start check" \
-	"db_provider" lib/decide/db.c \
+	"db_provider" lib/database/db.c \
 	'	if (f->device_offset_align && f->device_offset_align < P)' \
 	'	if (!judge_provider(f, dev, fs) && f->device_offset_align && f->device_offset_align < P)'
 
@@ -80,7 +80,7 @@ mutant cloud-sysfs-unsaid "a probe whose identify failed says nothing of an Amaz
 	'		if (0)'
 
 mutant cloud-db-condition-kernel "a device-implicit verdict on the provider's word states the kernel's unit as its condition" \
-	"db_provider" lib/decide/db.c \
+	"db_provider" lib/database/db.c \
 	'	if (f->by_provider)' \
 	'	if (0)'
 

@@ -1,54 +1,54 @@
 # SPDX-License-Identifier: MIT
 # shellcheck shell=bash
-# Mutants of the database verdict's engine side (lib/decide/db.c): what the preload in the server
+# Mutants of the database verdict's engine side (lib/database/db.c): what the preload in the server
 # covers, its live counters, the server's own setting, speed kept apart from safety.
 
 mutant db-preload-any "any process with the preload mapped taken as covering every file (issue 38.1)" \
-	"db_preload" lib/decide/db.c \
+	"db_preload" lib/database/db.c \
 	$'\tif (!r->atomic_writes || c->read == 1)\n\t\treturn;\n\tif (c->read < 0) {' \
 	$'\tif (1)\n\t\treturn;\n\tif (c->read < 0) {'
 
 mutant db-preload-page-size "AWR_PRELOAD_PAGE_SIZE not compared with the file's page" \
-	"db_preload" lib/decide/db.c \
+	"db_preload" lib/database/db.c \
 	'	else if (f->page_size && c->page_size != f->page_size)' \
 	'	else if (0)'
 
 mutant db-preload-given-only "a preload pattern matched against the path as given, never as resolved" \
-	"db_preload" lib/decide/db.c \
+	"db_preload" lib/database/db.c \
 	'!awr__names_match(&c->names, g) && !awr__names_match(&c->names, res)' \
 	'!awr__names_match(&c->names, g)'
 
 mutant names-no-resolve "AWR_PRELOAD_FILES patterns kept only as given (no symlink resolved)" \
-	"db_preload" lib/decide/preload_names.c \
+	"db_preload" lib/database/preload_names.c \
 	$'\tfor (unsigned int i = 0; !ret && i < n->nr_given; i++)\n\t\tret = add_resolved(n, i);' \
 	''
 
 mutant db-counters-ignored "the preload's live counters not read into the verdict" \
-	"db_preload" lib/decide/db.c \
+	"db_preload" lib/database/db.c \
 	$'\tif (!r->atomic_writes || c->read || c->stats_err)\n\t\treturn;' \
 	$'\treturn;'
 
 mutant db-plain-server-atomic "--atomic-writes believed over a running server without the preload" \
-	"db_preload db_verdict" lib/decide/db.c \
+	"db_preload db_verdict" lib/database/db.c \
 	$'\t} else if (pid && (flags & AWR_DB_ATOMIC_WRITES)) {\n' \
 	$'\t} else if (pid && (flags & AWR_DB_ATOMIC_WRITES)) {\n\t\tr->atomic_writes = true;\n'
 
 mutant db-skip-option-on "--skip-innodb-doublewrite read as ON" \
-	"db_preload" lib/decide/db.c \
+	"db_preload" lib/database/db.c \
 	$'strcmp(o, "disable-innodb-doublewrite"))\n\t\treturn 0;' \
 	$'strcmp(o, "disable-innodb-doublewrite"))\n\t\treturn 1;'
 
 mutant db-no-warning "the protection off where a page can tear gives no warning (issue 38.3)" \
-	"db_preload" lib/decide/db.c \
+	"db_preload" lib/database/db.c \
 	'	if (r->protection != 0 || r->verdict == AWR_DB_GUARANTEED' \
 	'	if (1 || r->verdict == AWR_DB_GUARANTEED'
 
 mutant db-speed-in-verdict "guaranteed on the copy-on-write path advised as 'keep the buffer' (issue 38.3)" \
-	"db_preload db_verdict" lib/decide/db.c \
+	"db_preload db_verdict" lib/database/db.c \
 	'"Turn %s off: it is safe here when the server runs as: "' \
 	'"Keep %s: it is safe here when the server runs as: "'
 
 mutant db-skipped-dropped "skipped entries past the report's lines vanish without a count" \
-	"db_files" lib/decide/db.c \
+	"db_files" lib/database/db.c \
 	'	else if (r->nr_skipped + 1 == room)' \
 	'	else if (0)'

@@ -24,7 +24,7 @@ mutant durable-no-findings "the probe says nothing of the write cache" \
 	''
 
 mutant durable-condition-dropped "a guaranteed verdict without the durability condition" \
-	"db_verdict" lib/decide/db.c \
+	"db_verdict" lib/database/db.c \
 	$'\t\t\t  "could not make atomic at exit)");\n\t\tdurable_condition(r, f);' \
 	$'\t\t\t  "could not make atomic at exit)");'
 

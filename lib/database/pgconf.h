@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* PostgreSQL's configuration files as the server reads them (pgconf.c), for lib/decide/db.c. */
-#ifndef AWR_DISCOVER_PGCONF_H
-#define AWR_DISCOVER_PGCONF_H
+/* PostgreSQL's configuration files as the server reads them (pgconf.c), for lib/database/db.c. */
+#ifndef AWR_DATABASE_PGCONF_H
+#define AWR_DATABASE_PGCONF_H
 
 #include <stddef.h>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * A database's own files: the page size each records, and which files of a
- * data directory hold pages (discovery for awr_db_qualify(), lib/decide/db.c).
+ * data directory hold pages (discovery for awr_db_qualify(), lib/database/db.c).
  *
  * InnoDB (MariaDB 10.11 storage/innobase/include/fsp0types.h, fsp0fsp.h,
  * fil0fil.h; MySQL 8.0 the same older layout): page 0 of every tablespace is
@@ -43,7 +43,7 @@
 #include <unistd.h>
 
 #include "private.h"
-#include "discover/dbfiles.h"
+#include "database/dbfiles.h"
 
 #define FIL_PAGE_TYPE		24
 #define FIL_PAGE_SPACE_ID	34

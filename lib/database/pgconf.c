@@ -25,7 +25,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-#include "discover/pgconf.h"
+#include "database/pgconf.h"
 
 #define CONF_FILE_MAX_DEPTH	10
 

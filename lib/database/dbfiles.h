@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The data files of a database directory (dbfiles.c), for the verdict in lib/decide/db.c. */
-#ifndef AWR_DISCOVER_DBFILES_H
-#define AWR_DISCOVER_DBFILES_H
+/* The data files of a database directory (dbfiles.c), for the verdict in lib/database/db.c. */
+#ifndef AWR_DATABASE_DBFILES_H
+#define AWR_DATABASE_DBFILES_H
 
 #include <stdbool.h>
 

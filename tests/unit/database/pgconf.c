@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "helpers.h"
-#include "discover/pgconf.h"
+#include "database/pgconf.h"
 
 static char dir[64];
 

@@ -41,9 +41,9 @@
 #include <unistd.h>
 
 #include "private.h"
-#include "decide/preload_names.h"
-#include "discover/dbfiles.h"
-#include "discover/pgconf.h"
+#include "database/preload_names.h"
+#include "database/dbfiles.h"
+#include "database/pgconf.h"
 #include "device/device.h"
 
 const char *awr_db_verdict_name(enum awr_db_verdict v)

@@ -4,8 +4,8 @@
  * (preload/preload.c, at open and at start) and the database verdict (db.c, which reads a
  * running server's environment), so the two can never disagree on what a pattern names.
  */
-#ifndef AWR_DECIDE_PRELOAD_NAMES_H
-#define AWR_DECIDE_PRELOAD_NAMES_H
+#ifndef AWR_DATABASE_PRELOAD_NAMES_H
+#define AWR_DATABASE_PRELOAD_NAMES_H
 
 #include <stdbool.h>
 #include <stddef.h>
