@@ -9,26 +9,39 @@
 
 #include "awr.h"
 
+#define E(m, k) FLD(struct awr_extent_report, m, FLD_SIZE, k)
+static const struct field head_fields[] = {
+	E(unit, "unit"),
+	E(file_size, "file_size"),
+	E(ag_size, "ag_size"),
+	FLD_END
+};
+
+static const struct field sum_fields[] = {
+	E(aligned_bytes, "aligned_bytes"),
+	E(total_bytes, "total_bytes"),
+	FLD_END
+};
+#undef E
+
+static const struct field extent_fields[] = {
+	FLD(struct awr_extent, logical, FLD_SIZE, "logical"),
+	FLD(struct awr_extent, physical, FLD_SIZE, "physical"),
+	FLD(struct awr_extent, length, FLD_SIZE, "length"),
+	FLD(struct awr_extent, flags, FLD_UINT, "flags"),
+	FLD(struct awr_extent, aligned, FLD_BOOL, "aligned"),
+	FLD_END
+};
+
 static struct json_object *extents_json(const char *path, const struct awr_extent_report *r)
 {
-	struct json_object *o = json_object_new_object(), *a = json_object_new_array(), *e;
+	struct json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "path", json_object_new_string(path));
-	json_object_object_add(o, "unit", out_u64(r->unit));
-	json_object_object_add(o, "file_size", out_u64(r->file_size));
-	json_object_object_add(o, "ag_size", out_u64(r->ag_size));
-	for (unsigned int i = 0; i < r->nr_extents; i++) {
-		e = json_object_new_object();
-		json_object_object_add(e, "logical", out_u64(r->extents[i].logical));
-		json_object_object_add(e, "physical", out_u64(r->extents[i].physical));
-		json_object_object_add(e, "length", out_u64(r->extents[i].length));
-		json_object_object_add(e, "flags", out_u64(r->extents[i].flags));
-		json_object_object_add(e, "aligned", json_object_new_boolean(r->extents[i].aligned));
-		json_object_array_add(a, e);
-	}
-	json_object_object_add(o, "extents", a);
-	json_object_object_add(o, "aligned_bytes", out_u64(r->aligned_bytes));
-	json_object_object_add(o, "total_bytes", out_u64(r->total_bytes));
+	fld_json_add(o, head_fields, r);
+	json_object_object_add(o, "extents", fld_json_array(extent_fields, r->extents,
+							    sizeof(*r->extents), r->nr_extents));
+	fld_json_add(o, sum_fields, r);
 	json_object_object_add(o, "misaligned", extents_ranges_json(r));
 	return o;
 }

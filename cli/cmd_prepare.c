@@ -22,6 +22,16 @@ static const char *refusal_name(enum awr_prepare_refusal r)
 	return (unsigned int)r < sizeof(names) / sizeof(names[0]) ? names[r] : "failed";
 }
 
+#define P(m, t, k) FLD(struct awr_prepare_result, m, t, k)
+static const struct field result_fields[] = {
+	P(extsize_hint, FLD_SIZE, "extsize_hint"),
+	P(aligned_bytes, FLD_SIZE, "aligned_bytes"),
+	P(total_bytes, FLD_SIZE, "total_bytes"),
+	P(message, FLD_CHARS, "message"),
+	FLD_END
+};
+#undef P
+
 static void prepare_report(const char *path, uint64_t size, uint64_t unit, const struct awr_prepare_result *res,
 			   int fd)
 {
@@ -42,10 +52,7 @@ static void prepare_report(const char *path, uint64_t size, uint64_t unit, const
 		json_object_object_add(o, "path", json_object_new_string(path));
 		json_object_object_add(o, "size", out_u64(size));
 		json_object_object_add(o, "unit", out_u64(unit));
-		json_object_object_add(o, "extsize_hint", out_u64(res->extsize_hint));
-		json_object_object_add(o, "aligned_bytes", out_u64(res->aligned_bytes));
-		json_object_object_add(o, "total_bytes", out_u64(res->total_bytes));
-		json_object_object_add(o, "message", json_object_new_string(res->message));
+		fld_json_add(o, result_fields, res);
 		json_object_object_add(o, "fs", have_v ? fs_view_json(&v, r) : NULL);
 		out_print_json(o);
 	}

@@ -32,22 +32,40 @@ static const char *kind_words(const struct awr_statx_view *s)
 	return kind_name(s);
 }
 
-static struct json_object *statx_json(const struct awr_statx_view *s)
-{
-	struct json_object *o;
+#define X(m, t, k) FLD(struct awr_statx_view, m, t, k)
+static const struct field statx_fields[] = {
+	X(atomic_reported, FLD_BOOL, "atomic_reported"),
+	X(unit_min, FLD_SIZE, "unit_min"),
+	X(unit_max, FLD_SIZE, "unit_max"),
+	X(segments_max, FLD_UINT, "segments_max"),
+	X(unit_max_opt, FLD_SIZE, "unit_max_opt"),
+	X(dio_mem_align, FLD_SIZE, "dio_mem_align"),
+	X(dio_offset_align, FLD_SIZE, "dio_offset_align"),
+	FLD_END
+};
+#undef X
 
-	if (!s)
-		return NULL;
-	o = json_object_new_object();
-	json_object_object_add(o, "atomic_reported", json_object_new_boolean(s->atomic_reported));
-	json_object_object_add(o, "unit_min", out_u64(s->unit_min));
-	json_object_object_add(o, "unit_max", out_u64(s->unit_max));
-	json_object_object_add(o, "segments_max", out_u64(s->segments_max));
-	json_object_object_add(o, "unit_max_opt", out_u64(s->unit_max_opt));
-	json_object_object_add(o, "dio_mem_align", out_u64(s->dio_mem_align));
-	json_object_object_add(o, "dio_offset_align", out_u64(s->dio_offset_align));
-	return o;
-}
+#define Y(m, t, k, ...) FLD(struct awr_sysfs_view, m, t, k, __VA_ARGS__)
+static const struct field sysfs_fields[] = {
+	Y(disk, FLD_CHARS, "disk"),
+	Y(partition, FLD_CHARS, "partition", .flags = FLD_NULL_ZERO),
+	Y(unit_min, FLD_SIZE, "unit_min"),
+	Y(unit_max, FLD_SIZE, "unit_max"),
+	Y(max_bytes, FLD_SIZE, "max_bytes"),
+	Y(boundary, FLD_SIZE, "boundary"),
+	Y(logical_block_size, FLD_SIZE, "logical_block_size"),
+	Y(physical_block_size, FLD_SIZE, "physical_block_size"),
+	Y(max_hw_bytes, FLD_SIZE, "max_hw_bytes"),
+	Y(max_segments, FLD_UINT, "max_segments"),
+	FLD_END
+};
+
+static const struct field partition_fields[] = {
+	Y(part_start, FLD_SIZE, "partition_start"),
+	Y(part_aligned, FLD_BOOL, "partition_aligned"),
+	FLD_END
+};
+#undef Y
 
 static struct json_object *sysfs_json(const struct awr_sysfs_view *y)
 {
@@ -55,22 +73,10 @@ static struct json_object *sysfs_json(const struct awr_sysfs_view *y)
 
 	if (!y)
 		return NULL;
-	o = json_object_new_object();
-	json_object_object_add(o, "disk", json_object_new_string(y->disk));
-	json_object_object_add(o, "partition", y->partition[0] ? json_object_new_string(y->partition) : NULL);
-	json_object_object_add(o, "unit_min", out_u64(y->unit_min));
-	json_object_object_add(o, "unit_max", out_u64(y->unit_max));
-	json_object_object_add(o, "max_bytes", out_u64(y->max_bytes));
-	json_object_object_add(o, "boundary", out_u64(y->boundary));
-	json_object_object_add(o, "logical_block_size", out_u64(y->logical_block_size));
-	json_object_object_add(o, "physical_block_size", out_u64(y->physical_block_size));
-	json_object_object_add(o, "max_hw_bytes", out_u64(y->max_hw_bytes));
-	json_object_object_add(o, "max_segments", out_u64(y->max_segments));
+	o = fld_json(sysfs_fields, y);
 	out_add_write_cache(o, y);
-	if (y->partition[0]) {
-		json_object_object_add(o, "partition_start", out_u64(y->part_start));
-		json_object_object_add(o, "partition_aligned", json_object_new_boolean(y->part_aligned));
-	}
+	if (y->partition[0])
+		fld_json_add(o, partition_fields, y);
 	return o;
 }
 
@@ -84,7 +90,8 @@ static struct json_object *probe_json(const struct awr_probe *p)
 	json_object_object_add(o, "new_file", json_object_new_boolean(awr_probe_new_file(p)));
 	out_add_versions(o);
 	json_object_object_add(o, "effective", out_limits_json(awr_probe_effective(p)));
-	json_object_object_add(o, "statx", statx_json(awr_probe_statx(p)));
+	json_object_object_add(o, "statx", awr_probe_statx(p) ?
+			       fld_json(statx_fields, awr_probe_statx(p)) : NULL);
 	json_object_object_add(o, "sysfs", sysfs_json(awr_probe_sysfs(p)));
 	device_add_json(o, awr_probe_device(p));
 	json_object_object_add(o, "stack", stack_json(awr_probe_stack(p)));

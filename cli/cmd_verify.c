@@ -57,21 +57,29 @@ void verify_issue_text(const struct awr_verify_issue *is, uint32_t unit, char *b
 			 ", which the journal never issued for it", is->unit, is->offset, s->generation);
 }
 
+static const char *class_name(int c)
+{
+	return awr_unit_class_name((enum awr_unit_class)c);
+}
+
+#define I(m, t, k, ...) FLD(struct awr_verify_issue, m, t, k, __VA_ARGS__)
+static const struct field issue_fields[] = {
+	I(unit, FLD_UINT, "unit"),
+	I(offset, FLD_UINT, "offset"),
+	I(state.cls, FLD_ENUM, "class", .name = class_name),
+	I(state.generation, FLD_UINT, "generation"),
+	I(state.other_generation, FLD_UINT, "other_generation"),
+	I(state.bad_sector, FLD_UINT, "bad_sector"),
+	I(lost, FLD_BOOL, "lost"),
+	I(acked_generation, FLD_UINT, "acked_generation"),
+	I(unjournaled, FLD_BOOL, "unjournaled"),
+	FLD_END
+};
+#undef I
+
 struct json_object *verify_issue_json(const struct awr_verify_issue *is)
 {
-	struct json_object *o = json_object_new_object();
-	const struct awr_unit_state *s = &is->state;
-
-	json_object_object_add(o, "unit", out_u64(is->unit));
-	json_object_object_add(o, "offset", out_u64(is->offset));
-	json_object_object_add(o, "class", json_object_new_string(awr_unit_class_name(s->cls)));
-	json_object_object_add(o, "generation", out_u64(s->generation));
-	json_object_object_add(o, "other_generation", out_u64(s->other_generation));
-	json_object_object_add(o, "bad_sector", out_u64(s->bad_sector));
-	json_object_object_add(o, "lost", json_object_new_boolean(is->lost));
-	json_object_object_add(o, "acked_generation", out_u64(is->acked_generation));
-	json_object_object_add(o, "unjournaled", json_object_new_boolean(is->unjournaled));
-	return o;
+	return fld_json(issue_fields, is);
 }
 
 static int keep_issue(const struct awr_verify_issue *is, void *arg)
@@ -101,25 +109,53 @@ double verify_mbps(const struct awr_verify_result *r)
 	return r->nsec ? (double)r->bytes / 1e6 / ((double)r->nsec / 1e9) : 0;
 }
 
+#define R(m, t, k, ...) FLD(struct awr_verify_result, m, t, k, __VA_ARGS__)
+static const struct field journal_fields[] = {
+	R(lost, FLD_UINT, "lost"),
+	R(unjournaled, FLD_UINT, "unjournaled"),
+	FLD_END
+};
+
+static const struct field result_fields[] = {
+	R(journal_records, FLD_UINT, "journal_records"),
+	R(acked_writes, FLD_UINT, "acked_writes"),
+	R(acked_units, FLD_UINT, "acked_units"),
+	R(acked_late, FLD_UINT, "acked_late"),
+	R(bytes, FLD_UINT, "bytes"),
+	R(nsec, FLD_NSEC, "seconds", .decimals = 3),
+	FLD_END
+};
+#undef R
+
+/* What the result gives when read: the scan's rate, and whether it found nothing wrong */
+struct verify_figures {
+	double mb_per_s;
+	bool direct, ok;
+};
+
+static const struct field figure_fields[] = {
+	FLD(struct verify_figures, mb_per_s, FLD_DOUBLE, "mb_per_s", .decimals = 1),
+	FLD(struct verify_figures, direct, FLD_BOOL, "direct"),
+	FLD(struct verify_figures, ok, FLD_BOOL, "ok"),
+	FLD_END
+};
+
 struct json_object *verify_result_json(const struct awr_verify_result *r, bool journal)
 {
 	struct json_object *o = json_object_new_object(), *c = json_object_new_object();
+	struct verify_figures f = { verify_mbps(r), r->direct, !verify_failed(r) };
 
 	for (int i = 0; i < AWR_UNIT__COUNT; i++)
 		json_object_object_add(c, awr_unit_class_name(i), out_u64(r->count[i]));
 	json_object_object_add(o, "units", out_u64(r->units));
 	json_object_object_add(o, "counts", c);
-	json_object_object_add(o, "lost", journal ? out_u64(r->lost) : NULL);
-	json_object_object_add(o, "unjournaled", journal ? out_u64(r->unjournaled) : NULL);
-	json_object_object_add(o, "journal_records", out_u64(r->journal_records));
-	json_object_object_add(o, "acked_writes", out_u64(r->acked_writes));
-	json_object_object_add(o, "acked_units", out_u64(r->acked_units));
-	json_object_object_add(o, "acked_late", out_u64(r->acked_late));
-	json_object_object_add(o, "bytes", out_u64(r->bytes));
-	json_object_object_add(o, "seconds", out_double((double)r->nsec / 1e9, 3));
-	json_object_object_add(o, "mb_per_s", out_double(verify_mbps(r), 1));
-	json_object_object_add(o, "direct", json_object_new_boolean(r->direct));
-	json_object_object_add(o, "ok", json_object_new_boolean(!verify_failed(r)));
+	if (journal)
+		fld_json_add(o, journal_fields, r);
+	else
+		for (const struct field *j = journal_fields; j->key; j++)
+			json_object_object_add(o, j->key, NULL);
+	fld_json_add(o, result_fields, r);
+	fld_json_add(o, figure_fields, &f);
 	return o;
 }
 

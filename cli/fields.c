@@ -43,11 +43,10 @@ static const char *str_of(const struct field *f, const void *s)
 	return v ? v : "";
 }
 
+/* a bool, or an integer read as one (FLD_NOT: its being 0) */
 static bool bool_of(const struct field *f, const void *s)
 {
-	bool v = f->type == FLD_BOOL ? *(const bool *)at(f, s) : fld_u64(f, s) != 0;
-
-	return (f->flags & FLD_NOT) ? !v : v;
+	return (f->flags & FLD_NOT) ? !fld_u64(f, s) : fld_u64(f, s) != 0;
 }
 
 static double double_of(const struct field *f, const void *s)
@@ -65,7 +64,7 @@ int fld_is_null(const struct field *f, const void *s)
 		return 0;
 	if (f->type == FLD_CHARS || f->type == FLD_STR)
 		return !*str_of(f, s);
-	return f->type == FLD_BOOL ? !*(const bool *)at(f, s) : !fld_u64(f, s);
+	return !fld_u64(f, s);
 }
 
 struct json_object *fld_json_value(const struct field *f, const void *s)

@@ -34,9 +34,9 @@ struct field {
 	const char *key;	/* the JSON key; Prometheus: the metric name */
 	const char *label;	/* the text label (NULL: the key) */
 	enum fld_type type;
-	unsigned char size;	/* sizeof the member */
+	unsigned int size;	/* sizeof the member */
 	unsigned char decimals;	/* FLD_DOUBLE, FLD_NSEC */
-	unsigned short flags;	/* FLD_* above */
+	unsigned char flags;	/* FLD_* above */
 	size_t off;		/* offsetof the member in the row's struct */
 	const char *unit;	/* after the value in text ("pages"), or NULL */
 	const char *(*name)(int v);	/* FLD_ENUM */

@@ -157,6 +157,60 @@ void fs_paths(const struct awr_fs_view *v, struct fs_band *band, unsigned int *n
 		band[(*n)++] = (struct fs_band){ v->unit_min, v->unit_max, "unknown", "the filesystem's path is not known" };
 }
 
+#define V(m, t, k, ...) FLD(struct awr_fs_view, m, t, k, __VA_ARGS__)
+static const struct field view_fields[] = {
+	V(tmpfile, FLD_BOOL, "tmpfile"),
+	V(block_size, FLD_SIZE, "block_size"),
+	V(atomic, FLD_BOOL, "atomic"),
+	V(dax, FLD_BOOL, "dax"),
+	V(no_direct_io, FLD_BOOL, "no_direct_io"),
+	FLD_END
+};
+
+static const struct field xfs_fields[] = {
+	V(reflink, FLD_BOOL, "reflink"),
+	V(ag_size, FLD_SIZE, "ag_size"),
+	V(ag_count, FLD_UINT, "ag_count"),
+	V(realtime, FLD_BOOL, "realtime"),
+	V(extsize_hint, FLD_SIZE, "extsize_hint"),
+	V(stripe_unit, FLD_SIZE, "stripe_unit"),
+	V(max_atomic_write_opt, FLD_SIZE, "max_atomic_write"),
+	V(ag_atomic_max, FLD_SIZE, "ag_atomic_max"),
+	FLD_END
+};
+
+static const struct field device_fields[] = {
+	V(software_max, FLD_SIZE, "software_max"),
+	V(hardware_max, FLD_SIZE, "hardware_max"),
+	V(device, FLD_CHARS, "device", .flags = FLD_NULL_ZERO),
+	V(hw_atomic, FLD_BOOL, "hw_atomic"),
+	V(hw_unit_min, FLD_SIZE, "hw_unit_min"),
+	V(hw_unit_max, FLD_SIZE, "hw_unit_max"),
+	FLD_END
+};
+#undef V
+
+static const struct field band_fields[] = {
+	FLD(struct fs_band, from, FLD_SIZE, "from"),
+	FLD(struct fs_band, to, FLD_SIZE, "to"),
+	FLD(struct fs_band, path, FLD_STR, "path"),
+	FLD(struct fs_band, why, FLD_STR, "why"),
+	FLD_END
+};
+
+static const struct field report_fields[] = {
+	FLD(struct awr_extent_report, unit, FLD_SIZE, "unit"),
+	FLD(struct awr_extent_report, aligned_bytes, FLD_SIZE, "aligned_bytes"),
+	FLD(struct awr_extent_report, total_bytes, FLD_SIZE, "total_bytes"),
+	FLD_END
+};
+
+static const struct field range_fields[] = {
+	FLD(struct awr_range, offset, FLD_SIZE, "offset"),
+	FLD(struct awr_range, length, FLD_SIZE, "length"),
+	FLD_END
+};
+
 struct json_object *fs_view_json(const struct awr_fs_view *v, const struct awr_extent_report *r)
 {
 	struct json_object *o = json_object_new_object(), *a, *b;
@@ -165,47 +219,19 @@ struct json_object *fs_view_json(const struct awr_fs_view *v, const struct awr_e
 	unsigned int n;
 
 	json_object_object_add(o, "type", json_object_new_string(fs_type_label(v)));
-	json_object_object_add(o, "tmpfile", json_object_new_boolean(v->tmpfile));
-	json_object_object_add(o, "block_size", out_u64(v->block_size));
-	json_object_object_add(o, "atomic", json_object_new_boolean(v->atomic));
-	json_object_object_add(o, "dax", json_object_new_boolean(v->dax));
-	json_object_object_add(o, "no_direct_io", json_object_new_boolean(v->no_direct_io));
-	if (v->type == AWR_FS_XFS) {
-		json_object_object_add(o, "reflink", json_object_new_boolean(v->reflink));
-		json_object_object_add(o, "ag_size", out_u64(v->ag_size));
-		json_object_object_add(o, "ag_count", out_u64(v->ag_count));
-		json_object_object_add(o, "realtime", json_object_new_boolean(v->realtime));
-		json_object_object_add(o, "extsize_hint", out_u64(v->extsize_hint));
-		json_object_object_add(o, "stripe_unit", out_u64(v->stripe_unit));
-		json_object_object_add(o, "max_atomic_write", out_u64(v->max_atomic_write_opt));
-		json_object_object_add(o, "ag_atomic_max", out_u64(v->ag_atomic_max));
-	}
+	fld_json_add(o, view_fields, v);
+	if (v->type == AWR_FS_XFS)
+		fld_json_add(o, xfs_fields, v);
 	if (v->type == AWR_FS_EXT4) {
-		json_object_object_add(o, "bigalloc", v->bigalloc_known ? json_object_new_boolean(v->bigalloc) : NULL);
+		json_object_object_add(o, "bigalloc", v->bigalloc_known ?
+				       json_object_new_boolean(v->bigalloc) : NULL);
 		json_object_object_add(o, "cluster_size", out_u64(v->cluster_size));
 	}
-	json_object_object_add(o, "software_max", out_u64(v->software_max));
-	json_object_object_add(o, "hardware_max", out_u64(v->hardware_max));
-	json_object_object_add(o, "device", v->device[0] ? json_object_new_string(v->device) : NULL);
-	json_object_object_add(o, "hw_atomic", json_object_new_boolean(v->hw_atomic));
-	json_object_object_add(o, "hw_unit_min", out_u64(v->hw_unit_min));
-	json_object_object_add(o, "hw_unit_max", out_u64(v->hw_unit_max));
+	fld_json_add(o, device_fields, v);
 	fs_paths(v, band, &n);
-	a = json_object_new_array();
-	for (unsigned int i = 0; i < n; i++) {
-		b = json_object_new_object();
-		json_object_object_add(b, "from", out_u64(band[i].from));
-		json_object_object_add(b, "to", out_u64(band[i].to));
-		json_object_object_add(b, "path", json_object_new_string(band[i].path));
-		json_object_object_add(b, "why", json_object_new_string(band[i].why));
-		json_object_array_add(a, b);
-	}
-	json_object_object_add(o, "paths", a);
+	json_object_object_add(o, "paths", fld_json_array(band_fields, band, sizeof(*band), n));
 	if (r) {
-		b = json_object_new_object();
-		json_object_object_add(b, "unit", out_u64(r->unit));
-		json_object_object_add(b, "aligned_bytes", out_u64(r->aligned_bytes));
-		json_object_object_add(b, "total_bytes", out_u64(r->total_bytes));
+		b = fld_json(report_fields, r);
 		json_object_object_add(b, "misaligned", extents_ranges_json(r));
 		json_object_object_add(o, "extents", b);
 	}
@@ -254,15 +280,8 @@ void fs_view_print(const struct awr_fs_view *v, const struct awr_extent_report *
 
 struct json_object *extents_ranges_json(const struct awr_extent_report *r)
 {
-	struct json_object *a = json_object_new_array(), *m;
-
-	for (unsigned int i = 0; i < r->nr_misaligned; i++) {
-		m = json_object_new_object();
-		json_object_object_add(m, "offset", out_u64(r->misaligned[i].offset));
-		json_object_object_add(m, "length", out_u64(r->misaligned[i].length));
-		json_object_array_add(a, m);
-	}
-	return a;
+	return fld_json_array(range_fields, r->misaligned, sizeof(*r->misaligned),
+			      r->nr_misaligned);
 }
 
 /* awr probe's fs section for PATH: a regular file (with its extents) or a directory. */

@@ -385,16 +385,24 @@ void out_add_unit_limits(struct json_object *o, bool supported, uint64_t unit_mi
 	json_object_object_add(o, "boundary", out_u64(boundary));
 }
 
+#define L(m, t, k) FLD(struct awr_limits, m, t, k)
+static const struct field limits_fields[] = {
+	L(supported, FLD_BOOL, "supported"),
+	L(unit_min, FLD_SIZE, "unit_min"),
+	L(unit_max, FLD_SIZE, "unit_max"),
+	L(max_bytes, FLD_SIZE, "max_bytes"),
+	L(boundary, FLD_SIZE, "boundary"),
+	L(segments_max, FLD_UINT, "segments_max"),
+	L(unit_max_opt, FLD_SIZE, "unit_max_opt"),
+	L(mem_align, FLD_SIZE, "dio_mem_align"),
+	L(offset_align, FLD_SIZE, "dio_offset_align"),
+	FLD_END
+};
+#undef L
+
 struct json_object *out_limits_json(const struct awr_limits *l)
 {
-	struct json_object *o = json_object_new_object();
-
-	out_add_unit_limits(o, l->supported, l->unit_min, l->unit_max, l->max_bytes, l->boundary);
-	json_object_object_add(o, "segments_max", out_u64(l->segments_max));
-	json_object_object_add(o, "unit_max_opt", out_u64(l->unit_max_opt));
-	json_object_object_add(o, "dio_mem_align", out_u64(l->mem_align));
-	json_object_object_add(o, "dio_offset_align", out_u64(l->offset_align));
-	return o;
+	return fld_json(limits_fields, l);
 }
 
 const char *out_severity_name(enum awr_severity s)
@@ -418,14 +426,21 @@ struct json_object *out_double(double v, int decimals)
 	return json_object_new_double_s(v, buf);
 }
 
+static const char *severity_name(int s)
+{
+	return out_severity_name((enum awr_severity)s);
+}
+
+static const struct field finding_fields[] = {
+	FLD(struct awr_finding, id, FLD_STR, "id"),
+	FLD(struct awr_finding, severity, FLD_ENUM, "severity", .name = severity_name),
+	FLD(struct awr_finding, message, FLD_CHARS, "message"),
+	FLD_END
+};
+
 struct json_object *out_finding_json(const struct awr_finding *f)
 {
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "id", json_object_new_string(f->id));
-	json_object_object_add(o, "severity", json_object_new_string(out_severity_name(f->severity)));
-	json_object_object_add(o, "message", json_object_new_string(f->message));
-	return o;
+	return fld_json(finding_fields, f);
 }
 
 struct json_object *out_probe_findings_json(const struct awr_probe *p)
@@ -522,15 +537,22 @@ const char *out_errno_name(int err)
 	}
 }
 
+static const char *rule_name(int r)
+{
+	return awr_rule_name((enum awr_rule)r);
+}
+
+static const struct field verdict_fields[] = {
+	FLD(struct awr_verdict, rule, FLD_BOOL, "atomic", .flags = FLD_NOT),	/* AWR_RULE_OK */
+	FLD(struct awr_verdict, rule, FLD_ENUM, "rule", .name = rule_name),
+	FLD(struct awr_verdict, error, FLD_ENUM, "errno", .name = out_errno_name),
+	FLD(struct awr_verdict, message, FLD_CHARS, "message"),
+	FLD_END
+};
+
 struct json_object *out_verdict_json(const struct awr_verdict *v)
 {
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "atomic", json_object_new_boolean(v->rule == AWR_RULE_OK));
-	json_object_object_add(o, "rule", json_object_new_string(awr_rule_name(v->rule)));
-	json_object_object_add(o, "errno", json_object_new_string(out_errno_name(v->error)));
-	json_object_object_add(o, "message", json_object_new_string(v->message));
-	return o;
+	return fld_json(verdict_fields, v);
 }
 
 const char *out_size(uint64_t bytes, char *buf, size_t len)
