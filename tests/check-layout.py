@@ -3,7 +3,8 @@
 # Description: lib/ keeps the shape of the design: a stage folder uses only the folders before it
 # in the flow (platform, lib/ shared helpers, device, discover, decide, write, pages, database,
 # verify, bench, qualify). Checked twice: the includes in the sources, and the symbols each object of
-# the static library takes from the others. A stage folder not made yet is left out.
+# the static library takes from the others. A stage folder not made yet is left out. And who declares
+# what: every awr__ function a private header lib/STAGE/*.h declares is defined in lib/STAGE/*.c.
 #   check-layout.py LIBDIR LIBATOMICWR.A
 #   check-layout.py --self-test       (a made-up upward reference must be found)
 import os
@@ -63,6 +64,60 @@ def symbol_violations(rows):
     return bad
 
 
+def declared_functions(text):
+    """The functions a header declares (prototypes, not static inline definitions)."""
+    text = re.sub(r'/\*.*?\*/|//[^\n]*', ' ', text, flags=re.S)
+    text = re.sub(r'^\s*#(?:[^\n]*\\\n)*[^\n]*', ' ', text, flags=re.M)
+    names, stmt, depth = [], '', 0
+    for ch in text:
+        stmt += ch
+        depth += (ch == '{') - (ch == '}')
+        if depth == 0 and ch in ';}':
+            m = re.search(r'\b(awr__\w+)\s*\(', stmt)
+            if ch == ';' and '{' not in stmt and m and not stmt.lstrip().startswith('typedef'):
+                names.append(m.group(1))
+            stmt = ''
+    return names
+
+
+def header_texts(libdir):
+    """(stage, lib/STAGE/NAME.h, text) of every private header."""
+    out = []
+    for stage in ORDER:
+        folder = os.path.join(libdir, stage)
+        if not os.path.isdir(folder):
+            continue
+        for name in sorted(os.listdir(folder)):
+            if name.endswith('.h'):
+                rel = f'lib/{stage + "/" if stage else ""}{name}'
+                out.append((stage, rel, open(os.path.join(folder, name)).read()))
+    return out
+
+
+def source_defines(libdir, stage, fn):
+    """Does a source of lib/STAGE/ define @fn (one built into a program, not the library)?"""
+    folder = os.path.join(libdir, stage)
+    pattern = re.compile(r'^\w[^;]*\b' + fn + r'\s*\([^;]*?\)\s*\{', re.M)
+    return any(pattern.search(open(os.path.join(folder, n)).read())
+               for n in sorted(os.listdir(folder)) if n.endswith('.c'))
+
+
+def declaration_violations(headers, rows, libdir=None):
+    """headers: (stage, file, text); rows: (member, kind, symbol) from nm -A."""
+    defined = {sym: member_stage(member) for member, kind, sym in rows if kind in 'TW'}
+    bad = []
+    for stage, rel, text in headers:
+        for fn in declared_functions(text):
+            if fn not in defined and libdir and source_defines(libdir, stage, fn):
+                continue
+            if fn not in defined:
+                bad.append(f'{rel} declares {fn}, which no object of the library defines')
+            elif defined[fn] != stage:
+                bad.append(f'{rel} ({stage or "lib"}) declares {fn}, defined in '
+                           f'{defined[fn] or "lib"}/: declare it in that stage\'s header')
+    return bad
+
+
 def nm_rows(archive):
     out = subprocess.run(['nm', '-A', archive], capture_output=True, text=True, check=True).stdout
     rows = []
@@ -79,7 +134,15 @@ def self_test():
     bad = symbol_violations(rows)
     ok = len(bad) == 1 and 'awr_probe_path' in bad[0]
     print('self-test:', 'an upward call is found' if ok else f'FAIL: expected one violation, got {bad}')
-    return ok
+    rows = [('device_device.c.o', 'T', 'awr__device_new'), ('discover_probe.c.o', 'T', 'awr__probe_x')]
+    header = ('/* awr__probe_x(): not this */\nstatic inline int awr__inl(int a)\n{\n\treturn a;\n}\n'
+              'struct awr__s { int (*awr__fp)(void); };\nstruct awr_device *awr__device_new(int t);\n'
+              'void awr__probe_x(struct awr_device *d,\n\t\t  int f);\n')
+    bad = declaration_violations([('device', 'lib/device/device.h', header)], rows)
+    found = len(bad) == 1 and 'awr__probe_x' in bad[0]
+    print('self-test:', 'a misplaced declaration is found' if found else
+          f'FAIL: expected one misplaced declaration, got {bad}')
+    return ok and found
 
 
 def main():
@@ -95,6 +158,7 @@ def main():
         print(f'FAIL: no object of {sorted(folders - stages)} in {archive}: the archive names changed?')
         return 1
     bad = include_violations(libdir) + symbol_violations(rows)
+    bad += declaration_violations(header_texts(libdir), rows, libdir)
     for b in bad:
         print('FAIL:', b)
     print(f'layout: {len(rows)} symbol rows of {len({m for m, _, _ in rows})} objects, {len(bad)} violation(s)')

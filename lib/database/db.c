@@ -45,6 +45,7 @@
 #include "database/dbfiles.h"
 #include "database/pgconf.h"
 #include "device/device.h"
+#include "discover/discover.h"
 
 const char *awr_db_verdict_name(enum awr_db_verdict v)
 {

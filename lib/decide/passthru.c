@@ -7,6 +7,7 @@
 #include <sys/sysmacros.h>
 
 #include "device/device.h"
+#include "decide/decide.h"
 
 int awr__pt_verdict(struct awr_verdict *v, enum awr_rule rule, const char *fmt, ...)
 {

@@ -14,6 +14,7 @@
 
 #include "device/device.h"
 #include "device/nvme_format.h"
+#include "decide/decide.h"
 
 #define NSFEAT_NSABP	(1U << 1)
 

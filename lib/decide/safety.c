@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "private.h"
+#include "decide/decide.h"
 
 #define REAL_SYSFS "/sys"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Private declarations of the device views (NVMe / SCSI) and passthrough writes. */
+/* Private declarations of the device views (lib/device/): NVMe / SCSI data, device I/O. */
 #ifndef AWR_DEVICE_H
 #define AWR_DEVICE_H
 
@@ -143,23 +143,5 @@ int awr__device_read(const struct awr_devnode *n, struct awr_device **out, char 
 void awr__scsi_sense_sentence(const uint8_t *sense, int len, char *msg, size_t msglen);
 int awr__scsi_cdb(int fd, const uint8_t *cdb, int cdb_len, void *buf, int len, bool data_out,
 		  int *resid, char *msg, size_t msglen);
-
-/* passthru.c */
-int awr__pt_verdict(struct awr_verdict *v, enum awr_rule rule, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-int awr__pt_node(const char *path, struct awr_devnode *n);
-
-/* pt_check.c: pure checks of the passthrough engines */
-int awr__pt_check_blocks(size_t len, uint64_t offset, uint32_t bs, uint64_t nr_blocks,
-			 struct awr_verdict *v);
-int awr__nvme_pt_check(const struct awr_nvme_id *id, size_t len, uint64_t offset,
-		       struct awr_verdict *v);
-uint32_t awr__scsi_boundary(const struct awr_scsi_id *s, uint64_t nlb, uint32_t boundary);
-int awr__scsi_pt_shape(const struct awr_scsi_id *s, size_t len, uint64_t offset, struct awr_verdict *v);
-int awr__scsi_pt_check(const struct awr_scsi_id *s, size_t len, uint64_t offset, uint32_t boundary,
-		       struct awr_verdict *v);
-
-/* device_probe.c */
-void awr__probe_device(struct awr_probe *p, unsigned int flags);
 
 #endif /* AWR_DEVICE_H */

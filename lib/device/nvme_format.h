@@ -25,10 +25,4 @@ struct awr__nvme_format {
 /* nvme_decode.c: from a raw Identify Namespace page; -EMSGSIZE short, -EINVAL no such format. */
 int awr__nvme_decode_format(const void *buf, size_t len, struct awr__nvme_format *f);
 
-/*
- * pt_check.c: -EOPNOTSUPP (rule unsupported, naming MS and PI in @v) when the
- * format has metadata or protection information, else 0.
- */
-int awr__nvme_pt_format(const struct awr__nvme_format *f, struct awr_verdict *v);
-
 #endif /* AWR_NVME_FORMAT_H */

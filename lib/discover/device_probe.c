@@ -15,6 +15,7 @@
 
 #include "device/device.h"
 #include "kernel.h"
+#include "discover/discover.h"
 
 static bool same_as_sysfs(const struct awr_device_limits *l, const struct awr_sysfs_view *y)
 {

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "private.h"
+#include "discover/discover.h"
 
 enum durability_text {
 	D_VOLATILE,

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "private.h"
+#include "discover/discover.h"
 
 #define BATCH 256
 

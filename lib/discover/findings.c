@@ -11,6 +11,7 @@
 #include <sys/utsname.h>
 
 #include "private.h"
+#include "discover/discover.h"
 
 void awr__add_finding(struct awr_probe *p, const char *id, enum awr_severity sev,
 		      const char *fmt, ...)

@@ -20,6 +20,7 @@
 
 #include "kernel.h"
 #include "private.h"
+#include "discover/discover.h"
 
 /* mountinfo: the filesystem type, source and super options of the mount of device maj:min. */
 static void mount_options(unsigned int maj, unsigned int min, char *type, size_t tlen,

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "device/device.h"
+#include "discover/discover.h"
 
 static void probe_sysfs(struct awr_probe *p)
 {

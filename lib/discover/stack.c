@@ -44,6 +44,7 @@
 
 #include "device/device.h"
 #include "kernel.h"
+#include "discover/discover.h"
 
 /* A path into @buf; truncation is an error (-ENAMETOOLONG), never a silent cut. */
 static int __attribute__((format(printf, 3, 4))) pathf(char *buf, size_t len, const char *fmt, ...)

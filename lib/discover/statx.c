@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "private.h"
+#include "discover/discover.h"
 
 int awr__statx_fd(int dirfd, const char *path, struct awr_statx_view *out)
 {

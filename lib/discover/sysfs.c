@@ -14,6 +14,7 @@
 
 #include "kernel.h"
 #include "private.h"
+#include "discover/discover.h"
 
 static uint32_t read_u32_or0(const char *dir, const char *name)
 {

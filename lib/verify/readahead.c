@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "private.h"
+#include "verify/verify.h"
 
 struct ra_slot {
 	uint8_t *buf;

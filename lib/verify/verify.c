@@ -13,6 +13,7 @@
 
 #include "journal.h"
 #include "private.h"
+#include "verify/verify.h"
 
 #define SCAN_CHUNK	(8U << 20)
 #define NO_HORIZON	UINT64_MAX

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "private.h"
+#include "write/write.h"
 
 static int file_init(struct awr_file *f)
 {

@@ -32,6 +32,7 @@
 #include "device/nvme_format.h"
 #include "write/queue_stats.h"
 #include "write/uring_wait.h"
+#include "decide/decide.h"
 
 #define NVME_CMD_WRITE	0x01
 #define NVME_RW_FUA	(1U << 30)

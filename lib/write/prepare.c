@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "private.h"
+#include "discover/discover.h"
 
 #define ZERO_BUF	(1U << 20)
 #define CHUNK		(64ULL << 20)

@@ -24,6 +24,7 @@
 
 #include "device/device.h"
 #include "write/queue_stats.h"
+#include "decide/decide.h"
 
 #define OP_WRITE_ATOMIC16	0x9c
 #define CDB_FUA			0x08

@@ -26,6 +26,7 @@
 #include "private.h"
 #include "write/queue_stats.h"
 #include "write/uring_wait.h"
+#include "write/write.h"
 
 #define AWR_RING_MAX_DEPTH 32768U	/* IORING_MAX_ENTRIES */
 #define REAP_BATCH 64U

@@ -6,6 +6,7 @@
 
 #include "device/device_fixtures.h"
 #include "device/device.h"
+#include "decide/decide.h"
 
 static uint8_t buf[8192];
 

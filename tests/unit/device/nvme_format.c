@@ -7,6 +7,7 @@
 #include "device_fixtures.h"
 #include "device/device.h"
 #include "device/nvme_format.h"
+#include "decide/decide.h"
 
 static uint8_t buf[8192];
 

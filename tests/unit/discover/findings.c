@@ -7,6 +7,7 @@
 
 #include "helpers.h"
 #include "private.h"
+#include "discover/discover.h"
 
 static struct awr_probe *make(uint32_t mode, bool atomic, uint32_t umin, uint32_t umax, uint32_t opt)
 {

@@ -11,6 +11,7 @@
 #include "libatomicwr.h"
 #include "private.h"
 #include "sysfs_fixture.h"
+#include "discover/discover.h"
 
 /* A disk's queue/ with atomic limits and the caps of an NVMe queue (128 segments, 512 KiB). */
 static void queue(const char *dir, unsigned umin, unsigned umax, unsigned maxb, unsigned bnd,
