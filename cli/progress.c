@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "awr.h"
+#include "platform/platform.h"
 
 struct progress {
 	pthread_t thread;
@@ -30,10 +31,7 @@ struct progress {
 
 double cli_now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)awr__now_ns() / 1e9;
 }
 
 static double elapsed(const struct progress *p)

@@ -11,6 +11,7 @@
 
 #include "libatomicwr.h"
 #include "compat.h"
+#include "platform/platform.h"
 
 #define AWR_MAX_FINDINGS 32
 
@@ -53,10 +54,6 @@ static inline uint64_t awr_max_u64(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
-/* sysfs_read.c: where sysfs is, one attribute as text or as a number */
-const char *awr__sysfs_root(void);
-int awr__sysfs_read_str(const char *dir, const char *name, char *buf, size_t len);
-int awr__sysfs_read_u64(const char *dir, const char *name, uint64_t *out);
 
 /* finding.c */
 void awr__findings_vadd(struct awr_finding *arr, unsigned int *nr, const char *id,
@@ -69,7 +66,5 @@ int awr__fd_size(int fd, uint64_t *size);
 ssize_t awr__pread_full(int fd, void *buf, size_t len, uint64_t off);
 /* fsync the directory that holds @path (relative to @dirfd, or AT_FDCWD): a new entry made durable */
 int awr__sync_dir_of(int dirfd, const char *path);
-uint64_t awr__now_ns(void);
-uint64_t awr__realtime_ns(void);
 
 #endif /* AWR_PRIVATE_H */

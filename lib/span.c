@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Sizes, full reads, directory syncs and clocks shared by the page store, the stress writers, the
+ * Sizes, full reads and directory syncs shared by the page store, the stress writers, the
  * journal and the verifier.
  */
 #include <errno.h>
@@ -10,7 +10,6 @@
 #include <linux/fs.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "private.h"
@@ -43,22 +42,6 @@ int awr__fd_size(int fd, uint64_t *size)
 		return ioctl(fd, BLKGETSIZE64, size) ? -errno : 0;
 	*size = (uint64_t)st.st_size;
 	return 0;
-}
-
-uint64_t awr__now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t awr__realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 int awr__sync_dir_of(int dirfd, const char *path)

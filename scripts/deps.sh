@@ -5,6 +5,7 @@ BUILD_DEPS=(
 	build-essential meson ninja-build pkg-config
 	liburing-dev libnvme-dev libsgutils2-dev libpopt-dev
 	libjson-c-dev libblkid-dev libxxhash-dev
+	libmount-dev	# util-linux's libmount: mountinfo (lib/platform/mountinfo.c)
 	libssl-dev	# libcrypto: HMAC-SHA256 of the remote journal
 )
 # The main job's scratch XFS image.

@@ -64,50 +64,30 @@ static bool same_or_child(const char *disk, dev_t dev)
 	return !strncmp(real, disk, n) && (real[n] == '\0' || (real[n] == '/' && !strchr(real + n + 1, '/')));
 }
 
-/* Undo mountinfo's octal escapes (\040 for a space) in place. */
-static void unescape(char *s)
-{
-	char *d = s;
+struct mount_check {
+	const char *disk;
+	struct awr_safety *s;
+};
 
-	for (; *s; s++, d++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*d = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*d = *s;
-		}
-	}
-	*d = '\0';
+static int mounted_here(const struct awr__mount *m, void *arg)
+{
+	struct mount_check *c = arg;
+
+	if (!same_or_child(c->disk, makedev(m->major, m->minor)))
+		return 0;
+	add_detail(c->s, AWR_UNSAFE_MOUNTED, "is mounted on %.200s", m->target);
+	return 1;
 }
 
-/* Mounts of the disk at sysfs path @disk or of one of its partitions (lines of any length). */
+/* Mounts of the disk at sysfs path @disk or of one of its partitions. */
 static void check_mounts(const char *disk, struct awr_safety *s)
 {
-	char *line = NULL, *mnt;
-	unsigned int maj, min;
-	size_t cap = 0;
-	FILE *f = fopen("/proc/self/mountinfo", "re");
+	struct mount_check c = { disk, s };
+	int ret = awr__mountinfo_each(NULL, mounted_here, &c);
 
-	if (!f) {
-		add_detail(s, AWR_UNSAFE_BUSY, "cannot be checked for mounts (/proc/self/mountinfo: %s)", strerror(errno));
-		return;
-	}
-	while (getline(&line, &cap, f) > 0) {
-		int pos = 0;
-
-		if (sscanf(line, "%*u %*u %u:%u %*s %n", &maj, &min, &pos) != 2 || !pos)
-			continue;
-		if (!same_or_child(disk, makedev(maj, min)))
-			continue;
-		mnt = line + pos;
-		mnt[strcspn(mnt, " \n")] = '\0';
-		unescape(mnt);
-		add_detail(s, AWR_UNSAFE_MOUNTED, "is mounted on %.200s", mnt);
-		break;
-	}
-	free(line);
-	fclose(f);
+	if (ret < 0)
+		add_detail(s, AWR_UNSAFE_BUSY, "cannot be checked for mounts (%s: %s)",
+			   "/proc/self/mountinfo", strerror(-ret));
 }
 
 static void check_holders(const char *disk, struct awr_safety *s)
@@ -228,7 +208,7 @@ static void check_swap(const struct stat *st, struct awr_safety *s)
 		return;
 	while (getline(&line, &cap, f) > 0) {
 		line[strcspn(line, " \t\n")] = '\0';
-		unescape(line);
+		awr__unmangle(line);
 		if (line[0] != '/' || stat(line, &sst))
 			continue;
 		if (S_ISBLK(st->st_mode) ? (S_ISBLK(sst.st_mode) && sst.st_rdev == st->st_rdev)

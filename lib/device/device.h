@@ -51,21 +51,6 @@ struct awr_devnode {
 	char generic[64];		/* "ng0n1" / "sg0" when known */
 };
 
-/* dst = a followed by b, cut to fit @len (no format-truncation warnings). */
-static inline void awr__strjoin(char *dst, size_t len, const char *a, const char *b)
-{
-	size_t na = strlen(a), nb = strlen(b);
-
-	if (na > len - 1)
-		na = len - 1;
-	if (nb > len - 1 - na)
-		nb = len - 1 - na;
-
-	memcpy(dst, a, na);
-	memcpy(dst + na, b, nb);
-	dst[na + nb] = '\0';
-}
-
 /* little/big endian field access with bounds known by the caller */
 static inline uint16_t awr__le16(const uint8_t *p)
 {

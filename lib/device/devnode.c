@@ -14,11 +14,6 @@
 
 #include "device.h"
 
-static void set_str(char *dst, size_t len, const char *src)
-{
-	awr__strjoin(dst, len, "", src);
-}
-
 static const char *base_name(const char *path)
 {
 	const char *s = strrchr(path, '/');
@@ -37,7 +32,7 @@ static void first_entry(const char *dir, char *out, size_t len)
 		return;
 	while ((e = readdir(d)))
 		if (e->d_name[0] != '.') {
-			set_str(out, len, e->d_name);
+			awr__strcopy(out, len, e->d_name);
 			break;
 		}
 	closedir(d);
@@ -59,7 +54,7 @@ int awr__devnode_from_disk(const char *disk, struct awr_devnode *out)
 	snprintf(base, sizeof(base), "%s/block/%s", awr__sysfs_root(), disk);
 	if (access(base, F_OK))
 		return -ENOENT;
-	set_str(out->disk, sizeof(out->disk), disk);
+	awr__strcopy(out->disk, sizeof(out->disk), disk);
 	awr__strjoin(out->node, sizeof(out->node), "/dev/", disk);
 	snprintf(dir, sizeof(dir), "%s/device/scsi_generic", base);
 	if (is_nvme_ns_name(disk)) {
@@ -91,7 +86,7 @@ static int block_disk(uint32_t maj, uint32_t min, char *disk, size_t len)
 			return -ENOENT;
 		*slash = '\0';
 	}
-	set_str(disk, len, base_name(real));
+	awr__strcopy(disk, len, base_name(real));
 	return 0;
 }
 
@@ -106,7 +101,7 @@ static int char_class(uint32_t maj, uint32_t min, char *cls, size_t clen, char *
 	snprintf(sub, sizeof(sub), "%s/subsystem", real);
 	if (!realpath(sub, subreal))
 		return -errno;
-	set_str(cls, clen, base_name(subreal));
+	awr__strcopy(cls, clen, base_name(subreal));
 	return 0;
 }
 
@@ -119,16 +114,16 @@ static int from_char(uint32_t maj, uint32_t min, const char *path, struct awr_de
 	if (ret)
 		return ret == -ENOENT ? -ENODEV : ret;
 	name = base_name(real);
-	set_str(out->generic, sizeof(out->generic), name);
+	awr__strcopy(out->generic, sizeof(out->generic), name);
 	if (path)
-		set_str(out->node, sizeof(out->node), path);
+		awr__strcopy(out->node, sizeof(out->node), path);
 	else
 		awr__strjoin(out->node, sizeof(out->node), "/dev/", name);
 	if (!strcmp(cls, "nvme-generic") && !strncmp(name, "ng", 2)) {
 		out->kind = AWR_NODE_NVME_NS;
 		awr__strjoin(dir, sizeof(dir), "nvme", name + 2);
 		if (is_nvme_ns_name(dir))
-			set_str(out->disk, sizeof(out->disk), dir);
+			awr__strcopy(out->disk, sizeof(out->disk), dir);
 	} else if (!strcmp(cls, "nvme")) {
 		out->kind = AWR_NODE_NVME_CTRL;
 	} else if (!strcmp(cls, "scsi_generic")) {

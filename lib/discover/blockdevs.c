@@ -5,7 +5,6 @@
  * /proc/self/mountinfo for mounted filesystems, and the device's own
  * AWUPF/NAWUPF or MAXIMUM ATOMIC TRANSFER LENGTH when it can be read.
  */
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -20,33 +19,12 @@
 
 #define MAX_PARTS	128
 
-/* dst = src cut to fit @len */
-static void set_str(char *dst, size_t len, const char *src)
-{
-	size_t n = strnlen(src, len - 1);
-
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
-
 /* The first line of DIR/NAME, trailing blanks cut; "" when absent. */
 static void read_line(const char *dir, const char *name, char *buf, size_t len)
 {
-	char path[PATH_MAX];
-	ssize_t n;
-	int fd;
-
-	buf[0] = '\0';
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	for (n = (ssize_t)strlen(buf); n > 0 && isspace((unsigned char)buf[n - 1]); n--)
-		buf[n - 1] = '\0';
+	if (awr__sysfs_read_str(dir, name, buf, len))
+		buf[0] = '\0';
+	awr__rtrim(buf);
 }
 
 static int read_devno(const char *dir, unsigned int *major, unsigned int *minor)
@@ -77,7 +55,7 @@ static void transport(const char *dir, const char *name, char *buf, size_t len)
 		target[n] = '\0';
 		base = strrchr(target, '/');
 		base = base ? base + 1 : target;
-		set_str(buf, len, !strncmp(base, "nvme", 4) ? "nvme" : base);
+		awr__strcopy(buf, len, !strncmp(base, "nvme", 4) ? "nvme" : base);
 		return;
 	}
 	if (!strncmp(name, "loop", 4))
@@ -106,28 +84,31 @@ static void holders(const char *dir, char *buf, size_t len)
 	closedir(d);
 }
 
+struct mount_list {
+	const char *name;
+	unsigned int major, minor;
+	char *buf;
+	size_t len;
+};
+
+static int add_mount(const struct awr__mount *m, void *arg)
+{
+	struct mount_list *l = arg;
+	char entry[4200];
+
+	if (m->major != l->major || m->minor != l->minor)
+		return 0;
+	snprintf(entry, sizeof(entry), "%s:%.4000s(%.63s)", l->name, m->target, m->fstype);
+	append(l->buf, l->len, entry);
+	return 0;
+}
+
 /* Mount points of device MAJ:MIN from /proc/self/mountinfo: "NAME:/mnt/x(xfs)". */
 static void mounts(const char *name, unsigned int major, unsigned int minor, char *buf, size_t len)
 {
-	char line[8192], want[32], mnt[4096], fstype[64], entry[4200];
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char *dash;
+	struct mount_list l = { name, major, minor, buf, len };
 
-	if (!f)
-		return;
-	snprintf(want, sizeof(want), "%u:%u", major, minor);
-	while (fgets(line, sizeof(line), f)) {
-		char devno[32];
-
-		if (sscanf(line, "%*s %*s %31s %*s %4095s", devno, mnt) != 2 || strcmp(devno, want))
-			continue;
-		dash = strstr(line, " - ");
-		if (!dash || sscanf(dash + 3, "%63s", fstype) != 1)
-			continue;
-		snprintf(entry, sizeof(entry), "%s:%s(%s)", name, mnt, fstype);
-		append(buf, len, entry);
-	}
-	fclose(f);
+	awr__mountinfo_each(NULL, add_mount, &l);
 }
 
 /* The content of @path (at most 1 MiB) in *buf (free()); its length, or -errno. */
@@ -266,7 +247,7 @@ static int read_disk(const char *root, const char *name, struct awr_blockdev *b)
 	b->awupf = b->nawupf = -1;
 	b->scsi_matl = -1;
 	snprintf(dir, sizeof(dir), "%s/block/%s", root, name);
-	set_str(b->name, sizeof(b->name), name);
+	awr__strcopy(b->name, sizeof(b->name), name);
 	/*
 	 * A hidden disk (GENHD_FL_HIDDEN: the path disks nvmeScCnH of an NVMe
 	 * multipath head) has no dev_t: device_add_disk() in block/genhd.c sets

@@ -22,29 +22,31 @@
 #include "private.h"
 #include "discover/discover.h"
 
+struct mount_opts {
+	unsigned int maj, min;
+	char *type, *source, *opts;
+	size_t tlen, slen, olen;
+};
+
+static int match_mount(const struct awr__mount *m, void *arg)
+{
+	struct mount_opts *o = arg;
+
+	if (m->major != o->maj || m->minor != o->min)
+		return 0;
+	snprintf(o->type, o->tlen, "%.15s", m->fstype);
+	snprintf(o->opts, o->olen, "%.4000s", m->fs_options);
+	snprintf(o->source, o->slen, "%.4000s", m->source);
+	return 1;
+}
+
 /* mountinfo: the filesystem type, source and super options of the mount of device maj:min. */
 static void mount_options(unsigned int maj, unsigned int min, char *type, size_t tlen,
 			  char *source, size_t slen, char *opts, size_t olen)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char *line = NULL, want[32], *sep, fstype[64], src[4096], sopts[4096];
-	size_t cap = 0;
+	struct mount_opts o = { maj, min, type, source, opts, tlen, slen, olen };
 
-	if (!f)
-		return;
-	snprintf(want, sizeof(want), " %u:%u ", maj, min);
-	while (getline(&line, &cap, f) > 0) {
-		if (!strstr(line, want) || !(sep = strstr(line, " - ")))
-			continue;
-		if (sscanf(sep + 3, "%63s %4095s %4095s", fstype, src, sopts) != 3)
-			continue;
-		snprintf(type, tlen, "%.15s", fstype);
-		snprintf(opts, olen, "%.4000s", sopts);
-		snprintf(source, slen, "%.4000s", src);
-		break;
-	}
-	free(line);
-	fclose(f);
+	awr__mountinfo_each(NULL, match_mount, &o);
 }
 
 /* "max_atomic_write=64k" in the super options (xfs_fs_show_options, 6.16+, prints KiB). */

@@ -46,52 +46,6 @@
 #include "kernel.h"
 #include "discover/discover.h"
 
-/* A path into @buf; truncation is an error (-ENAMETOOLONG), never a silent cut. */
-static int __attribute__((format(printf, 3, 4))) pathf(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
-
-/* A name cut to fit (sysfs names are short; d_name may be up to 255). */
-static void copy_name(char *dst, size_t len, const char *src)
-{
-	size_t n = strnlen(src, len - 1);
-
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
-
-static uint32_t read_u32(const char *dir, const char *name)
-{
-	uint64_t v = 0;
-
-	if (awr__sysfs_read_u64(dir, name, &v) || v > UINT32_MAX)
-		return 0;
-	return (uint32_t)v;
-}
-
-static int read_text(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	close(fd);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
 /*
  * A leg's limits from the queue/ of the block device at @dir (a sysfs path);
  * a partition's queue/ is its disk's, and its start counts in the leg's data
@@ -103,20 +57,20 @@ static void read_leg(const char *dir, const char *name, struct awr_stack_leg *le
 	uint64_t v;
 
 	memset(leg, 0, sizeof(*leg));
-	copy_name(leg->name, sizeof(leg->name), name);
-	pathf(disk, sizeof(disk), "%s", dir);
+	awr__strcopy(leg->name, sizeof(leg->name), name);
+	awr__pathf(disk, sizeof(disk), "%s", dir);
 	if (!awr__sysfs_read_u64(dir, "partition", &v) && (slash = strrchr(disk, '/'))) {
 		*slash = '\0';
 		if (!awr__sysfs_read_u64(dir, "start", &v))
 			leg->start = v * 512;
 	}
-	pathf(q, sizeof(q), "%s/queue", disk);
+	awr__pathf(q, sizeof(q), "%s/queue", disk);
 	leg->has_atomic_attrs = !awr__sysfs_read_u64(q, "atomic_write_max_bytes", &v);
-	leg->unit_min = read_u32(q, "atomic_write_unit_min_bytes");
-	leg->unit_max = read_u32(q, "atomic_write_unit_max_bytes");
-	leg->max_bytes = read_u32(q, "atomic_write_max_bytes");
-	leg->boundary = read_u32(q, "atomic_write_boundary_bytes");
-	leg->logical_block_size = read_u32(q, "logical_block_size");
+	leg->unit_min = awr__sysfs_read_u32(q, "atomic_write_unit_min_bytes");
+	leg->unit_max = awr__sysfs_read_u32(q, "atomic_write_unit_max_bytes");
+	leg->max_bytes = awr__sysfs_read_u32(q, "atomic_write_max_bytes");
+	leg->boundary = awr__sysfs_read_u32(q, "atomic_write_boundary_bytes");
+	leg->logical_block_size = awr__sysfs_read_u32(q, "logical_block_size");
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -138,14 +92,14 @@ static unsigned int list_dir(const char *dir, char names[][64], unsigned int max
 	while ((e = readdir(d)) && n < max && n < AWR_STACK_MAX_LEGS) {
 		if (e->d_name[0] == '.')
 			continue;
-		copy_name(tmp[n], sizeof(tmp[n]), e->d_name);
+		awr__strcopy(tmp[n], sizeof(tmp[n]), e->d_name);
 		ptrs[n] = tmp[n];
 		n++;
 	}
 	closedir(d);
 	qsort(ptrs, n, sizeof(ptrs[0]), cmp_names);
 	for (unsigned int i = 0; i < n; i++)
-		copy_name(names[i], 64, ptrs[i]);
+		awr__strcopy(names[i], 64, ptrs[i]);
 	return n;
 }
 
@@ -154,7 +108,7 @@ static int leg_dir(const char *base, const char *group, const char *name, char *
 {
 	char link[PATH_MAX];
 
-	pathf(link, sizeof(link), "%s/%s/%s", base, group, name);
+	awr__pathf(link, sizeof(link), "%s/%s/%s", base, group, name);
 	return realpath(link, out) ? 0 : -errno;
 }
 
@@ -190,11 +144,11 @@ static unsigned int head_paths(const char *disk, char names[][64])
 
 	if (sscanf(disk, "nvme%un%u%c", &s, &h, &end) != 2)
 		return 0;
-	pathf(dir, sizeof(dir), "%s/block", awr__sysfs_root());
+	awr__pathf(dir, sizeof(dir), "%s/block", awr__sysfs_root());
 	all = list_dir(dir, tmp, AWR_STACK_MAX_LEGS);
 	for (unsigned int i = 0; i < all; i++)
 		if (sscanf(tmp[i], "nvme%uc%un%u%c", &ps, &pc, &ph, &end) == 3 && ps == s && ph == h)
-			copy_name(names[n++], 64, tmp[i]);
+			awr__strcopy(names[n++], 64, tmp[i]);
 	return n;
 }
 
@@ -276,8 +230,8 @@ static void dm_type(const char *top, struct awr_stack_view *s, const char (*name
 	uint64_t chunk = 0;
 
 	snprintf(s->type, sizeof(s->type), "dm");
-	pathf(path, sizeof(path), "%s/dev", top);
-	if (strcmp(awr__sysfs_root(), "/sys") || read_text(path, buf, sizeof(buf)) ||
+	awr__pathf(path, sizeof(path), "%s/dev", top);
+	if (strcmp(awr__sysfs_root(), "/sys") || awr__read_text(path, buf, sizeof(buf)) ||
 	    sscanf(buf, "%u:%u", &maj, &min) != 2 ||
 	    dm_table(maj, min, target, sizeof(target), &chunk, starts, &nr))
 		return;		/* type unknown: a fixture tree, or no CAP_SYS_ADMIN */
@@ -293,8 +247,8 @@ static void dm_type(const char *top, struct awr_stack_view *s, const char (*name
 	if (chunk)
 		s->chunk_bytes = chunk * 512;
 	for (unsigned int i = 0; i < s->nr_legs; i++) {
-		pathf(path, sizeof(path), "%s/slaves/%s/dev", top, names[i]);
-		if (read_text(path, buf, sizeof(buf)) || sscanf(buf, "%u:%u", &maj, &min) != 2)
+		awr__pathf(path, sizeof(path), "%s/slaves/%s/dev", top, names[i]);
+		if (awr__read_text(path, buf, sizeof(buf)) || sscanf(buf, "%u:%u", &maj, &min) != 2)
 			continue;
 		for (unsigned int j = 0; j < nr; j++)
 			if (starts[j].maj == maj && starts[j].min == min)
@@ -307,15 +261,15 @@ static void md_type(const char *top, struct awr_stack_view *s, const char (*name
 	char path[PATH_MAX], level[32] = "";
 	uint64_t v;
 
-	pathf(path, sizeof(path), "%s/md/level", top);
-	read_text(path, level, sizeof(level));
+	awr__pathf(path, sizeof(path), "%s/md/level", top);
+	awr__read_text(path, level, sizeof(level));
 	snprintf(s->type, sizeof(s->type), "md-%s", level[0] ? level : "unknown");
-	pathf(path, sizeof(path), "%s/md", top);
+	awr__pathf(path, sizeof(path), "%s/md", top);
 	if (!awr__sysfs_read_u64(path, "chunk_size", &v) &&
 	    (!strcmp(level, "raid0") || !strcmp(level, "raid10")))
 		s->chunk_bytes = v;
 	for (unsigned int i = 0; i < s->nr_legs; i++) {
-		pathf(path, sizeof(path), "%s/md/dev-%s", top, names[i]);
+		awr__pathf(path, sizeof(path), "%s/md/dev-%s", top, names[i]);
 		if (!awr__sysfs_read_u64(path, "offset", &v))
 			s->legs[i].start += v * 512;
 	}
@@ -465,9 +419,9 @@ int awr_stack_lookup(const char *disk, uint32_t kernel, struct awr_stack_view *o
 	if (!disk || !*disk || !out || strchr(disk, '/'))
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
-	pathf(top, sizeof(top), "%s/block/%s", awr__sysfs_root(), disk);
-	copy_name(out->disk, sizeof(out->disk), disk);
-	pathf(dir, sizeof(dir), "%s/multipath", top);
+	awr__pathf(top, sizeof(top), "%s/block/%s", awr__sysfs_root(), disk);
+	awr__strcopy(out->disk, sizeof(out->disk), disk);
+	awr__pathf(dir, sizeof(dir), "%s/multipath", top);
 	out->nr_legs = list_dir(dir, names, AWR_STACK_MAX_LEGS);
 	if (out->nr_legs) {
 		group = "multipath";
@@ -476,7 +430,7 @@ int awr_stack_lookup(const char *disk, uint32_t kernel, struct awr_stack_view *o
 		group = "block";
 		out->nr_legs = head_paths(disk, names);
 	} else {
-		pathf(dir, sizeof(dir), "%s/slaves", top);
+		awr__pathf(dir, sizeof(dir), "%s/slaves", top);
 		out->nr_legs = list_dir(dir, names, AWR_STACK_MAX_LEGS);
 	}
 	if (!out->nr_legs)
@@ -486,22 +440,22 @@ int awr_stack_lookup(const char *disk, uint32_t kernel, struct awr_stack_view *o
 			return -ENOENT;
 		read_leg(dir, names[i], &out->legs[i]);
 	}
-	pathf(dir, sizeof(dir), "%s/dm", top);
+	awr__pathf(dir, sizeof(dir), "%s/dm", top);
 	if (strcmp(group, "slaves")) {
 		snprintf(out->type, sizeof(out->type), "nvme-multipath");
 	} else if (!access(dir, F_OK)) {
 		dm_type(top, out, (const char (*)[64])names);
 	} else {
-		pathf(dir, sizeof(dir), "%s/md", top);
+		awr__pathf(dir, sizeof(dir), "%s/md", top);
 		if (access(dir, F_OK))
 			return -ENOENT;		/* slaves of another kind (bcache, loop over dm ...) */
 		md_type(top, out, (const char (*)[64])names);
 	}
-	pathf(dir, sizeof(dir), "%s/queue", top);
+	awr__pathf(dir, sizeof(dir), "%s/queue", top);
 	if (awr__caps_from_sysfs(disk, &caps))
 		memset(&caps, 0, sizeof(caps));
 	awr__sysfs_read_u64(dir, "minimum_io_size", &io_min);
-	lbs = read_u32(dir, "logical_block_size");
+	lbs = awr__sysfs_read_u32(dir, "logical_block_size");
 	out->kernel = awr__kernel_or_running(kernel);
 	out->kernel_stacks = type_stacks(out->type, out->kernel);
 	stack_derive(out, &caps, lbs ? lbs : 512, io_min);

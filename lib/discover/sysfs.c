@@ -16,25 +16,11 @@
 #include "private.h"
 #include "discover/discover.h"
 
-static uint32_t read_u32_or0(const char *dir, const char *name)
-{
-	uint64_t v = 0;
-
-	if (awr__sysfs_read_u64(dir, name, &v) || v > UINT32_MAX)
-		return 0;
-	return (uint32_t)v;
-}
-
 static void copy_name(char *dst, size_t len, const char *path)
 {
 	const char *base = strrchr(path, '/');
-	const char *name = base ? base + 1 : path;
-	size_t n = strlen(name);
 
-	if (n >= len)
-		n = len - 1;
-	memcpy(dst, name, n);
-	dst[n] = '\0';
+	awr__strcopy(dst, len, base ? base + 1 : path);
 }
 
 /*
@@ -75,14 +61,14 @@ static void read_queue(const char *disk, struct awr_sysfs_view *out)
 
 	snprintf(q, sizeof(q), "%s/queue", disk);
 	out->has_atomic_attrs = !awr__sysfs_read_u64(q, "atomic_write_max_bytes", &v);
-	out->max_bytes = read_u32_or0(q, "atomic_write_max_bytes");
-	out->unit_min = read_u32_or0(q, "atomic_write_unit_min_bytes");
-	out->unit_max = read_u32_or0(q, "atomic_write_unit_max_bytes");
-	out->boundary = read_u32_or0(q, "atomic_write_boundary_bytes");
-	out->logical_block_size = read_u32_or0(q, "logical_block_size");
-	out->physical_block_size = read_u32_or0(q, "physical_block_size");
-	out->max_hw_bytes = (uint64_t)read_u32_or0(q, "max_hw_sectors_kb") * 1024;
-	out->max_segments = read_u32_or0(q, "max_segments");
+	out->max_bytes = awr__sysfs_read_u32(q, "atomic_write_max_bytes");
+	out->unit_min = awr__sysfs_read_u32(q, "atomic_write_unit_min_bytes");
+	out->unit_max = awr__sysfs_read_u32(q, "atomic_write_unit_max_bytes");
+	out->boundary = awr__sysfs_read_u32(q, "atomic_write_boundary_bytes");
+	out->logical_block_size = awr__sysfs_read_u32(q, "logical_block_size");
+	out->physical_block_size = awr__sysfs_read_u32(q, "physical_block_size");
+	out->max_hw_bytes = (uint64_t)awr__sysfs_read_u32(q, "max_hw_sectors_kb") * 1024;
+	out->max_segments = awr__sysfs_read_u32(q, "max_segments");
 	read_cache(q, &out->write_cache, &out->fua);
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * Where sysfs is (the real /sys, or a fixture tree for discovery tests) and
- * reading one attribute, text or number: shared by the discovery and device stages.
+ * reading one attribute, text or number: the one reader every stage uses.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "private.h"
+#include "libatomicwr.h"
+#include "platform/platform.h"
 
 static const char *sysfs_root_override;
 
@@ -30,17 +31,13 @@ const char *awr__sysfs_root(void)
 	return (env && *env) ? env : "/sys";
 }
 
-/* One attribute's text, the trailing newline taken off. */
-int awr__sysfs_read_str(const char *dir, const char *name, char *buf, size_t len)
+int awr__read_text(const char *path, char *buf, size_t len)
 {
-	char path[PATH_MAX];
 	ssize_t n;
 	int fd;
 
 	if (len < 2)
 		return -EINVAL;
-	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -51,6 +48,14 @@ int awr__sysfs_read_str(const char *dir, const char *name, char *buf, size_t len
 	buf[n] = '\0';
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
+}
+
+int awr__sysfs_read_str(const char *dir, const char *name, char *buf, size_t len)
+{
+	char path[PATH_MAX];
+	int ret = awr__pathf(path, sizeof(path), "%s/%s", dir, name);
+
+	return ret ? ret : awr__read_text(path, buf, len);
 }
 
 int awr__sysfs_read_u64(const char *dir, const char *name, uint64_t *out)
@@ -66,4 +71,13 @@ int awr__sysfs_read_u64(const char *dir, const char *name, uint64_t *out)
 	if (errno || end == buf)
 		return -EINVAL;
 	return 0;
+}
+
+uint32_t awr__sysfs_read_u32(const char *dir, const char *name)
+{
+	uint64_t v = 0;
+
+	if (awr__sysfs_read_u64(dir, name, &v) || v > UINT32_MAX)
+		return 0;
+	return (uint32_t)v;
 }

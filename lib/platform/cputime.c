@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: MIT
+/* The CPU time the process has used: what a benchmark divides by the work it did. */
+#include <sys/resource.h>
+
+#include "platform/platform.h"
+
+static double tv_s(const struct timeval *tv)
+{
+	return (double)tv->tv_sec + (double)tv->tv_usec / 1e6;
+}
+
+double awr__cpu_s(bool user_only)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return tv_s(&ru.ru_utime) + (user_only ? 0 : tv_s(&ru.ru_stime));
+}

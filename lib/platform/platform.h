@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The platform layer: the system's mechanics every stage and the command line share, written
+ * once. Mount tables (util-linux's libmount), sysfs attributes, the monotonic clock, CPU time,
+ * path joins and small string helpers. It uses no other folder of the library.
+ */
+#ifndef AWR_PLATFORM_H
+#define AWR_PLATFORM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ------------------------------------------------------------------ mountinfo.c */
+
+/**
+ * struct awr__mount - one line of a mountinfo table, every field unescaped
+ * @major:	device number of the mounted filesystem (st_dev), major
+ * @minor:	and minor
+ * @root:	the directory of the filesystem mounted there ("/" unless a bind mount)
+ * @target:	the mount point ("/mnt/a b", not "/mnt/a\040b")
+ * @source:	the mount source ("/dev/loop0"), "" when none
+ * @fstype:	the filesystem type ("xfs")
+ * @fs_options:	the super options ("rw,attr2,inode64,..."), "" when none
+ */
+struct awr__mount {
+	unsigned int major;
+	unsigned int minor;
+	const char *root;
+	const char *target;
+	const char *source;
+	const char *fstype;
+	const char *fs_options;
+};
+
+/* Return 0 to go on to the next mount, anything else to stop there with that value. */
+typedef int (*awr__mount_fn)(const struct awr__mount *m, void *arg);
+
+/**
+ * awr__mountinfo_each() - call @fn for each mount of a mountinfo table, in its order
+ * @path:	a mountinfo file ("/proc/PID/mountinfo"); NULL: /proc/self/mountinfo
+ * @fn:		called with each mount; the strings live until it returns
+ * @arg:	passed to @fn
+ *
+ * Return: 0 when every mount was seen, the first non-zero value @fn returned, or -errno when the
+ * table cannot be read.
+ */
+int awr__mountinfo_each(const char *path, awr__mount_fn fn, void *arg);
+
+/* ------------------------------------------------------------------ sysfs.c */
+
+/**
+ * awr__sysfs_root() - where discovery reads sysfs
+ *
+ * Return: "/sys", or the fixture tree the tests set (awr_set_sysfs_root(), AWR_SYSFS_ROOT).
+ */
+const char *awr__sysfs_root(void);
+
+/**
+ * awr__read_text() - the first line of a small file (a sysfs attribute), newline taken off
+ * @path:	the file
+ * @buf:	where the text goes
+ * @len:	size of @buf, at least 2
+ *
+ * Return: 0, or -errno.
+ */
+int awr__read_text(const char *path, char *buf, size_t len);
+
+/**
+ * awr__sysfs_read_str() - one attribute's text, the trailing newline taken off
+ * @dir:	a sysfs directory
+ * @name:	the attribute, relative to @dir ("queue/fua", "dev")
+ * @buf:	where the text goes
+ * @len:	size of @buf, at least 2
+ *
+ * Return: 0, or -errno (-ENAMETOOLONG when @dir/@name does not fit a path).
+ */
+int awr__sysfs_read_str(const char *dir, const char *name, char *buf, size_t len);
+
+/**
+ * awr__sysfs_read_u64() - one attribute as a decimal number
+ * @dir:	a sysfs directory
+ * @name:	the attribute
+ * @out:	the number
+ *
+ * Return: 0, or -errno (-EINVAL when the text is not a number).
+ */
+int awr__sysfs_read_u64(const char *dir, const char *name, uint64_t *out);
+
+/**
+ * awr__sysfs_read_u32() - one attribute as a 32-bit number, 0 when absent or larger
+ * @dir:	a sysfs directory
+ * @name:	the attribute (a queue limit: "atomic_write_unit_max_bytes")
+ *
+ * Return: the number, or 0.
+ */
+uint32_t awr__sysfs_read_u32(const char *dir, const char *name);
+
+/* ------------------------------------------------------------------ clock.c */
+
+/**
+ * awr__now_ns() - the monotonic clock (CLOCK_MONOTONIC) in nanoseconds
+ *
+ * Return: nanoseconds since an arbitrary start; only differences mean anything.
+ */
+uint64_t awr__now_ns(void);
+
+/**
+ * awr__realtime_ns() - the wall clock (CLOCK_REALTIME) in nanoseconds since the epoch
+ *
+ * Return: nanoseconds since 1970-01-01 UTC.
+ */
+uint64_t awr__realtime_ns(void);
+
+/* ------------------------------------------------------------------ cputime.c */
+
+/**
+ * awr__cpu_s() - the CPU time the process has used (getrusage(RUSAGE_SELF))
+ * @user_only:	user time only; false: user and system time
+ *
+ * Return: seconds of CPU time, all threads together.
+ */
+double awr__cpu_s(bool user_only);
+
+/* ------------------------------------------------------------------ str.c */
+
+/**
+ * awr__strjoin() - @a followed by @b into @dst, cut to fit
+ * @dst:	the result
+ * @len:	size of @dst, at least 1
+ * @a:		the first part ("/dev/")
+ * @b:		the second part ("nvme0n1")
+ */
+void awr__strjoin(char *dst, size_t len, const char *a, const char *b);
+
+/**
+ * awr__strcopy() - @src into @dst, cut to fit (a sysfs name, a d_name)
+ * @dst:	the result
+ * @len:	size of @dst, at least 1
+ * @src:	the string
+ */
+void awr__strcopy(char *dst, size_t len, const char *src);
+
+/**
+ * awr__pathf() - a formatted path into @buf; truncation is an error, never a silent cut
+ * @buf:	the path
+ * @len:	size of @buf
+ * @fmt:	printf format
+ *
+ * Return: 0, or -ENAMETOOLONG.
+ */
+int awr__pathf(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/**
+ * awr__rtrim() - trailing blanks (spaces, tabs, newlines) taken off @s in place
+ * @s:		the string
+ */
+void awr__rtrim(char *s);
+
+/**
+ * awr__unmangle() - undo the kernel's \ooo escapes in place (mangle(), fs/proc_namespace.c;
+ *		     seq_escape() of /proc/swaps): "\040" becomes a space
+ * @s:		the string
+ *
+ * Return: @s.
+ */
+char *awr__unmangle(char *s);
+
+#endif /* AWR_PLATFORM_H */
