@@ -29,4 +29,21 @@ LD_LIBRARY_PATH=$stage$libdir "$stage$prefix/bin/awr" version
 out=$(LD_LIBRARY_PATH=$stage$libdir LD_PRELOAD=$stage$libdir/libatomicwr-preload.so /bin/true 2>&1) ||
 	{ echo "the installed preload does not load: $out"; exit 1; }
 grep -q "AWR_PRELOAD_FILES is not set" <<<"$out" || { echo "the installed preload said: $out"; exit 1; }
+# What a database that links the library loads: the core's libraries and nothing else (xxhash is
+# header-only, libnvme and libcrypto are loaded on first use). The preload, which needs
+# libatomicwr.so.0 itself, is the negative control: the same check must reject it.
+only_core_needed() {
+	local core='liburing|libsgutils2-[0-9.]+|libblkid|libmount|libc|ld-linux[-a-z0-9_]*|libdl|libpthread'
+	local extra
+	extra=$(LC_ALL=C readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' |
+		grep -Ev "^($core)\.so\.[0-9]+\$")
+	[ -z "$extra" ] || { echo "$1 needs more than the core: $extra"; return 1; }
+}
+only_core_needed "$stage$libdir/libatomicwr.so.0" || exit 1
+if only_core_needed "$stage$libdir/libatomicwr-preload.so" >/dev/null; then
+	echo "the NEEDED check passed the preload, which needs libatomicwr.so.0: it checks nothing"
+	exit 1
+fi
+echo "libatomicwr.so.0 needs: $(LC_ALL=C readelf -d "$stage$libdir/libatomicwr.so.0" |
+	sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')"
 echo "consumer built and linked through pkg-config"

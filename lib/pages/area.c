@@ -41,7 +41,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
-#include <xxhash.h>
+#include "platform/hash.h"
 
 #include "pages/pages.h"
 

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
-#include <xxhash.h>
+#include "platform/hash.h"
 
 #include "journal.h"
 #include "private.h"

@@ -6,7 +6,7 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <xxhash.h>
+#include "platform/hash.h"
 
 #include "private.h"
 
