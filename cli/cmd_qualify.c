@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * awr qualify PATH: the scripted device qualification. Runs the checks of
- * qualify.c in order, each PASS, FAIL or SKIP with a reason, then a verdict;
- * -o json or --report FILE give every check's figures for automation.
+ * awr qualify PATH: the scripted device qualification. Sets the target up (a
+ * scratch file, or a file or device opened by target_open()'s rules), runs
+ * awr_qualify_run() and renders its report: a line per check and the verdict,
+ * -o json or --report FILE with every check's figures, -o prometheus, --html.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,23 +22,20 @@
 
 #include "qualify.h"
 
-#define STRESS_UNIT	16384U	/* a database page */
-
-static const struct {
-	const char *name;
-	void (*run)(struct qctx *q, struct qcheck *c);
-} checks[] = {
-	{ "discovery", q_discovery },
-	{ "size_sweep", q_size_sweep },
-	{ "kernel_refusals", q_refusals },
-	{ "concurrent_torn", q_concurrency },
-	{ "crash", q_crash },
-	{ "performance", q_performance },
-	{ "hardware_path", q_hw_path },	/* cli/qualify_path.c */
-	{ "short_pin", q_short_pin },	/* cli/qualify_pin.c: last, its range is left as written */
+struct qctx {
+	const char *path;		/* PATH as given */
+	char target[4200];		/* the file or device written */
+	int fd;				/* the target, O_RDWR | O_DIRECT (target_open) */
+	char dir[4096];			/* directory of a file target */
+	bool is_blk;
+	bool created;			/* we created target: remove it at the end */
+	bool quick, crash, force;
+	bool create;			/* --create: a missing PATH is made (and removed at the end) */
+	uint64_t size;			/* target size (block device) */
+	struct qperf perf;		/* the performance check, run here */
+	struct progress *pr;		/* the running check's line */
+	unsigned int nr;		/* checks begun */
 };
-
-#define NR_CHECKS (sizeof(checks) / sizeof(checks[0]))
 
 /* What to remove when qualify is interrupted: its scratch file, journal directory and crash scratch XFS. */
 static char scratch[4200];
@@ -46,8 +44,7 @@ static void on_signal(int sig)
 {
 	if (scratch[0])
 		unlink(scratch);
-	q_rmdir();
-	q_crash_cleanup();
+	awr_qualify_cleanup();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -147,76 +144,71 @@ static int setup_target(struct qctx *q)
 	return q->fd < 0 ? q->fd : 0;
 }
 
-static int probe_target(struct qctx *q)
+static void print_check(const char *name, enum awr_qualify_status s, const char *reason)
 {
-	int ret = awr_probe_path(q->target, 0, &q->probe);
-
-	if (ret) {
-		out_error("cannot probe %s: %s", q->target, strerror(-ret));
-		return ret;
-	}
-	q->lim = *awr_probe_effective(q->probe);
-	q->unit = STRESS_UNIT;
-	if (q->lim.supported && q->unit < q->lim.unit_min)
-		q->unit = q->lim.unit_min;
-	if (q->lim.supported && q->unit > q->lim.unit_max)
-		q->unit = q->lim.unit_max;
-	return 0;
-}
-
-static void print_check(const struct qcheck *c)
-{
-	printf("  %-4s  %-16s %s\n", q_result_name(c->result), c->name, c->reason);
+	printf("  %-4s  %-16s %s\n", q_status_word(s), name, reason);
 	fflush(stdout);
 }
 
-static struct json_object *check_json(const struct qcheck *c)
-{
-	struct json_object *o = json_object_new_object();
+/* hardware_path (files) or short_pin (block devices): one of the two runs */
+#define NR_RUN	(AWR_QUALIFY__CHECKS - 1)
 
-	json_object_object_add(o, "name", json_object_new_string(c->name));
-	json_object_object_add(o, "result", json_object_new_string(q_result_name(c->result)));
-	json_object_object_add(o, "reason", json_object_new_string(c->reason));
-	json_object_object_add(o, "seconds", out_double(c->seconds, 3));
-	json_object_object_add(o, "figures", json_object_get(c->figures));
-	return o;
+static void progress_check(struct qctx *q, const char *name)
+{
+	char label[96];
+
+	snprintf(label, sizeof(label), "qualify: check %u of %u, %s", ++q->nr, NR_RUN, name);
+	q->pr = progress_start(label, NULL, NULL);
 }
 
-struct tally {
-	unsigned int n[Q__RESULTS];	/* per enum q_result */
-	double seconds;
-};
-
-static struct json_object *report_json(const struct qctx *q, const struct qcheck *c, const struct tally *t)
+/* The performance check, between the library's crash and hardware_path checks. */
+static void run_perf(struct qctx *q, const struct awr_qualify_report *r)
 {
-	struct json_object *o = json_object_new_object(), *a = json_object_new_array();
-	struct tm tm;
-	char date[32] = "";
+	double t0 = cli_now_s();
 
-	if (gmtime_r(&q->started, &tm))
-		strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	progress_check(q, "performance");
+	q_performance(q->fd, r, &q->perf);
+	q->perf.seconds = cli_now_s() - t0;
+	progress_stop(q->pr);
+	if (out_mode == OUT_NORMAL)
+		print_check("performance", q->perf.status, q->perf.reason);
+}
 
-	json_object_object_add(o, "path", json_object_new_string(q->path));
-	json_object_object_add(o, "target", json_object_new_string(q->target));
-	json_object_object_add(o, "target_type", json_object_new_string(q->is_blk ? "block_device" : "file"));
-	json_object_object_add(o, "scratch_file", json_object_new_boolean(q->created));
-	out_add_versions(o);
-	json_object_object_add(o, "date", json_object_new_string(date));
-	json_object_object_add(o, "quick", json_object_new_boolean(q->quick));
-	json_object_object_add(o, "limits", out_limits_json(&q->lim));
-	for (size_t i = 0; i < NR_CHECKS; i++)
-		if (c[i].name)
-			json_object_array_add(a, check_json(&c[i]));
-	json_object_object_add(o, "checks", a);
-	json_object_object_add(o, "extent_map", q_extent_map(q));
-	json_object_object_add(o, "notes", json_object_get(q->notes));
-	json_object_object_add(o, "passed", out_u64(t->n[Q_PASS]));
-	json_object_object_add(o, "failed", out_u64(t->n[Q_FAIL]));
-	json_object_object_add(o, "skipped", out_u64(t->n[Q_SKIP]));
-	json_object_object_add(o, "info", out_u64(t->n[Q_INFO]));
-	json_object_object_add(o, "seconds", out_double(t->seconds, 3));
-	json_object_object_add(o, "verdict", json_object_new_string(t->n[Q_FAIL] ? "FAIL" : "PASS"));
-	return o;
+/* awr_qualify_run()'s progress: a progress line while a check runs, its line when it ends. */
+static void on_check(const struct awr_qualify_report *r, enum awr_qualify_check_id id,
+		     bool done, void *arg)
+{
+	const struct awr_qualify_check *c = &r->checks[id];
+	struct qctx *q = arg;
+
+	if (!done) {
+		progress_check(q, awr_qualify_check_name(id));
+		return;
+	}
+	progress_stop(q->pr);
+	if (out_mode == OUT_NORMAL)
+		print_check(awr_qualify_check_name(id), c->status, c->reason);
+	if (id == AWR_QUALIFY_CRASH)
+		run_perf(q, r);
+}
+
+static int run_checks(struct qctx *q, struct awr_qualify_report **r)
+{
+	struct awr_qualify_opts o;
+	int ret;
+
+	awr_qualify_opts_init(&o);
+	o.flags = (q->quick ? AWR_QUALIFY_QUICK : 0) | (q->crash ? AWR_QUALIFY_CRASH_TEST : 0);
+	o.checks &= ~(1U << AWR_QUALIFY_PERFORMANCE);
+	o.progress = on_check;
+	o.arg = q;
+	if (out_mode == OUT_NORMAL)
+		printf("qualify %s (%s %s)%s\n", q->path, q->is_blk ? "block device" : "file",
+		       q->target, q->quick ? ", quick" : "");
+	ret = awr_qualify_run(q->fd, q->target, &o, r);
+	if (ret)
+		out_error("cannot probe %s: %s", q->target, strerror(-ret));
+	return ret;
 }
 
 static int write_report(const char *file, struct json_object *o)
@@ -227,55 +219,10 @@ static int write_report(const char *file, struct json_object *o)
 		out_error("cannot write the report %s: %s", file, strerror(errno));
 		return -errno;
 	}
-	fprintf(f, "%s\n", json_object_to_json_string_ext(out_json_schema(o), JSON_C_TO_STRING_PRETTY |
-			  JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+	fprintf(f, "%s\n", json_object_to_json_string_ext(out_json_schema(o),
+			  JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+			  JSON_C_TO_STRING_NOSLASHESCAPE));
 	return fclose(f) ? -errno : 0;
-}
-
-/* Whether check @i is in @q's list: hardware_path for files only, short_pin for block devices only. */
-static bool check_applies(const struct qctx *q, size_t i)
-{
-	if (checks[i].run == q_hw_path)
-		return !q->is_blk;	/* a check of files on a filesystem */
-	if (checks[i].run == q_short_pin)
-		return q->is_blk;	/* the block layer's bug with a partly pinned buffer */
-	return true;
-}
-
-static void run_checks(struct qctx *q, struct qcheck *c, struct tally *t)
-{
-	double start = cli_now_s(), t0;
-	size_t total = 0, nr = 0;
-
-	q->started = time(NULL);
-
-	if (out_mode == OUT_NORMAL)
-		printf("qualify %s (%s %s)%s\n", q->path, q->is_blk ? "block device" : "file", q->target,
-		       q->quick ? ", quick" : "");
-	for (size_t i = 0; i < NR_CHECKS; i++)
-		total += check_applies(q, i);
-	for (size_t i = 0; i < NR_CHECKS; i++) {
-		if (!check_applies(q, i))
-			continue;
-		c[i].name = checks[i].name;
-		c[i].figures = json_object_new_object();
-		t0 = cli_now_s();
-		{
-			char label[96];
-			struct progress *pr;
-
-			snprintf(label, sizeof(label), "qualify: check %zu of %zu, %s", ++nr, total,
-				 checks[i].name);
-			pr = progress_start(label, NULL, NULL);
-			checks[i].run(q, &c[i]);
-			progress_stop(pr);
-		}
-		c[i].seconds = cli_now_s() - t0;
-		t->n[c[i].result]++;
-		if (out_mode == OUT_NORMAL)
-			print_check(&c[i]);
-	}
-	t->seconds = cli_now_s() - start;
 }
 
 /* @text after @lead, wrapped at word boundaries to 100 columns, the lines after the first indented */
@@ -302,80 +249,119 @@ static void print_wrapped(const char *lead, const char *text)
 	putchar('\n');
 }
 
-static void print_verdict(const struct qctx *q, const struct tally *t)
+static void print_verdict(const struct awr_qualify_report *r, const unsigned int *n)
 {
-	size_t n = json_object_array_length(q->notes);
-
-	for (size_t i = 0; i < n; i++)
-		print_wrapped("note: ", json_object_get_string(json_object_array_get_idx(q->notes, i)));
+	for (unsigned int i = 0; i < r->nr_notes; i++)
+		print_wrapped("note: ", r->notes[i]);
 	printf("verdict: %s (%u passed, %u failed, %u skipped, %u information only) in %.1f s\n",
-	       t->n[Q_FAIL] ? "FAIL" : "PASS", t->n[Q_PASS], t->n[Q_FAIL], t->n[Q_SKIP], t->n[Q_INFO], t->seconds);
+	       n[AWR_QUALIFY_FAIL] ? "FAIL" : "PASS", n[AWR_QUALIFY_PASS], n[AWR_QUALIFY_FAIL],
+	       n[AWR_QUALIFY_SKIP], n[AWR_QUALIFY_INFO], r->seconds);
+}
+
+static void prom_check(const char *path, const char *name, enum awr_qualify_status s)
+{
+	const char *l[7] = { "target", path, "check", name, "result", NULL, NULL };
+
+	for (unsigned int i = 0; i < AWR_QUALIFY__STATUSES; i++) {
+		l[5] = awr_qualify_status_name(i);
+		prom_sample("awr_qualify_check", l, s == i);
+	}
+}
+
+static void prom_seconds(const char *path, const char *name, double seconds)
+{
+	const char *l[5] = { "target", path, "check", name, NULL };
+
+	prom_sample("awr_qualify_check_seconds", l, seconds);
+}
+
+/* Each check, the performance check in its place. */
+static void prom_checks(const struct qctx *q, const struct awr_qualify_report *r, bool seconds)
+{
+	for (unsigned int id = 0; id < AWR_QUALIFY__CHECKS; id++) {
+		const struct awr_qualify_check *c = &r->checks[id];
+		const char *name = awr_qualify_check_name(id);
+
+		if (id == AWR_QUALIFY_PERFORMANCE && q->perf.ran && seconds)
+			prom_seconds(q->path, name, q->perf.seconds);
+		else if (id == AWR_QUALIFY_PERFORMANCE && q->perf.ran)
+			prom_check(q->path, name, q->perf.status);
+		if (c->ran && seconds)
+			prom_seconds(q->path, name, c->seconds);
+		else if (c->ran)
+			prom_check(q->path, name, c->status);
+	}
 }
 
 /* -o prometheus: the verdict, each check's result and seconds, the limits qualified */
-static void print_prometheus(const struct qctx *q, const struct qcheck *c, const struct tally *t)
+static void print_prometheus(const struct qctx *q, const struct awr_qualify_report *r,
+			     const unsigned int *n)
 {
-	static const char *const results[Q__RESULTS] = { "pass", "fail", "skip", "info" };
-	const char *l[9];
+	const struct awr_limits *lim = &r->limits;
+	const char *l[3] = { "target", q->path, NULL };
 
 	/* target: PATH as given (a directory's scratch file changes name every run) */
-	prom_gauge("awr_qualify_verdict", "awr qualify's verdict for the target: 1 PASS (every check passed or was skipped), 0 FAIL");
-	l[0] = "target"; l[1] = q->path; l[2] = NULL;
-	prom_sample("awr_qualify_verdict", l, !t->n[Q_FAIL]);
-	prom_gauge("awr_qualify_check", "each check of awr qualify: 1 for the result it had, 0 for the others");
-	for (size_t i = 0; i < NR_CHECKS; i++) {
-		if (!c[i].name)
-			continue;
-		for (size_t r = 0; r < Q__RESULTS; r++) {
-			l[0] = "target"; l[1] = q->path; l[2] = "check"; l[3] = c[i].name;
-			l[4] = "result"; l[5] = results[r]; l[6] = NULL;
-			prom_sample("awr_qualify_check", l, c[i].result == (enum q_result)r);
-		}
-	}
+	prom_gauge("awr_qualify_verdict", "awr qualify's verdict for the target: 1 PASS (every "
+		   "check passed or was skipped), 0 FAIL");
+	prom_sample("awr_qualify_verdict", l, !n[AWR_QUALIFY_FAIL]);
+	prom_gauge("awr_qualify_check", "each check of awr qualify: 1 for the result it had, 0 for "
+		   "the others");
+	prom_checks(q, r, false);
 	prom_gauge("awr_qualify_check_seconds", "how long each check of awr qualify ran");
-	for (size_t i = 0; i < NR_CHECKS; i++) {
-		if (!c[i].name)
-			continue;
-		l[0] = "target"; l[1] = q->path; l[2] = "check"; l[3] = c[i].name; l[4] = NULL;
-		prom_sample("awr_qualify_check_seconds", l, c[i].seconds);
-	}
-	l[0] = "target"; l[1] = q->path; l[2] = NULL;
-	prom_gauge("awr_qualify_atomic_unit_min_bytes", "the effective atomic unit_min qualified (statx, sysfs and device views joined)");
-	prom_sample("awr_qualify_atomic_unit_min_bytes", l, q->lim.supported ? q->lim.unit_min : 0);
-	prom_gauge("awr_qualify_atomic_unit_max_bytes", "the effective atomic unit_max qualified (0: no atomic writes)");
-	prom_sample("awr_qualify_atomic_unit_max_bytes", l, q->lim.supported ? q->lim.unit_max : 0);
+	prom_checks(q, r, true);
+	prom_gauge("awr_qualify_atomic_unit_min_bytes", "the effective atomic unit_min qualified "
+		   "(statx, sysfs and device views joined)");
+	prom_sample("awr_qualify_atomic_unit_min_bytes", l, lim->supported ? lim->unit_min : 0);
+	prom_gauge("awr_qualify_atomic_unit_max_bytes", "the effective atomic unit_max qualified "
+		   "(0: no atomic writes)");
+	prom_sample("awr_qualify_atomic_unit_max_bytes", l, lim->supported ? lim->unit_max : 0);
 	prom_gauge("awr_qualify_stress_unit_bytes", "the unit of the concurrent and crash checks");
-	prom_sample("awr_qualify_stress_unit_bytes", l, q->unit);
+	prom_sample("awr_qualify_stress_unit_bytes", l, r->unit);
 	prom_gauge("awr_qualify_duration_seconds", "how long awr qualify ran");
-	prom_sample("awr_qualify_duration_seconds", l, t->seconds);
+	prom_sample("awr_qualify_duration_seconds", l, r->seconds);
 	prom_info();
 }
 
-static int finish(struct qctx *q, struct qcheck *c, const struct tally *t, const char *report, const char *html)
+static int write_outputs(struct json_object *o, const char *report, const char *html)
 {
-	struct json_object *o = report_json(q, c, t);
-	int rc = t->n[Q_FAIL] ? AWR_EXIT_FAIL : AWR_EXIT_OK;
-
-	out_outcome("verdict_fail");
-	json_object_object_add(o, "outcome", json_object_new_string(rc ? "verdict_fail" : "ok"));
+	int rc = 0;
 
 	if (report && write_report(report, o))
 		rc = AWR_EXIT_USAGE;
 	if (html) {	/* drawn from the JSON as written, as awr report draws a saved one */
-		struct json_object *doc = json_tokener_parse(json_object_to_json_string(out_json_schema(o)));
+		const char *text = json_object_to_json_string(out_json_schema(o));
+		struct json_object *doc = json_tokener_parse(text);
 
 		if (report_html_file(doc, html))
 			rc = AWR_EXIT_USAGE;
 		json_object_put(doc);
 	}
+	return rc;
+}
+
+static int finish(struct qctx *q, const struct awr_qualify_report *r, const char *report,
+		  const char *html)
+{
+	struct json_object *o = q_report_json(r, &q->perf, q->path, q->created);
+	unsigned int n[AWR_QUALIFY__STATUSES];
+	int rc, wrc;
+
+	for (unsigned int i = 0; i < AWR_QUALIFY__STATUSES; i++)
+		n[i] = r->count[i] + (q->perf.ran && q->perf.status == i);
+	rc = n[AWR_QUALIFY_FAIL] ? AWR_EXIT_FAIL : AWR_EXIT_OK;
+	out_outcome("verdict_fail");
+	json_object_object_add(o, "outcome", json_object_new_string(rc ? "verdict_fail" : "ok"));
+	wrc = write_outputs(o, report, html);
+	if (wrc)
+		rc = wrc;
 	if (out_mode == OUT_JSON)
 		out_print_json(o);
 	else
 		json_object_put(o);
 	if (out_mode == OUT_NORMAL)
-		print_verdict(q, t);
+		print_verdict(r, n);
 	else if (out_mode == OUT_PROMETHEUS)
-		print_prometheus(q, c, t);
+		print_prometheus(q, r, n);
 	return rc;
 }
 
@@ -402,9 +388,8 @@ int cmd_qualify(int argc, const char **argv)
 		POPT_AUTOHELP
 		POPT_TABLEEND
 	};
-	struct qcheck c[NR_CHECKS] = { 0 };
+	struct awr_qualify_report *r = NULL;
 	struct qctx q = { .fd = -1 };
-	struct tally t = { 0 };
 	struct cmd_ctx cc;
 	int rc = AWR_EXIT_USAGE;
 
@@ -419,25 +404,20 @@ int cmd_qualify(int argc, const char **argv)
 	q.crash = crash;
 	q.force = force;
 	q.create = create;
-	q.notes = json_object_new_array();
 	if (html && report_html_dest_ok(html, force))
 		goto out;
 	if (setup_target(&q))
 		goto out;
 	remove_on_signal(&q);
-	if (probe_target(&q))
-		goto out;
-	run_checks(&q, c, &t);
-	rc = finish(&q, c, &t, report, html);
+	if (!run_checks(&q, &r))
+		rc = finish(&q, r, report, html);
 out:
-	for (size_t i = 0; i < NR_CHECKS; i++)
-		json_object_put(c[i].figures);
+	json_object_put(q.perf.figures);
+	awr_qualify_report_free(r);
 	if (q.fd >= 0)
 		close(q.fd);
 	if (q.created)
 		unlink(q.target);
-	json_object_put(q.notes);
-	awr_probe_free(q.probe);
 	cmd_done(&cc);
 	return rc;
 }

@@ -5,6 +5,7 @@
  * io_uring engine; figures per mode, nothing asserted about speed.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,7 +28,20 @@ static void bench_figures(struct json_object *fig, const struct bench_opts *o,
 			json_object_object_add(fig, bench_mode_name(m), bench_mode_json(&r->mode[m]));
 }
 
-void q_performance(struct qctx *q, struct qcheck *c)
+static void perf_set(struct qperf *c, enum awr_qualify_status s, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void perf_set(struct qperf *c, enum awr_qualify_status s, const char *fmt, ...)
+{
+	va_list ap;
+
+	c->status = s;
+	va_start(ap, fmt);
+	vsnprintf(c->reason, sizeof(c->reason), fmt, ap);
+	va_end(ap);
+}
+
+void q_performance(int fd, const struct awr_qualify_report *q, struct qperf *c)
 {
 	const struct bench_mode_result *m;
 	struct bench_result r = { 0 };
@@ -35,30 +49,35 @@ void q_performance(struct qctx *q, struct qcheck *c)
 	char a[32];
 	int ret;
 
-	if (!q->writes_ok) {
-		q_set(c, Q_SKIP, "the size sweep did not pass");
+	c->ran = true;
+	c->figures = json_object_new_object();
+	if (q->checks[AWR_QUALIFY_SIZE_SWEEP].status != AWR_QUALIFY_PASS) {
+		perf_set(c, AWR_QUALIFY_SKIP, "the size sweep did not pass");
 		return;
 	}
 	bench_opts_default(&o);
 	o.unit = q->unit;
 	o.seconds = q->quick ? 1 : 5;
-	o.size = q->is_blk && q->size < PERF_SPAN ? q->size : PERF_SPAN;
-	ret = bench_run(q->fd, &o, &r);
+	o.size = q->block_device && q->device_size < PERF_SPAN ? q->device_size : PERF_SPAN;
+	ret = bench_run(fd, &o, &r);
 	if (ret) {
-		q_set(c, Q_FAIL, "awr bench could not run on %s: %s", q->target, strerror(-ret));
+		perf_set(c, AWR_QUALIFY_FAIL, "awr bench could not run on %s: %s", q->target,
+			 strerror(-ret));
 		return;
 	}
 	bench_figures(c->figures, &o, &r);
 	for (int i = 0; i < BENCH__MODES; i++) {
 		m = &r.mode[i];
 		if (m->ran && m->error) {
-			q_set(c, Q_FAIL, "%s page writes failed: %s", bench_mode_name(i), m->message);
+			perf_set(c, AWR_QUALIFY_FAIL, "%s page writes failed: %s",
+				 bench_mode_name(i), m->message);
 			return;
 		}
 	}
-	q_set(c, Q_INFO, "%s pages, QD %u, %s per batch: atomic %.0f/s, plain %.0f/s, doublewrite %.0f/s "
-	      "(p99 %.0f, %.0f, %.0f us)", out_size(o.unit, a, sizeof(a)), o.qd, bench_durability_name(o.durability),
-	      r.mode[BENCH_ATOMIC].pages_per_s, r.mode[BENCH_PLAIN].pages_per_s,
-	      r.mode[BENCH_DOUBLEWRITE].pages_per_s, r.mode[BENCH_ATOMIC].p99_us,
-	      r.mode[BENCH_PLAIN].p99_us, r.mode[BENCH_DOUBLEWRITE].p99_us);
+	perf_set(c, AWR_QUALIFY_INFO, "%s pages, QD %u, %s per batch: atomic %.0f/s, plain "
+		 "%.0f/s, doublewrite %.0f/s (p99 %.0f, %.0f, %.0f us)",
+		 out_size(o.unit, a, sizeof(a)), o.qd, bench_durability_name(o.durability), r.mode[BENCH_ATOMIC].pages_per_s,
+		 r.mode[BENCH_PLAIN].pages_per_s, r.mode[BENCH_DOUBLEWRITE].pages_per_s,
+		 r.mode[BENCH_ATOMIC].p99_us, r.mode[BENCH_PLAIN].p99_us,
+		 r.mode[BENCH_DOUBLEWRITE].p99_us);
 }

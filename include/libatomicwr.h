@@ -23,5 +23,6 @@
 #include <libatomicwr/pages.h>		/* the untorn page store */
 #include <libatomicwr/database.h>	/* database verdicts, preload counters */
 #include <libatomicwr/verify.h>		/* stamps, stress, verification, journal server */
+#include <libatomicwr/qualify.h>	/* qualification: the checks and the verdict */
 
 #endif /* LIBATOMICWR_H */

@@ -4,24 +4,24 @@
 # shellcheck shell=bash disable=SC2016
 
 mutant pin-torn-as-refused "short_pin takes a range with new pages after an error for refused whole" \
-	"short_pin" cli/short_pin.c \
+	"short_pin" lib/qualify/short_pin.c \
 	'	if (r->pages_old != r->pages)' \
 	'	if (r->pages_old != r->pages && r->ret >= 0)'
 
 mutant pin-short-not-torn "short_pin judges a short count by the count alone (never torn)" \
-	"short_pin" cli/short_pin.c \
+	"short_pin" lib/qualify/short_pin.c \
 	'	if (r->pages_old != r->pages)
-		return PIN_TORN;' \
+		return AWR_QUALIFY_PIN_TORN;' \
 	'	if (r->pages_old != r->pages && r->ret == (ssize_t)r->unit)
-		return PIN_TORN;'
+		return AWR_QUALIFY_PIN_TORN;'
 
 mutant pin-error-kept-as-torn "short_pin calls every refusal torn" \
-	"short_pin" cli/short_pin.c \
-	'	return r->ret < 0 ? PIN_REFUSED : PIN_SHORT_KEPT;' \
-	'	return PIN_TORN;'
+	"short_pin" lib/qualify/short_pin.c \
+	'	return r->ret < 0 ? AWR_QUALIFY_PIN_REFUSED : AWR_QUALIFY_PIN_SHORT_KEPT;' \
+	'	return AWR_QUALIFY_PIN_TORN;'
 
 mutant pin-no-protnone "short_pin's buffer has no PROT_NONE page: the XFS file takes the whole write" \
-	"short_pin" cli/short_pin.c \
+	"short_pin" lib/qualify/short_pin.c \
 	'	if (mprotect(m + unit - PIN_PAGE, PIN_PAGE, PROT_NONE)) {' \
 	'	if (mprotect(m + unit - PIN_PAGE, PIN_PAGE, PROT_READ)) {'
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Description: awr qualify's short_pin probe (cli/short_pin.c): its decision on every outcome (an error with the range kept is refused, a short count with part of it new is torn: the 12288 of 16384 bytes seen in the guests' NVMe namespaces, an error with a page changed is torn too, the whole count is impossible), and the probe on a scratch XFS file of the host kernel, whose software path must not tear (6.18: EFAULT, every page old).
+ * Description: qualification's short_pin probe (lib/qualify/short_pin.c): its decision on every outcome (an error with the range kept is refused, a short count with part of it new is torn: the 12288 of 16384 bytes seen in the guests' NVMe namespaces, an error with a page changed is torn too, the whole count is impossible), and the probe on a scratch XFS file of the host kernel, whose software path must not tear (6.18: EFAULT, every page old).
  *
  * short_pin DEVICE (the guests: a scratch block device taking 16 KiB atomic writes): the probe
  * on the raw device, its outcome printed (INFO) and a case, then awr_pwrite() of the same buffer:
@@ -15,35 +15,35 @@
 
 #include "helpers.h"
 #include "libatomicwr.h"
-#include "short_pin.h"
+#include "qualify/short_pin.h"
 
 struct row {
 	const char *what;
 	struct pin_result r;
-	enum pin_outcome want;
+	enum awr_qualify_pin_outcome want;
 };
 
 /* unit, pages, ret, read_err, pages_new, pages_old, first_new */
 static const struct row rows[] = {
-	{ "EFAULT, all old (XFS, 6.18)", { 16384, 4, -EFAULT, 0, 0, 4, 0 }, PIN_REFUSED },
-	{ "EINVAL, all old (scsi_debug, unit_min 8 KiB)", { 16384, 4, -EINVAL, 0, 0, 4, 0 }, PIN_REFUSED },
-	{ "12288 returned, 3 new 1 old (NVMe, 6.12 and 7.3)", { 16384, 4, 12288, 0, 3, 1, 0 }, PIN_TORN },
-	{ "8192 returned, 2 new 2 old", { 16384, 4, 8192, 0, 2, 2, 0 }, PIN_TORN },
-	{ "0 returned, all old", { 16384, 4, 0, 0, 0, 4, 0 }, PIN_SHORT_KEPT },
-	{ "12288 returned, all old", { 16384, 4, 12288, 0, 0, 4, 0 }, PIN_SHORT_KEPT },
-	{ "EIO, one page new", { 16384, 4, -EIO, 0, 1, 3, 0 }, PIN_TORN },
-	{ "EFAULT, a page neither old nor new", { 16384, 4, -EFAULT, 0, 0, 3, 0 }, PIN_TORN },
-	{ "the whole count", { 16384, 4, 16384, 0, 4, 0, 0 }, PIN_WHOLE },
-	{ "no read-back", { 16384, 4, 12288, -EIO, 0, 0, 0 }, PIN_NO_READ },
+	{ "EFAULT, all old (XFS, 6.18)", { 16384, 4, -EFAULT, 0, 0, 4, 0 }, AWR_QUALIFY_PIN_REFUSED },
+	{ "EINVAL, all old (scsi_debug, unit_min 8 KiB)", { 16384, 4, -EINVAL, 0, 0, 4, 0 }, AWR_QUALIFY_PIN_REFUSED },
+	{ "12288 returned, 3 new 1 old (NVMe, 6.12 and 7.3)", { 16384, 4, 12288, 0, 3, 1, 0 }, AWR_QUALIFY_PIN_TORN },
+	{ "8192 returned, 2 new 2 old", { 16384, 4, 8192, 0, 2, 2, 0 }, AWR_QUALIFY_PIN_TORN },
+	{ "0 returned, all old", { 16384, 4, 0, 0, 0, 4, 0 }, AWR_QUALIFY_PIN_SHORT_KEPT },
+	{ "12288 returned, all old", { 16384, 4, 12288, 0, 0, 4, 0 }, AWR_QUALIFY_PIN_SHORT_KEPT },
+	{ "EIO, one page new", { 16384, 4, -EIO, 0, 1, 3, 0 }, AWR_QUALIFY_PIN_TORN },
+	{ "EFAULT, a page neither old nor new", { 16384, 4, -EFAULT, 0, 0, 3, 0 }, AWR_QUALIFY_PIN_TORN },
+	{ "the whole count", { 16384, 4, 16384, 0, 4, 0, 0 }, AWR_QUALIFY_PIN_WHOLE },
+	{ "no read-back", { 16384, 4, 12288, -EIO, 0, 0, 0 }, AWR_QUALIFY_PIN_NO_READ },
 };
 
 static void test_decide(void)
 {
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		enum pin_outcome o = pin_decide(&rows[i].r);
+		enum awr_qualify_pin_outcome o = awr__pin_decide(&rows[i].r);
 
-		T_EXPECT(o == rows[i].want, "%s: %s, expected %s", rows[i].what, pin_outcome_name(o),
-			 pin_outcome_name(rows[i].want));
+		T_EXPECT(o == rows[i].want, "%s: %s, expected %s", rows[i].what, awr_qualify_pin_outcome_name(o),
+			 awr_qualify_pin_outcome_name(rows[i].want));
 	}
 }
 
@@ -62,7 +62,7 @@ static void test_xfs(const char *dir)
 		T_EXPECT(0, "open or size %s: %s", path, strerror(errno));
 		return;
 	}
-	ret = pin_try(wfd, rfd, 16384, 16384, &r);
+	ret = awr__pin_try(wfd, rfd, 16384, 16384, &r);
 	if (ret) {
 		T_EXPECT(0, "pin_try on %s: %s", path, strerror(-ret));
 		return;
@@ -70,10 +70,10 @@ static void test_xfs(const char *dir)
 	uname(&u);
 	printf("INFO %s XFS file: returned %zd%s%s, %u pages new, %u old of %u: %s\n", u.release, r.ret,
 	       r.ret < 0 ? " " : "", r.ret < 0 ? strerror((int)-r.ret) : "", r.pages_new, r.pages_old,
-	       r.pages, pin_outcome_name(pin_decide(&r)));
-	T_EXPECT(pin_decide(&r) == PIN_REFUSED, "the XFS file: %s (returned %zd, %u pages new), expected "
-		 "refused whole", pin_outcome_name(pin_decide(&r)), r.ret, r.pages_new);
-	T_EXPECT(pin_try(wfd, rfd, 0, 4096, &r) == -EINVAL, "one page cannot pin in part: refused");
+	       r.pages, awr_qualify_pin_outcome_name(awr__pin_decide(&r)));
+	T_EXPECT(awr__pin_decide(&r) == AWR_QUALIFY_PIN_REFUSED, "the XFS file: %s (returned %zd, %u pages new), expected "
+		 "refused whole", awr_qualify_pin_outcome_name(awr__pin_decide(&r)), r.ret, r.pages_new);
+	T_EXPECT(awr__pin_try(wfd, rfd, 0, 4096, &r) == -EINVAL, "one page cannot pin in part: refused");
 	close(wfd);
 	close(rfd);
 	unlink(path);
@@ -119,27 +119,27 @@ static int device_mode(const char *dev)
 	struct pin_result r;
 	struct utsname u;
 	int wfd = open(dev, O_RDWR | O_DIRECT), rfd = open(dev, O_RDONLY | O_DIRECT), ret;
-	enum pin_outcome o;
+	enum awr_qualify_pin_outcome o;
 
 	if (wfd < 0 || rfd < 0) {
 		printf("FAIL probe: open %s: %s\n", dev, strerror(errno));
 		return T_EXIT_FAIL;
 	}
-	ret = pin_try(wfd, rfd, 16384, 16384, &r);
+	ret = awr__pin_try(wfd, rfd, 16384, 16384, &r);
 	uname(&u);
-	o = pin_decide(&r);
+	o = awr__pin_decide(&r);
 	if (ret) {
 		printf("FAIL probe: pin_try on %s: %s\n", dev, strerror(-ret));
 		return T_EXIT_FAIL;
 	}
 	printf("AWRVM: INFO short_pin kernel=%s dev=%s unit=16384 returned=%zd pages_new=%u "
 	       "pages_old=%u outcome=%s\n", u.release, dev, r.ret, r.pages_new, r.pages_old,
-	       pin_outcome_name(o));
+	       awr_qualify_pin_outcome_name(o));
 	/* the probe's own consistency: a count the kernel returned matches the pages that changed */
-	if (o == PIN_TORN && r.ret > 0 && (uint64_t)r.ret != (uint64_t)r.pages_new * 4096)
+	if (o == AWR_QUALIFY_PIN_TORN && r.ret > 0 && (uint64_t)r.ret != (uint64_t)r.pages_new * 4096)
 		printf("FAIL probe: %zd bytes returned, %u pages new\n", r.ret, r.pages_new);
 	else
-		printf("PASS probe: %s\n", pin_outcome_name(o));
+		printf("PASS probe: %s\n", awr_qualify_pin_outcome_name(o));
 	device_library(dev, &r);
 	close(wfd);
 	close(rfd);

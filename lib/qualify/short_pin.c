@@ -69,7 +69,7 @@ static void read_back(int rfd, uint64_t off, struct pin_result *r)
 	free(b);
 }
 
-int pin_try(int wfd, int rfd, uint64_t off, uint32_t unit, struct pin_result *r)
+int awr__pin_try(int wfd, int rfd, uint64_t off, uint32_t unit, struct pin_result *r)
 {
 	struct iovec iov;
 	char *m;
@@ -100,22 +100,25 @@ int pin_try(int wfd, int rfd, uint64_t off, uint32_t unit, struct pin_result *r)
 	return 0;
 }
 
-enum pin_outcome pin_decide(const struct pin_result *r)
+enum awr_qualify_pin_outcome awr__pin_decide(const struct pin_result *r)
 {
 	if (r->read_err)
-		return PIN_NO_READ;
+		return AWR_QUALIFY_PIN_NO_READ;
 	if (r->ret == (ssize_t)r->unit)
-		return PIN_WHOLE;
+		return AWR_QUALIFY_PIN_WHOLE;
 	if (r->pages_old != r->pages)
-		return PIN_TORN;
-	return r->ret < 0 ? PIN_REFUSED : PIN_SHORT_KEPT;
+		return AWR_QUALIFY_PIN_TORN;
+	return r->ret < 0 ? AWR_QUALIFY_PIN_REFUSED : AWR_QUALIFY_PIN_SHORT_KEPT;
 }
 
-const char *pin_outcome_name(enum pin_outcome o)
+const char *awr_qualify_pin_outcome_name(enum awr_qualify_pin_outcome o)
 {
 	static const char *const names[] = {
-		[PIN_REFUSED] = "refused_whole", [PIN_SHORT_KEPT] = "short_nothing_written",
-		[PIN_TORN] = "torn", [PIN_WHOLE] = "whole", [PIN_NO_READ] = "no_read_back",
+		[AWR_QUALIFY_PIN_REFUSED] = "refused_whole",
+		[AWR_QUALIFY_PIN_SHORT_KEPT] = "short_nothing_written",
+		[AWR_QUALIFY_PIN_TORN] = "torn",
+		[AWR_QUALIFY_PIN_WHOLE] = "whole",
+		[AWR_QUALIFY_PIN_NO_READ] = "no_read_back",
 	};
 
 	return (unsigned int)o < sizeof(names) / sizeof(names[0]) ? names[o] : "unknown";

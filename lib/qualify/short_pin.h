@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The short-pin probe of awr qualify (qualify_pin.c): one RWF_ATOMIC write from a buffer whose last
+ * The short-pin probe of qualification (pin.c): one RWF_ATOMIC write from a buffer whose last
  * page is PROT_NONE, so that the kernel can pin only the pages before it, and what the range holds
- * after. Plain C without the CLI's output layer: the host test (tests/integration/short_pin.c) runs
+ * after. The host test (tests/integration/short_pin.c) runs
  * the same code on a file and its decision on every outcome.
  */
 #ifndef AWR_SHORT_PIN_H
@@ -11,16 +11,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "libatomicwr.h"
+
 #define PIN_FILL_OLD	0x6f	/* 'o': the range before the write */
 #define PIN_FILL_NEW	0x6e	/* 'n': the buffer written */
 
-enum pin_outcome {
-	PIN_REFUSED,		/* an error, the range as it was: refused whole */
-	PIN_SHORT_KEPT,		/* a short count, the range as it was: nothing torn */
-	PIN_TORN,		/* anything but a whole write with part of the range changed */
-	PIN_WHOLE,		/* the whole count: the unreadable page cannot have been written */
-	PIN_NO_READ,		/* the read-back failed: nothing can be said */
-};
 
 struct pin_result {
 	uint32_t unit;		/* bytes written */
@@ -38,11 +33,9 @@ struct pin_result {
  * PROT_NONE, and read the range back through @rfd (O_DIRECT). 0, or -errno when the probe could
  * not be set up (the pre-fill or the mapping failed); the write's own result is in @r.
  */
-int pin_try(int wfd, int rfd, uint64_t off, uint32_t unit, struct pin_result *r);
+int awr__pin_try(int wfd, int rfd, uint64_t off, uint32_t unit, struct pin_result *r);
 
 /* What @r shows (no I/O: the decision alone). */
-enum pin_outcome pin_decide(const struct pin_result *r);
-
-const char *pin_outcome_name(enum pin_outcome o);
+enum awr_qualify_pin_outcome awr__pin_decide(const struct pin_result *r);
 
 #endif /* AWR_SHORT_PIN_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The crash check of awr qualify, on a filesystem it makes itself: a sparse
+ * The crash check of qualification, on a filesystem it makes itself: a sparse
  * image in a private directory on the target's filesystem, attached to a
  * loop device, formatted XFS (mkfs.xfs) and mounted on a directory beside
  * it that is a private bind mount (so the mount propagates into no other
@@ -42,6 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "private.h"
 #include "qualify.h"
 
 #ifndef XFS_IOC_GOINGDOWN
@@ -66,19 +67,11 @@ static struct scratch {
 	char journal[4][PATH_MAX + 16];	/* journal-1..3 (index 0 unused) */
 	char dev[32];			/* /dev/loopN */
 	dev_t rdev;
-	int loop_fd;			/* held open from attach to the end: the device stays ours */
+	int loop_fd;			/* held open from attach to the end: the device is ours */
 	volatile int bound;		/* sc.mnt is bind-mounted on itself (private) */
 } sc = { .loop_fd = -1 };
 
 /* ---------------------------------------------------------------- set-up */
-
-static uint64_t realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 /* mkfs.xfs on the image; 1: not installed. */
 static int make_xfs(char *why, size_t len)
@@ -153,7 +146,8 @@ static int attach_loop(char *why, size_t len)
 			ret = 0;
 			break;
 		}
-		snprintf(why, len, "cannot attach the scratch image to %s: %s", sc.dev, strerror(errno));
+		snprintf(why, len, "cannot attach the scratch image to %s: %s", sc.dev,
+			 strerror(errno));
 		close(sc.loop_fd);
 		sc.loop_fd = -1;
 		if (errno != EBUSY)	/* taken by someone else meanwhile: try the next */
@@ -179,12 +173,14 @@ static int attach_loop(char *why, size_t len)
 static int private_mountpoint(char *why, size_t len)
 {
 	if (mount(sc.mnt, sc.mnt, NULL, MS_BIND, NULL)) {
-		snprintf(why, len, "cannot bind-mount %.300s on itself: %s", sc.mnt, strerror(errno));
+		snprintf(why, len, "cannot bind-mount %.300s on itself: %s", sc.mnt,
+			 strerror(errno));
 		return errno == EPERM ? 2 : -1;
 	}
 	sc.bound = 1;
 	if (mount(NULL, sc.mnt, NULL, MS_PRIVATE, NULL)) {
-		snprintf(why, len, "cannot make %.300s a private mount: %s", sc.mnt, strerror(errno));
+		snprintf(why, len, "cannot make %.300s a private mount: %s", sc.mnt,
+			 strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -193,14 +189,15 @@ static int private_mountpoint(char *why, size_t len)
 static int mount_scratch(char *why, size_t len)
 {
 	if (mount(sc.dev, sc.mnt, "xfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL)) {
-		snprintf(why, len, "mounting its scratch XFS (%s on %.300s) failed: %s", sc.dev, sc.mnt, strerror(errno));
+		snprintf(why, len, "mounting its scratch XFS (%s on %.300s) failed: %s", sc.dev,
+			 sc.mnt, strerror(errno));
 		return -1;
 	}
 	return 0;
 }
 
 /* Also called from a signal handler: system calls only. */
-void q_crash_cleanup(void)
+void awr__q_crash_cleanup(void)
 {
 	if (!sc.dir[0])
 		return;
@@ -215,7 +212,7 @@ void q_crash_cleanup(void)
 		sc.bound = 0;
 	}
 	if (sc.loop_fd >= 0) {
-		ioctl(sc.loop_fd, LOOP_CLR_FD, 0);	/* deferred by autoclear while still mounted */
+		ioctl(sc.loop_fd, LOOP_CLR_FD, 0);	/* deferred by autoclear while mounted */
 		close(sc.loop_fd);
 		sc.loop_fd = -1;
 	}
@@ -232,19 +229,21 @@ void q_crash_cleanup(void)
  * Image, loop device, XFS, mount. 0: ready; 1: SKIP (why says the missing
  * piece); -1: FAIL.
  */
-static int scratch_up(const struct qctx *q, char *why, size_t len)
+static int scratch_up(const struct awr__qctx *q, char *why, size_t len)
 {
 	struct statvfs vf;
 	int fd, ret;
 
 	if (statvfs(q->dir, &vf) == 0 && (uint64_t)vf.f_bavail * vf.f_frsize < IMAGE_ROOM) {
-		snprintf(why, len, "%.200s has less than %llu MiB free for the scratch image", q->dir,
+		snprintf(why, len, "%.200s has less than %llu MiB free for the scratch image",
+			 q->dir,
 			 (unsigned long long)(IMAGE_ROOM >> 20));
 		return 1;
 	}
 	snprintf(sc.dir, sizeof(sc.dir), "%.4000s/.awr-crash.XXXXXX", q->dir);
 	if (!mkdtemp(sc.dir)) {
-		snprintf(why, len, "cannot make a private directory in %.200s: %s", q->dir, strerror(errno));
+		snprintf(why, len, "cannot make a private directory in %.200s: %s", q->dir,
+			 strerror(errno));
 		sc.dir[0] = '\0';
 		return -1;
 	}
@@ -259,7 +258,8 @@ static int scratch_up(const struct qctx *q, char *why, size_t len)
 	}
 	fd = open(sc.img, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0 || ftruncate(fd, (off_t)IMAGE_SIZE)) {
-		snprintf(why, len, "cannot make the scratch image in %.300s: %s", sc.dir, strerror(errno));
+		snprintf(why, len, "cannot make the scratch image in %.300s: %s", sc.dir,
+			 strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return -1;
@@ -267,7 +267,8 @@ static int scratch_up(const struct qctx *q, char *why, size_t len)
 	close(fd);
 	ret = make_xfs(why, len);
 	if (ret == 1) {
-		snprintf(why, len, "mkfs.xfs is not installed (xfsprogs): the crash check formats its own scratch XFS");
+		snprintf(why, len, "mkfs.xfs is not installed (xfsprogs): the crash check formats "
+			 "its own scratch XFS");
 		return 1;
 	}
 	if (ret)
@@ -277,12 +278,13 @@ static int scratch_up(const struct qctx *q, char *why, size_t len)
 		ret = private_mountpoint(why, len);
 	if (ret > 0) {	/* 1: no loop support, 2: not privileged */
 		if (ret == 2)
-			snprintf(why + strlen(why), len - strlen(why), " (the crash check needs root for loop devices and mounts)");
+			snprintf(why + strlen(why), len - strlen(why), " (the crash check needs "
+				 "root for loop devices and mounts)");
 		return 1;
 	}
 	if (ret)
 		return -1;
-	unlink(sc.img);		/* the loop device holds it: nothing is left behind if qualify dies */
+	unlink(sc.img);		/* the loop device holds it: nothing is left if qualify dies */
 	return mount_scratch(why, len);
 }
 
@@ -341,7 +343,8 @@ static void scan_mountinfo(const char *path, bool own_ns, long pid, struct found
 		if (own_ns)
 			snprintf(one, sizeof(one), "%.200s (root %.200s)", point, root);
 		else
-			snprintf(one, sizeof(one), "%.200s (root %.100s) in the mount namespace of pid %ld",
+			snprintf(one, sizeof(one), "%.200s (root %.100s) in the mount namespace of "
+				 "pid %ld",
 				 point, root, pid);
 		add_foreign(fd, one);
 	}
@@ -403,7 +406,8 @@ static int foreign_files(int root_fd, char *names, size_t len)
 	while ((d = readdir(dir))) {
 		size_t used = strlen(names);
 
-		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, "..") || !strcmp(d->d_name, TARGET_NAME))
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, "..") ||
+		    !strcmp(d->d_name, TARGET_NAME))
 			continue;
 		if (n++ < 3)
 			snprintf(names + used, len - used, "%s%.100s", used ? ", " : "", d->d_name);
@@ -446,24 +450,25 @@ static int open_own_root(char *why, size_t len)
 	pause_for_test();
 	find_mounts(&fd);
 	if (fd.foreign || fd.own != 1) {
-		snprintf(why, len, "refusing to shut down its scratch XFS: %s is mounted %u time%s at %.300s and "
-			 "%u time%s elsewhere%s%s; only a filesystem mounted once, by qualify, is shut down",
-			 sc.dev, fd.own, fd.own == 1 ? "" : "s", sc.mnt, fd.foreign, fd.foreign == 1 ? "" : "s",
+		snprintf(why, len, "refusing to shut down its scratch XFS: %s is mounted %u time%s "
+			 "at %.300s and %u time%s elsewhere%s%s; only a filesystem mounted once, "
+			 "by qualify, is shut down", sc.dev, fd.own, fd.own == 1 ? "" : "s", sc.mnt,
+			 fd.foreign, fd.foreign == 1 ? "" : "s",
 			 fd.foreign ? ": " : "", fd.what);
 		return -1;
 	}
 	root = open(sc.mnt, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (root < 0 || fstat(root, &st) || fstatfs(root, &sf) || st.st_dev != sc.rdev ||
 	    sf.f_type != XFS_MAGIC) {
-		snprintf(why, len, "refusing to shut down: %.300s is not the root of its scratch XFS on %s "
-			 "(something is mounted over it?)", sc.mnt, sc.dev);
+		snprintf(why, len, "refusing to shut down: %.300s is not the root of its scratch "
+			 "XFS on %s (something is mounted over it?)", sc.mnt, sc.dev);
 		if (root >= 0)
 			close(root);
 		return -1;
 	}
 	if (foreign_files(root, names, sizeof(names))) {
-		snprintf(why, len, "refusing to shut down its scratch XFS at %.300s: it holds files qualify did "
-			 "not make: %s", sc.mnt, names);
+		snprintf(why, len, "refusing to shut down its scratch XFS at %.300s: it holds "
+			 "files qualify did not make: %s", sc.mnt, names);
 		close(root);
 		return -1;
 	}
@@ -508,7 +513,7 @@ static bool first_ack(const char *journal, struct crash_run *r)
 	return false;
 }
 
-/* Unmount the shut-down filesystem and mount it again (log recovery), only when it is ours alone. */
+/* Unmount the shut-down filesystem and mount it again (log recovery), only when ours alone. */
 static int remount(char *why, size_t len)
 {
 	struct found fd;
@@ -516,16 +521,16 @@ static int remount(char *why, size_t len)
 
 	while (umount2(sc.mnt, 0)) {
 		if (errno != EBUSY || ++tries > 50) {
-			snprintf(why, len, "its shut-down scratch XFS at %.300s cannot be unmounted: %s", sc.mnt,
-				 strerror(errno));
+			snprintf(why, len, "its shut-down scratch XFS at %.300s cannot be "
+				 "unmounted: %s", sc.mnt, strerror(errno));
 			return -1;
 		}
 		usleep(100000);
 	}
 	find_mounts(&fd);
 	if (fd.own || fd.foreign) {
-		snprintf(why, len, "after its unmount %s is still mounted (%.400s): not mounting it again", sc.dev,
-			 fd.foreign ? fd.what : sc.mnt);
+		snprintf(why, len, "after its unmount %s is still mounted (%.400s): not "
+			 "mounting it again", sc.dev, fd.foreign ? fd.what : sc.mnt);
 		return -1;
 	}
 	return mount_scratch(why, len);
@@ -536,22 +541,77 @@ struct cycle_sum {
 	char issue[240];
 };
 
+/* After the remount: the writers stopped by the shutdown, everything acknowledged is there. */
+static int cycle_verify(const char *target, struct awr_qualify_cycle *cy, struct cycle_sum *sum,
+			char *why, size_t len)
+{
+	const struct awr_stress_result *sr = &cy->stress.result;
+	const struct awr_verify_result *vr = &cy->stress.verify;
+	int ret;
+
+	if (sr->error != -EIO) {
+		snprintf(why, len, "no crash: the writers were not stopped by EIO from the "
+			 "shutdown but %s",
+			 sr->error ? strerror(-sr->error) : "by their time limit");
+		return -1;
+	}
+	ret = awr__q_verify(target, &cy->stress, cy->crash_ns, sum->issue, sizeof(sum->issue));
+	unlink(target);
+	if (ret) {
+		snprintf(why, len, "cannot verify after the crash: %s", strerror(-ret));
+		return -1;
+	}
+	if (vr->acked_late > CRASH_THREADS) {
+		snprintf(why, len, "%" PRIu64 " writes acknowledged after the crash instant, more "
+			 "than one per writer: the filesystem went on taking writes",
+			 vr->acked_late);
+		return -1;
+	}
+	if (vr->acked_writes + vr->acked_late != sr->writes) {
+		snprintf(why, len, "the journal holds %" PRIu64 " + %" PRIu64 " acknowledged "
+			 "writes, the writers made %" PRIu64, vr->acked_writes, vr->acked_late,
+			 sr->writes);
+		return -1;
+	}
+	sum->writes += sr->writes;
+	sum->acked += vr->acked_writes;
+	sum->late += vr->acked_late;
+	sum->torn += vr->count[AWR_UNIT_TORN] + vr->count[AWR_UNIT_CORRUPT] +
+		     vr->count[AWR_UNIT_MISPLACED];
+	sum->lost += vr->lost + vr->unjournaled;
+	return 0;
+}
+
+/* Shut the scratch XFS down (only when it is ours alone); the writers run on until EIO. */
+static int shut_down(struct awr_qualify_cycle *cy, char *why, size_t len)
+{
+	uint32_t flags = XFS_FSOP_GOING_FLAGS_NOLOGFLUSH;
+	int ret = 0, root = open_own_root(why, len);
+
+	if (root < 0)
+		return -1;	/* refused: the writers run out their time on the live filesystem */
+	cy->crash_ns = awr__realtime_ns();	/* the crash instant: just before the shutdown */
+	if (ioctl(root, XFS_IOC_GOINGDOWN, &flags)) {
+		snprintf(why, len, "XFS_IOC_GOINGDOWN on its scratch XFS failed: %s",
+			 strerror(errno));
+		ret = -1;
+	}
+	close(root);
+	return ret;
+}
+
 /* One cycle: writers, shutdown mid-flight, remount, verify. */
-static int crash_cycle(struct qctx *q, unsigned int n, uint32_t unit, struct cycle_sum *sum,
-		       struct json_object *list, char *why, size_t len)
+static int crash_cycle(unsigned int n, uint32_t unit, struct awr_qualify_cycle *cy,
+		       struct cycle_sum *sum, char *why, size_t len)
 {
 	char target[PATH_MAX + 64];
-	struct crash_run r = { target, { .unit = unit, .threads = CRASH_THREADS, .span = CRASH_SPAN,
-					 .duration_ms = RUN_LIMIT_MS, .journal = sc.journal[n] }, { 0 }, 0, 0 };
-	struct awr_verify_result vr;
-	struct json_object *fig = json_object_new_object();
+	struct crash_run r = { target, { .unit = unit, .threads = CRASH_THREADS,
+					 .span = CRASH_SPAN, .duration_ms = RUN_LIMIT_MS,
+					 .journal = sc.journal[n] }, { 0 }, 0, 0 };
 	unsigned int delay_ms = 100 + (unsigned int)(rand() % 700);
-	uint32_t flags = XFS_FSOP_GOING_FLAGS_NOLOGFLUSH;
-	uint64_t crash_ns = 0;
 	pthread_t t;
-	int ret = 0, root;
+	int ret;
 
-	json_object_array_add(list, fig);
 	snprintf(target, sizeof(target), "%s/" TARGET_NAME, sc.mnt);
 	unlink(target);
 	if (pthread_create(&t, NULL, stress_thread, &r)) {
@@ -561,64 +621,28 @@ static int crash_cycle(struct qctx *q, unsigned int n, uint32_t unit, struct cyc
 	if (!first_ack(sc.journal[n], &r)) {
 		__atomic_store_n(&r.done, 1, __ATOMIC_RELEASE);
 		pthread_join(t, NULL);
-		snprintf(why, len, "the writers made no acknowledged write%s%s", r.ret ? ": " : " within 10 s",
-			 r.ret ? strerror(-r.ret) : "");
+		snprintf(why, len, "the writers made no acknowledged write%s%s",
+			 r.ret ? ": " : " within 10 s", r.ret ? strerror(-r.ret) : "");
 		return -1;
 	}
 	usleep(delay_ms * 1000);
-	root = open_own_root(why, len);
-	if (root >= 0) {
-		crash_ns = realtime_ns();	/* the crash instant: just before the shutdown */
-		if (ioctl(root, XFS_IOC_GOINGDOWN, &flags)) {
-			snprintf(why, len, "XFS_IOC_GOINGDOWN on its scratch XFS failed: %s", strerror(errno));
-			ret = -1;
-		}
-		close(root);
-	} else {
-		ret = -1;	/* refused: the writers run out their time on the live filesystem */
-	}
+	ret = shut_down(cy, why, len);
 	pthread_join(t, NULL);
 	if (ret)
 		return -1;
-	json_object_object_add(fig, "delay_after_first_ack_ms", out_u64(delay_ms));
-	json_object_object_add(fig, "crash_ns", out_u64(crash_ns));
+	cy->crashed = true;
+	cy->delay_ms = delay_ms;
 	if (remount(why, len))
 		return -1;
 	if (r.ret || r.sr.journal_error) {
-		snprintf(why, len, "the writers %s: %s", r.ret ? "could not start" : "lost their journal",
-			 strerror(-(r.ret ? r.ret : r.sr.journal_error)));
+		snprintf(why, len, "the writers %s: %s", r.ret ? "could not start" :
+			 "lost their journal", strerror(-(r.ret ? r.ret : r.sr.journal_error)));
 		return -1;
 	}
-	q_stress_figures(fig, &r.so, &r.sr);
-	if (r.sr.error != -EIO) {
-		snprintf(why, len, "no crash: the writers were not stopped by EIO from the shutdown but %s",
-			 r.sr.error ? strerror(-r.sr.error) : "by their time limit");
-		return -1;
-	}
-	ret = q_verify(target, r.so.unit, r.so.span, sc.journal[n], crash_ns, &vr, fig, sum->issue,
-		       sizeof(sum->issue));
-	unlink(target);
-	if (ret) {
-		snprintf(why, len, "cannot verify after the crash: %s", strerror(-ret));
-		return -1;
-	}
-	if (vr.acked_late > CRASH_THREADS) {
-		snprintf(why, len, "%" PRIu64 " writes acknowledged after the crash instant, more than one per "
-			 "writer: the filesystem went on taking writes", vr.acked_late);
-		return -1;
-	}
-	if (vr.acked_writes + vr.acked_late != r.sr.writes) {
-		snprintf(why, len, "the journal holds %" PRIu64 " + %" PRIu64 " acknowledged writes, the writers "
-			 "made %" PRIu64, vr.acked_writes, vr.acked_late, r.sr.writes);
-		return -1;
-	}
-	(void)q;
-	sum->writes += r.sr.writes;
-	sum->acked += vr.acked_writes;
-	sum->late += vr.acked_late;
-	sum->torn += vr.count[AWR_UNIT_TORN] + vr.count[AWR_UNIT_CORRUPT] + vr.count[AWR_UNIT_MISPLACED];
-	sum->lost += vr.lost + vr.unjournaled;
-	return 0;
+	cy->stress.ran = true;
+	cy->stress.opts = r.so;
+	cy->stress.result = r.sr;
+	return cycle_verify(target, cy, sum, why, len);
 }
 
 #define CRASH_PROVES "after XFS is shut down mid-write without a log flush and recovered, " \
@@ -628,38 +652,47 @@ static int crash_cycle(struct qctx *q, unsigned int n, uint32_t unit, struct cyc
 	"shutdown, so what a volatile cache (\"write back\") holds is never lost here, nor " \
 	"anything torn inside the device; a power pull shows those"
 
-/* What the check proves and cannot, with the target's write cache: figures and one note. */
-static void crash_scope(struct qctx *q, struct json_object *fig)
+/* The target's write cache in words (queue/write_cache, fua). */
+static const char *write_cache_text(const struct awr_sysfs_view *y, char *buf, size_t len)
 {
-	const struct awr_sysfs_view *y = q->probe ? awr_probe_sysfs(q->probe) : NULL;
-	struct json_object *wc = NULL;
+	const char *wc = y->write_cache == AWR_WRITE_CACHE_WRITE_BACK ? "write back" :
+			 y->write_cache == AWR_WRITE_CACHE_WRITE_THROUGH ? "write through" : NULL;
+
+	if (!wc)
+		snprintf(buf, len, "unknown (no queue/write_cache)");
+	else if (y->fua == AWR_FUA_UNKNOWN)
+		snprintf(buf, len, "%s", wc);
+	else
+		snprintf(buf, len, "%s, FUA %d", wc, y->fua == AWR_FUA_YES);
+	return buf;
+}
+
+/* What the check proves and cannot, with the target's write cache: figures and one note. */
+static void crash_scope(struct awr__qctx *q)
+{
+	const struct awr_sysfs_view *y = awr_probe_sysfs(q->r->probe);
 	char words[64];
 
-	json_object_object_add(fig, "proves", json_object_new_string(CRASH_PROVES));
-	json_object_object_add(fig, "cannot_prove", json_object_new_string(CRASH_CANNOT));
-	if (y) {
-		wc = json_object_new_object();
-		json_object_object_add(wc, "disk", json_object_new_string(y->disk));
-		out_add_write_cache(wc, y);
-	}
-	json_object_object_add(fig, "target_write_cache", wc);
-	if (!q->crash)
+	q->r->crash.proves = CRASH_PROVES;
+	q->r->crash.cannot_prove = CRASH_CANNOT;
+	if (!(q->flags & AWR_QUALIFY_CRASH_TEST))
 		return;
-	q_note(q, "crash check: proves that %s; cannot prove %s (%s: %s)", CRASH_PROVES,
-	       CRASH_CANNOT, y ? y->disk : "the target's disk",
-	       y ? out_write_cache_text(y, words, sizeof(words)) : "unknown");
+	awr__q_note(q, "crash check: proves that %s; cannot prove %s (%s: %s)", CRASH_PROVES,
+		    CRASH_CANNOT, y ? y->disk : "the target's disk",
+		    y ? write_cache_text(y, words, sizeof(words)) : "unknown");
 }
 
 /* The unit: the qualify unit within what XFS offers on this kernel; 0 when it offers none. */
-static uint32_t scratch_unit(const struct qctx *q, char *why, size_t len)
+static uint32_t scratch_unit(const struct awr__qctx *q, char *why, size_t len)
 {
 	struct awr_probe *p;
 	const struct awr_limits *l;
-	uint32_t u = q->unit ? q->unit : 16384;
+	uint32_t u = q->r->unit ? q->r->unit : 16384;
 	char file[PATH_MAX + 64];
 	int fd, ret;
 
-	snprintf(file, sizeof(file), "%s/" TARGET_NAME, sc.mnt);	/* a file there, as the writers make it */
+	/* a file there, as the writers make it */
+	snprintf(file, sizeof(file), "%s/" TARGET_NAME, sc.mnt);
 	fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		snprintf(why, len, "cannot make a file on its scratch XFS: %s", strerror(errno));
@@ -674,7 +707,8 @@ static uint32_t scratch_unit(const struct qctx *q, char *why, size_t len)
 	}
 	l = awr_probe_effective(p);
 	if (!l->supported) {
-		snprintf(why, len, "XFS on this kernel offers no atomic writes (its scratch XFS on %s)", sc.dev);
+		snprintf(why, len, "XFS on this kernel offers no atomic writes (its scratch XFS "
+			 "on %s)", sc.dev);
 		u = 0;
 	} else if (u < l->unit_min) {
 		u = l->unit_min;
@@ -685,61 +719,77 @@ static uint32_t scratch_unit(const struct qctx *q, char *why, size_t len)
 	return u;
 }
 
-void q_crash(struct qctx *q, struct qcheck *c)
+static void scratch_figures(struct awr_qualify_crash *x)
 {
-	unsigned int cycles = q->quick ? 1 : 3, i;
-	struct json_object *list = json_object_new_array(), *s = json_object_new_object();
+	x->scratch_tried = true;
+	snprintf(x->directory, sizeof(x->directory), "%s", sc.dir);
+	x->image_size = IMAGE_SIZE;
+	snprintf(x->device, sizeof(x->device), "%s", sc.dev);
+	snprintf(x->mount, sizeof(x->mount), "%s", sc.mnt);
+}
+
+/* The cycles; the check's verdict. */
+static void run_cycles(struct awr__qctx *q, struct awr_qualify_check *c, uint32_t unit)
+{
+	unsigned int cycles = q->flags & AWR_QUALIFY_QUICK ? 1 : 3, i;
+	struct awr_qualify_crash *x = &q->r->crash;
 	struct cycle_sum sum = { 0 };
 	char why[1280], a[32];
-	uint32_t unit;
-	int ret;
 
-	json_object_object_add(c->figures, "scratch", s);
-	json_object_object_add(c->figures, "cycles", list);
-	crash_scope(q, c->figures);
-	if (!q->crash) {
-		q_set(c, Q_SKIP, "--crash not given: the crash check formats and shuts down a scratch XFS of its own");
-		return;
-	}
-	if (q->is_blk || !q->dir[0]) {
-		q_set(c, Q_SKIP, "the target is a block device: the crash check makes its scratch XFS image on "
-		      "the target's filesystem; give a directory");
-		return;
-	}
-	ret = scratch_up(q, why, sizeof(why));
-	json_object_object_add(s, "directory", json_object_new_string(sc.dir));
-	json_object_object_add(s, "image_size", out_u64(IMAGE_SIZE));
-	json_object_object_add(s, "device", sc.dev[0] ? json_object_new_string(sc.dev) : NULL);
-	json_object_object_add(s, "mount", json_object_new_string(sc.mnt));
-	if (ret) {
-		q_set(c, ret > 0 ? Q_SKIP : Q_FAIL, "%s", why);
-		goto out;
-	}
-	unit = scratch_unit(q, why, sizeof(why));
-	if (!unit) {
-		q_set(c, Q_SKIP, "%s", why);
-		goto out;
-	}
-	srand((unsigned int)realtime_ns());
+	srand((unsigned int)awr__realtime_ns());
 	for (i = 0; i < cycles; i++) {
-		if (crash_cycle(q, i + 1, unit, &sum, list, why, sizeof(why))) {
-			q_set(c, Q_FAIL, "cycle %u: %s", i + 1, why);
-			goto out;
+		x->nr_cycles = i + 1;
+		if (crash_cycle(i + 1, unit, &x->cycles[i], &sum, why, sizeof(why))) {
+			awr__q_set(c, AWR_QUALIFY_FAIL, "cycle %u: %s", i + 1, why);
+			return;
 		}
 		if (sum.torn || sum.lost)
 			break;
 	}
 	if (sum.torn || sum.lost)
-		q_set(c, Q_FAIL, "after crash %u: %" PRIu64 " torn, corrupt or misplaced and %" PRIu64
-		      " lost units; first: %s", i + 1, sum.torn, sum.lost, sum.issue);
+		awr__q_set(c, AWR_QUALIFY_FAIL, "after crash %u: %" PRIu64 " torn, corrupt or "
+			   "misplaced and %" PRIu64 " lost units; first: %s", i + 1, sum.torn,
+			   sum.lost, sum.issue);
 	else
-		q_set(c, Q_PASS, "%u crash%s of its own scratch XFS (%s in %s): shut down without log flush "
-		      "during %s atomic writes, writers stopped by EIO, log recovery: 0 lost of %" PRIu64
-		      " acknowledged writes (%" PRIu64 " acknowledged after the crash instant, in flight); "
-		      "shows durability through a shutdown and the verifier agreeing with the "
-		      "journal, not untornness, which a shutdown cannot provoke, nor a power cut "
-		      "(see the note)", cycles, cycles == 1 ? "" : "es", sc.dev, q->dir,
-		      out_size(unit, a, sizeof(a)), sum.acked, sum.late);
+		awr__q_set(c, AWR_QUALIFY_PASS, "%u crash%s of its own scratch XFS (%s in %s): "
+			   "shut down without log flush during %s atomic writes, writers stopped "
+			   "by EIO, log recovery: 0 lost of %" PRIu64 " acknowledged writes (%"
+			   PRIu64 " acknowledged after the crash instant, in flight); shows "
+			   "durability through a shutdown and the verifier agreeing with the "
+			   "journal, not untornness, which a shutdown cannot provoke, nor a power "
+			   "cut (see the note)", cycles, cycles == 1 ? "" : "es", sc.dev, q->dir,
+			   awr_format_size(unit, a, sizeof(a)), sum.acked, sum.late);
+}
+
+void awr__q_crash(struct awr__qctx *q, struct awr_qualify_check *c)
+{
+	char why[1280];
+	uint32_t unit;
+	int ret;
+
+	crash_scope(q);
+	if (!(q->flags & AWR_QUALIFY_CRASH_TEST)) {
+		awr__q_set(c, AWR_QUALIFY_SKIP, "--crash not given: the crash check formats and "
+			   "shuts down a scratch XFS of its own");
+		return;
+	}
+	if (q->r->block_device || !q->dir[0]) {
+		awr__q_set(c, AWR_QUALIFY_SKIP, "the target is a block device: the crash check "
+			   "makes its scratch XFS image on the target's filesystem; give a "
+			   "directory");
+		return;
+	}
+	ret = scratch_up(q, why, sizeof(why));
+	scratch_figures(&q->r->crash);
+	if (ret) {
+		awr__q_set(c, ret > 0 ? AWR_QUALIFY_SKIP : AWR_QUALIFY_FAIL, "%s", why);
+		goto out;
+	}
+	unit = scratch_unit(q, why, sizeof(why));
+	if (!unit)
+		awr__q_set(c, AWR_QUALIFY_SKIP, "%s", why);
+	else
+		run_cycles(q, c, unit);
 out:
-	q_crash_cleanup();
+	awr__q_crash_cleanup();
 }

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Description: awr_qualify_run() called directly on a file of the scratch XFS: the typed report (verdict PASS, each check's status, the sweep's sizes read back intact, the refusals as predicted, the concurrent writers verified with nothing torn), a checks mask honoured, and the negative control: a raw loop device (no atomic writes) fails discovery, skips the write checks and gets the verdict FAIL.
+ *
+ *   qualify_lib   (run under with-scratch-xfs.sh)
+ */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/loop.h>
+#include <stdio.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "libatomicwr.h"
+#include "../helpers.h"
+
+static struct awr_qualify_report *run(const char *path, unsigned int checks)
+{
+	struct awr_qualify_report *r = NULL;
+	struct awr_qualify_opts o;
+	int fd = open(path, O_RDWR | O_DIRECT | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		T_SKIP("cannot open %s for direct I/O: %s", path, strerror(errno));
+	awr_qualify_opts_init(&o);
+	o.flags = AWR_QUALIFY_QUICK;
+	if (checks)
+		o.checks = checks;
+	ret = awr_qualify_run(fd, path, &o, &r);
+	close(fd);
+	T_EXPECT(!ret && r, "awr_qualify_run(%s): %s", path, strerror(-ret));
+	if (!r)
+		exit(t_done("qualify_lib"));
+	return r;
+}
+
+static enum awr_qualify_status status(const struct awr_qualify_report *r,
+				      enum awr_qualify_check_id id)
+{
+	T_EXPECT(r->checks[id].ran, "%s did not run", awr_qualify_check_name(id));
+	return r->checks[id].status;
+}
+
+static void expect(const struct awr_qualify_report *r, enum awr_qualify_check_id id,
+		   enum awr_qualify_status want)
+{
+	enum awr_qualify_status got = status(r, id);
+
+	T_EXPECT(got == want, "%s: %s, expected %s (%s)", awr_qualify_check_name(id),
+		 awr_qualify_status_name(got), awr_qualify_status_name(want), r->checks[id].reason);
+}
+
+static void file_figures(const struct awr_qualify_report *r)
+{
+	const struct awr_verify_result *v = &r->concurrent.verify;
+
+	T_EXPECT(r->nr_sweep >= 1 && r->sweep[0].size == r->limits.unit_min, "sweep from unit_min");
+	for (unsigned int i = 0; i < r->nr_sweep; i++)
+		T_EXPECT(r->sweep[i].size == (uint64_t)r->limits.unit_min << i && !r->sweep[i].write_error &&
+			 !r->sweep[i].read_error && r->sweep[i].read_back == AWR_UNIT_INTACT,
+			 "sweep write %u: %" PRIu64 " bytes, write %d, read %d", i, r->sweep[i].size,
+			 r->sweep[i].write_error, r->sweep[i].read_error);
+	T_EXPECT(r->sweep[r->nr_sweep - 1].size == r->limits.unit_max, "sweep to unit_max");
+	T_EXPECT(r->nr_refusals >= 3, "%u refusals", r->nr_refusals);
+	for (unsigned int i = 0; i < r->nr_refusals; i++)
+		T_EXPECT(r->refusals[i].predicted < 0 && r->refusals[i].kernel == r->refusals[i].predicted,
+			 "%s: kernel %" PRId64 ", predicted %d", r->refusals[i].name,
+			 r->refusals[i].kernel, r->refusals[i].predicted);
+	T_EXPECT(r->concurrent.ran && r->concurrent.verified, "the concurrent writers and verifier ran");
+	T_EXPECT(v->count[AWR_UNIT_TORN] == 0 && v->lost == 0 && v->acked_writes > 0 &&
+		 v->acked_writes == r->concurrent.result.writes, "verify: %" PRIu64 " torn, %" PRIu64
+		 " lost, %" PRIu64 " of %" PRIu64 " acknowledged", v->count[AWR_UNIT_TORN], v->lost,
+		 v->acked_writes, r->concurrent.result.writes);
+	T_EXPECT(r->crash.proves && strstr(r->crash.cannot_prove, "power cut"), "crash scope said");
+	T_EXPECT(r->extent_map.present && r->extent_map.file_size > 0, "the extent map");
+}
+
+/* The scratch XFS on a loop device: everything passes, no hardware path below. */
+static void on_file(const char *dir)
+{
+	struct awr_qualify_report *r;
+	char path[4200];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/qualify_lib.dat", dir);
+	fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0600);
+	T_EXPECT(fd >= 0, "create %s: %s", path, strerror(errno));
+	close(fd);
+	r = run(path, 0);
+	T_EXPECT(r->size == sizeof(*r) && !r->block_device, "report of a file");
+	if (!r->limits.supported) {
+		awr_qualify_report_free(r);
+		unlink(path);
+		T_SKIP("no atomic writes on this kernel's XFS");
+	}
+	T_EXPECT(r->verdict == AWR_QUALIFY_VERDICT_PASS, "verdict FAIL");
+	expect(r, AWR_QUALIFY_DISCOVERY, AWR_QUALIFY_PASS);
+	expect(r, AWR_QUALIFY_SIZE_SWEEP, AWR_QUALIFY_PASS);
+	expect(r, AWR_QUALIFY_KERNEL_REFUSALS, AWR_QUALIFY_PASS);
+	expect(r, AWR_QUALIFY_CONCURRENT_TORN, AWR_QUALIFY_PASS);
+	expect(r, AWR_QUALIFY_CRASH, AWR_QUALIFY_SKIP);	/* no AWR_QUALIFY_CRASH_TEST */
+	expect(r, AWR_QUALIFY_HARDWARE_PATH, AWR_QUALIFY_SKIP);	/* a loop device below */
+	T_EXPECT(!r->checks[AWR_QUALIFY_SHORT_PIN].ran, "short_pin ran on a file");
+	T_EXPECT(r->count[AWR_QUALIFY_FAIL] == 0 && r->count[AWR_QUALIFY_PASS] == 4,
+		 "%u passed, %u failed", r->count[AWR_QUALIFY_PASS], r->count[AWR_QUALIFY_FAIL]);
+	file_figures(r);
+	awr_qualify_report_free(r);
+
+	/* a mask: discovery and the sweep only */
+	r = run(path, 1U << AWR_QUALIFY_DISCOVERY | 1U << AWR_QUALIFY_SIZE_SWEEP);
+	expect(r, AWR_QUALIFY_SIZE_SWEEP, AWR_QUALIFY_PASS);
+	T_EXPECT(!r->checks[AWR_QUALIFY_CONCURRENT_TORN].ran && !r->concurrent.ran,
+		 "the concurrent check ran outside the mask");
+	awr_qualify_report_free(r);
+	unlink(path);
+}
+
+/* A free loop device over @img; its fd (autoclear: it detaches when closed), or -1. */
+static int attach(const char *img, char *dev, size_t len)
+{
+	struct loop_config cfg = { .info = { .lo_flags = LO_FLAGS_AUTOCLEAR } };
+	int ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC), ifd, lfd = -1, n;
+
+	ifd = open(img, O_RDWR | O_CLOEXEC);
+	n = ctl < 0 || ifd < 0 ? -1 : ioctl(ctl, LOOP_CTL_GET_FREE);
+	if (n >= 0) {
+		snprintf(dev, len, "/dev/loop%d", n);
+		lfd = open(dev, O_RDWR | O_CLOEXEC);
+		cfg.fd = (uint32_t)ifd;
+		if (lfd >= 0 && ioctl(lfd, LOOP_CONFIGURE, &cfg)) {
+			close(lfd);
+			lfd = -1;
+		}
+	}
+	if (ifd >= 0)
+		close(ifd);
+	if (ctl >= 0)
+		close(ctl);
+	return lfd;
+}
+
+/* The negative control: a raw loop device has no atomic writes, discovery must fail. */
+static void on_raw_loop(const char *dir)
+{
+	struct awr_qualify_report *r;
+	char img[4200], dev[32];
+	int fd, lfd;
+
+	snprintf(img, sizeof(img), "%s/qualify_lib.img", dir);
+	fd = open(img, O_CREAT | O_TRUNC | O_RDWR | O_CLOEXEC, 0600);
+	T_EXPECT(fd >= 0 && !ftruncate(fd, 64 << 20), "image %s: %s", img, strerror(errno));
+	close(fd);
+	lfd = attach(img, dev, sizeof(dev));
+	unlink(img);
+	if (lfd < 0)
+		T_SKIP("no free loop device for the negative control");
+	r = run(dev, 0);
+	close(lfd);
+	T_EXPECT(r->block_device && r->device_size == 64 << 20, "a 64 MiB block device");
+	T_EXPECT(r->verdict == AWR_QUALIFY_VERDICT_FAIL, "verdict PASS on a raw loop device");
+	expect(r, AWR_QUALIFY_DISCOVERY, AWR_QUALIFY_FAIL);
+	T_EXPECT(strstr(r->checks[AWR_QUALIFY_DISCOVERY].reason, "refuses atomic writes"), "%s",
+		 r->checks[AWR_QUALIFY_DISCOVERY].reason);
+	expect(r, AWR_QUALIFY_SIZE_SWEEP, AWR_QUALIFY_SKIP);
+	expect(r, AWR_QUALIFY_KERNEL_REFUSALS, AWR_QUALIFY_SKIP);
+	expect(r, AWR_QUALIFY_CONCURRENT_TORN, AWR_QUALIFY_SKIP);
+	expect(r, AWR_QUALIFY_SHORT_PIN, AWR_QUALIFY_SKIP);
+	T_EXPECT(!r->checks[AWR_QUALIFY_HARDWARE_PATH].ran, "hardware_path ran on a block device");
+	T_EXPECT(r->nr_sweep == 0 && !r->extent_map.present, "figures of checks that did not run");
+	awr_qualify_report_free(r);
+}
+
+int main(void)
+{
+	const char *dir = getenv("AWR_SCRATCH_DIR");
+
+	if (!dir)
+		T_SKIP("run under with-scratch-xfs.sh");
+	on_file(dir);
+	on_raw_loop(dir);
+	return t_done("qualify_lib");
+}
