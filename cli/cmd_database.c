@@ -13,26 +13,79 @@
 
 #define SHOWN_MAX	10	/* files with their reasons in the text output, without --files */
 
+static const char *verdict_name(int v)
+{
+	return awr_db_verdict_name((enum awr_db_verdict)v);
+}
+
+static const char *write_path_name(int p)
+{
+	return awr_write_path_name((enum awr_write_path)p);
+}
+
+static const char *engine_name(int e)
+{
+	return e == AWR_DB_INNODB ? "innodb" : "postgresql";
+}
+
+/* the running kernel's release, in a buffer that lives until the next call */
+static const char *kernel_name(int k)
+{
+	static char buf[32];
+
+	return awr_kernel_format((uint32_t)k, buf, sizeof(buf));
+}
+
+#define F(m, t, k, ...) FLD(struct awr_db_file, m, t, k, __VA_ARGS__)
+static const struct field file_fields[] = {
+	F(path, FLD_CHARS, "path"),
+	F(page_size, FLD_SIZE, "page_size", .flags = FLD_NULL_ZERO),
+	F(verdict, FLD_ENUM, "verdict", .name = verdict_name),
+	F(fs, FLD_CHARS, "fs"),
+	F(device, FLD_CHARS, "device", .flags = FLD_NULL_ZERO),
+	F(statx_atomic, FLD_BOOL, "statx_atomic"),
+	F(unit_min, FLD_SIZE, "unit_min"),
+	F(unit_max, FLD_SIZE, "unit_max"),
+	F(hw_atomic, FLD_BOOL, "hw_atomic"),
+	F(by_provider, FLD_BOOL, "by_provider"),
+	F(hw_unit_max, FLD_SIZE, "hw_unit_max"),
+	F(write_path, FLD_ENUM, "write_path", .name = write_path_name),
+	F(mapped_bytes, FLD_SIZE, "mapped_bytes"),
+	F(aligned_bytes, FLD_SIZE, "aligned_bytes"),
+	F(device_offset_align, FLD_SIZE, "device_offset_align", .flags = FLD_NULL_ZERO),
+	F(grow_align, FLD_SIZE, "grow_align", .flags = FLD_NULL_ZERO),
+	FLD_END
+};
+#undef F
+
+#define R(m, t, k, ...) FLD(struct awr_db_report, m, t, k, __VA_ARGS__)
+static const struct field report_fields[] = {
+	R(datadir, FLD_CHARS, "datadir"),
+	R(engine, FLD_ENUM, "engine", .name = engine_name),
+	R(page_size, FLD_SIZE, "page_size", .flags = FLD_NULL_ZERO),
+	R(page_size_from, FLD_CHARS, "page_size_from"),
+	R(direct_io, FLD_BOOL, "direct_io"),
+	R(direct_io_from, FLD_CHARS, "direct_io_from"),
+	R(engine_version, FLD_UINT, "engine_version", .flags = FLD_NULL_ZERO),
+	R(data_checksum_version, FLD_INT, "data_checksum_version", .flags = FLD_NULL_NEG),
+	R(atomic_writes, FLD_BOOL, "atomic_writes"),
+	R(atomic_why, FLD_CHARS, "atomic_writes_why"),
+	R(kernel, FLD_ENUM, "kernel", .name = kernel_name),
+	R(verdict, FLD_ENUM, "verdict", .name = verdict_name),
+	R(advice, FLD_CHARS, "advice"),
+	R(server_pid, FLD_INT, "server_pid", .flags = FLD_NULL_ZERO),
+	R(protection, FLD_BOOL, "protection", .flags = FLD_NULL_NEG),
+	R(protection_from, FLD_CHARS, "protection_from"),
+	R(warning, FLD_CHARS, "warning", .flags = FLD_NULL_ZERO),
+	R(speed, FLD_CHARS, "speed", .flags = FLD_NULL_ZERO),
+	FLD_END
+};
+#undef R
+
 static struct json_object *file_json(const struct awr_db_file *f)
 {
-	struct json_object *o = json_object_new_object(), *why = json_object_new_array();
+	struct json_object *o = fld_json(file_fields, f), *why = json_object_new_array();
 
-	json_object_object_add(o, "path", json_object_new_string(f->path));
-	json_object_object_add(o, "page_size", f->page_size ? out_u64(f->page_size) : NULL);
-	json_object_object_add(o, "verdict", json_object_new_string(awr_db_verdict_name(f->verdict)));
-	json_object_object_add(o, "fs", json_object_new_string(f->fs));
-	json_object_object_add(o, "device", f->device[0] ? json_object_new_string(f->device) : NULL);
-	json_object_object_add(o, "statx_atomic", json_object_new_boolean(f->statx_atomic));
-	json_object_object_add(o, "unit_min", out_u64(f->unit_min));
-	json_object_object_add(o, "unit_max", out_u64(f->unit_max));
-	json_object_object_add(o, "hw_atomic", json_object_new_boolean(f->hw_atomic));
-	json_object_object_add(o, "by_provider", json_object_new_boolean(f->by_provider));
-	json_object_object_add(o, "hw_unit_max", out_u64(f->hw_unit_max));
-	json_object_object_add(o, "write_path", json_object_new_string(awr_write_path_name(f->write_path)));
-	json_object_object_add(o, "mapped_bytes", out_u64(f->mapped_bytes));
-	json_object_object_add(o, "aligned_bytes", out_u64(f->aligned_bytes));
-	json_object_object_add(o, "device_offset_align", f->device_offset_align ? out_u64(f->device_offset_align) : NULL);
-	json_object_object_add(o, "grow_align", f->grow_align ? out_u64(f->grow_align) : NULL);
 	for (unsigned int i = 0; i < f->nr_reasons; i++)
 		json_object_array_add(why, json_object_new_string(f->reasons[i]));
 	json_object_object_add(o, "reasons", why);
@@ -50,28 +103,8 @@ static struct json_object *strings(const char (*s)[256], unsigned int n)
 
 static void print_json(const struct awr_db_report *r)
 {
-	struct json_object *o = json_object_new_object(), *files = json_object_new_array();
-	char kbuf[32];
+	struct json_object *o = fld_json(report_fields, r), *files = json_object_new_array();
 
-	json_object_object_add(o, "datadir", json_object_new_string(r->datadir));
-	json_object_object_add(o, "engine", json_object_new_string(r->engine == AWR_DB_INNODB ? "innodb" : "postgresql"));
-	json_object_object_add(o, "page_size", r->page_size ? out_u64(r->page_size) : NULL);
-	json_object_object_add(o, "page_size_from", json_object_new_string(r->page_size_from));
-	json_object_object_add(o, "direct_io", json_object_new_boolean(r->direct_io));
-	json_object_object_add(o, "direct_io_from", json_object_new_string(r->direct_io_from));
-	json_object_object_add(o, "engine_version", r->engine_version ? out_u64(r->engine_version) : NULL);
-	json_object_object_add(o, "data_checksum_version", r->data_checksum_version < 0 ? NULL :
-			       out_u64((uint64_t)r->data_checksum_version));
-	json_object_object_add(o, "atomic_writes", json_object_new_boolean(r->atomic_writes));
-	json_object_object_add(o, "atomic_writes_why", json_object_new_string(r->atomic_why));
-	json_object_object_add(o, "kernel", json_object_new_string(awr_kernel_format(r->kernel, kbuf, sizeof(kbuf))));
-	json_object_object_add(o, "verdict", json_object_new_string(awr_db_verdict_name(r->verdict)));
-	json_object_object_add(o, "advice", json_object_new_string(r->advice));
-	json_object_object_add(o, "server_pid", r->server_pid ? out_u64((uint64_t)r->server_pid) : NULL);
-	json_object_object_add(o, "protection", r->protection < 0 ? NULL : json_object_new_boolean(r->protection));
-	json_object_object_add(o, "protection_from", json_object_new_string(r->protection_from));
-	json_object_object_add(o, "warning", r->warning[0] ? json_object_new_string(r->warning) : NULL);
-	json_object_object_add(o, "speed", r->speed[0] ? json_object_new_string(r->speed) : NULL);
 	json_object_object_add(o, "conditions", strings(r->conditions, r->nr_conditions));
 	json_object_object_add(o, "skipped", strings(r->skipped, r->nr_skipped));
 	for (unsigned int i = 0; i < r->nr_files; i++)
