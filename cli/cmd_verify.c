@@ -98,10 +98,10 @@ static int keep_issue(const struct awr_verify_issue *is, void *arg)
 	return 0;
 }
 
+/* the library's answer (awr_verify_run() sets it), for callers that have a result at hand */
 bool verify_failed(const struct awr_verify_result *r)
 {
-	return r->count[AWR_UNIT_TORN] || r->count[AWR_UNIT_CORRUPT] || r->count[AWR_UNIT_MISPLACED] ||
-	       r->lost || r->unjournaled;
+	return r->failed;
 }
 
 double verify_mbps(const struct awr_verify_result *r)

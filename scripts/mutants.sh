@@ -258,8 +258,8 @@ mutant list-awupf-from-awun "awr list takes the controller's AWUN as its AWUPF" 
 
 mutant list-json-awupf-nawupf "awr list -o json prints NAWUPF (when set) as awupf" \
 	"list_guest" cli/cmd_list.c \
-	'json_object_object_add(x, "awupf", json_object_new_int(b->awupf));' \
-	'json_object_object_add(x, "awupf", json_object_new_int(b->nawupf >= 0 ? b->nawupf : b->awupf));'
+	$'\tB(awupf, FLD_INT, "awupf"),' \
+	$'\tB(nawupf, FLD_INT, "awupf"),'
 
 mutant list-text-awupf-first "awr list's DEVICE column shows AWUPF even where NSFEAT bit 1 makes NAWUPF the field" \
 	"list_guest" cli/cmd_list.c \
@@ -305,8 +305,8 @@ mutant probe-dir-no-new-file "probe DIR answers for the directory, not a new fil
 
 mutant json-effective-old-names "effective keeps mem_align/offset_align beside statx's dio_* names" \
 	"json_keys" cli/output.c \
-	'json_object_object_add(o, "dio_mem_align", out_u64(l->mem_align));' \
-	'json_object_object_add(o, "mem_align", out_u64(l->mem_align));'
+	'L(mem_align, FLD_SIZE, "dio_mem_align"),' \
+	'L(mem_align, FLD_SIZE, "mem_align"),'
 
 # issue 29 item 2: an extent's alignment judged as the kernel does (XFS: within its AG)
 mutant extents-device-offset "awr extents judges XFS extents by their device offset, not within the AG" \

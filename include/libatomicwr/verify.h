@@ -219,7 +219,9 @@ struct awr_verify_result {
 	bool direct;				/* read with O_DIRECT */
 	uint64_t bytes;				/* bytes read */
 	uint64_t nsec;				/* scan time */
-	uint32_t reserved[8];
+	uint32_t failed;			/* 1: the scan found a torn, corrupt or misplaced
+						   unit, or a lost or unjournaled write */
+	uint32_t reserved[7];
 };
 
 /**

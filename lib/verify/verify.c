@@ -353,6 +353,13 @@ static int scan_all(struct scan *s, int fd, uint64_t nr_units)
 	return ret;
 }
 
+/* Whether a scan failed: a unit not as a completed atomic write leaves it, or a write lost */
+static uint32_t verdict_failed(const struct awr_verify_result *r)
+{
+	return r->count[AWR_UNIT_TORN] || r->count[AWR_UNIT_CORRUPT] ||
+	       r->count[AWR_UNIT_MISPLACED] || r->lost || r->unjournaled;
+}
+
 int awr_verify_run(const char *path, const struct awr_verify_opts *o,
 		   struct awr_verify_result *out)
 {
@@ -382,6 +389,7 @@ int awr_verify_run(const char *path, const struct awr_verify_opts *o,
 	start = awr__now_ns();
 	ret = scan_all(&s, fd, out->units);
 	out->nsec = awr__now_ns() - start;
+	out->failed = verdict_failed(out);
 err:
 	model_free(&m);
 	close(fd);
