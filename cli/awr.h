@@ -60,6 +60,8 @@ const char *out_size(uint64_t bytes, char *buf, size_t len);
 const char *out_errno_name(int err);
 const char *out_severity_name(enum awr_severity s);
 struct json_object *out_finding_json(const struct awr_finding *f);
+/* "  [warn] id: message": a finding as every command's text shows it */
+void out_finding_print(const struct awr_finding *f);
 struct json_object *out_probe_findings_json(const struct awr_probe *p);
 /* A sysfs view's write cache: "write_cache", "write_cache_volatile", "fua" (null when not read) */
 void out_add_write_cache(struct json_object *o, const struct awr_sysfs_view *y);
@@ -286,12 +288,7 @@ int cmd_replay(int argc, const char **argv);	/* cmd_replay.c: dm-log-writes logs
 
 
 /* fs_out.c: the filesystem view and extent reports (probe's fs section, extents, prepare) */
-#define FS_MAX_FINDINGS 8
-struct fs_findings {
-	unsigned int n;
-	const char *id[FS_MAX_FINDINGS];
-	char text[FS_MAX_FINDINGS][256];
-};
+#define FS_MAX_FINDINGS 8	/* the fs section shows at most 8 of awr_fs_findings() */
 struct fs_band {
 	uint64_t from, to;
 	const char *path;	/* "hardware", "software", "unknown" */
@@ -299,7 +296,6 @@ struct fs_band {
 };
 const char *fs_type_label(const struct awr_fs_view *v);
 uint64_t fs_default_unit(const struct awr_fs_view *v);
-void fs_findings(const struct awr_fs_view *v, const struct awr_extent_report *r, struct fs_findings *f);
 void fs_paths(const struct awr_fs_view *v, struct fs_band *band, unsigned int *n);
 struct json_object *fs_view_json(const struct awr_fs_view *v, const struct awr_extent_report *r);
 void fs_view_print(const struct awr_fs_view *v, const struct awr_extent_report *r);

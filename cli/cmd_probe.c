@@ -202,11 +202,8 @@ static void probe_print(const struct awr_probe *p)
 		printf("\natomic writes: not supported\n");
 	if (awr_probe_nr_findings(p))
 		printf("\nfindings:\n");
-	for (unsigned int i = 0; i < awr_probe_nr_findings(p); i++) {
-		const struct awr_finding *f = awr_probe_finding(p, i);
-
-		printf("  [%s] %s: %s\n", out_severity_name(f->severity), f->id, f->message);
-	}
+	for (unsigned int i = 0; i < awr_probe_nr_findings(p); i++)
+		out_finding_print(awr_probe_finding(p, i));
 	fs_probe_print(awr_probe_path_name(p));	/* cli/fs_out.c */
 }
 

@@ -6,7 +6,6 @@
  */
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,116 +23,6 @@ uint64_t fs_default_unit(const struct awr_fs_view *v)
 	if (v->hardware_max)
 		return v->hardware_max;
 	return v->unit_min ? v->unit_min : v->block_size;
-}
-
-/* One finding: (id, sentence); up to FS_MAX_FINDINGS. */
-static void add(struct fs_findings *f, const char *id, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void add(struct fs_findings *f, const char *id, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (f->n == FS_MAX_FINDINGS)
-		return;
-	f->id[f->n] = id;
-	va_start(ap, fmt);
-	vsnprintf(f->text[f->n], sizeof(f->text[0]), fmt, ap);
-	va_end(ap);
-	f->n++;
-}
-
-static void xfs_findings(const struct awr_fs_view *v, struct fs_findings *f)
-{
-	char a[32], b[32], c[32];
-
-	if (!v->reflink)
-		add(f, "fs_no_reflink", "XFS without reflink has no copy-on-write path: atomic writes only up to "
-		    "what the device writes itself (%s)%s", out_size(v->hardware_max, a, sizeof(a)),
-		    awr_kernel_has(awr_kernel_running(), AWR_KRULE_XFS_MAW_REFLINK) ? "; the mount option "
-		    "max_atomic_write= above one block is refused here" : "");
-	if (v->software_max && !v->hardware_max)
-		add(f, "fs_software_only", "atomic writes up to %s are served by copy-on-write only: %s",
-		    out_size(v->software_max, a, sizeof(a)), v->hw_atomic ? "the device's atomic unit does "
-		    "not cover the filesystem block" : "the device has no atomic support");
-	if (v->hardware_max) {
-		add(f, "fs_hardware_path", "up to %s in place where extents are %s aligned%s%s%s",
-		    out_size(v->hardware_max, a, sizeof(a)), out_size(v->hardware_max, b, sizeof(b)),
-		    v->software_max > v->hardware_max ? "; larger, up to " : "",
-		    v->software_max > v->hardware_max ? out_size(v->software_max, c, sizeof(c)) : "",
-		    v->software_max > v->hardware_max ? ", by copy-on-write" : "");
-		if (!v->stripe_unit || v->stripe_unit % v->hardware_max)
-			add(f, "fs_no_stripe_unit", "no stripe unit that is a multiple of %s (%s): the extents a growing "
-			    "file gets start at any block (an extent size hint aligns file offsets, not device "
-			    "offsets), so its new units can fall to copy-on-write; mkfs.xfs -d su=%s,sw=1 aligns new "
-			    "extents at a file's end where space allows, awr prepare lays out a file of known size",
-			    out_size(v->hardware_max, a, sizeof(a)), v->stripe_unit ? out_size(v->stripe_unit, b,
-			    sizeof(b)) : "none", out_size(v->hardware_max, c, sizeof(c)));
-		if (v->extsize_hint && v->extsize_hint % v->hardware_max)
-			add(f, "fs_extsize_hint", "the extent size hint %s is not a multiple of the hardware "
-			    "unit %s", out_size(v->extsize_hint, a, sizeof(a)),
-			    out_size(v->hardware_max, b, sizeof(b)));
-	}
-	if (v->ag_atomic_max && v->hw_atomic && v->ag_atomic_max < v->hw_unit_max)
-		add(f, "fs_ag_size_caps_atomic", "the allocation group size (%" PRIu64 " blocks) caps atomic writes "
-		    "at %s, the largest power of two dividing it, though the device writes up to %s atomically: "
-		    "an agsize that is a multiple of %s lifts the cap (mkfs.xfs -d agsize=; xfsprogs 6.16+ aligns "
-		    "it on a device with atomic writes)", v->block_size ? v->ag_size / v->block_size : 0,
-		    out_size(v->ag_atomic_max, a, sizeof(a)), out_size(v->hw_unit_max, b, sizeof(b)),
-		    out_size(v->hw_unit_max, c, sizeof(c)));
-	if (v->max_atomic_write_opt)
-		add(f, "fs_max_atomic_write", "the mount option max_atomic_write=%s sets the software maximum",
-		    out_size(v->max_atomic_write_opt, a, sizeof(a)));
-	if (v->realtime)
-		add(f, "fs_realtime", "the file is on the realtime device: its hardware path depends on that "
-		    "device, which this view does not read");
-}
-
-static void ext4_findings(const struct awr_fs_view *v, struct fs_findings *f)
-{
-	char a[32], b[32];
-
-	if (!v->bigalloc_known)
-		add(f, "fs_ext4_unknown", "the ext4 superblock could not be read (read access to the device is "
-		    "needed): bigalloc unknown");
-	else if (!v->bigalloc)
-		add(f, "fs_ext4_one_block", "ext4 without bigalloc: one block (%s)",
-		    out_size(v->block_size, a, sizeof(a)));
-	else
-		add(f, "fs_ext4_bigalloc", "ext4 bigalloc, clusters of %s: atomic writes up to %s in place, "
-		    "larger ones refused (ext4 has no software path)", out_size(v->cluster_size, a, sizeof(a)),
-		    out_size(v->unit_max, b, sizeof(b)));
-	if (v->atomic && !v->hw_atomic)
-		add(f, "fs_ext4_no_device", "the device has no atomic support");
-}
-
-void fs_findings(const struct awr_fs_view *v, const struct awr_extent_report *r, struct fs_findings *f)
-{
-	char a[32], b[32], c[32];
-
-	f->n = 0;
-	if (v->dax && awr_kernel_has(awr_kernel_running(), AWR_KRULE_DAX_NO_ATOMIC))
-		add(f, "fs_dax", "the file is DAX: it takes no atomic writes (6.17+: xfs_inode_can_hw_atomic_write() "
-		    "and dax_iomap_rw() refuse them)");
-	else if (v->dax && v->atomic)
-		add(f, "fs_dax", "the file is DAX: statx reports atomic writes, but before 6.17 a DAX write ignores "
-		    "RWF_ATOMIC: none of them is atomic");
-	if (v->no_direct_io && v->atomic)
-		add(f, "fs_no_direct_io", "the file takes no direct I/O (ext4 data=journal, a journalled file, inline "
-		    "data or fs-verity): its O_DIRECT writes, RWF_ATOMIC ones too, go through the page cache as plain "
-		    "writes, none atomic, though statx reports atomic writes");
-	if (!v->atomic && (v->type == AWR_FS_XFS || v->type == AWR_FS_EXT4))
-		add(f, "fs_no_atomic", "the kernel offers no atomic writes on this file (XFS and ext4 files: "
-		    "Linux 6.13+)");
-	else if (v->type == AWR_FS_XFS)
-		xfs_findings(v, f);
-	else if (v->type == AWR_FS_EXT4)
-		ext4_findings(v, f);
-	if (r && r->total_bytes && v->hardware_max)
-		add(f, "fs_extents", "%s of %s mapped bytes lie in %s-aligned units (%" PRIu64 "%%); %u misaligned "
-		    "range%s (awr extents)", out_size(r->aligned_bytes, a, sizeof(a)),
-		    out_size(r->total_bytes, b, sizeof(b)), out_size(r->unit, c, sizeof(c)),
-		    r->aligned_bytes * 100 / r->total_bytes, r->nr_misaligned, r->nr_misaligned == 1 ? "" : "s");
 }
 
 /* Which sizes take which path: up to three bands. */
@@ -214,7 +103,7 @@ static const struct field range_fields[] = {
 struct json_object *fs_view_json(const struct awr_fs_view *v, const struct awr_extent_report *r)
 {
 	struct json_object *o = json_object_new_object(), *a, *b;
-	struct fs_findings f;
+	struct awr_finding f[FS_MAX_FINDINGS];
 	struct fs_band band[3];
 	unsigned int n;
 
@@ -235,22 +124,17 @@ struct json_object *fs_view_json(const struct awr_fs_view *v, const struct awr_e
 		json_object_object_add(b, "misaligned", extents_ranges_json(r));
 		json_object_object_add(o, "extents", b);
 	}
-	fs_findings(v, r, &f);
+	n = awr_fs_findings(v, r, f, FS_MAX_FINDINGS);
 	a = json_object_new_array();
-	for (unsigned int i = 0; i < f.n; i++) {
-		b = json_object_new_object();
-		json_object_object_add(b, "id", json_object_new_string(f.id[i]));
-		json_object_object_add(b, "severity", json_object_new_string("info"));	/* as the text prints them */
-		json_object_object_add(b, "message", json_object_new_string(f.text[i]));
-		json_object_array_add(a, b);
-	}
+	for (unsigned int i = 0; i < n; i++)
+		json_object_array_add(a, out_finding_json(&f[i]));
 	json_object_object_add(o, "findings", a);
 	return o;
 }
 
 void fs_view_print(const struct awr_fs_view *v, const struct awr_extent_report *r)
 {
-	struct fs_findings f;
+	struct awr_finding f[FS_MAX_FINDINGS];
 	struct fs_band band[3];
 	char a[32], b[32], c[32];
 	unsigned int n;
@@ -273,9 +157,9 @@ void fs_view_print(const struct awr_fs_view *v, const struct awr_extent_report *
 	for (unsigned int i = 0; i < n; i++)
 		printf("  %9s .. %-9s %-9s %s\n", out_size(band[i].from, a, sizeof(a)),
 		       out_size(band[i].to, b, sizeof(b)), band[i].path, band[i].why);
-	fs_findings(v, r, &f);
-	for (unsigned int i = 0; i < f.n; i++)
-		printf("  [info] %s: %s\n", f.id[i], f.text[i]);
+	n = awr_fs_findings(v, r, f, FS_MAX_FINDINGS);
+	for (unsigned int i = 0; i < n; i++)
+		out_finding_print(&f[i]);
 }
 
 struct json_object *extents_ranges_json(const struct awr_extent_report *r)

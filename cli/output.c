@@ -443,6 +443,11 @@ struct json_object *out_finding_json(const struct awr_finding *f)
 	return fld_json(finding_fields, f);
 }
 
+void out_finding_print(const struct awr_finding *f)
+{
+	printf("  [%s] %s: %s\n", out_severity_name(f->severity), f->id, f->message);
+}
+
 struct json_object *out_probe_findings_json(const struct awr_probe *p)
 {
 	struct json_object *a = json_object_new_array();

@@ -418,6 +418,24 @@ int awr_extents_read(int fd, uint64_t unit, struct awr_extent_report **out);
  */
 void awr_extent_report_free(struct awr_extent_report *r);
 
+/**
+ * awr_fs_findings() - what a filesystem view means for atomic writes, as findings
+ * @v:		the view (awr_fs_view_fd(), awr_fs_view_path())
+ * @r:		the file's extent report (awr_extents_read()), or NULL
+ * @out:	room for @max findings
+ * @max:	how many @out holds; the rest are left out
+ *
+ * Which sizes take the hardware path and which copy-on-write, what caps them
+ * (no reflink, the AG size, the mount's max_atomic_write=, a DAX or
+ * journalled file, ext4 without bigalloc) and how much of the file lies on
+ * aligned extents: each an id ("fs_no_reflink") and a sentence with the
+ * numbers, severity AWR_SEV_INFO, by the running kernel's rules.
+ *
+ * Return: the number of findings written to @out.
+ */
+unsigned int awr_fs_findings(const struct awr_fs_view *v, const struct awr_extent_report *r,
+			     struct awr_finding *out, unsigned int max);
+
 /* Which path an atomic write takes or took. */
 enum awr_write_path {
 	AWR_PATH_UNKNOWN = 0,	/* cannot be told (e.g. the range was not mapped before) */

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Findings of the filesystem view: which sizes a file's atomic writes can
+ * take in place, by copy-on-write or not at all, and what would change it.
+ * Each one an id and a sentence with the numbers, severity info.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "private.h"
+
+struct fs_list {
+	struct awr_finding *arr;
+	unsigned int nr, max;
+};
+
+static void add(struct fs_list *f, const char *id, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void add(struct fs_list *f, const char *id, const char *fmt, ...)
+{
+	struct awr_finding *x;
+	va_list ap;
+
+	if (f->nr >= f->max)
+		return;
+	x = &f->arr[f->nr++];
+	x->id = id;
+	x->severity = AWR_SEV_INFO;
+	va_start(ap, fmt);
+	vsnprintf(x->message, sizeof(x->message), fmt, ap);
+	va_end(ap);
+}
+
+/* "16 KiB": a size in the sentences, one buffer of @b per use in a call */
+#define SZ(v, b) awr_format_size((v), (b), sizeof(b))
+
+static bool running_has(enum awr_kernel_rule r)
+{
+	return awr_kernel_has(awr_kernel_running(), r);
+}
+
+static void xfs_no_reflink(const struct awr_fs_view *v, struct fs_list *f)
+{
+	char a[32];
+
+	/* 6.16+: xfs_fs_fill_super() refuses max_atomic_write= above a block without reflink */
+	add(f, "fs_no_reflink", "XFS without reflink has no copy-on-write path: atomic writes only "
+	    "up to what the device writes itself (%s)%s", SZ(v->hardware_max, a),
+	    running_has(AWR_KRULE_XFS_MAW_REFLINK) ? "; the mount option max_atomic_write= above "
+	    "one block is refused here" : "");
+}
+
+static void xfs_hardware(const struct awr_fs_view *v, struct fs_list *f)
+{
+	bool more = v->software_max > v->hardware_max;
+	char a[32], b[32], c[32];
+
+	add(f, "fs_hardware_path", "up to %s in place where extents are %s aligned%s%s%s",
+	    SZ(v->hardware_max, a), SZ(v->hardware_max, b), more ? "; larger, up to " : "",
+	    more ? SZ(v->software_max, c) : "", more ? ", by copy-on-write" : "");
+	if (!v->stripe_unit || v->stripe_unit % v->hardware_max)
+		add(f, "fs_no_stripe_unit", "no stripe unit that is a multiple of %s (%s): the "
+		    "extents a growing file gets start at any block (an extent size hint aligns "
+		    "file offsets, not device offsets), so its new units can fall to "
+		    "copy-on-write; mkfs.xfs -d su=%s,sw=1 aligns new extents at a file's end "
+		    "where space allows, awr prepare lays out a file of known size",
+		    SZ(v->hardware_max, a), v->stripe_unit ? SZ(v->stripe_unit, b) : "none",
+		    SZ(v->hardware_max, c));
+	if (v->extsize_hint && v->extsize_hint % v->hardware_max)
+		add(f, "fs_extsize_hint", "the extent size hint %s is not a multiple of the "
+		    "hardware unit %s", SZ(v->extsize_hint, a), SZ(v->hardware_max, b));
+}
+
+/* xfs_calc_group_awu_max() (6.16+): the largest power of two dividing the AG size caps it */
+static void xfs_ag_cap(const struct awr_fs_view *v, struct fs_list *f)
+{
+	char a[32], b[32], c[32];
+
+	add(f, "fs_ag_size_caps_atomic", "the allocation group size (%" PRIu64 " blocks) caps "
+	    "atomic writes at %s, the largest power of two dividing it, though the device writes "
+	    "up to %s atomically: an agsize that is a multiple of %s lifts the cap (mkfs.xfs -d "
+	    "agsize=; xfsprogs 6.16+ aligns it on a device with atomic writes)",
+	    v->block_size ? v->ag_size / v->block_size : 0, SZ(v->ag_atomic_max, a),
+	    SZ(v->hw_unit_max, b), SZ(v->hw_unit_max, c));
+}
+
+static void xfs_findings(const struct awr_fs_view *v, struct fs_list *f)
+{
+	char a[32];
+
+	if (!v->reflink)
+		xfs_no_reflink(v, f);
+	if (v->software_max && !v->hardware_max)
+		add(f, "fs_software_only", "atomic writes up to %s are served by copy-on-write "
+		    "only: %s", SZ(v->software_max, a), v->hw_atomic ? "the device's atomic unit "
+		    "does not cover the filesystem block" : "the device has no atomic support");
+	if (v->hardware_max)
+		xfs_hardware(v, f);
+	if (v->ag_atomic_max && v->hw_atomic && v->ag_atomic_max < v->hw_unit_max)
+		xfs_ag_cap(v, f);
+	if (v->max_atomic_write_opt)
+		add(f, "fs_max_atomic_write", "the mount option max_atomic_write=%s sets the "
+		    "software maximum", SZ(v->max_atomic_write_opt, a));
+	if (v->realtime)
+		add(f, "fs_realtime", "the file is on the realtime device: its hardware path "
+		    "depends on that device, which this view does not read");
+}
+
+/* ext4_init_atomic_write_bsize() (6.13+): one block, or a bigalloc cluster */
+static void ext4_findings(const struct awr_fs_view *v, struct fs_list *f)
+{
+	char a[32], b[32];
+
+	if (!v->bigalloc_known)
+		add(f, "fs_ext4_unknown", "the ext4 superblock could not be read (read access to "
+		    "the device is needed): bigalloc unknown");
+	else if (!v->bigalloc)
+		add(f, "fs_ext4_one_block", "ext4 without bigalloc: one block (%s)",
+		    SZ(v->block_size, a));
+	else
+		add(f, "fs_ext4_bigalloc", "ext4 bigalloc, clusters of %s: atomic writes up to %s "
+		    "in place, larger ones refused (ext4 has no software path)",
+		    SZ(v->cluster_size, a), SZ(v->unit_max, b));
+	if (v->atomic && !v->hw_atomic)
+		add(f, "fs_ext4_no_device", "the device has no atomic support");
+}
+
+static void file_findings(const struct awr_fs_view *v, struct fs_list *f)
+{
+	if (v->dax && running_has(AWR_KRULE_DAX_NO_ATOMIC))
+		add(f, "fs_dax", "the file is DAX: it takes no atomic writes (6.17+: "
+		    "xfs_inode_can_hw_atomic_write() and dax_iomap_rw() refuse them)");
+	else if (v->dax && v->atomic)
+		add(f, "fs_dax", "the file is DAX: statx reports atomic writes, but before 6.17 a "
+		    "DAX write ignores RWF_ATOMIC: none of them is atomic");
+	/* ext4_dio_write_iter(): no direct I/O, so RWF_ATOMIC goes through the page cache */
+	if (v->no_direct_io && v->atomic)
+		add(f, "fs_no_direct_io", "the file takes no direct I/O (ext4 data=journal, a "
+		    "journalled file, inline data or fs-verity): its O_DIRECT writes, RWF_ATOMIC "
+		    "ones too, go through the page cache as plain writes, none atomic, though "
+		    "statx reports atomic writes");
+}
+
+static void extent_findings(const struct awr_extent_report *r, struct fs_list *f)
+{
+	char a[32], b[32], c[32];
+
+	add(f, "fs_extents", "%s of %s mapped bytes lie in %s-aligned units (%" PRIu64 "%%); %u "
+	    "misaligned range%s (awr extents)", SZ(r->aligned_bytes, a), SZ(r->total_bytes, b),
+	    SZ(r->unit, c), r->aligned_bytes * 100 / r->total_bytes, r->nr_misaligned,
+	    r->nr_misaligned == 1 ? "" : "s");
+}
+
+unsigned int awr_fs_findings(const struct awr_fs_view *v, const struct awr_extent_report *r,
+			     struct awr_finding *out, unsigned int max)
+{
+	struct fs_list f = { out, 0, out ? max : 0 };
+
+	if (!v)
+		return 0;
+	file_findings(v, &f);
+	if (!v->atomic && (v->type == AWR_FS_XFS || v->type == AWR_FS_EXT4))
+		add(&f, "fs_no_atomic", "the kernel offers no atomic writes on this file (XFS and "
+		    "ext4 files: Linux 6.13+)");
+	else if (v->type == AWR_FS_XFS)
+		xfs_findings(v, &f);
+	else if (v->type == AWR_FS_EXT4)
+		ext4_findings(v, &f);
+	if (r && r->total_bytes && v->hardware_max)
+		extent_findings(r, &f);
+	return f.nr;
+}
