@@ -290,23 +290,6 @@ static int scratch_up(const struct awr__qctx *q, char *why, size_t len)
 
 /* -------------------------------------------------- is the mount exactly ours? */
 
-/* mountinfo escapes blanks, tabs, newlines and backslashes as \ooo: undo it in place. */
-static void unescape_octal(char *s)
-{
-	char *out = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*out++ = *s;
-		}
-	}
-	*out = '\0';
-}
-
 struct found {
 	unsigned int own;	/* lines in our namespace: the mount itself (root "/", our point) */
 	unsigned int foreign;	/* other lines: other mount points, bind mounts, other namespaces */
@@ -321,34 +304,39 @@ static void add_foreign(struct found *fd, const char *one)
 		snprintf(fd->what + n, sizeof(fd->what) - n, "%s%s", n ? "; " : "", one);
 }
 
-/* Scan one mountinfo for lines of our device. */
+struct scan {
+	struct found *fd;
+	bool own_ns;
+	long pid;
+};
+
+/* One mount (awr__mountinfo_each(): libmount, unescaped): ours, foreign, or another device. */
+static int scan_one(const struct awr__mount *m, void *arg)
+{
+	const struct scan *s = arg;
+	char one[PATH_MAX];
+
+	if (makedev(m->major, m->minor) != sc.rdev)
+		return 0;
+	if (s->own_ns && !strcmp(m->root, "/") && !strcmp(m->target, sc.mnt)) {
+		s->fd->own++;
+		return 0;
+	}
+	if (s->own_ns)
+		snprintf(one, sizeof(one), "%.200s (root %.200s)", m->target, m->root);
+	else
+		snprintf(one, sizeof(one), "%.200s (root %.100s) in the mount namespace of "
+			 "pid %ld", m->target, m->root, s->pid);
+	add_foreign(s->fd, one);
+	return 0;
+}
+
+/* Scan one mountinfo for lines of our device; a table that cannot be read adds nothing. */
 static void scan_mountinfo(const char *path, bool own_ns, long pid, struct found *fd)
 {
-	char line[8192], root[PATH_MAX], point[PATH_MAX], one[PATH_MAX];
-	unsigned int maj, min;
-	FILE *f = fopen(path, "re");
+	struct scan s = { fd, own_ns, pid };
 
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%*u %*u %u:%u %4095s %4095s", &maj, &min, root, point) != 4 ||
-		    makedev(maj, min) != sc.rdev)
-			continue;
-		unescape_octal(root);
-		unescape_octal(point);
-		if (own_ns && !strcmp(root, "/") && !strcmp(point, sc.mnt)) {
-			fd->own++;
-			continue;
-		}
-		if (own_ns)
-			snprintf(one, sizeof(one), "%.200s (root %.200s)", point, root);
-		else
-			snprintf(one, sizeof(one), "%.200s (root %.100s) in the mount namespace of "
-				 "pid %ld",
-				 point, root, pid);
-		add_foreign(fd, one);
-	}
-	fclose(f);
+	awr__mountinfo_each(path, scan_one, &s);
 }
 
 /* Every mount of our device: ours, and others in any namespace a process lives in. */
