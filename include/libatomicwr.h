@@ -23,6 +23,7 @@
 #include <libatomicwr/pages.h>		/* the untorn page store */
 #include <libatomicwr/database.h>	/* database verdicts, preload counters */
 #include <libatomicwr/verify.h>		/* stamps, stress, verification, journal server */
+#include <libatomicwr/bench.h>		/* the benchmark engine: atomic vs plain vs doublewrite */
 #include <libatomicwr/qualify.h>	/* qualification: the checks and the verdict */
 
 #endif /* LIBATOMICWR_H */

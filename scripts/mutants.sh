@@ -348,9 +348,9 @@ mutant optlib-once "a library that failed to load is tried again on every call" 
 	$'\t\t\t__atomic_store_n(&l->done, !l->ret, __ATOMIC_RELEASE);'
 
 mutant bench-flush-uncounted "awr bench counts a batch's fdatasync time as page writes" \
-	"bench_cli" cli/bench.c \
+	"bench_cli bench_run" lib/bench/bench.c \
 	$'\tb->step_ns[k] += now_ns() - t;' \
-	$'\tb->step_ns[k == BENCH_STEP_FLUSH ? BENCH_STEP_WRITES : k] += now_ns() - t;'
+	$'\tb->step_ns[k == AWR_BENCH_STEP_FLUSH ? AWR_BENCH_STEP_WRITES : k] += now_ns() - t;'
 
 mutant maw-reflink-6.19 "the XFS max_atomic_write refusal without reflink dated 6.19 instead of 6.17" \
 	"kernel_rules" lib/kernel.c \

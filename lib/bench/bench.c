@@ -1,0 +1,758 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The benchmark engine (awr_bench_run(), include/libatomicwr/bench.h):
+ * database-style page writes through the io_uring engine, atomic vs plain vs
+ * doublewrite, each mode on --jobs threads with a ring each; pages mode is
+ * in pages.c, the latency histogram in hist.c, the target in target.c.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+#define REAP_MAX	64U
+#define QHIST		1024U	/* ns buckets of the queueing time per write */
+#define DW_CHUNK_MAX	(1U << 20)		/* doublewrite copy: writes of up to 1 MiB */
+
+volatile sig_atomic_t awr__bench_stopped;
+
+/* One job: a thread with its own ring, buffers and page order (--jobs N runs N). */
+struct bench {
+	const struct awr_bench_opts *o;
+	struct awr_file *f;
+	struct awr_ring *r;
+	struct awr_bench_mode_result *res;	/* the job's own result, merged after the mode */
+	const char *name;
+	enum awr_bench_mode mode;
+	unsigned int job;
+	unsigned int batch;
+	unsigned int flags;		/* AWR_WRITE_* of in-place writes */
+	bool fixed;			/* plain writes from the registered buffer */
+	unsigned char *buf;		/* max(qd, batch) pages */
+	uint64_t *t_start;		/* per slot: when queued (ns) */
+	uint64_t *off;			/* per slot: offset */
+	uint64_t npages;		/* pages in the data area */
+	uint64_t dw_offset;		/* this job's doublewrite area */
+	uint64_t seq, rng;
+	uint64_t start, deadline, shown;
+	struct awr_ring_stats ring;	/* the job's ring counters at the end of the mode */
+	double clock_ns;		/* what one clock read costs (clock_read_ns()) */
+	uint64_t qhist[QHIST];		/* writes by ns spent queueing each, less the clock */
+	struct awr__hist hist;
+	uint64_t batches;		/* batches run (fdatasync durability, doublewrite) */
+	uint64_t step_ns[AWR_BENCH__STEPS];	/* their time in each step: copy, writes, flush */
+};
+
+/*
+ * The modes: name, AWR_WRITE_* flags of its in-place writes, and the loop a
+ * job runs until the deadline. A new one adds its enum awr_bench_mode entry
+ * and its line in bench_modes[].
+ */
+struct bench_mode_desc {
+	const char *name;
+	unsigned int flags;
+	int (*run)(struct bench *b);
+};
+
+static const struct bench_mode_desc bench_modes[AWR_BENCH__MODES];
+
+uint64_t awr__bench_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+double awr__bench_cpu_s(bool user_only)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (user_only ? 0 : (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
+}
+
+static uint64_t now_ns(void)
+{
+	return awr__bench_now_ns();
+}
+
+static uint64_t next_offset(struct bench *b)
+{
+	uint64_t page, x;
+
+	if (b->o->order == AWR_BENCH_SEQUENTIAL) {
+		page = b->seq++ % b->npages;
+	} else {
+		b->rng ^= b->rng >> 12;		/* xorshift64* */
+		b->rng ^= b->rng << 25;
+		b->rng ^= b->rng >> 27;
+		x = b->rng * 0x2545F4914F6CDD1DULL;
+		page = (uint64_t)(((unsigned __int128)x * b->npages) >> 64);
+	}
+	return page * b->o->unit;
+}
+
+static int fail(struct bench *b, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int fail(struct bench *b, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (b->res->error)
+		return b->res->error;
+	b->res->error = err;
+	va_start(ap, fmt);
+	vsnprintf(b->res->message, sizeof(b->res->message), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/* A completion that is not a whole page: say why, with the rule when one refused it. */
+static int fail_write(struct bench *b, const struct awr_completion *c, uint64_t off, uint64_t len)
+{
+	struct awr_verdict v;
+
+	if (c->rule != AWR_RULE_OK) {
+		awr_file_check(b->f, b->buf, len, off, &v);
+		return fail(b, c->res, "refused before the kernel: %s (rule %s)", v.message,
+			    awr_rule_name(c->rule));
+	}
+	return fail(b, c->res < 0 ? c->res : -EIO,
+		    "the write of %" PRIu64 " bytes at %" PRIu64 " failed: %s",
+		    len, off, c->res < 0 ? strerror(-c->res) : "short write");
+}
+
+/* Job 0 tells the caller's progress function, every half second and once at the end. */
+static void progress(struct bench *b, uint64_t now, bool last)
+{
+	double el = (double)(now - b->start) / 1e9;
+	struct awr_bench_progress p = {
+		.mode = last ? NULL : b->name, .seconds = el,
+		.pages_per_s = el > 0 ? (double)b->res->pages * b->o->jobs / el : 0,
+	};
+
+	if (!b->o->progress || b->job || (!last && now - b->shown < 500000000ULL))
+		return;
+	b->shown = now;
+	b->o->progress(&p, b->o->progress_arg);
+}
+
+static int queue_page(struct bench *b, unsigned int slot)
+{
+	const unsigned char *p = b->buf + (uint64_t)slot * b->o->unit;
+
+	if (b->fixed)
+		return awr_ring_queue_write_fixed(b->r, 0, p, b->o->unit, b->off[slot], slot,
+						  b->flags);
+	return awr_ring_queue_write(b->r, p, b->o->unit, b->off[slot], slot, b->flags);
+}
+
+static int queue_slot(struct bench *b, unsigned int slot, uint64_t now)
+{
+	b->off[slot] = next_offset(b);
+	b->t_start[slot] = now;
+	return queue_page(b, slot);
+}
+
+/* Until the deadline, unless awr_bench_stop() asked to stop. */
+static bool running(const struct bench *b, uint64_t now)
+{
+	return now < b->deadline && !awr__bench_stopped;
+}
+
+/* @n writes that took @per ns each to queue, into the histogram of whole ns */
+static void qhist_add(struct bench *b, double per, unsigned int n)
+{
+	b->qhist[per <= 0 ? 0 : per >= QHIST - 1 ? QHIST - 1 : (unsigned int)per] += n;
+}
+
+/*
+ * Queue the slots @s[0..n) with one clock read before and one after: the
+ * time in between (the rule check, the SQE, the page order; no system call)
+ * is the library's CPU per queued write, measured in the running loop.
+ */
+static int queue_slots(struct bench *b, const unsigned int *s, unsigned int n)
+{
+	uint64_t t = now_ns(), t1;
+	int ret = 0;
+
+	/*
+	 * Each write handed over as it is queued, as a ring made with
+	 * AWR_RING_SUBMIT_EACH does, but by hand: the queueing is timed alone,
+	 * without the system call.
+	 */
+	if (b->o->qd > 1) {
+		for (unsigned int i = 0; i < n && !ret; i++) {
+			ret = queue_slot(b, s[i], t);
+			t1 = now_ns();
+			qhist_add(b, (double)(t1 - t) - b->clock_ns, 1);
+			if (!ret)
+				awr_ring_submit(b->r);
+			t = now_ns();
+		}
+		return ret;
+	}
+	for (unsigned int i = 0; i < n && !ret; i++)
+		ret = queue_slot(b, s[i], t);
+	qhist_add(b, ((double)(now_ns() - t) - b->clock_ns) / (double)(n ? n : 1), n);
+	return ret;
+}
+
+/*
+ * What one clock read adds to a timed batch: the lowest mean of 256 empty
+ * intervals over 8 tries (about 90 ns with kvm-clock, 20 ns with the TSC),
+ * taken off the queueing time so that QD 1, one write per batch, is not
+ * mostly the clock.
+ */
+static double clock_read_ns(void)
+{
+	double best = 0;
+
+	for (int k = 0; k < 8; k++) {
+		uint64_t sum = 0, t;
+
+		for (int i = 0; i < 256; i++) {
+			t = now_ns();
+			sum += now_ns() - t;
+		}
+		if (!k || (double)sum / 256 < best)
+			best = (double)sum / 256;
+	}
+	return best;
+}
+
+/* The median of the per-write queueing times: a batch the scheduler interrupted is an outlier. */
+static double qhist_median(const uint64_t *h)
+{
+	uint64_t total = 0, seen = 0;
+
+	for (unsigned int k = 0; k < QHIST; k++)
+		total += h[k];
+	for (unsigned int k = 0; k < QHIST && total; k++) {
+		seen += h[k];
+		if (seen * 2 >= total)
+			return k + 0.5;
+	}
+	return 0;
+}
+
+/* The first qd writes, REAP_MAX at a time. */
+static int stream_start(struct bench *b)
+{
+	unsigned int again[REAP_MAX], nr_again = 0;
+	int ret = 0;
+
+	for (unsigned int s = 0; s < b->o->qd && !ret; s++) {
+		again[nr_again++] = s;
+		if (nr_again == REAP_MAX || s + 1 == b->o->qd) {
+			ret = queue_slots(b, again, nr_again);
+			nr_again = 0;
+		}
+	}
+	return ret;
+}
+
+/* Durability none or dsync: keep qd writes in flight until the deadline, latency per write. */
+static int run_stream(struct bench *b)
+{
+	struct awr_completion c[REAP_MAX];
+	unsigned int again[REAP_MAX], nr_again;
+	uint64_t now;
+	int n, ret = stream_start(b);
+
+	while (!ret && awr_ring_outstanding(b->r)) {
+		n = awr_ring_reap(b->r, c, REAP_MAX, 1);
+		if (n < 0)
+			return fail(b, n, "waiting for completions failed: %s", strerror(-n));
+		now = now_ns();
+		nr_again = 0;
+		for (int i = 0; i < n; i++) {
+			unsigned int s = (unsigned int)c[i].tag;
+
+			if (c[i].res != (int)b->o->unit) {
+				fail_write(b, &c[i], b->off[s], b->o->unit);
+				continue;
+			}
+			awr__hist_add(&b->hist, now - b->t_start[s], 1);
+			b->res->pages++;
+			if (!b->res->error && running(b, now))
+				again[nr_again++] = s;
+		}
+		ret = queue_slots(b, again, nr_again);
+		progress(b, now, false);
+	}
+	return ret ? fail(b, ret, "queueing failed: %s", strerror(-ret)) : b->res->error;
+}
+
+/* Write the batch's pages (slot i at b->off[i]) with qd in flight; wait for all. */
+static int write_batch(struct bench *b)
+{
+	struct awr_completion c[REAP_MAX];
+	unsigned int next = 0;
+	int n, ret;
+
+	while (next < b->batch || awr_ring_outstanding(b->r)) {
+		while (next < b->batch && !b->res->error) {
+			ret = queue_page(b, next);
+			if (ret == -EBUSY)
+				break;
+			if (ret)
+				return fail(b, ret, "queueing failed: %s", strerror(-ret));
+			next++;
+		}
+		if (b->res->error && next < b->batch)
+			next = b->batch;
+		n = awr_ring_reap(b->r, c, REAP_MAX, 1);
+		if (n < 0)
+			return fail(b, n, "waiting for completions failed: %s", strerror(-n));
+		for (int i = 0; i < n; i++)
+			if (c[i].res != (int)b->o->unit)
+				fail_write(b, &c[i], b->off[c[i].tag], b->o->unit);
+	}
+	return b->res->error;
+}
+
+static int sync_step(struct bench *b)
+{
+	if (b->o->durability != AWR_BENCH_FDATASYNC)
+		return 0;
+	if (fdatasync(awr_file_fd(b->f)))
+		return fail(b, -errno, "fdatasync failed: %s", strerror(errno));
+	return 0;
+}
+
+/* The doublewrite copy: the batch's buffer written sequentially to the doublewrite area. */
+static int write_dw_copy(struct bench *b)
+{
+	uint64_t len = (uint64_t)b->batch * b->o->unit, chunk = b->o->unit;
+	struct awr_batch_result res;
+	int ret;
+
+	while (chunk * 2 <= DW_CHUNK_MAX && len % (chunk * 2) == 0)
+		chunk *= 2;
+	ret = awr_write_units(b->r, b->buf, b->dw_offset, len, chunk,
+			      AWR_WRITE_PLAIN | (b->flags & AWR_WRITE_DSYNC), &res);
+	if (ret)
+		return fail(b, ret, "doublewrite copy: %s",
+			    res.verdict.message[0] ? res.verdict.message : strerror(-ret));
+	return 0;
+}
+
+/* One step of a batch, its time added to the step's (AWR_BENCH_STEP_*). */
+static int timed_step(struct bench *b, int (*step)(struct bench *), enum awr_bench_step k)
+{
+	uint64_t t = now_ns();
+	int ret = step(b);
+
+	b->step_ns[k] += now_ns() - t;
+	return ret;
+}
+
+/* fdatasync durability or doublewrite: batches of pages, latency per batch, time per step. */
+static int run_batches(struct bench *b, bool doublewrite)
+{
+	uint64_t t0 = now_ns(), t1;
+
+	while (running(b, t0)) {
+		for (unsigned int i = 0; i < b->batch; i++)
+			b->off[i] = next_offset(b);
+		if (doublewrite && (timed_step(b, write_dw_copy, AWR_BENCH_STEP_COPY) ||
+				    timed_step(b, sync_step, AWR_BENCH_STEP_FLUSH)))
+			return b->res->error;
+		if (timed_step(b, write_batch, AWR_BENCH_STEP_WRITES) ||
+		    timed_step(b, sync_step, AWR_BENCH_STEP_FLUSH))
+			return b->res->error;
+		b->batches++;
+		t1 = now_ns();
+		awr__hist_add(&b->hist, t1 - t0, b->batch);
+		b->res->pages += b->batch;
+		progress(b, t1, false);
+		t0 = t1;
+	}
+	return 0;
+}
+
+/* The job's ring: made in its own thread (a ring is used by the thread that made it). */
+static int job_ring(struct bench *b)
+{
+	unsigned int slots = b->o->qd > b->batch ? b->o->qd : b->batch;
+	struct iovec iov = { b->buf, (size_t)slots * b->o->unit };
+	unsigned int rflags = AWR_RING_REGISTER_FILE | (b->o->sqpoll ? AWR_RING_SQPOLL : 0);
+	int ret = awr_ring_create(b->f, b->o->qd, rflags, &b->r);
+
+	if (ret)
+		return fail(b, ret, "cannot set up io_uring with queue depth %u%s: %s", b->o->qd,
+			    b->o->sqpoll ? " and SQPOLL" : "", strerror(-ret));
+	if (b->fixed && (ret = awr_ring_register_buffers(b->r, &iov, 1)))
+		return fail(b, ret, "cannot register the page buffers with io_uring: %s",
+			    strerror(-ret));
+	return 0;
+}
+
+static void *job_run(void *arg)
+{
+	struct bench *b = arg;
+
+	if (!job_ring(b))
+		bench_modes[b->mode].run(b);
+	if (b->r)
+		awr_ring_stats(b->r, &b->ring);
+	awr_ring_free(b->r);
+	b->r = NULL;
+	return NULL;
+}
+
+static int run_stream_mode(struct bench *b)
+{
+	if (b->o->durability == AWR_BENCH_FDATASYNC)
+		return run_batches(b, false);
+	return run_stream(b);
+}
+
+static int run_doublewrite_mode(struct bench *b)
+{
+	return run_batches(b, true);
+}
+
+static const struct bench_mode_desc bench_modes[AWR_BENCH__MODES] = {
+	[AWR_BENCH_ATOMIC] = { "atomic", 0, run_stream_mode },
+	[AWR_BENCH_PLAIN] = { "plain", AWR_WRITE_PLAIN, run_stream_mode },
+	[AWR_BENCH_DOUBLEWRITE] = { "doublewrite", AWR_WRITE_PLAIN, run_doublewrite_mode },
+	/* the page store and its two companions: pages.c, run by awr_bench_run() */
+	[AWR_BENCH_PAGES] = { "pages", 0, NULL },
+	[AWR_BENCH_PAGES_DW] = { "pages-dw", 0, NULL },
+	[AWR_BENCH_NAIVE_DW] = { "naive-dw", 0, NULL },
+};
+
+/* One job's ring counters and step times into the mode's sums. */
+static void merge_job(const struct bench *b, struct awr_bench_mode_result *r, uint64_t *sums,
+		      uint64_t *qhist, uint64_t *step_ns)
+{
+	r->pages += b->res->pages;
+	r->batches += b->batches;
+	for (unsigned int k = 0; k < AWR_BENCH__STEPS; k++)
+		step_ns[k] += b->step_ns[k];
+	if (b->res->error && !r->error) {
+		r->error = b->res->error;
+		memcpy(r->message, b->res->message, sizeof(r->message));
+	}
+	sums[0] += b->ring.reaps;
+	sums[1] += b->ring.inflight_sum;
+	sums[2] += b->ring.reaps_below_depth;
+	for (unsigned int k = 0; k < QHIST; k++)
+		qhist[k] += b->qhist[k];
+	r->ring_setup_flags = b->ring.setup_flags;
+	r->ring_wait_flags = b->ring.wait_flags;
+}
+
+/* The jobs' figures into the mode's: pages and histograms summed, the first error kept. */
+static void merge(struct bench *jobs, unsigned int n, struct awr_bench_mode_result *r,
+		  struct awr__hist *h)
+{
+	uint64_t sums[3] = { 0 }, qhist[QHIST] = { 0 }, step_ns[AWR_BENCH__STEPS] = { 0 };
+
+	for (unsigned int i = 0; i < n; i++) {
+		merge_job(&jobs[i], r, sums, qhist, step_ns);
+		for (unsigned int k = 0; k < AWR__HIST_BUCKETS; k++)
+			h->b[k] += jobs[i].hist.b[k];
+		h->count += jobs[i].hist.count;
+	}
+	r->inflight_mean = sums[0] ? (double)sums[1] / (double)sums[0] : 0;
+	r->reaps_below_depth_share = sums[0] ? (double)sums[2] / (double)sums[0] : 0;
+	r->queue_ns_per_write = qhist_median(qhist);
+	r->clock_read_ns = jobs[0].clock_ns;
+	for (unsigned int k = 0; k < AWR_BENCH__STEPS && r->batches; k++)
+		r->batch_step_ms[k] = (double)step_ns[k] / 1e6 / (double)r->batches;
+}
+
+/* A job made ready for mode @m, starting at @start. */
+static void job_ready(struct bench *b, enum awr_bench_mode m, struct awr_bench_mode_result *part,
+		      uint64_t start, double clock_ns)
+{
+	const struct awr_bench_opts *o = b->o;
+	unsigned int dsync = o->durability == AWR_BENCH_DSYNC ? AWR_WRITE_DSYNC : 0;
+
+	memset(&b->hist, 0, sizeof(b->hist));
+	memset(&b->ring, 0, sizeof(b->ring));
+	memset(b->qhist, 0, sizeof(b->qhist));
+	memset(b->step_ns, 0, sizeof(b->step_ns));
+	b->batches = 0;
+	b->clock_ns = clock_ns;
+	b->res = part;
+	b->mode = m;
+	b->name = bench_modes[m].name;
+	b->flags = bench_modes[m].flags | dsync;
+	b->fixed = o->fixed_buffers && (b->flags & AWR_WRITE_PLAIN);
+	b->start = b->shown = start;
+	b->deadline = start + (uint64_t)(o->seconds * 1e9);
+}
+
+/* The jobs run mode @m, job 0 in this thread when it is the only one. */
+static void run_jobs(struct bench *jobs, enum awr_bench_mode m, struct awr_bench_mode_result *part,
+		     pthread_t *tid)
+{
+	const struct awr_bench_opts *o = jobs[0].o;
+	double clock_ns = clock_read_ns();
+	uint64_t start = now_ns();
+	unsigned int started = 0;
+
+	for (unsigned int i = 0; i < o->jobs; i++) {
+		struct bench *b = &jobs[i];
+
+		job_ready(b, m, &part[i], start, clock_ns);
+		if (o->jobs == 1)
+			job_run(b);
+		else if (!pthread_create(&tid[i], NULL, job_run, b))
+			started++;
+		else
+			fail(b, -EAGAIN, "cannot start job %u's thread", i);
+	}
+	for (unsigned int i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+}
+
+static void run_mode(struct bench *jobs, enum awr_bench_mode m, struct awr_bench_mode_result *res)
+{
+	const struct awr_bench_opts *o = jobs[0].o;
+	struct awr_bench_mode_result *part = calloc(o->jobs, sizeof(*part));
+	pthread_t *tid = calloc(o->jobs, sizeof(*tid));
+	struct awr__hist *h = calloc(1, sizeof(*h));
+	double cpu0 = awr__bench_cpu_s(false), ucpu0 = awr__bench_cpu_s(true);
+	uint64_t start, end;
+
+	res->ran = true;
+	if (!part || !tid || !h) {
+		res->error = -ENOMEM;
+		snprintf(res->message, sizeof(res->message), "out of memory");
+		goto out;
+	}
+	run_jobs(jobs, m, part, tid);
+	start = jobs[0].start;
+	end = now_ns();
+	progress(&jobs[0], end, true);
+	merge(jobs, o->jobs, res, h);
+	res->seconds = (double)(end - start) / 1e9;
+	res->pages_per_s = res->seconds > 0 ? (double)res->pages / res->seconds : 0;
+	res->mb_per_s = res->pages_per_s * (double)o->unit / 1e6;
+	awr__hist_figures(h, res);
+	if (res->pages) {
+		res->cpu_ns_per_page = (awr__bench_cpu_s(false) - cpu0) * 1e9 / (double)res->pages;
+		res->user_cpu_ns_per_page = (awr__bench_cpu_s(true) - ucpu0) * 1e9 /
+					    (double)res->pages;
+	}
+out:
+	free(part);
+	free(tid);
+	free(h);
+}
+
+/* What a span must hold: one doublewrite area of batch pages and a page per slot, per job. */
+static uint64_t span_needed(const struct awr_bench_opts *o, unsigned int batch)
+{
+	unsigned int slots = o->qd > batch ? o->qd : batch;
+
+	return o->jobs * ((uint64_t)batch * o->unit + (uint64_t)slots * o->unit);
+}
+
+/* The span: the data area, then one doublewrite area of batch pages per job. */
+static int bench_setup(struct bench *b, const struct awr_bench_opts *o, uint64_t span,
+		       unsigned int job)
+{
+	unsigned int slots = o->qd > b->batch ? o->qd : b->batch;
+	uint64_t dw_bytes = (uint64_t)b->batch * o->unit;
+
+	b->job = job;
+	b->npages = (span - o->jobs * dw_bytes) / o->unit;
+	b->dw_offset = b->npages * o->unit + job * dw_bytes;
+	b->rng = 0x9E3779B97F4A7C15ULL * (job + 1);	/* job 0: the raw loop's page order */
+	b->seq = b->npages / o->jobs * job;
+	b->t_start = calloc(slots, sizeof(*b->t_start));
+	b->off = calloc(slots, sizeof(*b->off));
+	if (!b->t_start || !b->off || posix_memalign((void **)&b->buf, 4096, slots * o->unit))
+		return -ENOMEM;
+	for (uint64_t i = 0; i < slots * o->unit; i++)
+		b->buf[i] = (unsigned char)(i * 31 + (i >> 12));
+	return 0;
+}
+
+/* One mode on the jobs, and how many pages its writes moved (the path they took). */
+static void run_mode_mapped(struct bench *jobs, enum awr_bench_mode m,
+			    struct awr_bench_mode_result *res)
+{
+	int fd = awr_file_fd(jobs[0].f);
+	uint64_t n = jobs[0].npages, unit = jobs[0].o->unit;
+	uint64_t *before = awr__bench_page_map(fd, unit, n), *after;
+
+	run_mode(jobs, m, res);
+	res->moved_pages = -1;
+	after = before ? awr__bench_page_map(fd, unit, n) : NULL;
+	if (after) {
+		res->moved_pages = 0;
+		for (uint64_t p = 0; p < n; p++)
+			res->moved_pages += before[p] && before[p] != after[p];
+	}
+	free(before);
+	free(after);
+}
+
+/* Options a run cannot take, refused before the target is touched. */
+static int opts_check(const struct awr_bench_opts *o, struct awr_bench_result *r)
+{
+	char *m = r->message;
+	size_t len = sizeof(r->message);
+
+	if (!o->unit || o->unit % 512 || o->unit > (1ULL << 30) || !o->qd || !o->jobs)
+		return awr__bench_say(m, len, -EINVAL, "bench: unit %" PRIu64 ", queue depth %u, "
+				      "jobs %u: need a unit that is a multiple of 512 up to 1 GiB "
+				      "and non-zero depth and jobs", o->unit, o->qd, o->jobs);
+	if (!(o->seconds > 0) || !o->modes || (o->modes & ~AWR_BENCH_ALL))
+		return awr__bench_say(m, len, -EINVAL, "bench: %g seconds per mode, modes 0x%x: "
+				      "need more than 0 seconds and modes of AWR_BENCH_ALL (0x%x)",
+				      o->seconds, o->modes, AWR_BENCH_ALL);
+	return 0;
+}
+
+static void jobs_free(struct bench *jobs, unsigned int n)
+{
+	for (unsigned int i = 0; jobs && i < n; i++) {
+		free(jobs[i].buf);
+		free(jobs[i].t_start);
+		free(jobs[i].off);
+	}
+	free(jobs);
+}
+
+/* The jobs of a run over @span, each set up; NULL with the reason in @r. */
+static struct bench *jobs_make(const struct awr_bench_opts *o, struct awr_file *f, uint64_t span,
+			       struct awr_bench_result *r, int *err)
+{
+	unsigned int batch = o->batch ? o->batch : o->qd;
+	struct bench *jobs;
+
+	if (span < span_needed(o, batch)) {
+		*err = awr__bench_say(r->message, sizeof(r->message), -EINVAL,
+				      "bench: span %" PRIu64 " is too small: %u job(s) need at "
+				      "least %" PRIu64 " bytes (doublewrite area plus one page "
+				      "per slot, per job)", span, o->jobs, span_needed(o, batch));
+		return NULL;
+	}
+	*err = -ENOMEM;
+	jobs = calloc(o->jobs, sizeof(*jobs));
+	for (unsigned int i = 0; jobs && i < o->jobs; i++) {
+		jobs[i] = (struct bench){ .o = o, .f = f, .batch = batch };
+		if (bench_setup(&jobs[i], o, span, i))
+			goto err;
+	}
+	if (jobs)
+		*err = 0;
+	return jobs;
+err:
+	jobs_free(jobs, o->jobs);
+	return NULL;
+}
+
+/* Every mode asked for, in order; pages mode once, whatever the jobs. */
+static void run_modes(struct bench *jobs, struct awr__bench_out *out)
+{
+	const struct awr_bench_opts *o = jobs[0].o;
+
+	for (int m = 0; m <= AWR_BENCH_PAGES; m++)
+		if ((o->modes & (1U << m)) && m == AWR_BENCH_PAGES)
+			awr__bench_pages_run(o, jobs[0].npages, jobs[0].batch, out);
+		else if (o->modes & (1U << m))
+			run_mode_mapped(jobs, (enum awr_bench_mode)m, &out->mode[m]);
+	for (int m = AWR_BENCH_PAGES; m < AWR_BENCH__MODES; m++)
+		out->mode[m].moved_pages = -1;	/* pages mode writes files of its own */
+}
+
+static struct awr__bench_out *out_new(void)
+{
+	struct awr__bench_out *out = calloc(1, sizeof(*out));
+
+	if (!out)
+		return NULL;
+	out->r.size = sizeof(out->r);
+	for (int m = 0; m < AWR_BENCH__MODES; m++) {
+		out->mode[m].size = sizeof(out->mode[m]);
+		out->mode[m].moved_pages = -1;	/* not read unless run_mode_mapped() does */
+	}
+	return out;
+}
+
+int awr_bench_run(int fd, const struct awr_bench_opts *o, struct awr_bench_result **res)
+{
+	struct awr__bench_out *out = out_new();
+	struct awr_file *f = NULL;
+	struct bench *jobs = NULL;
+	int ret;
+
+	if (!res || !o) {
+		free(out);
+		return -EINVAL;
+	}
+	*res = out ? &out->r : NULL;
+	if (!out)
+		ret = -ENOMEM;
+	else if (!(ret = opts_check(o, &out->r)))
+		ret = awr__bench_target(fd, o, &f, out);
+	if (!ret)
+		jobs = jobs_make(o, f, out->r.span, &out->r, &ret);
+	if (ret)
+		goto err;
+	out->r.dw_offset = jobs[0].dw_offset;
+	run_modes(jobs, out);
+err:
+	jobs_free(jobs, o->jobs);
+	awr_file_close(f);
+	awr__bench_stopped = 0;
+	return ret;
+}
+
+const struct awr_bench_mode_result *awr_bench_result_mode(const struct awr_bench_result *r,
+							  enum awr_bench_mode m)
+{
+	const struct awr__bench_out *out = (const struct awr__bench_out *)r;
+
+	return r && (unsigned int)m < AWR_BENCH__MODES ? &out->mode[m] : NULL;
+}
+
+void awr_bench_result_free(struct awr_bench_result *r)
+{
+	free(r);
+}
+
+void awr_bench_stop(void)
+{
+	awr__bench_stopped = 1;
+}
+
+void awr_bench_opts_init(struct awr_bench_opts *o)
+{
+	*o = (struct awr_bench_opts){
+		.unit = 16384, .qd = 32, .jobs = 1, .seconds = 10, .span = 256ULL << 20,
+		.modes = AWR_BENCH_ALL, .durability = AWR_BENCH_FDATASYNC,
+		.order = AWR_BENCH_RANDOM,
+	};
+}
+
+const char *awr_bench_mode_name(enum awr_bench_mode m)
+{
+	return (unsigned int)m < AWR_BENCH__MODES ? bench_modes[m].name : "unknown";
+}
+
+const char *awr_bench_durability_name(enum awr_bench_durability d)
+{
+	static const char *const names[] = { "fdatasync", "dsync", "none" };
+
+	return (unsigned int)d < 3 ? names[d] : "unknown";
+}
