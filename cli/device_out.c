@@ -16,12 +16,6 @@ static bool assumed(const struct awr_device *d, enum awr_input_field f)
 	return (awr_device_assumed(d) >> f) & 1;
 }
 
-/* A read field's value in JSON; an assumed one is null (and listed under "assumed"). */
-static struct json_object *u64_read(const struct awr_device *d, enum awr_input_field f, bool have, uint64_t v)
-{
-	return u64_if(have && !assumed(d, f), v);
-}
-
 /* JSON keys of the input fields, for "assumed": [...] */
 static const char *const field_keys[AWR_IF__COUNT] = {
 	[AWR_IF_MDTS] = "mdts", [AWR_IF_AWUN] = "awun", [AWR_IF_AWUPF] = "awupf", [AWR_IF_ACWU] = "acwu",
@@ -38,12 +32,23 @@ static const char *const field_keys[AWR_IF__COUNT] = {
 	[AWR_IF_NTWPU] = "ntwpu", [AWR_IF_NTWPG] = "ntwpg", [AWR_IF_NTWPB] = "ntwpb",
 };
 
-static const char *model_key(const struct awr_nvme_id *n)
-{
-	static const char *const keys[] = { "other", "aws_ebs", "aws_instance_storage", "azure", "gcp" };
+#define P(m, t, k, ...) FLD(struct awr_provider_atomic, m, t, k, __VA_ARGS__)
+static const struct field provider_fields[] = {
+	P(provider, FLD_CHARS, "provider"),
+	P(known_by, FLD_CHARS, "known_by"),
+	P(source, FLD_CHARS, "source"),
+	P(readable, FLD_BOOL, "readable"),
+	P(read, FLD_BOOL, "read"),
+	FLD_END
+};
 
-	return n->model < sizeof(keys) / sizeof(keys[0]) ? keys[n->model] : "other";
-}
+static const struct field provider_read[] = {
+	P(unit, FLD_SIZE, "unit"),
+	P(granularity, FLD_SIZE, "granularity"),
+	P(boundary, FLD_SIZE, "boundary"),
+	FLD_END
+};
+#undef P
 
 /* A cloud provider's statement, beside the kernel's derivation: "provider": {...} or null. */
 static struct json_object *provider_json(const struct awr_device *d)
@@ -53,15 +58,12 @@ static struct json_object *provider_json(const struct awr_device *d)
 
 	if (!p)
 		return NULL;
-	o = json_object_new_object();
-	json_object_object_add(o, "provider", json_object_new_string(p->provider));
-	json_object_object_add(o, "known_by", json_object_new_string(p->known_by));
-	json_object_object_add(o, "source", json_object_new_string(p->source));
-	json_object_object_add(o, "readable", json_object_new_boolean(p->readable));
-	json_object_object_add(o, "read", json_object_new_boolean(p->read));
-	json_object_object_add(o, "unit", u64_if(p->read, p->unit));
-	json_object_object_add(o, "granularity", u64_if(p->read, p->granularity));
-	json_object_object_add(o, "boundary", u64_if(p->read, p->boundary));
+	o = fld_json(provider_fields, p);
+	if (p->read)
+		fld_json_add(o, provider_read, p);
+	else
+		for (const struct field *f = provider_read; f->key; f++)
+			json_object_object_add(o, f->key, NULL);
 	return o;
 }
 
@@ -100,16 +102,32 @@ static const char *mark(const struct awr_device *d, enum awr_input_field f, cons
 	return buf;
 }
 
+#define L(m, t, k) FLD(struct awr_device_limits, m, t, k)
+/* the five every limits object starts with (out_limits_json()'s), then the driver's own */
+static const struct field unit_fields[] = {
+	L(supported, FLD_BOOL, "supported"),
+	L(unit_min, FLD_SIZE, "unit_min"),
+	L(unit_max, FLD_SIZE, "unit_max"),
+	L(max_bytes, FLD_SIZE, "max_bytes"),
+	L(boundary, FLD_SIZE, "boundary"),
+	FLD_END
+};
+
+static const struct field hw_fields[] = {
+	L(capped, FLD_BOOL, "block_caps_applied"),
+	L(hw_max, FLD_SIZE, "hw_max"),
+	L(hw_unit_min, FLD_SIZE, "hw_unit_min"),
+	L(hw_unit_max, FLD_SIZE, "hw_unit_max"),
+	L(hw_boundary, FLD_SIZE, "hw_boundary"),
+	FLD_END
+};
+#undef L
+
 static struct json_object *limits_json(const struct awr_device_limits *l)
 {
-	struct json_object *o = json_object_new_object();
+	struct json_object *o = fld_json(unit_fields, l);
 
-	out_add_unit_limits(o, l->supported, l->unit_min, l->unit_max, l->max_bytes, l->boundary);
-	json_object_object_add(o, "block_caps_applied", json_object_new_boolean(l->capped));
-	json_object_object_add(o, "hw_max", out_u64(l->hw_max));
-	json_object_object_add(o, "hw_unit_min", out_u64(l->hw_unit_min));
-	json_object_object_add(o, "hw_unit_max", out_u64(l->hw_unit_max));
-	json_object_object_add(o, "hw_boundary", out_u64(l->hw_boundary));
+	fld_json_add(o, hw_fields, l);
 	return o;
 }
 
@@ -136,39 +154,105 @@ static struct json_object *ranges_json(const struct awr_device *d)
 		struct json_object *o = json_object_new_object();
 
 		json_object_object_add(o, "kernels", json_object_new_string(label));
-		out_add_unit_limits(o, l->supported, l->unit_min, l->unit_max, l->max_bytes, l->boundary);
+		fld_json_add(o, unit_fields, l);
 		json_object_array_add(a, o);
 	}
 	return a;
 }
+
+/* What must have been read for a field of the device's data to be shown */
+enum have { H_ANY, H_CTRL, H_NS, H_VPD, H_ATOMIC, H_VID, H_MODEL, H_NTWP };
+
+/* A field of the device's data: its row, the input field it is read from (-1 none), its part */
+struct dev_field {
+	struct field f;
+	int input;
+	enum have have;
+};
+
+static bool have(const struct awr_device *d, enum have h)
+{
+	const struct awr_nvme_id *n = awr_device_type(d) == AWR_DEVICE_NVME ? awr_device_nvme(d) : NULL;
+	const struct awr_scsi_id *s = n ? NULL : awr_device_scsi(d);
+
+	switch (h) {
+	case H_CTRL: return n->have_ctrl;
+	case H_NS: return n->have_ns;
+	case H_VPD: return s->have_vpd;
+	case H_ATOMIC: return s->vpd_has_atomic;
+	case H_VID: return n->vendor_have & AWR_NVME_HAVE_VID;
+	case H_MODEL: return n->vendor_have & AWR_NVME_HAVE_MODEL;
+	case H_NTWP: return n->vendor_have & AWR_NVME_HAVE_NTWP;
+	default: return true;
+	}
+}
+
+/* Each row's value, or null where its part was not read or the input only assumed it */
+static void dev_json_add(struct json_object *o, const struct dev_field *t, const struct awr_device *d,
+			 const void *s)
+{
+	for (; t->f.key; t++)
+		json_object_object_add(o, t->f.key, have(d, t->have) &&
+				       (t->input < 0 || !assumed(d, t->input)) ?
+				       fld_json_value(&t->f, s) : NULL);
+}
+
+#define N(m, k, in, h, ...) { FLD(struct awr_nvme_id, m, FLD_UINT, k, __VA_ARGS__), in, h }
+static const struct dev_field nvme_ids[] = {
+	N(awun, "awun", AWR_IF_AWUN, H_CTRL),
+	N(awupf, "awupf", AWR_IF_AWUPF, H_CTRL),
+	N(acwu, "acwu", AWR_IF_ACWU, H_CTRL),
+	N(mdts, "mdts", AWR_IF_MDTS, H_CTRL),
+	N(nsid, "nsid", -1, H_NS, .flags = FLD_NULL_ZERO),
+	N(nsfeat, "nsfeat", AWR_IF_NSFEAT, H_NS),
+	N(nlbaf, "nlbaf", AWR_IF_NLBAF, H_NS),
+	N(flbas, "flbas", AWR_IF_FLBAS, H_NS),
+	{ .f.key = NULL }
+};
+
+static const struct dev_field nvme_ns[] = {
+	N(nawun, "nawun", AWR_IF_NAWUN, H_NS),
+	N(nawupf, "nawupf", AWR_IF_NAWUPF, H_NS),
+	N(nacwu, "nacwu", AWR_IF_NACWU, H_NS),
+	N(nabsn, "nabsn", AWR_IF_NABSN, H_NS),
+	N(nabo, "nabo", AWR_IF_NABO, H_NS),
+	N(nabspf, "nabspf", AWR_IF_NABSPF, H_NS),
+	N(noiob, "noiob", AWR_IF_NOIOB, H_NS),
+	N(lba_size, "lba_size", AWR_IF_LBAF, H_NS),
+	N(lba_ms, "metadata_size", AWR_IF_LBAF, H_NS),
+	{ .f.key = NULL }
+};
+
+static const char *model_name(int m)
+{
+	static const char *const keys[] = { "other", "aws_ebs", "aws_instance_storage", "azure",
+					    "gcp" };
+
+	return m >= 0 && (size_t)m < sizeof(keys) / sizeof(keys[0]) ? keys[m] : "other";
+}
+
+static const struct dev_field nvme_vendor[] = {
+	N(vid, "vid", -1, H_VID),
+	{ FLD(struct awr_nvme_id, model, FLD_ENUM, "model", .name = model_name), -1, H_MODEL },
+	N(ntwpu, "ntwpu", -1, H_NTWP),
+	N(ntwpg, "ntwpg", -1, H_NTWP),
+	N(ntwpb, "ntwpb", -1, H_NTWP),
+	{ .f.key = NULL }
+};
+#undef N
 
 static struct json_object *nvme_json(const struct awr_device *d)
 {
 	const struct awr_nvme_id *n = awr_device_nvme(d);
 	const struct awr_device_limits *alt = awr_device_derived_alt(d);
 	struct json_object *o = json_object_new_object();
-	bool c = n->have_ctrl, s = n->have_ns;
+	bool s = n->have_ns;
 
 	json_object_object_add(o, "device", json_object_new_string(awr_device_name(d)));
-	json_object_object_add(o, "awun", u64_read(d, AWR_IF_AWUN, c, n->awun));
-	json_object_object_add(o, "awupf", u64_read(d, AWR_IF_AWUPF, c, n->awupf));
-	json_object_object_add(o, "acwu", u64_read(d, AWR_IF_ACWU, c, n->acwu));
-	json_object_object_add(o, "mdts", u64_read(d, AWR_IF_MDTS, c, n->mdts));
-	json_object_object_add(o, "nsid", u64_if(s && n->nsid, n->nsid));
-	json_object_object_add(o, "nsfeat", u64_read(d, AWR_IF_NSFEAT, s, n->nsfeat));
-	json_object_object_add(o, "nlbaf", u64_read(d, AWR_IF_NLBAF, s, n->nlbaf));
-	json_object_object_add(o, "flbas", u64_read(d, AWR_IF_FLBAS, s, n->flbas));
-	json_object_object_add(o, "lba_format", u64_if(s && !(assumed(d, AWR_IF_FLBAS) && assumed(d, AWR_IF_LBAF)),
-						      n->lbaf_index));
-	json_object_object_add(o, "nawun", u64_read(d, AWR_IF_NAWUN, s, n->nawun));
-	json_object_object_add(o, "nawupf", u64_read(d, AWR_IF_NAWUPF, s, n->nawupf));
-	json_object_object_add(o, "nacwu", u64_read(d, AWR_IF_NACWU, s, n->nacwu));
-	json_object_object_add(o, "nabsn", u64_read(d, AWR_IF_NABSN, s, n->nabsn));
-	json_object_object_add(o, "nabo", u64_read(d, AWR_IF_NABO, s, n->nabo));
-	json_object_object_add(o, "nabspf", u64_read(d, AWR_IF_NABSPF, s, n->nabspf));
-	json_object_object_add(o, "noiob", u64_read(d, AWR_IF_NOIOB, s, n->noiob));
-	json_object_object_add(o, "lba_size", u64_read(d, AWR_IF_LBAF, s, n->lba_size));
-	json_object_object_add(o, "metadata_size", u64_read(d, AWR_IF_LBAF, s, n->lba_ms));
+	dev_json_add(o, nvme_ids, d, n);
+	json_object_object_add(o, "lba_format", u64_if(s && !(assumed(d, AWR_IF_FLBAS) &&
+								assumed(d, AWR_IF_LBAF)), n->lbaf_index));
+	dev_json_add(o, nvme_ns, d, n);
 	json_object_object_add(o, "assumed", assumed_json(d));
 	json_object_object_add(o, "dn", n->have_dn ? json_object_new_boolean(n->dn) : NULL);
 	json_object_object_add(o, "chunk_bytes", u64_if(s, awr_device_chunk_bytes(d)));
@@ -177,39 +261,36 @@ static struct json_object *nvme_json(const struct awr_device *d)
 	json_object_object_add(o, "derived_with_awupf", s ? limits_json(awr_device_derived(d)) : NULL);
 	json_object_object_add(o, "derived_without_awupf", alt ? limits_json(alt) : NULL);
 	json_object_object_add(o, "nsfeat_mam", s ? json_object_new_boolean(n->nsfeat & 0x40) : NULL);
-	json_object_object_add(o, "vid", u64_if(n->vendor_have & AWR_NVME_HAVE_VID, n->vid));
-	json_object_object_add(o, "model", n->vendor_have & AWR_NVME_HAVE_MODEL ?
-			       json_object_new_string(model_key(n)) : NULL);
-	json_object_object_add(o, "ntwpu", u64_if(n->vendor_have & AWR_NVME_HAVE_NTWP, n->ntwpu));
-	json_object_object_add(o, "ntwpg", u64_if(n->vendor_have & AWR_NVME_HAVE_NTWP, n->ntwpg));
-	json_object_object_add(o, "ntwpb", u64_if(n->vendor_have & AWR_NVME_HAVE_NTWP, n->ntwpb));
+	dev_json_add(o, nvme_vendor, d, n);
 	json_object_object_add(o, "provider", provider_json(d));
 	return o;
 }
+
+#define S(m, k, in, h, ...) { FLD(struct awr_scsi_id, m, FLD_UINT, k, __VA_ARGS__), in, h }
+static const struct dev_field scsi_vpd[] = {
+	S(vpd_page_length, "vpd_page_length", AWR_IF_VPD_BL, H_VPD),
+	S(max_transfer_length, "max_transfer_length", AWR_IF_MAX_XFER, H_VPD),
+	S(max_atomic_transfer_length, "max_atomic_transfer_length", AWR_IF_MATL, H_ATOMIC),
+	S(atomic_alignment, "atomic_alignment", AWR_IF_ATOMIC_ALIGN, H_ATOMIC),
+	S(atomic_granularity, "atomic_granularity", AWR_IF_ATOMIC_GRAN, H_ATOMIC),
+	S(max_atomic_transfer_length_with_boundary, "max_atomic_transfer_length_with_boundary",
+	  AWR_IF_MATL_BNDRY, H_ATOMIC),
+	S(max_atomic_boundary_size, "max_atomic_boundary_size", AWR_IF_MAX_BNDRY, H_ATOMIC),
+	{ FLD(struct awr_scsi_id, write_atomic16, FLD_BOOL, "write_atomic16_supported",
+	      .flags = FLD_NULL_NEG), -1, H_ANY },
+	S(logical_block_size, "logical_block_size", AWR_IF_LBS, H_ANY, .flags = FLD_NULL_ZERO),
+	S(physical_block_size, "physical_block_size", AWR_IF_PBS, H_ANY, .flags = FLD_NULL_ZERO),
+	{ .f.key = NULL }
+};
+#undef S
 
 static struct json_object *scsi_json(const struct awr_device *d)
 {
 	const struct awr_scsi_id *s = awr_device_scsi(d);
 	struct json_object *o = json_object_new_object();
-	bool v = s->have_vpd, a = s->vpd_has_atomic;
 
 	json_object_object_add(o, "device", json_object_new_string(awr_device_name(d)));
-	json_object_object_add(o, "vpd_page_length", u64_read(d, AWR_IF_VPD_BL, v, s->vpd_page_length));
-	json_object_object_add(o, "max_transfer_length", u64_read(d, AWR_IF_MAX_XFER, v, s->max_transfer_length));
-	json_object_object_add(o, "max_atomic_transfer_length",
-			       u64_read(d, AWR_IF_MATL, a, s->max_atomic_transfer_length));
-	json_object_object_add(o, "atomic_alignment", u64_read(d, AWR_IF_ATOMIC_ALIGN, a, s->atomic_alignment));
-	json_object_object_add(o, "atomic_granularity", u64_read(d, AWR_IF_ATOMIC_GRAN, a, s->atomic_granularity));
-	json_object_object_add(o, "max_atomic_transfer_length_with_boundary",
-			       u64_read(d, AWR_IF_MATL_BNDRY, a, s->max_atomic_transfer_length_with_boundary));
-	json_object_object_add(o, "max_atomic_boundary_size",
-			       u64_read(d, AWR_IF_MAX_BNDRY, a, s->max_atomic_boundary_size));
-	json_object_object_add(o, "write_atomic16_supported",
-			       s->write_atomic16 < 0 ? NULL : json_object_new_boolean(s->write_atomic16));
-	json_object_object_add(o, "logical_block_size",
-			       u64_read(d, AWR_IF_LBS, s->logical_block_size, s->logical_block_size));
-	json_object_object_add(o, "physical_block_size",
-			       u64_read(d, AWR_IF_PBS, s->physical_block_size, s->physical_block_size));
+	dev_json_add(o, scsi_vpd, d, s);
 	json_object_object_add(o, "assumed", assumed_json(d));
 	json_object_object_add(o, "protection_type",
 			       u64_if(s->have_capacity, s->prot_en ? s->p_type + 1U : 0));
@@ -395,34 +476,41 @@ struct json_object *device_findings_json(const struct awr_device *d)
 	return a;
 }
 
+#define G(m, t, k) FLD(struct awr_stack_leg, m, t, k)
+static const struct field leg_fields[] = {
+	G(name, FLD_CHARS, "name"),
+	G(unit_min, FLD_SIZE, "unit_min"),
+	G(unit_max, FLD_SIZE, "unit_max"),
+	G(max_bytes, FLD_SIZE, "max_bytes"),
+	G(boundary, FLD_SIZE, "boundary"),
+	G(start, FLD_SIZE, "start"),
+	FLD_END
+};
+#undef G
+
+#define V(m, t, k) FLD(struct awr_stack_view, m, t, k)
+static const struct field stack_fields[] = {
+	V(type, FLD_CHARS, "type"),
+	V(disk, FLD_CHARS, "disk"),
+	V(chunk_bytes, FLD_SIZE, "chunk_bytes"),
+	V(kernel_stacks, FLD_BOOL, "kernel_stacks"),
+	FLD_END
+};
+#undef V
+
 /* A stacked device: stack.{type, legs[], derived} (derived says which kernel, as nvme.derived). */
 struct json_object *stack_json(const struct awr_stack_view *s)
 {
-	struct json_object *o, *legs, *d;
+	struct json_object *o, *d;
 	uint32_t run = awr_kernel_running();
 	char v[16];
 
 	if (!s)
 		return NULL;
 	o = json_object_new_object();
-	legs = json_object_new_array();
-	json_object_object_add(o, "type", json_object_new_string(s->type));
-	json_object_object_add(o, "disk", json_object_new_string(s->disk));
-	json_object_object_add(o, "chunk_bytes", out_u64(s->chunk_bytes));
-	json_object_object_add(o, "kernel_stacks", json_object_new_boolean(s->kernel_stacks));
-	for (unsigned int i = 0; i < s->nr_legs; i++) {
-		const struct awr_stack_leg *l = &s->legs[i];
-		struct json_object *j = json_object_new_object();
-
-		json_object_object_add(j, "name", json_object_new_string(l->name));
-		json_object_object_add(j, "unit_min", out_u64(l->unit_min));
-		json_object_object_add(j, "unit_max", out_u64(l->unit_max));
-		json_object_object_add(j, "max_bytes", out_u64(l->max_bytes));
-		json_object_object_add(j, "boundary", out_u64(l->boundary));
-		json_object_object_add(j, "start", out_u64(l->start));
-		json_object_array_add(legs, j);
-	}
-	json_object_object_add(o, "legs", legs);
+	fld_json_add(o, stack_fields, s);
+	json_object_object_add(o, "legs", fld_json_array(leg_fields, s->legs, sizeof(*s->legs),
+							 s->nr_legs));
 	d = limits_json(&s->derived);
 	json_object_object_add(d, "kernel", json_object_new_string(awr_kernel_format(s->kernel, v, sizeof(v))));
 	json_object_object_add(d, "this_kernel", json_object_new_boolean(run && s->kernel == run));
