@@ -60,31 +60,48 @@ static struct json_object *words_json(const char *s)
 	return a;
 }
 
-/* "NAME:MOUNTPOINT(FSTYPE)" words as objects */
+/* The end of the entry "NAME:MOUNTPOINT(FSTYPE)" at @p: a mount point may hold blanks itself. */
+static char *mount_entry_end(char *p)
+{
+	char *close;
+
+	while ((close = strchr(p, ')'))) {
+		char *open = close;
+
+		while (open > p && open[-1] != '(' && open[-1] != ' ')
+			open--;
+		if (open > p && open[-1] == '(' && (close[1] == ' ' || !close[1]))
+			return close;
+		p = close + 1;
+	}
+	return NULL;
+}
+
+/* "NAME:MOUNTPOINT(FSTYPE)" entries, one blank between them, as objects */
 static struct json_object *mounts_json(const char *s)
 {
-	struct json_object *a = json_object_new_array(), *w = words_json(s);
+	struct json_object *a = json_object_new_array();
+	char buf[1024], *p = buf, *end, *colon, *paren;
 
-	for (size_t i = 0; i < json_object_array_length(w); i++) {
-		char buf[1024], *colon, *paren;
-		struct json_object *o = json_object_new_object();
+	snprintf(buf, sizeof(buf), "%s", s);
+	while (*p == ' ')
+		p++;
+	for (; *p && (end = mount_entry_end(p)); p = end + 1 + (end[1] == ' ')) {
+		struct json_object *o;
 
-		snprintf(buf, sizeof(buf), "%s", json_object_get_string(json_object_array_get_idx(w, i)));
-		colon = strchr(buf, ':');
-		paren = strrchr(buf, '(');
-		if (!colon || !paren || paren < colon) {
-			json_object_put(o);
+		*end = '\0';
+		colon = strchr(p, ':');
+		paren = strrchr(p, '(');
+		if (!colon || !paren || paren < colon)
 			continue;
-		}
 		*colon = '\0';
 		*paren = '\0';
-		paren[1 + strcspn(paren + 1, ")")] = '\0';
-		json_object_object_add(o, "device", json_object_new_string(buf));
+		o = json_object_new_object();
+		json_object_object_add(o, "device", json_object_new_string(p));
 		json_object_object_add(o, "mountpoint", json_object_new_string(colon + 1));
 		json_object_object_add(o, "fstype", json_object_new_string(paren + 1));
 		json_object_array_add(a, o);
 	}
-	json_object_put(w);
 	return a;
 }
 
