@@ -148,30 +148,7 @@ void progress_allocated(void *arg, double el, char *buf, size_t len)
 		 out_size(f->total, b, sizeof(b)), 100.0 * (double)done / (double)f->total, el);
 }
 
-/* bytes this process read from storage (/proc/self/io read_bytes) against the target: awr verify */
-void progress_read(void *arg, double el, char *buf, size_t len)
-{
-	const struct progress_file *f = arg;
-	char line[128], a[24], b[24];
-	uint64_t done = 0;
-	FILE *io = fopen("/proc/self/io", "re");
-
-	while (io && fgets(line, sizeof(line), io))
-		if (sscanf(line, "read_bytes: %" SCNu64, &done) == 1)
-			break;
-	if (io)
-		fclose(io);
-	done = done > f->base ? done - f->base : 0;
-	if (!f->total) {
-		snprintf(buf, len, "%s read, %.0f s", out_size(done, a, sizeof(a)), el);
-		return;
-	}
-	if (done > f->total)
-		done = f->total;
-	snprintf(buf, len, "%s of %s read (%.0f%%), %.0f s", out_size(done, a, sizeof(a)),
-		 out_size(f->total, b, sizeof(b)), 100.0 * (double)done / (double)f->total, el);
-}
-
+/* read_bytes of /proc/self/io: what this process has read from storage so far */
 uint64_t progress_read_base(void)
 {
 	char line[128];
@@ -184,4 +161,22 @@ uint64_t progress_read_base(void)
 	if (io)
 		fclose(io);
 	return v;
+}
+
+/* bytes this process read from storage (/proc/self/io read_bytes) against the target: awr verify */
+void progress_read(void *arg, double el, char *buf, size_t len)
+{
+	const struct progress_file *f = arg;
+	uint64_t done = progress_read_base();
+	char a[24], b[24];
+
+	done = done > f->base ? done - f->base : 0;
+	if (!f->total) {
+		snprintf(buf, len, "%s read, %.0f s", out_size(done, a, sizeof(a)), el);
+		return;
+	}
+	if (done > f->total)
+		done = f->total;
+	snprintf(buf, len, "%s of %s read (%.0f%%), %.0f s", out_size(done, a, sizeof(a)),
+		 out_size(f->total, b, sizeof(b)), 100.0 * (double)done / (double)f->total, el);
 }
