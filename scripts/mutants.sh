@@ -349,8 +349,8 @@ mutant optlib-once "a library that failed to load is tried again on every call" 
 
 mutant bench-flush-uncounted "awr bench counts a batch's fdatasync time as page writes" \
 	"bench_cli bench_run" lib/bench/bench.c \
-	$'\tb->step_ns[k] += now_ns() - t;' \
-	$'\tb->step_ns[k == AWR_BENCH_STEP_FLUSH ? AWR_BENCH_STEP_WRITES : k] += now_ns() - t;'
+	$'\tb->step_ns[k] += awr__now_ns() - t;' \
+	$'\tb->step_ns[k == AWR_BENCH_STEP_FLUSH ? 1 : k] += awr__now_ns() - t;	/* 1: writes */'
 
 mutant maw-reflink-6.19 "the XFS max_atomic_write refusal without reflink dated 6.19 instead of 6.17" \
 	"kernel_rules" lib/kernel.c \

@@ -11,9 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/uio.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bench.h"
@@ -63,28 +61,6 @@ struct bench_mode_desc {
 };
 
 static const struct bench_mode_desc bench_modes[AWR_BENCH__MODES];
-
-uint64_t awr__bench_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-double awr__bench_cpu_s(bool user_only)
-{
-	struct rusage ru;
-
-	getrusage(RUSAGE_SELF, &ru);
-	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-	       (user_only ? 0 : (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6);
-}
-
-static uint64_t now_ns(void)
-{
-	return awr__bench_now_ns();
-}
 
 static uint64_t next_offset(struct bench *b)
 {
@@ -183,7 +159,7 @@ static void qhist_add(struct bench *b, double per, unsigned int n)
  */
 static int queue_slots(struct bench *b, const unsigned int *s, unsigned int n)
 {
-	uint64_t t = now_ns(), t1;
+	uint64_t t = awr__now_ns(), t1;
 	int ret = 0;
 
 	/*
@@ -194,17 +170,17 @@ static int queue_slots(struct bench *b, const unsigned int *s, unsigned int n)
 	if (b->o->qd > 1) {
 		for (unsigned int i = 0; i < n && !ret; i++) {
 			ret = queue_slot(b, s[i], t);
-			t1 = now_ns();
+			t1 = awr__now_ns();
 			qhist_add(b, (double)(t1 - t) - b->clock_ns, 1);
 			if (!ret)
 				awr_ring_submit(b->r);
-			t = now_ns();
+			t = awr__now_ns();
 		}
 		return ret;
 	}
 	for (unsigned int i = 0; i < n && !ret; i++)
 		ret = queue_slot(b, s[i], t);
-	qhist_add(b, ((double)(now_ns() - t) - b->clock_ns) / (double)(n ? n : 1), n);
+	qhist_add(b, ((double)(awr__now_ns() - t) - b->clock_ns) / (double)(n ? n : 1), n);
 	return ret;
 }
 
@@ -222,8 +198,8 @@ static double clock_read_ns(void)
 		uint64_t sum = 0, t;
 
 		for (int i = 0; i < 256; i++) {
-			t = now_ns();
-			sum += now_ns() - t;
+			t = awr__now_ns();
+			sum += awr__now_ns() - t;
 		}
 		if (!k || (double)sum / 256 < best)
 			best = (double)sum / 256;
@@ -274,7 +250,7 @@ static int run_stream(struct bench *b)
 		n = awr_ring_reap(b->r, c, REAP_MAX, 1);
 		if (n < 0)
 			return fail(b, n, "waiting for completions failed: %s", strerror(-n));
-		now = now_ns();
+		now = awr__now_ns();
 		nr_again = 0;
 		for (int i = 0; i < n; i++) {
 			unsigned int s = (unsigned int)c[i].tag;
@@ -351,17 +327,17 @@ static int write_dw_copy(struct bench *b)
 /* One step of a batch, its time added to the step's (AWR_BENCH_STEP_*). */
 static int timed_step(struct bench *b, int (*step)(struct bench *), enum awr_bench_step k)
 {
-	uint64_t t = now_ns();
+	uint64_t t = awr__now_ns();
 	int ret = step(b);
 
-	b->step_ns[k] += now_ns() - t;
+	b->step_ns[k] += awr__now_ns() - t;
 	return ret;
 }
 
 /* fdatasync durability or doublewrite: batches of pages, latency per batch, time per step. */
 static int run_batches(struct bench *b, bool doublewrite)
 {
-	uint64_t t0 = now_ns(), t1;
+	uint64_t t0 = awr__now_ns(), t1;
 
 	while (running(b, t0)) {
 		for (unsigned int i = 0; i < b->batch; i++)
@@ -373,7 +349,7 @@ static int run_batches(struct bench *b, bool doublewrite)
 		    timed_step(b, sync_step, AWR_BENCH_STEP_FLUSH))
 			return b->res->error;
 		b->batches++;
-		t1 = now_ns();
+		t1 = awr__now_ns();
 		awr__hist_add(&b->hist, t1 - t0, b->batch);
 		b->res->pages += b->batch;
 		progress(b, t1, false);
@@ -503,7 +479,7 @@ static void run_jobs(struct bench *jobs, enum awr_bench_mode m, struct awr_bench
 {
 	const struct awr_bench_opts *o = jobs[0].o;
 	double clock_ns = clock_read_ns();
-	uint64_t start = now_ns();
+	uint64_t start = awr__now_ns();
 	unsigned int started = 0;
 
 	for (unsigned int i = 0; i < o->jobs; i++) {
@@ -527,7 +503,7 @@ static void run_mode(struct bench *jobs, enum awr_bench_mode m, struct awr_bench
 	struct awr_bench_mode_result *part = calloc(o->jobs, sizeof(*part));
 	pthread_t *tid = calloc(o->jobs, sizeof(*tid));
 	struct awr__hist *h = calloc(1, sizeof(*h));
-	double cpu0 = awr__bench_cpu_s(false), ucpu0 = awr__bench_cpu_s(true);
+	double cpu0 = awr__cpu_s(false), ucpu0 = awr__cpu_s(true);
 	uint64_t start, end;
 
 	res->ran = true;
@@ -538,7 +514,7 @@ static void run_mode(struct bench *jobs, enum awr_bench_mode m, struct awr_bench
 	}
 	run_jobs(jobs, m, part, tid);
 	start = jobs[0].start;
-	end = now_ns();
+	end = awr__now_ns();
 	progress(&jobs[0], end, true);
 	merge(jobs, o->jobs, res, h);
 	res->seconds = (double)(end - start) / 1e9;
@@ -546,8 +522,8 @@ static void run_mode(struct bench *jobs, enum awr_bench_mode m, struct awr_bench
 	res->mb_per_s = res->pages_per_s * (double)o->unit / 1e6;
 	awr__hist_figures(h, res);
 	if (res->pages) {
-		res->cpu_ns_per_page = (awr__bench_cpu_s(false) - cpu0) * 1e9 / (double)res->pages;
-		res->user_cpu_ns_per_page = (awr__bench_cpu_s(true) - ucpu0) * 1e9 /
+		res->cpu_ns_per_page = (awr__cpu_s(false) - cpu0) * 1e9 / (double)res->pages;
+		res->user_cpu_ns_per_page = (awr__cpu_s(true) - ucpu0) * 1e9 /
 					    (double)res->pages;
 	}
 out:

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "libatomicwr.h"
+#include "platform/platform.h"
 
 /* A run's result with every mode's figures (awr_bench_result_mode()). */
 struct awr__bench_out {
@@ -45,9 +46,5 @@ int awr__bench_say(char *buf, size_t len, int err, const char *fmt, ...)
 /* pages.c: pages mode (the store, forced doublewrite and a naive doublewrite, in turn) */
 void awr__bench_pages_run(const struct awr_bench_opts *o, uint64_t npages, unsigned int batch,
 			  struct awr__bench_out *out);
-
-/* one monotonic ns clock and the process's CPU seconds (user only, or user + system) */
-uint64_t awr__bench_now_ns(void);
-double awr__bench_cpu_s(bool user_only);
 
 #endif /* AWR_BENCH_PRIVATE_H */

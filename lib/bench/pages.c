@@ -161,18 +161,18 @@ struct round {
 /* One batch of writer @k, timed, its CPU counted. */
 static int one_batch(struct writer *w, int k, const struct round *rd)
 {
-	double c0 = awr__bench_cpu_s(false), u0 = awr__bench_cpu_s(true);
-	uint64_t t0 = awr__bench_now_ns();
+	double c0 = awr__cpu_s(false), u0 = awr__cpu_s(true);
+	uint64_t t0 = awr__now_ns();
 	int ret;
 
 	if (k == W_NAIVE)
 		ret = naive_batch(w, rd->o, rd->buf, rd->pn, rd->batch, rd->area_off);
 	else
 		ret = store_batch(w, rd->buf, rd->pn, rd->batch, rd->o->unit, rd->pg);
-	w->lat[rd->n] = awr__bench_now_ns() - t0;
+	w->lat[rd->n] = awr__now_ns() - t0;
 	w->ns += w->lat[rd->n];
-	w->cpu += awr__bench_cpu_s(false) - c0;
-	w->ucpu += awr__bench_cpu_s(true) - u0;
+	w->cpu += awr__cpu_s(false) - c0;
+	w->ucpu += awr__cpu_s(true) - u0;
 	if (ret)
 		snprintf(w->res->message, sizeof(w->res->message), "%s: %s",
 			 k == W_NAIVE ? "the naive doublewrite failed" :
@@ -230,10 +230,10 @@ static int rounds_run(struct writer *w, struct round *rd, uint64_t npages, doubl
 {
 	uint64_t rng = 0x9E3779B97F4A7C15ULL, seq = 0, *pn = (uint64_t *)rd->pn;
 	/* each writer gets about o->seconds of its own time */
-	uint64_t deadline = awr__bench_now_ns() + (uint64_t)(rd->o->seconds * W__N * 1e9);
+	uint64_t deadline = awr__now_ns() + (uint64_t)(rd->o->seconds * W__N * 1e9);
 	int ret = 0;
 
-	for (rd->n = 0; awr__bench_now_ns() < deadline && !awr__bench_stopped; rd->n++) {
+	for (rd->n = 0; awr__now_ns() < deadline && !awr__bench_stopped; rd->n++) {
 		if (rd->n == *cap && (ret = grow(w, ratio, cap)))
 			return ret;
 		for (unsigned int i = 0; i < rd->batch; i++)
