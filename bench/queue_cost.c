@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Description: the library's CPU cost per write: the rule check alone
- * (awr_file_check), and a queued atomic write (awr_ring_queue_write: check +
- * SQE), against liburing's own get_sqe + prep_write as the floor. Nothing is
- * submitted: each round fills a fresh ring and frees it unsubmitted.
+ * Description: the library's CPU cost per write: the whole rule check
+ * (awr_file_check), and a queued atomic write (awr_queue_write on a uring
+ * queue: the per-write check its open left, slot + SQE), against liburing's
+ * own get_sqe + prep_write as the floor. Nothing is submitted: each round
+ * fills a fresh queue and closes it unsubmitted.
  *
  *   queue_cost FILE [UNIT] [ROUNDS]
  *
@@ -62,18 +63,18 @@ static double round_check(struct awr_file *f, const void *buf, unsigned int unit
 
 static double round_queue(struct awr_file *f, const void *buf, unsigned int unit)
 {
-	struct awr_ring *r;
+	struct awr_queue *q;
 	uint64_t t0;
 	double ns;
 	int bad = 0;
 
-	if (awr_ring_create(f, DEPTH, AWR_RING_REGISTER_FILE, &r))
+	if (awr_queue_open(AWR_QUEUE_URING, NULL, f, DEPTH, AWR_QUEUE_REGISTER_FILE, &q))
 		return -1;
 	t0 = now_ns();
 	for (unsigned int i = 0; i < DEPTH; i++)
-		bad |= awr_ring_queue_write(r, buf, unit, (uint64_t)(i % 256) * unit, i, 0);
+		bad |= awr_queue_write(q, buf, unit, (uint64_t)(i % 256) * unit, i, 0, NULL);
 	ns = (double)(now_ns() - t0) / DEPTH;
-	awr_ring_free(r);
+	awr_queue_close(q);
 	return bad ? -1 : ns;
 }
 

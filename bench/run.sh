@@ -241,9 +241,10 @@ loop_pairs=$("$here/write_loop.sh" -B "$build" -p 16 -c "${cpus:-0}" 2>&1)
 	echo
 	echo "| CPU per write, no I/O | ns |"
 	echo "|---|---:|"
-	echo "| the library's own part: awr_ring_queue_write() minus liburing's floor, per round (target < 50 ns) | $own_ns |"
-	echo "| awr_ring_queue_write(): rule check + SQE | $queue_ns |"
-	echo "| awr_file_check(): rule check alone | $check_ns |"
+	echo "| the library's own part: awr_queue_write() minus liburing's floor, per round" \
+		"(target < 50 ns) | $own_ns |"
+	echo "| awr_queue_write(): the checks left after open + SQE | $queue_ns |"
+	echo "| awr_file_check(): the whole rule check alone | $check_ns |"
 	echo "| liburing get_sqe + prep_write alone (floor) | $prep_ns |"
 	echo
 	echo "Runs in pages/s: $(for n in "${names[@]}" atomic_raw write_raw; do runs "$n"; done | tr '\n' ';' | sed 's/;$//; s/;/; /g')."

@@ -154,14 +154,11 @@ static int run_sync(struct write_job *j, struct awr_file *f)
 	return 0;
 }
 
-/* The queued engines' loop (uring, nvme): a ring of nbuf buffers, one per write in flight. */
-struct uring_run {
+/* The queued engines' loop (uring, nvme, scsi): nbuf buffers, one per write in flight. */
+struct queued_run {
 	struct write_job *j;
-	struct awr_ring *r;		/* --engine uring */
-	struct awr_nvme *nvme;		/* --engine nvme */
-	struct awr_scsi *scsi;		/* --engine scsi --qd N */
-	unsigned int inflight;		/* nvme: queued and not reaped */
-	struct awr_verdict v;		/* nvme: why a write was refused */
+	struct awr_queue *q;
+	struct awr_verdict v;		/* why a write was refused */
 	unsigned int *free_slots, nr_free;
 	uint64_t next;			/* next unit to queue (bytes from --offset) */
 	int error;			/* the first failure: a negative errno */
@@ -170,43 +167,35 @@ struct uring_run {
 	uint64_t *slot_pos;
 };
 
-static int uring_fill(struct uring_run *u)
+static int queued_fill(struct queued_run *u)
 {
 	struct write_job *j = u->j;
+	unsigned char *buf;
 	unsigned int slot;
 	int ret;
 
 	while (u->nr_free && u->next < j->length && !u->error) {
 		slot = u->free_slots[--u->nr_free];
-		if (produce(j, j->bufs + (uint64_t)slot * j->unit, u->next))
+		buf = j->bufs + (uint64_t)slot * j->unit;
+		if (produce(j, buf, u->next))
 			return -EINVAL;
-		if (u->nvme)
-			ret = awr_nvme_queue_write(u->nvme, j->bufs + (uint64_t)slot * j->unit, j->unit,
-						   j->offset + u->next, slot,
-						   (j->flags & AWR_WRITE_DSYNC) ? AWR_PT_FUA : 0, &u->v);
-		else if (u->scsi)
-			ret = awr_scsi_queue_write(u->scsi, j->bufs + (uint64_t)slot * j->unit, j->unit,
-						   j->offset + u->next, 0, slot,
-						   (j->flags & AWR_WRITE_DSYNC) ? AWR_PT_FUA : 0, &u->v);
-		else
-			ret = awr_ring_queue_write(u->r, j->bufs + (uint64_t)slot * j->unit, j->unit,
-						   j->offset + u->next, slot, j->flags);
+		u->v.rule = AWR_RULE_OK;
+		ret = awr_queue_write(u->q, buf, j->unit, j->offset + u->next, slot, j->flags,
+				      &u->v);
 		if (ret)
 			return ret;
-		u->inflight++;
 		u->slot_pos[slot] = u->next;
 		u->next += j->unit;
 	}
 	return 0;
 }
 
-static void uring_account(struct uring_run *u, const struct awr_completion *c)
+static void queued_account(struct queued_run *u, const struct awr_completion *c)
 {
 	unsigned int slot = (unsigned int)c->tag;
 	uint64_t pos = u->slot_pos[slot];
 
 	u->free_slots[u->nr_free++] = slot;
-	u->inflight--;
 	if (c->res >= 0 && (uint64_t)c->res == u->j->unit) {
 		u->j->written += u->j->unit;
 		u->j->writes++;
@@ -219,73 +208,59 @@ static void uring_account(struct uring_run *u, const struct awr_completion *c)
 	u->bad = *c;
 }
 
-/* Submit what was queued and collect completions, waiting for @wait_nr (one io_uring_enter()). */
-static int run_reap(struct uring_run *u, struct awr_completion *c, unsigned int max, unsigned int wait_nr)
-{
-	if (u->scsi)
-		return awr_scsi_reap(u->scsi, c, max, wait_nr);
-	return u->nvme ? awr_nvme_reap(u->nvme, c, max, wait_nr) : awr_ring_reap(u->r, c, max, wait_nr);
-}
-
-static int uring_loop(struct uring_run *u)
+static int queued_loop(struct queued_run *u)
 {
 	struct awr_completion c[64];
 	int n, ret;
 
 	for (;;) {
-		ret = uring_fill(u);
+		ret = queued_fill(u);
 		if (ret)
 			return ret;
-		if (!u->inflight)
+		if (!awr_queue_outstanding(u->q))
 			return 0;
-		n = run_reap(u, c, 64, 1);
+		n = awr_queue_reap(u->q, c, 64, 1);
 		if (n < 0)
 			return n;
 		for (int i = 0; i < n; i++)
-			uring_account(u, &c[i]);
+			queued_account(u, &c[i]);
 	}
 }
 
-/* The first failure of a queued run, named. */
-static void queued_failed(struct uring_run *u, struct awr_file *f, int ret)
+/* The first failure of a queued run, named: one at a time (qd 0) as each write's own error. */
+static void queued_failed(struct queued_run *u, int ret)
 {
 	struct write_job *j = u->j;
-	struct awr_verdict v = { .rule = AWR_RULE_OK };
+	const char *dev = awr_queue_last_error(u->q);
+	struct awr_verdict v = { .rule = u->bad.rule };
 
-	if (!ret && u->error) {
-		if (u->bad.rule != AWR_RULE_OK && u->bad.rule != AWR_RULE_DEVICE_ERROR && f) {
-			awr_file_check(f, j->bufs, j->unit, j->offset + u->error_pos, &v);
-			write_failed(j, u->error_pos, u->error, &v);
-		} else {
-			out_error("the %s refused the write of %" PRIu64 " bytes at %" PRIu64 ": %s; %" PRIu64
-				  " of %" PRIu64 " units landed", u->nvme || u->scsi ? "device" : "kernel", j->unit,
-				  j->offset + u->error_pos,
-				  u->bad.rule == AWR_RULE_DEVICE_ERROR ? (u->scsi && awr_scsi_last_error(u->scsi) ?
-				  awr_scsi_last_error(u->scsi) : "it returned an error status") :
-				  u->bad.res >= 0 ? "short write" : strerror(-u->bad.res),
-				  j->writes, j->length / j->unit);
-		}
+	if (!ret && u->error && !j->qd) {
+		snprintf(v.message, sizeof(v.message), "%s", dev ? dev : "");
+		write_failed(j, u->error_pos, u->error, &v);
+	} else if (!ret && u->error) {
+		out_error("the %s refused the write of %" PRIu64 " bytes at %" PRIu64 ": %s; %"
+			  PRIu64 " of %" PRIu64 " units landed",
+			  awr_queue_device(u->q) ? "device" : "kernel", j->unit,
+			  j->offset + u->error_pos,
+			  u->bad.rule != AWR_RULE_DEVICE_ERROR ?
+			  (u->bad.res >= 0 ? "short write" : strerror(-u->bad.res)) :
+			  dev ? dev : "it returned an error status",
+			  j->writes, j->length / j->unit);
 	} else if (ret && u->v.rule != AWR_RULE_OK) {
 		write_failed(j, u->next, ret, &u->v);
 	} else if (ret && ret != -EINVAL) {
-		out_error("queueing the write at %" PRIu64 " failed: %s", j->offset + u->next, strerror(-ret));
+		out_error("queueing the write at %" PRIu64 " failed: %s", j->offset + u->next,
+			  strerror(-ret));
 	}
 }
 
-/*
- * --engine uring (a ring of depth nbuf on @f), nvme (@nvme's queue) or scsi (@scsi's): the
- * units refilled as writes complete; the queue's fill at each reap is kept.
- */
-static int run_queued(struct write_job *j, struct awr_file *f, struct awr_nvme *nvme, struct awr_scsi *scsi)
+/* The units refilled as writes complete; with --qd the queue's fill at each reap is kept. */
+static int run_queued(struct write_job *j, struct awr_queue *q)
 {
-	struct uring_run u = { .j = j, .nvme = nvme, .scsi = scsi };
+	struct queued_run u = { .j = j, .q = q };
 	struct awr_completion drain[64];
-	int n, ret = nvme || scsi ? 0 : awr_ring_create(f, j->nbuf, AWR_RING_REGISTER_FILE | AWR_RING_SUBMIT_EACH, &u.r);
+	int ret = 0;
 
-	if (ret) {
-		out_error("cannot set up io_uring with queue depth %u: %s", j->nbuf, strerror(-ret));
-		return ret;
-	}
 	u.free_slots = calloc(j->nbuf, sizeof(*u.free_slots));
 	u.slot_pos = calloc(j->nbuf, sizeof(*u.slot_pos));
 	if (!u.free_slots || !u.slot_pos) {
@@ -294,23 +269,35 @@ static int run_queued(struct write_job *j, struct awr_file *f, struct awr_nvme *
 	}
 	for (unsigned int s = 0; s < j->nbuf; s++)
 		u.free_slots[u.nr_free++] = j->nbuf - 1 - s;
-	ret = uring_loop(&u);
-	while (u.inflight && (n = run_reap(&u, drain, 64, 1)) > 0)
-		u.inflight -= (unsigned int)n;	/* a failed queue or read: writes in flight still complete before the buffers go */
-	queued_failed(&u, f, ret);
+	ret = queued_loop(&u);
+	/* a failed queue or read: writes in flight still complete before the buffers go */
+	while (awr_queue_outstanding(q) && awr_queue_reap(q, drain, 64, 1) > 0)
+		;
+	queued_failed(&u, ret);
 	if (!ret && u.error)
 		ret = u.error;
-	j->have_stats = true;
-	if (nvme)
-		awr_nvme_stats(nvme, &j->stats);
-	else if (scsi)
-		awr_scsi_stats(scsi, &j->stats);
-	else
-		awr_ring_stats(u.r, &j->stats);
+	j->have_stats = j->qd != 0;
+	awr_queue_stats(q, &j->stats);
 out:
-	awr_ring_free(u.r);
 	free(u.free_slots);
 	free(u.slot_pos);
+	return ret;
+}
+
+/* --engine uring: a queue of depth nbuf on @f. */
+static int run_uring(struct write_job *j, struct awr_file *f)
+{
+	struct awr_queue *q;
+	int ret = awr_queue_open(AWR_QUEUE_URING, NULL, f, j->nbuf,
+				 AWR_QUEUE_REGISTER_FILE | AWR_QUEUE_SUBMIT_EACH, &q);
+
+	if (ret) {
+		out_error("cannot set up io_uring with queue depth %u: %s", j->nbuf,
+			  strerror(-ret));
+		return ret;
+	}
+	ret = run_queued(j, q);
+	awr_queue_close(q);
 	return ret;
 }
 
@@ -331,14 +318,15 @@ static int parse_engine(const char *engine, const char *qd_s, unsigned int *qd)
 		out_error("--qd %s: give a queue depth from 1 to 32768", qd_s);
 		return -EINVAL;
 	}
-	if (engine && !strcmp(engine, "nvme") && v > AWR_NVME_QUEUE_MAX) {
+	if (engine && !strcmp(engine, "nvme") && v > AWR_QUEUE_NVME_MAX) {
 		out_error("--qd %s: the nvme engine keeps at most %u writes in flight: give 1 to %u", qd_s,
-			  AWR_NVME_QUEUE_MAX, AWR_NVME_QUEUE_MAX);
+			  AWR_QUEUE_NVME_MAX, AWR_QUEUE_NVME_MAX);
 		return -EINVAL;
 	}
-	if (engine && !strcmp(engine, "scsi") && qd_s && v > AWR_SCSI_QUEUE_MAX) {
-		out_error("--qd %s: the scsi engine keeps at most %u writes in flight (the sg driver's queue of "
-			  "one open file): give 1 to %u", qd_s, AWR_SCSI_QUEUE_MAX, AWR_SCSI_QUEUE_MAX);
+	if (engine && !strcmp(engine, "scsi") && qd_s && v > AWR_QUEUE_SCSI_MAX) {
+		out_error("--qd %s: the scsi engine keeps at most %u writes in flight (the sg "
+			  "driver's queue of one open file): give 1 to %u", qd_s,
+			  AWR_QUEUE_SCSI_MAX, AWR_QUEUE_SCSI_MAX);
 		return -EINVAL;
 	}
 	/* scsi: one command at a time (SG_IO) unless --qd asks for the sg driver's queue */
@@ -389,47 +377,25 @@ out:
 	return ret;
 }
 
-/* --engine nvme|scsi: passthrough writes, checked against the device's own limits. */
-static int run_pt(struct write_job *j, struct pt_target *t)
-{
-	struct awr_verdict v;
-	ssize_t ret;
-
-	for (uint64_t pos = 0; pos < j->length; pos += j->unit) {
-		if (produce(j, j->bufs, pos))
-			return -EINVAL;
-		v.rule = AWR_RULE_OK;
-		ret = pt_write(t, j->bufs, j->unit, j->offset + pos, j->flags & AWR_WRITE_DSYNC, &v);
-		if (ret < 0)
-			return write_failed(j, pos, ret, &v);
-		j->written += j->unit;
-		j->writes++;
-	}
-	return 0;
-}
-
 static void report(const struct write_job *j, int verified);
+static int check_range(const struct write_job *j, const struct awr_file *f,
+		       const struct awr_queue *q);
 
 static int run_passthrough(struct write_job *j, const char *engine, bool force, bool do_verify)
 {
 	struct pt_target *t = NULL;
 	int verified = -1, rc = AWR_EXIT_FAIL;
 
-	struct awr_verdict v = { 0 };
-	uint64_t bad = 0;
 
 	if (pt_open(engine, j->path, j->qd ? j->nbuf : 0, force, &t))
 		return AWR_EXIT_USAGE;
-	if (pt_check_range(t, j->unit, j->offset, j->length, &v, &bad)) {
-		out_error("refused before writing at %" PRIu64 ": %s (rule %s); nothing was written", bad,
-			  v.message, awr_rule_name(v.rule));
-		out_outcome("not_atomic");
+	out_outcome("not_atomic");
+	if (check_range(j, NULL, pt_queue(t)))
 		goto out;
-	}
 	fill_pattern(j);
 	out_outcome("write_failed");
 	j->seconds = cli_now_s();
-	if (!(j->qd ? run_queued(j, NULL, pt_nvme(t), pt_scsi(t)) : run_pt(j, t))) {
+	if (!run_queued(j, pt_queue(t))) {
 		j->seconds = cli_now_s() - j->seconds;
 		if (do_verify && pt_read_fd(t) >= 0)
 			verified = !verify(j, pt_read_fd(t));
@@ -446,14 +412,18 @@ out:
 	return rc;
 }
 
-/* Every unit of the range against the target's limits, before the first write. */
-static int check_range(const struct write_job *j, const struct awr_file *f)
+/* Every unit of the range against the target's (or device's) limits, before the first write. */
+static int check_range(const struct write_job *j, const struct awr_file *f,
+		       const struct awr_queue *q)
 {
 	struct awr_verdict v = { 0 };
+	uint64_t off;
 	int ret;
 
 	for (uint64_t pos = 0; pos < j->length; pos += j->unit) {
-		ret = awr_file_check(f, j->bufs, j->unit, j->offset + pos, &v);
+		off = j->offset + pos;
+		ret = q ? awr_queue_check(q, j->bufs, j->unit, off, &v) :
+			  awr_file_check(f, j->bufs, j->unit, off, &v);
 		if (ret) {
 			out_error("refused before writing at %" PRIu64 ": %s (rule %s); nothing was written",
 				  j->offset + pos, v.message, awr_rule_name(v.rule));
@@ -597,12 +567,12 @@ int cmd_write(int argc, const char **argv)
 	}
 	rc = AWR_EXIT_FAIL;	/* a rule broken by any unit: refused before the first write, exit 1 */
 	out_outcome("not_atomic");
-	if (check_range(&j, f))
+	if (check_range(&j, f, NULL))
 		goto out;
 	fill_pattern(&j);
 	out_outcome("write_failed");
 	j.seconds = cli_now_s();
-	if (qd ? run_queued(&j, f, NULL, NULL) : run_sync(&j, f))
+	if (qd ? run_uring(&j, f) : run_sync(&j, f))
 		goto out;
 	j.seconds = cli_now_s() - j.seconds;
 	if (do_verify)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The passthrough engines of awr write (--engine nvme|scsi): open the device
- * handle, guard its block disk like any target, write, and read back through
+ * The passthrough engines of awr write (--engine nvme|scsi): open the queue
+ * on the device, guard its block disk like any target, and read back through
  * the block disk with O_DIRECT. Partitions are refused: a passthrough command
  * addresses the whole namespace or disk.
  */
@@ -17,15 +17,9 @@
 #include "awr.h"
 
 struct pt_target {
-	struct awr_nvme *nvme;
-	struct awr_scsi *scsi;
+	struct awr_queue *q;
 	int read_fd;		/* the block disk, O_DIRECT, for read-back; -1 none */
 };
-
-static const struct awr_device *pt_device(const struct pt_target *t)
-{
-	return t->nvme ? awr_nvme_device(t->nvme) : awr_scsi_device(t->scsi);
-}
 
 /* A partition's offset 0 would be LBA 0 of its disk: say which node to give instead. */
 static int refuse_partition(const char *path, bool nvme)
@@ -65,7 +59,7 @@ static int guard_unbound(const char *path, bool force)
  */
 static int pt_guard(struct pt_target *t, const char *path, bool force)
 {
-	const char *disk = awr_device_disk(pt_device(t));
+	const char *disk = awr_device_disk(awr_queue_device(t->q));
 	char node[128];
 	int fd;
 
@@ -79,24 +73,10 @@ static int pt_guard(struct pt_target *t, const char *path, bool force)
 	return 0;
 }
 
-/* Every unit of the range against the device's own limits, before the first write. */
-int pt_check_range(const struct pt_target *t, uint64_t unit, uint64_t offset, uint64_t length,
-		   struct awr_verdict *v, uint64_t *bad)
-{
-	int ret;
-
-	for (uint64_t pos = 0; pos < length; pos += unit) {
-		*bad = offset + pos;
-		ret = t->nvme ? awr_nvme_check(t->nvme, unit, offset + pos, v)
-			      : awr_scsi_check(t->scsi, unit, offset + pos, 0, v);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/* @qd: the queue depth (0: one command at a time), settled at open: nvme with the eager submit, scsi
- * through the sg driver's asynchronous interface */
+/*
+ * @qd: the queue depth (0: one command at a time), settled at open: nvme with
+ * the eager submit, scsi through the sg driver's asynchronous interface
+ */
 int pt_open(const char *engine, const char *path, unsigned int qd, bool force, struct pt_target **out)
 {
 	bool nvme = !strcmp(engine, "nvme");
@@ -109,8 +89,8 @@ int pt_open(const char *engine, const char *path, unsigned int qd, bool force, s
 	if (!t)
 		return -ENOMEM;
 	t->read_fd = -1;
-	ret = nvme ? awr_nvme_open_queue(path, qd ? qd : 1, AWR_RING_SUBMIT_EACH, &t->nvme) :
-		     awr_scsi_open_queue(path, qd, 0, &t->scsi);
+	ret = awr_queue_open(nvme ? AWR_QUEUE_NVME : AWR_QUEUE_SCSI, path, NULL,
+			     nvme && !qd ? 1 : qd, AWR_QUEUE_SUBMIT_EACH, &t->q);
 	if (ret == -ENODEV)
 		out_error("%s is not an %s device%s", path, nvme ? "NVMe namespace" : "SCSI",
 			  nvme ? " (use /dev/ngXnY or /dev/nvmeXnY)" :
@@ -128,26 +108,10 @@ int pt_open(const char *engine, const char *path, unsigned int qd, bool force, s
 	return 0;
 }
 
-ssize_t pt_write(struct pt_target *t, const void *buf, size_t len, uint64_t off, bool fua,
-		 struct awr_verdict *v)
+/* The queue on the device: its depth the one pt_open() was given. */
+struct awr_queue *pt_queue(const struct pt_target *t)
 {
-	unsigned int flags = fua ? AWR_PT_FUA : 0;
-
-	if (t->nvme)
-		return awr_nvme_write(t->nvme, buf, len, off, flags, v);
-	return awr_scsi_write(t->scsi, buf, len, off, 0, flags, v);
-}
-
-/* The NVMe handle for the queued engine, or NULL. */
-struct awr_nvme *pt_nvme(const struct pt_target *t)
-{
-	return t->nvme;
-}
-
-/* The SCSI handle, or NULL; queued when pt_open() was given a depth. */
-struct awr_scsi *pt_scsi(const struct pt_target *t)
-{
-	return t->scsi;
+	return t->q;
 }
 
 int pt_read_fd(const struct pt_target *t)
@@ -159,8 +123,7 @@ void pt_close(struct pt_target *t)
 {
 	if (!t)
 		return;
-	awr_nvme_close(t->nvme);
-	awr_scsi_close(t->scsi);
+	awr_queue_close(t->q);
 	if (t->read_fd >= 0)
 		close(t->read_fd);
 	free(t);

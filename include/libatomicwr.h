@@ -19,7 +19,8 @@
 #include <libatomicwr/device.h>		/* device views: NVMe / SCSI identify, derived limits */
 #include <libatomicwr/discover.h>	/* statx, sysfs, the probe, filesystems, extents */
 #include <libatomicwr/decide.h>		/* the rule checker, target safety */
-#include <libatomicwr/write.h>		/* open targets, pwrite, passthrough, io_uring, prepare */
+#include <libatomicwr/write.h>		/* open targets, pwrite, io_uring, prepare */
+#include <libatomicwr/queue.h>		/* the queue: io_uring, NVMe and SCSI engines */
 #include <libatomicwr/pages.h>		/* the untorn page store */
 #include <libatomicwr/database.h>	/* database verdicts, preload counters */
 #include <libatomicwr/verify.h>		/* stamps, stress, verification, journal server */

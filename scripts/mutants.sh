@@ -112,10 +112,15 @@ mutant pt-nvme-nawupf0 "NVMe passthrough takes NAWUPF 0 as the unit (no AWUPF fa
 	'bool ns_unit = ns && id->nawupf;' \
 	'bool ns_unit = ns;'
 
-mutant uring-reap-no-submit "awr_ring_reap returns without submitting the queued writes when completions are waiting" \
-	"ring_depth" lib/write/uring.c \
-	'	ret = ring_enter(r, wait_nr > n + io_uring_cq_ready(&r->ring) ?' \
-	'	ret = io_uring_cq_ready(&r->ring) ? 0 : ring_enter(r, wait_nr > n + io_uring_cq_ready(&r->ring) ?'
+mutant uring-reap-no-submit "awr_queue_reap does not submit the queued writes when completions wait" \
+	"ring_depth" lib/write/queue.c \
+	'	ret = q->ops->enter(q, wait_nr > n + ready ? wait_nr - n - ready : 0);' \
+	'	ret = ready ? 0 : q->ops->enter(q, wait_nr > n + ready ? wait_nr - n - ready : 0);'
+
+mutant queue-open-misaligned "the queue's per-write check lets a misaligned atomic write through" \
+	"uring_engine" lib/write/uring.c \
+	$'\t       !(off & (len - 1)) && !((uintptr_t)buf & u->mem_mask) &&' \
+	$'\t       !((uintptr_t)buf & u->mem_mask) &&'
 
 mutant path-compare-moved "awr_path_compare does not compare device offsets: a remapped unit counts as in place" \
 	"path_predict fs_view_extents prepare_extents" lib/discover/extents.c \

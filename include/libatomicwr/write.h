@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libatomicwr/write.h - writing: an open target with its limits, pwritev2, the NVMe
- * and SCSI passthrough engines, the io_uring engine and page batches, aligned
+ * libatomicwr/write.h - writing: an open target with its limits, pwritev2, the
+ * io_uring engine's first interface (struct awr_ring, a queue of
+ * <libatomicwr/queue.h> under the old names) and page batches, aligned
  * preallocation.
  *
  * Included by <libatomicwr.h>; compiles on its own.
@@ -132,263 +133,6 @@ ssize_t awr_pwrite(struct awr_file *f, const void *buf, size_t len, uint64_t off
  */
 ssize_t awr_pwrite_raw(int fd, const void *iov, int iovcnt, uint64_t offset, unsigned int flags);
 
-/* Passthrough writes: the device does not refuse a too-large write, so these check first. */
-
-struct awr_nvme;
-struct awr_scsi;
-
-/* awr_nvme_write() / awr_scsi_write() flags */
-#define AWR_PT_FUA		(1U << 0)	/* force unit access: durable on completion */
-#define AWR_PT_NOCHECK		(1U << 1)	/* skip the library's checks (tests only) */
-
-/**
- * awr_nvme_open() - open an NVMe namespace char device for passthrough writes
- * @path:	/dev/ngXnY (a /dev/nvmeXnY path is mapped to its ngXnY)
- * @flags:	0 or AWR_RING_SUBMIT_EACH (see awr_nvme_open_queue())
- * @out:	the handle, closed with awr_nvme_close()
- *
- * Reads the identify data and sets up an io_uring with SQE128 | CQE32 for
- * AWR_NVME_QUEUE_MAX commands in flight (awr_nvme_open_queue() with that depth).
- *
- * Return: 0, -ENODEV when it is not an NVMe namespace, -EINVAL when @path is a
- * partition (passthrough addresses the whole namespace), -EOPNOTSUPP when the
- * kernel lacks uring_cmd passthrough, other negative errno.
- */
-int awr_nvme_open(const char *path, unsigned int flags, struct awr_nvme **out);
-
-/**
- * awr_nvme_open_queue() - awr_nvme_open() with the queue settled at open
- * @path:	/dev/ngXnY (a /dev/nvmeXnY path is mapped to its ngXnY)
- * @depth:	commands in flight at most, 1 to AWR_NVME_QUEUE_MAX: the ring's
- *		size, the -EBUSY of awr_nvme_queue_write() and the depth the reaps
- *		are counted against (awr_nvme_stats() reaps_below_depth)
- * @flags:	0, or AWR_RING_SUBMIT_EACH: at a depth above 1 each command goes
- *		to the kernel as it is queued (one io_uring_enter() each), as the
- *		RWF_ATOMIC engine's ring does, instead of at the next reap
- * @out:	the handle, closed with awr_nvme_close()
- *
- * Return: as awr_nvme_open(); -EINVAL for a depth out of range or an unknown flag.
- */
-int awr_nvme_open_queue(const char *path, unsigned int depth, unsigned int flags,
-			struct awr_nvme **out);
-
-/**
- * awr_nvme_close() - close the handle
- * @h:	the handle, may be NULL
- */
-void awr_nvme_close(struct awr_nvme *h);
-
-/**
- * awr_nvme_device() - the device view read at open
- * @h:	the handle
- *
- * Return: the view, owned by @h.
- */
-const struct awr_device *awr_nvme_device(const struct awr_nvme *h);
-
-/**
- * awr_nvme_check() - would the device write this atomically (power fail)?
- * @h:		the handle
- * @len:	bytes
- * @offset:	byte offset in the namespace
- * @v:		optional verdict
- *
- * The write must be whole blocks, within NAWUPF (or AWUPF) blocks, and must
- * not cross a NABSPF boundary (counted from NABO).
- *
- * Return: 0, or -EINVAL with the rule in @v.
- */
-int awr_nvme_check(const struct awr_nvme *h, size_t len, uint64_t offset,
-		   struct awr_verdict *v);
-
-/**
- * awr_nvme_write() - one NVMe Write through io_uring uring_cmd
- * @h:		the handle
- * @buf:	data (4096-byte aligned is safest)
- * @len:	bytes, a multiple of the block size
- * @offset:	byte offset, a multiple of the block size
- * @flags:	AWR_PT_* flags
- * @v:		optional verdict, filled on a refusal or a device error
- *
- * Return: @len, -EINVAL when refused (nothing sent), -EIO when the device
- * returned an error status (in @v), other negative errno.
- */
-ssize_t awr_nvme_write(struct awr_nvme *h, const void *buf, size_t len, uint64_t offset,
-		       unsigned int flags, struct awr_verdict *v);
-
-struct awr_completion;
-struct awr_ring_stats;
-
-/* Commands one NVMe handle keeps in flight at most (awr_nvme_queue_write()). */
-#define AWR_NVME_QUEUE_MAX	64U
-
-/**
- * awr_nvme_queue_write() - queue one NVMe Write; awr_nvme_reap() submits it
- * @h:		the handle
- * @buf:	@len bytes, unchanged until the write is reaped
- * @len:	bytes, a multiple of the block size
- * @offset:	byte offset on the namespace
- * @tag:	returned in the completion
- * @flags:	AWR_PT_*
- * @v:		optional; the rule broken when the write is refused
- *
- * The same checks as awr_nvme_write(), made before anything is queued.
- *
- * Return: 0 when queued, -EBUSY when the handle's depth (AWR_NVME_QUEUE_MAX for
- * awr_nvme_open()) are outstanding, or the negative errno of the rule broken
- * (nothing queued); with AWR_RING_SUBMIT_EACH the negative errno of the
- * submission (the command stays queued for the next reap).
- */
-int awr_nvme_queue_write(struct awr_nvme *h, const void *buf, size_t len, uint64_t offset,
-			 uint64_t tag, unsigned int flags, struct awr_verdict *v);
-
-/**
- * awr_nvme_reap() - submit the queued NVMe Writes and collect completions
- * @h:		the handle
- * @out:	@max completions: the tag, @len or a negative errno (-EIO with
- *		AWR_RULE_DEVICE_ERROR when the device returned an error status)
- * @max:	room in @out
- * @wait_nr:	wait until this many completed (0: do not wait)
- *
- * One io_uring_enter() submits what was queued and waits, as awr_ring_reap().
- *
- * Return: the number of completions, or a negative errno.
- */
-int awr_nvme_reap(struct awr_nvme *h, struct awr_completion *out, unsigned int max,
-		  unsigned int wait_nr);
-
-/**
- * awr_nvme_stats() - how full the handle kept its queue
- * @h:		the handle
- * @out:	the counters of struct awr_ring_stats (setup_flags 0)
- */
-void awr_nvme_stats(const struct awr_nvme *h, struct awr_ring_stats *out);
-
-/**
- * awr_scsi_open() - open a SCSI device for WRITE ATOMIC(16)
- * @path:	/dev/sgN or /dev/sdX
- * @flags:	0
- * @out:	the handle, closed with awr_scsi_close()
- *
- * Return: 0, -ENODEV when it is not a SCSI device, -EINVAL when @path is a
- * partition (passthrough addresses the whole disk), other negative errno.
- */
-int awr_scsi_open(const char *path, unsigned int flags, struct awr_scsi **out);
-
-/**
- * awr_scsi_close() - close the handle
- * @h:	the handle, may be NULL
- */
-void awr_scsi_close(struct awr_scsi *h);
-
-/**
- * awr_scsi_device() - the device view read at open
- * @h:	the handle
- *
- * Return: the view, owned by @h.
- */
-const struct awr_device *awr_scsi_device(const struct awr_scsi *h);
-
-/**
- * awr_scsi_check() - would WRITE ATOMIC(16) accept this write?
- * @h:		the handle
- * @len:	bytes
- * @offset:	byte offset
- * @boundary:	ATOMIC BOUNDARY field in blocks (0: the whole write is one unit)
- * @v:		optional verdict
- *
- * Checks whole blocks, the opcode's support, granularity, alignment and the
- * maximum lengths of the Block Limits VPD.
- *
- * Return: 0, -EOPNOTSUPP (no WRITE ATOMIC(16)), or -EINVAL with the rule in @v.
- */
-int awr_scsi_check(const struct awr_scsi *h, size_t len, uint64_t offset,
-		   uint32_t boundary, struct awr_verdict *v);
-
-/**
- * awr_scsi_write() - one WRITE ATOMIC(16) through SG_IO
- * @h:		the handle
- * @buf:	data
- * @len:	bytes
- * @offset:	byte offset
- * @boundary:	ATOMIC BOUNDARY in blocks (0: the whole write is one unit)
- * @flags:	AWR_PT_* flags
- * @v:		optional verdict; on a CHECK CONDITION it holds the decoded sense
- *
- * Return: @len, -EINVAL when refused (nothing sent), -EIO when the device
- * returned sense data (decoded in @v), other negative errno.
- */
-ssize_t awr_scsi_write(struct awr_scsi *h, const void *buf, size_t len, uint64_t offset,
-		       uint32_t boundary, unsigned int flags, struct awr_verdict *v);
-
-/* Commands one queued SCSI handle keeps in flight at most: the sg driver's SG_MAX_QUEUE. */
-#define AWR_SCSI_QUEUE_MAX	16U
-
-/**
- * awr_scsi_open_queue() - awr_scsi_open() with a queue of WRITE ATOMIC(16) commands
- * @path:	/dev/sgN or /dev/sdX (its /dev/sgN must exist: the sg module)
- * @depth:	commands in flight at most, 0 (no queue: awr_scsi_open()) to
- *		AWR_SCSI_QUEUE_MAX
- * @flags:	0
- * @out:	the handle, closed with awr_scsi_close()
- *
- * The queue is the sg driver's asynchronous interface on the disk's /dev/sgN:
- * awr_scsi_queue_write() hands each command to the device as it is queued
- * (write() of a struct sg_io_hdr), awr_scsi_reap() reads completions back.
- *
- * Return: as awr_scsi_open(); -ENODEV when the disk has no sg node; -EINVAL
- * for a depth above AWR_SCSI_QUEUE_MAX or a flag.
- */
-int awr_scsi_open_queue(const char *path, unsigned int depth, unsigned int flags,
-			struct awr_scsi **out);
-
-/**
- * awr_scsi_queue_write() - send one WRITE ATOMIC(16) without waiting for it
- * @h:		a handle from awr_scsi_open_queue() with a depth
- * @buf:	@len bytes, unchanged until the write is reaped
- * @len:	bytes
- * @offset:	byte offset
- * @boundary:	ATOMIC BOUNDARY in blocks (0: the whole write is one unit)
- * @tag:	returned in the completion
- * @flags:	AWR_PT_* flags
- * @v:		optional; the rule broken when the write is refused
- *
- * The checks of awr_scsi_write() come first; a refused write is not sent.
- *
- * Return: 0 when sent, -EBUSY when the handle's depth is outstanding, -EINVAL
- * when refused (or the handle has no queue), other negative errno.
- */
-int awr_scsi_queue_write(struct awr_scsi *h, const void *buf, size_t len, uint64_t offset,
-			 uint32_t boundary, uint64_t tag, unsigned int flags, struct awr_verdict *v);
-
-/**
- * awr_scsi_reap() - collect completed queued writes
- * @h:		the handle
- * @out:	@max completions: the tag, @len or -EIO with AWR_RULE_DEVICE_ERROR
- *		(awr_scsi_last_error() names the sense)
- * @max:	room in @out
- * @wait_nr:	wait until this many completed (0: do not wait)
- *
- * Return: the number of completions, or a negative errno.
- */
-int awr_scsi_reap(struct awr_scsi *h, struct awr_completion *out, unsigned int max,
-		  unsigned int wait_nr);
-
-/**
- * awr_scsi_stats() - how full the handle kept its queue
- * @h:		the handle
- * @out:	the counters of struct awr_ring_stats (setup_flags 0), against its depth
- */
-void awr_scsi_stats(const struct awr_scsi *h, struct awr_ring_stats *out);
-
-/**
- * awr_scsi_last_error() - the sense of the last queued write the device failed
- * @h:		the handle
- *
- * Return: a sentence owned by @h, or NULL when none failed.
- */
-const char *awr_scsi_last_error(const struct awr_scsi *h);
-
 /* --- io_uring engine and page batches ----------------------------------- */
 
 /*
@@ -419,9 +163,9 @@ struct awr_ring;
 /* awr_ring_queue_write() / awr_write_units() flags, besides AWR_WRITE_DSYNC and AWR_WRITE_NOCHECK */
 #define AWR_WRITE_PLAIN		(1U << 8)	/* a plain O_DIRECT write: no RWF_ATOMIC, no rule check */
 
-/* One completed write. A plain value type. */
+/* One completed write (awr_queue_reap(), awr_ring_reap()). A plain value type. */
 struct awr_completion {
-	uint64_t tag;		/* the caller's tag given to awr_ring_queue_write() */
+	uint64_t tag;		/* the caller's tag given with the write */
 	int32_t res;		/* bytes written, or a negative errno */
 	enum awr_rule rule;	/* the rule that refused it before the kernel; AWR_RULE_OK otherwise */
 };
@@ -523,7 +267,7 @@ unsigned int awr_ring_outstanding(const struct awr_ring *r);
  */
 struct awr_file *awr_ring_file(const struct awr_ring *r);
 
-/* Counters of a ring (awr_ring_stats()). A plain value type. */
+/* Counters of a queue (awr_queue_stats(), awr_ring_stats()). A plain value type. */
 struct awr_ring_stats {
 	uint64_t submitted;		/* writes handed to the kernel */
 	uint64_t completed;		/* kernel completions reaped */

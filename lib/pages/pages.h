@@ -52,11 +52,11 @@ struct awr_pages {
 	uint32_t mem_align;		/* O_DIRECT buffer alignment */
 	enum awr_pages_mode mode;
 	enum awr_pages_mode batch_mode;	/* the mode of the batch being written */
-	struct awr_ring *ring;		/* the ring of the thread writing the current batch */
-	struct {			/* rings by thread: the engine's rings take one submitter */
-		pid_t tid;		/* (IORING_SETUP_SINGLE_ISSUER), so each writing thread has its own */
+	struct awr_queue *ring;		/* the queue of the thread writing the current batch */
+	struct {			/* queues by thread: an io_uring queue takes one */
+		pid_t tid;		/* submitter (IORING_SETUP_SINGLE_ISSUER): one each */
 		uint64_t used;
-		struct awr_ring *ring;
+		struct awr_queue *ring;
 	} rings[AWR_PAGES_RINGS];
 	uint64_t ring_clock;
 	unsigned int recovered;

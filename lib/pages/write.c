@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Page writes: one batch through the io_uring engine (lib/write/uring.c),
- * the ring refilled as writes complete, then one fdatasync: durable on
+ * Page writes: one batch through a queue of the io_uring engine
+ * (lib/write/queue.c, uring.c), refilled as writes complete, then one fdatasync: durable on
  * return. In doublewrite mode each chunk of up to AWR_PAGES_DW_SLOTS pages
  * goes to the area first, durable there, and is then written in place, where
  * the store is synced only before its generation of the area is written again
@@ -34,10 +34,12 @@ void *awr__pages_alloc(const struct awr_pages *s, size_t len)
 }
 
 /*
- * The calling thread's ring (made on its first batch; the least recently used
+ * The calling thread's queue (made on its first batch; the least recently used
  * of AWR_PAGES_RINGS is replaced when full). The engine sets its rings up with
  * IORING_SETUP_SINGLE_ISSUER (lib/write/uring.c): io_uring_enter() from another
- * task than the creator fails with EEXIST (io_uring/io_uring.c, 6.0+).
+ * task than the creator fails with EEXIST (io_uring/io_uring.c, 6.0+). What the
+ * store's pages can take was decided when the queue was opened on the store's
+ * file: a page write checks its offset, length and buffer alignment only.
  */
 int awr__pages_ring(struct awr_pages *s)
 {
@@ -54,10 +56,11 @@ int awr__pages_ring(struct awr_pages *s)
 		if (!s->rings[i].ring || (s->rings[victim].ring && s->rings[i].used < s->rings[victim].used))
 			victim = i;
 	}
-	awr_ring_free(s->rings[victim].ring);
+	awr_queue_close(s->rings[victim].ring);
 	s->rings[victim].ring = NULL;
 	/* not a registered file: the ring would hold the file (and its write lock) after close */
-	ret = awr_ring_create(s->file, AWR_PAGES_RING_DEPTH, 0, &s->rings[victim].ring);
+	ret = awr_queue_open(AWR_QUEUE_URING, NULL, s->file, AWR_PAGES_RING_DEPTH, 0,
+			     &s->rings[victim].ring);
 	if (ret)
 		return ret;
 	s->rings[victim].tid = tid;
@@ -69,7 +72,7 @@ int awr__pages_ring(struct awr_pages *s)
 void awr__pages_rings_free(struct awr_pages *s)
 {
 	for (unsigned int i = 0; i < AWR_PAGES_RINGS; i++) {
-		awr_ring_free(s->rings[i].ring);
+		awr_queue_close(s->rings[i].ring);
 		s->rings[i].ring = NULL;
 	}
 	s->ring = NULL;
@@ -105,7 +108,7 @@ static const void *page_buf(struct inplace *w, unsigned int i)
 /* tear:N: the first half of in-place write N+1, directly, then the end of the process */
 static void tear(struct inplace *w, const void *buf, uint64_t off)
 {
-	awr_ring_submit(w->s->ring);
+	awr_queue_submit(w->s->ring);
 	(void)!pwrite(w->s->fd, buf, w->s->page_size / 2, (off_t)off);
 	awr__pages_fault_exit();
 }
@@ -115,7 +118,7 @@ static void fault_point(struct inplace *w, const void *buf, uint64_t off)
 	struct awr_pages *s = w->s;
 
 	if (s->fault.kind == AWR_PAGES_FAULT_CRASH && s->issued == s->fault.n) {
-		awr_ring_submit(s->ring);
+		awr_queue_submit(s->ring);
 		awr__pages_fault_exit();
 	}
 	if (s->fault.kind == AWR_PAGES_FAULT_TEAR && s->batch_mode == AWR_PAGES_MODE_DOUBLEWRITE &&
@@ -123,9 +126,18 @@ static void fault_point(struct inplace *w, const void *buf, uint64_t off)
 		tear(w, buf, off);
 }
 
+/* The page at w->next refused before the kernel: its status, and no page after it is sent. */
+static void refused(struct inplace *w, int err)
+{
+	w->pages[w->idx[w->next]].status = err;
+	w->error = err;
+	w->next++;
+}
+
 static int fill(struct inplace *w)
 {
 	struct awr_pages *s = w->s;
+	struct awr_verdict v;
 	int ret;
 
 	while (w->next < w->k && !w->error) {
@@ -135,19 +147,24 @@ static int fill(struct inplace *w)
 		if (!buf)
 			return -ENOMEM;
 
-		if (awr_ring_outstanding(s->ring) >= awr_ring_depth(s->ring))
+		if (awr_queue_outstanding(s->ring) >= awr_queue_depth(s->ring))
 			return 0;
 		if (s->fault.kind)
 			fault_point(w, buf, off);
-		ret = awr_ring_queue_write(s->ring, buf, s->page_size, off, w->next, w->flags);
+		v.rule = AWR_RULE_OK;
+		ret = awr_queue_write(s->ring, buf, s->page_size, off, w->next, w->flags, &v);
 		if (ret == -EBUSY)
 			return 0;
+		if (ret && v.rule != AWR_RULE_OK) {
+			refused(w, ret);	/* failed, as one the kernel fails */
+			return 0;
+		}
 		if (ret)
 			return ret;
 		s->issued++;
 		w->next++;
 		if (s->fault.kind == AWR_PAGES_FAULT_CRASH && s->issued == s->fault.n) {
-			awr_ring_submit(s->ring);
+			awr_queue_submit(s->ring);
 			awr__pages_fault_exit();
 		}
 	}
@@ -178,9 +195,9 @@ int awr__pages_in_place(struct awr_pages *s, struct awr_page *pages, const unsig
 
 	for (;;) {
 		ret = fill(&w);
-		if (ret || !awr_ring_outstanding(s->ring))
+		if (ret || !awr_queue_outstanding(s->ring))
 			break;
-		n = awr_ring_reap(s->ring, c, REAP, 1);
+		n = awr_queue_reap(s->ring, c, REAP, 1);
 		if (n < 0) {
 			ret = n;
 			break;
@@ -189,7 +206,7 @@ int awr__pages_in_place(struct awr_pages *s, struct awr_page *pages, const unsig
 			account(&w, &c[i]);
 	}
 	/* an engine error leaves writes in flight: wait for them, their buffers are the caller's */
-	while (ret && awr_ring_outstanding(s->ring) && awr_ring_reap(s->ring, c, REAP, 1) > 0)
+	while (ret && awr_queue_outstanding(s->ring) && awr_queue_reap(s->ring, c, REAP, 1) > 0)
 		;
 	free(w.bounce);
 	if (ret) {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Page batches for databases: a range written as naturally aligned units,
- * each one atomic write, through an io_uring engine. The ring is refilled as
- * completions arrive, so a batch may be far larger than the queue depth.
+ * each one atomic write, through a queue of any engine. The queue is refilled
+ * as completions arrive, so a batch may be far larger than its depth.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -10,12 +10,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "private.h"
+#include "write/queue.h"
 
 #define BATCH_REAP 64U
 
 struct batch {
-	struct awr_ring *r;
+	struct awr_queue *q;
 	const unsigned char *buf;
 	uint64_t offset;
 	uint64_t unit;
@@ -24,6 +24,7 @@ struct batch {
 	uint64_t next;		/* next unit to queue */
 	uint64_t first_bad;	/* index of the failed unit at the lowest offset */
 	struct awr_completion bad;
+	struct awr_verdict refused;	/* the rule of a unit the queue refused */
 	struct awr_batch_result *res;
 };
 
@@ -47,41 +48,60 @@ static void account(struct batch *b, const struct awr_completion *c)
 		note_failure(b, c);
 }
 
-/* The first failure's verdict: re-run the rule check for a message, or name the kernel's errno. */
+/* The first failure's verdict: the rule that refused it, or what the kernel or device said. */
 static void explain(struct batch *b)
 {
 	struct awr_batch_result *res = b->res;
-	const struct awr_file *f = awr_ring_file(b->r);
-	const void *buf = b->buf + b->first_bad * b->unit;
+	const char *why;
 
 	res->error_offset = b->offset + b->first_bad * b->unit;
-	if (b->bad.rule != AWR_RULE_OK) {
-		awr_file_check(f, buf, b->unit, res->error_offset, &res->verdict);
+	if (b->bad.rule != AWR_RULE_OK && b->bad.rule != AWR_RULE_DEVICE_ERROR) {
+		res->verdict = b->refused;
 		return;
 	}
 	res->verdict.rule = AWR_RULE_OK;
 	res->verdict.error = res->error;
+	why = b->bad.res < 0 ? strerror(-b->bad.res) :
+	      "short atomic write, the unit may be torn (a partly pinned buffer: "
+	      "'block: fail a short atomic pin', 7.4)";
+	if (b->bad.rule == AWR_RULE_DEVICE_ERROR && awr_queue_last_error(b->q))
+		why = awr_queue_last_error(b->q);
 	snprintf(res->verdict.message, sizeof(res->verdict.message),
-		 "the kernel refused the write of %" PRIu64 " bytes at %" PRIu64 ": %s",
-		 b->unit, res->error_offset,
-		 b->bad.res >= 0 ? "short atomic write, the unit may be torn (a partly pinned buffer: "
-				   "'block: fail a short atomic pin', 7.4)" : strerror(-b->bad.res));
+		 "the %s refused the write of %" PRIu64 " bytes at %" PRIu64 ": %s",
+		 b->bad.rule == AWR_RULE_DEVICE_ERROR ? "device" : "kernel", b->unit,
+		 res->error_offset, why);
+}
+
+/* A unit the rules refused before the kernel: a failure like one the kernel returns. */
+static void refused(struct batch *b, int ret, const struct awr_verdict *v)
+{
+	struct awr_completion c = { .tag = b->next, .res = ret, .rule = v->rule };
+
+	if (!b->res->error || b->next < b->first_bad)
+		b->refused = *v;
+	note_failure(b, &c);
 }
 
 /*
- * Queue units until the ring is full. A ring made with AWR_RING_SUBMIT_EACH
+ * Queue units until the queue is full. One opened with AWR_QUEUE_SUBMIT_EACH
  * hands each unit to the kernel as it is queued; otherwise the units go
  * together with the next reap's one system call.
  */
 static int fill(struct batch *b)
 {
+	struct awr_verdict v;
 	int ret;
 
 	while (b->next < b->nr_units && !b->res->error) {
-		ret = awr_ring_queue_write(b->r, b->buf + b->next * b->unit, b->unit,
-					   b->offset + b->next * b->unit, b->next, b->flags);
+		v.rule = AWR_RULE_OK;
+		ret = awr_queue_write(b->q, b->buf + b->next * b->unit, b->unit,
+				      b->offset + b->next * b->unit, b->next, b->flags, &v);
 		if (ret == -EBUSY)
 			return 0;
+		if (ret && v.rule != AWR_RULE_OK) {
+			refused(b, ret, &v);
+			return 0;
+		}
 		if (ret)
 			return ret;
 		b->next++;
@@ -98,9 +118,9 @@ static int run(struct batch *b)
 		ret = fill(b);
 		if (ret)
 			return ret;
-		if (!awr_ring_outstanding(b->r))
+		if (!awr_queue_outstanding(b->q))
 			return 0;
-		n = awr_ring_reap(b->r, c, BATCH_REAP, 1);
+		n = awr_queue_reap(b->q, c, BATCH_REAP, 1);
 		if (n < 0)
 			return n;
 		for (int i = 0; i < n; i++)
@@ -108,20 +128,21 @@ static int run(struct batch *b)
 	}
 }
 
-int awr_write_units(struct awr_ring *r, const void *buf, uint64_t offset, uint64_t length,
-		    uint64_t unit, unsigned int flags, struct awr_batch_result *res)
+int awr_queue_write_units(struct awr_queue *q, const void *buf, uint64_t offset,
+			  uint64_t length, uint64_t unit, unsigned int flags,
+			  struct awr_batch_result *res)
 {
 	struct awr_batch_result local;
 	struct batch b = {
-		.r = r, .buf = buf, .offset = offset, .unit = unit,
+		.q = q, .buf = buf, .offset = offset, .unit = unit,
 		.flags = flags, .res = res ? res : &local,
 	};
 	int ret;
 
 	memset(b.res, 0, sizeof(*b.res));	/* callers read it whenever the call fails */
-	if (!r || !buf || !unit || unit > UINT_MAX || length % unit)
+	if (!q || !buf || !unit || unit > UINT_MAX || length % unit)
 		return -EINVAL;
-	if (awr_ring_outstanding(r))
+	if (awr_queue_outstanding(q))
 		return -EBUSY;
 	b.nr_units = length / unit;
 	ret = run(&b);

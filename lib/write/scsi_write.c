@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * SCSI WRITE ATOMIC(16) (opcode 9Ch) through SG_IO, checked against the
- * Block Limits VPD first; sense data of a refused command becomes a sentence.
+ * The queue's SCSI engine: WRITE ATOMIC(16) (opcode 9Ch), checked against the
+ * Block Limits VPD read at open; sense data of a failed command becomes a
+ * sentence (awr_queue_last_error()).
  *
- * Queued (awr_scsi_open_queue()): the sg driver's asynchronous interface on the
- * disk's /dev/sgN (drivers/scsi/sg.c sg_write() / sg_read(), sg version 3):
- * write() of a struct sg_io_hdr hands the command to the device and returns,
- * read() returns a completed one (its pack_id names our slot); the driver keeps
- * at most SG_MAX_QUEUE (16) commands of one open file in flight, so that is the
- * deepest queue. SG_IO on a block device (/dev/sdX) waits for each command.
+ * With a depth: the sg driver's asynchronous interface on the disk's /dev/sgN
+ * (drivers/scsi/sg.c sg_write() / sg_read(), sg version 3): write() of a
+ * struct sg_io_hdr hands the command to the device and returns, read() returns
+ * a completed one (its pack_id names the slot); the driver keeps at most
+ * SG_MAX_QUEUE (16) commands of one open file in flight, so that is the
+ * deepest queue. Depth 0: SG_IO, which waits for each command (also on a
+ * block device /dev/sdX without the sg module); the next reap returns it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,40 +24,27 @@
 #include <scsi/sg.h>
 #include <scsi/sg_cmds_basic.h>
 
-#include "device/device.h"
-#include "write/queue_stats.h"
 #include "decide/decide.h"
+#include "device/device.h"
+#include "write/queue.h"
 
 #define OP_WRITE_ATOMIC16	0x9c
 #define CDB_FUA			0x08
 #define QUEUED_TIMEOUT_MS	60000
 
 struct scsi_slot {
-	uint64_t tag;
-	uint32_t len;
 	uint64_t lba;
 	uint8_t cdb[16];
 	uint8_t sense[64];
 };
 
-struct awr_scsi {
+struct scsi {
 	int fd;
 	struct awr_device *dev;
 	uint32_t bs;
 	int qfd;			/* /dev/sgN for the asynchronous interface, -1 unqueued */
-	unsigned int depth, outstanding, nr_free;
-	unsigned int free_slots[AWR_SCSI_QUEUE_MAX];
-	struct scsi_slot slots[AWR_SCSI_QUEUE_MAX];
-	struct awr_ring_stats stats;
-	char last_error[160];		/* the sense sentence of the last failed queued command */
+	struct scsi_slot *slots;	/* by the queue's slot */
 };
-
-int awr_scsi_open(const char *path, unsigned int flags, struct awr_scsi **out)
-{
-	if (flags)
-		return -EINVAL;
-	return awr_scsi_open_queue(path, 0, 0, out);
-}
 
 /* The disk's sg node for the asynchronous interface: /dev/sgN, given or found through sysfs. */
 static int open_sg(const struct awr_devnode *n)
@@ -68,76 +57,6 @@ static int open_sg(const struct awr_devnode *n)
 	awr__strjoin(node, sizeof(node), "/dev/", n->generic);
 	fd = open(node, O_RDWR | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
-}
-
-int awr_scsi_open_queue(const char *path, unsigned int depth, unsigned int flags,
-			struct awr_scsi **out)
-{
-	struct awr_devnode n;
-	struct awr_scsi *h;
-	char err[256];
-	int ret;
-
-	if (!out || flags || depth > AWR_SCSI_QUEUE_MAX)
-		return -EINVAL;
-	ret = awr__pt_node(path, &n);
-	if (ret)
-		return ret;
-	if (n.kind != AWR_NODE_SCSI)
-		return -ENODEV;
-	h = calloc(1, sizeof(*h));
-	if (!h)
-		return -ENOMEM;
-	h->fd = h->qfd = -1;
-	h->depth = depth;
-	for (unsigned int i = 0; i < depth; i++)
-		h->free_slots[h->nr_free++] = depth - 1 - i;
-	awr__queue_stats_init(&h->stats);
-	ret = awr__device_read(&n, &h->dev, err, sizeof(err));
-	if (!ret && !h->dev->scsi.logical_block_size)
-		ret = -ENODEV;
-	if (!ret) {
-		h->bs = h->dev->scsi.logical_block_size;
-		h->fd = sg_cmds_open_device(n.node, false, 0);
-		ret = h->fd < 0 ? h->fd : 0;
-	}
-	if (!ret && depth) {
-		h->qfd = open_sg(&n);
-		ret = h->qfd < 0 ? h->qfd : 0;
-	}
-	if (ret) {
-		awr_scsi_close(h);
-		return ret;
-	}
-	*out = h;
-	return 0;
-}
-
-void awr_scsi_close(struct awr_scsi *h)
-{
-	if (!h)
-		return;
-	if (h->fd >= 0)
-		sg_cmds_close_device(h->fd);
-	if (h->qfd >= 0) {
-		/* commands still in flight complete in the driver, which frees them (sg_release) */
-		close(h->qfd);
-	}
-	awr_device_free(h->dev);
-	free(h);
-}
-
-const struct awr_device *awr_scsi_device(const struct awr_scsi *h)
-{
-	return h->dev;
-}
-
-int awr_scsi_check(const struct awr_scsi *h, size_t len, uint64_t offset, uint32_t boundary,
-		   struct awr_verdict *v)
-{
-	if (!h)
-		return -EINVAL;
-	return awr__scsi_pt_check(&h->dev->scsi, len, offset, boundary, v);
 }
 
 /* Which CDB field a field pointer names, for the sentence. */
@@ -155,155 +74,156 @@ static const char *cdb_field(const char *msg)
 	return "";
 }
 
-/* Check the write and fill its WRITE ATOMIC(16) CDB; the LBA in @lba. */
-static int build_cdb(struct awr_scsi *h, const void *buf, size_t len, uint64_t offset, uint32_t boundary,
-		     unsigned int flags, struct awr_verdict *v, uint8_t cdb[16], uint64_t *lba)
+static int scsi_check(const struct awr_queue *q, const void *buf, size_t len, uint64_t off,
+		      unsigned int flags, struct awr_verdict *v)
 {
+	const struct awr_scsi_id *s = &((const struct scsi *)q->priv)->dev->scsi;
+
+	(void)buf;
+	if (flags & (AWR_WRITE_PLAIN | AWR_WRITE_FIXED))
+		return -EINVAL;
+	if (flags & AWR_WRITE_NOCHECK)
+		return awr__scsi_pt_shape(s, len, off, NULL) ?
+		       awr__scsi_pt_shape(s, len, off, v) : 0;
+	return awr__scsi_pt_check(s, len, off, 0, NULL) ?
+	       awr__scsi_pt_check(s, len, off, 0, v) : 0;
+}
+
+/* The WRITE ATOMIC(16) CDB of @len bytes at @off, ATOMIC BOUNDARY 0 (the whole write one unit). */
+static void build_cdb(const struct scsi *h, struct scsi_slot *s, size_t len, uint64_t off,
+		      unsigned int flags)
+{
+	uint32_t boundary = awr__scsi_boundary(&h->dev->scsi, len / h->bs, 0);
+
+	s->lba = off / h->bs;
+	memset(s->cdb, 0, sizeof(s->cdb));
+	s->cdb[0] = OP_WRITE_ATOMIC16;
+	s->cdb[1] = (flags & AWR_WRITE_DSYNC) ? CDB_FUA : 0;
+	for (int i = 0; i < 8; i++)
+		s->cdb[2 + i] = (uint8_t)(s->lba >> (56 - 8 * i));
+	s->cdb[10] = (uint8_t)(boundary >> 8);
+	s->cdb[11] = (uint8_t)boundary;
+	s->cdb[12] = (uint8_t)((len / h->bs) >> 8);
+	s->cdb[13] = (uint8_t)(len / h->bs);
+}
+
+/* Without a queue: SG_IO waits for the command, the next reap returns it. */
+static void write_now(struct awr_queue *q, unsigned int slot, const void *buf, size_t len)
+{
+	struct scsi *h = q->priv;
+	struct scsi_slot *s = &h->slots[slot];
+	char msg[160] = "";
 	int ret;
 
-	if (!h || !buf || boundary > 0xffff)
-		return -EINVAL;
-	ret = (flags & AWR_PT_NOCHECK) ? awr__scsi_pt_shape(&h->dev->scsi, len, offset, v) :
-					  awr_scsi_check(h, len, offset, boundary, v);
-	if (ret)
-		return ret;
-	*lba = offset / h->bs;
-	boundary = awr__scsi_boundary(&h->dev->scsi, len / h->bs, boundary);
-	memset(cdb, 0, 16);
-	cdb[0] = OP_WRITE_ATOMIC16;
-	cdb[1] = (flags & AWR_PT_FUA) ? CDB_FUA : 0;
-	for (int i = 0; i < 8; i++)
-		cdb[2 + i] = (uint8_t)(*lba >> (56 - 8 * i));
-	cdb[10] = (uint8_t)(boundary >> 8);
-	cdb[11] = (uint8_t)boundary;
-	cdb[12] = (uint8_t)((len / h->bs) >> 8);
-	cdb[13] = (uint8_t)(len / h->bs);
-	return 0;
+	q->stats.submit_calls++;
+	ret = awr__scsi_cdb(h->fd, s->cdb, 16, (void *)buf, (int)len, true, NULL, msg,
+			    sizeof(msg));
+	q->stats.submitted++;
+	q->stats.completed++;
+	if (ret == -EIO) {
+		snprintf(q->last_error, sizeof(q->last_error),
+			 "the device refused WRITE ATOMIC(16) of %zu blocks at LBA %" PRIu64
+			 ": %s%s",
+			 len / h->bs, s->lba, msg, cdb_field(msg));
+		awr__queue_done(q, slot, -EIO, AWR_RULE_DEVICE_ERROR);
+		return;
+	}
+	awr__queue_done(q, slot, ret ? ret : (int32_t)len, AWR_RULE_OK);
 }
 
-ssize_t awr_scsi_write(struct awr_scsi *h, const void *buf, size_t len, uint64_t offset,
-		       uint32_t boundary, unsigned int flags, struct awr_verdict *v)
+static int scsi_prep(struct awr_queue *q, unsigned int slot, const void *buf, size_t len,
+		     uint64_t off, unsigned int flags)
 {
-	uint8_t cdb[16];
-	uint64_t lba;
-	char msg[160] = "";
-	int ret = build_cdb(h, buf, len, offset, boundary, flags, v, cdb, &lba);
+	struct scsi *h = q->priv;
+	struct scsi_slot *s = &h->slots[slot];
+	struct sg_io_hdr hdr = {
+		.interface_id = 'S', .dxfer_direction = SG_DXFER_TO_DEV,
+		.cmd_len = sizeof(s->cdb), .cmdp = s->cdb,
+		.mx_sb_len = sizeof(s->sense), .sbp = s->sense,
+		.dxfer_len = (unsigned int)len, .dxferp = (void *)buf,
+		.timeout = QUEUED_TIMEOUT_MS, .pack_id = (int)slot,
+	};
 
-	if (ret)
-		return ret;
-	if (h->outstanding)
-		return -EBUSY;
-	ret = awr__scsi_cdb(h->fd, cdb, 16, (void *)buf, (int)len, true, NULL, msg, sizeof(msg));
-	if (ret == -EIO)
-		return awr__pt_verdict(v, AWR_RULE_DEVICE_ERROR, "the device refused WRITE ATOMIC(16) of %zu blocks at LBA %" PRIu64 ": %s%s",
-				       len / h->bs, lba, msg, cdb_field(msg));
-	return ret ? ret : (ssize_t)len;
-}
-
-int awr_scsi_queue_write(struct awr_scsi *h, const void *buf, size_t len, uint64_t offset,
-			 uint32_t boundary, uint64_t tag, unsigned int flags, struct awr_verdict *v)
-{
-	struct scsi_slot *s;
-	struct sg_io_hdr hdr;
-	unsigned int slot;
-	uint64_t lba;
-	uint8_t cdb[16];
-	int ret = build_cdb(h, buf, len, offset, boundary, flags, v, cdb, &lba);
-
-	if (ret)
-		return ret;
-	if (h->qfd < 0)
-		return -EINVAL;		/* opened without a queue */
-	if (!h->nr_free)
-		return -EBUSY;
-	slot = h->free_slots[h->nr_free - 1];
-	s = &h->slots[slot];
-	*s = (struct scsi_slot){ .tag = tag, .len = (uint32_t)len, .lba = lba };
-	memcpy(s->cdb, cdb, sizeof(cdb));
-	memset(&hdr, 0, sizeof(hdr));
-	hdr.interface_id = 'S';
-	hdr.dxfer_direction = SG_DXFER_TO_DEV;
-	hdr.cmd_len = sizeof(s->cdb);
-	hdr.cmdp = s->cdb;
-	hdr.mx_sb_len = sizeof(s->sense);
-	hdr.sbp = s->sense;
-	hdr.dxfer_len = (unsigned int)len;
-	hdr.dxferp = (void *)buf;
-	hdr.timeout = QUEUED_TIMEOUT_MS;
-	hdr.pack_id = (int)slot;
-	h->stats.submit_calls++;
+	build_cdb(h, s, len, off, flags);
+	if (h->qfd < 0) {
+		write_now(q, slot, buf, len);
+		return 0;
+	}
+	q->stats.submit_calls++;
 	if (write(h->qfd, &hdr, sizeof(hdr)) != (ssize_t)sizeof(hdr))
 		return errno == EDOM ? -EBUSY : -errno;	/* EDOM: the driver's queue is full */
-	h->nr_free--;
-	h->outstanding++;
-	h->stats.submitted++;
+	q->stats.submitted++;
 	return 0;
+}
+
+/* Every queued command is in the driver: write() handed it over. */
+static int scsi_enter(struct awr_queue *q, unsigned int need)
+{
+	(void)q;
+	(void)need;
+	return 0;
+}
+
+static void failed(struct awr_queue *q, const struct scsi_slot *s, const struct sg_io_hdr *hdr)
+{
+	char msg[128] = "";
+
+	if (hdr->sb_len_wr)
+		awr__scsi_sense_sentence(s->sense, hdr->sb_len_wr, msg, sizeof(msg));
+	else
+		snprintf(msg, sizeof(msg), "SCSI status 0x%02x, host 0x%x, driver 0x%x",
+			 hdr->status, hdr->host_status, hdr->driver_status);
+	snprintf(q->last_error, sizeof(q->last_error), "WRITE ATOMIC(16) at LBA %" PRIu64 ": %s%s",
+		 s->lba, msg, cdb_field(msg));
 }
 
 /* One completed command read back from the driver into @out. */
-static int take_one(struct awr_scsi *h, struct awr_completion *out)
+static int take_one(struct awr_queue *q, struct awr_completion *out)
 {
-	struct sg_io_hdr hdr;
-	struct scsi_slot *s;
-	char msg[128] = "";
+	struct scsi *h = q->priv;
+	struct sg_io_hdr hdr = { .interface_id = 'S' };
 	unsigned int slot;
 	ssize_t r;
 
-	memset(&hdr, 0, sizeof(hdr));
-	hdr.interface_id = 'S';
 	do
 		r = read(h->qfd, &hdr, sizeof(hdr));
 	while (r < 0 && errno == EINTR);
 	if (r != (ssize_t)sizeof(hdr))
 		return r < 0 ? -errno : -EIO;
 	slot = (unsigned int)hdr.pack_id;
-	if (slot >= h->depth)
+	if (slot >= q->depth)
 		return -EIO;
-	s = &h->slots[slot];
-	out->tag = s->tag;
+	out->tag = slot;
 	out->rule = AWR_RULE_OK;
-	out->res = (int32_t)s->len;
+	out->res = (int32_t)q->slots[slot].len;
 	if ((hdr.info & SG_INFO_OK_MASK) != SG_INFO_OK) {
 		out->res = -EIO;
 		out->rule = AWR_RULE_DEVICE_ERROR;
-		if (hdr.sb_len_wr)
-			awr__scsi_sense_sentence(s->sense, hdr.sb_len_wr, msg, sizeof(msg));
-		else
-			snprintf(msg, sizeof(msg), "SCSI status 0x%02x, host 0x%x, driver 0x%x", hdr.status,
-				 hdr.host_status, hdr.driver_status);
-		snprintf(h->last_error, sizeof(h->last_error), "WRITE ATOMIC(16) at LBA %" PRIu64 ": %s%s",
-			 s->lba, msg, cdb_field(msg));
+		failed(q, &h->slots[slot], &hdr);
 	}
-	h->free_slots[h->nr_free++] = slot;
-	h->outstanding--;
-	h->stats.completed++;
+	q->stats.completed++;
 	return 0;
 }
 
-int awr_scsi_reap(struct awr_scsi *h, struct awr_completion *out, unsigned int max, unsigned int wait_nr)
+/* Block for @need completions, then take those already done without waiting. */
+static int scsi_take(struct awr_queue *q, struct awr_completion *out, unsigned int max,
+		     unsigned int need)
 {
+	struct scsi *h = q->priv;
 	unsigned int n = 0;
 	int ret = 0;
 
-	if (!h || (!out && max) || h->qfd < 0)
-		return -EINVAL;
-	if (wait_nr > max)
-		wait_nr = max;
-	if (wait_nr > h->outstanding)
-		wait_nr = h->outstanding;
-	/* every queued command is in the driver: write() handed it over */
-	awr__queue_note(&h->stats, h->outstanding, h->depth);
-	while (n < max && h->outstanding) {
+	while (h->qfd >= 0 && n < max && n < q->outstanding) {
 		struct pollfd p = { .fd = h->qfd, .events = POLLIN };
 
-		if (n >= wait_nr) {
+		if (n >= need) {
 			ret = poll(&p, 1, 0);
 			if (ret <= 0) {
 				ret = ret < 0 && errno != EINTR ? -errno : 0;
 				break;
 			}
 		}
-		ret = take_one(h, &out[n]);
+		ret = take_one(q, &out[n]);
 		if (ret)
 			break;
 		n++;
@@ -311,14 +231,80 @@ int awr_scsi_reap(struct awr_scsi *h, struct awr_completion *out, unsigned int m
 	return ret && !n ? ret : (int)n;
 }
 
-void awr_scsi_stats(const struct awr_scsi *h, struct awr_ring_stats *out)
+static unsigned int scsi_none(const struct awr_queue *q)
 {
-	if (!h || !out)
-		return;
-	awr__queue_stats_copy(&h->stats, out);
+	(void)q;
+	return 0;
 }
 
-const char *awr_scsi_last_error(const struct awr_scsi *h)
+static const struct awr_device *scsi_device(const struct awr_queue *q)
 {
-	return h && h->last_error[0] ? h->last_error : NULL;
+	return ((const struct scsi *)q->priv)->dev;
+}
+
+static void scsi_close(struct awr_queue *q)
+{
+	struct scsi *h = q->priv;
+
+	if (!h)
+		return;
+	if (h->fd >= 0)
+		sg_cmds_close_device(h->fd);
+	if (h->qfd >= 0)
+		close(h->qfd);	/* commands in flight complete in the driver, which frees them */
+	awr_device_free(h->dev);
+	free(h->slots);
+	free(h);
+}
+
+static const struct awr__queue_ops scsi_ops = {
+	.check = scsi_check,
+	.prep = scsi_prep,
+	.enter = scsi_enter,
+	.take = scsi_take,
+	.ready = scsi_none,
+	.unsent = scsi_none,
+	.device = scsi_device,
+	.close = scsi_close,
+};
+
+static int scsi_setup(struct scsi *h, const struct awr_devnode *n, unsigned int depth)
+{
+	char err[256];
+	int ret = awr__device_read(n, &h->dev, err, sizeof(err));
+
+	if (ret)
+		return ret;
+	if (!h->dev->scsi.logical_block_size)
+		return -ENODEV;
+	h->bs = h->dev->scsi.logical_block_size;
+	h->fd = sg_cmds_open_device(n->node, false, 0);
+	if (h->fd < 0)
+		return h->fd;
+	if (!depth)
+		return 0;
+	h->qfd = open_sg(n);
+	return h->qfd < 0 ? h->qfd : 0;
+}
+
+int awr__scsi_open(struct awr_queue *q, const char *path, unsigned int depth)
+{
+	struct awr_devnode n;
+	struct scsi *h;
+	int ret = awr__pt_node(path, &n);
+
+	if (ret)
+		return ret;
+	if (n.kind != AWR_NODE_SCSI)
+		return -ENODEV;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->fd = h->qfd = -1;
+	q->priv = h;
+	q->ops = &scsi_ops;
+	h->slots = calloc(q->depth, sizeof(*h->slots));
+	if (!h->slots)
+		return -ENOMEM;
+	return scsi_setup(h, &n, depth);
 }

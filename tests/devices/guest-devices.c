@@ -438,13 +438,38 @@ static int write_mbr(const char *blk, uint8_t *sec, uint32_t lbs, bool part)
 /* The library's open of a partition: its errno (a handle it should not give is closed again). */
 static int lib_open(const char *engine, const char *path)
 {
-	struct awr_nvme *n = NULL;
-	struct awr_scsi *s = NULL;
-	int ret = !strcmp(engine, "nvme") ? awr_nvme_open(path, 0, &n) : awr_scsi_open(path, 0, &s);
+	struct awr_queue *q = NULL;
+	int ret = !strcmp(engine, "nvme") ? awr_queue_open(AWR_QUEUE_NVME, path, NULL, 1, 0, &q) :
+					    awr_queue_open(AWR_QUEUE_SCSI, path, NULL, 0, 0, &q);
 
-	awr_nvme_close(n);
-	awr_scsi_close(s);
+	awr_queue_close(q);
 	return ret;
+}
+
+/*
+ * One write through @q, waited for: its length, the rule's errno (nothing sent), or the
+ * completion's error with the device's sentence in @v.
+ */
+static ssize_t write_one(struct awr_queue *q, const void *b, size_t len, uint64_t off,
+			 unsigned int flags, struct awr_verdict *v)
+{
+	struct awr_completion c;
+	int ret;
+
+	v->rule = AWR_RULE_OK;
+	v->message[0] = 0;
+	ret = awr_queue_write(q, b, len, off, 1, flags, v);
+	if (ret)
+		return ret;
+	ret = awr_queue_reap(q, &c, 1, 1);
+	if (ret != 1)
+		return ret < 0 ? ret : -EIO;
+	if (c.res < 0) {
+		v->rule = c.rule;
+		snprintf(v->message, sizeof(v->message), "%s",
+			 awr_queue_last_error(q) ? awr_queue_last_error(q) : strerror(-c.res));
+	}
+	return c.res;
 }
 
 /* The partition check proper: nothing reaches the disk, the partition table included. */
@@ -516,7 +541,7 @@ static void partition_refused(const char *name, const char *engine, const char *
 static void nvme_cases(const char *blk, const char *ng)
 {
 	struct awr_verdict v = { 0 };
-	struct awr_nvme *h = NULL;
+	struct awr_queue *h = NULL;
 	const struct awr_nvme_id *id;
 	uint64_t unit, off;
 	void *b = NULL;
@@ -529,27 +554,28 @@ static void nvme_cases(const char *blk, const char *ng)
 	probe_view("nvme_probe_char_view", ng, AWR_DEVICE_NVME);
 	if (no_atomic)	/* the passthrough cases below need the kernel's atomic unit */
 		return;
-	ret = awr_nvme_open(ng, 0, &h);
+	ret = awr_queue_open(AWR_QUEUE_NVME, ng, NULL, 1, 0, &h);
 	if (ret) {
-		FAIL("nvme_passthrough_open", "awr_nvme_open(%s): %s", ng, strerror((int)-ret));
+		FAIL("nvme_passthrough_open", "awr_queue_open(nvme, %s): %s", ng,
+		     strerror((int)-ret));
 		return;
 	}
 	PASS("nvme_passthrough_open");
-	id = awr_device_nvme(awr_nvme_device(h));
+	id = awr_device_nvme(awr_queue_device(h));
 	unit = ((id->nsfeat & 2) && id->nawupf ? id->nawupf : id->awupf) + 1ULL;	/* NAWUPF 0: AWUPF */
 	unit *= id->lba_size;
 	off = 2 * unit;
 	b = aligned(unit + id->lba_size, 0xa5);
 	if (fill_dev(blk, off, unit + id->lba_size, 0x11))
 		FAIL("nvme_passthrough_write", "cannot pre-fill %s", blk);
-	else if ((ret = awr_nvme_write(h, b, unit, off, AWR_PT_FUA, &v)) != (ssize_t)unit)
+	else if ((ret = write_one(h, b, unit, off, AWR_WRITE_DSYNC, &v)) != (ssize_t)unit)
 		FAIL("nvme_passthrough_write", "write of %" PRIu64 " bytes at %" PRIu64 ": %zd %s", unit, off, ret, v.message);
 	else if (read_check(blk, off, unit, 0xa5, why, sizeof(why)))
 		FAIL("nvme_passthrough_write", "%s", why);
 	else
 		PASS("nvme_passthrough_write");
 	memset(b, 0x5a, unit + id->lba_size);
-	ret = awr_nvme_write(h, b, unit + id->lba_size, off, 0, &v);
+	ret = write_one(h, b, unit + id->lba_size, off, 0, &v);
 	if (ret != -EINVAL || v.rule != AWR_RULE_TOO_LARGE)
 		FAIL("nvme_passthrough_refuses_too_large", "a write of %" PRIu64 " bytes returned %zd (rule %s)",
 		     unit + id->lba_size, ret, awr_rule_name(v.rule));
@@ -558,14 +584,14 @@ static void nvme_cases(const char *blk, const char *ng)
 	else
 		PASS("nvme_passthrough_refuses_too_large");
 	free(b);
-	awr_nvme_close(h);
+	awr_queue_close(h);
 	cli_write("nvme_cli_write_engine", "nvme", ng, unit, unit + id->lba_size, off);
 	cli_write_queued("nvme_cli_write_queued", "nvme", ng, unit, off);
 	partition_refused("nvme_cli_partition_refused", "nvme", blk, unit);
 }
 
 /*
- * The sg driver's queue (awr_scsi_open_queue(), depth 8): 16 WRITE ATOMIC(16) of @len at @off,
+ * The sg driver's queue (awr_queue_open(), depth 8): 16 WRITE ATOMIC(16) of @len at @off,
  * each reaped with its length and read back through the block disk, at most 8 in flight and a
  * reap that found 8; then, where the device has an atomic alignment, a misaligned command sent
  * unchecked completes with the device's refusal decoded (ILLEGAL REQUEST, invalid field in CDB).
@@ -575,33 +601,33 @@ static void scsi_queued(const char *sg, const char *blk, uint64_t len, uint32_t 
 	struct awr_completion c[16];
 	struct awr_ring_stats st;
 	struct awr_verdict v = { 0 };
-	struct awr_scsi *h = NULL;
+	struct awr_queue *h = NULL;
 	unsigned int queued = 0, done = 0, bad = 0;
 	unsigned char *b = aligned(16 * len, 0x5e);
 	const struct awr_scsi_id *s;
 	char why[256] = "";
-	int ret = awr_scsi_open_queue(sg, 8, 0, &h);
+	int ret = awr_queue_open(AWR_QUEUE_SCSI, sg, NULL, 8, 0, &h);
 
 	if (ret) {
-		FAIL("scsi_queued_writes", "awr_scsi_open_queue(%s, 8): %s", sg, strerror(-ret));
+		FAIL("scsi_queued_writes", "awr_queue_open(scsi, %s, 8): %s", sg, strerror(-ret));
 		free(b);
 		return;
 	}
-	s = awr_device_scsi(awr_scsi_device(h));
+	s = awr_device_scsi(awr_queue_device(h));
 	while (done < 16 && !why[0]) {
 		ret = 0;
-		while (queued < 16 && !(ret = awr_scsi_queue_write(h, b + queued * len, len, off + queued * len, 0,
-								    queued, 0, &v)))
+		while (queued < 16 && !(ret = awr_queue_write(h, b + queued * len, len,
+							       off + queued * len, queued, 0, &v)))
 			queued++;
 		if (ret && ret != -EBUSY)
 			snprintf(why, sizeof(why), "queueing write %u: %s (%s)", queued, strerror(-ret), v.message);
-		ret = awr_scsi_reap(h, c, 16, 1);
+		ret = awr_queue_reap(h, c, 16, 1);
 		if (ret < 0)
 			snprintf(why, sizeof(why), "reap: %s", strerror(-ret));
 		for (int i = 0; i < ret; i++, done++)
 			bad += c[i].res != (int32_t)len;
 	}
-	awr_scsi_stats(h, &st);
+	awr_queue_stats(h, &st);
 	if (!why[0] && bad)
 		snprintf(why, sizeof(why), "%u of 16 completions not the length written", bad);
 	if (!why[0] && (st.inflight_max != 8 || st.completed != 16))
@@ -615,17 +641,20 @@ static void scsi_queued(const char *sg, const char *blk, uint64_t len, uint32_t 
 		result("PASS", "scsi_queued_writes", "16 writes of %" PRIu64 " bytes, 8 in flight, read back", len);
 	if (align < 2) {
 		SKIP("scsi_queued_sense_decoded", "the device has no atomic alignment");
-	} else if ((ret = awr_scsi_queue_write(h, b, len, off + s->logical_block_size, 0, 99, AWR_PT_NOCHECK, &v)) ||
-		   awr_scsi_reap(h, c, 1, 1) != 1) {
+	} else if ((ret = awr_queue_write(h, b, len, off + s->logical_block_size, 99,
+					  AWR_WRITE_NOCHECK, &v)) ||
+		   awr_queue_reap(h, c, 1, 1) != 1) {
 		FAIL("scsi_queued_sense_decoded", "the misaligned command was not sent or not reaped: %s", strerror(-ret));
-	} else if (c[0].tag != 99 || c[0].res != -EIO || c[0].rule != AWR_RULE_DEVICE_ERROR || !awr_scsi_last_error(h) ||
-		   !strcasestr(awr_scsi_last_error(h), "ILLEGAL REQUEST")) {
-		FAIL("scsi_queued_sense_decoded", "completion tag %" PRIu64 " res %d rule %s: %s", c[0].tag, c[0].res,
-		     awr_rule_name(c[0].rule), awr_scsi_last_error(h) ? awr_scsi_last_error(h) : "no sentence");
+	} else if (c[0].tag != 99 || c[0].res != -EIO || c[0].rule != AWR_RULE_DEVICE_ERROR ||
+		   !awr_queue_last_error(h) ||
+		   !strcasestr(awr_queue_last_error(h), "ILLEGAL REQUEST")) {
+		FAIL("scsi_queued_sense_decoded", "completion tag %" PRIu64 " res %d rule %s: %s",
+		     c[0].tag, c[0].res, awr_rule_name(c[0].rule),
+		     awr_queue_last_error(h) ? awr_queue_last_error(h) : "no sentence");
 	} else {
-		result("PASS", "scsi_queued_sense_decoded", "%s", awr_scsi_last_error(h));
+		result("PASS", "scsi_queued_sense_decoded", "%s", awr_queue_last_error(h));
 	}
-	awr_scsi_close(h);
+	awr_queue_close(h);
 	free(b);
 }
 
@@ -710,7 +739,7 @@ static void sg_unbound(const char *blk, const char *sg, uint64_t len, uint64_t o
 static void scsi_cases(const char *blk, const char *sg)
 {
 	struct awr_verdict v = { 0 };
-	struct awr_scsi *h = NULL;
+	struct awr_queue *h = NULL;
 	const struct awr_scsi_id *s;
 	uint32_t align, gran, max;
 	uint64_t len, lba, spot;
@@ -722,12 +751,12 @@ static void scsi_cases(const char *blk, const char *sg)
 	kernel_agrees("scsi_kernel_takes_unit_max", blk);
 	probe_view("scsi_probe_disk_view", blk, AWR_DEVICE_SCSI);
 	probe_view("scsi_probe_char_view", sg, AWR_DEVICE_SCSI);
-	ret = awr_scsi_open(sg, 0, &h);
+	ret = awr_queue_open(AWR_QUEUE_SCSI, sg, NULL, 0, 0, &h);
 	if (ret) {
-		FAIL("scsi_open", "awr_scsi_open(%s): %s", sg, strerror((int)-ret));
+		FAIL("scsi_open", "awr_queue_open(scsi, %s, 0): %s", sg, strerror((int)-ret));
 		return;
 	}
-	s = awr_device_scsi(awr_scsi_device(h));
+	s = awr_device_scsi(awr_queue_device(h));
 	align = s->atomic_alignment > 1 ? s->atomic_alignment : 1;
 	gran = s->atomic_granularity > 1 ? s->atomic_granularity : 1;
 	lba = 2ULL * align;
@@ -735,7 +764,8 @@ static void scsi_cases(const char *blk, const char *sg)
 	b = aligned(len, 0xc3);
 	if (fill_dev(blk, lba * s->logical_block_size, len, 0x22))
 		FAIL("scsi_write_atomic16", "cannot pre-fill %s", blk);
-	else if ((ret = awr_scsi_write(h, b, len, lba * s->logical_block_size, 0, AWR_PT_FUA, &v)) != (ssize_t)len)
+	else if ((ret = write_one(h, b, len, lba * s->logical_block_size, AWR_WRITE_DSYNC, &v)) !=
+		 (ssize_t)len)
 		FAIL("scsi_write_atomic16", "%zd: %s", ret, v.message);
 	else if (read_check(blk, lba * s->logical_block_size, len, 0xc3, why, sizeof(why)))
 		FAIL("scsi_write_atomic16", "%s", why);
@@ -752,12 +782,12 @@ static void scsi_cases(const char *blk, const char *sg)
 		SKIP("scsi_misaligned_refused_by_library", "the device has no atomic alignment");
 		SKIP("scsi_misaligned_sense_decoded", "the device has no atomic alignment");
 	} else {
-		ret = awr_scsi_check(h, len, s->logical_block_size, 0, &v);
+		ret = awr_queue_check(h, b, len, s->logical_block_size, &v);
 		if (ret != -EINVAL || v.rule != AWR_RULE_MISALIGNED)
 			FAIL("scsi_misaligned_refused_by_library", "%zd (rule %s)", ret, awr_rule_name(v.rule));
 		else
 			PASS("scsi_misaligned_refused_by_library");
-		ret = awr_scsi_write(h, b, len, s->logical_block_size, 0, AWR_PT_NOCHECK, &v);
+		ret = write_one(h, b, len, s->logical_block_size, AWR_WRITE_NOCHECK, &v);
 		if (ret != -EIO || v.rule != AWR_RULE_DEVICE_ERROR || !strcasestr(v.message, "ILLEGAL REQUEST") ||
 		    !strcasestr(v.message, "invalid field in cdb"))
 			FAIL("scsi_misaligned_sense_decoded", "%zd: %s", ret, v.message);
@@ -766,7 +796,7 @@ static void scsi_cases(const char *blk, const char *sg)
 	}
 	max = s->max_atomic_transfer_length ? s->max_atomic_transfer_length :
 					      s->max_atomic_transfer_length_with_boundary;
-	ret = awr_scsi_check(h, (max + gran) * (size_t)s->logical_block_size, 0, 0, &v);
+	ret = awr_queue_check(h, b, (max + gran) * (size_t)s->logical_block_size, 0, &v);
 	if (ret != -EINVAL)
 		FAIL("scsi_too_large_refused_by_library", "%zd (rule %s)", ret, awr_rule_name(v.rule));
 	else
@@ -775,7 +805,7 @@ static void scsi_cases(const char *blk, const char *sg)
 		  lba * s->logical_block_size);
 	spot = 64ULL * align * s->logical_block_size;	/* clear of the writes above */
 	free(b);
-	awr_scsi_close(h);
+	awr_queue_close(h);
 	scsi_queued(sg, blk, len, align, spot);
 	cli_write_queued("scsi_cli_write_queued", "scsi", sg, len, spot);
 	partition_refused("scsi_cli_partition_refused", "scsi", blk, len);

@@ -6,7 +6,10 @@
 
 #include "device/device_fixtures.h"
 #include "device/device.h"
+<<<<<<< HEAD
 #include "decide/decide.h"
+=======
+>>>>>>> d823e8c (write: one queue over io_uring, NVMe and SCSI engines (awr_queue_*))
 
 static uint8_t buf[8192];
 
@@ -194,8 +197,8 @@ static bool node(const char *name, unsigned int maj, unsigned int min, char *pat
 static void test_partition_refused(void)
 {
 	char p1[PATH_MAX + 16], disk[PATH_MAX + 16], sda1[PATH_MAX + 16];
-	struct awr_nvme *nvme = NULL;
-	struct awr_scsi *scsi = NULL;
+	struct awr_queue *nvme = NULL;
+	struct awr_queue *scsi = NULL;
 	struct awr_devnode n;
 
 	snprintf(root, sizeof(root), "/tmp/awr-ptnode-XXXXXX");
@@ -213,14 +216,20 @@ static void test_partition_refused(void)
 	T_EXPECT(n.kind == AWR_NODE_NVME_NS && !strcmp(n.generic, "ng0n1"),
 		 "whole namespace maps to ng0n1 (kind %d, generic %s)", n.kind, n.generic);
 	T_EXPECT_EQ(awr__devnode_from_mode(S_IFBLK, 259, 1, NULL, &n), 0, "probe still maps a partition");
-	T_EXPECT_EQ(awr_nvme_open(p1, 0, &nvme), -EINVAL, "awr_nvme_open of a partition");
-	T_EXPECT_EQ(awr_scsi_open(sda1, 0, &scsi), -EINVAL, "awr_scsi_open of a partition");
+	T_EXPECT_EQ(awr_queue_open(AWR_QUEUE_NVME, p1, NULL, 1, 0, &nvme), -EINVAL,
+		    "an NVMe queue on a partition");
+	T_EXPECT_EQ(awr_queue_open(AWR_QUEUE_SCSI, sda1, NULL, 0, 0, &scsi), -EINVAL,
+		    "a SCSI queue on a partition");
 	T_EXPECT(!nvme && !scsi, "no handle for a partition");
 	/* the queue is settled at open: a depth out of range or an unknown flag is refused first */
-	T_EXPECT_EQ(awr_nvme_open_queue(disk, 0, 0, &nvme), -EINVAL, "depth 0");
-	T_EXPECT_EQ(awr_nvme_open_queue(disk, AWR_NVME_QUEUE_MAX + 1, 0, &nvme), -EINVAL, "depth above the maximum");
-	T_EXPECT_EQ(awr_nvme_open_queue(disk, 8, AWR_RING_REGISTER_FILE, &nvme), -EINVAL, "a ring flag it has no use for");
-	T_EXPECT(!nvme, "no handle for a bad queue");
+	T_EXPECT_EQ(awr_queue_open(AWR_QUEUE_NVME, disk, NULL, 0, 0, &nvme), -EINVAL, "depth 0");
+	T_EXPECT_EQ(awr_queue_open(AWR_QUEUE_NVME, disk, NULL, AWR_QUEUE_NVME_MAX + 1, 0, &nvme),
+		    -EINVAL, "depth above the maximum");
+	T_EXPECT_EQ(awr_queue_open(AWR_QUEUE_NVME, disk, NULL, 8, AWR_QUEUE_REGISTER_FILE, &nvme),
+		    -EINVAL, "a ring flag it has no use for");
+	T_EXPECT_EQ(awr_queue_open(AWR_QUEUE_SCSI, sda1, NULL, AWR_QUEUE_SCSI_MAX + 1, 0, &scsi),
+		    -EINVAL, "a SCSI depth above the sg driver's queue");
+	T_EXPECT(!nvme && !scsi, "no handle for a bad queue");
 	awr_set_sysfs_root(NULL);
 }
 

@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libatomicwr/queue.h - the queue: atomic writes through one of three engines behind one handle.
+ * Open it with an engine and a depth; queue writes (one signature for every
+ * engine), reap their completions, read how full it was kept, close it.
+ *
+ *   AWR_QUEUE_URING  io_uring IORING_OP_WRITE with RWF_ATOMIC on a file or
+ *                    block device (struct awr_file)
+ *   AWR_QUEUE_NVME   NVMe Writes through io_uring uring_cmd on /dev/ngXnY,
+ *                    checked against (N)AWUPF, NABSPF and NABO
+ *   AWR_QUEUE_SCSI   WRITE ATOMIC(16) through the sg driver's queue on
+ *                    /dev/sgN, or SG_IO one at a time (depth 0)
+ *
+ * What the target can take is decided when the queue is opened and kept in
+ * it: the limits, the rules that do not change per write and the kernel
+ * table's answers. A write checks only what can change (offset, length,
+ * alignment, buffer); one that breaks a rule is not queued, and the call
+ * returns the rule's errno with the rule and a sentence in its verdict.
+ * A queue is used by one thread, the one that opened it.
+ */
+#ifndef LIBATOMICWR_QUEUE_H
+#define LIBATOMICWR_QUEUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libatomicwr/write.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct awr_queue;
+struct iovec;
+
+/* The engines of a queue. */
+enum awr_queue_engine {
+	AWR_QUEUE_URING = 0,	/* io_uring RWF_ATOMIC writes to a file or block device */
+	AWR_QUEUE_NVME,		/* NVMe passthrough (uring_cmd on the namespace's char device) */
+	AWR_QUEUE_SCSI,		/* SCSI WRITE ATOMIC(16) */
+};
+
+/* The deepest queue of each engine. */
+#define AWR_QUEUE_URING_MAX	32768U	/* IORING_MAX_ENTRIES */
+#define AWR_QUEUE_NVME_MAX	64U
+#define AWR_QUEUE_SCSI_MAX	16U	/* the sg driver's SG_MAX_QUEUE of one open file */
+
+/* awr_queue_open() flags */
+#define AWR_QUEUE_REGISTER_FILE	(1U << 0)	/* uring: register the fd (IOSQE_FIXED_FILE) */
+#define AWR_QUEUE_SQPOLL	(1U << 1)	/* uring: a kernel thread polls (SETUP_SQPOLL) */
+/*
+ * Hand each write to the kernel as it is queued (one io_uring_enter() per
+ * write): the device starts on it at once instead of at the next reap, and
+ * with DEFER_TASKRUN the same call posts the completions that are ready, so
+ * the reap finds them waiting. For a queue kept full (depth above 1); the SCSI
+ * engine always sends each command as it is queued.
+ */
+#define AWR_QUEUE_SUBMIT_EACH	(1U << 2)
+
+/*
+ * awr_queue_write() flags: AWR_WRITE_DSYNC (RWF_DSYNC; FUA for NVMe and SCSI),
+ * AWR_WRITE_NOCHECK (skip the rules: the kernel or the device judges; the
+ * passthrough engines still check whole blocks), and for the uring engine
+ * AWR_WRITE_PLAIN and AWR_WRITE_FIXED.
+ */
+#define AWR_WRITE_FIXED		(1U << 9)	/* plain writes: from a registered buffer */
+
+/**
+ * awr_queue_open() - open a queue of atomic writes
+ * @engine:	AWR_QUEUE_URING, AWR_QUEUE_NVME or AWR_QUEUE_SCSI
+ * @path:	NVMe: /dev/ngXnY or /dev/nvmeXnY; SCSI: /dev/sgN or /dev/sdX;
+ *		uring: the file to open (O_DIRECT) when @f is NULL
+ * @f:		uring: an open target, which must stay open while the queue
+ *		lives; NULL for the passthrough engines
+ * @depth:	writes queued and not reaped at most: uring 1 to
+ *		AWR_QUEUE_URING_MAX, NVMe 1 to AWR_QUEUE_NVME_MAX, SCSI 0 (SG_IO,
+ *		one write at a time) to AWR_QUEUE_SCSI_MAX
+ * @flags:	AWR_QUEUE_* flags
+ * @out:	the queue, closed with awr_queue_close()
+ *
+ * Return: 0; -EINVAL for a depth out of range, a flag the engine has no use
+ * for or a partition given to a passthrough engine (it addresses the whole
+ * namespace or disk); -ENODEV when @path is not of the engine's kind (or a
+ * queued SCSI disk has no sg node); -EOPNOTSUPP when the kernel lacks
+ * uring_cmd passthrough; the negative errno of io_uring setup or the open.
+ */
+int awr_queue_open(enum awr_queue_engine engine, const char *path, struct awr_file *f,
+		   unsigned int depth, unsigned int flags, struct awr_queue **out);
+
+/**
+ * awr_queue_close() - close a queue
+ * @q:	the queue, may be NULL
+ *
+ * Writes still in the kernel complete first; their buffers must stay valid
+ * until then, so reap everything before closing. Queued writes that were
+ * never submitted are dropped.
+ */
+void awr_queue_close(struct awr_queue *q);
+
+/**
+ * awr_queue_write() - queue one atomic write
+ * @q:		the queue
+ * @buf:	@len bytes, aligned for O_DIRECT, unchanged until the write is reaped
+ * @len:	bytes, at most 4 GiB - 1
+ * @offset:	byte offset in the file, namespace or disk
+ * @tag:	returned in the write's completion
+ * @flags:	AWR_WRITE_* flags
+ * @v:		optional; the rule and a sentence when the write is refused
+ *
+ * No system call (but the SCSI engine's, which hands each command over, and
+ * with AWR_QUEUE_SUBMIT_EACH one io_uring_enter(); should it fail, the write
+ * stays queued and the next reap reports the error).
+ *
+ * Return: 0 when queued; -EBUSY when @depth writes are outstanding; the
+ * negative errno of the rule broken (the rule in @v, nothing queued); -EINVAL
+ * for a NULL @buf, a @len over 4 GiB - 1 or a flag the engine cannot honour.
+ */
+int awr_queue_write(struct awr_queue *q, const void *buf, size_t len, uint64_t offset,
+		    uint64_t tag, unsigned int flags, struct awr_verdict *v);
+
+/**
+ * awr_queue_check() - would the queue take this write?
+ * @q:		the queue
+ * @buf:	the buffer
+ * @len:	bytes
+ * @offset:	byte offset
+ * @v:		optional; the rule broken and a sentence, or AWR_RULE_OK
+ *
+ * The checks of awr_queue_write() without queueing: for the uring engine the
+ * kernel's rules on the target's limits, for NVMe whole blocks within
+ * (N)AWUPF and no NABSPF boundary crossed, for SCSI the Block Limits VPD.
+ *
+ * Return: 0, or the negative errno of the rule broken.
+ */
+int awr_queue_check(const struct awr_queue *q, const void *buf, size_t len, uint64_t offset,
+		    struct awr_verdict *v);
+
+/**
+ * awr_queue_submit() - hand the queued writes to the kernel now
+ * @q:	the queue
+ *
+ * Without waiting; with DEFER_TASKRUN the same call posts the completions
+ * that are ready.
+ *
+ * Return: 0 or a negative errno.
+ */
+int awr_queue_submit(struct awr_queue *q);
+
+/**
+ * awr_queue_reap() - collect completions, submitting and waiting if needed
+ * @q:		the queue
+ * @out:	@max completions: the tag, the bytes written or a negative errno
+ *		(-EIO with AWR_RULE_DEVICE_ERROR when a device failed the command:
+ *		awr_queue_last_error() says how)
+ * @max:	room in @out
+ * @wait_nr:	wait until at least this many are collected (capped at the
+ *		number outstanding); 0 never waits
+ *
+ * Writes queued since the last call are submitted in the same system call
+ * that collects or waits: one io_uring_enter() per turn of the usual loop
+ * (queue, reap).
+ *
+ * Return: the number of completions stored (0..@max), or a negative errno.
+ */
+int awr_queue_reap(struct awr_queue *q, struct awr_completion *out, unsigned int max,
+		   unsigned int wait_nr);
+
+/**
+ * awr_queue_stats() - how full the queue was kept
+ * @q:		the queue
+ * @out:	the counters since awr_queue_open(), against its depth
+ *
+ * "In the kernel at a reap" is counted right after the reap handed its queued
+ * writes over: writes submitted whose completion the caller has not taken.
+ */
+void awr_queue_stats(const struct awr_queue *q, struct awr_ring_stats *out);
+
+/**
+ * awr_queue_depth() - the depth given at open
+ * @q:	the queue
+ *
+ * Return: the depth (1 for a SCSI queue of depth 0).
+ */
+unsigned int awr_queue_depth(const struct awr_queue *q);
+
+/**
+ * awr_queue_outstanding() - writes queued and not yet reaped
+ * @q:	the queue
+ *
+ * Return: the count.
+ */
+unsigned int awr_queue_outstanding(const struct awr_queue *q);
+
+/**
+ * awr_queue_file() - the target of a uring queue
+ * @q:	the queue
+ *
+ * Return: the struct awr_file it writes (owned by the queue when it opened
+ * the path itself), or NULL for the passthrough engines.
+ */
+struct awr_file *awr_queue_file(const struct awr_queue *q);
+
+/**
+ * awr_queue_device() - the device view a passthrough queue read at open
+ * @q:	the queue
+ *
+ * Return: the view, owned by @q; NULL for the uring engine.
+ */
+const struct awr_device *awr_queue_device(const struct awr_queue *q);
+
+/**
+ * awr_queue_last_error() - how the device failed the last write it failed
+ * @q:	the queue
+ *
+ * Return: a sentence owned by @q (the NVMe status or the SCSI sense decoded),
+ * or NULL when no device failed a write.
+ */
+const char *awr_queue_last_error(const struct awr_queue *q);
+
+/**
+ * awr_queue_register_buffers() - register buffers for plain writes
+ * @q:		a uring queue
+ * @iov:	the buffers (pinned by the kernel until the queue is closed)
+ * @nr:		how many
+ *
+ * A plain write (AWR_WRITE_PLAIN | AWR_WRITE_FIXED) from within one of them
+ * is queued as IORING_OP_WRITE_FIXED. Atomic writes cannot use them: the
+ * kernel refuses RWF_ATOMIC on a registered buffer (-EINVAL).
+ *
+ * Return: 0, -EINVAL for another engine, -EBUSY when buffers are registered,
+ * or the negative errno of IORING_REGISTER_BUFFERS.
+ */
+int awr_queue_register_buffers(struct awr_queue *q, const struct iovec *iov, unsigned int nr);
+
+/**
+ * awr_queue_write_units() - write a range as naturally aligned units
+ * @q:		an idle queue (no writes outstanding)
+ * @buf:	@length bytes of data, aligned for O_DIRECT
+ * @offset:	byte offset of the first unit
+ * @length:	a multiple of @unit
+ * @unit:	the size of each write (a database page), at most 4 GiB - 1
+ * @flags:	AWR_WRITE_* flags for every unit
+ * @res:	optional: units landed, the first error and its verdict
+ *
+ * Each unit is one atomic write (each page untorn, not the whole range),
+ * queued as the queue has room; it returns when all queued units completed.
+ * After the first failure no further units are queued; those in flight
+ * complete.
+ *
+ * Return: 0 when every unit landed; else the first error (the unit at the
+ * lowest offset that failed); -EBUSY when the queue has writes outstanding;
+ * -EINVAL for a zero @unit, a @length that is not a multiple of it, or NULL.
+ */
+int awr_queue_write_units(struct awr_queue *q, const void *buf, uint64_t offset,
+			  uint64_t length, uint64_t unit, unsigned int flags,
+			  struct awr_batch_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBATOMICWR_QUEUE_H */

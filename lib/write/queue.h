@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The queue's private parts (queue.c) and its engines (uring.c, nvme_write.c,
+ * scsi_write.c) behind one small ops table, as nvme-cli's struct print_ops:
+ * the generic queue keeps the slots (the caller's tag and length by the
+ * engine's user data), the depth, the completions made without the kernel and
+ * the counters; an engine checks, prepares, hands over and collects.
+ */
+#ifndef AWR_WRITE_QUEUE_H
+#define AWR_WRITE_QUEUE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "private.h"
+#include "write/write.h"
+
+struct awr_queue;
+
+struct awr__queue_ops {
+	/*
+	 * Would the engine take this write? Only what can change per write;
+	 * @v is filled only when it would not (the slow path).
+	 */
+	int (*check)(const struct awr_queue *q, const void *buf, size_t len, uint64_t offset,
+		     unsigned int flags, struct awr_verdict *v);
+	/* Queue one checked write in @slot: no system call, but SCSI's write() of its header. */
+	int (*prep)(struct awr_queue *q, unsigned int slot, const void *buf, size_t len,
+		    uint64_t offset, unsigned int flags);
+	/* Hand what was queued to the kernel and wait for @need completions. */
+	int (*enter)(struct awr_queue *q, unsigned int need);
+	/* Completions ready now (waiting for @need of them): tag holds the slot. */
+	int (*take)(struct awr_queue *q, struct awr_completion *out, unsigned int max,
+		    unsigned int need);
+	/* Completions waiting to be taken without a system call. */
+	unsigned int (*ready)(const struct awr_queue *q);
+	/* Writes queued and not yet in the kernel. */
+	unsigned int (*unsent)(const struct awr_queue *q);
+	/* The device view read at open (passthrough), or NULL. */
+	const struct awr_device *(*device)(const struct awr_queue *q);
+	void (*close)(struct awr_queue *q);
+};
+
+struct awr__queue_slot {
+	uint64_t tag;
+	uint32_t len;
+};
+
+struct awr_queue {
+	const struct awr__queue_ops *ops;
+	enum awr_queue_engine engine;
+	void *priv;			/* the engine's state */
+	unsigned int depth;		/* writes queued and not reaped, at most */
+	unsigned int outstanding;	/* queued (or done without the kernel), not reaped */
+	unsigned int nr_free;
+	unsigned int *free_slots;
+	struct awr__queue_slot *slots;	/* by slot: the engine's user data */
+	unsigned int nr_done;
+	struct awr_completion *done;	/* completed without the kernel (tag: the slot) */
+	bool submit_each;		/* AWR_QUEUE_SUBMIT_EACH at a depth above 1 */
+	struct awr_ring_stats stats;
+	char last_error[160];		/* the device's sentence for the last write it failed */
+};
+
+/* queue.c: for the engines */
+void awr__queue_done(struct awr_queue *q, unsigned int slot, int32_t res, enum awr_rule rule);
+void awr__queue_note(struct awr_ring_stats *s, unsigned int in, unsigned int depth);
+int awr__queue_refuse(struct awr_queue *q, uint64_t tag, int err, enum awr_rule rule);
+
+/* uring.c, nvme_write.c, scsi_write.c: each engine's open */
+int awr__uring_open(struct awr_queue *q, const char *path, struct awr_file *f, unsigned int flags);
+int awr__nvme_open(struct awr_queue *q, const char *path);
+int awr__scsi_open(struct awr_queue *q, const char *path, unsigned int depth);
+
+/* ring.c: the io_uring both the RWF_ATOMIC and the NVMe engines run on */
+struct io_uring;
+int awr__ring_setup(struct awr_queue *q, struct io_uring *ring, const unsigned int *tries,
+		    unsigned int nr);
+int awr__ring_enter(struct awr_queue *q, struct io_uring *ring, unsigned int need);
+int awr__ring_take(struct awr_queue *q, struct io_uring *ring, struct awr_completion *out,
+		   unsigned int max);
+unsigned int awr__ring_unsent(const struct io_uring *ring);
+
+#endif /* AWR_WRITE_QUEUE_H */
