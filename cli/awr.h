@@ -127,13 +127,8 @@ void stack_print(const struct awr_stack_view *s);
 /* write_pt.c: the passthrough engines of awr write */
 struct pt_target;
 int pt_open(const char *engine, const char *path, unsigned int qd, bool force, struct pt_target **out);
-ssize_t pt_write(struct pt_target *t, const void *buf, size_t len, uint64_t off, bool fua,
-		 struct awr_verdict *v);
 int pt_read_fd(const struct pt_target *t);
-struct awr_nvme *pt_nvme(const struct pt_target *t);
-struct awr_scsi *pt_scsi(const struct pt_target *t);
-int pt_check_range(const struct pt_target *t, uint64_t unit, uint64_t offset, uint64_t length,
-		   struct awr_verdict *v, uint64_t *bad);
+struct awr_queue *pt_queue(const struct pt_target *t);
 void pt_close(struct pt_target *t);
 
 /* commands */

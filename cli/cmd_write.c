@@ -456,7 +456,7 @@ static void report(const struct write_job *j, int verified)
 	json_object_object_add(o, "dsync", json_object_new_boolean(j->flags & AWR_WRITE_DSYNC));
 	json_object_object_add(o, "verified", verified < 0 ? NULL : json_object_new_boolean(verified));
 	json_object_object_add(o, "seconds", out_double(j->seconds, 6));
-	if (j->have_stats) {	/* writes in the kernel at each reap (awr_ring_stats(), awr_nvme_stats()) */
+	if (j->have_stats) {	/* writes in the kernel at each reap (awr_queue_stats()) */
 		struct json_object *q = json_object_new_object();
 		double mean = j->stats.reaps ? (double)j->stats.inflight_sum / (double)j->stats.reaps : 0;
 

@@ -36,8 +36,8 @@
 #define NVME_RW_FUA	(1U << 30)
 
 struct nvme {
+	struct io_uring ring;		/* first: the ops of ring.c */
 	int fd;
-	struct io_uring ring;
 	struct awr_device *dev;
 	uint32_t bs;
 	struct awr__nvme_format fmt;	/* the LBA format in use: metadata, PI */
@@ -96,11 +96,6 @@ static int nvme_prep(struct awr_queue *q, unsigned int slot, const void *buf, si
 	return 0;
 }
 
-static int nvme_enter(struct awr_queue *q, unsigned int need)
-{
-	return awr__ring_enter(q, &((struct nvme *)q->priv)->ring, need);
-}
-
 /* The NVMe status of a failed command as a sentence (NVMe base spec, CQE DW3). */
 static void device_error(struct awr_queue *q, int status)
 {
@@ -113,9 +108,8 @@ static void device_error(struct awr_queue *q, int status)
 static int nvme_take(struct awr_queue *q, struct awr_completion *out, unsigned int max,
 		     unsigned int need)
 {
-	int n = awr__ring_take(q, &((struct nvme *)q->priv)->ring, out, max);
+	int n = awr__ring_take(q, out, max, need);
 
-	(void)need;
 	for (int i = 0; i < n; i++) {
 		int res = out[i].res;
 
@@ -125,16 +119,6 @@ static int nvme_take(struct awr_queue *q, struct awr_completion *out, unsigned i
 			device_error(q, res);
 	}
 	return n;
-}
-
-static unsigned int nvme_ready(const struct awr_queue *q)
-{
-	return io_uring_cq_ready(&((const struct nvme *)q->priv)->ring);
-}
-
-static unsigned int nvme_unsent(const struct awr_queue *q)
-{
-	return awr__ring_unsent(&((const struct nvme *)q->priv)->ring);
 }
 
 static void nvme_close(struct awr_queue *q)
@@ -159,10 +143,10 @@ static const struct awr_device *nvme_device(const struct awr_queue *q)
 static const struct awr__queue_ops nvme_ops = {
 	.check = nvme_check,
 	.prep = nvme_prep,
-	.enter = nvme_enter,
+	.enter = awr__ring_enter,
 	.take = nvme_take,
-	.ready = nvme_ready,
-	.unsent = nvme_unsent,
+	.ready = awr__ring_ready,
+	.unsent = awr__ring_unsent,
 	.device = nvme_device,
 	.close = nvme_close,
 };

@@ -186,7 +186,7 @@ static unsigned int take_done(struct awr_queue *q, struct awr_completion *out, u
 }
 
 /* @in writes in the kernel at a reap, of @depth the queue may hold. */
-void awr__queue_note(struct awr_ring_stats *s, unsigned int in, unsigned int depth)
+static void note(struct awr_ring_stats *s, unsigned int in, unsigned int depth)
 {
 	if (!in)
 		return;
@@ -216,7 +216,7 @@ int awr_queue_reap(struct awr_queue *q, struct awr_completion *out, unsigned int
 	n = take_done(q, out, max);
 	ready = q->ops->ready(q);
 	ret = q->ops->enter(q, wait_nr > n + ready ? wait_nr - n - ready : 0);
-	awr__queue_note(&q->stats, q->outstanding - q->nr_done - q->ops->unsent(q), q->depth);
+	note(&q->stats, q->outstanding - q->nr_done - q->ops->unsent(q), q->depth);
 	while (!ret && n < max) {
 		k = q->ops->take(q, out + n, max - n, wait_nr > n ? wait_nr - n : 0);
 		if (k < 0) {

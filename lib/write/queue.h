@@ -64,7 +64,6 @@ struct awr_queue {
 
 /* queue.c: for the engines */
 void awr__queue_done(struct awr_queue *q, unsigned int slot, int32_t res, enum awr_rule rule);
-void awr__queue_note(struct awr_ring_stats *s, unsigned int in, unsigned int depth);
 int awr__queue_refuse(struct awr_queue *q, uint64_t tag, int err, enum awr_rule rule);
 
 /* uring.c, nvme_write.c, scsi_write.c: each engine's open */
@@ -76,9 +75,11 @@ int awr__scsi_open(struct awr_queue *q, const char *path, unsigned int depth);
 struct io_uring;
 int awr__ring_setup(struct awr_queue *q, struct io_uring *ring, const unsigned int *tries,
 		    unsigned int nr);
-int awr__ring_enter(struct awr_queue *q, struct io_uring *ring, unsigned int need);
-int awr__ring_take(struct awr_queue *q, struct io_uring *ring, struct awr_completion *out,
-		   unsigned int max);
-unsigned int awr__ring_unsent(const struct io_uring *ring);
+/* ring.c: ops of an engine whose state (q->priv) starts with its struct io_uring */
+int awr__ring_enter(struct awr_queue *q, unsigned int need);
+int awr__ring_take(struct awr_queue *q, struct awr_completion *out, unsigned int max,
+		   unsigned int need);
+unsigned int awr__ring_ready(const struct awr_queue *q);
+unsigned int awr__ring_unsent(const struct awr_queue *q);
 
 #endif /* AWR_WRITE_QUEUE_H */

@@ -26,7 +26,7 @@
 #include "write/queue.h"
 
 struct uring {
-	struct io_uring ring;
+	struct io_uring ring;		/* first: the ops of ring.c */
 	struct awr_file *file;
 	bool owns_file;
 	bool registered;		/* the fd registered: IOSQE_FIXED_FILE, index 0 */
@@ -146,28 +146,6 @@ static int uring_prep(struct awr_queue *q, unsigned int slot, const void *buf, s
 	return 0;
 }
 
-static int uring_enter(struct awr_queue *q, unsigned int need)
-{
-	return awr__ring_enter(q, &((struct uring *)q->priv)->ring, need);
-}
-
-static int uring_take(struct awr_queue *q, struct awr_completion *out, unsigned int max,
-		      unsigned int need)
-{
-	(void)need;
-	return awr__ring_take(q, &((struct uring *)q->priv)->ring, out, max);
-}
-
-static unsigned int uring_ready(const struct awr_queue *q)
-{
-	return io_uring_cq_ready(&((const struct uring *)q->priv)->ring);
-}
-
-static unsigned int uring_unsent(const struct awr_queue *q)
-{
-	return awr__ring_unsent(&((const struct uring *)q->priv)->ring);
-}
-
 /*
  * The kernel tears a ring down asynchronously after its fd is closed
  * (io_ring_exit_work(), io_uring/io_uring.c); a registered file is put only
@@ -183,7 +161,7 @@ static void uring_close(struct awr_queue *q)
 		return;
 	if (u->registered)
 		io_uring_unregister_files(&u->ring);
-	if (u->ring.ring_fd > 0)
+	if (u->ring.ring_fd >= 0)
 		io_uring_queue_exit(&u->ring);
 	if (u->owns_file)
 		awr_file_close(u->file);
@@ -200,10 +178,10 @@ static const struct awr_device *uring_device(const struct awr_queue *q)
 static const struct awr__queue_ops uring_ops = {
 	.check = uring_check,
 	.prep = uring_prep,
-	.enter = uring_enter,
-	.take = uring_take,
-	.ready = uring_ready,
-	.unsent = uring_unsent,
+	.enter = awr__ring_enter,
+	.take = awr__ring_take,
+	.ready = awr__ring_ready,
+	.unsent = awr__ring_unsent,
 	.device = uring_device,
 	.close = uring_close,
 };

@@ -340,7 +340,7 @@ static long json_long(const char *json, const char *key)
 /*
  * awr write --engine nvme keeps the queue full: 16 units at --qd 8, read back
  * through the block disk (--verify); the writes in the kernel at each reap
- * (awr_nvme_stats) reach 8, and --qd 1 (the control) never holds more than 1.
+ * (awr_queue_stats) reach 8, and --qd 1 (the control) never holds more than 1.
  */
 static void cli_write_queued(const char *name, const char *engine, const char *dev, uint64_t unit, uint64_t off)
 {

@@ -6,10 +6,7 @@
 
 #include "device/device_fixtures.h"
 #include "device/device.h"
-<<<<<<< HEAD
 #include "decide/decide.h"
-=======
->>>>>>> d823e8c (write: one queue over io_uring, NVMe and SCSI engines (awr_queue_*))
 
 static uint8_t buf[8192];
 
