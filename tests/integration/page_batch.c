@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Description: awr_write_units() writes a range as naturally aligned atomic (or plain) units through a ring smaller than the batch, reads back, and reports the first error with its verdict.
+ * Description: awr_queue_write_units() writes a range as naturally aligned atomic (or plain) units through a queue smaller than the batch, reads back, and reports the first error with its verdict.
  *
  *   page_batch [TARGET]
  *
@@ -42,21 +42,21 @@ static void ok_batch(const char *name, unsigned int qd, unsigned int ring_flags,
 		     uint64_t len, uint64_t unit, unsigned int flags)
 {
 	struct awr_batch_result res;
-	struct awr_ring *r;
+	struct awr_queue *r;
 	int before = t_failures, ret;
 
-	ret = awr_ring_create(file, qd, ring_flags, &r);
+	ret = awr_queue_open(AWR_QUEUE_URING, NULL, file, qd, ring_flags, &r);
 	T_EXPECT(!ret, "%s: ring: %s", name, strerror(-ret));
 	if (ret)
 		return;
 	fill(qd + unit / 512 + flags, len);
-	ret = awr_write_units(r, buf, off, len, unit, flags, &res);
+	ret = awr_queue_write_units(r, buf, off, len, unit, flags, &res);
 	T_EXPECT_EQ(ret, 0, name);
 	T_EXPECT_EQ(res.units_done, len / unit, name);
 	T_EXPECT_EQ(res.units_failed, 0, name);
-	T_EXPECT_EQ(awr_ring_outstanding(r), 0, name);
+	T_EXPECT_EQ(awr_queue_outstanding(r), 0, name);
 	T_EXPECT(reads_back(off, len), "%s: data does not read back", name);
-	awr_ring_free(r);
+	awr_queue_close(r);
 	printf("%s %s\n", t_failures == before ? "PASS" : "FAIL", name);
 }
 
@@ -64,16 +64,16 @@ static void bad_batch(const char *name, uint64_t off, uint64_t unit, unsigned in
 		      enum awr_rule rule, int err)
 {
 	struct awr_batch_result res;
-	struct awr_ring *r;
+	struct awr_queue *r;
 	int before = t_failures, ret;
 	uint64_t nr;
 
-	ret = awr_ring_create(file, 4, 0, &r);
+	ret = awr_queue_open(AWR_QUEUE_URING, NULL, file, 4, 0, &r);
 	T_EXPECT(!ret, "%s: ring: %s", name, strerror(-ret));
 	if (ret)
 		return;
 	nr = SPAN / unit < 16 ? SPAN / unit : 16;
-	ret = awr_write_units(r, buf, off, nr * unit, unit, flags, &res);
+	ret = awr_queue_write_units(r, buf, off, nr * unit, unit, flags, &res);
 	T_EXPECT_EQ(ret, err, name);
 	T_EXPECT_EQ(res.error, err, name);
 	T_EXPECT_EQ(res.error_offset, off, name);
@@ -83,23 +83,25 @@ static void bad_batch(const char *name, uint64_t off, uint64_t unit, unsigned in
 	T_EXPECT(res.verdict.rule == rule, "%s: rule %s, expected %s (%s)", name,
 		 awr_rule_name(res.verdict.rule), awr_rule_name(rule), res.verdict.message);
 	T_EXPECT(res.verdict.message[0], "%s: no verdict message", name);
-	T_EXPECT_EQ(awr_ring_outstanding(r), 0, name);
+	T_EXPECT_EQ(awr_queue_outstanding(r), 0, name);
 	printf("    %s: %s\n", name, res.verdict.message);
-	awr_ring_free(r);
+	awr_queue_close(r);
 	printf("%s %s\n", t_failures == before ? "PASS" : "FAIL", name);
 }
 
 static void busy_ring(void)
 {
-	struct awr_ring *r;
+	struct awr_queue *r;
 	int before = t_failures;
 
-	if (awr_ring_create(file, 4, 0, &r))
+	if (awr_queue_open(AWR_QUEUE_URING, NULL, file, 4, 0, &r))
 		return;
-	T_EXPECT_EQ(awr_ring_queue_write(r, buf, page, 0, 1, 0), 0, "queue one");
-	T_EXPECT_EQ(awr_write_units(r, buf, 0, page, page, 0, NULL), -EBUSY, "batch on a busy ring");
-	T_EXPECT_EQ(awr_write_units(r, buf, 0, page + 512, page, 0, NULL), -EINVAL, "length not a multiple");
-	awr_ring_free(r);
+	T_EXPECT_EQ(awr_queue_write(r, buf, page, 0, 1, 0, NULL), 0, "queue one");
+	T_EXPECT_EQ(awr_queue_write_units(r, buf, 0, page, page, 0, NULL), -EBUSY,
+		    "batch on a busy queue");
+	T_EXPECT_EQ(awr_queue_write_units(r, buf, 0, page + 512, page, 0, NULL), -EINVAL,
+		    "length not a multiple");
+	awr_queue_close(r);
 	printf("%s busy_and_bad_arguments\n", t_failures == before ? "PASS" : "FAIL");
 }
 
@@ -156,9 +158,9 @@ int main(int argc, char **argv)
 		return T_EXIT_FAIL;
 
 	ok_batch("atomic_qd8_256_pages", 8, 0, 0, 256 * page, page, 0);
-	ok_batch("atomic_qd1_registered_dsync", 1, AWR_RING_REGISTER_FILE, 64 * page, 16 * page, page,
-		 AWR_WRITE_DSYNC);
-	ok_batch("atomic_qd32_unit_max", 32, AWR_RING_REGISTER_FILE, 0,
+	ok_batch("atomic_qd1_registered_dsync", 1, AWR_QUEUE_REGISTER_FILE, 64 * page, 16 * page,
+		 page, AWR_WRITE_DSYNC);
+	ok_batch("atomic_qd32_unit_max", 32, AWR_QUEUE_REGISTER_FILE, 0,
 		 SPAN / lim->unit_max * lim->unit_max, lim->unit_max, 0);
 	ok_batch("plain_qd8_256_pages", 8, 0, 0, 256 * page, page, AWR_WRITE_PLAIN);
 	ok_batch("plain_qd4_12k_units", 4, 0, 4096, 60 * 12288, 12288, AWR_WRITE_PLAIN);

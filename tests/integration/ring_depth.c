@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Description: the io_uring engine keeps its queue full: in a queue-and-reap loop every reap hands the writes queued since the last one to the kernel in one system call and finds the whole depth in flight (awr_ring_stats()), for atomic and plain writes, QD 1 and 32, page batches and SQPOLL; registered buffers carry plain writes and the kernel itself refuses RWF_ATOMIC on them; every write's data reads back.
+ * Description: the io_uring engine keeps its queue full: in a queue-and-reap loop every reap hands the writes queued since the last one to the kernel in one system call and finds the whole depth in flight (awr_queue_stats()), for atomic and plain writes, QD 1 and 32, page batches and SQPOLL; registered buffers carry plain writes and the kernel itself refuses RWF_ATOMIC on them; every write's data reads back.
  *
  *   ring_depth [FILE]    (default: $AWR_SCRATCH_DIR/ring_depth.dat)
  *
@@ -18,6 +18,9 @@
 #include "libatomicwr.h"
 #include "../helpers.h"
 #include "../raw_atomic.h"
+
+#define REG AWR_QUEUE_REGISTER_FILE
+#define EACH AWR_QUEUE_SUBMIT_EACH
 
 #ifndef RWF_ATOMIC
 #define RWF_ATOMIC	0x00000040
@@ -57,7 +60,7 @@ static void verdict(const char *name, int before)
  * Reaping one completion at a time leaves completions waiting in the CQ ring
  * at the next reap: the queued writes must be submitted all the same. A reap
  * with nothing queued may cost no call at all (completions already waiting).
- * With AWR_RING_SUBMIT_EACH (at QD above 1) every write must be in the kernel
+ * With AWR_QUEUE_SUBMIT_EACH (at QD above 1) every write must be in the kernel
  * as soon as it is queued: one system call each, nothing left for the reap.
  */
 static void stream(const char *name, unsigned int qd, unsigned int ring_flags, unsigned int wflags,
@@ -65,48 +68,48 @@ static void stream(const char *name, unsigned int qd, unsigned int ring_flags, u
 {
 	struct awr_completion c[REAP];
 	struct awr_ring_stats st, prev;
-	struct awr_ring *r;
+	struct awr_queue *r;
 	struct iovec iov = { data, (size_t)NPAGES * PAGE };
 	unsigned int next = 0, done = 0, full_reaps = 0, late = 0;
-	bool each = (ring_flags & AWR_RING_SUBMIT_EACH) && qd > 1;
+	bool each = (ring_flags & AWR_QUEUE_SUBMIT_EACH) && qd > 1;
 	int before = t_failures, n, ret;
 
 	stamp(qd + wflags + fixed);
-	ret = awr_ring_create(file, qd, ring_flags, &r);
-	T_EXPECT(!ret, "%s: awr_ring_create: %s", name, strerror(-ret));
+	ret = awr_queue_open(AWR_QUEUE_URING, NULL, file, qd, ring_flags, &r);
+	T_EXPECT(!ret, "%s: awr_queue_open: %s", name, strerror(-ret));
 	if (ret)
 		return verdict(name, before);
 	if (fixed) {
-		ret = awr_ring_register_buffers(r, &iov, 1);
-		T_EXPECT(!ret, "%s: awr_ring_register_buffers: %s", name, strerror(-ret));
+		ret = awr_queue_register_buffers(r, &iov, 1);
+		T_EXPECT(!ret, "%s: awr_queue_register_buffers: %s", name, strerror(-ret));
 	}
 	while (!ret && done < NPAGES) {
 		unsigned int first = next;
 
-		while (next < NPAGES && awr_ring_outstanding(r) < qd) {
+		while (next < NPAGES && awr_queue_outstanding(r) < qd) {
 			unsigned char *p = data + (uint64_t)next * PAGE;
 
-			ret = fixed ? awr_ring_queue_write_fixed(r, 0, p, PAGE, (uint64_t)next * PAGE, next, wflags)
-				    : awr_ring_queue_write(r, p, PAGE, (uint64_t)next * PAGE, next, wflags);
+			ret = awr_queue_write(r, p, PAGE, (uint64_t)next * PAGE, next,
+					      fixed ? wflags | AWR_WRITE_FIXED : wflags, NULL);
 			T_EXPECT(!ret, "%s: queue write %u: %s", name, next, strerror(-ret));
 			if (ret)
 				break;
 			next++;
-			awr_ring_stats(r, &st);
+			awr_queue_stats(r, &st);
 			if (each && st.submitted != next)
 				late++;
 		}
-		T_EXPECT(!late, "%s: %u writes were not in the kernel when queued (AWR_RING_SUBMIT_EACH)",
+		T_EXPECT(!late, "%s: %u writes were not in the kernel when queued (SUBMIT_EACH)",
 			 name, late);
 		late = 0;
-		awr_ring_stats(r, &prev);
-		bool full = awr_ring_outstanding(r) == qd;
+		awr_queue_stats(r, &prev);
+		bool full = awr_queue_outstanding(r) == qd;
 
-		n = awr_ring_reap(r, c, reap_max, 1);
+		n = awr_queue_reap(r, c, reap_max, 1);
 		T_EXPECT(n > 0, "%s: reap returned %d", name, n);
 		if (n <= 0)
 			break;
-		awr_ring_stats(r, &st);
+		awr_queue_stats(r, &st);
 		if (next > first && !each)
 			T_EXPECT_EQ(st.submit_calls - prev.submit_calls, 1, "system calls to submit and wait in one reap");
 		else
@@ -121,7 +124,7 @@ static void stream(const char *name, unsigned int qd, unsigned int ring_flags, u
 			T_EXPECT(c[i].res == (int)PAGE, "%s: write %" PRIu64 " ended with %d", name, c[i].tag, c[i].res);
 		done += (unsigned int)n;
 	}
-	awr_ring_stats(r, &st);
+	awr_queue_stats(r, &st);
 	T_EXPECT_EQ(st.submitted, NPAGES, "writes handed to the kernel");
 	T_EXPECT_EQ(st.completed, NPAGES, "kernel completions reaped");
 	T_EXPECT(full_reaps >= NPAGES / qd / 2, "%s: only %u reaps had the depth queued", name, full_reaps);
@@ -129,33 +132,33 @@ static void stream(const char *name, unsigned int qd, unsigned int ring_flags, u
 	printf("    %s: %u reaps with the depth queued, in the kernel min %u max %u, %" PRIu64
 	       " reaps below depth of %" PRIu64 ", setup flags 0x%x\n", name, full_reaps, st.inflight_min,
 	       st.inflight_max, st.reaps_below_depth, st.reaps, st.setup_flags);
-	awr_ring_free(r);
+	awr_queue_close(r);
 	verdict(name, before);
 }
 
 /*
  * A page batch refills as completions arrive: only its tail may run below the depth.
- * On a ring made with AWR_RING_SUBMIT_EACH each unit costs its own submission call.
+ * On a ring made with AWR_QUEUE_SUBMIT_EACH each unit costs its own submission call.
  */
 static void batch(const char *name, unsigned int qd, unsigned int ring_flags, unsigned int wflags)
 {
 	struct awr_batch_result res;
 	struct awr_ring_stats st;
-	struct awr_ring *r;
+	struct awr_queue *r;
 	int before = t_failures, ret;
 
 	stamp(100 + qd + wflags);
-	ret = awr_ring_create(file, qd, AWR_RING_REGISTER_FILE | ring_flags, &r);
-	T_EXPECT(!ret, "%s: awr_ring_create: %s", name, strerror(-ret));
+	ret = awr_queue_open(AWR_QUEUE_URING, NULL, file, qd, REG | ring_flags, &r);
+	T_EXPECT(!ret, "%s: awr_queue_open: %s", name, strerror(-ret));
 	if (ret)
 		return verdict(name, before);
-	ret = awr_write_units(r, data, 0, (uint64_t)NPAGES * PAGE, PAGE, wflags, &res);
+	ret = awr_queue_write_units(r, data, 0, (uint64_t)NPAGES * PAGE, PAGE, wflags, &res);
 	T_EXPECT_EQ(ret, 0, name);
 	T_EXPECT_EQ(res.units_done, NPAGES, "units landed");
-	awr_ring_stats(r, &st);
+	awr_queue_stats(r, &st);
 	T_EXPECT_EQ(st.submitted, NPAGES, "writes handed to the kernel");
 	T_EXPECT_EQ(st.inflight_max, qd, "most writes in the kernel at a reap");
-	if (ring_flags & AWR_RING_SUBMIT_EACH)
+	if (ring_flags & AWR_QUEUE_SUBMIT_EACH)
 		T_EXPECT(st.submit_calls >= NPAGES, "%s: %" PRIu64 " submission calls for %u units, each submitted as queued",
 			 name, st.submit_calls, NPAGES);
 	/* every reap takes at least one completion: once the last unit is queued, at most qd reaps follow */
@@ -164,7 +167,7 @@ static void batch(const char *name, unsigned int qd, unsigned int ring_flags, un
 	T_EXPECT(reads_back(), "%s: the data does not read back", name);
 	printf("    %s: %" PRIu64 " reaps, %" PRIu64 " below depth, mean in flight %.1f\n", name, st.reaps,
 	       st.reaps_below_depth, st.reaps ? (double)st.inflight_sum / (double)st.reaps : 0.0);
-	awr_ring_free(r);
+	awr_queue_close(r);
 	verdict(name, before);
 }
 
@@ -190,18 +193,18 @@ static bool kernel_no_iowait(void)
 static void setup_flags(void)
 {
 	struct awr_ring_stats st;
-	struct awr_ring *r;
+	struct awr_queue *r;
 	struct utsname u;
 	int before = t_failures, major = 0, minor = 0;
 	bool no_iowait = kernel_no_iowait();
 
 	uname(&u);
 	sscanf(u.release, "%d.%d", &major, &minor);
-	if (awr_ring_create(file, 4, 0, &r)) {
-		T_EXPECT(0, "awr_ring_create failed");
+	if (awr_queue_open(AWR_QUEUE_URING, NULL, file, 4, 0, &r)) {
+		T_EXPECT(0, "awr_queue_open failed");
 		return verdict("setup_flags", before);
 	}
-	awr_ring_stats(r, &st);
+	awr_queue_stats(r, &st);
 	if (major > 6 || (major == 6 && minor >= 1))
 		T_EXPECT(st.setup_flags == (IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER |
 					    IORING_SETUP_DEFER_TASKRUN),
@@ -213,7 +216,7 @@ static void setup_flags(void)
 	if (major > 6 || (major == 6 && minor >= 15))
 		T_EXPECT(no_iowait, "kernel %s (6.15 or later) lacks IORING_FEAT_NO_IOWAIT", u.release);
 	printf("    setup flags 0x%x, wait flags 0x%x\n", st.setup_flags, st.wait_flags);
-	awr_ring_free(r);
+	awr_queue_close(r);
 	verdict("setup_flags", before);
 }
 
@@ -227,15 +230,15 @@ static void fixed_atomic(void)
 {
 	struct io_uring ring;
 	struct io_uring_cqe *cqe;
-	struct awr_ring *r;
+	struct awr_queue *r;
 	struct iovec iov = { data, PAGE };
 	int before = t_failures, res[2] = { 1, 1 };
 
-	if (!awr_ring_create(file, 4, 0, &r)) {
-		T_EXPECT_EQ(awr_ring_register_buffers(r, &iov, 1), 0, "register");
-		T_EXPECT_EQ(awr_ring_queue_write_fixed(r, 0, data, PAGE, 0, 0, 0), -EINVAL,
+	if (!awr_queue_open(AWR_QUEUE_URING, NULL, file, 4, 0, &r)) {
+		T_EXPECT_EQ(awr_queue_register_buffers(r, &iov, 1), 0, "register");
+		T_EXPECT_EQ(awr_queue_write(r, data, PAGE, 0, 0, AWR_WRITE_FIXED, NULL), -EINVAL,
 			    "an atomic write from a registered buffer is refused by the library");
-		awr_ring_free(r);
+		awr_queue_close(r);
 	}
 	if (io_uring_queue_init(4, &ring, 0) || io_uring_register_buffers(&ring, &iov, 1)) {
 		T_EXPECT(0, "raw io_uring setup failed");
@@ -284,16 +287,16 @@ int main(int argc, char **argv)
 	    posix_memalign((void **)&rb, 4096, (size_t)NPAGES * PAGE))
 		T_SKIP("cannot open %s or allocate buffers", path);
 	setup_flags();
-	stream("stream_atomic_qd32", 32, AWR_RING_REGISTER_FILE, 0, false, REAP);
-	stream("stream_plain_qd32", 32, AWR_RING_REGISTER_FILE, AWR_WRITE_PLAIN, false, REAP);
-	stream("stream_plain_qd32_reap_one", 32, AWR_RING_REGISTER_FILE, AWR_WRITE_PLAIN, false, 1);
+	stream("stream_atomic_qd32", 32, REG, 0, false, REAP);
+	stream("stream_plain_qd32", 32, REG, AWR_WRITE_PLAIN, false, REAP);
+	stream("stream_plain_qd32_reap_one", 32, REG, AWR_WRITE_PLAIN, false, 1);
 	stream("stream_atomic_qd1", 1, 0, 0, false, REAP);
-	stream("stream_atomic_submit_each_qd32", 32, AWR_RING_REGISTER_FILE | AWR_RING_SUBMIT_EACH, 0, false, REAP);
-	stream("stream_atomic_submit_each_qd1", 1, AWR_RING_SUBMIT_EACH, 0, false, REAP);
-	stream("stream_plain_fixed_buffers_qd32", 32, AWR_RING_REGISTER_FILE, AWR_WRITE_PLAIN, true, REAP);
-	stream("stream_plain_sqpoll_qd32", 32, AWR_RING_SQPOLL, AWR_WRITE_PLAIN, false, REAP);
+	stream("stream_atomic_submit_each_qd32", 32, REG | EACH, 0, false, REAP);
+	stream("stream_atomic_submit_each_qd1", 1, EACH, 0, false, REAP);
+	stream("stream_plain_fixed_buffers_qd32", 32, REG, AWR_WRITE_PLAIN, true, REAP);
+	stream("stream_plain_sqpoll_qd32", 32, AWR_QUEUE_SQPOLL, AWR_WRITE_PLAIN, false, REAP);
 	batch("batch_atomic_qd32", 32, 0, 0);
-	batch("batch_atomic_submit_each_qd32", 32, AWR_RING_SUBMIT_EACH, 0);
+	batch("batch_atomic_submit_each_qd32", 32, EACH, 0);
 	batch("batch_plain_qd8", 8, 0, AWR_WRITE_PLAIN);
 	fixed_atomic();
 	awr_file_close(file);
