@@ -8,11 +8,6 @@
 
 #include "qualify.h"
 
-static void add(struct json_object *o, const char *key, struct json_object *v)
-{
-	json_object_object_add(o, key, v);
-}
-
 static struct json_object *str(const char *s)
 {
 	return json_object_new_string(s);
@@ -25,50 +20,98 @@ const char *q_status_word(enum awr_qualify_status s)
 	return (unsigned int)s < AWR_QUALIFY__STATUSES ? words[s] : "INFO";
 }
 
+#define V(m, t, k, ...) FLD(struct awr_statx_view, m, t, k, __VA_ARGS__)
+static const struct field statx_fields[] = {
+	V(atomic_reported, FLD_BOOL, "atomic_reported"),
+	V(unit_min, FLD_SIZE, "unit_min"),
+	V(unit_max, FLD_SIZE, "unit_max"),
+	V(unit_max_opt, FLD_SIZE, "unit_max_opt"),
+	FLD_END
+};
+
+#define Y(m, t, k, ...) FLD(struct awr_sysfs_view, m, t, k, __VA_ARGS__)
+static const struct field sysfs_fields[] = {
+	Y(disk, FLD_CHARS, "disk"),
+	Y(unit_min, FLD_SIZE, "unit_min"),
+	Y(unit_max, FLD_SIZE, "unit_max"),
+	Y(max_bytes, FLD_SIZE, "max_bytes"),
+	Y(boundary, FLD_SIZE, "boundary"),
+	Y(logical_block_size, FLD_SIZE, "logical_block_size"),
+	FLD_END
+};
+
 /* What each view says, side by side. */
 static struct json_object *views_json(const struct awr_probe *p)
 {
 	const struct awr_statx_view *s = awr_probe_statx(p);
 	const struct awr_sysfs_view *y = awr_probe_sysfs(p);
 	const struct awr_device *d = awr_probe_device(p);
-	struct json_object *o = json_object_new_object(), *v;
+	struct json_object *o = json_object_new_object(), *v = NULL;
 
-	if (s) {
-		v = json_object_new_object();
-		add(v, "atomic_reported", json_object_new_boolean(s->atomic_reported));
-		add(v, "unit_min", out_u64(s->unit_min));
-		add(v, "unit_max", out_u64(s->unit_max));
-		add(v, "unit_max_opt", out_u64(s->unit_max_opt));
-		add(o, "statx", v);
-	}
+	if (s)
+		json_object_object_add(o, "statx", fld_json(statx_fields, s));
 	if (y) {
-		v = json_object_new_object();
-		add(v, "disk", str(y->disk));
-		add(v, "unit_min", out_u64(y->unit_min));
-		add(v, "unit_max", out_u64(y->unit_max));
-		add(v, "max_bytes", out_u64(y->max_bytes));
-		add(v, "boundary", out_u64(y->boundary));
-		add(v, "logical_block_size", out_u64(y->logical_block_size));
+		v = fld_json(sysfs_fields, y);
 		out_add_write_cache(v, y);
-		add(o, "sysfs", v);
+		json_object_object_add(o, "sysfs", v);
 	}
 	v = NULL;
 	if (d) {
 		v = json_object_new_object();
 		device_add_json(v, d);
 	}
-	add(o, "device", v);
+	json_object_object_add(o, "device", v);
 	return o;
 }
 
 static void discovery_json(struct json_object *f, const struct awr_qualify_report *r)
 {
-	add(f, "limits", out_limits_json(&r->limits));
-	add(f, "views", views_json(r->probe));
-	add(f, "findings", out_probe_findings_json(r->probe));
+	json_object_object_add(f, "limits", out_limits_json(&r->limits));
+	json_object_object_add(f, "views", views_json(r->probe));
+	json_object_object_add(f, "findings", out_probe_findings_json(r->probe));
 	if (r->checks[AWR_QUALIFY_DISCOVERY].status == AWR_QUALIFY_PASS)
-		add(f, "single_block_unit", json_object_new_boolean(r->single_block_unit));
+		json_object_object_add(f, "single_block_unit",
+				       json_object_new_boolean(r->single_block_unit));
 }
+
+static const char *errno_name(int e)
+{
+	return out_errno_name(e);
+}
+
+static const char *class_name(int c)
+{
+	return awr_unit_class_name(c);
+}
+
+static const char *rule_name(int r)
+{
+	return awr_rule_name(r);
+}
+
+static const char *path_name(int p)
+{
+	return awr_write_path_name(p);
+}
+
+static const char *outcome_name(int o)
+{
+	return awr_qualify_pin_outcome_name(o);
+}
+
+#define W(m, t, k, ...) FLD(struct awr_qualify_sweep_write, m, t, k, __VA_ARGS__)
+static const struct field sweep_fields[] = {
+	W(size, FLD_SIZE, "size"),
+	W(offset, FLD_SIZE, "offset"),
+	W(latency_us, FLD_DOUBLE, "latency_us", .decimals = 1),
+	FLD_END
+};
+
+/* a write that failed has no read-back */
+static const struct field sweep_write_fields[] = { W(write_error, FLD_ENUM, "write",
+						     .name = errno_name), FLD_END };
+static const struct field sweep_read_fields[] = { W(read_back, FLD_ENUM, "read_back",
+						    .name = class_name), FLD_END };
 
 static void sweep_json(struct json_object *f, const struct awr_qualify_report *r)
 {
@@ -76,19 +119,30 @@ static void sweep_json(struct json_object *f, const struct awr_qualify_report *r
 
 	for (unsigned int i = 0; i < r->nr_sweep; i++) {
 		const struct awr_qualify_sweep_write *w = &r->sweep[i];
-		struct json_object *o = json_object_new_object();
+		struct json_object *o = fld_json(sweep_fields, w);
 
-		add(o, "size", out_u64(w->size));
-		add(o, "offset", out_u64(w->offset));
-		add(o, "latency_us", out_double(w->latency_us, 1));
-		if (w->write_error)
-			add(o, "write", str(out_errno_name(w->write_error)));
-		else
-			add(o, "read_back", str(awr_unit_class_name(w->read_back)));
+		fld_json_add(o, w->write_error ? sweep_write_fields : sweep_read_fields, w);
 		json_object_array_add(a, o);
 	}
-	add(f, "writes", a);
+	json_object_object_add(f, "writes", a);
 }
+
+/* the kernel's answer: "accepted", or its errno */
+struct refusal_row {
+	struct awr_qualify_refusal x;
+	const char *kernel;
+};
+
+#define R(m, t, k, ...) FLD(struct refusal_row, m, t, k, __VA_ARGS__)
+static const struct field refusal_fields[] = {
+	R(x.name, FLD_STR, "case"),
+	R(x.offset, FLD_SIZE, "offset"),
+	R(x.length, FLD_SIZE, "length"),
+	R(x.rule, FLD_ENUM, "rule", .name = rule_name),
+	R(x.predicted, FLD_ENUM, "predicted", .name = errno_name),
+	R(kernel, FLD_STR, "kernel"),
+	FLD_END
+};
 
 static void refusals_json(struct json_object *f, const struct awr_qualify_report *r)
 {
@@ -96,104 +150,145 @@ static void refusals_json(struct json_object *f, const struct awr_qualify_report
 
 	for (unsigned int i = 0; i < r->nr_refusals; i++) {
 		const struct awr_qualify_refusal *x = &r->refusals[i];
-		struct json_object *o = json_object_new_object();
+		struct refusal_row row = { *x, x->kernel >= 0 ? "accepted" :
+					   out_errno_name((int)x->kernel) };
 
-		add(o, "case", str(x->name));
-		add(o, "offset", out_u64(x->offset));
-		add(o, "length", out_u64(x->length));
-		add(o, "rule", str(awr_rule_name(x->rule)));
-		add(o, "predicted", str(out_errno_name(x->predicted)));
-		add(o, "kernel", str(x->kernel >= 0 ? "accepted" : out_errno_name((int)x->kernel)));
-		json_object_array_add(a, o);
+		json_object_array_add(a, fld_json(refusal_fields, &row));
 	}
-	add(f, "cases", a);
+	json_object_object_add(f, "cases", a);
 }
+
+/* the writers' figures, with their rate */
+struct stress_row {
+	uint32_t unit, threads;
+	uint64_t span, writes, nsec;
+	double per_s;
+	int error;
+};
+
+#define S(m, t, k, ...) FLD(struct stress_row, m, t, k, __VA_ARGS__)
+static const struct field stress_fields[] = {
+	S(unit, FLD_SIZE, "unit"),
+	S(threads, FLD_UINT, "threads"),
+	S(span, FLD_SIZE, "span"),
+	S(writes, FLD_UINT, "writes"),
+	S(nsec, FLD_NSEC, "seconds", .decimals = 3),
+	S(per_s, FLD_DOUBLE, "writes_per_s", .decimals = 1),
+	S(error, FLD_ENUM, "stopped_by", .name = errno_name, .flags = FLD_NULL_ZERO),
+	FLD_END
+};
 
 static void stress_json(struct json_object *f, const struct awr_qualify_stress *s)
 {
 	const struct awr_stress_result *sr = &s->result;
 	double sec = (double)sr->nsec / 1e9;
+	struct stress_row row = { s->opts.unit, s->opts.threads, s->opts.span, sr->writes,
+				  sr->nsec, sec > 0 ? (double)sr->writes / sec : 0, sr->error };
 
-	if (s->ran) {
-		add(f, "unit", out_u64(s->opts.unit));
-		add(f, "threads", out_u64(s->opts.threads));
-		add(f, "span", out_u64(s->opts.span));
-		add(f, "writes", out_u64(sr->writes));
-		add(f, "seconds", out_double(sec, 3));
-		add(f, "writes_per_s", out_double(sec > 0 ? (double)sr->writes / sec : 0, 1));
-		add(f, "stopped_by", sr->error ? str(out_errno_name(sr->error)) : NULL);
-	}
+	if (s->ran)
+		fld_json_add(f, stress_fields, &row);
 	if (s->verified)
-		add(f, "verify", verify_result_json(&s->verify, true));
+		json_object_object_add(f, "verify", verify_result_json(&s->verify, true));
 }
 
-static struct json_object *cycle_json(const struct awr_qualify_cycle *cy)
-{
-	struct json_object *o = json_object_new_object();
+#define C(m, t, k, ...) FLD(struct awr_qualify_cycle, m, t, k, __VA_ARGS__)
+static const struct field cycle_fields[] = {
+	C(delay_ms, FLD_UINT, "delay_after_first_ack_ms"),
+	C(crash_ns, FLD_UINT, "crash_ns"),
+	FLD_END
+};
 
-	if (cy->crashed) {
-		add(o, "delay_after_first_ack_ms", out_u64(cy->delay_ms));
-		add(o, "crash_ns", out_u64(cy->crash_ns));
-	}
-	stress_json(o, &cy->stress);
-	return o;
-}
+#define X(m, t, k, ...) FLD(struct awr_qualify_crash, m, t, k, __VA_ARGS__)
+static const struct field scratch_fields[] = {
+	X(directory, FLD_CHARS, "directory"),
+	X(image_size, FLD_SIZE, "image_size"),
+	X(device, FLD_CHARS, "device", .flags = FLD_NULL_ZERO),
+	X(mount, FLD_CHARS, "mount"),
+	FLD_END
+};
+
+static const struct field scope_fields[] = {
+	X(proves, FLD_STR, "proves", .flags = FLD_NULL_ZERO),
+	X(cannot_prove, FLD_STR, "cannot_prove", .flags = FLD_NULL_ZERO),
+	FLD_END
+};
 
 static void crash_json(struct json_object *f, const struct awr_qualify_report *r)
 {
 	const struct awr_qualify_crash *x = &r->crash;
 	const struct awr_sysfs_view *y = awr_probe_sysfs(r->probe);
-	struct json_object *s = json_object_new_object(), *a = json_object_new_array(), *wc = NULL;
+	struct json_object *a = json_object_new_array(), *wc = NULL;
 
-	if (x->scratch_tried) {
-		add(s, "directory", str(x->directory));
-		add(s, "image_size", out_u64(x->image_size));
-		add(s, "device", x->device[0] ? str(x->device) : NULL);
-		add(s, "mount", str(x->mount));
+	json_object_object_add(f, "scratch", x->scratch_tried ? fld_json(scratch_fields, x) :
+					     json_object_new_object());
+	for (unsigned int i = 0; i < x->nr_cycles; i++) {
+		const struct awr_qualify_cycle *cy = &x->cycles[i];
+		struct json_object *o = cy->crashed ? fld_json(cycle_fields, cy) :
+						      json_object_new_object();
+
+		stress_json(o, &cy->stress);
+		json_object_array_add(a, o);
 	}
-	for (unsigned int i = 0; i < x->nr_cycles; i++)
-		json_object_array_add(a, cycle_json(&x->cycles[i]));
-	add(f, "scratch", s);
-	add(f, "cycles", a);
-	add(f, "proves", x->proves ? str(x->proves) : NULL);
-	add(f, "cannot_prove", x->cannot_prove ? str(x->cannot_prove) : NULL);
+	json_object_object_add(f, "cycles", a);
+	fld_json_add(f, scope_fields, x);
 	if (y) {
 		wc = json_object_new_object();
-		add(wc, "disk", str(y->disk));
+		json_object_object_add(wc, "disk", str(y->disk));
 		out_add_write_cache(wc, y);
 	}
-	add(f, "target_write_cache", wc);
+	json_object_object_add(f, "target_write_cache", wc);
 }
+
+#define H(m, t, k, ...) FLD(struct awr_qualify_hw_path, m, t, k, __VA_ARGS__)
+static const struct field hw_path_fields[] = {
+	H(pages, FLD_UINT, "pages"),
+	H(count[AWR_PATH_HARDWARE], FLD_UINT, "hardware"),
+	H(count[AWR_PATH_SOFTWARE], FLD_UINT, "software"),
+	H(count[AWR_PATH_UNKNOWN], FLD_UINT, "unknown"),
+	H(prepared_aligned_bytes, FLD_SIZE, "prepared_aligned_bytes"),
+	FLD_END
+};
 
 static void hw_path_json(struct json_object *f, const struct awr_qualify_report *r)
 {
-	const struct awr_qualify_hw_path *h = &r->hw_path;
-
-	if (!h->ran)
-		return;
-	add(f, "pages", out_u64(h->pages));
-	add(f, "hardware", out_u64(h->count[AWR_PATH_HARDWARE]));
-	add(f, "software", out_u64(h->count[AWR_PATH_SOFTWARE]));
-	add(f, "unknown", out_u64(h->count[AWR_PATH_UNKNOWN]));
-	add(f, "prepared_aligned_bytes", out_u64(h->prepared_aligned_bytes));
+	if (r->hw_path.ran)
+		fld_json_add(f, hw_path_fields, &r->hw_path);
 }
+
+/* the pages the kernel could read, and the write's count or errno */
+struct pin_row {
+	struct awr_qualify_short_pin x;
+	uint32_t readable;
+};
+
+#define P(m, t, k, ...) FLD(struct pin_row, m, t, k, __VA_ARGS__)
+static const struct field pin_head_fields[] = {
+	P(x.unit, FLD_SIZE, "unit"),
+	P(x.offset, FLD_SIZE, "offset"),
+	P(x.pages, FLD_UINT, "pages"),
+	P(readable, FLD_UINT, "readable_pages"),
+	FLD_END
+};
+
+static const struct field pin_tail_fields[] = {
+	P(x.pages_new, FLD_UINT, "pages_new"),
+	P(x.pages_old, FLD_UINT, "pages_old"),
+	P(x.outcome, FLD_ENUM, "outcome", .name = outcome_name),
+	P(x.kernel_has_fix, FLD_BOOL, "kernel_has_fix"),
+	FLD_END
+};
 
 static void short_pin_json(struct json_object *f, const struct awr_qualify_report *r)
 {
-	const struct awr_qualify_short_pin *x = &r->short_pin;
+	struct pin_row row = { r->short_pin, r->short_pin.pages - 1 };
+	int64_t ret = row.x.returned;
 
-	if (!x->ran)
+	if (!row.x.ran)
 		return;
-	add(f, "unit", out_u64(x->unit));
-	add(f, "offset", out_u64(x->offset));
-	add(f, "pages", out_u64(x->pages));
-	add(f, "readable_pages", out_u64(x->pages - 1));
-	add(f, "returned", x->returned < 0 ? str(out_errno_name((int)x->returned)) :
-					     out_u64((uint64_t)x->returned));
-	add(f, "pages_new", out_u64(x->pages_new));
-	add(f, "pages_old", out_u64(x->pages_old));
-	add(f, "outcome", str(awr_qualify_pin_outcome_name(x->outcome)));
-	add(f, "kernel_has_fix", json_object_new_boolean(x->kernel_has_fix));
+	fld_json_add(f, pin_head_fields, &row);
+	json_object_object_add(f, "returned", ret < 0 ? str(out_errno_name((int)ret)) :
+						      out_u64((uint64_t)ret));
+	fld_json_add(f, pin_tail_fields, &row);
 }
 
 static struct json_object *figures_json(const struct awr_qualify_report *r,
@@ -217,17 +312,31 @@ static struct json_object *figures_json(const struct awr_qualify_report *r,
 	return f;
 }
 
+/* one check's line of the report */
+struct check_row {
+	const char *name;
+	const char *result;
+	const char *reason;
+	double seconds;
+};
+
+#define K(m, t, k, ...) FLD(struct check_row, m, t, k, __VA_ARGS__)
+static const struct field check_fields[] = {
+	K(name, FLD_STR, "name"),
+	K(result, FLD_STR, "result"),
+	K(reason, FLD_STR, "reason"),
+	K(seconds, FLD_DOUBLE, "seconds", .decimals = 3),
+	FLD_END
+};
+
 static struct json_object *check_json(const char *name, enum awr_qualify_status s,
 				      const char *reason, double seconds,
 				      struct json_object *figures)
 {
-	struct json_object *o = json_object_new_object();
+	struct check_row row = { name, q_status_word(s), reason, seconds };
+	struct json_object *o = fld_json(check_fields, &row);
 
-	add(o, "name", str(name));
-	add(o, "result", str(q_status_word(s)));
-	add(o, "reason", str(reason));
-	add(o, "seconds", out_double(seconds, 3));
-	add(o, "figures", figures);
+	json_object_object_add(o, "figures", figures);
 	return o;
 }
 
@@ -251,33 +360,49 @@ static struct json_object *checks_json(const struct awr_qualify_report *r,
 	return a;
 }
 
+#define E(m, t, k, ...) FLD(struct awr_qualify_range, m, t, k, __VA_ARGS__)
+static const struct field range_fields[] = {
+	E(offset, FLD_SIZE, "offset"),
+	E(length, FLD_SIZE, "length"),
+	E(path, FLD_ENUM, "path", .name = path_name),
+	E(extents, FLD_UINT, "extents"),
+	FLD_END
+};
+
+/* the map's bytes per path, unknown counting the refused */
+struct map_row {
+	struct awr_qualify_extent_map m;
+	uint64_t unknown;
+};
+
+#define M(m, t, k, ...) FLD(struct map_row, m, t, k, __VA_ARGS__)
+static const struct field map_head_fields[] = {
+	M(m.unit, FLD_SIZE, "unit"),
+	M(m.file_size, FLD_SIZE, "file_size"),
+	M(m.nr_extents, FLD_UINT, "nr_extents"),
+	M(m.nr_ranges, FLD_UINT, "nr_ranges"),
+	FLD_END
+};
+
+static const struct field map_tail_fields[] = {
+	M(m.aligned_bytes, FLD_SIZE, "aligned_bytes"),
+	M(m.bytes[AWR_PATH_HARDWARE], FLD_SIZE, "hardware_bytes"),
+	M(m.bytes[AWR_PATH_SOFTWARE], FLD_SIZE, "software_bytes"),
+	M(unknown, FLD_SIZE, "unknown_bytes"),
+	FLD_END
+};
+
 static struct json_object *extent_map_json(const struct awr_qualify_extent_map *m)
 {
-	struct json_object *o, *a;
+	struct map_row row = { *m, m->bytes[AWR_PATH_UNKNOWN] + m->bytes[AWR_PATH_REFUSED] };
+	struct json_object *o;
 
 	if (!m->present)
 		return NULL;
-	o = json_object_new_object();
-	a = json_object_new_array();
-	for (unsigned int i = 0; i < m->nr_listed; i++) {
-		const struct awr_qualify_range *x = &m->ranges[i];
-		struct json_object *e = json_object_new_object();
-
-		add(e, "offset", out_u64(x->offset));
-		add(e, "length", out_u64(x->length));
-		add(e, "path", str(awr_write_path_name(x->path)));
-		add(e, "extents", out_u64(x->extents));
-		json_object_array_add(a, e);
-	}
-	add(o, "unit", out_u64(m->unit));
-	add(o, "file_size", out_u64(m->file_size));
-	add(o, "nr_extents", out_u64(m->nr_extents));
-	add(o, "nr_ranges", out_u64(m->nr_ranges));
-	add(o, "ranges", a);
-	add(o, "aligned_bytes", out_u64(m->aligned_bytes));
-	add(o, "hardware_bytes", out_u64(m->bytes[AWR_PATH_HARDWARE]));
-	add(o, "software_bytes", out_u64(m->bytes[AWR_PATH_SOFTWARE]));
-	add(o, "unknown_bytes", out_u64(m->bytes[AWR_PATH_UNKNOWN] + m->bytes[AWR_PATH_REFUSED]));
+	o = fld_json(map_head_fields, &row);
+	json_object_object_add(o, "ranges", fld_json_array(range_fields, m->ranges,
+							   sizeof(*m->ranges), m->nr_listed));
+	fld_json_add(o, map_tail_fields, &row);
 	return o;
 }
 
@@ -290,34 +415,63 @@ static struct json_object *notes_json(const struct awr_qualify_report *r)
 	return a;
 }
 
+/* the report's own lines: what was qualified, and the tally */
+struct report_row {
+	const char *path, *target, *type;
+	bool scratch_file;
+	char date[32];
+	bool quick;
+	unsigned int n[AWR_QUALIFY__STATUSES];
+	double seconds;
+	const char *verdict;
+};
+
+#define T(m, t, k, ...) FLD(struct report_row, m, t, k, __VA_ARGS__)
+static const struct field report_head_fields[] = {
+	T(path, FLD_STR, "path"),
+	T(target, FLD_STR, "target"),
+	T(type, FLD_STR, "target_type"),
+	T(scratch_file, FLD_BOOL, "scratch_file"),
+	FLD_END
+};
+
+static const struct field report_run_fields[] = {
+	T(date, FLD_CHARS, "date"),
+	T(quick, FLD_BOOL, "quick"),
+	FLD_END
+};
+
+static const struct field report_tally_fields[] = {
+	T(n[AWR_QUALIFY_PASS], FLD_UINT, "passed"),
+	T(n[AWR_QUALIFY_FAIL], FLD_UINT, "failed"),
+	T(n[AWR_QUALIFY_SKIP], FLD_UINT, "skipped"),
+	T(n[AWR_QUALIFY_INFO], FLD_UINT, "info"),
+	T(seconds, FLD_DOUBLE, "seconds", .decimals = 3),	/* the performance check within */
+	T(verdict, FLD_STR, "verdict"),
+	FLD_END
+};
+
 struct json_object *q_report_json(const struct awr_qualify_report *r, const struct qperf *perf,
 				  const char *path, bool scratch_file)
 {
-	struct json_object *o = json_object_new_object();
-	unsigned int n[AWR_QUALIFY__STATUSES];
+	struct report_row row = { path, r->target, r->block_device ? "block_device" : "file",
+				  scratch_file, "", r->quick, { 0 }, r->seconds, "PASS" };
+	struct json_object *o;
 	struct tm tm;
-	char date[32] = "";
 
 	for (unsigned int i = 0; i < AWR_QUALIFY__STATUSES; i++)
-		n[i] = r->count[i] + (perf->ran && perf->status == i);
+		row.n[i] = r->count[i] + (perf->ran && perf->status == i);
+	if (row.n[AWR_QUALIFY_FAIL])
+		row.verdict = "FAIL";
 	if (gmtime_r(&r->started, &tm))
-		strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	add(o, "path", str(path));
-	add(o, "target", str(r->target));
-	add(o, "target_type", str(r->block_device ? "block_device" : "file"));
-	add(o, "scratch_file", json_object_new_boolean(scratch_file));
+		strftime(row.date, sizeof(row.date), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	o = fld_json(report_head_fields, &row);
 	out_add_versions(o);
-	add(o, "date", str(date));
-	add(o, "quick", json_object_new_boolean(r->quick));
-	add(o, "limits", out_limits_json(&r->limits));
-	add(o, "checks", checks_json(r, perf));
-	add(o, "extent_map", extent_map_json(&r->extent_map));
-	add(o, "notes", notes_json(r));
-	add(o, "passed", out_u64(n[AWR_QUALIFY_PASS]));
-	add(o, "failed", out_u64(n[AWR_QUALIFY_FAIL]));
-	add(o, "skipped", out_u64(n[AWR_QUALIFY_SKIP]));
-	add(o, "info", out_u64(n[AWR_QUALIFY_INFO]));
-	add(o, "seconds", out_double(r->seconds, 3));	/* the performance check ran within */
-	add(o, "verdict", str(n[AWR_QUALIFY_FAIL] ? "FAIL" : "PASS"));
+	fld_json_add(o, report_run_fields, &row);
+	json_object_object_add(o, "limits", out_limits_json(&r->limits));
+	json_object_object_add(o, "checks", checks_json(r, perf));
+	json_object_object_add(o, "extent_map", extent_map_json(&r->extent_map));
+	json_object_object_add(o, "notes", notes_json(r));
+	fld_json_add(o, report_tally_fields, &row);
 	return o;
 }
