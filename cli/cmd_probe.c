@@ -128,7 +128,7 @@ struct dev_cells {
 
 static void dev_cells(const struct awr_device *d, struct dev_cells *c)
 {
-	const struct awr_device_limits *l = d ? awr_device_derived_kernel(d) : NULL;
+	const struct awr_device_limits *l = d ? awr_device_derived(d) : NULL;
 
 	memset(c, 0, sizeof(*c));
 	snprintf(c->title, sizeof(c->title), "device(%s)", d ? awr_device_name(d) : "none");

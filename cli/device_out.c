@@ -123,6 +123,30 @@ static const struct field hw_fields[] = {
 };
 #undef L
 
+static int derive_at(const struct awr_device *d, uint32_t kernel, struct awr_device_limits *l)
+{
+	if (awr_device_type(d) == AWR_DEVICE_NVME)
+		return awr_nvme_derive(awr_device_nvme(d), kernel, awr_device_caps(d), l);
+	return awr_scsi_derive(awr_device_scsi(d), kernel, awr_device_caps(d), l);
+}
+
+/*
+ * NVMe: what kernels that use AWUPF (6.18) derive in @with; when the answer rests on AWUPF (no
+ * NAWUPF, NABO 0), what kernels that ignore it (7.0, "nvme: stop using AWUPF") derive in
+ * @without, and true.
+ */
+static bool awupf_answers(const struct awr_device *d, struct awr_device_limits *with,
+			  struct awr_device_limits *without)
+{
+	const struct awr_nvme_id *n = awr_device_nvme(d);
+
+	derive_at(d, AWR_KERNEL(6, 18, 0), with);
+	if (!n->have_ns || ((n->nsfeat & 2) && n->nawupf) || n->nabo)
+		return false;
+	derive_at(d, AWR_KERNEL(7, 0, 0), without);
+	return true;
+}
+
 static struct json_object *limits_json(const struct awr_device_limits *l)
 {
 	struct json_object *o = fld_json(unit_fields, l);
@@ -134,7 +158,7 @@ static struct json_object *limits_json(const struct awr_device_limits *l)
 /* What the view's kernel derives, said so: "kernel": "7.3.4", "this_kernel": true. */
 static struct json_object *kernel_limits_json(const struct awr_device *d)
 {
-	struct json_object *o = limits_json(awr_device_derived_kernel(d));
+	struct json_object *o = limits_json(awr_device_derived(d));
 	uint32_t k = awr_device_kernel(d), run = awr_kernel_running();
 	char v[16];
 
@@ -244,7 +268,8 @@ static const struct dev_field nvme_vendor[] = {
 static struct json_object *nvme_json(const struct awr_device *d)
 {
 	const struct awr_nvme_id *n = awr_device_nvme(d);
-	const struct awr_device_limits *alt = awr_device_derived_alt(d);
+	struct awr_device_limits with, without;
+	bool alt = awupf_answers(d, &with, &without);
 	struct json_object *o = json_object_new_object();
 	bool s = n->have_ns;
 
@@ -258,8 +283,8 @@ static struct json_object *nvme_json(const struct awr_device *d)
 	json_object_object_add(o, "chunk_bytes", u64_if(s, awr_device_chunk_bytes(d)));
 	json_object_object_add(o, "derived", s ? kernel_limits_json(d) : NULL);
 	json_object_object_add(o, "derived_by_kernel", s ? ranges_json(d) : NULL);
-	json_object_object_add(o, "derived_with_awupf", s ? limits_json(awr_device_derived(d)) : NULL);
-	json_object_object_add(o, "derived_without_awupf", alt ? limits_json(alt) : NULL);
+	json_object_object_add(o, "derived_with_awupf", s ? limits_json(&with) : NULL);
+	json_object_object_add(o, "derived_without_awupf", alt ? limits_json(&without) : NULL);
 	json_object_object_add(o, "nsfeat_mam", s ? json_object_new_boolean(n->nsfeat & 0x40) : NULL);
 	dev_json_add(o, nvme_vendor, d, n);
 	json_object_object_add(o, "provider", provider_json(d));
@@ -322,13 +347,6 @@ static void print_limits(const char *label, const struct awr_device_limits *l)
 	       l->capped ? "" : " (block layer caps not applied)");
 }
 
-static int derive_at(const struct awr_device *d, uint32_t kernel, struct awr_device_limits *l)
-{
-	if (awr_device_type(d) == AWR_DEVICE_NVME)
-		return awr_nvme_derive_kernel(awr_device_nvme(d), kernel, awr_device_caps(d), l);
-	return awr_scsi_derive_kernel(awr_device_scsi(d), kernel, awr_device_caps(d), l);
-}
-
 /* The view's kernel, then only the release ranges whose answer differs (as derived_by_kernel in JSON). */
 static void by_kernel(const struct awr_device *d)
 {
@@ -340,7 +358,7 @@ static void by_kernel(const struct awr_device *d)
 	snprintf(label, sizeof(label), "derived (%s%s)", awr_kernel_format(k, v, sizeof(v)),
 		 run && k == run ? ", this kernel" : "");
 	printf("  %s\n", label);
-	print_limits("", awr_device_derived_kernel(d));
+	print_limits("", awr_device_derived(d));
 	if (!n) {
 		printf("  by kernel      the same on every kernel with atomic writes\n");
 		return;
@@ -373,7 +391,8 @@ static const char *blocks0(uint16_t v, uint32_t lbs, char *buf, size_t len)
 static void nvme_print(const struct awr_device *d)
 {
 	const struct awr_nvme_id *n = awr_device_nvme(d);
-	const struct awr_device_limits *alt = awr_device_derived_alt(d);
+	struct awr_device_limits with, without;
+	bool alt = awupf_answers(d, &with, &without);
 	uint32_t lbs = n->have_ns ? n->lba_size : 0;
 	bool nsv = n->nsfeat & 2;
 	char a[48], b[48], c[48], e[48], t[48], m[4][64];
@@ -415,8 +434,8 @@ static void nvme_print(const struct awr_device *d)
 		       n->nlbaf + 1U, n->lba_size, n->lba_ms);
 	by_kernel(d);
 	if (alt) {
-		print_limits("with AWUPF", awr_device_derived(d));
-		print_limits("without AWUPF", alt);
+		print_limits("with AWUPF", &with);
+		print_limits("without AWUPF", &without);
 	}
 	provider_print(d);
 }

@@ -67,10 +67,10 @@ mutant nvme-swap-finding "nvme_awupf_ignored names the two derivations the other
 
 mutant nvme-swap-device "the device view derives primary and AWUPF-less the other way round" \
 	"nvme_derive cli_decode" lib/device/device.c \
-	'awr_nvme_derive(&d->nvme, 0, &d->caps, &d->derived);' \
-	'awr_nvme_derive(&d->nvme, AWR_NVME_IGNORE_AWUPF, &d->caps, &d->derived);' \
-	'awr_nvme_derive(&d->nvme, AWR_NVME_IGNORE_AWUPF, &d->caps, &d->alt);' \
-	'awr_nvme_derive(&d->nvme, 0, &d->caps, &d->alt);'
+	'awr_nvme_derive(&d->nvme, AWR_KERNEL(6, 18, 0), &d->caps, &d->derived);' \
+	'awr_nvme_derive(&d->nvme, AWR_KERNEL(7, 0, 0), &d->caps, &d->derived);' \
+	'awr_nvme_derive(&d->nvme, AWR_KERNEL(7, 0, 0), &d->caps, &d->alt);' \
+	'awr_nvme_derive(&d->nvme, AWR_KERNEL(6, 18, 0), &d->caps, &d->alt);'
 
 mutant kernel-backport-series "a rule's stable backport taken as applying to every later release of any series" \
 	"kernel_rules" lib/kernel.c \

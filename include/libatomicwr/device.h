@@ -114,9 +114,6 @@ struct awr_device_limits {
 	uint32_t reserved[6];
 };
 
-/* awr_nvme_derive() flags */
-#define AWR_NVME_IGNORE_AWUPF	(1U << 0)	/* kernels with "nvme: stop using AWUPF" */
-
 enum awr_device_type {
 	AWR_DEVICE_NONE = 0,
 	AWR_DEVICE_NVME,
@@ -181,33 +178,37 @@ int awr_nvme_decode_ns(const void *buf, size_t len, struct awr_nvme_id *id);
 int awr_scsi_decode_bl_vpd(const void *buf, size_t len, struct awr_scsi_id *id);
 
 /**
- * awr_nvme_derive() - the limits Linux derives from NVMe identify data
+ * awr_nvme_derive() - the limits a kernel release derives from NVMe identify data
  * @id:		decoded identify data (controller and namespace)
- * @flags:	AWR_NVME_* flags
- * @caps:	block layer caps' inputs, or NULL when unknown
+ * @kernel:	AWR_KERNEL() of the release, 0 for the running one
+ * @caps:	block layer caps' inputs (and chunk_sectors), or NULL when unknown
  * @out:	the result
  *
- * The driver's rule (nvme_configure_atomic_write), then the block layer's
- * validation and caps. A pure function.
+ * nvme_configure_atomic_write() of that release (AWUPF used before 7.0,
+ * ignored from 7.0), chunk_sectors from @caps or else from NOIOB, then the
+ * block layer's validation and caps of that release (see awr_kernel_has()).
+ * A pure function.
  *
- * Return: 0, -EINVAL when @id lacks the namespace or a block size.
+ * Return: 0, -EINVAL without namespace data or a block size, -ENODATA when
+ * AWUPF is needed and no controller data was decoded.
  */
-int awr_nvme_derive(const struct awr_nvme_id *id, unsigned int flags,
+int awr_nvme_derive(const struct awr_nvme_id *id, uint32_t kernel,
 		    const struct awr_queue_caps *caps, struct awr_device_limits *out);
 
 /**
- * awr_scsi_derive() - the limits Linux derives from SCSI Block Limits VPD
+ * awr_scsi_derive() - the limits a kernel release derives from SCSI Block Limits VPD
  * @id:		decoded VPD and block sizes
+ * @kernel:	AWR_KERNEL() of the release, 0 for the running one
  * @caps:	block layer caps' inputs, or NULL when unknown
  * @out:	the result
  *
  * The sd driver's rule (sd_config_atomic), then the block layer's validation
- * and caps. A pure function.
+ * and caps of that release. A pure function.
  *
  * Return: 0, -EINVAL when the logical block size is unknown.
  */
-int awr_scsi_derive(const struct awr_scsi_id *id, const struct awr_queue_caps *caps,
-		    struct awr_device_limits *out);
+int awr_scsi_derive(const struct awr_scsi_id *id, uint32_t kernel,
+		    const struct awr_queue_caps *caps, struct awr_device_limits *out);
 
 /**
  * awr_device_from_nvme() - a device view from decoded NVMe identify data
@@ -294,24 +295,18 @@ const struct awr_nvme_id *awr_device_nvme(const struct awr_device *d);
 const struct awr_scsi_id *awr_device_scsi(const struct awr_device *d);
 
 /**
- * awr_device_derived() - the limits the kernel derives
+ * awr_device_derived() - the limits the view's kernel derives
  * @d:	the view
  *
- * For NVMe this is the interpretation that uses AWUPF (Linux up to 6.18);
- * see awr_device_derived_alt().
+ * The running kernel's answer unless awr_device_set_kernel() chose another
+ * release; what any other release derives from the same data is
+ * awr_nvme_derive() or awr_scsi_derive() of awr_device_nvme() or
+ * awr_device_scsi() with awr_device_caps().
  *
- * Return: the limits; ->supported false when Linux turns atomics off.
+ * Return: the limits (all 0 when the data does not allow a derivation);
+ * ->supported false when Linux turns atomics off.
  */
 const struct awr_device_limits *awr_device_derived(const struct awr_device *d);
-
-/**
- * awr_device_derived_alt() - the other interpretation, when there is one
- * @d:	the view
- *
- * Return: for NVMe whose namespace gives no NAWUPF, the limits of kernels
- * that ignore AWUPF (one logical block); NULL otherwise.
- */
-const struct awr_device_limits *awr_device_derived_alt(const struct awr_device *d);
 
 /**
  * awr_device_caps() - the block layer caps' inputs used
@@ -339,35 +334,6 @@ unsigned int awr_device_nr_findings(const struct awr_device *d);
 const struct awr_finding *awr_device_finding(const struct awr_device *d, unsigned int i);
 
 /**
- * awr_nvme_derive_kernel() - the limits a given kernel derives from NVMe identify data
- * @id:		decoded identify data
- * @kernel:	AWR_KERNEL() of the release, 0 for the running one
- * @caps:	block layer caps' inputs (and chunk_sectors), or NULL when unknown
- * @out:	the result
- *
- * nvme_configure_atomic_write() of that release (AWUPF used before 7.0,
- * ignored from 7.0), chunk_sectors from @caps or else from NOIOB, then the
- * block layer's validation of that release (see awr_kernel_has()).
- *
- * Return: 0, -EINVAL without namespace data, -ENODATA when AWUPF is needed
- * and no controller data was decoded.
- */
-int awr_nvme_derive_kernel(const struct awr_nvme_id *id, uint32_t kernel,
-			   const struct awr_queue_caps *caps, struct awr_device_limits *out);
-
-/**
- * awr_scsi_derive_kernel() - the limits a given kernel derives from SCSI Block Limits VPD
- * @id:		decoded VPD and block sizes
- * @kernel:	AWR_KERNEL() of the release, 0 for the running one
- * @caps:	block layer caps' inputs, or NULL when unknown
- * @out:	the result
- *
- * Return: 0, -EINVAL when the logical block size is unknown.
- */
-int awr_scsi_derive_kernel(const struct awr_scsi_id *id, uint32_t kernel,
-			   const struct awr_queue_caps *caps, struct awr_device_limits *out);
-
-/**
  * awr_device_set_kernel() - answer for another kernel release
  * @d:		the view
  * @kernel:	AWR_KERNEL() of the release, 0 for the running one (the default)
@@ -379,22 +345,12 @@ int awr_scsi_derive_kernel(const struct awr_scsi_id *id, uint32_t kernel,
 int awr_device_set_kernel(struct awr_device *d, uint32_t kernel);
 
 /**
- * awr_device_kernel() - the release awr_device_derived_kernel() answers for
+ * awr_device_kernel() - the release awr_device_derived() answers for
  * @d:	the view
  *
  * Return: AWR_KERNEL() of it.
  */
 uint32_t awr_device_kernel(const struct awr_device *d);
-
-/**
- * awr_device_derived_kernel() - the limits the view's kernel derives
- * @d:	the view
- *
- * The running kernel's answer unless awr_device_set_kernel() chose another.
- *
- * Return: the limits (all 0 when the data does not allow a derivation).
- */
-const struct awr_device_limits *awr_device_derived_kernel(const struct awr_device *d);
 
 /**
  * awr_device_chunk_bytes() - the chunk_sectors the derivation applied
@@ -412,7 +368,7 @@ uint64_t awr_device_chunk_bytes(const struct awr_device *d);
  * @d:	the view
  *
  * Return: how many ranges of awr_kernel_range() derive other limits than
- * awr_device_derived_kernel() (neighbours with one answer merged).
+ * awr_device_derived() (neighbours with one answer merged).
  */
 unsigned int awr_device_nr_kernel_ranges(const struct awr_device *d);
 

@@ -25,13 +25,13 @@ static int derive_for(const struct awr_device *d, uint32_t kernel, struct awr_de
 		return d->nvme.have_ns ? 0 : -EINVAL;
 	}
 	if (d->type == AWR_DEVICE_NVME)
-		return awr_nvme_derive_kernel(&d->nvme, kernel, &d->caps, out);
+		return awr_nvme_derive(&d->nvme, kernel, &d->caps, out);
 	/* the running kernel holds no Block Limits page of the disk: sd sets nothing (device_io.c) */
 	if (d->scsi_kernel_no_vpd && kernel == awr_kernel_running()) {
 		memset(out, 0, sizeof(*out));
 		return 0;
 	}
-	return awr_scsi_derive_kernel(&d->scsi, kernel, &d->caps, out);
+	return awr_scsi_derive(&d->scsi, kernel, &d->caps, out);
 }
 
 static bool same_limits(const struct awr_device_limits *a, const struct awr_device_limits *b)

@@ -13,6 +13,7 @@
 
 #define NSFEAT_NSABP	(1U << 1)	/* NAWUN/NAWUPF/NACWU valid */
 #define NSFEAT_MAM	(1U << 6)	/* Multiple Atomicity Mode (NVM Command Set 1.1) */
+#define IGNORE_AWUPF	(1U << 0)	/* kernels with "nvme: stop using AWUPF" (7.0) */
 
 static bool ns_atomics(const struct awr_nvme_id *id)
 {
@@ -26,7 +27,7 @@ static uint64_t atomic_bs64(const struct awr_nvme_id *id, unsigned int flags)
 
 	if (ns_atomics(id))
 		return (id->nawupf + 1ULL) * bs;
-	if (flags & AWR_NVME_IGNORE_AWUPF)
+	if (flags & IGNORE_AWUPF)
 		return bs;
 	return (id->awupf + 1ULL) * bs;
 }
@@ -61,7 +62,7 @@ static int nvme_derive(const struct awr_nvme_id *id, unsigned int flags, uint32_
 	memset(out, 0, sizeof(*out));
 	if (!id->have_ns || !id->lba_size)
 		return -EINVAL;
-	if (!ns_atomics(id) && !(flags & AWR_NVME_IGNORE_AWUPF) && !id->have_ctrl)
+	if (!ns_atomics(id) && !(flags & IGNORE_AWUPF) && !id->have_ctrl)
 		return -ENODATA;
 	if (!awr_kernel_has(kernel, AWR_KRULE_ATOMIC_WRITES))
 		return 0;	/* before 6.11: no atomic writes */
@@ -85,21 +86,12 @@ static int nvme_derive(const struct awr_nvme_id *id, unsigned int flags, uint32_
 	return 0;
 }
 
-/* The two interpretations as before the kernel table: 6.18's rules with AWUPF, 7.0's without. */
-int awr_nvme_derive(const struct awr_nvme_id *id, unsigned int flags,
+int awr_nvme_derive(const struct awr_nvme_id *id, uint32_t kernel,
 		    const struct awr_queue_caps *caps, struct awr_device_limits *out)
-{
-	uint32_t k = (flags & AWR_NVME_IGNORE_AWUPF) ? AWR_KERNEL(7, 0, 0) : AWR_KERNEL(6, 18, 0);
-
-	return nvme_derive(id, flags, k, caps, out);
-}
-
-int awr_nvme_derive_kernel(const struct awr_nvme_id *id, uint32_t kernel,
-			   const struct awr_queue_caps *caps, struct awr_device_limits *out)
 {
 	kernel = awr__kernel_or_running(kernel);
 	return nvme_derive(id, awr_kernel_has(kernel, AWR_KRULE_NVME_NO_AWUPF) ?
-			   AWR_NVME_IGNORE_AWUPF : 0, kernel, caps, out);
+			   IGNORE_AWUPF : 0, kernel, caps, out);
 }
 
 static void spec_relations(struct awr_device *d, const struct awr_nvme_id *id)

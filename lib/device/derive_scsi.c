@@ -64,8 +64,8 @@ static void sd_compute(const struct awr_scsi_id *id, struct sd_atomic *s)
 }
 
 /* sd_config_atomic() is the same from 6.11 to 7.x; the block layer is @kernel's. */
-int awr_scsi_derive_kernel(const struct awr_scsi_id *id, uint32_t kernel,
-			   const struct awr_queue_caps *caps, struct awr_device_limits *out)
+int awr_scsi_derive(const struct awr_scsi_id *id, uint32_t kernel,
+		    const struct awr_queue_caps *caps, struct awr_device_limits *out)
 {
 	struct sd_atomic s;
 	uint32_t lbs;
@@ -90,11 +90,6 @@ int awr_scsi_derive_kernel(const struct awr_scsi_id *id, uint32_t kernel,
 	return 0;
 }
 
-int awr_scsi_derive(const struct awr_scsi_id *id, const struct awr_queue_caps *caps,
-		    struct awr_device_limits *out)
-{
-	return awr_scsi_derive_kernel(id, AWR_KERNEL(6, 18, 0), caps, out);
-}
 
 static void vpd_findings(struct awr_device *d, const struct awr_scsi_id *id)
 {

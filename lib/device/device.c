@@ -71,16 +71,16 @@ void awr__device_derive(struct awr_device *d)
 	d->have_alt = false;
 	awr__device_derive_kernel(d);
 	if (d->type == AWR_DEVICE_NVME) {
-		awr_nvme_derive(&d->nvme, 0, &d->caps, &d->derived);
+		awr_nvme_derive(&d->nvme, AWR_KERNEL(6, 18, 0), &d->caps, &d->derived);
 		d->have_alt = d->nvme.have_ns && !((d->nvme.nsfeat & 2) && d->nvme.nawupf) &&
 			      !d->nvme.nabo;
 		if (d->have_alt)
-			awr_nvme_derive(&d->nvme, AWR_NVME_IGNORE_AWUPF, &d->caps, &d->alt);
+			awr_nvme_derive(&d->nvme, AWR_KERNEL(7, 0, 0), &d->caps, &d->alt);
 		awr__provider_derive(d);
 		awr__nvme_findings(d);
 		awr__provider_findings(d);
 	} else {
-		awr_scsi_derive(&d->scsi, &d->caps, &d->derived);
+		awr_scsi_derive(&d->scsi, AWR_KERNEL(6, 18, 0), &d->caps, &d->derived);
 		awr__scsi_findings(d);
 	}
 	awr__kernel_findings(d);
@@ -175,12 +175,7 @@ const struct awr_scsi_id *awr_device_scsi(const struct awr_device *d)
 
 const struct awr_device_limits *awr_device_derived(const struct awr_device *d)
 {
-	return &d->derived;
-}
-
-const struct awr_device_limits *awr_device_derived_alt(const struct awr_device *d)
-{
-	return d->have_alt ? &d->alt : NULL;
+	return &d->kder;
 }
 
 const struct awr_queue_caps *awr_device_caps(const struct awr_device *d)
@@ -210,11 +205,6 @@ int awr_device_set_kernel(struct awr_device *d, uint32_t kernel)
 uint32_t awr_device_kernel(const struct awr_device *d)
 {
 	return d->kernel;
-}
-
-const struct awr_device_limits *awr_device_derived_kernel(const struct awr_device *d)
-{
-	return &d->kder;
 }
 
 unsigned int awr_device_nr_kernel_ranges(const struct awr_device *d)

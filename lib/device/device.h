@@ -14,9 +14,9 @@ struct awr_device {
 	struct awr_nvme_id nvme;
 	struct awr_scsi_id scsi;
 	struct awr_queue_caps caps;
-	struct awr_device_limits derived;
-	struct awr_device_limits alt;
-	bool have_alt;
+	struct awr_device_limits derived;	/* 6.18's answer (NVMe: with AWUPF) */
+	struct awr_device_limits alt;		/* NVMe: 7.0's, without AWUPF, when have_alt */
+	bool have_alt;				/* NVMe: the answer rests on AWUPF */
 	bool mpath_head;		/* an NVMe multipath head node (sysfs multipath/) */
 	bool scsi_kernel_no_vpd;	/* the kernel's SCSI layer holds no Block Limits page of disk */
 	uint32_t kernel_asked;		/* awr_device_set_kernel(), 0 the running one */

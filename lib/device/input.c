@@ -526,7 +526,7 @@ static void scsi_fill(struct awr_input *in, struct gap *g)
 
 static void answer(const struct awr_device *d, const struct gap *g, char *msg, size_t len)
 {
-	const struct awr_device_limits *l = awr_device_derived(d);
+	const struct awr_device_limits *l = &d->derived;
 	char a[32], b[32];
 
 	if (!g->n) {

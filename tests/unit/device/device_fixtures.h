@@ -18,6 +18,37 @@
 	T_EXPECT_EQ((l)->boundary, bnd, what " boundary");			\
 } while (0)
 
+/* What kernel @k derives from a view's data, into @l. */
+static inline const struct awr_device_limits *derive_at(const struct awr_device *d, uint32_t k,
+							struct awr_device_limits *l)
+{
+	if (awr_device_type(d) == AWR_DEVICE_NVME)
+		awr_nvme_derive(awr_device_nvme(d), k, awr_device_caps(d), l);
+	else
+		awr_scsi_derive(awr_device_scsi(d), k, awr_device_caps(d), l);
+	return l;
+}
+
+/* What 6.18 derives: for NVMe the answer of kernels that use the controller's AWUPF. */
+static inline const struct awr_device_limits *derived_618(const struct awr_device *d)
+{
+	static struct awr_device_limits l;
+
+	return derive_at(d, AWR_KERNEL(6, 18, 0), &l);
+}
+#define with_awupf(d)	derived_618(d)
+
+/* What kernels that ignore AWUPF (7.0) derive, or NULL when it is what 6.18 derives. */
+static inline const struct awr_device_limits *without_awupf(const struct awr_device *d)
+{
+	static struct awr_device_limits l;
+	const struct awr_device_limits *w = with_awupf(d);
+
+	derive_at(d, AWR_KERNEL(7, 0, 0), &l);
+	return l.unit_min == w->unit_min && l.unit_max == w->unit_max &&
+	       l.max_bytes == w->max_bytes && l.boundary == w->boundary ? NULL : &l;
+}
+
 static const char *fixture_dir = "tests/fixtures";
 
 /* Raw file content (up to @cap bytes) of a fixture; exits on I/O errors. */

@@ -20,7 +20,7 @@ static struct awr_device_limits at(const struct awr_nvme_id *id, uint32_t kernel
 {
 	struct awr_device_limits l;
 
-	T_EXPECT_EQ(awr_nvme_derive_kernel(id, kernel, NULL, &l), 0, "derive");
+	T_EXPECT_EQ(awr_nvme_derive(id, kernel, NULL, &l), 0, "derive");
 	return l;
 }
 
@@ -45,7 +45,7 @@ static void test_awupf(void)
 	T_EXPECT_EQ(awr_device_from_nvme(&id, NULL, &d), 0, "view");
 	T_EXPECT_EQ(awr_device_set_kernel(d, AWR_KERNEL(7, 3, 4)), 0, "set 7.3.4");
 	T_EXPECT_EQ(awr_device_kernel(d), AWR_KERNEL(7, 3, 4), "kernel");
-	EXPECT_LIMITS(awr_device_derived_kernel(d), 4096, 4096, 4096, 0, "view on 7.3.4");
+	EXPECT_LIMITS(awr_device_derived(d), 4096, 4096, 4096, 0, "view on 7.3.4");
 	T_EXPECT_EQ(awr_device_nr_kernel_ranges(d), 1, "one other answer");
 	l = *awr_device_kernel_range(d, 0, &label);
 	T_EXPECT(label && !strcmp(label, "6.11-6.19"), "merged range: %s", label ? label : "(null)");
@@ -58,9 +58,9 @@ static void test_awupf(void)
 	T_EXPECT(strstr(finding_message(d, "nvme_nsabp_clear"), "kernel 7.3.4 ignores the controller's AWUPF 15"),
 		 "nsabp_clear for 7.3.4: %s", finding_message(d, "nvme_nsabp_clear"));
 	/* the interpretations with and without AWUPF stay whatever the kernel */
-	EXPECT_LIMITS(awr_device_derived(d), 4096, 65536, 65536, 0, "with AWUPF");
+	EXPECT_LIMITS(with_awupf(d), 4096, 65536, 65536, 0, "with AWUPF");
 	T_EXPECT_EQ(awr_device_set_kernel(d, AWR_KERNEL(6, 12, 57)), 0, "set 6.12.57");
-	EXPECT_LIMITS(awr_device_derived_kernel(d), 4096, 65536, 65536, 0, "view on 6.12.57");
+	EXPECT_LIMITS(awr_device_derived(d), 4096, 65536, 65536, 0, "view on 6.12.57");
 	T_EXPECT(awr_device_kernel_range(d, 0, &label) && !strcmp(label, "7.0+"), "7.0+ beside 6.12");
 	T_EXPECT(!has_finding(d, "nvme_single_block"), "not one block on 6.12");
 	T_EXPECT_EQ(awr_device_set_kernel(d, AWR_KERNEL(1, 0, 0)), -EINVAL, "release below 2.0");
@@ -77,7 +77,7 @@ static void test_namespace_fields(void)
 	T_EXPECT_EQ(awr_device_from_nvme(&id, NULL, &d), 0, "view");
 	for (uint32_t k = AWR_KERNEL(6, 11, 0); k <= AWR_KERNEL(7, 3, 0); k += 1000) {
 		T_EXPECT_EQ(awr_device_set_kernel(d, k), 0, "set");
-		EXPECT_LIMITS(awr_device_derived_kernel(d), 4096, 16384, 16384, 0, "NAWUPF 3 on every release");
+		EXPECT_LIMITS(awr_device_derived(d), 4096, 16384, 16384, 0, "NAWUPF 3 on every release");
 		T_EXPECT_EQ(awr_device_nr_kernel_ranges(d), 0, "no differing range");
 		T_EXPECT(!has_finding(d, "kernel_limits_change"), "no change");
 	}
@@ -108,7 +108,7 @@ static void test_noiob_chunk(void)
 	l = at(&id, AWR_KERNEL(6, 17, 0));
 	T_EXPECT(!l.supported, "6.17");
 	/* a live device's queue/chunk_sectors is what the kernel applied: 128 KiB keeps them */
-	T_EXPECT_EQ(awr_nvme_derive_kernel(&id, AWR_KERNEL(6, 17, 0), &caps, &l), 0, "with sysfs chunk");
+	T_EXPECT_EQ(awr_nvme_derive(&id, AWR_KERNEL(6, 17, 0), &caps, &l), 0, "with sysfs chunk");
 	T_EXPECT(l.supported && l.unit_max == 65536, "chunk 128 KiB from sysfs");
 	/* NOIOB 12 blocks is 96 sectors, not a power of two: the driver ignores it */
 	id.noiob = 12;
@@ -119,7 +119,7 @@ static void test_noiob_chunk(void)
 	T_EXPECT_EQ(awr_device_from_nvme(&id, NULL, &d), 0, "view");
 	T_EXPECT_EQ(awr_device_set_kernel(d, AWR_KERNEL(6, 17, 0)), 0, "set 6.17");
 	T_EXPECT_EQ(awr_device_chunk_bytes(d), 32768, "chunk from NOIOB");
-	T_EXPECT(!awr_device_derived_kernel(d)->supported, "off on 6.17");
+	T_EXPECT(!awr_device_derived(d)->supported, "off on 6.17");
 	T_EXPECT(has_finding(d, "block_layer_rejects"), "block_layer_rejects");
 	T_EXPECT(strstr(finding_message(d, "block_layer_rejects"), "chunk_sectors is smaller than the device maximum"),
 		 "names chunk_sectors: %s", finding_message(d, "block_layer_rejects"));
@@ -182,12 +182,12 @@ static void test_scsi(void)
 
 	T_EXPECT_EQ(awr_scsi_decode_bl_vpd(vpd, n, &id), 0, "vpd");
 	id.logical_block_size = id.physical_block_size = 4096;
-	T_EXPECT_EQ(awr_scsi_derive_kernel(&id, AWR_KERNEL(6, 12, 57), NULL, &l), 0, "6.12");
+	T_EXPECT_EQ(awr_scsi_derive(&id, AWR_KERNEL(6, 12, 57), NULL, &l), 0, "6.12");
 	EXPECT_LIMITS(&l, 8192, 8192 * 4096U, 8192 * 4096U, 0, "scsi_debug on 6.12, uncapped");
-	T_EXPECT_EQ(awr_scsi_derive_kernel(&id, AWR_KERNEL(6, 17, 0),
+	T_EXPECT_EQ(awr_scsi_derive(&id, AWR_KERNEL(6, 17, 0),
 					   &(struct awr_queue_caps){ .chunk_bytes = 1 << 20 }, &l), 0, "6.17");
 	T_EXPECT(!l.supported, "6.17: a 1 MiB chunk below the 32 MiB maximum");
-	T_EXPECT_EQ(awr_scsi_derive_kernel(&id, AWR_KERNEL(6, 16, 0),
+	T_EXPECT_EQ(awr_scsi_derive(&id, AWR_KERNEL(6, 16, 0),
 					   &(struct awr_queue_caps){ .chunk_bytes = 1 << 20 }, &l), 0, "6.16");
 	T_EXPECT(l.supported, "6.16.0: no chunk rule yet");
 }
@@ -205,7 +205,7 @@ static void test_head(void)
 	d->mpath_head = true;
 	awr__strjoin(d->disk, sizeof(d->disk), "", "nvme0n1");
 	T_EXPECT_EQ(awr_device_set_kernel(d, AWR_KERNEL(6, 12, 57)), 0, "6.12.57");
-	T_EXPECT(!awr_device_derived_kernel(d)->supported, "a 6.12 head reads 0");
+	T_EXPECT(!awr_device_derived(d)->supported, "a 6.12 head reads 0");
 	T_EXPECT(strstr(finding_message(d, "nvme_head_no_limits"), "nvme0n1 is an NVMe multipath head node: kernel 6.12.57"),
 		 "head finding: %s", finding_message(d, "nvme_head_no_limits"));
 	T_EXPECT(awr_device_kernel_range(d, 0, &label) && !strcmp(label, "6.15+"), "6.15+ beside: %s",
@@ -213,7 +213,7 @@ static void test_head(void)
 	T_EXPECT(strstr(finding_message(d, "kernel_limits_change"), "from 6.15 atomic writes are 4 KiB..32 KiB: the multipath head node stacks"),
 		 "change at 6.15: %s", finding_message(d, "kernel_limits_change"));
 	T_EXPECT_EQ(awr_device_set_kernel(d, AWR_KERNEL(6, 14, 10)), 0, "6.14.10");
-	EXPECT_LIMITS(awr_device_derived_kernel(d), 4096, 32768, 32768, 0, "6.14.10 head");
+	EXPECT_LIMITS(awr_device_derived(d), 4096, 32768, 32768, 0, "6.14.10 head");
 	T_EXPECT(!has_finding(d, "nvme_head_no_limits"), "no head finding on 6.14.10");
 	awr_device_free(d);
 }

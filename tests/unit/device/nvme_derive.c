@@ -41,7 +41,7 @@ static void test_qemu(void)
 	struct awr_queue_caps caps = { .max_segments = 128, .max_hw_bytes = 512 * 1024, .page_size = 4096 };
 	struct awr_device *d = view("ctrl-qemu-awun31-awupf15.hex", "ns-qemu-nsfeat34-4k.hex", &caps);
 	const struct awr_nvme_id *id = awr_device_nvme(d);
-	const struct awr_device_limits *alt = awr_device_derived_alt(d);
+	const struct awr_device_limits *alt = without_awupf(d);
 
 	T_EXPECT_EQ(id->awun, 31, "awun");
 	T_EXPECT_EQ(id->awupf, 15, "awupf");
@@ -50,9 +50,9 @@ static void test_qemu(void)
 	T_EXPECT_EQ(id->nawupf, 0, "nawupf");
 	T_EXPECT_EQ(id->lbaf_index, 4, "lba format in use");
 	T_EXPECT_EQ(id->lba_size, 4096, "lba size");
-	T_EXPECT(awr_device_derived(d)->supported, "qemu: supported");
-	T_EXPECT(awr_device_derived(d)->capped, "qemu: capped");
-	EXPECT_LIMITS(awr_device_derived(d), 4096, 65536, 65536, 0, "qemu");
+	T_EXPECT(with_awupf(d)->supported, "qemu: supported");
+	T_EXPECT(with_awupf(d)->capped, "qemu: capped");
+	EXPECT_LIMITS(with_awupf(d), 4096, 65536, 65536, 0, "qemu");
 	T_EXPECT(alt != NULL, "qemu: an interpretation without AWUPF exists");
 	if (alt)
 		EXPECT_LIMITS(alt, 4096, 4096, 4096, 0, "qemu without AWUPF");
@@ -78,13 +78,13 @@ static void test_nawupf_zero_awupf15(void)
 {
 	struct awr_queue_caps caps = { .max_segments = 128, .max_hw_bytes = 512 * 1024, .page_size = 4096 };
 	struct awr_device *d = view("ctrl-qemu-awun31-awupf15.hex", "ns-nsabp-set-nawupf0.hex", &caps);
-	const struct awr_device_limits *alt = awr_device_derived_alt(d);
+	const struct awr_device_limits *alt = without_awupf(d);
 	struct awr_nvme_id id;
 
 	T_EXPECT_EQ(awr_device_nvme(d)->nsfeat & 2, 2, "NSFEAT bit 1 set");
 	T_EXPECT_EQ(awr_device_nvme(d)->nawupf, 0, "NAWUPF 0");
-	EXPECT_LIMITS(awr_device_derived(d), 4096, 65536, 65536, 0, "NAWUPF 0 falls back to AWUPF 15");
-	T_EXPECT_EQ(awr_device_derived(d)->hw_max, 65536, "hw_max from AWUPF");
+	EXPECT_LIMITS(with_awupf(d), 4096, 65536, 65536, 0, "NAWUPF 0 falls back to AWUPF 15");
+	T_EXPECT_EQ(with_awupf(d)->hw_max, 65536, "hw_max from AWUPF");
 	T_EXPECT(has_finding(d, "nvme_nawupf_zero"), "nawupf_zero finding");
 	T_EXPECT(strstr(finding_message(d, "nvme_nawupf_zero"), "AWUPF 15 (65536 bytes)"),
 		 "nawupf_zero names AWUPF: %s", finding_message(d, "nvme_nawupf_zero"));
@@ -99,8 +99,8 @@ static void test_nawupf_zero_awupf15(void)
 	load("ctrl-qemu-awun31-awupf15.hex", "ns-nsabp-set-nawupf0.hex", &id);
 	id.nabspf = 31;			/* a boundary without NAWUPF: not used */
 	T_EXPECT_EQ(awr_device_from_nvme(&id, &caps, &d), 0, "from_nvme");
-	EXPECT_LIMITS(awr_device_derived(d), 4096, 65536, 65536, 0, "NABSPF without NAWUPF");
-	T_EXPECT_EQ(awr_device_derived(d)->hw_boundary, 0, "no hw boundary without NAWUPF");
+	EXPECT_LIMITS(with_awupf(d), 4096, 65536, 65536, 0, "NABSPF without NAWUPF");
+	T_EXPECT_EQ(with_awupf(d)->hw_boundary, 0, "no hw boundary without NAWUPF");
 	awr_device_free(d);
 }
 
@@ -109,8 +109,8 @@ static void test_offline(void)
 {
 	struct awr_device *d = view("ctrl-qemu-awun31-awupf15.hex", "ns-qemu-nsfeat34-4k.hex", NULL);
 
-	T_EXPECT(!awr_device_derived(d)->capped, "offline: not capped");
-	EXPECT_LIMITS(awr_device_derived(d), 4096, 65536, 65536, 0, "offline");
+	T_EXPECT(!with_awupf(d)->capped, "offline: not capped");
+	EXPECT_LIMITS(with_awupf(d), 4096, 65536, 65536, 0, "offline");
 	T_EXPECT(has_finding(d, "block_caps_unknown"), "caps unknown finding");
 	awr_device_free(d);
 }
@@ -122,15 +122,15 @@ static void test_caps_bind(void)
 	struct awr_queue_caps caps = { .max_segments = 128, .max_hw_bytes = 128 * 1024, .page_size = 4096 };
 	struct awr_device *d = view("ctrl-awupf63.hex", "ns-qemu-nsfeat34-4k.hex", &caps);
 
-	EXPECT_LIMITS(awr_device_derived(d), 4096, 131072, 131072, 0, "awupf63 capped");
-	T_EXPECT_EQ(awr_device_derived(d)->hw_unit_max, 262144, "hw_unit_max");
+	EXPECT_LIMITS(with_awupf(d), 4096, 131072, 131072, 0, "awupf63 capped");
+	T_EXPECT_EQ(with_awupf(d)->hw_unit_max, 262144, "hw_unit_max");
 	T_EXPECT(has_finding(d, "block_caps_unit_max"), "caps narrow unit_max");
 	T_EXPECT(has_finding(d, "block_caps_max_bytes"), "caps narrow max_bytes");
 	awr_device_free(d);
 	caps.max_segments = 4;		/* 2*4K + 2*4K = 16 KiB */
 	caps.max_hw_bytes = 1 << 20;
 	d = view("ctrl-awupf63.hex", "ns-qemu-nsfeat34-4k.hex", &caps);
-	EXPECT_LIMITS(awr_device_derived(d), 4096, 16384, 262144, 0, "4 segments");
+	EXPECT_LIMITS(with_awupf(d), 4096, 16384, 262144, 0, "4 segments");
 	awr_device_free(d);
 }
 
@@ -138,15 +138,15 @@ static void test_namespace_atomics(void)
 {
 	struct awr_device *d = view("ctrl-qemu-awun31-awupf15.hex", "ns-nawupf-16k.hex", NULL);
 
-	EXPECT_LIMITS(awr_device_derived(d), 4096, 16384, 16384, 0, "nawupf 3 at 4 KiB");
-	T_EXPECT(awr_device_derived_alt(d) == NULL, "no second interpretation with NAWUPF");
+	EXPECT_LIMITS(with_awupf(d), 4096, 16384, 16384, 0, "nawupf 3 at 4 KiB");
+	T_EXPECT(without_awupf(d) == NULL, "no second interpretation with NAWUPF");
 	T_EXPECT(has_finding(d, "nvme_spec_nawupf_below_awupf"), "NAWUPF 3 < AWUPF 15");
 	T_EXPECT(!has_finding(d, "nvme_nsabp_clear"), "nsabp set");
 	awr_device_free(d);
 
 	d = view("ctrl-awupf0.hex", "ns-nsabp-set-nawupf0.hex", NULL);
 	T_EXPECT(has_finding(d, "nvme_nawupf_zero"), "nawupf 0 falls back");
-	EXPECT_LIMITS(awr_device_derived(d), 4096, 4096, 4096, 0, "awupf 0: one block");
+	EXPECT_LIMITS(with_awupf(d), 4096, 4096, 4096, 0, "awupf 0: one block");
 	T_EXPECT(has_finding(d, "nvme_single_block"), "single block");
 	awr_device_free(d);
 }
@@ -155,8 +155,8 @@ static void test_nabo(void)
 {
 	struct awr_device *d = view("ctrl-awupf0.hex", "ns-nabo-nonzero.hex", NULL);
 
-	T_EXPECT(!awr_device_derived(d)->supported, "NABO != 0 disables atomics");
-	EXPECT_LIMITS(awr_device_derived(d), 0, 0, 0, 0, "nabo");
+	T_EXPECT(!with_awupf(d)->supported, "NABO != 0 disables atomics");
+	EXPECT_LIMITS(with_awupf(d), 0, 0, 0, 0, "nabo");
 	T_EXPECT(has_finding(d, "nvme_nabo_nonzero"), "nabo finding");
 	awr_device_free(d);
 }
@@ -165,14 +165,14 @@ static void test_boundaries(void)
 {
 	struct awr_device *d = view("ctrl-awupf0.hex", "ns-boundary-not-pow2.hex", NULL);
 
-	T_EXPECT(!awr_device_derived(d)->supported, "12-block boundary disables atomics");
-	T_EXPECT_EQ(awr_device_derived(d)->hw_boundary, 12 * 4096, "hw boundary");
+	T_EXPECT(!with_awupf(d)->supported, "12-block boundary disables atomics");
+	T_EXPECT_EQ(with_awupf(d)->hw_boundary, 12 * 4096, "hw boundary");
 	T_EXPECT(has_finding(d, "nvme_boundary_not_pow2"), "boundary finding");
 	T_EXPECT(has_finding(d, "block_layer_rejects"), "block layer finding");
 	awr_device_free(d);
 
 	d = view("ctrl-awupf0.hex", "ns-boundary-128k.hex", NULL);
-	EXPECT_LIMITS(awr_device_derived(d), 4096, 65536, 65536, 131072, "16-block unit, 32-block boundary");
+	EXPECT_LIMITS(with_awupf(d), 4096, 65536, 65536, 131072, "16-block unit, 32-block boundary");
 	awr_device_free(d);
 }
 
@@ -182,7 +182,7 @@ static void test_normal_vs_power_fail(void)
 
 	T_EXPECT(has_finding(d, "nvme_spec_awupf_above_awun"), "AWUPF 15 > AWUN 3");
 	T_EXPECT(has_finding(d, "nvme_nawun_above_nawupf"), "NAWUN 15 > NAWUPF 3");
-	EXPECT_LIMITS(awr_device_derived(d), 4096, 16384, 16384, 0, "power-fail value used");
+	EXPECT_LIMITS(with_awupf(d), 4096, 16384, 16384, 0, "power-fail value used");
 	awr_device_free(d);
 
 	d = view("ctrl-awupf0.hex", "ns-nawupf-above-nawun.hex", NULL);
@@ -223,8 +223,8 @@ static void test_lba_formats(void)
 	T_EXPECT_EQ(awr_nvme_decode_ns(ns_buf, n, &id), -EINVAL, "LBADS 0");
 	T_EXPECT(!id.have_ns, "invalid namespace is not marked decoded");
 	memset(&id, 0, sizeof(id));
-	T_EXPECT_EQ(awr_nvme_derive(&id, 0, NULL, &(struct awr_device_limits){ 0 }), -EINVAL,
-		    "derive without namespace");
+	T_EXPECT_EQ(awr_nvme_derive(&id, AWR_KERNEL(6, 18, 0), NULL,
+				    &(struct awr_device_limits){ 0 }), -EINVAL, "derive without namespace");
 }
 
 int main(int argc, char **argv)

@@ -58,8 +58,8 @@ static void test_ebs_present(void)
 	T_EXPECT(!covers(d, 2048), "a 2 KiB page is below NTWPG");
 	T_EXPECT(has_finding(d, "aws_torn_write_prevention"), "finding");
 	/* the kernel reads none of it: the same derivation as on another vendor's controller */
-	EXPECT_LIMITS(awr_device_derived_kernel(d), 512, 512, 512, 0, "ebs kernel view");
-	EXPECT_LIMITS(awr_device_derived_kernel(o), 512, 512, 512, 0, "other vendor kernel view");
+	EXPECT_LIMITS(awr_device_derived(d), 512, 512, 512, 0, "ebs kernel view");
+	EXPECT_LIMITS(awr_device_derived(o), 512, 512, 512, 0, "other vendor kernel view");
 	awr_device_free(d);
 	awr_device_free(o);
 }
@@ -146,7 +146,7 @@ static void test_azure_gcp(void)
 	T_EXPECT(pa && !strcmp(pa->provider, "Azure") && pa->readable && !pa->read, "Azure: through NAWUPF");
 	T_EXPECT(strstr(finding_message(a, "azure_nvme_atomic"), "Linux reads them"), "Azure: the kernel's");
 	T_EXPECT(strstr(finding_message(n, "azure_nvme_atomic"), "no NAWUPF"), "Azure without NAWUPF");
-	EXPECT_LIMITS(awr_device_derived_kernel(a), 4096, 16384, 16384, 0, "azure kernel view");
+	EXPECT_LIMITS(awr_device_derived(a), 4096, 16384, 16384, 0, "azure kernel view");
 	T_EXPECT(!covers(a, 16384), "nothing of its own covered: the kernel's limits decide");
 	T_EXPECT(pg && !strcmp(pg->provider, "Google Cloud") && !pg->readable, "Google: not readable");
 	T_EXPECT(has_finding(g, "provider_guarantee_unreadable"), "Google: said so");
@@ -163,8 +163,8 @@ static void test_mam(void)
 	T_EXPECT(has_finding(m, "nvme_nsfeat_mam"), "NSFEAT bit 6 found");
 	T_EXPECT(!has_finding(c, "nvme_nsfeat_mam"), "control: bit 6 clear");
 	/* Linux ignores the bit: the same limits either way */
-	EXPECT_LIMITS(awr_device_derived_kernel(m), 4096, 16384, 16384, 65536, "mam");
-	EXPECT_LIMITS(awr_device_derived_kernel(c), 4096, 16384, 16384, 65536, "no mam");
+	EXPECT_LIMITS(awr_device_derived(m), 4096, 16384, 16384, 65536, "mam");
+	EXPECT_LIMITS(awr_device_derived(c), 4096, 16384, 16384, 65536, "no mam");
 	awr_device_free(m);
 	awr_device_free(c);
 }

@@ -50,13 +50,13 @@ static void test_scsi_debug(void)
 	T_EXPECT_EQ(id->atomic_granularity, 2, "granularity");
 	T_EXPECT_EQ(id->max_atomic_transfer_length_with_boundary, 8192, "MATL with boundary");
 	T_EXPECT_EQ(id->max_atomic_boundary_size, 128, "max boundary");
-	EXPECT_LIMITS(awr_device_derived(d), 8192, 1048576, 33554432, 0, "scsi_debug");
-	T_EXPECT_EQ(awr_device_derived(d)->hw_unit_max, 33554432, "sd's unit_max before the caps");
+	EXPECT_LIMITS(derived_618(d), 8192, 1048576, 33554432, 0, "scsi_debug");
+	T_EXPECT_EQ(derived_618(d)->hw_unit_max, 33554432, "sd's unit_max before the caps");
 	T_EXPECT(has_finding(d, "block_caps_unit_max"), "capped to 1 MiB by 256 segments");
 	awr_device_free(d);
 
 	d = view("vpd-bl-scsi-debug-default.hex", 4096, 4096, NULL);
-	EXPECT_LIMITS(awr_device_derived(d), 8192, 33554432, 33554432, 0, "scsi_debug offline");
+	EXPECT_LIMITS(derived_618(d), 8192, 33554432, 33554432, 0, "scsi_debug offline");
 	T_EXPECT(has_finding(d, "block_caps_unknown"), "offline: caps unknown");
 	awr_device_free(d);
 }
@@ -71,12 +71,12 @@ static void test_pi(void)
 	id.prot_en = true;
 	id.p_type = 1;		/* type 2 */
 	d = view_id(&id, NULL);
-	T_EXPECT(!awr_device_derived(d)->supported, "PI type 2 disables atomics");
+	T_EXPECT(!derived_618(d)->supported, "PI type 2 disables atomics");
 	T_EXPECT(has_finding(d, "scsi_pi_type2"), "PI type 2 finding");
 	awr_device_free(d);
 	id.p_type = 0;		/* type 1 */
 	d = view_id(&id, NULL);
-	T_EXPECT(awr_device_derived(d)->supported, "PI type 1 keeps atomics");
+	T_EXPECT(derived_618(d)->supported, "PI type 1 keeps atomics");
 	awr_device_free(d);
 }
 
@@ -88,23 +88,23 @@ static void test_disabled(void)
 	T_EXPECT(strstr(awr_device_finding(d, 0)->message, "short VPD page: no atomic fields") != NULL,
 		 "short page message: %s", awr_device_finding(d, 0)->message);
 	T_EXPECT_EQ(awr_device_scsi(d)->max_transfer_length, 0x4000, "max transfer length within the short page");
-	T_EXPECT(!awr_device_derived(d)->supported, "short page: unsupported");
+	T_EXPECT(!derived_618(d)->supported, "short page: unsupported");
 	awr_device_free(d);
 
 	d = view("vpd-bl-granularity-mismatch.hex", 512, 512, NULL);
 	T_EXPECT(has_finding(d, "scsi_granularity_mismatch"), "granularity 3");
 	T_EXPECT(has_finding(d, "scsi_granularity_not_pow2"), "granularity 3 not pow2");
-	T_EXPECT(!awr_device_derived(d)->supported, "granularity mismatch: unsupported");
+	T_EXPECT(!derived_618(d)->supported, "granularity mismatch: unsupported");
 	awr_device_free(d);
 
 	d = view("vpd-bl-alignment-mismatch.hex", 512, 512, NULL);
 	T_EXPECT(has_finding(d, "scsi_alignment_mismatch"), "alignment 8 vs unit_max 4");
-	T_EXPECT(!awr_device_derived(d)->supported, "alignment mismatch: unsupported");
+	T_EXPECT(!derived_618(d)->supported, "alignment mismatch: unsupported");
 	awr_device_free(d);
 
 	d = view("vpd-bl-no-atomic.hex", 512, 512, NULL);
 	T_EXPECT(has_finding(d, "scsi_no_atomic"), "no atomic");
-	T_EXPECT(!awr_device_derived(d)->supported, "no atomic: unsupported");
+	T_EXPECT(!derived_618(d)->supported, "no atomic: unsupported");
 	awr_device_free(d);
 }
 
@@ -112,13 +112,13 @@ static void test_boundary_mode(void)
 {
 	struct awr_device *d = view("vpd-bl-boundary-mode.hex", 512, 512, NULL);
 
-	EXPECT_LIMITS(awr_device_derived(d), 512, 8192, 32768, 0, "boundary mode");
+	EXPECT_LIMITS(derived_618(d), 512, 8192, 32768, 0, "boundary mode");
 	T_EXPECT(has_finding(d, "scsi_boundary_mode"), "boundary mode finding");
 	awr_device_free(d);
 
 	/* 4 KiB physical blocks on 512 B logical ones: unit_min is a physical block */
 	d = view("vpd-bl-boundary-mode.hex", 512, 4096, NULL);
-	EXPECT_LIMITS(awr_device_derived(d), 4096, 8192, 32768, 0, "boundary mode, 4K physical");
+	EXPECT_LIMITS(derived_618(d), 4096, 8192, 32768, 0, "boundary mode, 4K physical");
 	awr_device_free(d);
 }
 
@@ -139,7 +139,8 @@ static void test_relations(void)
 	load("vpd-bl-scsi-debug-default.hex", 0, 0, &id);
 	d = view_id(&id, NULL);
 	T_EXPECT(has_finding(d, "scsi_block_size_unknown"), "no block size");
-	T_EXPECT_EQ(awr_scsi_derive(&id, NULL, &(struct awr_device_limits){ 0 }), -EINVAL, "derive without lbs");
+	T_EXPECT_EQ(awr_scsi_derive(&id, AWR_KERNEL(6, 18, 0), NULL, &(struct awr_device_limits){ 0 }),
+		    -EINVAL, "derive without lbs");
 	awr_device_free(d);
 }
 
