@@ -15,6 +15,16 @@
 
 #define AWR_MAX_FINDINGS 32
 
+/*
+ * The environment variable of a fault point (AWR_STRESS_FAULT, AWR_PAGES_FAULT): read with
+ * secure_getenv() in a build with -Dtest_hooks=true; otherwise never read, its name not kept.
+ */
+#ifdef AWR_TEST_HOOKS
+#define awr__test_env(name)	secure_getenv(name)
+#else
+#define awr__test_env(name)	((void)sizeof(name), (char *)NULL)
+#endif
+
 /* Little-endian fields of on-disk formats (stamps, journal records). */
 static inline void awr__put_le32(uint8_t *p, uint32_t v)
 {

@@ -394,7 +394,8 @@ echo "mutation check of $(git -C "$src" log -1 --format='%h %s' | cut -c1-100)"
 	echo "note: the work tree has uncommitted changes; they are not part of this check"
 
 echo "building in $bld ..."
-if ! meson setup "$bld" "$src" >"$work/setup.log" 2>&1 || ! ninja -C "$bld" >"$work/build.log" 2>&1; then
+if ! meson setup "$bld" "$src" -Dtest_hooks=true >"$work/setup.log" 2>&1 ||
+   ! ninja -C "$bld" >"$work/build.log" 2>&1; then
 	tail -n 20 "$work/setup.log" "$work/build.log"
 	echo "the unmutated source does not build" >&2
 	exit 2

@@ -199,8 +199,8 @@ fi
 # ------------------------------------------------------------------ host build
 t0=$(date +%s)
 echo "== build ($build)"
-if ! { meson setup "$build" "$src" --wipe --werror >"$build.setup.log" 2>&1 ||
-       meson setup "$build" "$src" --werror >"$build.setup.log" 2>&1; } ||
+if ! { meson setup "$build" "$src" --wipe --werror -Dtest_hooks=true >"$build.setup.log" 2>&1 ||
+       meson setup "$build" "$src" --werror -Dtest_hooks=true >"$build.setup.log" 2>&1; } ||
    ! ninja -C "$build" >"$build.ninja.log" 2>&1; then
 	cat "$build.setup.log" "$build.ninja.log" 2>/dev/null | tail -n 40
 	count FAIL build "see the output above"
@@ -225,7 +225,8 @@ prebuild() { # prebuild NAME DIR SETUP-ARGS...: meson setup (once) and ninja, ex
 	rm -f "$build/$name-build.rc"
 	setsid -w nice -n 19 bash -c '
 		name=$1 build=$2 dir=$3 src=$4; shift 4
-		{ [ -f "$dir/build.ninja" ] || meson setup "$dir" "$src" "$@" >"$build/$name-setup.out" 2>&1; } &&
+		{ if [ -f "$dir/build.ninja" ]; then meson configure "$dir" "$@"; else meson setup "$dir" "$src" "$@"; fi
+		} >"$build/$name-setup.out" 2>&1 &&
 			ninja -C "$dir" $AWR_PREBUILD_TARGETS >"$build/$name-build.out" 2>&1
 		echo $? >"$build/$name-build.rc"' sh "$name" "$build" "$dir" "$src" "$@" </dev/null &
 	bg+=("$!")
@@ -238,8 +239,8 @@ prebuilt() { # prebuilt NAME: wait for its build; true when it built
 	bg_forget "${!pid_var}"
 	[ "$(cat "$build/$1-build.rc" 2>/dev/null)" = 0 ]
 }
-[ "$want_asan" = 1 ] && prebuild asan "$asan" -Db_sanitize=address,undefined -Db_lundef=false
-[ "$want_fuzz" = 1 ] && CC=clang AWR_PREBUILD_TARGETS=fuzz prebuild fuzz "$fuzzb" -Dfuzz=true
+[ "$want_asan" = 1 ] && prebuild asan "$asan" -Dtest_hooks=true -Db_sanitize=address,undefined -Db_lundef=false
+[ "$want_fuzz" = 1 ] && CC=clang AWR_PREBUILD_TARGETS=fuzz prebuild fuzz "$fuzzb" -Dtest_hooks=true -Dfuzz=true
 
 # meson_stage PREFIX BUILD OUT SELECTION...: meson test, JOBS at once, its results counted against
 # `meson test --list` with the same selection. Timeouts are multiplied by 3: tests share the

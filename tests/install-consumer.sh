@@ -47,3 +47,30 @@ fi
 echo "libatomicwr.so.0 needs: $(LC_ALL=C readelf -d "$stage$libdir/libatomicwr.so.0" |
 	sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')"
 echo "consumer built and linked through pkg-config"
+
+# A default build (no -Dtest_hooks=true) ships no test seam: awr_set_sysfs_root not exported, no
+# AWR_SYSFS_ROOT, AWR_PAGES_FAULT or AWR_STRESS_FAULT in the library. The negative control: the
+# same check finds them in a library built with the seams (the test command's build).
+seams() { # seams SOLIB: each seam found in it, one a line
+	nm -D --defined-only "$1" |
+		awk '$3 ~ /^awr_set_sysfs_root(@|$)/ { print "awr_set_sysfs_root" }'
+	strings "$1" | grep -owE 'AWR_(SYSFS_ROOT|PAGES_FAULT|STRESS_FAULT)' | sort -u
+}
+lib=lib/libatomicwr.so.$(meson introspect "$build" --projectinfo |
+	python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')
+dlog=$stage/default.log
+env -u PKG_CONFIG_PATH -u PKG_CONFIG_SYSROOT_DIR meson setup "$stage/default" "$src" >"$dlog" 2>&1 &&
+	ninja -C "$stage/default" "$lib" >>"$dlog" 2>&1 ||
+	{ grep -B2 -A8 error "$dlog" | head -40; echo "the default build of the library failed"; exit 1; }
+found=$(seams "$stage/default/$lib")
+[ -z "$found" ] || { echo "a default build ships test seams:" $found; exit 1; }
+hooks=$(meson introspect "$build" --buildoptions | python3 -c 'import json,sys
+print([o["value"] for o in json.load(sys.stdin) if o["name"] == "test_hooks"][0])')
+if [ "$hooks" = True ]; then
+	[ "$(seams "$build/$lib" | wc -l)" = 4 ] ||
+		{ echo "negative control: not all 4 seams found in $build/$lib:" $(seams "$build/$lib")
+		  exit 1; }
+	echo "test seams: none in a default build, all 4 found in the test build (negative control)"
+else
+	echo "test seams: none in a default build (no negative control: $build has no test_hooks)"
+fi

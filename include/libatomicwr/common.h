@@ -259,14 +259,18 @@ struct awr_finding {
 
 /* --- test seam: where sysfs is read -------------------------------------- */
 
+#ifdef AWR_TEST_HOOKS
 /**
  * awr_set_sysfs_root() - read sysfs below another root (for tests)
  * @root:	a directory standing for /sys, or NULL for the default
  *
+ * Only in a library built with the meson option -Dtest_hooks=true (the test
+ * command's builds): a default build and the installed library have no seam.
  * The environment variable AWR_SYSFS_ROOT (read with secure_getenv) does the
- * same for programs. The setting is process-wide.
+ * same for programs there. The setting is process-wide.
  */
 void awr_set_sysfs_root(const char *root);
+#endif
 
 #ifdef __cplusplus
 }

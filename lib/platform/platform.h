@@ -52,7 +52,8 @@ int awr__mountinfo_each(const char *path, awr__mount_fn fn, void *arg);
 /**
  * awr__sysfs_root() - where discovery reads sysfs
  *
- * Return: "/sys", or the fixture tree the tests set (awr_set_sysfs_root(), AWR_SYSFS_ROOT).
+ * Return: "/sys", or in a build with -Dtest_hooks=true the fixture tree the tests set
+ * (awr_set_sysfs_root(), AWR_SYSFS_ROOT).
  */
 const char *awr__sysfs_root(void);
 

@@ -14,6 +14,8 @@
 #include "libatomicwr.h"
 #include "platform/platform.h"
 
+#ifdef AWR_TEST_HOOKS
+/* The test seam (meson -Dtest_hooks=true only): a fixture tree stands for /sys. */
 static const char *sysfs_root_override;
 
 void awr_set_sysfs_root(const char *root)
@@ -30,6 +32,12 @@ const char *awr__sysfs_root(void)
 	env = secure_getenv("AWR_SYSFS_ROOT");
 	return (env && *env) ? env : "/sys";
 }
+#else
+const char *awr__sysfs_root(void)
+{
+	return "/sys";
+}
+#endif
 
 int awr__read_text(const char *path, char *buf, size_t len)
 {

@@ -339,7 +339,7 @@ int awr_stress_run_fd(int fd, const struct awr_stress_opts *o, struct awr_stress
 	stop_requested = 0;
 	s.wflags = (o->flags & AWR_STRESS_DSYNC) || o->journal ? AWR_WRITE_DSYNC : 0;
 	pthread_mutex_init(&s.err_lock, NULL);
-	ret = awr__stress_fault_parse(secure_getenv("AWR_STRESS_FAULT"), &s.nosync_from);
+	ret = awr__stress_fault_parse(awr__test_env("AWR_STRESS_FAULT"), &s.nosync_from);
 	if (!ret)
 		ret = open_target(fd, o, &s);
 	if (!ret)

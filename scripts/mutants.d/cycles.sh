@@ -22,5 +22,5 @@ mutant stress-fault-negative "AWR_STRESS_FAULT=nosync:-1 parses (strtoull wraps 
 
 mutant stress-fault-ignored-bad "a malformed AWR_STRESS_FAULT is ignored and the run writes" \
 	"stress_fault" lib/verify/stress.c \
-	$'\tret = awr__stress_fault_parse(secure_getenv("AWR_STRESS_FAULT"), &s.nosync_from);\n\tif (!ret)\n' \
-	$'\t(void)awr__stress_fault_parse(secure_getenv("AWR_STRESS_FAULT"), &s.nosync_from);\n\tif (1)\n'
+	$'\tret = awr__stress_fault_parse(awr__test_env("AWR_STRESS_FAULT"), &s.nosync_from);\n\tif (!ret)\n' \
+	$'\t(void)awr__stress_fault_parse(awr__test_env("AWR_STRESS_FAULT"), &s.nosync_from);\n\tif (1)\n'

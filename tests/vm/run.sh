@@ -344,8 +344,11 @@ blog=$out/build.log
 : >"$blog"
 if [ ! -f "$bdir/build.ninja" ]; then
 	rm -rf "$bdir"
-	meson setup "$bdir" "$src" -Dprefer_static=true -Dstatic_tools=true --buildtype=release \
+	meson setup "$bdir" "$src" -Dprefer_static=true -Dstatic_tools=true -Dtest_hooks=true --buildtype=release \
 		>>"$blog" 2>&1 || { tail -n 20 "$blog"; die "meson setup of the static build failed (see $blog)"; }
+else	# a cached build from before the test_hooks option: the guest cases need the fault points
+	meson configure "$bdir" -Dtest_hooks=true >>"$blog" 2>&1 ||
+		{ tail -n 20 "$blog"; die "meson configure of the static build failed (see $blog)"; }
 fi
 # only the static targets: the shared library cannot link static dependencies.
 # Guest programs of other test suites join when the source tree has them.
