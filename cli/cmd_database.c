@@ -153,6 +153,19 @@ static void print_reasons(const struct awr_db_report *r)
 		printf("  ... and %u more (every file's with --files or -o json)\n", ng - (ng > SHOWN_MAX ? SHOWN_MAX : ng) + more);
 }
 
+/* A verdict in words, for text (JSON has awr_db_verdict_name(): "not_safe" is "not safe"). */
+static const char *verdict_words(enum awr_db_verdict v)
+{
+	static const char *const words[] = {
+		[AWR_DB_UNKNOWN] = "unknown",
+		[AWR_DB_NOT_SAFE] = "not safe",
+		[AWR_DB_GUARANTEED] = "guaranteed",
+		[AWR_DB_DEVICE_IMPLICIT] = "device-implicit",
+	};
+
+	return (unsigned int)v < sizeof(words) / sizeof(words[0]) && words[v] ? words[v] : "unknown";
+}
+
 static void print_text(const struct awr_db_report *r, bool all)
 {
 	unsigned int count[4] = { 0 };
@@ -178,7 +191,8 @@ static void print_text(const struct awr_db_report *r, bool all)
 		const struct awr_db_file *f = &r->files[i];
 
 		printf("  %s: %s; %s pages, %s on %s, statx atomic %s, %s of %s mapped bytes in aligned pages, "
-		       "atomic writes take the %s path\n", f->path, awr_db_verdict_name(f->verdict),
+		       "atomic writes take the %s path\n", f->path,
+		       verdict_words(f->verdict),
 		       f->page_size ? out_size(f->page_size, kbuf, sizeof(kbuf)) : "unknown", f->fs[0] ? f->fs : "?",
 		       f->device[0] ? f->device : "no device", f->statx_atomic ? "yes" : "no",
 		       out_size(f->aligned_bytes, a, sizeof(a)), out_size(f->mapped_bytes, b, sizeof(b)),
@@ -197,7 +211,7 @@ static void print_text(const struct awr_db_report *r, bool all)
 	}
 	printf("%s: %s (%s)\n", r->engine == AWR_DB_INNODB ? "innodb_doublewrite" : "full_page_writes",
 	       r->protection < 0 ? "unknown" : r->protection ? "ON" : "OFF", r->protection_from);
-	printf("verdict: %s\nadvice: %s\n", awr_db_verdict_name(r->verdict), r->advice);
+	printf("verdict: %s\nadvice: %s\n", verdict_words(r->verdict), r->advice);
 	if (r->speed[0])
 		printf("speed: %s\n", r->speed);
 }

@@ -147,8 +147,10 @@ int awr_db_qualify(const char *datadir, enum awr_db_engine engine, unsigned int 
 void awr_db_report_free(struct awr_db_report *r);
 
 /**
- * awr_db_verdict_name() - "guaranteed", "device-implicit", "not safe", "unknown"
+ * awr_db_verdict_name() - "guaranteed", "device_implicit", "not_safe", "unknown"
  * @v:	the verdict
+ *
+ * The snake_case name, as JSON carries it; text says it in words ("not safe").
  *
  * Return: a static string.
  */

@@ -53,9 +53,9 @@ const char *awr_db_verdict_name(enum awr_db_verdict v)
 	case AWR_DB_GUARANTEED:
 		return "guaranteed";
 	case AWR_DB_DEVICE_IMPLICIT:
-		return "device-implicit";
+		return "device_implicit";
 	case AWR_DB_NOT_SAFE:
-		return "not safe";
+		return "not_safe";
 	default:
 		return "unknown";
 	}

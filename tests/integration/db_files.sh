@@ -150,7 +150,7 @@ for how in bind symlink; do
 	db "$w/last.json" "$dir/last" --for innodb --atomic-writes
 	rc=$?
 	rel=$([ $how = bind ] && echo zzzz/zzzz.ibd || echo zzzz.ibd)
-	[ "$rc" = 1 ] && [ "$(json "$w/last.json" 'd["verdict"]')" = "not safe" ] &&
+	[ "$rc" = 1 ] && [ "$(json "$w/last.json" 'd["verdict"]')" = "not_safe" ] &&
 		[ "$(json "$w/last.json" 'd["files"][-1]["path"]')" = "$rel" ] &&
 		[ "$(json "$w/last.json" '[f["path"] for f in d["files"] if f["verdict"] != "guaranteed"]')" = "['$rel']" ] &&
 		ok "$how: the last file $rel alone on tmpfs: the directory not safe ($(file_of "$w/last.json" "$rel"))" ||
@@ -173,7 +173,7 @@ for su in 4k 16k; do
 	why=$(file_of "$w/su.json" ibdata1)
 	ga=$(json "$w/su.json" 'd["files"][0]["grow_align"]')
 	if [ $su = 4k ]; then
-		[ "$(json "$w/su.json" 'd["verdict"]')" = "not safe" ] && [ "$ga" = 4096 ] &&
+		[ "$(json "$w/su.json" 'd["verdict"]')" = "not_safe" ] && [ "$ga" = 4096 ] &&
 			echo "$why" | grep -q "stripe unit of 4096 bytes (sunit), not a multiple of the 16384-byte page" &&
 			ok "su=4k: not safe, the stripe unit named: $(echo "$why" | grep -o 'xfs aligns[^|]*')" ||
 			fail "su=4k: grow_align $ga, $why"
@@ -190,7 +190,7 @@ if xfs "$w/maw.img" "$w/maw" "" max_atomic_write=8k; then
 	db "$w/maw.json" "$w/maw/my" --for innodb --atomic-writes
 	rc=$?
 	why=$(file_of "$w/maw.json" ibdata1)
-	[ "$rc" = 1 ] && [ "$(json "$w/maw.json" 'd["verdict"]')" = "not safe" ] &&
+	[ "$rc" = 1 ] && [ "$(json "$w/maw.json" 'd["verdict"]')" = "not_safe" ] &&
 		echo "$why" | grep -q "statx: atomic writes of [0-9]*..8192 bytes, and the page is 16384 bytes" &&
 		ok "max_atomic_write=8k: not safe, $why" || fail "max_atomic_write=8k: exit $rc, $why"
 	umount "$w/maw" && mount "${loops[-1]}" "$w/maw" || exit 2

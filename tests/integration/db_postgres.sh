@@ -55,7 +55,7 @@ stop() { as_pg "$pgbin/pg_ctl" -D "$pg" -w stop >/dev/null 2>&1; }
 sql() { as_pg "$pgbin/psql" -X -h "$run" -d postgres -v ON_ERROR_STOP=1 -Atq "$@"; }
 # the one line every file gives when PostgreSQL writes through the page cache
 decisive() {	# decisive JSON WORDS: the verdict, one reason per file, the same, naming WORDS, no noise
-	json "$1" 'd["verdict"] == "not safe" and not d["direct_io"] and not d["conditions"] and
+	json "$1" 'd["verdict"] == "not_safe" and not d["direct_io"] and not d["conditions"] and
 		len(set(tuple(f["reasons"]) for f in d["files"])) == 1 and len(d["files"][0]["reasons"]) == 1 and
 		"page-cache writeback does not keep a page whole" in d["files"][0]["reasons"][0] and
 		"debug_io_direct=data (PostgreSQL 16+) under libatomicwr-preload" in d["files"][0]["reasons"][0] and
@@ -167,7 +167,7 @@ rc=$?
 	ok "... with the preload's configuration and --atomic-writes: guaranteed, the advice's patterns those" ||
 	fail "debug_io_direct data + preload: exit $rc, $(head -c 1500 "$w/g.json")"
 AWR_PRELOAD_FILES="$c/base/*/[0-9]*:$c/global/[0-9]*" AWR_PRELOAD_PAGE_SIZE=8k db "$w/t.json" "$c" --atomic-writes
-[ "$(json "$w/t.json" 'd["verdict"]')" = "not safe" ] &&
+[ "$(json "$w/t.json" 'd["verdict"]')" = "not_safe" ] &&
 	json "$w/t.json" '[f["reasons"][0] for f in d["files"] if f["path"] == "'"$tf"'"][0]' | grep -q "no pattern of AWR_PRELOAD_FILES" &&
 	ok "a tablespace no pattern names: not safe, $tf named" || fail "tablespace not named: $(head -c 1000 "$w/t.json")"
 conf 'wal, wal_init'

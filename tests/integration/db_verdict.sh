@@ -50,7 +50,7 @@ snapshot "$pg/data" >"$w/pg.before"
 rc=$?
 snapshot "$pg/data" >"$w/pg.after"
 got=$(json "$w/pg.json" 'd["page_size"]')
-[ "$rc" = 1 ] && [ "$got" = "$want" ] && [ "$(json "$w/pg.json" 'd["verdict"]')" = "not safe" ] &&
+[ "$rc" = 1 ] && [ "$got" = "$want" ] && [ "$(json "$w/pg.json" 'd["verdict"]')" = "not_safe" ] &&
 	json "$w/pg.json" 'all(f["reasons"] == d["files"][0]["reasons"] for f in d["files"]) and
 		len(d["files"][0]["reasons"]) == 1 and "page-cache writeback" in d["files"][0]["reasons"][0]' |
 	grep -q True &&
@@ -99,7 +99,7 @@ for ps in 16384 8192; do
 	got=$(json "$w/my.json" 'd["page_size"]')
 	sizes=$(json "$w/my.json" '" ".join(sorted(set(str(f["page_size"]) for f in d["files"])))')
 	[ "$rc" = 1 ] && [ "$got" = "$ps" ] && [ "$sizes" = "$ps" ] &&
-		[ "$(json "$w/my.json" 'd["verdict"]')" = "not safe" ] &&
+		[ "$(json "$w/my.json" 'd["verdict"]')" = "not_safe" ] &&
 		json "$w/my.json" '"writes nothing atomically" in " ".join(d["files"][0]["reasons"])' | grep -q True &&
 		ok "InnoDB $ps: page size $got in every file, not safe without atomic writes (the loop device has none)" ||
 		fail "InnoDB $ps: exit $rc, page size $got (files: $sizes), verdict $(json "$w/my.json" 'd["verdict"]')"
@@ -152,7 +152,7 @@ if server fsync; then
 	"$awr" database "$my" --for innodb --atomic-writes -o json >"$w/r.json"
 	rc=$?
 	[ "$rc" = 1 ] && [ "$(json "$w/r.json" 'd["direct_io"]')" = False ] &&
-		[ "$(json "$w/r.json" 'd["verdict"]')" = "not safe" ] &&
+		[ "$(json "$w/r.json" 'd["verdict"]')" = "not_safe" ] &&
 		json "$w/r.json" '" ".join(d["conditions"])' | grep -q "open without O_DIRECT: set innodb_flush_method=O_DIRECT" &&
 		ok "a running server with innodb_flush_method=fsync: buffered page writes seen, not safe" ||
 		fail "server with fsync: exit $rc, $(head -c 600 "$w/r.json")"
@@ -190,7 +190,7 @@ shm=$(mktemp -d "${TMPDIR:-/tmp}/awr-dbshm.XXXXXX") && mount -t tmpfs -o size=25
 cp -a "$my" "$shm/my"
 "$awr" database "$shm/my" --for innodb --atomic-writes -o json >"$w/s.json"
 rc=$?
-[ "$rc" = 1 ] && [ "$(json "$w/s.json" 'd["verdict"]')" = "not safe" ] &&
+[ "$rc" = 1 ] && [ "$(json "$w/s.json" 'd["verdict"]')" = "not_safe" ] &&
 	json "$w/s.json" '"takes no atomic writes" in d["files"][0]["reasons"][0]' | grep -q True &&
 	ok "on tmpfs with atomic writes: not safe (statx: none)" || fail "tmpfs: exit $rc, $(head -c 600 "$w/s.json")"
 

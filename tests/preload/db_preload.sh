@@ -106,7 +106,7 @@ if start "${env_good[@]}" -- --innodb-doublewrite=0; then
 		verdict "counters_$name"
 		python3 -c "import os,struct,sys; fd=os.open(sys.argv[1], os.O_RDWR); os.pwrite(fd, struct.pack('<Q', 0), int(sys.argv[2]))" \
 			"$w/run/stats" "$off"
-		[ "$rc" = 1 ] && [ "$v" = "not safe" ] && case "$reasons" in *"$text"*) true ;; *) false ;; esac &&
+		[ "$rc" = 1 ] && [ "$v" = "not_safe" ] && case "$reasons" in *"$text"*) true ;; *) false ;; esac &&
 			ok "counters with $name 5: not safe, '$text'" || fail "counters with $name 5: exit $rc, $v: $reasons"
 	done
 	stop
@@ -133,10 +133,10 @@ misconf() {
 	head -n 1 "$w/$n.txt" | grep -q '^WARNING: .*doublewrite buffer OFF' && grep -q 'WARNING' "$w/$n.err" &&
 		ok "$n: the warning first, on stderr too" || fail "$n: no warning first: $(head -n 2 "$w/$n.txt")"
 }
-misconf page4k "not safe" "AWR_PRELOAD_PAGE_SIZE=4k" AWR_PRELOAD_FILES="$good" AWR_PRELOAD_PAGE_SIZE=4k
-misconf elsewhere "not safe" "no pattern of AWR_PRELOAD_FILES" AWR_PRELOAD_FILES="/var/lib/nothing/*.ibd" \
+misconf page4k "not_safe" "AWR_PRELOAD_PAGE_SIZE=4k" AWR_PRELOAD_FILES="$good" AWR_PRELOAD_PAGE_SIZE=4k
+misconf elsewhere "not_safe" "no pattern of AWR_PRELOAD_FILES" AWR_PRELOAD_FILES="/var/lib/nothing/*.ibd" \
 	AWR_PRELOAD_PAGE_SIZE=16k
-misconf unset "not safe" "names no file" AWR_PRELOAD_PAGE_SIZE=16k
+misconf unset "not_safe" "names no file" AWR_PRELOAD_PAGE_SIZE=16k
 
 # ---- the preload named everything, but the server writes buffered (innodb_flush_method=fsync; no
 # counters file, so only the descriptors' flags can tell): not safe
@@ -144,7 +144,7 @@ if start LD_PRELOAD="$preload_libs" AWR_PRELOAD_FILES="$good" AWR_PRELOAD_PAGE_S
 	--innodb-doublewrite=0 --innodb-flush-method=fsync; then
 	verdict buffered
 	stop
-	[ "$rc" = 1 ] && [ "$v" = "not safe" ] && [ "$(json "$w/buffered.json" 'd["direct_io"]')" = False ] &&
+	[ "$rc" = 1 ] && [ "$v" = "not_safe" ] && [ "$(json "$w/buffered.json" 'd["direct_io"]')" = False ] &&
 		case "$reasons" in *"page cache"*) true ;; *) false ;; esac &&
 		ok "preloaded but buffered: not safe, the page cache named" ||
 		fail "preloaded but buffered: exit $rc, $v: $reasons"
@@ -156,7 +156,7 @@ fi
 if start -- --skip-innodb-doublewrite; then
 	verdict noload --atomic-writes
 	stop
-	[ "$rc" = 1 ] && [ "$v" = "not safe" ] &&
+	[ "$rc" = 1 ] && [ "$v" = "not_safe" ] &&
 		json "$w/noload.json" 'd["atomic_writes_why"]' | grep -q 'has no libatomicwr-preload' &&
 		ok "--atomic-writes with a plain server: not safe, says why" || fail "--atomic-writes with a plain server: exit $rc, $v"
 	head -n 1 "$w/noload.txt" | grep -q '^WARNING: .*--skip-innodb-doublewrite' &&
@@ -175,7 +175,7 @@ fi
 
 # ---- no server: the configuration about to be used, from awr's own environment
 AWR_PRELOAD_FILES="$good" AWR_PRELOAD_PAGE_SIZE=8k verdict env8k --atomic-writes
-[ "$rc" = 1 ] && [ "$v" = "not safe" ] && case "$reasons" in *"AWR_PRELOAD_PAGE_SIZE=8k"*) true ;; *) false ;; esac &&
+[ "$rc" = 1 ] && [ "$v" = "not_safe" ] && case "$reasons" in *"AWR_PRELOAD_PAGE_SIZE=8k"*) true ;; *) false ;; esac &&
 	ok "awr's environment names 8k: not safe" || fail "awr's environment names 8k: exit $rc, $v: $reasons"
 AWR_PRELOAD_FILES="$good" AWR_PRELOAD_PAGE_SIZE=16k verdict env16k --atomic-writes
 [ "$rc" = 0 ] && [ "$v" = guaranteed ] && ok "awr's environment as the README says: guaranteed" ||

@@ -51,7 +51,7 @@ json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)"
 mariadb-install-db --no-defaults --tmpdir="$(mktemp -d "$w/tmp.XXXXXX")" --datadir="$my" --user=root --auth-root-authentication-method=normal \
 	--skip-test-db --innodb-page-size=16k >"$w/install.log" 2>&1 || { tail -n 20 "$w/install.log"; exit 1; }
 "$awr" database "$my" --for innodb -o json >"$w/v.json"
-[ "$(json "$w/v.json" 'd["verdict"]')" = "not safe" ] && ok "verdict without the preload: not safe" ||
+[ "$(json "$w/v.json" 'd["verdict"]')" = "not_safe" ] && ok "verdict without the preload: not safe" ||
 	fail "verdict without the preload: $(json "$w/v.json" 'd["verdict"], d["advice"]')"
 
 patterns="$my/*.ibd:$my/ibdata*:$my/undo[0-9]*"
