@@ -69,7 +69,8 @@ enum awr_kernel_rule {
 	AWR_KRULE_PART_HW_UNIT_MIN,	/* 6.14, 6.13.2: partition start vs hw_unit_min */
 	AWR_KRULE_NVME_MPATH_HEAD,	/* 6.15, 6.14.10: NVMe multipath head limits */
 	AWR_KRULE_FS_LARGE,		/* 6.16: XFS large atomics, unit_max_opt, ext4 bigalloc */
-	AWR_KRULE_CHUNK_LIMIT,		/* 6.17, 6.15.10, 6.16.1: chunk_sectors < hw_max turns atomics off */
+	/* 6.17, 6.15.10, 6.16.1: chunk_sectors < hw_max turns atomics off */
+	AWR_KRULE_CHUNK_LIMIT,
 	AWR_KRULE_BOUNDARY_CHUNK_EITHER,/* 6.18: boundary and chunk multiples of each other */
 	AWR_KRULE_NVME_NO_AWUPF,	/* 7.0: NVMe ignores AWUPF */
 	AWR_KRULE_DM_CRYPT_STACK,	/* 6.19: dm-crypt stacking, no split of an atomic bio */
@@ -197,7 +198,8 @@ struct awr_limits {
 	uint32_t offset_align;	/* O_DIRECT offset alignment; 0 unknown */
 	uint64_t dev_size;	/* block device size in bytes; 0 for files or unknown */
 	uint32_t flags;		/* AWR_LIMITS_* */
-	uint32_t kernel;	/* AWR_KERNEL() whose rules awr_check() follows; 0 the running one */
+	/* AWR_KERNEL() whose rules awr_check() follows; 0 the running one */
+	uint32_t kernel;
 	uint32_t reserved[4];
 };
 
@@ -219,10 +221,12 @@ enum awr_rule {
 	AWR_RULE_CROSSES_BOUNDARY,	/* write crosses the atomic boundary: -EINVAL */
 	AWR_RULE_BUFFER_ALIGNMENT,	/* buffer not aligned for O_DIRECT: -EINVAL */
 	AWR_RULE_PAST_END,		/* write ends past the end of the device: -EINVAL */
-	AWR_RULE_DEVICE_LIMIT,		/* beyond the device's own atomic limits (passthrough): -EINVAL */
+	/* beyond the device's own atomic limits (passthrough): -EINVAL */
+	AWR_RULE_DEVICE_LIMIT,
 	AWR_RULE_DEVICE_ERROR,		/* the device refused the command (status/sense): -EIO */
 	AWR_RULE_BEYOND_END,		/* write starts at or past the end of the device: -ENOSPC */
-	AWR_RULE_OFFSET_RANGE,		/* offset + length beyond the largest file offset: -EINVAL */
+	/* offset + length beyond the largest file offset: -EINVAL */
+	AWR_RULE_OFFSET_RANGE,
 	AWR_RULE_READ_ONLY,		/* a read-only block device: -EPERM */
 	AWR_RULE__COUNT
 };

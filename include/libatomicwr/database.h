@@ -23,12 +23,14 @@ enum awr_db_engine {
 enum awr_db_verdict {
 	AWR_DB_UNKNOWN = 0,	/* a fact the answer needs could not be read (see the reasons) */
 	AWR_DB_NOT_SAFE,	/* a page write can be torn (see the reasons) */
-	AWR_DB_DEVICE_IMPLICIT,	/* plain page writes reach the device whole, within its atomic unit */
+	/* plain page writes reach the device whole, within its atomic unit */
+	AWR_DB_DEVICE_IMPLICIT,
 	AWR_DB_GUARANTEED,	/* every page write is RWF_ATOMIC and the kernel accepts it */
 };
 
 /* awr_db_qualify() flags */
-#define AWR_DB_ATOMIC_WRITES	(1U << 0)	/* the engine's page writes are RWF_ATOMIC (libatomicwr-preload) */
+/* the engine's page writes are RWF_ATOMIC (libatomicwr-preload) */
+#define AWR_DB_ATOMIC_WRITES	(1U << 0)
 
 #define AWR_DB_MAX_REASONS	8
 
@@ -42,16 +44,25 @@ struct awr_db_file {
 	bool statx_atomic;		/* statx: the file takes atomic writes */
 	uint32_t unit_min, unit_max;	/* statx's atomic unit */
 	bool hw_atomic;			/* the device writes atomically itself */
-	bool by_provider;		/* device-implicit on its cloud provider's word, not the kernel's unit
-					 * (awr_device_provider()); in what was padding */
+	/*
+	 * device-implicit on its cloud provider's word, not the kernel's unit
+	 * (awr_device_provider()); in what was padding
+	 */
+	bool by_provider;
 	uint32_t hw_unit_max;
-	enum awr_write_path write_path;	/* the path an RWF_ATOMIC page write takes (awr_path_predict) */
+	/* the path an RWF_ATOMIC page write takes (awr_path_predict) */
+	enum awr_write_path write_path;
 	uint64_t mapped_bytes;		/* FIEMAP: bytes mapped */
 	uint64_t aligned_bytes;		/* of those, in whole pages aligned on the device */
-	uint64_t device_offset_align;	/* the largest power of two dividing every start below (partition, dm, md) */
-	uint64_t grow_align;		/* the device alignment of the extents a growing file gets: XFS's stripe
-					   unit, ext4's cluster (bigalloc) or block; 0 when unknown or not a file */
-	unsigned int nr_reasons;	/* why not safe / unknown, one sentence each with the numbers */
+	/* the largest power of two dividing every start below (partition, dm, md) */
+	uint64_t device_offset_align;
+	/*
+	 * the device alignment of the extents a growing file gets: XFS's stripe unit, ext4's
+	 * cluster (bigalloc) or block; 0 when unknown or not a file
+	 */
+	uint64_t grow_align;
+	/* why not safe / unknown, one sentence each with the numbers */
+	unsigned int nr_reasons;
 	char reasons[AWR_DB_MAX_REASONS][256];
 };
 
@@ -59,30 +70,47 @@ struct awr_db_file {
 struct awr_db_report {
 	enum awr_db_engine engine;
 	char datadir[4096];
-	uint32_t page_size;		/* the engine's page size (InnoDB: of the system tablespace) */
-	char page_size_from[256];	/* where it was read, e.g. "ibdata1 page 0: FSP flags 0x15 (full_crc32)" */
-	bool direct_io;			/* the engine writes pages with O_DIRECT (see direct_io_from) */
+	/* the engine's page size (InnoDB: of the system tablespace) */
+	uint32_t page_size;
+	/* where it was read, e.g. "ibdata1 page 0: FSP flags 0x15 (full_crc32)" */
+	char page_size_from[256];
+	/* the engine writes pages with O_DIRECT (see direct_io_from) */
+	bool direct_io;
 	bool atomic_writes;		/* the engine's page writes are RWF_ATOMIC */
 	char atomic_why[256];		/* why atomic_writes is what it is */
 	uint32_t kernel;		/* AWR_KERNEL() of the running kernel */
 	enum awr_db_verdict verdict;	/* the directory's: the worst of its files */
 	char advice[512];		/* one line: keep the protection, or turn it off and how */
-	unsigned int nr_conditions;	/* device-implicit: what makes it true and what would break it */
+	/* device-implicit: what makes it true and what would break it */
+	unsigned int nr_conditions;
 	char conditions[8][256];
-	unsigned int nr_skipped;	/* files named and left out (redo logs, temporary tablespaces) */
+	/* files named and left out (redo logs, temporary tablespaces) */
+	unsigned int nr_skipped;
 	char skipped[8][256];
 	unsigned int nr_files;
 	struct awr_db_file *files;
-	int server_pid;			/* the running server (the process holding the most page files), 0 none */
-	int protection;			/* its innodb_doublewrite / full_page_writes: 1 on, 0 off, -1 unknown */
-	char protection_from[256];	/* where that was read (its command line; PostgreSQL's configuration
-					   files), or why it could not be */
-	char warning[768];		/* the protection is off and a page write can be torn: what to run; "" */
-	char speed[512];		/* safe, but the atomic writes take a software path: how to measure it */
-	char direct_io_from[256];	/* where direct_io was read: the server's descriptors (fdinfo), its
-					   command line, a configuration file (FILE:LINE), or the version */
-	unsigned int engine_version;	/* PostgreSQL: the major version PG_VERSION names; 0 unknown */
-	int data_checksum_version;	/* PostgreSQL: pg_control's (0: no data checksums); -1 unknown */
+	/* the running server (the process holding the most page files), 0 none */
+	int server_pid;
+	/* its innodb_doublewrite / full_page_writes: 1 on, 0 off, -1 unknown */
+	int protection;
+	/*
+	 * where that was read (its command line; PostgreSQL's configuration files), or why it could
+	 * not be
+	 */
+	char protection_from[256];
+	/* the protection is off and a page write can be torn: what to run; "" */
+	char warning[768];
+	/* safe, but the atomic writes take a software path: how to measure it */
+	char speed[512];
+	/*
+	 * where direct_io was read: the server's descriptors (fdinfo), its command line, a
+	 * configuration file (FILE:LINE), or the version
+	 */
+	char direct_io_from[256];
+	/* PostgreSQL: the major version PG_VERSION names; 0 unknown */
+	unsigned int engine_version;
+	/* PostgreSQL: pg_control's (0: no data checksums); -1 unknown */
+	int data_checksum_version;
 };
 
 /**
@@ -104,7 +132,8 @@ struct awr_db_report {
  * is the instance's, innodb_page_size, e.g. ibdata1's); -EINVAL when page 0 is
  * not an FSP header page or the flags hold no valid size.
  */
-int awr_innodb_page_size(const void *page0, size_t len, uint32_t *page_size, char *why, size_t why_len);
+int awr_innodb_page_size(const void *page0, size_t len, uint32_t *page_size, char *why,
+			 size_t why_len);
 
 /**
  * awr_pg_control_block_size() - the block size global/pg_control records
@@ -119,7 +148,8 @@ int awr_innodb_page_size(const void *page0, size_t len, uint32_t *page_size, cha
  *
  * Return: 0, or -EINVAL when the file is not a pg_control this reader knows (or its CRC fails).
  */
-int awr_pg_control_block_size(const void *buf, size_t len, uint32_t *blcksz, char *why, size_t why_len);
+int awr_pg_control_block_size(const void *buf, size_t len, uint32_t *blcksz, char *why,
+			      size_t why_len);
 
 /**
  * awr_db_qualify() - may @engine's torn-page protection be turned off for @datadir?
@@ -176,18 +206,26 @@ struct awr_preload_stats {
 	uint64_t atomic_pwrite;		/* page writes made RWF_ATOMIC: pwrite, pwritev, pwritev2 */
 	uint64_t atomic_uring;		/*   through liburing's io_uring_submit family */
 	uint64_t atomic_aio;		/*   through libaio's io_submit */
-	uint64_t plain_size;		/* writes to named files left as they were: not one page (pwrite
-					 * family: not a whole number of pages, or more than IOV_MAX) */
+	/*
+	 * writes to named files left as they were: not one page (pwrite family: not a whole number
+	 * of pages, or more than IOV_MAX)
+	 */
+	uint64_t plain_size;
 	uint64_t plain_misaligned;	/*   at an offset that is not a multiple of the page */
 	uint64_t plain_buffered;	/*   on a descriptor without O_DIRECT */
-	uint64_t plain_segments;	/*   in more than one iovec (pwrite family: an iovec that is not a
-					 * whole number of pages) */
+	/* in more than one iovec (pwrite family: an iovec that is not a whole number of pages) */
+	uint64_t plain_segments;
 	uint64_t plain_position;	/*   at the file position (no offset given) */
-	uint64_t refused;		/* pwrite family: the kernel refused the atomic write (its error returned) */
+	/* pwrite family: the kernel refused the atomic write (its error returned) */
+	uint64_t refused;
 	uint64_t uring_fixed_files;	/* io_uring writes to registered files (not looked at) */
-	uint64_t plain_append;		/* left as they were: O_APPEND or RWF_APPEND (they land at the end) */
-	uint64_t split_pwrite;		/* pwrite family: writes of several pages split into atomic page
-					 * writes (each page written counted in atomic_pwrite) */
+	/* left as they were: O_APPEND or RWF_APPEND (they land at the end) */
+	uint64_t plain_append;
+	/*
+	 * pwrite family: writes of several pages split into atomic page writes (each page written
+	 * counted in atomic_pwrite)
+	 */
+	uint64_t split_pwrite;
 	uint64_t reserved[14];
 };
 

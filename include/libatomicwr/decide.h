@@ -48,19 +48,25 @@ int awr_rule_errno(enum awr_rule rule);
 /* Why a target must not be written without --force. */
 #define AWR_UNSAFE_MOUNTED	(1U << 0)	/* it or a partition is mounted */
 #define AWR_UNSAFE_BUSY		(1U << 1)	/* opened exclusively elsewhere / has holders */
-#define AWR_UNSAFE_SIGNATURE	(1U << 2)	/* holds a filesystem, RAID, LVM or swap signature */
+/* holds a filesystem, RAID, LVM or swap signature */
+#define AWR_UNSAFE_SIGNATURE	(1U << 2)
 #define AWR_UNSAFE_PTABLE	(1U << 3)	/* holds a partition table */
 #define AWR_UNSAFE_DATA		(1U << 4)	/* a regular file that holds data */
 #define AWR_UNSAFE_LOOP		(1U << 5)	/* a regular file that backs a loop device */
-#define AWR_UNSAFE_SYMLINK	(1U << 6)	/* a symbolic link to something else than a block device */
-#define AWR_UNSAFE_TYPE		(1U << 7)	/* neither a regular file nor a block device (never forced) */
+/* a symbolic link to something else than a block device */
+#define AWR_UNSAFE_SYMLINK	(1U << 6)
+/* neither a regular file nor a block device (never forced) */
+#define AWR_UNSAFE_TYPE		(1U << 7)
 
 struct awr_safety {
 	unsigned int reasons;		/* AWR_UNSAFE_* bits; 0 = safe to write */
 	bool is_block_device;
 	char detail[256];		/* "mounted on /mnt/x", "xfs signature", ... */
-	bool created;			/* awr_target_open() made the file (AWR_TARGET_CREATE); in what was
-					 * padding: the struct's size is that of 0.x before it */
+	/*
+	 * awr_target_open() made the file (AWR_TARGET_CREATE); in what was padding: the struct's
+	 * size is that of 0.x before it
+	 */
+	bool created;
 };
 
 /**
@@ -77,9 +83,12 @@ struct awr_safety {
 int awr_target_safety(const char *path, struct awr_safety *out);
 
 /* awr_target_open() flags */
-#define AWR_TARGET_CREATE	(1U << 0)	/* create a missing regular file (O_CREAT | O_EXCL) */
-#define AWR_TARGET_FORCE	(1U << 1)	/* open even when in use, formatted or holding data */
-#define AWR_TARGET_KEEP_DATA	(1U << 2)	/* a regular file holding data is fine: the caller writes only a named range */
+/* create a missing regular file (O_CREAT | O_EXCL) */
+#define AWR_TARGET_CREATE	(1U << 0)
+/* open even when in use, formatted or holding data */
+#define AWR_TARGET_FORCE	(1U << 1)
+/* a regular file holding data is fine: the caller writes only a named range */
+#define AWR_TARGET_KEEP_DATA	(1U << 2)
 
 /**
  * awr_target_open() - open a write target once, safely, and keep it

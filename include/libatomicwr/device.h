@@ -61,7 +61,8 @@ struct awr_nvme_id {
 #define AWR_NVME_MODEL_OTHER		0	/* another model, or not known */
 #define AWR_NVME_MODEL_AWS_EBS		1	/* "Amazon Elastic Block Store" */
 #define AWR_NVME_MODEL_AWS_INSTANCE	2	/* "Amazon EC2 NVMe Instance Storage" */
-#define AWR_NVME_MODEL_AZURE		3	/* "MSFT NVMe Accelerator", "Microsoft NVMe Direct" */
+/* "MSFT NVMe Accelerator", "Microsoft NVMe Direct" */
+#define AWR_NVME_MODEL_AZURE		3
 #define AWR_NVME_MODEL_GCP		4	/* "nvme_card", "nvme_card-pd" (Google) */
 
 /* awr_nvme_id.vendor_have */
@@ -426,7 +427,8 @@ struct awr_input {
 	uint32_t lbaf_size[64];		/* LBA format data sizes seen (bytes), 0 unknown */
 	int lbaf_in_use;		/* index marked "(in use)", -1 none */
 	uint32_t line;			/* the text line being read (1-based; 0 in JSON or dumps) */
-	uint32_t conflict;		/* 1 + the AWR_IF_* field first given twice with two values */
+	/* 1 + the AWR_IF_* field first given twice with two values */
+	uint32_t conflict;
 	uint32_t conflict_line;		/* the line of its second value, 0 when not text */
 	uint32_t conflict_first[2];	/* its first value (low, high 32 bits) */
 	uint32_t conflict_second[2];	/* the contradicting value */

@@ -74,9 +74,12 @@ struct awr_sysfs_view {
 	bool part_aligned;		/* start a multiple of part_align */
 	uint64_t size;			/* device size in bytes */
 	bool read_only;			/* the "ro" attribute of the disk or partition */
-	uint32_t part_align;		/* what the running kernel checks the start against: max(unit_min,
-					 * boundary); from 6.14 (6.13.2) hw_unit_min for unit_min, when a
-					 * device view gives it (sysfs shows the capped unit_min only) */
+	/*
+	 * what the running kernel checks the start against: max(unit_min, boundary); from 6.14
+	 * (6.13.2) hw_unit_min for unit_min, when a device view gives it (sysfs shows the capped
+	 * unit_min only)
+	 */
+	uint32_t part_align;
 	enum awr_write_cache write_cache;	/* queue/write_cache of @disk: volatile or not */
 	enum awr_fua fua;		/* queue/fua of @disk: FUA writes native or emulated */
 	uint32_t reserved[4];
@@ -190,16 +193,20 @@ int awr_sysfs_lookup(unsigned int major, unsigned int minor, struct awr_sysfs_vi
 struct awr_blockdev {
 	char name[64];			/* "nvme0n1", "sda", "loop0" */
 	char model[64];			/* device/model, "" when none */
-	char transport[16];		/* "nvme", "scsi", "virtio", "loop", "dm", "md", "virtual", ... */
+	/* "nvme", "scsi", "virtio", "loop", "dm", "md", "virtual", ... */
+	char transport[16];
 	unsigned int major, minor;
 	struct awr_sysfs_view sysfs;	/* the disk's queue limits */
 	unsigned int nr_parts;
-	struct awr_sysfs_view *parts;	/* partitions by start: ->partition, ->part_start, ->part_aligned */
+	/* partitions by start: ->partition, ->part_start, ->part_aligned */
+	struct awr_sysfs_view *parts;
 	char holders[256];		/* holders of the disk and its partitions: "dm-0 md127" */
-	char mounts[1024];		/* "NAME:MOUNTPOINT(FSTYPE)" of the disk and its partitions */
+	/* "NAME:MOUNTPOINT(FSTYPE)" of the disk and its partitions */
+	char mounts[1024];
 	int32_t awupf;			/* NVMe AWUPF (0's based), -1 unknown */
 	int32_t nawupf;			/* NVMe NAWUPF when NSFEAT bit 1 is set, -1 otherwise */
-	int64_t scsi_matl;		/* SCSI MAXIMUM ATOMIC TRANSFER LENGTH (blocks), -1 unknown */
+	/* SCSI MAXIMUM ATOMIC TRANSFER LENGTH (blocks), -1 unknown */
+	int64_t scsi_matl;
 	char provider[8];		/* a cloud provider's own statement read ("AWS"), "" none */
 	uint32_t provider_unit;		/* its bytes (awr_device_provider()): unit, granularity, */
 	uint32_t provider_granularity;	/* boundary (0 none) */
@@ -250,21 +257,25 @@ struct awr_stack_leg {
 	uint32_t unit_min, unit_max;	/* its queue/atomic_write_unit_{min,max}_bytes */
 	uint32_t max_bytes, boundary;	/* its queue/atomic_write_{max,boundary}_bytes */
 	uint32_t logical_block_size;
-	uint64_t start;			/* where the stacked data starts in it (partition, table, md offset) */
+	/* where the stacked data starts in it (partition, table, md offset) */
+	uint64_t start;
 	uint32_t reserved[4];
 };
 
 /* A stacked device, its legs and what the kernel stacks from them. A plain value type. */
 struct awr_stack_view {
-	char type[24];			/* dm-linear, dm-stripe, dm-mirror, dm (table unread), md-raid0/1/10, nvme-multipath */
+	/* dm-linear, dm-stripe, dm-mirror, dm (table unread), md-raid0/1/10, nvme-multipath */
+	char type[24];
 	char disk[64];			/* "dm-0", "md0", "nvme0n1" */
 	unsigned int nr_legs;
 	struct awr_stack_leg legs[AWR_STACK_MAX_LEGS];
 	uint64_t chunk_bytes;		/* stripe chunk (md chunk_size, dm-stripe table), 0 none */
-	bool table_read;		/* dm: the table was read (DM_TABLE_STATUS, needs CAP_SYS_ADMIN) */
+	/* dm: the table was read (DM_TABLE_STATUS, needs CAP_SYS_ADMIN) */
+	bool table_read;
 	uint32_t kernel;		/* AWR_KERNEL() the result follows */
 	bool kernel_stacks;		/* that release stacks this type's atomic limits */
-	struct awr_device_limits derived;	/* the stacked result, as sysfs of @disk should read */
+	/* the stacked result, as sysfs of @disk should read */
+	struct awr_device_limits derived;
 	char why[128];			/* why the result is off, "" when it is not */
 	int why_leg;			/* the leg @why is about, -1 for none */
 	uint32_t reserved[8];
@@ -308,7 +319,8 @@ const struct awr_device *awr_probe_device(const struct awr_probe *p);
 /* --- filesystem view, extent maps, the route a write takes --------------- */
 
 enum awr_fs_type {
-	AWR_FS_OTHER = 0,	/* any other filesystem: atomic writes as statx says, path unknown */
+	/* any other filesystem: atomic writes as statx says, path unknown */
+	AWR_FS_OTHER = 0,
 	AWR_FS_XFS,
 	AWR_FS_EXT4,
 	AWR_FS_BLOCK,		/* a block device, no filesystem: the device's own limits */
@@ -318,36 +330,51 @@ enum awr_fs_type {
 struct awr_fs_view {
 	enum awr_fs_type type;
 	char type_name[16];		/* "xfs", "ext4", "tmpfs", "block", ... */
-	bool tmpfile;			/* a directory was given: the view of an O_TMPFILE made in it */
+	/* a directory was given: the view of an O_TMPFILE made in it */
+	bool tmpfile;
 	uint32_t block_size;		/* filesystem block size in bytes */
 	/* statx of the file (STATX_WRITE_ATOMIC) */
 	bool atomic;			/* the kernel accepts atomic writes on this file */
 	uint32_t unit_min, unit_max, unit_max_opt;
 	/* XFS (XFS_IOC_FSGEOMETRY, FS_IOC_FSGETXATTR, the mount's options) */
-	bool reflink;			/* reflink=1: the copy-on-write software path exists (6.16+) */
+	/* reflink=1: the copy-on-write software path exists (6.16+) */
+	bool reflink;
 	uint64_t ag_size;		/* allocation group size in bytes */
 	uint32_t ag_count;
 	bool realtime;			/* the file's data is on the realtime device */
 	bool has_rtdev;			/* the filesystem has a realtime section */
 	uint64_t extsize_hint;		/* the file's extent size hint in bytes, 0 when none */
 	uint64_t max_atomic_write_opt;	/* mount option max_atomic_write=, 0 when not given */
-	uint64_t software_max;		/* largest atomic write the software path serves, 0 when none */
+	/* largest atomic write the software path serves, 0 when none */
+	uint64_t software_max;
 	/* ext4 (the superblock: s_log_cluster_size, RO_COMPAT_BIGALLOC) */
 	bool bigalloc;
-	bool bigalloc_known;		/* the superblock could be read (needs read access to the device) */
+	/* the superblock could be read (needs read access to the device) */
+	bool bigalloc_known;
 	uint64_t cluster_size;		/* bytes; the block size without bigalloc */
 	/* the block device below (sysfs queue/atomic_write_unit_*_bytes) */
 	char device[64];		/* "nvme0n1", "" when none */
 	bool hw_atomic;			/* the device writes atomically itself */
 	uint32_t hw_unit_min, hw_unit_max;
-	uint64_t hardware_max;		/* largest atomic write that can take the hardware path, 0 none */
-	uint64_t ag_atomic_max;		/* XFS 6.16+ with reflink: the cap the AG size sets on atomic writes
-					   (xfs_calc_group_awu_max()), 0 when none is computed */
-	uint64_t stripe_unit;		/* XFS: the stripe unit in bytes (mkfs.xfs -d su=), to which new extents
-					   at a file's end are aligned where space allows; 0 when none */
-	bool dax;			/* statx STATX_ATTR_DAX: the file's data is accessed directly (DAX) */
-	bool no_direct_io;		/* statx STATX_DIOALIGN offset 0: O_DIRECT writes go through the page
-					   cache (ext4 data=journal, inline data, fs-verity) */
+	/* largest atomic write that can take the hardware path, 0 none */
+	uint64_t hardware_max;
+	/*
+	 * XFS 6.16+ with reflink: the cap the AG size sets on atomic writes
+	 * (xfs_calc_group_awu_max()), 0 when none is computed
+	 */
+	uint64_t ag_atomic_max;
+	/*
+	 * XFS: the stripe unit in bytes (mkfs.xfs -d su=), to which new extents at a file's end are
+	 * aligned where space allows; 0 when none
+	 */
+	uint64_t stripe_unit;
+	/* statx STATX_ATTR_DAX: the file's data is accessed directly (DAX) */
+	bool dax;
+	/*
+	 * statx STATX_DIOALIGN offset 0: O_DIRECT writes go through the page cache (ext4
+	 * data=journal, inline data, fs-verity)
+	 */
+	bool no_direct_io;
 	uint32_t reserved[11];
 };
 
@@ -397,8 +424,11 @@ struct awr_extent_report {
 	struct awr_extent *extents;
 	unsigned int nr_misaligned;	/* mapped ranges outside aligned_bytes, in file order */
 	struct awr_range *misaligned;
-	uint64_t ag_size;		/* XFS: physical offsets are judged within their allocation group
-					   of this size, as the kernel does; 0: as device offsets */
+	/*
+	 * XFS: physical offsets are judged within their allocation group of this size, as the
+	 * kernel does; 0: as device offsets
+	 */
+	uint64_t ag_size;
 };
 
 /**

@@ -61,7 +61,8 @@ enum awr_pages_mode {
  * use, -EINVAL for bad arguments, another negative errno. The reason of a
  * failure is given by awr_pages_explain(NULL) in the same thread.
  */
-int awr_pages_open(const char *path, uint32_t page_size, unsigned int flags, struct awr_pages **out);
+int awr_pages_open(const char *path, uint32_t page_size, unsigned int flags,
+		   struct awr_pages **out);
 
 /**
  * awr_pages_write() - write pages, each untorn, durable on return

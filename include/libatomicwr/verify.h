@@ -38,7 +38,8 @@ enum awr_unit_class {
 struct awr_unit_state {
 	enum awr_unit_class cls;
 	bool all_zero;			/* never written: every byte is zero */
-	uint64_t generation;		/* intact, corrupt: its generation; torn: sector 0's (0 = unstamped) */
+	/* intact, corrupt: its generation; torn: sector 0's (0 = unstamped) */
+	uint64_t generation;
 	uint64_t other_generation;	/* torn: the generation of bad_sector */
 	uint64_t newest_generation;	/* highest generation of any sector */
 	uint32_t writer;		/* writer id of sector 0's stamp */
@@ -91,8 +92,10 @@ const char *awr_unit_class_name(enum awr_unit_class cls);
 
 /* awr_stress_opts.flags */
 #define AWR_STRESS_DSYNC	(1U << 0)	/* RWF_DSYNC: each acknowledged write is durable */
-#define AWR_STRESS_PLAIN	(1U << 1)	/* plain O_DIRECT writes, no RWF_ATOMIC (a control run) */
-#define AWR_STRESS_FORCE	(1U << 2)	/* awr_stress_run(): write a target in use or holding data */
+/* plain O_DIRECT writes, no RWF_ATOMIC (a control run) */
+#define AWR_STRESS_PLAIN	(1U << 1)
+/* awr_stress_run(): write a target in use or holding data */
+#define AWR_STRESS_FORCE	(1U << 2)
 
 /* What awr_stress_run() does. */
 struct awr_stress_opts {
@@ -129,9 +132,11 @@ struct awr_stress_result {
 	uint64_t last_generation;	/* the highest generation issued */
 	uint64_t nsec;			/* run time */
 	uint64_t journal_syncs;		/* journal fdatasync calls */
-	int error;			/* 0, or the negative errno of the write that ended the run */
+	/* 0, or the negative errno of the write that ended the run */
+	int error;
 	uint64_t error_offset;		/* that write's offset */
-	int journal_error;		/* 0, or the negative errno of a failed journal append or sync */
+	/* 0, or the negative errno of a failed journal append or sync */
+	int journal_error;
 	struct awr_verdict verdict;	/* a rule broken by the unit before any write */
 	uint32_t reserved[8];
 };
@@ -196,7 +201,8 @@ struct awr_verify_opts {
 	uint32_t unit;		/* unit size the target was stamped with */
 	uint64_t span;		/* bytes from offset 0 to scan; 0: the whole file or device */
 	const char *journal;	/* a stress journal: also find lost writes; NULL: no */
-	uint64_t crash_time_ns;	/* CLOCK_REALTIME of the crash: later acks count as in flight; 0 none */
+	/* CLOCK_REALTIME of the crash: later acks count as in flight; 0 none */
+	uint64_t crash_time_ns;
 	/* called for every offending unit in offset order; non-zero stops the scan */
 	int (*issue)(const struct awr_verify_issue *is, void *arg);
 	void *arg;
@@ -246,7 +252,8 @@ int awr_verify_run(const char *path, const struct awr_verify_opts *o,
 		   struct awr_verify_result *out);
 
 /* awr_journal_serve_opts.flags */
-#define AWR_JSERVE_ALLOW_REMOTE	(1U << 0)	/* accept peers that are not on a loopback address */
+/* accept peers that are not on a loopback address */
+#define AWR_JSERVE_ALLOW_REMOTE	(1U << 0)
 
 /* What awr_journal_serve() does. */
 struct awr_journal_serve_opts {
