@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Description: the platform layer's string helpers: joins and copies cut to fit, a formatted
+ * path that does not fit is an error, trailing blanks trimmed, \ooo escapes undone (and a
+ * backslash that starts none kept), and the clocks and CPU time move forward.
+ */
+#include <errno.h>
+#include <stdint.h>
+
+#include "helpers.h"
+#include "platform/platform.h"
+
+static void check_join(void)
+{
+	char b[8];
+
+	awr__strjoin(b, sizeof(b), "/dev/", "nvme0n1");
+	T_EXPECT(!strcmp(b, "/dev/nv"), "cut to fit: %s", b);
+	awr__strjoin(b, sizeof(b), "/dev/", "sg");
+	T_EXPECT(!strcmp(b, "/dev/sg"), "joined: %s", b);
+	awr__strcopy(b, sizeof(b), "loop12345");
+	T_EXPECT(!strcmp(b, "loop123"), "copy cut to fit: %s", b);
+	awr__strcopy(b, 1, "x");
+	T_EXPECT(!b[0], "a 1-byte buffer holds the empty string");
+}
+
+static void check_pathf(void)
+{
+	char b[16];
+
+	T_EXPECT_EQ(awr__pathf(b, sizeof(b), "%s/%s", "/sys", "block"), 0, "a path that fits");
+	T_EXPECT(!strcmp(b, "/sys/block"), "the path: %s", b);
+	T_EXPECT_EQ(awr__pathf(b, sizeof(b), "%s/%s", "/sys/block", "nvme0n1"), -ENAMETOOLONG,
+		    "a path that does not fit");
+}
+
+static void check_text(void)
+{
+	char t[] = "Samsung SSD  \t\n", u[] = "a\\040b\\011c\\134d\\012e\\x\\8", v[] = "\\04";
+
+	awr__rtrim(t);
+	T_EXPECT(!strcmp(t, "Samsung SSD"), "trimmed: '%s'", t);
+	T_EXPECT(!strcmp(awr__unmangle(u), "a b\tc\\d\ne\\x\\8"), "unmangled: %s", u);
+	T_EXPECT(!strcmp(awr__unmangle(v), "\\04"), "a short escape kept: %s", v);
+}
+
+static void check_clocks(void)
+{
+	uint64_t t0 = awr__now_ns(), r = awr__realtime_ns();
+	double c0 = awr__cpu_s(false);
+	volatile uint64_t spin = 0;
+
+	while (awr__cpu_s(false) - c0 < 0.01)
+		spin++;
+	T_EXPECT(awr__now_ns() > t0, "the monotonic clock moves");
+	T_EXPECT(r > 1600000000ULL * 1000000000ULL, "the wall clock is past 2020: %llu",
+		 (unsigned long long)r);
+	T_EXPECT(awr__cpu_s(true) <= awr__cpu_s(false), "user time within user + system time");
+}
+
+int main(void)
+{
+	check_join();
+	check_pathf();
+	check_text();
+	check_clocks();
+	return t_done("str");
+}
