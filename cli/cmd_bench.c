@@ -230,53 +230,71 @@ static struct json_object *cdf_json(const struct awr_bench_mode_result *x)
 	return a;
 }
 
+#define MODE(M, T, K, ...) FLD(struct awr_bench_mode_result, M, T, K, __VA_ARGS__)
+
+/* A mode's figures in the order of its JSON object, around latency_us, latency_cdf, batch_ms. */
+static const struct field mode_rates[] = {
+	MODE(pages, FLD_UINT, "pages"),
+	MODE(seconds, FLD_DOUBLE, "seconds", .decimals = 3),
+	MODE(pages_per_s, FLD_DOUBLE, "pages_per_s", .decimals = 1),
+	MODE(mb_per_s, FLD_DOUBLE, "mb_per_s", .decimals = 2),
+	FLD_END
+};
+
+static const struct field mode_latency[] = {
+	MODE(p50_us, FLD_DOUBLE, "p50", .decimals = 1),
+	MODE(p99_us, FLD_DOUBLE, "p99", .decimals = 1),
+	MODE(p999_us, FLD_DOUBLE, "p99_9", .decimals = 1),
+	FLD_END
+};
+
+static const struct field mode_costs[] = {
+	MODE(cpu_ns_per_page, FLD_DOUBLE, "cpu_ns_per_write", .decimals = 1),
+	MODE(user_cpu_ns_per_page, FLD_DOUBLE, "user_cpu_ns_per_write", .decimals = 1),
+	MODE(queue_ns_per_write, FLD_DOUBLE, "queue_ns_per_write", .decimals = 1,
+	     .flags = FLD_NULL_ZERO),
+	MODE(clock_read_ns, FLD_DOUBLE, "clock_read_ns", .decimals = 1),
+	MODE(inflight_mean, FLD_DOUBLE, "inflight_mean", .decimals = 2),
+	MODE(reaps_below_depth_share, FLD_DOUBLE, "reaps_below_depth", .decimals = 4),
+	MODE(ring_setup_flags, FLD_UINT, "ring_setup_flags"),
+	MODE(ring_wait_flags, FLD_UINT, "ring_wait_flags"),
+	MODE(moved_pages, FLD_INT, "moved_pages", .flags = FLD_NULL_NEG),
+	FLD_END
+};
+
+static const struct field mode_batch[] = {
+	MODE(batches, FLD_UINT, "batches"),
+	MODE(batch_step_ms[AWR_BENCH_STEP_COPY], FLD_DOUBLE, "copy", .decimals = 3),
+	MODE(batch_step_ms[AWR_BENCH_STEP_WRITES], FLD_DOUBLE, "writes", .decimals = 3),
+	MODE(batch_step_ms[AWR_BENCH_STEP_FLUSH], FLD_DOUBLE, "flush", .decimals = 3),
+	FLD_END
+};
+
 struct json_object *bench_mode_json(const struct awr_bench_mode_result *x)
 {
-	struct json_object *o = json_object_new_object(), *lat = json_object_new_object();
+	struct json_object *o = fld_json(mode_rates, x);
 
-	json_object_object_add(o, "pages", out_u64(x->pages));
-	json_object_object_add(o, "seconds", out_double(x->seconds, 3));
-	json_object_object_add(o, "pages_per_s", out_double(x->pages_per_s, 1));
-	json_object_object_add(o, "mb_per_s", out_double(x->mb_per_s, 2));
-	json_object_object_add(lat, "p50", out_double(x->p50_us, 1));
-	json_object_object_add(lat, "p99", out_double(x->p99_us, 1));
-	json_object_object_add(lat, "p99_9", out_double(x->p999_us, 1));
-	json_object_object_add(o, "latency_us", lat);
+	json_object_object_add(o, "latency_us", fld_json(mode_latency, x));
 	json_object_object_add(o, "latency_cdf", cdf_json(x));
-	json_object_object_add(o, "cpu_ns_per_write", out_double(x->cpu_ns_per_page, 1));
-	json_object_object_add(o, "user_cpu_ns_per_write", out_double(x->user_cpu_ns_per_page, 1));
-	json_object_object_add(o, "queue_ns_per_write", x->queue_ns_per_write > 0 ?
-			       out_double(x->queue_ns_per_write, 1) : NULL);
-	json_object_object_add(o, "clock_read_ns", out_double(x->clock_read_ns, 1));
-	json_object_object_add(o, "inflight_mean", out_double(x->inflight_mean, 2));
-	json_object_object_add(o, "reaps_below_depth", out_double(x->reaps_below_depth_share, 4));
-	json_object_object_add(o, "ring_setup_flags", out_u64(x->ring_setup_flags));
-	json_object_object_add(o, "ring_wait_flags", out_u64(x->ring_wait_flags));
-	json_object_object_add(o, "moved_pages",
-			       x->moved_pages < 0 ? NULL : out_u64((uint64_t)x->moved_pages));
-	if (x->batches) {
-		struct json_object *b = json_object_new_object();
-
-		json_object_object_add(b, "batches", out_u64(x->batches));
-		json_object_object_add(b, "copy",
-				       out_double(x->batch_step_ms[AWR_BENCH_STEP_COPY], 3));
-		json_object_object_add(b, "writes",
-				       out_double(x->batch_step_ms[AWR_BENCH_STEP_WRITES], 3));
-		json_object_object_add(b, "flush",
-				       out_double(x->batch_step_ms[AWR_BENCH_STEP_FLUSH], 3));
-		json_object_object_add(o, "batch_ms", b);
-	} else {
-		json_object_object_add(o, "batch_ms", NULL);
-	}
+	fld_json_add(o, mode_costs, x);
+	json_object_object_add(o, "batch_ms", x->batches ? fld_json(mode_batch, x) : NULL);
 	json_object_object_add(o, "error", x->error ? json_object_new_string(x->message) : NULL);
 	return o;
 }
 
-/* a ratio of the paired rounds, null when there were none */
-static struct json_object *pair_ratio(const struct awr_bench_result *r, double v)
-{
-	return r->rounds ? out_double(v, 3) : NULL;
-}
+/* pages mode's paired rounds (a ratio is null without rounds: then it is 0) */
+static const struct field pair_ratios[] = {
+	FLD(struct awr_bench_result, rounds, FLD_UINT, "rounds"),
+	FLD(struct awr_bench_result, pages_to_naive_median, FLD_DOUBLE, "pages_to_naive_median",
+	    .decimals = 3, .flags = FLD_NULL_ZERO),
+	FLD(struct awr_bench_result, pages_to_naive_q1, FLD_DOUBLE, "pages_to_naive_q1",
+	    .decimals = 3, .flags = FLD_NULL_ZERO),
+	FLD(struct awr_bench_result, pages_to_naive_q3, FLD_DOUBLE, "pages_to_naive_q3",
+	    .decimals = 3, .flags = FLD_NULL_ZERO),
+	FLD(struct awr_bench_result, pages_dw_to_naive_median, FLD_DOUBLE,
+	    "pages_doublewrite_to_naive_median", .decimals = 3, .flags = FLD_NULL_ZERO),
+	FLD_END
+};
 
 static struct json_object *pair_json(const struct awr_bench_result *r)
 {
@@ -286,53 +304,84 @@ static struct json_object *pair_json(const struct awr_bench_result *r)
 			       bench_mode_json(mode_of(r, AWR_BENCH_PAGES_DW)));
 	json_object_object_add(o, "naive_doublewrite",
 			       bench_mode_json(mode_of(r, AWR_BENCH_NAIVE_DW)));
-	json_object_object_add(o, "rounds", out_u64(r->rounds));
-	json_object_object_add(o, "pages_to_naive_median",
-			       pair_ratio(r, r->pages_to_naive_median));
-	json_object_object_add(o, "pages_to_naive_q1", pair_ratio(r, r->pages_to_naive_q1));
-	json_object_object_add(o, "pages_to_naive_q3", pair_ratio(r, r->pages_to_naive_q3));
-	json_object_object_add(o, "pages_doublewrite_to_naive_median",
-			       pair_ratio(r, r->pages_dw_to_naive_median));
+	fld_json_add(o, pair_ratios, r);
 	return o;
 }
+
+static const char *order_name(int v)
+{
+	return v == AWR_BENCH_RANDOM ? "random" : "sequential";
+}
+
+static const char *durability_name(int v)
+{
+	return awr_bench_durability_name((enum awr_bench_durability)v);
+}
+
+/* The run's head as awr bench -o json starts: what was asked, then what the target gave. */
+static const struct field asked[] = {
+	FLD(struct awr_bench_opts, unit, FLD_UINT, "unit"),
+	FLD(struct awr_bench_opts, qd, FLD_UINT, "qd"),
+	FLD(struct awr_bench_opts, jobs, FLD_UINT, "jobs"),
+	FLD(struct awr_bench_opts, sqpoll, FLD_BOOL, "sqpoll"),
+	FLD(struct awr_bench_opts, fixed_buffers, FLD_BOOL, "fixed_buffers"),
+	FLD_END
+};
+
+static const struct field given[] = {
+	FLD(struct awr_bench_result, span, FLD_UINT, "span"),
+	FLD(struct awr_bench_result, layout, FLD_CHARS, "layout"),
+	FLD_END
+};
+
+static const struct field asked_how[] = {
+	FLD(struct awr_bench_opts, order, FLD_ENUM, "order", .name = order_name),
+	FLD(struct awr_bench_opts, durability, FLD_ENUM, "durability", .name = durability_name),
+	FLD(struct awr_bench_opts, seconds, FLD_DOUBLE, "seconds_per_mode", .decimals = 3),
+	FLD_END
+};
+
+/* atomic/doublewrite, atomic/plain, pages/doublewrite: null when a side did not run */
+struct ratios {
+	double ad, ap, pd;
+};
+
+static const struct field ratio_fields[] = {
+	FLD(struct ratios, ad, FLD_DOUBLE, "atomic_to_doublewrite", .decimals = 3,
+	    .flags = FLD_NULL_ZERO),
+	FLD(struct ratios, ap, FLD_DOUBLE, "atomic_to_plain", .decimals = 3,
+	    .flags = FLD_NULL_ZERO),
+	FLD(struct ratios, pd, FLD_DOUBLE, "pages_to_doublewrite", .decimals = 3,
+	    .flags = FLD_NULL_ZERO),
+	FLD_END
+};
 
 static void print_json(const char *path, const struct awr_bench_opts *o,
 		       const struct awr_bench_result *r)
 {
 	struct json_object *root = json_object_new_object(), *modes = json_object_new_object();
-	struct json_object *ratios = json_object_new_object();
-	double ad = ratio(r, AWR_BENCH_ATOMIC, AWR_BENCH_DOUBLEWRITE);
-	double ap = ratio(r, AWR_BENCH_ATOMIC, AWR_BENCH_PLAIN);
-	double pd = ratio(r, AWR_BENCH_PAGES, AWR_BENCH_DOUBLEWRITE);
+	struct ratios q = {
+		ratio(r, AWR_BENCH_ATOMIC, AWR_BENCH_DOUBLEWRITE),
+		ratio(r, AWR_BENCH_ATOMIC, AWR_BENCH_PLAIN),
+		ratio(r, AWR_BENCH_PAGES, AWR_BENCH_DOUBLEWRITE),
+	};
 
 	json_object_object_add(root, "path", json_object_new_string(path));
-	json_object_object_add(root, "unit", out_u64(o->unit));
-	json_object_object_add(root, "qd", out_u64(o->qd));
-	json_object_object_add(root, "jobs", out_u64(o->jobs));
-	json_object_object_add(root, "sqpoll", json_object_new_boolean(o->sqpoll));
-	json_object_object_add(root, "fixed_buffers", json_object_new_boolean(o->fixed_buffers));
+	fld_json_add(root, asked, o);
 	json_object_object_add(root, "batch", out_u64(o->batch ? o->batch : o->qd));
-	json_object_object_add(root, "span", out_u64(r->span));
-	json_object_object_add(root, "layout", json_object_new_string(r->layout));
-	json_object_object_add(root, "order", json_object_new_string(o->order == AWR_BENCH_RANDOM ?
-								     "random" : "sequential"));
-	json_object_object_add(root, "durability",
-			       json_object_new_string(awr_bench_durability_name(o->durability)));
-	json_object_object_add(root, "seconds_per_mode", out_double(o->seconds, 3));
+	fld_json_add(root, given, r);
+	fld_json_add(root, asked_how, o);
 	for (int m = 0; m <= AWR_BENCH_PAGES; m++)
 		if (mode_of(r, m)->ran)
 			json_object_object_add(modes, awr_bench_mode_name(m),
 					       bench_mode_json(mode_of(r, m)));
 	json_object_object_add(root, "modes", modes);
-	json_object_object_add(ratios, "atomic_to_doublewrite", ad > 0 ? out_double(ad, 3) : NULL);
-	json_object_object_add(ratios, "atomic_to_plain", ap > 0 ? out_double(ap, 3) : NULL);
-	json_object_object_add(ratios, "pages_to_doublewrite", pd > 0 ? out_double(pd, 3) : NULL);
 	if (r->pages_store[0])
 		json_object_object_add(root, "pages_store",
 				       json_object_new_string(r->pages_store));
 	if (mode_of(r, AWR_BENCH_PAGES)->ran)
 		json_object_object_add(root, "pages_paired", pair_json(r));
-	json_object_object_add(root, "ratios", ratios);
+	json_object_object_add(root, "ratios", fld_json(ratio_fields, &q));
 	out_print_json(root);
 }
 
