@@ -32,7 +32,6 @@ struct qctx {
 	bool quick, crash, force;
 	bool create;			/* --create: a missing PATH is made (and removed at the end) */
 	uint64_t size;			/* target size (block device) */
-	struct qperf perf;		/* the performance check, run here */
 	struct progress *pr;		/* the running check's line */
 	unsigned int nr;		/* checks begun */
 };
@@ -161,19 +160,6 @@ static void progress_check(struct qctx *q, const char *name)
 	q->pr = progress_start(label, NULL, NULL);
 }
 
-/* The performance check, between the library's crash and hardware_path checks. */
-static void run_perf(struct qctx *q, const struct awr_qualify_report *r)
-{
-	double t0 = cli_now_s();
-
-	progress_check(q, "performance");
-	q_performance(q->fd, r, &q->perf);
-	q->perf.seconds = cli_now_s() - t0;
-	progress_stop(q->pr);
-	if (out_mode == OUT_NORMAL)
-		print_check("performance", q->perf.status, q->perf.reason);
-}
-
 /* awr_qualify_run()'s progress: a progress line while a check runs, its line when it ends. */
 static void on_check(const struct awr_qualify_report *r, enum awr_qualify_check_id id,
 		     bool done, void *arg)
@@ -186,10 +172,10 @@ static void on_check(const struct awr_qualify_report *r, enum awr_qualify_check_
 		return;
 	}
 	progress_stop(q->pr);
+	if (id == AWR_QUALIFY_PERFORMANCE && r->perf_error && r->perf && r->perf->message[0])
+		out_error("%s", r->perf->message);
 	if (out_mode == OUT_NORMAL)
 		print_check(awr_qualify_check_name(id), c->status, c->reason);
-	if (id == AWR_QUALIFY_CRASH)
-		run_perf(q, r);
 }
 
 static int run_checks(struct qctx *q, struct awr_qualify_report **r)
@@ -199,7 +185,6 @@ static int run_checks(struct qctx *q, struct awr_qualify_report **r)
 
 	awr_qualify_opts_init(&o);
 	o.flags = (q->quick ? AWR_QUALIFY_QUICK : 0) | (q->crash ? AWR_QUALIFY_CRASH_TEST : 0);
-	o.checks &= ~(1U << AWR_QUALIFY_PERFORMANCE);
 	o.progress = on_check;
 	o.arg = q;
 	if (out_mode == OUT_NORMAL)
@@ -249,13 +234,15 @@ static void print_wrapped(const char *lead, const char *text)
 	putchar('\n');
 }
 
-static void print_verdict(const struct awr_qualify_report *r, const unsigned int *n)
+static void print_verdict(const struct awr_qualify_report *r)
 {
+	const unsigned int *n = r->count;
+
 	for (unsigned int i = 0; i < r->nr_notes; i++)
 		print_wrapped("note: ", r->notes[i]);
 	printf("verdict: %s (%u passed, %u failed, %u skipped, %u information only) in %.1f s\n",
-	       n[AWR_QUALIFY_FAIL] ? "FAIL" : "PASS", n[AWR_QUALIFY_PASS], n[AWR_QUALIFY_FAIL],
-	       n[AWR_QUALIFY_SKIP], n[AWR_QUALIFY_INFO], r->seconds);
+	       r->verdict == AWR_QUALIFY_VERDICT_FAIL ? "FAIL" : "PASS", n[AWR_QUALIFY_PASS],
+	       n[AWR_QUALIFY_FAIL], n[AWR_QUALIFY_SKIP], n[AWR_QUALIFY_INFO], r->seconds);
 }
 
 static void prom_check(const char *path, const char *name, enum awr_qualify_status s)
@@ -275,17 +262,13 @@ static void prom_seconds(const char *path, const char *name, double seconds)
 	prom_sample("awr_qualify_check_seconds", l, seconds);
 }
 
-/* Each check, the performance check in its place. */
+/* Each check that ran: its result, or its seconds. */
 static void prom_checks(const struct qctx *q, const struct awr_qualify_report *r, bool seconds)
 {
 	for (unsigned int id = 0; id < AWR_QUALIFY__CHECKS; id++) {
 		const struct awr_qualify_check *c = &r->checks[id];
 		const char *name = awr_qualify_check_name(id);
 
-		if (id == AWR_QUALIFY_PERFORMANCE && q->perf.ran && seconds)
-			prom_seconds(q->path, name, q->perf.seconds);
-		else if (id == AWR_QUALIFY_PERFORMANCE && q->perf.ran)
-			prom_check(q->path, name, q->perf.status);
 		if (c->ran && seconds)
 			prom_seconds(q->path, name, c->seconds);
 		else if (c->ran)
@@ -294,8 +277,7 @@ static void prom_checks(const struct qctx *q, const struct awr_qualify_report *r
 }
 
 /* -o prometheus: the verdict, each check's result and seconds, the limits qualified */
-static void print_prometheus(const struct qctx *q, const struct awr_qualify_report *r,
-			     const unsigned int *n)
+static void print_prometheus(const struct qctx *q, const struct awr_qualify_report *r)
 {
 	const struct awr_limits *lim = &r->limits;
 	const char *l[3] = { "target", q->path, NULL };
@@ -303,7 +285,7 @@ static void print_prometheus(const struct qctx *q, const struct awr_qualify_repo
 	/* target: PATH as given (a directory's scratch file changes name every run) */
 	prom_gauge("awr_qualify_verdict", "awr qualify's verdict for the target: 1 PASS (every "
 		   "check passed or was skipped), 0 FAIL");
-	prom_sample("awr_qualify_verdict", l, !n[AWR_QUALIFY_FAIL]);
+	prom_sample("awr_qualify_verdict", l, r->verdict == AWR_QUALIFY_VERDICT_PASS);
 	prom_gauge("awr_qualify_check", "each check of awr qualify: 1 for the result it had, 0 for "
 		   "the others");
 	prom_checks(q, r, false);
@@ -342,13 +324,9 @@ static int write_outputs(struct json_object *o, const char *report, const char *
 static int finish(struct qctx *q, const struct awr_qualify_report *r, const char *report,
 		  const char *html)
 {
-	struct json_object *o = q_report_json(r, &q->perf, q->path, q->created);
-	unsigned int n[AWR_QUALIFY__STATUSES];
-	int rc, wrc;
+	struct json_object *o = q_report_json(r, q->path, q->created);
+	int rc = r->verdict == AWR_QUALIFY_VERDICT_FAIL ? AWR_EXIT_FAIL : AWR_EXIT_OK, wrc;
 
-	for (unsigned int i = 0; i < AWR_QUALIFY__STATUSES; i++)
-		n[i] = r->count[i] + (q->perf.ran && q->perf.status == i);
-	rc = n[AWR_QUALIFY_FAIL] ? AWR_EXIT_FAIL : AWR_EXIT_OK;
 	out_outcome("verdict_fail");
 	json_object_object_add(o, "outcome", json_object_new_string(rc ? "verdict_fail" : "ok"));
 	wrc = write_outputs(o, report, html);
@@ -359,9 +337,9 @@ static int finish(struct qctx *q, const struct awr_qualify_report *r, const char
 	else
 		json_object_put(o);
 	if (out_mode == OUT_NORMAL)
-		print_verdict(r, n);
+		print_verdict(r);
 	else if (out_mode == OUT_PROMETHEUS)
-		print_prometheus(q, r, n);
+		print_prometheus(q, r);
 	return rc;
 }
 
@@ -412,7 +390,6 @@ int cmd_qualify(int argc, const char **argv)
 	if (!run_checks(&q, &r))
 		rc = finish(&q, r, report, html);
 out:
-	json_object_put(q.perf.figures);
 	awr_qualify_report_free(r);
 	if (q.fd >= 0)
 		close(q.fd);

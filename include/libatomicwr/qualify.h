@@ -2,14 +2,15 @@
 /*
  * libatomicwr qualification: the checks `awr qualify` runs on a file or a block device (probe,
  * size sweep with read-back, the kernel's refusals of bad writes, concurrent torn check, crash
- * cycles on a scratch XFS, hardware path, short pin), each PASS, FAIL, SKIP or INFO with its
- * sentence and figures, and the overall verdict: what `awr qualify -o json` prints, as C values.
+ * cycles on a scratch XFS, performance, hardware path, short pin), each PASS, FAIL, SKIP or INFO
+ * with its sentence and figures, and the overall verdict: what `awr qualify -o json` prints, as
+ * C values.
  *
  * The figures are typed structs, one per check, and not a list of named values: each check's
  * figures are few and fixed (sizes, counts, errnos, outcomes), a caller compares them as numbers
  * and enums, and the larger ones are the library's own results kept whole (the probe with its
- * views and findings, struct awr_stress_result, struct awr_verify_result). A name-value list
- * would turn every one of them back into strings to parse.
+ * views and findings, struct awr_stress_result, struct awr_verify_result, the benchmark's
+ * struct awr_bench_result). A name-value list would turn them back into strings to parse.
  */
 #ifndef LIBATOMICWR_QUALIFY_H
 #define LIBATOMICWR_QUALIFY_H
@@ -22,6 +23,7 @@
 #include <libatomicwr/common.h>
 #include <libatomicwr/discover.h>
 #include <libatomicwr/verify.h>
+#include <libatomicwr/bench.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -211,6 +213,9 @@ struct awr_qualify_report {
 	struct awr_qualify_stress concurrent;
 	struct awr_qualify_crash crash;
 	struct awr_qualify_hw_path hw_path;
+	struct awr_bench_opts perf_opts;	/* performance: what was measured */
+	struct awr_bench_result *perf;	/* and what it measured (owned); NULL: did not run */
+	int perf_error;			/* awr_bench_run()'s -errno (@perf->message says why) */
 	struct awr_qualify_short_pin short_pin;
 	struct awr_qualify_extent_map extent_map;
 	unsigned int nr_notes;

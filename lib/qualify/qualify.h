@@ -42,6 +42,7 @@ void awr__q_size_sweep(struct awr__qctx *q, struct awr_qualify_check *c);
 void awr__q_refusals(struct awr__qctx *q, struct awr_qualify_check *c);
 void awr__q_concurrency(struct awr__qctx *q, struct awr_qualify_check *c);
 void awr__q_crash(struct awr__qctx *q, struct awr_qualify_check *c);
+void awr__q_performance(struct awr__qctx *q, struct awr_qualify_check *c);	/* perf.c */
 void awr__q_hw_path(struct awr__qctx *q, struct awr_qualify_check *c);	/* path.c */
 void awr__q_short_pin(struct awr__qctx *q, struct awr_qualify_check *c);	/* pin.c */
 void awr__q_extent_map(struct awr__qctx *q);	/* the target's, for the report */

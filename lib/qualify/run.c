@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * awr_qualify_run(): the target probed, the checks run in order (checks.c, stress.c, crash.c,
- * path.c, pin.c), each PASS, FAIL, SKIP or INFO with a reason and figures, then the verdict.
+ * perf.c, path.c, pin.c), each PASS, FAIL, SKIP or INFO with a reason and figures, then the verdict.
  */
 #include <errno.h>
 #include <libgen.h>
@@ -27,7 +27,7 @@ static const struct {
 	[AWR_QUALIFY_KERNEL_REFUSALS] = { "kernel_refusals", awr__q_refusals },
 	[AWR_QUALIFY_CONCURRENT_TORN] = { "concurrent_torn", awr__q_concurrency },
 	[AWR_QUALIFY_CRASH] = { "crash", awr__q_crash },
-	[AWR_QUALIFY_PERFORMANCE] = { "performance", NULL },	/* the caller's, for now */
+	[AWR_QUALIFY_PERFORMANCE] = { "performance", awr__q_performance },
 	[AWR_QUALIFY_HARDWARE_PATH] = { "hardware_path", awr__q_hw_path },
 	/* last: its range is left as written */
 	[AWR_QUALIFY_SHORT_PIN] = { "short_pin", awr__q_short_pin },
@@ -64,7 +64,7 @@ static bool applies(const struct awr_qualify_report *r, enum awr_qualify_check_i
 		return !r->block_device;	/* a check of files on a filesystem */
 	if (id == AWR_QUALIFY_SHORT_PIN)
 		return r->block_device;	/* the block layer's bug with a partly pinned buffer */
-	return checks[id].run != NULL;
+	return true;
 }
 
 static int setup(struct awr__qctx *q, const char *path)
@@ -156,6 +156,7 @@ void awr_qualify_report_free(struct awr_qualify_report *r)
 		free(r->notes[i]);
 	free(r->notes);
 	free(r->extent_map.ranges);
+	awr_bench_result_free(r->perf);
 	awr_probe_free(r->probe);
 	free(r);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Description: awr_qualify_run() called directly on a file of the scratch XFS: the typed report (verdict PASS, each check's status, the sweep's sizes read back intact, the refusals as predicted, the concurrent writers verified with nothing torn), a checks mask honoured, and the negative control: a raw loop device (no atomic writes) fails discovery, skips the write checks and gets the verdict FAIL.
+ * Description: awr_qualify_run() called directly on a file of the scratch XFS: the typed report (verdict PASS, each check's status, the sweep's sizes read back intact, the refusals as predicted, the concurrent writers verified with nothing torn, the benchmark's modes measured), a checks mask honoured, and the negative control: a raw loop device (no atomic writes) fails discovery, skips the write checks and gets the verdict FAIL.
  *
  *   qualify_lib   (run under with-scratch-xfs.sh)
  */
@@ -55,24 +55,37 @@ static void file_figures(const struct awr_qualify_report *r)
 	const struct awr_verify_result *v = &r->concurrent.verify;
 
 	T_EXPECT(r->nr_sweep >= 1 && r->sweep[0].size == r->limits.unit_min, "sweep from unit_min");
-	for (unsigned int i = 0; i < r->nr_sweep; i++)
-		T_EXPECT(r->sweep[i].size == (uint64_t)r->limits.unit_min << i && !r->sweep[i].write_error &&
-			 !r->sweep[i].read_error && r->sweep[i].read_back == AWR_UNIT_INTACT,
-			 "sweep write %u: %" PRIu64 " bytes, write %d, read %d", i, r->sweep[i].size,
-			 r->sweep[i].write_error, r->sweep[i].read_error);
+	for (unsigned int i = 0; i < r->nr_sweep; i++) {
+		const struct awr_qualify_sweep_write *w = &r->sweep[i];
+
+		T_EXPECT(w->size == (uint64_t)r->limits.unit_min << i && !w->write_error &&
+			 !w->read_error && w->read_back == AWR_UNIT_INTACT, "sweep write %u: %"
+			 PRIu64 " bytes, write %d, read %d", i, w->size, w->write_error,
+			 w->read_error);
+	}
 	T_EXPECT(r->sweep[r->nr_sweep - 1].size == r->limits.unit_max, "sweep to unit_max");
 	T_EXPECT(r->nr_refusals >= 3, "%u refusals", r->nr_refusals);
-	for (unsigned int i = 0; i < r->nr_refusals; i++)
-		T_EXPECT(r->refusals[i].predicted < 0 && r->refusals[i].kernel == r->refusals[i].predicted,
-			 "%s: kernel %" PRId64 ", predicted %d", r->refusals[i].name,
-			 r->refusals[i].kernel, r->refusals[i].predicted);
-	T_EXPECT(r->concurrent.ran && r->concurrent.verified, "the concurrent writers and verifier ran");
+	for (unsigned int i = 0; i < r->nr_refusals; i++) {
+		const struct awr_qualify_refusal *x = &r->refusals[i];
+
+		T_EXPECT(x->predicted < 0 && x->kernel == x->predicted, "%s: kernel %" PRId64
+			 ", predicted %d", x->name, x->kernel, x->predicted);
+	}
+	T_EXPECT(r->concurrent.ran && r->concurrent.verified, "the writers and verifier ran");
 	T_EXPECT(v->count[AWR_UNIT_TORN] == 0 && v->lost == 0 && v->acked_writes > 0 &&
-		 v->acked_writes == r->concurrent.result.writes, "verify: %" PRIu64 " torn, %" PRIu64
-		 " lost, %" PRIu64 " of %" PRIu64 " acknowledged", v->count[AWR_UNIT_TORN], v->lost,
-		 v->acked_writes, r->concurrent.result.writes);
+		 v->acked_writes == r->concurrent.result.writes, "verify: %" PRIu64 " torn, %"
+		 PRIu64 " lost, %" PRIu64 " of %" PRIu64 " acknowledged", v->count[AWR_UNIT_TORN],
+		 v->lost, v->acked_writes, r->concurrent.result.writes);
 	T_EXPECT(r->crash.proves && strstr(r->crash.cannot_prove, "power cut"), "crash scope said");
 	T_EXPECT(r->extent_map.present && r->extent_map.file_size > 0, "the extent map");
+	T_EXPECT(r->perf && !r->perf_error, "the benchmark ran");
+	for (int m = AWR_BENCH_ATOMIC; r->perf && m <= AWR_BENCH_DOUBLEWRITE; m++) {
+		const struct awr_bench_mode_result *x = awr_bench_result_mode(r->perf, m);
+
+		T_EXPECT(x->ran && !x->error && x->pages > 0 && x->p50_us <= x->p99_us,
+			 "%s: %" PRIu64 " pages, p50 %.0f p99 %.0f us", awr_bench_mode_name(m),
+			 x->pages, x->p50_us, x->p99_us);
+	}
 }
 
 /* The scratch XFS on a loop device: everything passes, no hardware path below. */
@@ -99,18 +112,22 @@ static void on_file(const char *dir)
 	expect(r, AWR_QUALIFY_KERNEL_REFUSALS, AWR_QUALIFY_PASS);
 	expect(r, AWR_QUALIFY_CONCURRENT_TORN, AWR_QUALIFY_PASS);
 	expect(r, AWR_QUALIFY_CRASH, AWR_QUALIFY_SKIP);	/* no AWR_QUALIFY_CRASH_TEST */
+	expect(r, AWR_QUALIFY_PERFORMANCE, AWR_QUALIFY_INFO);	/* speed is never judged */
 	expect(r, AWR_QUALIFY_HARDWARE_PATH, AWR_QUALIFY_SKIP);	/* a loop device below */
 	T_EXPECT(!r->checks[AWR_QUALIFY_SHORT_PIN].ran, "short_pin ran on a file");
-	T_EXPECT(r->count[AWR_QUALIFY_FAIL] == 0 && r->count[AWR_QUALIFY_PASS] == 4,
-		 "%u passed, %u failed", r->count[AWR_QUALIFY_PASS], r->count[AWR_QUALIFY_FAIL]);
+	T_EXPECT(r->count[AWR_QUALIFY_FAIL] == 0 && r->count[AWR_QUALIFY_PASS] == 4 &&
+		 r->count[AWR_QUALIFY_INFO] == 1, "%u passed, %u failed, %u info",
+		 r->count[AWR_QUALIFY_PASS], r->count[AWR_QUALIFY_FAIL],
+		 r->count[AWR_QUALIFY_INFO]);
 	file_figures(r);
 	awr_qualify_report_free(r);
 
 	/* a mask: discovery and the sweep only */
 	r = run(path, 1U << AWR_QUALIFY_DISCOVERY | 1U << AWR_QUALIFY_SIZE_SWEEP);
 	expect(r, AWR_QUALIFY_SIZE_SWEEP, AWR_QUALIFY_PASS);
-	T_EXPECT(!r->checks[AWR_QUALIFY_CONCURRENT_TORN].ran && !r->concurrent.ran,
-		 "the concurrent check ran outside the mask");
+	T_EXPECT(!r->checks[AWR_QUALIFY_CONCURRENT_TORN].ran && !r->concurrent.ran &&
+		 !r->checks[AWR_QUALIFY_PERFORMANCE].ran && !r->perf,
+		 "checks ran outside the mask");
 	awr_qualify_report_free(r);
 	unlink(path);
 }
@@ -165,6 +182,8 @@ static void on_raw_loop(const char *dir)
 	expect(r, AWR_QUALIFY_KERNEL_REFUSALS, AWR_QUALIFY_SKIP);
 	expect(r, AWR_QUALIFY_CONCURRENT_TORN, AWR_QUALIFY_SKIP);
 	expect(r, AWR_QUALIFY_SHORT_PIN, AWR_QUALIFY_SKIP);
+	expect(r, AWR_QUALIFY_PERFORMANCE, AWR_QUALIFY_SKIP);
+	T_EXPECT(!r->perf, "a benchmark without a sweep");
 	T_EXPECT(!r->checks[AWR_QUALIFY_HARDWARE_PATH].ran, "hardware_path ran on a block device");
 	T_EXPECT(r->nr_sweep == 0 && !r->extent_map.present, "figures of checks that did not run");
 	awr_qualify_report_free(r);
