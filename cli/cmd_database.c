@@ -18,9 +18,9 @@ static const char *verdict_name(int v)
 	return awr_db_verdict_name((enum awr_db_verdict)v);
 }
 
-static const char *write_path_name(int p)
+static const char *write_route_name(int p)
 {
-	return awr_write_path_name((enum awr_write_path)p);
+	return awr_write_route_name((enum awr_write_route)p);
 }
 
 static const char *engine_name(int e)
@@ -49,7 +49,7 @@ static const struct field file_fields[] = {
 	F(hw_atomic, FLD_BOOL, "hw_atomic"),
 	F(by_provider, FLD_BOOL, "by_provider"),
 	F(hw_unit_max, FLD_SIZE, "hw_unit_max"),
-	F(write_path, FLD_ENUM, "write_path", .name = write_path_name),
+	F(write_route, FLD_ENUM, "write_path", .name = write_route_name),
 	F(mapped_bytes, FLD_SIZE, "mapped_bytes"),
 	F(aligned_bytes, FLD_SIZE, "aligned_bytes"),
 	F(device_offset_align, FLD_SIZE, "device_offset_align", .flags = FLD_NULL_ZERO),
@@ -196,7 +196,7 @@ static void print_text(const struct awr_db_report *r, bool all)
 		       f->page_size ? out_size(f->page_size, kbuf, sizeof(kbuf)) : "unknown", f->fs[0] ? f->fs : "?",
 		       f->device[0] ? f->device : "no device", f->statx_atomic ? "yes" : "no",
 		       out_size(f->aligned_bytes, a, sizeof(a)), out_size(f->mapped_bytes, b, sizeof(b)),
-		       awr_write_path_name(f->write_path));
+		       awr_write_route_name(f->write_route));
 		for (unsigned int k = 0; k < f->nr_reasons; k++)
 			printf("    - %s\n", f->reasons[k]);
 	}

@@ -91,7 +91,7 @@ static const char *rule_name(int r)
 
 static const char *path_name(int p)
 {
-	return awr_write_path_name(p);
+	return awr_write_route_name(p);
 }
 
 static const char *outcome_name(int o)
@@ -242,9 +242,9 @@ static void crash_json(struct json_object *f, const struct awr_qualify_report *r
 #define H(m, t, k, ...) FLD(struct awr_qualify_hw_path, m, t, k, __VA_ARGS__)
 static const struct field hw_path_fields[] = {
 	H(pages, FLD_UINT, "pages"),
-	H(count[AWR_PATH_HARDWARE], FLD_UINT, "hardware"),
-	H(count[AWR_PATH_SOFTWARE], FLD_UINT, "software"),
-	H(count[AWR_PATH_UNKNOWN], FLD_UINT, "unknown"),
+	H(count[AWR_ROUTE_HARDWARE], FLD_UINT, "hardware"),
+	H(count[AWR_ROUTE_SOFTWARE], FLD_UINT, "software"),
+	H(count[AWR_ROUTE_UNKNOWN], FLD_UINT, "unknown"),
 	H(prepared_aligned_bytes, FLD_SIZE, "prepared_aligned_bytes"),
 	FLD_END
 };
@@ -399,7 +399,7 @@ static struct json_object *checks_json(const struct awr_qualify_report *r)
 static const struct field range_fields[] = {
 	E(offset, FLD_SIZE, "offset"),
 	E(length, FLD_SIZE, "length"),
-	E(path, FLD_ENUM, "path", .name = path_name),
+	E(route, FLD_ENUM, "path", .name = path_name),
 	E(extents, FLD_UINT, "extents"),
 	FLD_END
 };
@@ -421,15 +421,15 @@ static const struct field map_head_fields[] = {
 
 static const struct field map_tail_fields[] = {
 	M(m.aligned_bytes, FLD_SIZE, "aligned_bytes"),
-	M(m.bytes[AWR_PATH_HARDWARE], FLD_SIZE, "hardware_bytes"),
-	M(m.bytes[AWR_PATH_SOFTWARE], FLD_SIZE, "software_bytes"),
+	M(m.bytes[AWR_ROUTE_HARDWARE], FLD_SIZE, "hardware_bytes"),
+	M(m.bytes[AWR_ROUTE_SOFTWARE], FLD_SIZE, "software_bytes"),
 	M(unknown, FLD_SIZE, "unknown_bytes"),
 	FLD_END
 };
 
 static struct json_object *extent_map_json(const struct awr_qualify_extent_map *m)
 {
-	struct map_row row = { *m, m->bytes[AWR_PATH_UNKNOWN] + m->bytes[AWR_PATH_REFUSED] };
+	struct map_row row = { *m, m->bytes[AWR_ROUTE_UNKNOWN] + m->bytes[AWR_ROUTE_REFUSED] };
 	struct json_object *o;
 
 	if (!m->present)

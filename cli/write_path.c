@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * awr write --report-path: each unit written with awr_pwrite_path(), which
+ * awr write --report-path: each unit written with awr_pwrite_route(), which
  * compares the unit's extent map before and after its write: in place is the
  * hardware path, remapped the software (copy-on-write) one.
  */
@@ -12,7 +12,7 @@
 #include "awr.h"
 
 struct write_paths {
-	uint64_t count[4];		/* per enum awr_write_path */
+	uint64_t count[4];		/* per enum awr_write_route */
 	struct json_object *units;	/* [{offset, length, path}] */
 };
 
@@ -34,9 +34,9 @@ struct write_paths *write_paths_new(const char *engine)
 ssize_t write_paths_pwrite(struct write_paths *w, struct awr_file *f, const void *buf, size_t len, uint64_t off,
 			   unsigned int flags, struct awr_verdict *v)
 {
-	enum awr_write_path p;
+	enum awr_write_route p;
 	struct json_object *o;
-	ssize_t ret = awr_pwrite_path(f, buf, len, off, flags, v, &p);
+	ssize_t ret = awr_pwrite_route(f, buf, len, off, flags, v, &p);
 
 	if (ret < 0)
 		return ret;
@@ -44,7 +44,7 @@ ssize_t write_paths_pwrite(struct write_paths *w, struct awr_file *f, const void
 	o = json_object_new_object();
 	json_object_object_add(o, "offset", out_u64(off));
 	json_object_object_add(o, "length", out_u64(len));
-	json_object_object_add(o, "path", json_object_new_string(awr_write_path_name(p)));
+	json_object_object_add(o, "path", json_object_new_string(awr_write_route_name(p)));
 	json_object_array_add(w->units, o);
 	return ret;
 }
@@ -55,12 +55,12 @@ void write_paths_report(const struct write_paths *w, struct json_object *o)
 		return;
 	if (!o) {
 		printf("paths: %" PRIu64 " hardware, %" PRIu64 " software, %" PRIu64 " unknown\n",
-		       w->count[AWR_PATH_HARDWARE], w->count[AWR_PATH_SOFTWARE], w->count[AWR_PATH_UNKNOWN]);
+		       w->count[AWR_ROUTE_HARDWARE], w->count[AWR_ROUTE_SOFTWARE], w->count[AWR_ROUTE_UNKNOWN]);
 		return;
 	}
-	json_object_object_add(o, "hardware", out_u64(w->count[AWR_PATH_HARDWARE]));
-	json_object_object_add(o, "software", out_u64(w->count[AWR_PATH_SOFTWARE]));
-	json_object_object_add(o, "unknown", out_u64(w->count[AWR_PATH_UNKNOWN]));
+	json_object_object_add(o, "hardware", out_u64(w->count[AWR_ROUTE_HARDWARE]));
+	json_object_object_add(o, "software", out_u64(w->count[AWR_ROUTE_SOFTWARE]));
+	json_object_object_add(o, "unknown", out_u64(w->count[AWR_ROUTE_UNKNOWN]));
 	json_object_object_add(o, "units", json_object_get(w->units));
 }
 

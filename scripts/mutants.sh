@@ -122,7 +122,7 @@ mutant queue-open-misaligned "the queue's per-write check lets a misaligned atom
 	$'\t       !(off & (len - 1)) && !((uintptr_t)buf & u->mem_mask) &&' \
 	$'\t       !((uintptr_t)buf & u->mem_mask) &&'
 
-mutant path-compare-moved "awr_path_compare does not compare device offsets: a remapped unit counts as in place" \
+mutant path-compare-moved "awr_route_compare does not compare device offsets: a remapped unit counts as in place" \
 	"path_predict fs_view_extents prepare_extents" lib/discover/extents.c \
 	'		if (a[i].logical != b[i].logical || a[i].physical != b[i].physical ||' \
 	'		if (a[i].logical != b[i].logical ||'

@@ -50,8 +50,8 @@ struct awr_db_file {
 	 */
 	bool by_provider;
 	uint32_t hw_unit_max;
-	/* the path an RWF_ATOMIC page write takes (awr_path_predict) */
-	enum awr_write_path write_path;
+	/* the route an RWF_ATOMIC page write takes (awr_route_predict); JSON "write_path" */
+	enum awr_write_route write_route;
 	uint64_t mapped_bytes;		/* FIEMAP: bytes mapped */
 	uint64_t aligned_bytes;		/* of those, in whole pages aligned on the device */
 	/* the largest power of two dividing every start below (partition, dm, md) */

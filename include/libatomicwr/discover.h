@@ -467,23 +467,24 @@ unsigned int awr_fs_findings(const struct awr_fs_view *v, const struct awr_exten
 			     struct awr_finding *out, unsigned int max);
 
 /* Which path an atomic write takes or took. */
-enum awr_write_path {
-	AWR_PATH_UNKNOWN = 0,	/* cannot be told (e.g. the range was not mapped before) */
-	AWR_PATH_HARDWARE,	/* one REQ_ATOMIC write in place */
-	AWR_PATH_SOFTWARE,	/* the filesystem's copy-on-write path */
-	AWR_PATH_REFUSED,	/* the kernel refuses the write */
+/* The route an atomic write takes or took ("path" is kept for file paths). */
+enum awr_write_route {
+	AWR_ROUTE_UNKNOWN = 0,	/* cannot be told (e.g. the range was not mapped before) */
+	AWR_ROUTE_HARDWARE,	/* one REQ_ATOMIC write in place */
+	AWR_ROUTE_SOFTWARE,	/* the filesystem's copy-on-write route */
+	AWR_ROUTE_REFUSED,	/* the kernel refuses the write */
 };
 
 /**
- * awr_write_path_name() - "hardware", "software", "unknown", "refused"
- * @p:	the path
+ * awr_write_route_name() - "hardware", "software", "unknown", "refused"
+ * @r:	the route
  *
  * Return: a static string.
  */
-const char *awr_write_path_name(enum awr_write_path p);
+const char *awr_write_route_name(enum awr_write_route r);
 
 /**
- * awr_path_predict() - the path an atomic write of @length at @offset takes by the filesystem's rule
+ * awr_route_predict() - the route an atomic write of @length at @offset takes (the fs's rule)
  * @fs:		the file's filesystem view
  * @r:		the file's extent report (any unit), or NULL for a range not yet allocated
  * @offset:	byte offset of the write
@@ -491,10 +492,11 @@ const char *awr_write_path_name(enum awr_write_path p);
  * @why:	a sentence saying why, or NULL
  * @why_len:	size of @why
  *
- * Return: an enum awr_write_path.
+ * Return: an enum awr_write_route.
  */
-enum awr_write_path awr_path_predict(const struct awr_fs_view *fs, const struct awr_extent_report *r,
-				     uint64_t offset, uint64_t length, char *why, size_t why_len);
+enum awr_write_route awr_route_predict(const struct awr_fs_view *fs,
+				       const struct awr_extent_report *r, uint64_t offset,
+				       uint64_t length, char *why, size_t why_len);
 
 /* The mapping of one unit's range, taken before and after a write. */
 struct awr_unit_map {
@@ -516,16 +518,17 @@ struct awr_unit_map {
 int awr_unit_map_read(int fd, uint64_t offset, uint64_t length, struct awr_unit_map *out);
 
 /**
- * awr_path_compare() - which path a write took, from the range's mapping before and after it
+ * awr_route_compare() - which route a write took, from the range's mapping before and after it
  * @before:	awr_unit_map_read() before the write
  * @after:	the same range after the write completed
  *
  * In place (every extent at the same device offset): hardware; moved:
  * software (copy-on-write); not mapped before: unknown.
  *
- * Return: an enum awr_write_path.
+ * Return: an enum awr_write_route.
  */
-enum awr_write_path awr_path_compare(const struct awr_unit_map *before, const struct awr_unit_map *after);
+enum awr_write_route awr_route_compare(const struct awr_unit_map *before,
+				       const struct awr_unit_map *after);
 
 #ifdef __cplusplus
 }

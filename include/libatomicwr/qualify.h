@@ -135,7 +135,7 @@ struct awr_qualify_crash {
 struct awr_qualify_hw_path {
 	bool ran;			/* every page was written: the counts hold */
 	unsigned int pages;
-	uint64_t count[4];		/* per enum awr_write_path */
+	uint64_t count[4];		/* per enum awr_write_route */
 	uint64_t prepared_aligned_bytes;
 };
 
@@ -160,11 +160,11 @@ struct awr_qualify_short_pin {
 	bool kernel_has_fix;		/* the running kernel has the fix (kernel rules table) */
 };
 
-/* A run of adjacent extents on which a unit takes the same path. */
+/* A run of adjacent extents on which a unit takes the same route. */
 struct awr_qualify_range {
 	uint64_t offset;
 	uint64_t length;
-	enum awr_write_path path;
+	enum awr_write_route route;
 	unsigned int extents;
 };
 
@@ -178,7 +178,7 @@ struct awr_qualify_extent_map {
 	unsigned int nr_listed;
 	struct awr_qualify_range *ranges;
 	uint64_t aligned_bytes;
-	uint64_t bytes[4];		/* per enum awr_write_path */
+	uint64_t bytes[4];		/* per enum awr_write_route */
 };
 
 /* One check as it ran. */

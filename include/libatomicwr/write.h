@@ -401,19 +401,19 @@ struct awr_prepare_result {
 int awr_prepare(int fd, uint64_t size, uint64_t unit, unsigned int flags, struct awr_prepare_result *res);
 
 /**
- * awr_pwrite_path() - awr_pwrite() that also reports the path the write took
- * @f:		the file (a regular file; for a block device the path is hardware)
+ * awr_pwrite_route() - awr_pwrite() that also reports the route the write took
+ * @f:		the file (a regular file; for a block device the route is hardware)
  * @buf:	the data
  * @len:	its length, one atomic unit
  * @off:	the offset
  * @flags:	AWR_WRITE_* flags
  * @v:		the broken rule when refused, may be NULL
- * @path:	the path the write took
+ * @route:	the route the write took
  *
  * Return: as awr_pwrite().
  */
-ssize_t awr_pwrite_path(struct awr_file *f, const void *buf, size_t len, uint64_t off,
-			unsigned int flags, struct awr_verdict *v, enum awr_write_path *path);
+ssize_t awr_pwrite_route(struct awr_file *f, const void *buf, size_t len, uint64_t off,
+			 unsigned int flags, struct awr_verdict *v, enum awr_write_route *route);
 
 #ifdef __cplusplus
 }

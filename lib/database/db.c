@@ -235,7 +235,7 @@ static void judge_extents(struct awr_db_file *f, int fd, const struct awr_fs_vie
 				FIEMAP_EXTENT_DELALLOC | FIEMAP_EXTENT_UNKNOWN))
 			moved += e->length;
 	}
-	f->write_path = awr_path_predict(fs, er, er->nr_misaligned ? er->misaligned[0].offset / f->page_size *
+	f->write_route = awr_route_predict(fs, er, er->nr_misaligned ? er->misaligned[0].offset / f->page_size *
 				   f->page_size : 0, f->page_size, NULL, 0);
 	if (er->aligned_bytes < er->total_bytes)
 		reason(f, AWR_DB_NOT_SAFE, "%" PRIu64 " of its %" PRIu64 " mapped bytes are not in whole %u-byte pages "
@@ -1119,7 +1119,7 @@ static void speed(struct awr_db_report *r, const char *given)
 	char parent[4096], *slash;
 
 	for (unsigned int i = 0; i < r->nr_files; i++)
-		software |= r->files[i].write_path == AWR_PATH_SOFTWARE;
+		software |= r->files[i].write_route == AWR_ROUTE_SOFTWARE;
 	if (r->verdict != AWR_DB_GUARANTEED || !software)
 		return;
 	snprintf(parent, sizeof(parent), "%s", given);

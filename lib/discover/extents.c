@@ -265,42 +265,42 @@ static unsigned int runs(const struct awr_unit_map *m, struct awr_extent *out)
  * xfs_reflink_end_atomic_cow(), fs/xfs/xfs_reflink.c, 6.16+), so the device
  * offset changes.
  */
-enum awr_write_path awr_path_compare(const struct awr_unit_map *before, const struct awr_unit_map *after)
+enum awr_write_route awr_route_compare(const struct awr_unit_map *before, const struct awr_unit_map *after)
 {
 	struct awr_extent a[8], b[8];
 	unsigned int na, nb;
 
 	if (!before || !after || !before->mapped || !after->mapped)
-		return AWR_PATH_UNKNOWN;
+		return AWR_ROUTE_UNKNOWN;
 	na = runs(before, a);
 	nb = runs(after, b);
 	if (na != nb)
-		return AWR_PATH_SOFTWARE;
+		return AWR_ROUTE_SOFTWARE;
 	for (unsigned int i = 0; i < na; i++)
 		if (a[i].logical != b[i].logical || a[i].physical != b[i].physical ||
 		    a[i].length != b[i].length)
-			return AWR_PATH_SOFTWARE;
-	return AWR_PATH_HARDWARE;
+			return AWR_ROUTE_SOFTWARE;
+	return AWR_ROUTE_HARDWARE;
 }
 
-const char *awr_write_path_name(enum awr_write_path p)
+const char *awr_write_route_name(enum awr_write_route p)
 {
 	switch (p) {
-	case AWR_PATH_HARDWARE:
+	case AWR_ROUTE_HARDWARE:
 		return "hardware";
-	case AWR_PATH_SOFTWARE:
+	case AWR_ROUTE_SOFTWARE:
 		return "software";
-	case AWR_PATH_REFUSED:
+	case AWR_ROUTE_REFUSED:
 		return "refused";
 	default:
 		return "unknown";
 	}
 }
 
-static enum awr_write_path say(enum awr_write_path p, char *why, size_t len, const char *fmt, ...)
+static enum awr_write_route say(enum awr_write_route p, char *why, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-static enum awr_write_path say(enum awr_write_path p, char *why, size_t len, const char *fmt, ...)
+static enum awr_write_route say(enum awr_write_route p, char *why, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -332,61 +332,61 @@ static const struct awr_extent *extent_at(const struct awr_extent_report *r, uin
  * judged within the allocation group. A hole longer than one block is never
  * written in place; shared (reflinked) blocks must be copied first.
  */
-static enum awr_write_path predict_xfs(const struct awr_fs_view *fs, const struct awr_extent_report *r,
+static enum awr_write_route predict_xfs(const struct awr_fs_view *fs, const struct awr_extent_report *r,
 				       uint64_t off, uint64_t len, char *why, size_t wl)
 {
 	const struct awr_extent *e = extent_at(r, off);
 	uint64_t bs = fs->block_size ? fs->block_size : 4096, phys, blk;
 
 	if (!fs->hardware_max)
-		return say(AWR_PATH_SOFTWARE, why, wl, "the device below has no atomic write support: "
+		return say(AWR_ROUTE_SOFTWARE, why, wl, "the device below has no atomic write support: "
 			   "XFS writes by copy-on-write");
 	if (len > fs->hardware_max)
-		return say(AWR_PATH_SOFTWARE, why, wl, "%" PRIu64 " bytes is above the device's atomic "
+		return say(AWR_ROUTE_SOFTWARE, why, wl, "%" PRIu64 " bytes is above the device's atomic "
 			   "unit_max %" PRIu64 ": XFS writes by copy-on-write", len, fs->hardware_max);
 	if (!e)
-		return len <= bs ? say(AWR_PATH_HARDWARE, why, wl, "one unallocated block: allocated "
+		return len <= bs ? say(AWR_ROUTE_HARDWARE, why, wl, "one unallocated block: allocated "
 				       "and written in place")
-				 : say(AWR_PATH_SOFTWARE, why, wl, "the range is not allocated: XFS "
+				 : say(AWR_ROUTE_SOFTWARE, why, wl, "the range is not allocated: XFS "
 				       "allocates more than one block by copy-on-write");
 	if (e->flags & FIEMAP_EXTENT_SHARED)
-		return say(AWR_PATH_SOFTWARE, why, wl, "the extent is shared (reflinked): it is copied");
+		return say(AWR_ROUTE_SOFTWARE, why, wl, "the extent is shared (reflinked): it is copied");
 	if (e->flags & AWR_FIEMAP_NO_ADDRESS)
-		return say(AWR_PATH_UNKNOWN, why, wl, "the extent has no device address yet");
+		return say(AWR_ROUTE_UNKNOWN, why, wl, "the extent has no device address yet");
 	if (off + len > e->logical + e->length)
-		return say(AWR_PATH_SOFTWARE, why, wl, "the range crosses the end of the extent at "
+		return say(AWR_ROUTE_SOFTWARE, why, wl, "the range crosses the end of the extent at "
 			   "%" PRIu64 ": more than one extent", e->logical + e->length);
 	phys = e->physical + (off - e->logical);
 	blk = phys / bs;
 	if (fs->ag_size)
 		blk %= fs->ag_size / bs;
 	if (blk % (len / bs ? len / bs : 1))
-		return say(AWR_PATH_SOFTWARE, why, wl, "the extent's block %" PRIu64 " (device byte "
+		return say(AWR_ROUTE_SOFTWARE, why, wl, "the extent's block %" PRIu64 " (device byte "
 			   "%" PRIu64 ") is not a multiple of the write's %" PRIu64 " blocks", blk, phys,
 			   len / bs);
-	return say(AWR_PATH_HARDWARE, why, wl, "one naturally aligned extent within the device's limit");
+	return say(AWR_ROUTE_HARDWARE, why, wl, "one naturally aligned extent within the device's limit");
 }
 
-enum awr_write_path awr_path_predict(const struct awr_fs_view *fs, const struct awr_extent_report *r,
+enum awr_write_route awr_route_predict(const struct awr_fs_view *fs, const struct awr_extent_report *r,
 				     uint64_t offset, uint64_t length, char *why, size_t why_len)
 {
 	if (!fs)
-		return say(AWR_PATH_UNKNOWN, why, why_len, "no filesystem view");
+		return say(AWR_ROUTE_UNKNOWN, why, why_len, "no filesystem view");
 	if (!fs->atomic)
-		return say(AWR_PATH_REFUSED, why, why_len, "the kernel offers no atomic writes on this file");
+		return say(AWR_ROUTE_REFUSED, why, why_len, "the kernel offers no atomic writes on this file");
 	if (!awr_is_pow2(length) || length < fs->unit_min || length > fs->unit_max || offset % length)
-		return say(AWR_PATH_REFUSED, why, why_len, "a write of %" PRIu64 " at %" PRIu64 " is not "
+		return say(AWR_ROUTE_REFUSED, why, why_len, "a write of %" PRIu64 " at %" PRIu64 " is not "
 			   "a naturally aligned power of two from %u to %u", length, offset,
 			   fs->unit_min, fs->unit_max);
 	switch (fs->type) {
 	case AWR_FS_BLOCK:
-		return say(AWR_PATH_HARDWARE, why, why_len, "a block device writes atomically itself");
+		return say(AWR_ROUTE_HARDWARE, why, why_len, "a block device writes atomically itself");
 	case AWR_FS_EXT4:
 		/* ext4 has no software path (ext4_iomap_begin(), fs/ext4/inode.c, 6.16) */
-		return say(AWR_PATH_HARDWARE, why, why_len, "ext4 writes atomically only in place");
+		return say(AWR_ROUTE_HARDWARE, why, why_len, "ext4 writes atomically only in place");
 	case AWR_FS_XFS:
 		return predict_xfs(fs, r, offset, length, why, why_len);
 	default:
-		return say(AWR_PATH_UNKNOWN, why, why_len, "the filesystem's path is not known");
+		return say(AWR_ROUTE_UNKNOWN, why, why_len, "the filesystem's path is not known");
 	}
 }

@@ -9,7 +9,7 @@
  *   block is a multiple of the page's blocks and the page is within the
  *   device's atomic unit_max; a hole of more than one block, a shared extent,
  *   anything else goes by copy-on-write (xfs_bmap_hw_atomic_write_possible(),
- *   xfs_direct_write_iomap_begin(); the rule is awr_path_predict()).
+ *   xfs_direct_write_iomap_begin(); the rule is awr_route_predict()).
  * So on XFS the store's file must be allocated already, every page of it
  * inside such an extent: judged extent by extent (the first page of each,
  * the others follow from its alignment), never page by page.
@@ -43,7 +43,7 @@ bool awr__pages_xfs_in_place(const struct awr_fs_view *fs, const struct awr_exte
 				       next);
 			return false;
 		}
-		if (awr_path_predict(fs, r, e->logical, ps, rule, sizeof(rule)) != AWR_PATH_HARDWARE) {
+		if (awr_route_predict(fs, r, e->logical, ps, rule, sizeof(rule)) != AWR_ROUTE_HARDWARE) {
 			awr__pages_say(why, len, "the page at byte %" PRIu64 " would not go in place: %s",
 				       e->logical, rule);
 			return false;

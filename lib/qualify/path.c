@@ -3,7 +3,7 @@
  * The hardware_path check of qualification on a file: 16 KiB pages written at
  * aligned offsets of a prepared file (awr_prepare: every unit on an aligned
  * extent) must take the hardware path, as the extent map before and after each
- * write shows (awr_pwrite_path: in place, not remapped by copy-on-write).
+ * write shows (awr_pwrite_route: in place, not remapped by copy-on-write).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -72,20 +72,20 @@ static int write_pages(struct awr_file *f, void *buf, struct awr_qualify_hw_path
 		       char *first, size_t flen, char *why, size_t len)
 {
 	struct awr_verdict vd;
-	enum awr_write_path p;
+	enum awr_write_route p;
 
 	for (unsigned int i = 0; i < PAGES; i++) {
 		uint64_t off = (uint64_t)i * (SPAN / PAGES);	/* aligned, spread over the file */
 
-		if (awr_pwrite_path(f, buf, PAGE, off, AWR_WRITE_DSYNC, &vd, &p) < 0) {
+		if (awr_pwrite_route(f, buf, PAGE, off, AWR_WRITE_DSYNC, &vd, &p) < 0) {
 			snprintf(why, len, "the atomic write of 16 KiB at %" PRIu64 " failed: %s",
 				 off, vd.message);
 			return -1;
 		}
 		h->count[p]++;
-		if (p != AWR_PATH_HARDWARE && !first[0])
+		if (p != AWR_ROUTE_HARDWARE && !first[0])
 			snprintf(first, flen, "the first at %" PRIu64 " took the %s path", off,
-				 awr_write_path_name(p));
+				 awr_write_route_name(p));
 	}
 	h->pages = PAGES;
 	h->ran = true;
@@ -95,7 +95,7 @@ static int write_pages(struct awr_file *f, void *buf, struct awr_qualify_hw_path
 static void judge(struct awr_qualify_check *c, const struct awr_qualify_hw_path *h,
 		  const char *first)
 {
-	uint64_t hw = h->count[AWR_PATH_HARDWARE];
+	uint64_t hw = h->count[AWR_ROUTE_HARDWARE];
 
 	if (hw == PAGES)
 		awr__q_set(c, AWR_QUALIFY_PASS, "%u 16 KiB pages at aligned offsets of a prepared "
@@ -105,7 +105,7 @@ static void judge(struct awr_qualify_check *c, const struct awr_qualify_hw_path 
 		awr__q_set(c, AWR_QUALIFY_FAIL, "%" PRIu64 " of %u 16 KiB pages at aligned "
 			   "offsets of a prepared file did not take the hardware path (%" PRIu64
 			   " software, %" PRIu64 " unknown); %s", PAGES - hw, PAGES,
-			   h->count[AWR_PATH_SOFTWARE], h->count[AWR_PATH_UNKNOWN], first);
+			   h->count[AWR_ROUTE_SOFTWARE], h->count[AWR_ROUTE_UNKNOWN], first);
 }
 
 void awr__q_hw_path(struct awr__qctx *q, struct awr_qualify_check *c)
@@ -150,7 +150,7 @@ void awr__q_hw_path(struct awr__qctx *q, struct awr_qualify_check *c)
 #define MAP_RANGES_MAX	256U	/* ranges listed in the report's map (the byte counts cover all) */
 
 static void map_range(struct awr_qualify_extent_map *m, uint64_t off, uint64_t len,
-		      enum awr_write_path p, unsigned int extents)
+		      enum awr_write_route p, unsigned int extents)
 {
 	if (m->nr_ranges++ < MAP_RANGES_MAX)
 		m->ranges[m->nr_listed++] = (struct awr_qualify_range){ off, len, p, extents };
@@ -160,14 +160,14 @@ static void map_range(struct awr_qualify_extent_map *m, uint64_t off, uint64_t l
 static void map_runs(struct awr_qualify_extent_map *m, const struct awr_fs_view *v,
 		     const struct awr_extent_report *r)
 {
-	enum awr_write_path run = AWR_PATH_UNKNOWN;
+	enum awr_write_route run = AWR_ROUTE_UNKNOWN;
 	uint64_t off = 0, len = 0;
 	unsigned int in_run = 0;
 
 	for (unsigned int i = 0; i <= r->nr_extents; i++) {
 		const struct awr_extent *e = i < r->nr_extents ? &r->extents[i] : NULL;
-		enum awr_write_path p = e ? awr_path_predict(v, r, e->logical, m->unit, NULL, 0) :
-					    AWR_PATH_UNKNOWN;
+		enum awr_write_route p = e ? awr_route_predict(v, r, e->logical, m->unit, NULL, 0) :
+					    AWR_ROUTE_UNKNOWN;
 
 		if (in_run && (!e || p != run || e->logical != off + len)) {
 			map_range(m, off, len, run, in_run);
@@ -189,7 +189,7 @@ static void map_runs(struct awr_qualify_extent_map *m, const struct awr_fs_view 
 /*
  * The target file's extent map at the stress unit, as ranges: runs of
  * adjacent extents on which a unit written at the extent's start takes the
- * same path (awr_path_predict), a hole ending a run.
+ * same path (awr_route_predict), a hole ending a run.
  */
 void awr__q_extent_map(struct awr__qctx *q)
 {

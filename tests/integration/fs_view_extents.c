@@ -201,7 +201,7 @@ static void check_write_path(const char *mnt)
 	if (!v.atomic)
 		T_SKIP("no atomic writes on XFS files here (kernel before 6.13)");
 	T_EXPECT_EQ(awr_extents_read(awr_file_fd(f), 16384, &r), 0, "extents");
-	T_EXPECT(awr_path_predict(&v, r, 32768, 16384, why, sizeof(why)) == AWR_PATH_SOFTWARE,
+	T_EXPECT(awr_route_predict(&v, r, 32768, 16384, why, sizeof(why)) == AWR_ROUTE_SOFTWARE,
 		 "predicted software: %s", why);
 	awr_extent_report_free(r);
 	T_EXPECT(!xfs_io_fiemap(file, &x0), "xfs_io fiemap before");
@@ -211,7 +211,7 @@ static void check_write_path(const char *mnt)
 	T_EXPECT(awr_pwrite(f, buf, 16384, 32768, AWR_WRITE_DSYNC, &vd) == 16384, "atomic write: %s", vd.message);
 	T_EXPECT_EQ(awr_unit_map_read(awr_file_fd(f), 32768, 16384, &after), 0, "map after");
 	T_EXPECT(!xfs_io_fiemap(file, &x1), "xfs_io fiemap after");
-	T_EXPECT_EQ(awr_path_compare(&before, &after), AWR_PATH_SOFTWARE, "observed software");
+	T_EXPECT_EQ(awr_route_compare(&before, &after), AWR_ROUTE_SOFTWARE, "observed software");
 	/* independently: xfs_io's extent holding byte 32768 moved */
 	{
 		uint64_t p0 = 0, p1 = 0;
@@ -231,7 +231,7 @@ static void check_write_path(const char *mnt)
 	T_EXPECT(pwrite(awr_file_fd(f), buf, 16384, 65536) == 16384, "plain write");
 	T_EXPECT(fdatasync(awr_file_fd(f)) == 0, "fdatasync");
 	T_EXPECT_EQ(awr_unit_map_read(awr_file_fd(f), 65536, 16384, &after), 0, "map after plain");
-	T_EXPECT_EQ(awr_path_compare(&before, &after), AWR_PATH_HARDWARE, "a plain overwrite stays in place");
+	T_EXPECT_EQ(awr_route_compare(&before, &after), AWR_ROUTE_HARDWARE, "a plain overwrite stays in place");
 	awr_file_close(f);
 }
 
