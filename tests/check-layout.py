@@ -7,6 +7,7 @@
 # what: every awr__ function a private header lib/STAGE/*.h declares is defined in lib/STAGE/*.c.
 #   check-layout.py LIBDIR LIBATOMICWR.A
 #   check-layout.py --self-test       (a made-up upward reference must be found)
+#   check-layout.py --tests TESTSDIR  (the tests mirror the tree: tests/README)
 import os
 import re
 import subprocess
@@ -145,9 +146,85 @@ def self_test():
     return ok and found
 
 
+# --- the tests mirror the tree (tests/README, "Where a test lives") -----------------------------
+# tests/unit/STAGE/NAME.{c,py,sh}: STAGE a folder of lib/ ('lib' for lib/'s own files) or cli;
+# tests/integration/CAPABILITY_what.{c,sh,py,h}: CAPABILITY one of these, or a helper shared by
+# several capabilities.
+UNIT_FOLDERS = [s or 'lib' for s in ORDER] + ['cli']
+CAPABILITIES = ['bench', 'cli', 'db', 'discover', 'faults', 'journal', 'pages', 'prepare',
+                'qualify', 'replay', 'stress', 'verify', 'write']
+SHARED_HELPERS = ['with-scratch-xfs.sh', 'expect.sh', 'scratch_mounts.sh', 'xfs_shutdown.c']
+TEST_SUFFIXES = ('.c', '.h', '.py', '.sh')
+
+
+def test_violations(files):
+    """files: paths under tests/, as 'unit/...' and 'integration/...'."""
+    bad = []
+    for rel in sorted(files):
+        parts = rel.split('/')
+        name = parts[-1]
+        if name == 'meson.build' and len(parts) == 2:
+            continue
+        if parts[0] == 'unit':
+            if len(parts) == 2 and name.endswith('.h'):
+                continue        # a fixture helper shared by several stages' tests
+            if len(parts) != 3 or parts[1] not in UNIT_FOLDERS or not name.endswith(TEST_SUFFIXES):
+                bad.append(f'tests/{rel}: a unit test lives in tests/unit/STAGE/ (STAGE one of '
+                           f'{", ".join(UNIT_FOLDERS)}) and ends in .c, .py, .sh or .h')
+        elif parts[0] == 'integration':
+            cap = name.split('_', 1)[0]
+            if len(parts) == 2 and name in SHARED_HELPERS:
+                continue
+            if len(parts) != 2 or cap not in CAPABILITIES or '_' not in name or \
+                    not name.endswith(TEST_SUFFIXES):
+                bad.append(f'tests/{rel}: an integration test is '
+                           f'tests/integration/CAPABILITY_what (.c, .sh, .py, .h) with '
+                           f'CAPABILITY one of {", ".join(CAPABILITIES)}')
+    return bad
+
+
+def test_files(testsdir):
+    out = []
+    for top in ('unit', 'integration'):
+        for root, dirs, names in os.walk(os.path.join(testsdir, top)):
+            dirs[:] = [d for d in dirs if d != '__pycache__']
+            for n in names:
+                out.append(os.path.relpath(os.path.join(root, n), testsdir))
+    return out
+
+
+def tests_self_test():
+    files = ['unit/meson.build', 'unit/sysfs_fixture.h', 'unit/decide/rules.c', 'unit/lib/size.c',
+             'unit/cli/cli_stack.py', 'integration/meson.build', 'integration/db_verdict.sh',
+             'integration/with-scratch-xfs.sh', 'integration/pages_stamp.h',
+             'unit/size.c', 'unit/qualifying/x.c', 'integration/concurrency.c',
+             'integration/sub/db_x.sh', 'integration/db_notes.txt']
+    bad = test_violations(files)
+    wrong = ['unit/size.c', 'unit/qualifying/x.c', 'integration/concurrency.c',
+             'integration/sub/db_x.sh', 'integration/db_notes.txt']
+    ok = len(bad) == len(wrong) and all(any(f'tests/{w}:' in b for b in bad) for w in wrong)
+    print('self-test:', 'test files in the wrong place are found' if ok else
+          f'FAIL: expected {wrong} found, got {bad}')
+    return ok
+
+
+def tests_main(testsdir):
+    if not tests_self_test():
+        return 1
+    files = test_files(testsdir)
+    bad = test_violations(files)
+    for b in bad:
+        print('FAIL:', b)
+    print(f'test layout: {len(files)} files of tests/unit and tests/integration, '
+          f'{len(bad)} misplaced')
+    return 1 if bad else 0
+
+
 def main():
     if sys.argv[1:] == ['--self-test']:
-        return 0 if self_test() else 1
+        return 0 if self_test() and tests_self_test() else 1
+    if sys.argv[1:2] == ['--tests'] and len(sys.argv) == 3:
+        return tests_main(sys.argv[2])
     libdir, archive = sys.argv[1:3]
     if not self_test():
         return 1

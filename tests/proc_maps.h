@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Is a shared object mapped into this process? Read from /proc/self/maps, not through the library
- * under test: for tests/unit/optlib.c and the guest's nvme-dlopen (tests/vm/guest/nvme-dlopen.c,
- * which includes it by a relative path).
+ * under test: for tests/unit/lib/optlib.c and the guest's nvme-dlopen
+ * (tests/vm/guest/nvme-dlopen.c, which includes it by a relative path).
  */
 #ifndef AWR_TEST_PROC_MAPS_H
 #define AWR_TEST_PROC_MAPS_H

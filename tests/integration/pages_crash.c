@@ -934,9 +934,9 @@ static bool shutdown_cycle(unsigned int mode, unsigned int seed)
 	T_EXPECT(read(fds[0], &a, sizeof(a)) == sizeof(a), "no batch acknowledged before the shutdown");
 	nanosleep(&(struct timespec){ 0, (long)(20 + (seed * 53) % 200) * 1000000L }, NULL);
 	/*
-	 * The crash instant, as crash_shutdown.sh takes it: a batch acknowledged after it was in flight
-	 * (its fdatasync may have returned after the shutdown): old or new. At most one can be: the
-	 * writer has one batch in flight.
+	 * The crash instant, as verify_crash_shutdown.sh takes it: a batch acknowledged after it
+	 * was in flight (its fdatasync may have returned after the shutdown): old or new. At most
+	 * one can be: the writer has one batch in flight.
 	 */
 	crash_ns = mono_ns();
 	shut_down();

@@ -104,7 +104,7 @@ extra_guest=(tests/devices/guest-devices tests/integration/uring_engine tests/in
 	tests/integration/pages_crash)
 
 # the SCSI target over an NVMe namespace (guest/lio.sh: tcm_loop, iblock backstore) and the
-# short-pin probe of awr qualify as a guest program (tests/integration/short_pin.c)
+# short-pin probe of awr qualify as a guest program (tests/integration/qualify_short_pin.c)
 guest_modules+=(target_core_mod target_core_iblock tcm_loop)
 extra_guest+=(tests/integration/short_pin)
 

@@ -140,7 +140,7 @@ static const struct {
 	/*
 	 * The shape comes before O_DIRECT (generic_atomic_write_valid): a buffered
 	 * write of a bad shape gets EINVAL, not EOPNOTSUPP (XFS on 6.18, seen with
-	 * a raw pwritev2 in tests/integration/xfs_atomic.c).
+	 * a raw pwritev2 in tests/integration/write_xfs_atomic.c).
 	 */
 	{ "buffered and misaligned", &lim, { 4096, 16384, ALIGNED, 1, O_RDWR }, AWR_RULE_MISALIGNED,
 	  -EINVAL, "offset 4096 is not a multiple of the length 16384" },

@@ -804,8 +804,8 @@ run_nvme_mpath() {
 # concurrency: 8 threads sharing one awr_file, then 4 processes, overlapping 16 KiB atomic writes on
 # the first 256 KiB of the scsi_debug disk (sd_default's parameters) and of the NAWUPF 7 namespace
 # (awrnp7), both devices at once, 30 s per run; zero torn, corrupt or misplaced units, a planted torn
-# unit found (tests/integration/concurrency.c). On the 7.x guest only, to keep the stage short: on the
-# other kernels an INFO line and no case.
+# unit found (tests/integration/write_concurrency.c). On the 7.x guest only, to keep the stage
+# short: on the other kernels an INFO line and no case.
 run_concurrency() {
 	local g=$1 disk ns d rc
 	if ! kernel_at_least 7.0; then

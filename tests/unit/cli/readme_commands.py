@@ -5,7 +5,7 @@
 # `awr CMD --help` lists. Negative control first: a text with an unknown command and an unknown
 # option must be flagged by the same check.
 #
-#   readme_commands.py AWR README.md
+#   cli/readme_commands.py AWR README.md
 import re
 import subprocess
 import sys

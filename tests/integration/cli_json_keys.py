@@ -7,7 +7,7 @@
 # severity at the top and in fs.findings, the kernel and awr version in probe, list and qualify);
 # numbers are printed rounded to their meaning (no 6.84e-06 seconds); schema_version is 2. Control: a
 # key absent from the page is reported by the same check.
-#   json_keys.py AWR MAN_PAGE FIXTURES   (run under with-scratch-xfs.sh)
+#   cli_json_keys.py AWR MAN_PAGE FIXTURES   (run under with-scratch-xfs.sh)
 import json
 import os
 import re

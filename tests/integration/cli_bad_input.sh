@@ -9,7 +9,7 @@
 # was wrong, and change no byte of any target (hashed before and after). The library's half runs
 # bad_input_lib on the same paths.
 #
-#   with-scratch-xfs.sh bad_input.sh AWR BAD_INPUT_LIB FIXTURES_DIR
+#   with-scratch-xfs.sh cli_bad_input.sh AWR BAD_INPUT_LIB FIXTURES_DIR
 set -u
 awr=$1 lib=$2 fix=$3
 dir=${AWR_SCRATCH_DIR:?run under with-scratch-xfs.sh}

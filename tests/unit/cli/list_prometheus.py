@@ -16,11 +16,11 @@ import sys
 import tempfile
 
 here = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(here, '..'))
+sys.path.insert(0, os.path.join(here, '..', '..'))
 from checks import check, finish  # noqa: E402
 
 awr = sys.argv[1]
-prom = os.path.join(here, '..', 'prom_check.py')
+prom = os.path.join(here, '..', '..', 'prom_check.py')
 
 
 def put(path, value):

@@ -11,7 +11,7 @@
 #   - a write whose last unit ends past 2^63 or past the device: nothing is written at all;
 #   - a file that is an active swap area (where swapon works here);
 #   - a character device and a FIFO refused before any open for reading or writing (strace).
-#   target_open.sh AWR
+#   write_target_open.sh AWR
 set -u
 awr=$1
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root for loop devices and mounts"; exit 77; }

@@ -3,7 +3,7 @@
 # Description: crash test of awr stress and awr verify on scratch XFS: journaled atomic writers, the
 # filesystem shut down mid-flight without a log flush, mounted again (log recovery), verified.
 #
-#   crash_shutdown.sh AWR XFS_SHUTDOWN   (run under with-scratch-xfs.sh)
+#   verify_crash_shutdown.sh AWR XFS_SHUTDOWN   (run under with-scratch-xfs.sh)
 #
 # What it proves: every write the journal acknowledges before the crash instant survives the
 # shutdown and log recovery (lost 0), and the verifier agrees with the journal (acknowledged plus

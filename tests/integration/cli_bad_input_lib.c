@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Description: the library's half of the bad-input table (run by bad_input.sh): bad paths through
- * every public open, bad sizes and write shapes through the rule checker and the write calls, bad
- * stress and verify options. Each must return a negative errno (with a verdict message where the
- * call gives one) and never crash; bad_input.sh hashes the targets before and after.
+ * Description: the library's half of the bad-input table (run by cli_bad_input.sh): bad
+ * paths through every public open, bad sizes and write shapes through the rule checker and
+ * the write calls, bad stress and verify options. Each must return a negative errno (with a
+ * verdict message where the call gives one) and never crash; cli_bad_input.sh hashes the
+ * targets before and after.
  *
  *   bad_input_lib BAD_PATH... -- GOOD_FILE
  */

@@ -9,7 +9,7 @@ import sys
 import tempfile
 
 awr, fixtures = sys.argv[1], sys.argv[2]
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
 from checks import check, finish  # noqa: E402
 
 

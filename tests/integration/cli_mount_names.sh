@@ -4,7 +4,7 @@
 # them as \040, \011, \134) is printed and matched as it is by every user of the mountinfo
 # reader: awr list (text and JSON), awr probe (the filesystem found by its mount), awr write's
 # refusal of the mounted device (its message names the mount point), and the device unchanged.
-#   with-scratch-xfs.sh mount_names.sh AWR
+#   with-scratch-xfs.sh cli_mount_names.sh AWR
 set -u
 awr=$1
 dev=$AWR_SCRATCH_DEV name=$(basename "$AWR_SCRATCH_DEV")

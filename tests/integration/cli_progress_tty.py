@@ -5,7 +5,7 @@
 # ("stress: 1 of 2 s (50%)", "prepare: ... allocated", "verify: ... read", "qualify: check 1 of 7")
 # and clear it at the end; standard output holds no progress. Controls: the same commands with
 # standard error a pipe, and with -o json under the pty, print no progress at all.
-#   progress_tty.py AWR   (run under with-scratch-xfs.sh: AWR_SCRATCH_DIR)
+#   cli_progress_tty.py AWR   (run under with-scratch-xfs.sh: AWR_SCRATCH_DIR)
 import os
 import pty
 import subprocess
