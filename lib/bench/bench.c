@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * The benchmark engine (awr_bench_run(), include/libatomicwr/bench.h):
- * database-style page writes through the io_uring engine, atomic vs plain vs
- * doublewrite, each mode on --jobs threads with a ring each; pages mode is
- * in pages.c, the latency histogram in hist.c, the target in target.c.
+ * database-style page writes through the library's queue (awr_queue_open(),
+ * the io_uring engine), atomic vs plain vs doublewrite, each mode on --jobs
+ * threads with a queue each; pages mode is in pages.c, the latency histogram
+ * in hist.c, the target in target.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -26,7 +27,7 @@ volatile sig_atomic_t awr__bench_stopped;
 struct bench {
 	const struct awr_bench_opts *o;
 	struct awr_file *f;
-	struct awr_ring *r;
+	struct awr_queue *q;
 	struct awr_bench_mode_result *res;	/* the job's own result, merged after the mode */
 	const char *name;
 	enum awr_bench_mode mode;
@@ -41,7 +42,7 @@ struct bench {
 	uint64_t dw_offset;		/* this job's doublewrite area */
 	uint64_t seq, rng;
 	uint64_t start, deadline, shown;
-	struct awr_ring_stats ring;	/* the job's ring counters at the end of the mode */
+	struct awr_ring_stats ring;	/* the job's queue counters at the end of the mode */
 	double clock_ns;		/* what one clock read costs (clock_read_ns()) */
 	uint64_t qhist[QHIST];		/* writes by ns spent queueing each, less the clock */
 	struct awr__hist hist;
@@ -93,16 +94,9 @@ static int fail(struct bench *b, int err, const char *fmt, ...)
 	return err;
 }
 
-/* A completion that is not a whole page: say why, with the rule when one refused it. */
+/* A completion that is not a whole page: say why. */
 static int fail_write(struct bench *b, const struct awr_completion *c, uint64_t off, uint64_t len)
 {
-	struct awr_verdict v;
-
-	if (c->rule != AWR_RULE_OK) {
-		awr_file_check(b->f, b->buf, len, off, &v);
-		return fail(b, c->res, "refused before the kernel: %s (rule %s)", v.message,
-			    awr_rule_name(c->rule));
-	}
 	return fail(b, c->res < 0 ? c->res : -EIO,
 		    "the write of %" PRIu64 " bytes at %" PRIu64 " failed: %s",
 		    len, off, c->res < 0 ? strerror(-c->res) : "short write");
@@ -123,14 +117,19 @@ static void progress(struct bench *b, uint64_t now, bool last)
 	b->o->progress(&p, b->o->progress_arg);
 }
 
+/* Queue a page; one the queue refuses (a rule broken) stops the mode, naming the rule. */
 static int queue_page(struct bench *b, unsigned int slot)
 {
 	const unsigned char *p = b->buf + (uint64_t)slot * b->o->unit;
+	struct awr_verdict v;
+	int ret;
 
-	if (b->fixed)
-		return awr_ring_queue_write_fixed(b->r, 0, p, b->o->unit, b->off[slot], slot,
-						  b->flags);
-	return awr_ring_queue_write(b->r, p, b->o->unit, b->off[slot], slot, b->flags);
+	v.rule = AWR_RULE_OK;	/* set by the queue only when a rule refuses the write */
+	ret = awr_queue_write(b->q, p, b->o->unit, b->off[slot], slot, b->flags, &v);
+	if (ret && ret != -EBUSY && v.rule != AWR_RULE_OK)
+		return fail(b, ret, "refused before the kernel: %s (rule %s)", v.message,
+			    awr_rule_name(v.rule));
+	return ret;
 }
 
 static int queue_slot(struct bench *b, unsigned int slot, uint64_t now)
@@ -173,7 +172,7 @@ static int queue_slots(struct bench *b, const unsigned int *s, unsigned int n)
 			t1 = awr__now_ns();
 			qhist_add(b, (double)(t1 - t) - b->clock_ns, 1);
 			if (!ret)
-				awr_ring_submit(b->r);
+				awr_queue_submit(b->q);
 			t = awr__now_ns();
 		}
 		return ret;
@@ -246,8 +245,8 @@ static int run_stream(struct bench *b)
 	uint64_t now;
 	int n, ret = stream_start(b);
 
-	while (!ret && awr_ring_outstanding(b->r)) {
-		n = awr_ring_reap(b->r, c, REAP_MAX, 1);
+	while (!ret && awr_queue_outstanding(b->q)) {
+		n = awr_queue_reap(b->q, c, REAP_MAX, 1);
 		if (n < 0)
 			return fail(b, n, "waiting for completions failed: %s", strerror(-n));
 		now = awr__now_ns();
@@ -277,7 +276,7 @@ static int write_batch(struct bench *b)
 	unsigned int next = 0;
 	int n, ret;
 
-	while (next < b->batch || awr_ring_outstanding(b->r)) {
+	while (next < b->batch || awr_queue_outstanding(b->q)) {
 		while (next < b->batch && !b->res->error) {
 			ret = queue_page(b, next);
 			if (ret == -EBUSY)
@@ -288,7 +287,7 @@ static int write_batch(struct bench *b)
 		}
 		if (b->res->error && next < b->batch)
 			next = b->batch;
-		n = awr_ring_reap(b->r, c, REAP_MAX, 1);
+		n = awr_queue_reap(b->q, c, REAP_MAX, 1);
 		if (n < 0)
 			return fail(b, n, "waiting for completions failed: %s", strerror(-n));
 		for (int i = 0; i < n; i++)
@@ -316,8 +315,8 @@ static int write_dw_copy(struct bench *b)
 
 	while (chunk * 2 <= DW_CHUNK_MAX && len % (chunk * 2) == 0)
 		chunk *= 2;
-	ret = awr_write_units(b->r, b->buf, b->dw_offset, len, chunk,
-			      AWR_WRITE_PLAIN | (b->flags & AWR_WRITE_DSYNC), &res);
+	ret = awr_queue_write_units(b->q, b->buf, b->dw_offset, len, chunk,
+				    AWR_WRITE_PLAIN | (b->flags & AWR_WRITE_DSYNC), &res);
 	if (ret)
 		return fail(b, ret, "doublewrite copy: %s",
 			    res.verdict.message[0] ? res.verdict.message : strerror(-ret));
@@ -358,18 +357,18 @@ static int run_batches(struct bench *b, bool doublewrite)
 	return 0;
 }
 
-/* The job's ring: made in its own thread (a ring is used by the thread that made it). */
-static int job_ring(struct bench *b)
+/* The job's queue: made in its own thread (a ring is used by the thread that made it). */
+static int job_queue(struct bench *b)
 {
 	unsigned int slots = b->o->qd > b->batch ? b->o->qd : b->batch;
 	struct iovec iov = { b->buf, (size_t)slots * b->o->unit };
-	unsigned int rflags = AWR_RING_REGISTER_FILE | (b->o->sqpoll ? AWR_RING_SQPOLL : 0);
-	int ret = awr_ring_create(b->f, b->o->qd, rflags, &b->r);
+	unsigned int qflags = AWR_QUEUE_REGISTER_FILE | (b->o->sqpoll ? AWR_QUEUE_SQPOLL : 0);
+	int ret = awr_queue_open(AWR_QUEUE_URING, NULL, b->f, b->o->qd, qflags, &b->q);
 
 	if (ret)
 		return fail(b, ret, "cannot set up io_uring with queue depth %u%s: %s", b->o->qd,
 			    b->o->sqpoll ? " and SQPOLL" : "", strerror(-ret));
-	if (b->fixed && (ret = awr_ring_register_buffers(b->r, &iov, 1)))
+	if (b->fixed && (ret = awr_queue_register_buffers(b->q, &iov, 1)))
 		return fail(b, ret, "cannot register the page buffers with io_uring: %s",
 			    strerror(-ret));
 	return 0;
@@ -379,12 +378,12 @@ static void *job_run(void *arg)
 {
 	struct bench *b = arg;
 
-	if (!job_ring(b))
+	if (!job_queue(b))
 		bench_modes[b->mode].run(b);
-	if (b->r)
-		awr_ring_stats(b->r, &b->ring);
-	awr_ring_free(b->r);
-	b->r = NULL;
+	if (b->q)
+		awr_queue_stats(b->q, &b->ring);
+	awr_queue_close(b->q);
+	b->q = NULL;
 	return NULL;
 }
 
@@ -469,6 +468,8 @@ static void job_ready(struct bench *b, enum awr_bench_mode m, struct awr_bench_m
 	b->name = bench_modes[m].name;
 	b->flags = bench_modes[m].flags | dsync;
 	b->fixed = o->fixed_buffers && (b->flags & AWR_WRITE_PLAIN);
+	if (b->fixed)
+		b->flags |= AWR_WRITE_FIXED;
 	b->start = b->shown = start;
 	b->deadline = start + (uint64_t)(o->seconds * 1e9);
 }

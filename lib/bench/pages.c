@@ -36,7 +36,7 @@ struct writer {
 	struct awr_pages *s;		/* the store (W_AUTO, W_DW) */
 	int fd;				/* naive-dw's file */
 	struct awr_file *f;
-	struct awr_ring *r;
+	struct awr_queue *q;
 	uint64_t *lat;			/* batch times, ns */
 	uint64_t ns;			/* sum of them */
 	double cpu, ucpu;		/* the process's CPU during its batches, s */
@@ -86,15 +86,15 @@ static int naive_batch(struct writer *w, const struct awr_bench_opts *o, const u
 		return -errno;
 	while (done < batch) {
 		while (next < batch) {
-			ret = awr_ring_queue_write(w->r, buf + (size_t)next * o->unit, o->unit,
-						   pn[next] * o->unit, next, AWR_WRITE_PLAIN);
+			ret = awr_queue_write(w->q, buf + (size_t)next * o->unit, o->unit,
+					      pn[next] * o->unit, next, AWR_WRITE_PLAIN, NULL);
 			if (ret == -EBUSY)
 				break;
 			if (ret)
 				return ret;
 			next++;
 		}
-		n = awr_ring_reap(w->r, c, 64, 1);
+		n = awr_queue_reap(w->q, c, 64, 1);
 		if (n < 0)
 			return n;
 		for (int i = 0; i < n; i++)
@@ -340,7 +340,8 @@ static int open_writer(struct writer *w, int k, const struct awr_bench_opts *o, 
 	w->fd = fd;
 	ret = awr_file_from_fd(w->fd, &w->f);
 	if (!ret)
-		ret = awr_ring_create(w->f, o->qd, AWR_RING_REGISTER_FILE, &w->r);
+		ret = awr_queue_open(AWR_QUEUE_URING, NULL, w->f, o->qd, AWR_QUEUE_REGISTER_FILE,
+				     &w->q);
 	if (ret)
 		snprintf(w->res->message, sizeof(w->res->message),
 			 "cannot set up naive-dw's ring: %s", strerror(-ret));
@@ -352,7 +353,7 @@ static void close_writer(struct writer *w)
 	char dw[sizeof(w->path) + 16];
 
 	awr_pages_close(w->s);
-	awr_ring_free(w->r);
+	awr_queue_close(w->q);
 	awr_file_close(w->f);
 	if (w->fd >= 0)
 		close(w->fd);
