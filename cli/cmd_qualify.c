@@ -30,13 +30,13 @@ struct qctx {
 	bool is_blk;
 	bool created;			/* we created target: remove it at the end */
 	bool quick, crash, force;
-	bool create;			/* --create: a missing PATH is made (and removed at the end) */
+	bool create;			/* --create: a missing PATH is made (removed at the end) */
 	uint64_t size;			/* target size (block device) */
 	struct progress *pr;		/* the running check's line */
 	unsigned int nr;		/* checks begun */
 };
 
-/* What to remove when qualify is interrupted: its scratch file, journal directory and crash scratch XFS. */
+/* What to remove when qualify is interrupted: its scratch file (the library: the rest). */
 static char scratch[4200];
 
 static void on_signal(int sig)
@@ -84,7 +84,8 @@ static int file_target(struct qctx *q, const char *path, bool dir)
 	}
 	snprintf(tmp, sizeof(tmp), "%s", path);
 	if (dir)
-		snprintf(q->target, sizeof(q->target), "%s/awr-qualify.%d.dat", q->dir, (int)getpid());
+		snprintf(q->target, sizeof(q->target), "%s/awr-qualify.%d.dat", q->dir,
+			 (int)getpid());
 	else
 		snprintf(q->target, sizeof(q->target), "%s/%s", q->dir, basename(tmp));
 	return 0;
@@ -115,11 +116,12 @@ static int setup_target(struct qctx *q)
 			out_error("cannot examine %s: %s", q->path, strerror(errno));
 			return -errno;
 		}
-		/* a typo must not qualify a new file and report PASS: a missing PATH only with --create */
+		/* a typo must not qualify a new file and PASS: a missing PATH needs --create */
 		if (!q->create) {
-			out_error("%s does not exist: give an existing directory (qualify makes its scratch file in "
-				  "it), file or block device, or --create to make the file %s for the run and remove "
-				  "it at the end", q->path, q->path);
+			out_error("%s does not exist: give an existing directory (qualify makes "
+				  "its scratch file in it), file or block device, or --create to "
+				  "make the file %s for the run and remove it at the end", q->path,
+				  q->path);
 			out_set_errno(ENOENT);
 			return -ENOENT;
 		}
@@ -129,8 +131,9 @@ static int setup_target(struct qctx *q)
 	if (S_ISBLK(st.st_mode))
 		return block_target(q, q->path);
 	if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
-		out_error("%s is neither a directory, a regular file nor a block device: "
-			  "give a directory on the filesystem to qualify, a file, or a block device", q->path);
+		out_error("%s is neither a directory, a regular file nor a block device: give "
+			  "a directory on the filesystem to qualify, a file, or a block device",
+			  q->path);
 		return -EINVAL;
 	}
 	ret = file_target(q, q->path, S_ISDIR(st.st_mode));
@@ -138,7 +141,7 @@ static int setup_target(struct qctx *q)
 		return ret;
 	if (S_ISDIR(st.st_mode))
 		return create_file(q);
-	/* a file that holds data is refused: give its directory (a scratch file), an empty file, or --force */
+	/* a file holding data is refused: give its directory, an empty file, or --force */
 	q->fd = target_open("qualify", q->target, O_RDWR | O_DIRECT, 0, q->force);
 	return q->fd < 0 ? q->fd : 0;
 }
@@ -210,7 +213,7 @@ static int write_report(const char *file, struct json_object *o)
 	return fclose(f) ? -errno : 0;
 }
 
-/* @text after @lead, wrapped at word boundaries to 100 columns, the lines after the first indented */
+/* @text after @lead, wrapped at word boundaries to 100 columns, later lines indented */
 static void print_wrapped(const char *lead, const char *text)
 {
 	size_t col = strlen(lead), indent = col;
@@ -348,18 +351,21 @@ int cmd_qualify(int argc, const char **argv)
 	int quick = 0, crash = 0, force = 0, create = 0;
 	char *report = NULL, *html = NULL;
 	struct poptOption table[] = {
-		{ "create", 0, POPT_ARG_NONE, &create, 0, "PATH does not exist: make it as the file to qualify "
-		  "(removed at the end); without it a missing PATH is refused", NULL },
-		{ "quick", 0, POPT_ARG_NONE, &quick, 0, "short runs: under 30 s on a scratch XFS", NULL },
+		{ "create", 0, POPT_ARG_NONE, &create, 0,
+		  "PATH does not exist: make it as the file to qualify (removed at the end); "
+		  "without it a missing PATH is refused", NULL },
+		{ "quick", 0, POPT_ARG_NONE, &quick, 0, "short runs: under 30 s on a scratch XFS",
+		  NULL },
 		{ "crash", 0, POPT_ARG_NONE, &crash, 0,
 		  "also crash-test: shut down a scratch XFS that qualify makes itself (an image on "
 		  "PATH's filesystem, a loop device; needs root and mkfs.xfs) mid-write", NULL },
-		{ "report", 0, POPT_ARG_STRING, &report, 0, "write the JSON report to FILE", "FILE" },
-		{ "html", 0, POPT_ARG_STRING, &html, 0, "write the report as one self-contained HTML page to FILE "
-		  "(charts drawn inline, nothing loaded)", "FILE" },
-		{ "for", 0, POPT_ARG_STRING, NULL, 0, "PATH is a database's data directory: judge whether its "
-		  "torn-page protection may be turned off instead (innodb or postgresql; awr database, reads only)",
-		  "ENGINE" },
+		{ "report", 0, POPT_ARG_STRING, &report, 0, "write the JSON report to FILE",
+		  "FILE" },
+		{ "html", 0, POPT_ARG_STRING, &html, 0, "write the report as one self-contained "
+		  "HTML page to FILE (charts drawn inline, nothing loaded)", "FILE" },
+		{ "for", 0, POPT_ARG_STRING, NULL, 0, "PATH is a database's data directory: judge "
+		  "whether its torn-page protection may be turned off instead (innodb or "
+		  "postgresql; awr database, reads only)", "ENGINE" },
 		{ "force", 0, POPT_ARG_NONE, &force, 0,
 		  "write even if the target is mounted, in use, formatted or holds data", NULL },
 		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options_prom, 0, "Output:", NULL },
