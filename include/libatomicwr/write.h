@@ -20,12 +20,14 @@ struct awr_file;
 
 /* awr_file_open() flags */
 #define AWR_OPEN_DSYNC		(1U << 0)	/* open O_DSYNC: every write durable */
-#define AWR_OPEN_BUFFERED	(1U << 1)	/* do not open O_DIRECT (tests only: atomic writes then fail) */
+/* do not open O_DIRECT (tests only: atomic writes then fail) */
+#define AWR_OPEN_BUFFERED	(1U << 1)
 #define AWR_OPEN_READONLY	(1U << 2)	/* open read-only */
 
 /* awr_pwrite() flags */
 #define AWR_WRITE_DSYNC		(1U << 0)	/* RWF_DSYNC: durable when it returns */
-#define AWR_WRITE_NOCHECK	(1U << 1)	/* skip the rule check (tests: let the kernel judge) */
+/* skip the rule check (tests: let the kernel judge) */
+#define AWR_WRITE_NOCHECK	(1U << 1)
 
 /**
  * awr_file_open() - open a file or block device for atomic writes
@@ -149,7 +151,8 @@ struct awr_ring;
 
 /* awr_ring_create() flags */
 #define AWR_RING_REGISTER_FILE	(1U << 0)	/* register the fd (IOSQE_FIXED_FILE) */
-#define AWR_RING_SQPOLL		(1U << 1)	/* a kernel thread polls the queue (IORING_SETUP_SQPOLL) */
+/* a kernel thread polls the queue (IORING_SETUP_SQPOLL) */
+#define AWR_RING_SQPOLL		(1U << 1)
 /*
  * Hand each write to the kernel as it is queued (awr_ring_submit() inside
  * awr_ring_queue_write(): one io_uring_enter() per write): the device starts on
@@ -160,14 +163,18 @@ struct awr_ring;
  */
 #define AWR_RING_SUBMIT_EACH	(1U << 2)
 
-/* awr_ring_queue_write() / awr_write_units() flags, besides AWR_WRITE_DSYNC and AWR_WRITE_NOCHECK */
-#define AWR_WRITE_PLAIN		(1U << 8)	/* a plain O_DIRECT write: no RWF_ATOMIC, no rule check */
+/*
+ * awr_ring_queue_write() / awr_write_units() flags, besides AWR_WRITE_DSYNC and
+ * AWR_WRITE_NOCHECK: a plain O_DIRECT write, no RWF_ATOMIC, no rule check
+ */
+#define AWR_WRITE_PLAIN		(1U << 8)
 
 /* One completed write (awr_queue_reap(), awr_ring_reap()). A plain value type. */
 struct awr_completion {
 	uint64_t tag;		/* the caller's tag given with the write */
 	int32_t res;		/* bytes written, or a negative errno */
-	enum awr_rule rule;	/* the rule that refused it before the kernel; AWR_RULE_OK otherwise */
+	/* the rule that refused it before the kernel; AWR_RULE_OK otherwise */
+	enum awr_rule rule;
 };
 
 /**
@@ -271,15 +278,18 @@ struct awr_file *awr_ring_file(const struct awr_ring *r);
 struct awr_ring_stats {
 	uint64_t submitted;		/* writes handed to the kernel */
 	uint64_t completed;		/* kernel completions reaped */
-	uint64_t submit_calls;		/* submissions and waits (each at most one io_uring_enter()) */
+	/* submissions and waits (each at most one io_uring_enter()) */
+	uint64_t submit_calls;
 	uint64_t reaps;			/* awr_ring_reap() calls that found writes in the kernel */
 	uint64_t inflight_sum;		/* writes in the kernel at those reaps, summed */
-	uint64_t reaps_below_depth;	/* of those, reaps with fewer than the depth in the kernel */
+	/* of those, reaps with fewer than the depth in the kernel */
+	uint64_t reaps_below_depth;
 	uint32_t inflight_last;		/* writes in the kernel at the last such reap */
 	uint32_t inflight_min;
 	uint32_t inflight_max;
 	uint32_t setup_flags;		/* the IORING_SETUP_* flags the kernel accepted */
-	uint32_t wait_flags;		/* IORING_ENTER_* added to each wait: NO_IOWAIT (1 << 7) on 6.15+ */
+	/* IORING_ENTER_* added to each wait: NO_IOWAIT (1 << 7) on 6.15+ */
+	uint32_t wait_flags;
 	uint32_t reserved32;
 	uint64_t reserved[3];
 };
@@ -328,7 +338,8 @@ struct awr_batch_result {
 	uint64_t units_failed;		/* units refused or failed */
 	int error;			/* 0 or the first error (lowest offset) */
 	uint64_t error_offset;		/* offset of the unit that failed first */
-	struct awr_verdict verdict;	/* its verdict: a rule, or AWR_RULE_OK when the kernel refused */
+	/* its verdict: a rule, or AWR_RULE_OK when the kernel refused */
+	struct awr_verdict verdict;
 	uint32_t reserved[8];
 };
 
@@ -382,7 +393,8 @@ struct awr_prepare_result {
 };
 
 /* awr_prepare() flags */
-#define AWR_PREPARE_HINT_ONLY	(1U << 0)	/* XFS: set the hint and fallocate, no aligned placement */
+/* XFS: set the hint and fallocate, no aligned placement */
+#define AWR_PREPARE_HINT_ONLY	(1U << 0)
 
 /**
  * awr_prepare() - preallocate a new or empty file for atomic writes of @unit
@@ -398,7 +410,8 @@ struct awr_prepare_result {
  * Return: 0, or a negative errno (-EEXIST: the file holds data; -EINVAL: the
  * unit or size; -EOPNOTSUPP: the filesystem) with @res saying why.
  */
-int awr_prepare(int fd, uint64_t size, uint64_t unit, unsigned int flags, struct awr_prepare_result *res);
+int awr_prepare(int fd, uint64_t size, uint64_t unit, unsigned int flags,
+		struct awr_prepare_result *res);
 
 /**
  * awr_pwrite_route() - awr_pwrite() that also reports the route the write took
