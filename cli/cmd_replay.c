@@ -79,13 +79,17 @@ static struct json_object *flags_json(uint64_t flags)
 	return a;
 }
 
+static const struct field entry_fields[] = {
+	FLD(struct awr__lw_entry, index, FLD_UINT, "index"),
+	FLD(struct awr__lw_entry, sector, FLD_UINT, "sector"),
+	FLD(struct awr__lw_entry, nr_sectors, FLD_UINT, "nr_sectors"),
+	FLD_END
+};
+
 static struct json_object *entry_json(const struct awr__lw_entry *e)
 {
-	struct json_object *o = json_object_new_object();
+	struct json_object *o = fld_json(entry_fields, e);
 
-	json_object_object_add(o, "index", out_u64(e->index));
-	json_object_object_add(o, "sector", out_u64(e->sector));
-	json_object_object_add(o, "nr_sectors", out_u64(e->nr_sectors));
 	json_object_object_add(o, "flags", flags_json(e->flags));
 	json_object_object_add(o, "mark",
 			       (e->flags & AWR__LW_MARK) ? json_object_new_string(e->mark) : NULL);
@@ -439,6 +443,20 @@ static int replay_range(const struct replay_opts *o, int fd, struct awr__lw_log 
 	return err;
 }
 
+#define R(m, t, k, ...) FLD(struct replay_run, m, t, k, __VA_ARGS__)
+static const struct field run_fields[] = {
+	R(from, FLD_UINT, "from_entry"),
+	R(to, FLD_UINT, "to_entry"),
+	R(entries, FLD_UINT, "entries_replayed"),
+	R(writes, FLD_UINT, "writes"),
+	R(bytes_written, FLD_SIZE, "bytes_written"),
+	R(discards, FLD_UINT, "discards"),
+	R(bytes_discarded, FLD_SIZE, "bytes_discarded"),
+	R(discard_method, FLD_STR, "discard_method", .flags = FLD_NULL_ZERO),
+	FLD_END
+};
+#undef R
+
 static void replay_report(const struct replay_opts *o, const struct awr__lw_log *log,
 			  const struct replay_run *r)
 {
@@ -460,15 +478,7 @@ static void replay_report(const struct replay_opts *o, const struct awr__lw_log 
 	json_object_object_add(d, "log", json_object_new_string(o->log_path));
 	json_object_object_add(d, "target", json_object_new_string(o->target));
 	json_object_object_add(d, "sector_size", out_u64(log->sectorsize));
-	json_object_object_add(d, "from_entry", out_u64(r->from));
-	json_object_object_add(d, "to_entry", out_u64(r->to));
-	json_object_object_add(d, "entries_replayed", out_u64(r->entries));
-	json_object_object_add(d, "writes", out_u64(r->writes));
-	json_object_object_add(d, "bytes_written", out_u64(r->bytes_written));
-	json_object_object_add(d, "discards", out_u64(r->discards));
-	json_object_object_add(d, "bytes_discarded", out_u64(r->bytes_discarded));
-	json_object_object_add(d, "discard_method", r->discard_method ?
-			       json_object_new_string(r->discard_method) : NULL);
+	fld_json_add(d, run_fields, r);
 	out_print_json(d);
 }
 

@@ -38,28 +38,60 @@ static void report_text(const char *path, const struct awr_stress_opts *o,
 	(void)path;
 }
 
+#define S(m, t, k, ...) FLD(struct awr_stress_result, m, t, k, __VA_ARGS__)
+static const struct field run_fields[] = {
+	S(units, FLD_UINT, "units"),
+	S(writes, FLD_UINT, "writes"),
+	S(bytes, FLD_SIZE, "bytes"),
+	S(nsec, FLD_NSEC, "seconds", .decimals = 3),
+	S(first_generation, FLD_UINT, "first_generation"),
+	S(last_generation, FLD_UINT, "last_generation"),
+	FLD_END
+};
+
+static const struct field error_fields[] = {
+	S(journal_syncs, FLD_UINT, "journal_syncs"),
+	S(error, FLD_ENUM, "error", .name = out_errno_name, .flags = FLD_NULL_ZERO),
+	FLD_END
+};
+#undef S
+
+/* What the options asked, as the document gives it */
+struct stress_asked {
+	uint32_t unit;
+	unsigned int threads;
+	bool dsync, atomic;
+	const char *journal;
+};
+
+static const struct field asked_head[] = {
+	FLD(struct stress_asked, unit, FLD_SIZE, "unit"),
+	FLD(struct stress_asked, threads, FLD_UINT, "threads"),
+	FLD_END
+};
+
+static const struct field asked_tail[] = {
+	FLD(struct stress_asked, dsync, FLD_BOOL, "dsync"),
+	FLD(struct stress_asked, atomic, FLD_BOOL, "atomic"),
+	FLD(struct stress_asked, journal, FLD_STR, "journal", .flags = FLD_NULL_ZERO),
+	FLD_END
+};
+
 static void report_json(const char *path, const struct awr_stress_opts *o,
 			const struct awr_stress_result *r)
 {
 	struct json_object *j = json_object_new_object();
+	struct stress_asked a = { o->unit, o->threads, o->flags & AWR_STRESS_DSYNC,
+				  !(o->flags & AWR_STRESS_PLAIN), o->journal };
 
 	json_object_object_add(j, "path", json_object_new_string(path));
-	json_object_object_add(j, "unit", out_u64(o->unit));
-	json_object_object_add(j, "threads", out_u64(o->threads));
-	json_object_object_add(j, "units", out_u64(r->units));
-	json_object_object_add(j, "writes", out_u64(r->writes));
-	json_object_object_add(j, "bytes", out_u64(r->bytes));
-	json_object_object_add(j, "seconds", out_double((double)r->nsec / 1e9, 3));
-	json_object_object_add(j, "first_generation", out_u64(r->first_generation));
-	json_object_object_add(j, "last_generation", out_u64(r->last_generation));
-	json_object_object_add(j, "dsync", json_object_new_boolean(o->flags & AWR_STRESS_DSYNC));
-	json_object_object_add(j, "atomic", json_object_new_boolean(!(o->flags & AWR_STRESS_PLAIN)));
-	json_object_object_add(j, "journal", o->journal ? json_object_new_string(o->journal) : NULL);
-	json_object_object_add(j, "journal_syncs", out_u64(r->journal_syncs));
-	json_object_object_add(j, "error", r->error ? json_object_new_string(out_errno_name(r->error)) : NULL);
+	fld_json_add(j, asked_head, &a);
+	fld_json_add(j, run_fields, r);
+	fld_json_add(j, asked_tail, &a);
+	fld_json_add(j, error_fields, r);
 	json_object_object_add(j, "error_offset", r->error ? out_u64(r->error_offset) : NULL);
-	json_object_object_add(j, "journal_error",
-			       r->journal_error ? json_object_new_string(out_errno_name(r->journal_error)) : NULL);
+	json_object_object_add(j, "journal_error", r->journal_error ?
+			       json_object_new_string(out_errno_name(r->journal_error)) : NULL);
 	out_print_json(j);
 }
 
