@@ -1,5 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* awr: the command table and dispatch. Commands are thin layers over libatomicwr. */
+/*
+ * awr: the command table and dispatch. cli/ parses and renders, nothing else:
+ * each command parses its options (args.c), calls the library stage that
+ * does the work (discover, decide, write, verify, bench, qualify, database)
+ * and renders the typed result it gets back through one output layer
+ * (output.c, fields.c: field tables walked by the text, JSON and Prometheus
+ * back ends), or the HTML report (report_html.c). Decisions, findings and
+ * verdicts are the library's; a command only says them.
+ */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>

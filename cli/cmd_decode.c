@@ -365,23 +365,28 @@ static const char *const format_names[] = {
 	"nvme-cli", "nvme-cli -H", "nvme-cli -o json", "sg_vpd -p bl", "sg_readcap", "dump", "elided",
 };
 
+static const char *field_name(int f)
+{
+	return awr_input_field_name((enum awr_input_field)f);
+}
+
+static const struct field change_fields[] = {
+	FLD(struct change, field, FLD_ENUM, "field", .name = field_name),
+	FLD(struct change, reading, FLD_UINT, "reading"),
+	FLD(struct change, before, FLD_UINT, "before"),
+	FLD(struct change, after, FLD_UINT, "after"),
+	FLD_END
+};
+
 /* "readings": {"count", "used", "changed": [{"field", "reading", "before", "after"}], "meaning"} */
 static struct json_object *readings_json(const struct decode_args *a)
 {
-	struct json_object *o = json_object_new_object(), *arr = json_object_new_array();
+	struct json_object *o = json_object_new_object(), *arr;
 	struct change c[32];
 	unsigned int nr = changes(a, c, 32);
 	char meaning[1024];
 
-	for (unsigned int i = 0; i < nr; i++) {
-		struct json_object *j = json_object_new_object();
-
-		json_object_object_add(j, "field", json_object_new_string(awr_input_field_name(c[i].field)));
-		json_object_object_add(j, "reading", out_u64(c[i].reading));
-		json_object_object_add(j, "before", out_u64(c[i].before));
-		json_object_object_add(j, "after", out_u64(c[i].after));
-		json_object_array_add(arr, j);
-	}
+	arr = fld_json_array(change_fields, c, sizeof(*c), nr);
 	change_meaning(a, c, nr, meaning, sizeof(meaning));
 	json_object_object_add(o, "count", out_u64(a->nr_readings));
 	json_object_object_add(o, "used", out_u64(a->used));
@@ -473,11 +478,8 @@ static void print_findings(const struct awr_device *d)
 {
 	if (awr_device_nr_findings(d))
 		printf("\nfindings:\n");
-	for (unsigned int i = 0; i < awr_device_nr_findings(d); i++) {
-		const struct awr_finding *f = awr_device_finding(d, i);
-
-		printf("  [%s] %s: %s\n", out_severity_name(f->severity), f->id, f->message);
-	}
+	for (unsigned int i = 0; i < awr_device_nr_findings(d); i++)
+		out_finding_print(awr_device_finding(d, i));
 }
 
 static void report(const struct decode_args *a, const struct awr_device *d)
