@@ -207,6 +207,20 @@ static void probe_print(const struct awr_probe *p)
 	fs_probe_print(awr_probe_path_name(p));	/* cli/fs_out.c */
 }
 
+/* --require SIZE and its outcome */
+struct requirement {
+	uint64_t size;
+	bool met;
+	const char *reason;	/* why not, NULL when met */
+};
+
+static const struct field require_fields[] = {
+	FLD(struct requirement, size, FLD_SIZE, "size"),
+	FLD(struct requirement, met, FLD_BOOL, "met"),
+	FLD(struct requirement, reason, FLD_STR, "reason", .flags = FLD_NULL_ZERO),
+	FLD_END
+};
+
 /* --require SIZE: met, or why not in one sentence (reason) */
 static bool check_require(const struct awr_limits *e, uint64_t size, char *reason, size_t len)
 {
@@ -257,14 +271,10 @@ int cmd_probe(int argc, const char **argv)
 	if (out_mode == OUT_JSON) {
 		struct json_object *o = probe_json(p);
 
-		if (require) {	/* the requirement and its outcome, for a collector */
-			struct json_object *r = json_object_new_object();
+		struct requirement r = { req, met, met ? NULL : reason };
 
-			json_object_object_add(r, "size", out_u64(req));
-			json_object_object_add(r, "met", json_object_new_boolean(met));
-			json_object_object_add(r, "reason", met ? NULL : json_object_new_string(reason));
-			json_object_object_add(o, "require", r);
-		}
+		if (require)	/* the requirement and its outcome, for a collector */
+			json_object_object_add(o, "require", fld_json(require_fields, &r));
 		out_print_json(o);
 	} else {
 		probe_print(p);

@@ -18,17 +18,30 @@ static void rules_print(uint32_t kernel)
 		       awr_kernel_rule_since(r, since, sizeof(since)));
 }
 
+/* One rule of the kernel table as the document gives it */
+struct rule_row {
+	bool applies;
+	char since[64];
+	const char *text;
+};
+
+static const struct field rule_fields[] = {
+	FLD(struct rule_row, applies, FLD_BOOL, "applies"),
+	FLD(struct rule_row, since, FLD_CHARS, "since"),
+	FLD(struct rule_row, text, FLD_STR, "text"),
+	FLD_END
+};
+
 static struct json_object *rules_json(uint32_t kernel)
 {
-	struct json_object *o = json_object_new_object(), *e;
-	char since[64];
+	struct json_object *o = json_object_new_object();
+	struct rule_row x;
 
 	for (int r = 0; r < AWR_KRULE__COUNT; r++) {
-		e = json_object_new_object();
-		json_object_object_add(e, "applies", json_object_new_boolean(awr_kernel_has(kernel, r)));
-		json_object_object_add(e, "since", json_object_new_string(awr_kernel_rule_since(r, since, sizeof(since))));
-		json_object_object_add(e, "text", json_object_new_string(awr_kernel_rule_text(r)));
-		json_object_object_add(o, awr_kernel_rule_name(r), e);
+		x.applies = awr_kernel_has(kernel, r);
+		awr_kernel_rule_since(r, x.since, sizeof(x.since));
+		x.text = awr_kernel_rule_text(r);
+		json_object_object_add(o, awr_kernel_rule_name(r), fld_json(rule_fields, &x));
 	}
 	return o;
 }
