@@ -8,8 +8,12 @@
 
 #include "awr.h"
 
-/* The numeric option (int, long long, double) called @name (@len bytes) in @t or a table it includes. */
-static const struct poptOption *numeric_option(const struct poptOption *t, const char *name, size_t len)
+/*
+ * The numeric option (int, long long, double) called @name (@len bytes) in @t or a table it
+ * includes.
+ */
+static const struct poptOption *numeric_option(const struct poptOption *t, const char *name,
+					       size_t len)
 {
 	for (; t->longName || t->shortName || t->argInfo; t++) {
 		unsigned int type = t->argInfo & POPT_ARG_MASK;
@@ -18,9 +22,10 @@ static const struct poptOption *numeric_option(const struct poptOption *t, const
 		if (type == POPT_ARG_INCLUDE_TABLE && t->arg) {
 			if ((in = numeric_option(t->arg, name, len)))
 				return in;
-		} else if (t->longName && strlen(t->longName) == len && !strncmp(t->longName, name, len) &&
-			   (type == POPT_ARG_INT || type == POPT_ARG_LONG || type == POPT_ARG_LONGLONG ||
-			    type == POPT_ARG_DOUBLE)) {
+		} else if (t->longName && strlen(t->longName) == len &&
+			   !strncmp(t->longName, name, len) &&
+			   (type == POPT_ARG_INT || type == POPT_ARG_LONG ||
+			    type == POPT_ARG_LONGLONG || type == POPT_ARG_DOUBLE)) {
 			return t;
 		}
 	}
@@ -46,16 +51,21 @@ static int check_numeric_values(int argc, const char **argv, const struct poptOp
 			continue;
 		val = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
 		if (val && (!*val || *val == '-' || *val == ' ')) {
-			out_error("--%s '%s' is not a number: give a non-negative number, such as --%s %s", o->longName,
-				  val, o->longName, o->argDescrip && !strcmp(o->argDescrip, "S") ? "1.5" : "10");
+			out_error("--%s '%s' is not a number: give a non-negative number, such as "
+				  "--%s %s", o->longName,
+				  val, o->longName,
+				  o->argDescrip && !strcmp(o->argDescrip, "S") ? "1.5" : "10");
 			return -EINVAL;
 		}
 	}
 	return 0;
 }
 
-/* The string option called @name (@len bytes, or the short name @sh) in @t or a table it includes. */
-static const struct poptOption *string_option(const struct poptOption *t, const char *name, size_t len, char sh)
+/*
+ * The string option called @name (@len bytes, or the short name @sh) in @t or a table it includes.
+ */
+static const struct poptOption *string_option(const struct poptOption *t, const char *name,
+					      size_t len, char sh)
 {
 	for (; t->longName || t->shortName || t->argInfo; t++) {
 		unsigned int type = t->argInfo & POPT_ARG_MASK;
@@ -66,7 +76,8 @@ static const struct poptOption *string_option(const struct poptOption *t, const 
 				return in;
 		} else if (type == POPT_ARG_STRING &&
 			   ((sh && t->shortName == sh) ||
-			    (!sh && t->longName && strlen(t->longName) == len && !strncmp(t->longName, name, len)))) {
+			    (!sh && t->longName && strlen(t->longName) == len &&
+			     !strncmp(t->longName, name, len)))) {
 			return t;
 		}
 	}
@@ -79,7 +90,8 @@ static const struct poptOption *string_option(const struct poptOption *t, const 
  * application frees). The last occurrence wins in popt, so the earlier ones
  * are dropped from the arguments popt sees. Returns a new argv (argc in @n).
  */
-static const char **drop_repeated_strings(int argc, const char **argv, const struct poptOption *table, int *n)
+static const char **drop_repeated_strings(int argc, const char **argv,
+					  const struct poptOption *table, int *n)
 {
 	const struct poptOption **opt = calloc((size_t)argc + 1, sizeof(*opt));
 	const char **out = calloc((size_t)argc + 1, sizeof(*out));
@@ -97,7 +109,8 @@ static const char **drop_repeated_strings(int argc, const char **argv, const str
 
 		if (!strncmp(a, "--", 2)) {
 			eq = strchr(a + 2, '=');
-			opt[i] = string_option(table, a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2), 0);
+			opt[i] = string_option(table, a + 2,
+					       eq ? (size_t)(eq - a - 2) : strlen(a + 2), 0);
 			width[i] = opt[i] && !eq && i + 1 < argc ? 2 : 1;
 		} else if (a[0] == '-' && a[1] && a[1] != '-') {
 			opt[i] = string_option(table, NULL, 0, a[1]);
@@ -142,7 +155,8 @@ int cmd_parse(struct cmd_ctx *c, int argc, const char **argv,
 	/* usage lines name the tool and the command: "Usage: awr decode [OPTION...] FILE..." */
 	c->pc = poptGetContext(c->prog, argc, argv, table, 0);
 	if (operand_name) {
-		snprintf(c->other_help, sizeof(c->other_help), "[OPTION...] %s%s%s", operand_required ? "" : "[",
+		snprintf(c->other_help, sizeof(c->other_help), "[OPTION...] %s%s%s",
+			 operand_required ? "" : "[",
 			 operand_name, operand_required ? "" : "]");
 		poptSetOtherOptionHelp(c->pc, c->other_help);
 	}
@@ -158,11 +172,13 @@ int cmd_parse(struct cmd_ctx *c, int argc, const char **argv,
 		const char *bad = poptBadOption(c->pc, 0), *opt = NULL;
 
 		/* a bad number: popt names the value; name the option it was given to as well */
-		for (int i = 2; (rc == POPT_ERROR_BADNUMBER || rc == POPT_ERROR_OVERFLOW) && i < argc; i++)
+		for (int i = 2; (rc == POPT_ERROR_BADNUMBER || rc == POPT_ERROR_OVERFLOW) &&
+		     i < argc; i++)
 			if (!strcmp(argv[i], bad) && argv[i - 1][0] == '-')
 				opt = argv[i - 1];
 		if (opt)
-			out_error("%s: %s '%s': %s: give a non-negative number in range, such as %s 10", c->name, opt,
+			out_error("%s: %s '%s': %s: give a non-negative number in range, such as "
+				  "%s 10", c->name, opt,
 				  bad, poptStrerror(rc), opt);
 		else
 			out_error("%s: %s: %s", c->name, bad, poptStrerror(rc));
@@ -234,7 +250,8 @@ int parse_size_arg(const char *opt, const char *text, uint64_t *out)
 	if (ret == -ERANGE)
 		out_error("--%s '%s' is too large: it must fit in 64 bits", opt, text);
 	else if (ret)
-		out_error("--%s '%s' is not a size: use a non-negative number with an optional unit, such as 4096, 16k, 16KiB or 1MiB", opt, text);
+		out_error("--%s '%s' is not a size: use a non-negative number with an optional "
+			  "unit, such as 4096, 16k, 16KiB or 1MiB", opt, text);
 	return ret;
 }
 
@@ -255,27 +272,34 @@ int target_open_as(const char *verb, const char *path, int oflags, unsigned int 
 		*created = fd >= 0 && s.created;
 	if (fd >= 0) {
 		if (s.reasons)
-			out_error("warning: writing %s although it %s: --force given", path, s.detail);
+			out_error("warning: writing %s although it %s: --force given", path,
+				  s.detail);
 		return fd;
 	}
 	if (fd == -EINVAL && (oflags & O_DIRECT) && char_device(path))
-		out_error("cannot %s %s: it is a character device, not a block device or a file; for NVMe "
-			  "passthrough give /dev/ngXnY with --engine nvme", verb, path);
+		out_error("cannot %s %s: it is a character device, not a block device or a file; "
+			  "for NVMe passthrough give /dev/ngXnY with --engine nvme", verb, path);
 	else if (fd == -EINVAL && (s.reasons & AWR_UNSAFE_TYPE))
-		out_error("cannot %s %s: it %s; give a regular file or a block device", verb, path, s.detail);
+		out_error("cannot %s %s: it %s; give a regular file or a block device", verb, path,
+			  s.detail);
 	else if (fd == -ELOOP && (s.reasons & AWR_UNSAFE_SYMLINK))
-		out_error("refusing to write %s (awr %s): it %s. Nothing was written.", path, verb, s.detail);
+		out_error("refusing to write %s (awr %s): it %s. Nothing was written.", path, verb,
+			  s.detail);
 	else if (fd == -ELOOP)
-		out_error("refusing to write %s (awr %s): it is a symbolic link that leads nowhere usable: give the real path",
+		out_error("refusing to write %s (awr %s): it is a symbolic link that leads nowhere "
+			  "usable: give the real path",
 			  path, verb);
 	else if ((fd == -EBUSY || fd == -EEXIST) && s.reasons)
-		out_error("refusing to write %s (awr %s): it %s. Nothing was written. %s", path, verb, s.detail,
-			  fd == -EEXIST ? "Give a new or empty file, or --force to overwrite its data."
+		out_error("refusing to write %s (awr %s): it %s. Nothing was written. %s", path,
+			  verb, s.detail,
+			  fd == -EEXIST ? "Give a new or empty file, or --force to overwrite its "
+					  "data."
 					: "Use --force to write it anyway and lose its data.");
 	else if (fd == -ENOENT)
 		out_error("cannot %s %s: no such file or directory", verb, path);
 	else if (fd == -EINVAL && (oflags & O_DIRECT))
-		out_error("cannot open %s for direct I/O (O_DIRECT): %s; its filesystem may not support it",
+		out_error("cannot open %s for direct I/O (O_DIRECT): %s; its filesystem may not "
+			  "support it",
 			  path, strerror(-fd));
 	else
 		out_error("cannot open %s to %s it: %s", path, verb, strerror(-fd));
@@ -289,7 +313,9 @@ int target_open(const char *verb, const char *path, int oflags, unsigned int tfl
 
 volatile sig_atomic_t stop_signal;
 
-/* SIGINT and SIGTERM end a run early: @on (async-signal-safe) is called after stop_signal is set. */
+/*
+ * SIGINT and SIGTERM end a run early: @on (async-signal-safe) is called after stop_signal is set.
+ */
 void catch_stop_signals(void (*on)(int))
 {
 	struct sigaction sa = { .sa_handler = on };

@@ -17,28 +17,43 @@
 static int cmd_help(int argc, const char **argv);
 
 static const struct awr_cmd commands[] = {
-	{ "probe",   "show statx, sysfs and device limits, effective limits and findings", cmd_probe },
-	{ "check",   "would a write at --offset of --length be atomic? which rule fails?", cmd_check },
-	{ "extents", "a file's extents: which are aligned to a unit, the misaligned ranges", cmd_extents },
-	{ "prepare", "aligned preallocation of a new file for atomic writes of a unit", cmd_prepare, true },
+	{ "probe",   "show statx, sysfs and device limits, effective limits and findings",
+	  cmd_probe },
+	{ "check",   "would a write at --offset of --length be atomic? which rule fails?",
+	  cmd_check },
+	{ "extents", "a file's extents: which are aligned to a unit, the misaligned ranges",
+	  cmd_extents },
+	{ "prepare", "aligned preallocation of a new file for atomic writes of a unit", cmd_prepare,
+	  true },
 	{ "list",    "every block device with its atomic write limits, one line each", cmd_list },
-	{ "decode",  "analyse nvme-cli / sg_vpd output or saved identify and VPD dumps", cmd_decode },
-	{ "write",   "atomic writes from a pattern or a file, optionally read back", cmd_write, true },
-	{ "bench",   "atomic vs plain vs doublewrite page writes: pages/s, MB/s, latency", cmd_bench, true },
-	{ "stress",  "concurrent stamped atomic writers, journaled for a crash check", cmd_stress, true },
+	{ "decode",  "analyse nvme-cli / sg_vpd output or saved identify and VPD dumps",
+	  cmd_decode },
+	{ "write",   "atomic writes from a pattern or a file, optionally read back", cmd_write,
+	  true },
+	{ "bench",   "atomic vs plain vs doublewrite page writes: pages/s, MB/s, latency",
+	  cmd_bench, true },
+	{ "stress",  "concurrent stamped atomic writers, journaled for a crash check", cmd_stress,
+	  true },
 	{ "verify",  "scan stamped units: torn, corrupt, misplaced, lost writes", cmd_verify },
-	{ "replay",  "list a dm-log-writes log, or write the device's state at an entry, flush or mark",
+	{ "replay",  "list a dm-log-writes log, or write the device's state at an entry, flush or "
+		     "mark",
 	  cmd_replay, true },
-	{ "journal-serve", "keep stress journals of other machines (tcp://), to survive their power cut",
+	{ "journal-serve", "keep stress journals of other machines (tcp://), to survive their "
+			   "power cut",
 	  cmd_journal_serve },
-	{ "qualify", "scripted device qualification: every check PASS/FAIL/SKIP and a verdict", cmd_qualify, true },
-	{ "report",  "draw a saved qualify report (JSON) as one self-contained HTML page", cmd_report },
-	{ "database", "may a data directory's doublewrite buffer / full_page_writes be turned off? (reads only)",
+	{ "qualify", "scripted device qualification: every check PASS/FAIL/SKIP and a verdict",
+	  cmd_qualify, true },
+	{ "report",  "draw a saved qualify report (JSON) as one self-contained HTML page",
+	  cmd_report },
+	{ "database", "may a data directory's doublewrite buffer / full_page_writes be turned off? "
+		      "(reads only)",
 	  cmd_database },
-	{ "preload-stats", "the counters of a program run under libatomicwr-preload: page writes made atomic",
+	{ "preload-stats", "the counters of a program run under libatomicwr-preload: page writes "
+			   "made atomic",
 	  cmd_preload_stats },
 	{ "help",    "show the commands, or the options of one: awr help COMMAND", cmd_help },
-	{ "version", "library and tool versions, the running kernel and what it supports", cmd_version },
+	{ "version", "library and tool versions, the running kernel and what it supports",
+	  cmd_version },
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -90,7 +105,8 @@ int main(int argc, const char **argv)
 
 	/* a tool that writes raw devices must not lend its privileges to whoever runs it */
 	if (getuid() != geteuid() || getgid() != getegid()) {
-		out_error("refusing to run set-user-ID or set-group-ID: run awr as the user whose rights it should have");
+		out_error("refusing to run set-user-ID or set-group-ID: run awr as the user whose "
+			  "rights it should have");
 		return AWR_EXIT_USAGE;
 	}
 	if (argc < 2) {
@@ -109,7 +125,10 @@ int main(int argc, const char **argv)
 		return AWR_EXIT_USAGE;
 	}
 #ifdef AWR_TEST_HOOKS
-	/* the writing commands decide safety and partitions from the real /sys, never AWR_SYSFS_ROOT */
+	/*
+	 * the writing commands decide safety and partitions from the real /sys, never
+	 * AWR_SYSFS_ROOT
+	 */
 	if (c->writes)
 		awr_set_sysfs_root("/sys");
 #endif

@@ -150,7 +150,8 @@ static void print_reasons(const struct awr_db_report *r)
 			printf("  - %u files (%s, ...): %s\n", g[j].files, g[j].first, g[j].text);
 	}
 	if (ng > SHOWN_MAX || more)
-		printf("  ... and %u more (every file's with --files or -o json)\n", ng - (ng > SHOWN_MAX ? SHOWN_MAX : ng) + more);
+		printf("  ... and %u more (every file's with --files or -o json)\n",
+		       ng - (ng > SHOWN_MAX ? SHOWN_MAX : ng) + more);
 }
 
 /* A verdict in words, for text (JSON has awr_db_verdict_name(): "not_safe" is "not safe"). */
@@ -163,7 +164,8 @@ static const char *verdict_words(enum awr_db_verdict v)
 		[AWR_DB_DEVICE_IMPLICIT] = "device-implicit",
 	};
 
-	return (unsigned int)v < sizeof(words) / sizeof(words[0]) && words[v] ? words[v] : "unknown";
+	return (unsigned int)v < sizeof(words) / sizeof(words[0]) && words[v] ? words[v] :
+	       "unknown";
 }
 
 static void print_text(const struct awr_db_report *r, bool all)
@@ -171,31 +173,40 @@ static void print_text(const struct awr_db_report *r, bool all)
 	unsigned int count[4] = { 0 };
 	char a[32], b[32], kbuf[32];
 
-	if (r->warning[0])	/* first and loud: the server runs unprotected where a page can tear */
+	if (r->warning[0])	/* first and loud: the server runs unprotected where a page can tear
+				   */
 		printf("WARNING: %s\n\n", r->warning);
 	snprintf(b, sizeof(b), " %u", r->engine_version);
-	printf("%s: %s%s, %s pages (%s)\n", r->datadir, r->engine == AWR_DB_INNODB ? "InnoDB" : "PostgreSQL",
-	       r->engine_version ? b : "", r->page_size ? out_size(r->page_size, a, sizeof(a)) : "unknown",
+	printf("%s: %s%s, %s pages (%s)\n", r->datadir,
+	       r->engine == AWR_DB_INNODB ? "InnoDB" : "PostgreSQL",
+	       r->engine_version ? b : "",
+	       r->page_size ? out_size(r->page_size, a, sizeof(a)) : "unknown",
 	       r->page_size_from);
-	printf("atomic writes by the engine: %s (%s)\n", r->atomic_writes ? "yes" : "no", r->atomic_why);
-	printf("page writes: %s (%s); kernel %s\n", r->direct_io ? "O_DIRECT" : "buffered, the page cache",
+	printf("atomic writes by the engine: %s (%s)\n", r->atomic_writes ? "yes" : "no",
+	       r->atomic_why);
+	printf("page writes: %s (%s); kernel %s\n",
+	       r->direct_io ? "O_DIRECT" : "buffered, the page cache",
 	       r->direct_io_from, awr_kernel_format(r->kernel, kbuf, sizeof(kbuf)));
 	if (r->data_checksum_version >= 0)
 		printf("data checksums: %s (pg_control data_checksum_version %d)\n",
 		       r->data_checksum_version ? "on" : "off", r->data_checksum_version);
 	for (unsigned int i = 0; i < r->nr_files; i++)
 		count[r->files[i].verdict]++;
-	printf("%u data file(s): %u guaranteed, %u device-implicit, %u not safe, %u unknown\n", r->nr_files,
-	       count[AWR_DB_GUARANTEED], count[AWR_DB_DEVICE_IMPLICIT], count[AWR_DB_NOT_SAFE], count[AWR_DB_UNKNOWN]);
+	printf("%u data file(s): %u guaranteed, %u device-implicit, %u not safe, %u unknown\n",
+	       r->nr_files,
+	       count[AWR_DB_GUARANTEED], count[AWR_DB_DEVICE_IMPLICIT], count[AWR_DB_NOT_SAFE],
+	       count[AWR_DB_UNKNOWN]);
 	for (unsigned int i = 0; all && i < r->nr_files; i++) {
 		const struct awr_db_file *f = &r->files[i];
 
-		printf("  %s: %s; %s pages, %s on %s, statx atomic %s, %s of %s mapped bytes in aligned pages, "
-		       "atomic writes take the %s path\n", f->path,
+		printf("  %s: %s; %s pages, %s on %s, statx atomic %s, %s of %s mapped bytes in "
+		       "aligned pages, atomic writes take the %s path\n", f->path,
 		       verdict_words(f->verdict),
-		       f->page_size ? out_size(f->page_size, kbuf, sizeof(kbuf)) : "unknown", f->fs[0] ? f->fs : "?",
+		       f->page_size ? out_size(f->page_size, kbuf, sizeof(kbuf)) : "unknown",
+		       f->fs[0] ? f->fs : "?",
 		       f->device[0] ? f->device : "no device", f->statx_atomic ? "yes" : "no",
-		       out_size(f->aligned_bytes, a, sizeof(a)), out_size(f->mapped_bytes, b, sizeof(b)),
+		       out_size(f->aligned_bytes, a, sizeof(a)),
+		       out_size(f->mapped_bytes, b, sizeof(b)),
 		       awr_write_route_name(f->write_route));
 		for (unsigned int k = 0; k < f->nr_reasons; k++)
 			printf("    - %s\n", f->reasons[k]);
@@ -209,7 +220,8 @@ static void print_text(const struct awr_db_report *r, bool all)
 		for (unsigned int i = 0; i < r->nr_conditions; i++)
 			printf("  - %s\n", r->conditions[i]);
 	}
-	printf("%s: %s (%s)\n", r->engine == AWR_DB_INNODB ? "innodb_doublewrite" : "full_page_writes",
+	printf("%s: %s (%s)\n",
+	       r->engine == AWR_DB_INNODB ? "innodb_doublewrite" : "full_page_writes",
 	       r->protection < 0 ? "unknown" : r->protection ? "ON" : "OFF", r->protection_from);
 	printf("verdict: %s\nadvice: %s\n", verdict_words(r->verdict), r->advice);
 	if (r->speed[0])
@@ -221,12 +233,16 @@ int cmd_database(int argc, const char **argv)
 	char *engine_s = NULL;
 	int atomic = 0, all = 0, ret, rc;
 	struct poptOption table[] = {
-		{ "for", 0, POPT_ARG_STRING, &engine_s, 0, "the engine: innodb (MySQL, MariaDB) or postgresql",
+		{ "for", 0, POPT_ARG_STRING, &engine_s, 0,
+		  "the engine: innodb (MySQL, MariaDB) or postgresql",
 		  "ENGINE" },
 		{ "atomic-writes", 0, POPT_ARG_NONE, &atomic, 0,
-		  "the engine's page writes are RWF_ATOMIC (it runs under libatomicwr-preload); found by itself "
-		  "when a running server with the files open has the preload loaded", NULL },
-		{ "files", 0, POPT_ARG_NONE, &all, 0, "print every data file with its own reasons (else the distinct reasons, with how many files give each)",
+		  "the engine's page writes are RWF_ATOMIC (it runs under libatomicwr-preload); "
+		  "found by itself when a running server with the files open has the preload "
+		  "loaded", NULL },
+		{ "files", 0, POPT_ARG_NONE, &all, 0,
+		  "print every data file with its own reasons (else the distinct reasons, with how "
+		  "many files give each)",
 		  NULL },
 		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options, 0, "Output:", NULL },
 		POPT_AUTOHELP
@@ -239,14 +255,15 @@ int cmd_database(int argc, const char **argv)
 	if (cmd_parse(&c, argc, argv, table, "DATADIR", true))
 		return AWR_EXIT_USAGE;
 	if (out_mode == OUT_PROMETHEUS) {
-		out_error("qualify DATADIR --for: -o prometheus is not written for a data directory: use -o normal or "
-			  "-o json");
+		out_error("qualify DATADIR --for: -o prometheus is not written for a data "
+			  "directory: use -o normal or -o json");
 		cmd_done(&c);
 		return AWR_EXIT_USAGE;
 	}
 	if (!engine_s || (strcmp(engine_s, "innodb") && strcmp(engine_s, "postgresql"))) {
-		out_error("--for %s: name the engine whose files DATADIR holds: --for innodb (MySQL, MariaDB) or "
-			  "--for postgresql", engine_s ? engine_s : "is missing");
+		out_error("--for %s: name the engine whose files DATADIR holds: --for innodb "
+			  "(MySQL, MariaDB) or --for postgresql",
+			  engine_s ? engine_s : "is missing");
 		cmd_done(&c);
 		return AWR_EXIT_USAGE;
 	}
@@ -254,21 +271,26 @@ int cmd_database(int argc, const char **argv)
 	ret = awr_db_qualify(c.operand, engine, atomic ? AWR_DB_ATOMIC_WRITES : 0, &r);
 	if (ret) {
 		if (ret == -ENODATA)
-			out_error("%s holds no %s data file (%s): is it the data directory, and the engine right?",
-				  c.operand, engine_s, engine == AWR_DB_INNODB ? "ibdata1, undoNNN, *.ibd" :
+			out_error("%s holds no %s data file (%s): is it the data directory, and "
+				  "the engine right?",
+				  c.operand, engine_s,
+				  engine == AWR_DB_INNODB ? "ibdata1, undoNNN, *.ibd" :
 				  "base/*/NNNN, global/NNNN, pg_tblspc/*/PG_*/*/NNNN");
 		else
-			out_error("cannot read the data directory %s: %s", c.operand, strerror(-ret));
+			out_error("cannot read the data directory %s: %s", c.operand,
+				  strerror(-ret));
 		cmd_done(&c);
 		return AWR_EXIT_USAGE;
 	}
-	if (r->warning[0])	/* on stderr too, in every mode: a script reading the JSON is told */
+	if (r->warning[0])	/* on stderr too, in every mode: a script reading the JSON is told
+				   */
 		fprintf(stderr, "awr: WARNING: %s\n", r->warning);
 	if (out_mode == OUT_JSON)
 		print_json(r);
 	else
 		print_text(r, all);
-	rc = r->verdict == AWR_DB_GUARANTEED || r->verdict == AWR_DB_DEVICE_IMPLICIT ? AWR_EXIT_OK : AWR_EXIT_FAIL;
+	rc = r->verdict == AWR_DB_GUARANTEED || r->verdict == AWR_DB_DEVICE_IMPLICIT ?
+	     AWR_EXIT_OK : AWR_EXIT_FAIL;
 	out_outcome(r->verdict == AWR_DB_NOT_SAFE ? "not_safe" : "unknown");
 	awr_db_report_free(r);
 	cmd_done(&c);

@@ -47,16 +47,19 @@ static ssize_t load_dump(const char *opt, const char *path, uint8_t *out, size_t
 		n += r;
 	close(fd);
 	if (n > DUMP_MAX) {
-		out_error("--%s %s is larger than %u bytes: not an identify or VPD dump", opt, path, DUMP_MAX);
+		out_error("--%s %s is larger than %u bytes: not an identify or VPD dump", opt, path,
+			  DUMP_MAX);
 		free(raw);
 		return -EFBIG;
 	}
 	r = awr_dump_parse(raw, (size_t)n, out, cap);
 	free(raw);
 	if (r == -EOVERFLOW)
-		out_error("--%s %s holds more than %zu bytes: not a single identify page or VPD page", opt, path, cap);
+		out_error("--%s %s holds more than %zu bytes: not a single identify page or VPD "
+			  "page", opt, path, cap);
 	else if (r < 0)
-		out_error("--%s %s is neither binary nor hex text: use the raw dump (nvme id-ns -b, sg_vpd -r) or hex pairs with optional offsets", opt, path);
+		out_error("--%s %s is neither binary nor hex text: use the raw dump (nvme id-ns "
+			  "-b, sg_vpd -r) or hex pairs with optional offsets", opt, path);
 	return r;
 }
 
@@ -68,12 +71,14 @@ static int decode_nvme_page(const char *opt, const char *path, struct awr_nvme_i
 
 	if (n < 0)
 		return (int)n;
-	ret = ns ? awr_nvme_decode_ns(buf, (size_t)n, id) : awr_nvme_decode_ctrl(buf, (size_t)n, id);
+	ret = ns ? awr_nvme_decode_ns(buf, (size_t)n, id) :
+		   awr_nvme_decode_ctrl(buf, (size_t)n, id);
 	if (ret == -EMSGSIZE)
 		out_error("--%s %s holds %zd bytes: an Identify %s page has 4096", opt, path, n,
 			  ns ? "Namespace" : "Controller");
 	else if (ret)
-		out_error("--%s %s: LBA format %u in use (FLBAS 0x%02x) is invalid: beyond NLBAF %u or LBADS %u outside 9..31",
+		out_error("--%s %s: LBA format %u in use (FLBAS 0x%02x) is invalid: beyond NLBAF "
+			  "%u or LBADS %u outside 9..31",
 			  opt, path, id->lbaf_index, id->flbas, id->nlbaf, id->lbads);
 	return ret;
 }
@@ -88,10 +93,12 @@ static int decode_vpd(const char *path, struct awr_scsi_id *id)
 		return (int)n;
 	ret = awr_scsi_decode_bl_vpd(buf, (size_t)n, id);
 	if (ret == -EMSGSIZE)
-		out_error("--scsi-vpd %s holds %zd bytes, fewer than its page header or the atomic fields its page length promises: the dump is truncated",
+		out_error("--scsi-vpd %s holds %zd bytes, fewer than its page header or the atomic "
+			  "fields its page length promises: the dump is truncated",
 			  path, n);
 	else if (ret)
-		out_error("--scsi-vpd %s is not a Block Limits VPD page: byte 1 is 0x%02x, B0h expected",
+		out_error("--scsi-vpd %s is not a Block Limits VPD page: byte 1 is 0x%02x, B0h "
+			  "expected",
 			  path, n > 1 ? buf[1] : 0);
 	return ret;
 }
@@ -105,7 +112,8 @@ static int parse_u32_size(const char *opt, const char *text, uint32_t *out, bool
 	if (parse_size_arg(opt, text, &v))
 		return -EINVAL;
 	if (v > UINT32_MAX || (pow2 && (v < 512 || (v & (v - 1))))) {
-		out_error("--%s %s must be %s", opt, text, pow2 ? "a power of two from 512" : "below 4 GiB");
+		out_error("--%s %s must be %s", opt, text,
+			  pow2 ? "a power of two from 512" : "below 4 GiB");
 		return -EINVAL;
 	}
 	*out = (uint32_t)v;
@@ -128,7 +136,9 @@ static ssize_t read_file(const char *path, char *raw)
 	if (!in)
 		close(fd);
 	if (r < 0 || n > DUMP_MAX) {
-		out_error("decode: %s %s", path, r < 0 ? strerror(errno) : "is larger than 1 MiB: not tool output or a dump");
+		out_error("decode: %s %s", path,
+			  r < 0 ? strerror(errno) : "is larger than 1 MiB: not tool output or a "
+						    "dump");
 		return -EINVAL;
 	}
 	return n;
@@ -137,9 +147,13 @@ static ssize_t read_file(const char *path, char *raw)
 static void add_error(const struct awr_input *in, const char *path, int ret, unsigned int base)
 {
 	if (ret == -ENOMSG)
-		out_error("decode: %s is not recognised: give nvme-cli id-ctrl/id-ns output (normal, -H or -o json), sg_vpd -p bl or sg_readcap text, or a binary or hex Identify/Block Limits page (nvme id-ns -b, sg_vpd -p bl -r)", path);
+		out_error("decode: %s is not recognised: give nvme-cli id-ctrl/id-ns output "
+			  "(normal, -H or -o json), sg_vpd -p bl or sg_readcap text, or a binary "
+			  "or hex Identify/Block Limits page (nvme id-ns -b, sg_vpd -p bl -r)",
+			  path);
 	else if (ret == -EMSGSIZE)
-		out_error("decode: %s holds a page too short for its kind (Identify Namespace needs 4096 bytes)", path);
+		out_error("decode: %s holds a page too short for its kind (Identify Namespace "
+			  "needs 4096 bytes)", path);
 	else if (in->conflict) {
 		uint64_t a = in->conflict_first[0] | (uint64_t)in->conflict_first[1] << 32;
 		uint64_t b = in->conflict_second[0] | (uint64_t)in->conflict_second[1] << 32;
@@ -147,10 +161,14 @@ static void add_error(const struct awr_input *in, const char *path, int ret, uns
 
 		if (in->conflict_line)
 			snprintf(where, sizeof(where), " at line %u", in->conflict_line + base);
-		out_error("decode: %s gives %s %" PRIu64 "%s, but %" PRIu64 " was read before (earlier in it or in an earlier file): the input holds two devices' output; paste one device's at a time (readings of one device before and after `nvme format` are told apart by that command in the transcript)",
+		out_error("decode: %s gives %s %" PRIu64 "%s, but %" PRIu64 " was read before "
+			  "(earlier in it or in an earlier file): the input holds two devices' "
+			  "output; paste one device's at a time (readings of one device before and "
+			  "after `nvme format` are told apart by that command in the transcript)",
 			  path, awr_input_field_name(in->conflict - 1), b, where, a);
 	} else
-		out_error("decode: %s has a malformed value (a number out of its field's range)", path);
+		out_error("decode: %s has a malformed value (a number out of its field's range)",
+			  path);
 }
 
 /* One reading after another: a piece ending with `nvme format` closes the current reading. */
@@ -170,7 +188,8 @@ static int add_file(struct decode_args *a, const char *path)
 		chunk = awr_input_split(raw + off, (size_t)n - off);
 		ret = awr_input_add(raw + off, chunk, in);
 		if (ret == -ENOMSG && chunk < (size_t)n)
-			ret = 0;	/* a piece of a transcript without fields ("Success formatting ...") */
+			ret = 0;	/* a piece of a transcript without fields ("Success
+					   formatting ...") */
 		else if (!ret)
 			recognised++;
 		if (ret)
@@ -216,14 +235,18 @@ static int pick_reading(struct decode_args *a)
 		a->nr_readings--;	/* a transcript ending with `nvme format` */
 	n = a->nr_readings;
 	if (a->reading && (parse_size_arg("reading", a->reading, &n) || !n || n > a->nr_readings)) {
-		out_error("decode: --reading %s: the input holds %u reading%s (split at `nvme format`): give 1..%u",
-			  a->reading, a->nr_readings, a->nr_readings == 1 ? "" : "s", a->nr_readings);
+		out_error("decode: --reading %s: the input holds %u reading%s (split at `nvme "
+			  "format`): give 1..%u",
+			  a->reading, a->nr_readings, a->nr_readings == 1 ? "" : "s",
+			  a->nr_readings);
 		return -EINVAL;
 	}
 	for (unsigned int i = 1; i < a->nr_readings; i++)
 		if (a->readings[i].sn_hash && a->readings[0].sn_hash &&
 		    a->readings[i].sn_hash != a->readings[0].sn_hash) {
-			out_error("decode: reading %u (after `nvme format`) is of a controller with another serial number than reading 1: the input holds two devices' output; paste one device's at a time",
+			out_error("decode: reading %u (after `nvme format`) is of a controller "
+				  "with another serial number than reading 1: the input holds two "
+				  "devices' output; paste one device's at a time",
 				  i + 1);
 			return -EINVAL;
 		}
@@ -234,7 +257,8 @@ static int pick_reading(struct decode_args *a)
 	return 0;
 }
 
-static int files_view(struct decode_args *a, const struct awr_queue_caps *caps, struct awr_device **d)
+static int files_view(struct decode_args *a, const struct awr_queue_caps *caps,
+		      struct awr_device **d)
 {
 	int ret;
 
@@ -249,9 +273,11 @@ static int files_view(struct decode_args *a, const struct awr_queue_caps *caps, 
 		return -EINVAL;
 	ret = awr_input_device(&a->in, caps, d, a->missing, sizeof(a->missing));
 	if (ret == -ENODATA)
-		out_error("decode: the files hold no atomic write field (AWUPF, NAWUPF, the Block Limits atomic fields)");
+		out_error("decode: the files hold no atomic write field (AWUPF, NAWUPF, the Block "
+			  "Limits atomic fields)");
 	else if (ret == -EINVAL)
-		out_error("decode: the files mix an NVMe device and a SCSI device: decode one device at a time");
+		out_error("decode: the files mix an NVMe device and a SCSI device: decode one "
+			  "device at a time");
 	return ret;
 }
 
@@ -324,16 +350,20 @@ static void awupf_kept(const struct decode_args *a, const char *kv, char *buf, s
 {
 	const struct awr_nvme_id *first = &a->readings[0].nvme;
 	const struct awr_nvme_id *last = &a->readings[a->nr_readings - 1].nvme;
-	uint64_t kept = (first->awupf + 1ULL) * last->lba_size, now = (last->awupf + 1ULL) * last->lba_size;
+	uint64_t kept = (first->awupf + 1ULL) * last->lba_size,
+	now = (last->awupf + 1ULL) * last->lba_size;
 
-	snprintf(buf, len, "AWUPF changed: kernel %s reads AWUPF once per NVMe subsystem, when it is first "
-		 "seen (nvme_init_subsystem()), and multiplies it by the current block size, so until the "
-		 "subsystem is made again (a reboot, or all its controllers removed) it keeps AWUPF %u: "
-		 "%" PRIu64 " bytes on %u-byte blocks, where the drive now states %" PRIu64 "%s (only where the "
-		 "namespace has no NAWUPF). Only 6.15.0-6.15.7 refused such a namespace or controller "
-		 "(\"inconsistent AWUPF, controller not added\", f46d273449ba; reverted by 1fc09f2961f5). "
-		 "7.0+ ignores AWUPF.", kv, first->awupf, kept, last->lba_size, now,
-		 kept > now ? ": sysfs claims more than the drive guarantees, trust the new reading" : "");
+	snprintf(buf, len, "AWUPF changed: kernel %s reads AWUPF once per NVMe subsystem, when it "
+			   "is first seen (nvme_init_subsystem()), and multiplies it by the "
+			   "current block size, so until the subsystem is made again (a reboot, or "
+			   "all its controllers removed) it keeps AWUPF %u: %" PRIu64 " bytes on "
+			   "%u-byte blocks, where the drive now states %" PRIu64 "%s (only where "
+			   "the namespace has no NAWUPF). Only 6.15.0-6.15.7 refused such a "
+			   "namespace or controller (\"inconsistent AWUPF, controller not added\", "
+			   "f46d273449ba; reverted by 1fc09f2961f5). 7.0+ ignores AWUPF.", kv,
+			   first->awupf, kept, last->lba_size, now,
+		 kept > now ? ": sysfs claims more than the drive guarantees, trust the new "
+		 "reading" : "");
 }
 
 /* What a change of AWUPF or of the LBA format means on each kernel (drivers/nvme/host/core.c). */
@@ -351,18 +381,21 @@ static void change_meaning(const struct decode_args *a, const struct change *c, 
 	}
 	*buf = '\0';
 	if (lbaf)
-		snprintf(buf, len, "the namespace was formatted with another block size: the kernel takes the new "
-			 "format at the rescan after the format (nvme_update_ns_info()), and its limits follow it. ");
+		snprintf(buf, len, "the namespace was formatted with another block size: the "
+				   "kernel takes the new format at the rescan after the format "
+				   "(nvme_update_ns_info()), and its limits follow it. ");
 	n = strlen(buf);
 	if (awupf && awr_kernel_has(k, AWR_KRULE_NVME_NO_AWUPF))
-		snprintf(buf + n, len - n, "AWUPF changed: kernel %s ignores AWUPF (7.0+, \"nvme: stop using "
-			 "AWUPF\"), so the change alters nothing there.", awr_kernel_format(k, v, sizeof(v)));
+		snprintf(buf + n, len - n, "AWUPF changed: kernel %s ignores AWUPF (7.0+, \"nvme: "
+					   "stop using AWUPF\"), so the change alters nothing "
+					   "there.", awr_kernel_format(k, v, sizeof(v)));
 	else if (awupf)
 		awupf_kept(a, awr_kernel_format(k, v, sizeof(v)), buf + n, len - n);
 }
 
 static const char *const format_names[] = {
-	"nvme-cli", "nvme-cli -H", "nvme-cli -o json", "sg_vpd -p bl", "sg_readcap", "dump", "elided",
+	"nvme-cli", "nvme-cli -H", "nvme-cli -o json", "sg_vpd -p bl", "sg_readcap", "dump",
+	"elided",
 };
 
 static const char *field_name(int f)
@@ -403,8 +436,10 @@ static void readings_print(const struct decode_args *a)
 
 	if (a->nr_readings < 2)
 		return;
-	printf("readings: %u of one controller, split at `nvme format`; this answer uses reading %u%s\n",
-	       a->nr_readings, a->used, a->used == a->nr_readings ? " (the last; --reading N picks another)" : "");
+	printf("readings: %u of one controller, split at `nvme format`; this answer uses reading "
+	       "%u%s\n",
+	       a->nr_readings, a->used,
+	       a->used == a->nr_readings ? " (the last; --reading N picks another)" : "");
 	if (!nr)
 		printf("changed: nothing between the readings\n");
 	for (unsigned int i = 0; i < nr; i++)
@@ -428,7 +463,8 @@ static struct json_object *input_json(const struct decode_args *a)
 		if (a->in.have & (1ULL << i))
 			json_object_array_add(m, json_object_new_string(awr_input_field_name(i)));
 	json_object_object_add(o, "fields", m);
-	json_object_object_add(o, "missing", a->missing[0] ? json_object_new_string(a->missing) : NULL);
+	json_object_object_add(o, "missing",
+			       a->missing[0] ? json_object_new_string(a->missing) : NULL);
 	json_object_object_add(o, "readings", readings_json(a));
 	return o;
 }
@@ -507,7 +543,8 @@ static int parse_kernel(const char *text, uint32_t *out)
 	if (!text)
 		return 0;
 	if (awr_kernel_parse(text, out)) {
-		out_error("--kernel %s is not a kernel release: give MAJOR.MINOR[.PATCH] as uname -r prints it, e.g. 7.0 or 6.12.57+deb13-amd64",
+		out_error("--kernel %s is not a kernel release: give MAJOR.MINOR[.PATCH] as uname "
+			  "-r prints it, e.g. 7.0 or 6.12.57+deb13-amd64",
 			  text);
 		return -EINVAL;
 	}
@@ -517,21 +554,25 @@ static int parse_kernel(const char *text, uint32_t *out)
 static int check_combination(const struct decode_args *a)
 {
 	if (a->files && (a->vpd || a->ctrl || a->ns)) {
-		out_error("decode: give FILE... (recognised) or --nvme-ctrl/--nvme-ns/--scsi-vpd, not both");
+		out_error("decode: give FILE... (recognised) or --nvme-ctrl/--nvme-ns/--scsi-vpd, "
+			  "not both");
 		return -EINVAL;
 	}
 	if (a->files)
 		return 0;
 	if (a->vpd && (a->ctrl || a->ns)) {
-		out_error("decode: --scsi-vpd excludes --nvme-ctrl and --nvme-ns: decode one device at a time");
+		out_error("decode: --scsi-vpd excludes --nvme-ctrl and --nvme-ns: decode one "
+			  "device at a time");
 		return -EINVAL;
 	}
 	if (!a->vpd && !a->ctrl && !a->ns) {
-		out_error("decode: give FILE... (nvme-cli or sg3_utils output, or dumps), or --nvme-ctrl FILE and/or --nvme-ns FILE, or --scsi-vpd FILE");
+		out_error("decode: give FILE... (nvme-cli or sg3_utils output, or dumps), or "
+			  "--nvme-ctrl FILE and/or --nvme-ns FILE, or --scsi-vpd FILE");
 		return -EINVAL;
 	}
 	if (!a->vpd && (a->lbs || a->pbs)) {
-		out_error("decode: --lbs and --pbs apply to --scsi-vpd (the NVMe namespace gives its block size)");
+		out_error("decode: --lbs and --pbs apply to --scsi-vpd (the NVMe namespace gives "
+			  "its block size)");
 		return -EINVAL;
 	}
 	return 0;
@@ -541,11 +582,15 @@ int cmd_decode(int argc, const char **argv)
 {
 	static struct decode_args a;
 	struct poptOption table[] = {
-		{ "nvme-ctrl", 0, POPT_ARG_STRING, &a.ctrl, 0, "Identify Controller dump (nvme id-ctrl -b)", "FILE" },
-		{ "nvme-ns", 0, POPT_ARG_STRING, &a.ns, 0, "Identify Namespace dump (nvme id-ns -b)", "FILE" },
-		{ "scsi-vpd", 0, POPT_ARG_STRING, &a.vpd, 0, "Block Limits VPD dump (sg_vpd -p bl -r)", "FILE" },
+		{ "nvme-ctrl", 0, POPT_ARG_STRING, &a.ctrl, 0,
+		  "Identify Controller dump (nvme id-ctrl -b)", "FILE" },
+		{ "nvme-ns", 0, POPT_ARG_STRING, &a.ns, 0,
+		  "Identify Namespace dump (nvme id-ns -b)", "FILE" },
+		{ "scsi-vpd", 0, POPT_ARG_STRING, &a.vpd, 0,
+		  "Block Limits VPD dump (sg_vpd -p bl -r)", "FILE" },
 		{ "lbs", 0, POPT_ARG_STRING, &a.lbs, 0, "SCSI logical block size", "N" },
-		{ "pbs", 0, POPT_ARG_STRING, &a.pbs, 0, "SCSI physical block size (default: the logical)", "N" },
+		{ "pbs", 0, POPT_ARG_STRING, &a.pbs, 0,
+		  "SCSI physical block size (default: the logical)", "N" },
 		{ "max-segments", 0, POPT_ARG_STRING, &a.segs, 0,
 		  "queue/max_segments, to apply the block layer's caps", "N" },
 		{ "max-hw-bytes", 0, POPT_ARG_STRING, &a.hw, 0,
@@ -553,9 +598,11 @@ int cmd_decode(int argc, const char **argv)
 		{ "chunk-bytes", 0, POPT_ARG_STRING, &a.chunk, 0,
 		  "queue/chunk_sectors in bytes (NVMe default: from NOIOB)", "N" },
 		{ "reading", 0, POPT_ARG_STRING, &a.reading, 0,
-		  "of a transcript with `nvme format` in it: answer for reading N (default: the last)", "N" },
+		  "of a transcript with `nvme format` in it: answer for reading N (default: the "
+		  "last)", "N" },
 		{ "kernel", 0, POPT_ARG_STRING, &a.kernel, 0,
-		  "answer for this kernel release (default: the running one, every range shown)", "VERSION" },
+		  "answer for this kernel release (default: the running one, every range shown)",
+		  "VERSION" },
 		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options, 0, "Output:", NULL },
 		POPT_AUTOHELP
 		POPT_TABLEEND

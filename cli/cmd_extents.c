@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* awr extents FILE [--unit U]: the FIEMAP extents, which are aligned to U, and the misaligned ranges. */
+/*
+ * awr extents FILE [--unit U]: the FIEMAP extents, which are aligned to U, and the misaligned
+ * ranges.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -50,10 +53,13 @@ static void extents_print(const char *path, const struct awr_extent_report *r)
 {
 	char a[32], b[32], c[32];
 
-	printf("%s: %u extent%s, unit %s%s%s\n\n", path, r->nr_extents, r->nr_extents == 1 ? "" : "s",
-	       out_size(r->unit, a, sizeof(a)), r->ag_size ? ", physical offsets judged within their allocation group of " : "",
+	printf("%s: %u extent%s, unit %s%s%s\n\n", path, r->nr_extents,
+	       r->nr_extents == 1 ? "" : "s",
+	       out_size(r->unit, a, sizeof(a)),
+	       r->ag_size ? ", physical offsets judged within their allocation group of " : "",
 	       r->ag_size ? out_size(r->ag_size, b, sizeof(b)) : "");
-	printf("  %-16s %-16s %-12s %-8s %s\n", "logical", "physical", "length", "flags", "aligned");
+	printf("  %-16s %-16s %-12s %-8s %s\n", "logical", "physical", "length", "flags",
+	       "aligned");
 	for (unsigned int i = 0; i < r->nr_extents; i++) {
 		const struct awr_extent *e = &r->extents[i];
 
@@ -62,7 +68,8 @@ static void extents_print(const char *path, const struct awr_extent_report *r)
 	}
 	printf("\naligned: %s of %s (%" PRIu64 "%%) lie in whole %s units on aligned extents\n",
 	       out_size(r->aligned_bytes, a, sizeof(a)), out_size(r->total_bytes, b, sizeof(b)),
-	       r->total_bytes ? r->aligned_bytes * 100 / r->total_bytes : 0, out_size(r->unit, c, sizeof(c)));
+	       r->total_bytes ? r->aligned_bytes * 100 / r->total_bytes : 0,
+	       out_size(r->unit, c, sizeof(c)));
 	if (r->nr_misaligned)
 		printf("misaligned ranges:\n");
 	for (unsigned int i = 0; i < r->nr_misaligned; i++)
@@ -76,7 +83,8 @@ int cmd_extents(int argc, const char **argv)
 	char *unit_s = NULL;
 	struct poptOption table[] = {
 		{ "unit", 0, POPT_ARG_STRING, &unit_s, 0,
-		  "judge alignment against U (default: the hardware path's maximum, else the block)", "U" },
+		  "judge alignment against U (default: the hardware path's maximum, else the "
+		  "block)", "U" },
 		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options, 0, "Output:", NULL },
 		POPT_AUTOHELP
 		POPT_TABLEEND
@@ -91,7 +99,8 @@ int cmd_extents(int argc, const char **argv)
 		return AWR_EXIT_USAGE;
 	if (unit_s && (parse_size_arg("unit", unit_s, &unit) || !unit || (unit & (unit - 1)))) {
 		if (unit)
-			out_error("--unit %s is not a power of two: atomic units are powers of two (e.g. 16k)", unit_s);
+			out_error("--unit %s is not a power of two: atomic units are powers of two "
+				  "(e.g. 16k)", unit_s);
 		else if (unit_s && !strcmp(unit_s, "0"))
 			out_error("--unit 0: give a power of two such as 16k");
 		goto out;

@@ -20,16 +20,20 @@ static bool secret_error(const char *secret_file, int ret)
 	const char *secret = secret_file ? secret_file : "$" "AWR_JOURNAL_SECRET";
 
 	if (ret == -ENOKEY)
-		out_error("no shared secret of at least 32 bytes in %s: give --secret-file FILE (mode 0600) "
-			  "or set AWR_JOURNAL_SECRET; make one with: head -c 32 /dev/urandom | base64", secret);
+		out_error("no shared secret of at least 32 bytes in %s: give --secret-file FILE "
+			  "(mode 0600) or set AWR_JOURNAL_SECRET; make one with: head -c 32 "
+			  "/dev/urandom | base64", secret);
 	else if (ret == -EKEYREVOKED)
-		out_error("the shared secret in %s does not look random (under 128 bits by its byte counts: "
-			  "a repeated character, a short sentence): make one with: head -c 32 /dev/urandom | base64",
+		out_error("the shared secret in %s does not look random (under 128 bits by its "
+			  "byte counts: a repeated character, a short sentence): make one with: "
+			  "head -c 32 /dev/urandom | base64",
 			  secret);
 	else if (ret == -EPERM)
-		out_error("refusing the secret file %s: group or others may read it; chmod 600 %s", secret, secret);
+		out_error("refusing the secret file %s: group or others may read it; chmod 600 %s",
+			  secret, secret);
 	else if (ret == -EFBIG)
-		out_error("the secret file %s holds more than 1024 bytes: give a shorter secret", secret);
+		out_error("the secret file %s holds more than 1024 bytes: give a shorter secret",
+			  secret);
 	else
 		return false;
 	return true;
@@ -45,7 +49,8 @@ int secret_file_check(const char *file)
 	errno = 0;
 	if (lstat(file, &st) || !S_ISREG(st.st_mode) || access(file, R_OK)) {
 		out_error("cannot read the secret file %s: %s", file,
-			  errno ? strerror(errno) : "not a regular file (a link, device, FIFO or directory)");
+			  errno ? strerror(errno) : "not a regular file (a link, device, FIFO or "
+						    "directory)");
 		return -EINVAL;
 	}
 	return 0;
@@ -61,39 +66,45 @@ bool journal_remote_error(const char *verb, const char *url, const char *secret_
 	switch (ret) {
 	case -EINVAL:
 		out_error("cannot %s with journal %s: give tcp://HOST:PORT or tcp://HOST:PORT/NAME "
-			  "(NAME 1 to 63 of A-Z a-z 0-9 . _ -, not beginning with a dot)", verb, url);
+			  "(NAME 1 to 63 of A-Z a-z 0-9 . _ -, not beginning with a dot)", verb,
+			  url);
 		break;
 	case -EKEYREJECTED:
 		out_error("the journal server at %s refused the secret (its log names the reason): "
 			  "give the secret the server was started with", url);
 		break;
 	case -EPROTO:
-		out_error("a reply of the journal server at %s failed its MAC or was malformed: the "
-			  "connection was tampered with, or the server has another secret", url);
+		out_error("a reply of the journal server at %s failed its MAC or was malformed: "
+			  "the connection was tampered with, or the server has another secret",
+			  url);
 		break;
 	case -ECONNABORTED:
-		out_error("the journal server at %s closed the connection before its greeting: not an awr "
-			  "journal server, or it refuses this address (not loopback without --allow-remote)", url);
+		out_error("the journal server at %s closed the connection before its greeting: not "
+			  "an awr journal server, or it refuses this address (not loopback without "
+			  "--allow-remote)", url);
 		break;
 	case -EMLINK:
-		out_error("the journal server at %s refuses that journal: its file has more than one name (a "
-			  "hard link into the server's directory, perhaps to another's file)", url);
+		out_error("the journal server at %s refuses that journal: its file has more than "
+			  "one name (a hard link into the server's directory, perhaps to another's "
+			  "file)", url);
 		break;
 	case -EUSERS:
-		out_error("the journal server at %s has --max-clients clients connected already: try again "
-			  "when one has ended, or start it with a higher --max-clients", url);
+		out_error("the journal server at %s has --max-clients clients connected already: "
+			  "try again when one has ended, or start it with a higher --max-clients",
+			  url);
 		break;
 	case -EBUSY:
 		out_error("journal %s is being appended to by another client: give another NAME "
 			  "(tcp://HOST:PORT/NAME)", url);
 		break;
 	case -ENOENT:
-		out_error("the journal server at %s has no such journal: give the URL awr stress used "
-			  "(its NAME defaults to the host name of the machine that ran it)", url);
+		out_error("the journal server at %s has no such journal: give the URL awr stress "
+			  "used (its NAME defaults to the host name of the machine that ran it)",
+			  url);
 		break;
 	case -ECONNRESET:
-		out_error("the journal server at %s closed the connection: its log names the reason (a "
-			  "frame that failed its MAC, a record it could not store)", url);
+		out_error("the journal server at %s closed the connection: its log names the "
+			  "reason (a frame that failed its MAC, a record it could not store)", url);
 		break;
 	case -EADDRNOTAVAIL:
 		out_error("cannot %s with journal %s: its host is not found", verb, url);
@@ -125,14 +136,16 @@ int cmd_journal_serve(int argc, const char **argv)
 	int allow_remote = 0, max_clients = 16;
 	struct poptOption table[] = {
 		{ "listen", 0, POPT_ARG_STRING, &listen, 0,
-		  "address and port to listen on: 127.0.0.1:PORT, [::1]:PORT; another address needs "
-		  "--allow-remote; port 0 picks a free one", "ADDR:PORT" },
-		{ "dir", 0, POPT_ARG_STRING, &dir, 0, "keep each client's journal as DIR/NAME.journal", "DIR" },
+		  "address and port to listen on: 127.0.0.1:PORT, [::1]:PORT; another address "
+		  "needs --allow-remote; port 0 picks a free one", "ADDR:PORT" },
+		{ "dir", 0, POPT_ARG_STRING, &dir, 0,
+		  "keep each client's journal as DIR/NAME.journal", "DIR" },
 		{ "secret-file", 0, POPT_ARG_STRING, &secret, 0,
 		  "the shared secret (mode 0600; default: $AWR_JOURNAL_SECRET)", "FILE" },
 		{ "allow-remote", 0, POPT_ARG_NONE, &allow_remote, 0,
 		  "accept clients on other machines (default: loopback only)", NULL },
-		{ "max-clients", 0, POPT_ARG_INT, &max_clients, 0, "connections at once (default 16)", "N" },
+		{ "max-clients", 0, POPT_ARG_INT, &max_clients, 0,
+		  "connections at once (default 16)", "N" },
 		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options, 0, "Output:", NULL },
 		POPT_AUTOHELP
 		POPT_TABLEEND
@@ -167,13 +180,16 @@ int cmd_journal_serve(int argc, const char **argv)
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	if (!ret) {
-		out_error("journal-serve: stopped by %s", strsignal(stop_signal ? stop_signal : SIGTERM));
+		out_error("journal-serve: stopped by %s",
+			  strsignal(stop_signal ? stop_signal : SIGTERM));
 		rc = stop_signal ? 128 + stop_signal : AWR_EXIT_OK;
 	} else if (ret == -EINVAL) {
-		out_error("--listen %s: give ADDR:PORT, such as 127.0.0.1:7070 or [::1]:7070", listen);
+		out_error("--listen %s: give ADDR:PORT, such as 127.0.0.1:7070 or [::1]:7070",
+			  listen);
 	} else if (ret == -EADDRNOTAVAIL) {
-		out_error("--listen %s: not a loopback address (or not found): the server listens on "
-			  "127.0.0.1, ::1 or a wildcard address (loopback peers only) unless --allow-remote", listen);
+		out_error("--listen %s: not a loopback address (or not found): the server listens "
+			  "on 127.0.0.1, ::1 or a wildcard address (loopback peers only) unless "
+			  "--allow-remote", listen);
 	} else if (ret == -ENOTDIR || ret == -ENOENT) {
 		out_error("--dir %s: %s: give an existing directory for the journals", dir,
 			  ret == -ENOTDIR ? "not a directory" : "no such directory");
@@ -181,8 +197,9 @@ int cmd_journal_serve(int argc, const char **argv)
 		struct rlimit r = { 0, 0 };
 
 		getrlimit(RLIMIT_NOFILE, &r);
-		out_error("--max-clients %d needs %d file descriptors (2 a client, 16 for connections authenticating, 16 more), but the hard "
-			  "limit is %llu (ulimit -Hn): give a smaller --max-clients or raise the limit",
+		out_error("--max-clients %d needs %d file descriptors (2 a client, 16 for "
+			  "connections authenticating, 16 more), but the hard limit is %llu "
+			  "(ulimit -Hn): give a smaller --max-clients or raise the limit",
 			  max_clients, 2 * max_clients + 32, (unsigned long long)r.rlim_max);
 	} else if (!secret_error(secret, ret)) {
 		out_error("journal-serve: %s", strerror(-ret));

@@ -40,11 +40,14 @@ static void print_line(const struct awr_blockdev *b)
 		snprintf(parts, sizeof(parts), "%u/%u", aligned, b->nr_parts);
 	else
 		snprintf(parts, sizeof(parts), "-");
-	snprintf(claim, sizeof(claim), "%s%s%s", b->mounts, *b->mounts && *b->holders ? " " : "", b->holders);
+	snprintf(claim, sizeof(claim), "%s%s%s", b->mounts, *b->mounts && *b->holders ? " " : "",
+		 b->holders);
 	printf("%-10s %-8s %-18.18s %5" PRIu32 " %8s %8s %8s %8s %-11s %-6s %-12s %-8s %s\n",
 	       b->name, b->transport, *b->model ? b->model : "-", b->sysfs.logical_block_size,
-	       out_size(b->sysfs.unit_min, s[0], sizeof(s[0])), out_size(b->sysfs.unit_max, s[1], sizeof(s[1])),
-	       out_size(b->sysfs.max_bytes, s[2], sizeof(s[2])), out_size(b->sysfs.boundary, s[3], sizeof(s[3])),
+	       out_size(b->sysfs.unit_min, s[0], sizeof(s[0])),
+	       out_size(b->sysfs.unit_max, s[1], sizeof(s[1])),
+	       out_size(b->sysfs.max_bytes, s[2], sizeof(s[2])),
+	       out_size(b->sysfs.boundary, s[3], sizeof(s[3])),
 	       device_field(b, dev, sizeof(dev)), parts, awr_blockdev_verdict(b),
 	       out_write_cache_cell(&b->sysfs), *claim ? claim : "-");
 }
@@ -161,7 +164,8 @@ static struct json_object *device_json(const struct awr_blockdev *b)
 	return o;
 }
 
-static const char *const list_verdicts[] = { "atomic", "misaligned", "single-block", "none", "unknown" };
+static const char *const list_verdicts[] = { "atomic", "misaligned", "single-block", "none",
+					     "unknown" };
 
 /* The write cache and FUA of each disk whose sysfs shows them (untorn is not durable) */
 static void prom_cache(const struct awr_blockdev *list, unsigned int nr)
@@ -191,10 +195,12 @@ static void prom_cache(const struct awr_blockdev *list, unsigned int nr)
 static const struct field prom_limits[] = {
 	P(sysfs.unit_min, "awr_atomic_unit_min_bytes", "the smallest atomic write the kernel takes "
 	  "on the disk (sysfs atomic_write_unit_min_bytes; 0: none)"),
-	P(sysfs.unit_max, "awr_atomic_unit_max_bytes", "the largest atomic write the kernel takes on "
-	  "the disk (sysfs atomic_write_unit_max_bytes; 0: no atomic writes)"),
-	P(sysfs.max_bytes, "awr_atomic_max_bytes", "the device's atomic write maximum as the kernel "
-	  "derives it (sysfs atomic_write_max_bytes)"),
+	P(sysfs.unit_max, "awr_atomic_unit_max_bytes",
+	  "the largest atomic write the kernel takes on the disk (sysfs "
+	  "atomic_write_unit_max_bytes; 0: no atomic writes)"),
+	P(sysfs.max_bytes, "awr_atomic_max_bytes",
+	  "the device's atomic write maximum as the kernel derives it (sysfs "
+	  "atomic_write_max_bytes)"),
 	P(sysfs.boundary, "awr_atomic_boundary_bytes", "no atomic write may cross a multiple of it "
 	  "(sysfs atomic_write_boundary_bytes; 0: none)"),
 	P(sysfs.logical_block_size, "awr_logical_block_size_bytes", "the disk's logical block size "
@@ -237,20 +243,24 @@ static void print_prometheus(const struct awr_blockdev *list, unsigned int nr)
 	fld_prom(prom_limits, list, sizeof(*list), nr, labels_limits);
 	fld_prom(prom_device, list, sizeof(*list), nr, labels_model);
 	prom_cache(list, nr);
-	prom_gauge("awr_partitions_misaligned", "partitions of the disk whose start is not a multiple of its atomic unit and boundary");
+	prom_gauge("awr_partitions_misaligned", "partitions of the disk whose start is not a "
+						"multiple of its atomic unit and boundary");
 	for (unsigned int i = 0; i < nr; i++) {
 		unsigned int aligned;
 
 		part_counts(&list[i], &aligned);
-		prom_sample("awr_partitions_misaligned", (const char *const[]){ "device", list[i].name, NULL },
+		prom_sample("awr_partitions_misaligned",
+			    (const char *const[]){ "device", list[i].name, NULL },
 			    list[i].nr_parts - aligned);
 	}
-	prom_gauge("awr_atomic_verdict", "awr list's verdict of the disk: 1 for the verdict it has, 0 for the others");
+	prom_gauge("awr_atomic_verdict", "awr list's verdict of the disk: 1 for the verdict it "
+					 "has, 0 for the others");
 	for (unsigned int i = 0; i < nr; i++) {
 		const char *v = awr_blockdev_verdict(&list[i]);
 
 		for (size_t k = 0; k < sizeof(list_verdicts) / sizeof(list_verdicts[0]); k++) {
-			l[0] = "device"; l[1] = list[i].name; l[2] = "verdict"; l[3] = list_verdicts[k]; l[4] = NULL;
+			l[0] = "device", l[1] = list[i].name;
+			l[2] = "verdict", l[3] = list_verdicts[k], l[4] = NULL;
 			prom_sample("awr_atomic_verdict", l, !strcmp(v, list_verdicts[k]));
 		}
 	}
@@ -273,7 +283,8 @@ int cmd_list(int argc, const char **argv)
 	if (cmd_parse(&c, argc, argv, table, NULL, false))
 		return AWR_EXIT_USAGE;
 	if (c.operand) {
-		out_error("list: unexpected argument '%s': awr list takes no path (awr probe PATH shows one)", c.operand);
+		out_error("list: unexpected argument '%s': awr list takes no path (awr probe PATH "
+			  "shows one)", c.operand);
 		cmd_done(&c);
 		return AWR_EXIT_USAGE;
 	}

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* awr preload-stats FILE: the counters of a program run under libatomicwr-preload (AWR_PRELOAD_STATS). */
+/*
+ * awr preload-stats FILE: the counters of a program run under libatomicwr-preload
+ * (AWR_PRELOAD_STATS).
+ */
 #include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
@@ -22,7 +25,8 @@ static const struct field counters[] = {
 	C(atomic_pwrite, "page writes made atomic: pwrite, pwritev, pwritev2"),
 	C(atomic_uring, "page writes made atomic: io_uring (liburing's io_uring_submit)"),
 	C(atomic_aio, "page writes made atomic: libaio (io_submit)"),
-	C(split_pwrite, "writes of several whole pages split into atomic page writes (pwrite family)"),
+	C(split_pwrite, "writes of several whole pages split into atomic page writes (pwrite "
+			"family)"),
 	C(plain_size, "writes left as they were: not one page (pwrite family: not whole pages)"),
 	C(plain_misaligned, "writes left as they were: offset not a multiple of the page"),
 	C(plain_buffered, "writes left as they were: the descriptor has no O_DIRECT"),
@@ -83,8 +87,9 @@ int cmd_preload_stats(int argc, const char **argv)
 	ret = awr_preload_stats_read(c.operand, &s);
 	if (ret) {
 		out_error("%s: %s", c.operand, ret == -EINVAL ?
-			  "not a counters file of libatomicwr-preload (name the file AWR_PRELOAD_STATS gave, with %p "
-			  "replaced by the process id)" : strerror(-ret));
+			  "not a counters file of libatomicwr-preload (name the file "
+			  "AWR_PRELOAD_STATS gave, with %p replaced by the process id)" :
+			  strerror(-ret));
 		cmd_done(&c);
 		return AWR_EXIT_USAGE;
 	}

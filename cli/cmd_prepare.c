@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* awr prepare FILE --size S --unit U: aligned preallocation for atomic writes of U, and its report. */
+/*
+ * awr prepare FILE --size S --unit U: aligned preallocation for atomic writes of U, and its report.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -16,7 +18,8 @@ static const char *refusal_name(enum awr_prepare_refusal r)
 		[AWR_PREPARE_OK] = "ok", [AWR_PREPARE_HAS_DATA] = "has_data",
 		[AWR_PREPARE_NOT_POW2] = "not_pow2", [AWR_PREPARE_UNIT_SMALL] = "unit_small",
 		[AWR_PREPARE_UNIT_FS] = "unit_fs", [AWR_PREPARE_UNIT_DEVICE] = "unit_device",
-		[AWR_PREPARE_SIZE] = "size", [AWR_PREPARE_FS] = "filesystem", [AWR_PREPARE_FAILED] = "failed",
+		[AWR_PREPARE_SIZE] = "size", [AWR_PREPARE_FS] = "filesystem",
+		[AWR_PREPARE_FAILED] = "failed",
 	};
 
 	return (unsigned int)r < sizeof(names) / sizeof(names[0]) ? names[r] : "failed";
@@ -32,7 +35,8 @@ static const struct field result_fields[] = {
 };
 #undef P
 
-static void prepare_report(const char *path, uint64_t size, uint64_t unit, const struct awr_prepare_result *res,
+static void prepare_report(const char *path, uint64_t size, uint64_t unit,
+			   const struct awr_prepare_result *res,
 			   int fd)
 {
 	struct awr_extent_report *r = NULL;
@@ -43,7 +47,8 @@ static void prepare_report(const char *path, uint64_t size, uint64_t unit, const
 	if (awr_extents_read(fd, unit, &r))
 		r = NULL;
 	if (out_mode == OUT_NORMAL) {
-		printf("%s: prepared %" PRIu64 " bytes for atomic writes of %" PRIu64 ": %s\n", path, size, unit,
+		printf("%s: prepared %" PRIu64 " bytes for atomic writes of %" PRIu64 ": %s\n",
+		       path, size, unit,
 		       res->message);
 		if (have_v)
 			fs_view_print(&v, r);
@@ -72,8 +77,10 @@ int cmd_prepare(int argc, const char **argv)
 	char *size_s = NULL, *unit_s = NULL;
 	int hint_only = 0;
 	struct poptOption table[] = {
-		{ "size", 0, POPT_ARG_STRING, &size_s, 0, "bytes to preallocate, a multiple of the unit", "S" },
-		{ "unit", 0, POPT_ARG_STRING, &unit_s, 0, "the atomic write unit (a power of two)", "U" },
+		{ "size", 0, POPT_ARG_STRING, &size_s, 0,
+		  "bytes to preallocate, a multiple of the unit", "S" },
+		{ "unit", 0, POPT_ARG_STRING, &unit_s, 0, "the atomic write unit (a power of two)",
+		  "U" },
 		{ "hint-only", 0, POPT_ARG_NONE, &hint_only, 0,
 		  "XFS: set the extent size hint and fallocate, without aligned placement", NULL },
 		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options, 0, "Output:", NULL },
@@ -96,24 +103,29 @@ int cmd_prepare(int argc, const char **argv)
 		goto out;
 	/*
 	 * A new file is made; an existing one must be empty (target_open, then awr_prepare, check).
-	 * Whether this run made it comes from the library's own open (O_CREAT | O_EXCL), never from a
+	 * Whether this run made it comes from the library's own open (O_CREAT | O_EXCL), never from
+	 * a
 	 * look before it, which another program's file made in between would fool.
 	 */
-	fd = target_open_as("prepare", c.operand, O_RDWR, AWR_TARGET_CREATE | AWR_TARGET_KEEP_DATA, false,
+	fd = target_open_as("prepare", c.operand, O_RDWR, AWR_TARGET_CREATE | AWR_TARGET_KEEP_DATA,
+			    false,
 			    &created);
 	if (fd < 0)
 		goto out;
 	{
 		struct progress_file pf = { .fd = fd, .total = hint_only ? 0 : size };
-		struct progress *pr = progress_start("prepare", hint_only ? NULL : progress_allocated, &pf);
+		struct progress *pr = progress_start("prepare",
+						     hint_only ? NULL : progress_allocated, &pf);
 
 		ret = awr_prepare(fd, size, unit, hint_only ? AWR_PREPARE_HINT_ONLY : 0, &res);
 		progress_stop(pr);
 	}
 	if (ret) {
-		out_error("cannot prepare %s: %s (%s)", c.operand, res.message, refusal_name(res.refusal));
+		out_error("cannot prepare %s: %s (%s)", c.operand, res.message,
+			  refusal_name(res.refusal));
 		if (created && res.refusal != AWR_PREPARE_FAILED && same_file(c.operand, fd))
-			unlink(c.operand);	/* refused before any change: leave nothing behind */
+			unlink(c.operand);	/* refused before any change: leave nothing behind
+						   */
 		rc = res.refusal == AWR_PREPARE_FAILED ? AWR_EXIT_FAIL : AWR_EXIT_USAGE;
 		out_outcome("prepare_failed");
 		goto out;
@@ -123,7 +135,8 @@ int cmd_prepare(int argc, const char **argv)
 	rc = res.aligned_bytes == size ? AWR_EXIT_OK : AWR_EXIT_FAIL;
 	out_outcome("not_aligned");
 	if (rc)
-		out_error("%s: only %" PRIu64 " of %" PRIu64 " bytes are on aligned extents", c.operand,
+		out_error("%s: only %" PRIu64 " of %" PRIu64 " bytes are on aligned extents",
+			  c.operand,
 			  res.aligned_bytes, size);
 out:
 	if (fd >= 0)

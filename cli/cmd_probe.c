@@ -85,8 +85,8 @@ static struct json_object *probe_json(const struct awr_probe *p)
 	struct json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "path", json_object_new_string(awr_probe_path_name(p)));
-	json_object_object_add(o, "type", json_object_new_string(awr_probe_new_file(p) ? "directory"
-								   : kind_name(awr_probe_statx(p))));
+	json_object_object_add(o, "type", json_object_new_string(awr_probe_new_file(p) ?
+			       "directory" : kind_name(awr_probe_statx(p))));
 	json_object_object_add(o, "new_file", json_object_new_boolean(awr_probe_new_file(p)));
 	out_add_versions(o);
 	json_object_object_add(o, "effective", out_limits_json(awr_probe_effective(p)));
@@ -112,7 +112,8 @@ static void row(const char *label, const uint64_t *a, const uint64_t *b, const u
 	for (int i = 0; i < 4; i++) {
 		if (cells[i] && count)
 			snprintf(buf, sizeof(buf), "%" PRIu64, *cells[i]);
-		printf(" %-14s", !cells[i] ? "-" : count ? buf : out_size(*cells[i], buf, sizeof(buf)));
+		printf(" %-14s",
+		       !cells[i] ? "-" : count ? buf : out_size(*cells[i], buf, sizeof(buf)));
 	}
 	putchar('\n');
 }
@@ -159,7 +160,8 @@ static void probe_print(const struct awr_probe *p)
 	struct dev_cells dc;
 
 	dev_cells(d, &dc);
-	printf("%s: %s", awr_probe_path_name(p), awr_probe_new_file(p) ? "directory" : kind_words(s));
+	printf("%s: %s", awr_probe_path_name(p),
+	       awr_probe_new_file(p) ? "directory" : kind_words(s));
 	if (y)
 		printf(" on %s%s%s", y->disk, y->partition[0] ? ", partition " : "", y->partition);
 	if (awr_probe_new_file(p))
@@ -171,13 +173,17 @@ static void probe_print(const struct awr_probe *p)
 	    &(uint64_t){ e->unit_min });
 	row("unit_max", CELL(sa, s->unit_max), CELL(y, y->unit_max), CELL(dc.have, dc.unit_max),
 	    &(uint64_t){ e->unit_max });
-	row("max_bytes", NULL, CELL(y, y->max_bytes), CELL(dc.have, dc.max_bytes), &(uint64_t){ e->max_bytes });
-	row("boundary", NULL, CELL(y, y->boundary), CELL(dc.have, dc.boundary), &(uint64_t){ e->boundary });
+	row("max_bytes", NULL, CELL(y, y->max_bytes), CELL(dc.have, dc.max_bytes),
+	    &(uint64_t){ e->max_bytes });
+	row("boundary", NULL, CELL(y, y->boundary), CELL(dc.have, dc.boundary),
+	    &(uint64_t){ e->boundary });
 	row("segments_max", CELL(sa, s->segments_max), NULL, NULL, &(uint64_t){ e->segments_max });
 	row("unit_max_opt", CELL(sa, s->unit_max_opt), NULL, NULL, &(uint64_t){ e->unit_max_opt });
 	row("logical_block_size", NULL, CELL(y, y->logical_block_size), CELL(dc.lbs, dc.lbs), NULL);
-	row("physical_block_size", NULL, CELL(y, y->physical_block_size), CELL(dc.pbs, dc.pbs), NULL);
-	row("dio_mem_align", CELL(s && s->dio_reported, s->dio_mem_align), NULL, NULL, &(uint64_t){ e->mem_align });
+	row("physical_block_size", NULL, CELL(y, y->physical_block_size), CELL(dc.pbs, dc.pbs),
+	    NULL);
+	row("dio_mem_align", CELL(s && s->dio_reported, s->dio_mem_align), NULL, NULL,
+	    &(uint64_t){ e->mem_align });
 	row("dio_offset_align", CELL(s && s->dio_reported, s->dio_offset_align), NULL, NULL,
 	    &(uint64_t){ e->offset_align });
 	if (y)	/* the queue the writes go to: a partition's disk, a dm or md device's own */
@@ -187,8 +193,9 @@ static void probe_print(const struct awr_probe *p)
 		putchar('\n');
 		device_print(d);
 	} else if (y) {
-		printf("\n  device(none): no NVMe identify or SCSI VPD could be read for %s (neither NVMe nor SCSI,\n"
-		       "  such as loop or virtio, or not readable by this user): the sysfs column is what the kernel applies\n",
+		printf("\n  device(none): no NVMe identify or SCSI VPD could be read for %s "
+		       "(neither NVMe nor SCSI,\n  such as loop or virtio, or not readable by this "
+		       "user): the sysfs column is what the kernel applies\n",
 		       y->disk);
 	}
 	if (awr_probe_stack(p)) {
@@ -196,7 +203,8 @@ static void probe_print(const struct awr_probe *p)
 		stack_print(awr_probe_stack(p));
 	}
 	if (e->supported)
-		printf("\natomic writes: supported, %s .. %s\n", out_size(e->unit_min, a, sizeof(a)),
+		printf("\natomic writes: supported, %s .. %s\n",
+		       out_size(e->unit_min, a, sizeof(a)),
 		       out_size(e->unit_max, b, sizeof(b)));
 	else
 		printf("\natomic writes: not supported\n");
@@ -228,10 +236,13 @@ static bool check_require(const struct awr_limits *e, uint64_t size, char *reaso
 
 	out_size(size, c, sizeof(c));
 	if (!e->supported)
-		snprintf(reason, len, "required size %s is not atomic here: no atomic write support", c);
+		snprintf(reason, len,
+			 "required size %s is not atomic here: no atomic write support", c);
 	else if (size < e->unit_min || size > e->unit_max || (size & (size - 1)))
-		snprintf(reason, len, "required size %s is not atomic here: atomic writes are powers of two from %s to %s",
-			 c, out_size(e->unit_min, a, sizeof(a)), out_size(e->unit_max, b, sizeof(b)));
+		snprintf(reason, len, "required size %s is not atomic here: atomic writes are "
+				      "powers of two from %s to %s",
+			 c, out_size(e->unit_min, a, sizeof(a)),
+			 out_size(e->unit_max, b, sizeof(b)));
 	else
 		return true;
 	return false;

@@ -21,19 +21,25 @@ static void report_text(const char *path, const struct awr_stress_opts *o,
 	double sec = (double)r->nsec / 1e9;
 	char a[32], b[32];
 
-	printf("stress: %" PRIu64 " %s writes of %s (%s) over %" PRIu64 " units by %u writers in %.2f s",
-	       r->writes, (o->flags & AWR_STRESS_PLAIN) ? "plain (not atomic)" : "atomic", out_size(o->unit, a, sizeof(a)), out_size(r->bytes, b, sizeof(b)),
+	printf("stress: %" PRIu64 " %s writes of %s (%s) over %" PRIu64 " units by %u writers in "
+	       "%.2f s",
+	       r->writes, (o->flags & AWR_STRESS_PLAIN) ? "plain (not atomic)" : "atomic",
+	       out_size(o->unit, a, sizeof(a)), out_size(r->bytes, b, sizeof(b)),
 	       r->units, o->threads, sec);
 	if (sec > 0)
-		printf(": %.0f writes/s, %.1f MB/s", (double)r->writes / sec, (double)r->bytes / 1e6 / sec);
-	printf("\n  generations %" PRIu64 "..%" PRIu64 "%s\n", r->first_generation, r->last_generation,
+		printf(": %.0f writes/s, %.1f MB/s", (double)r->writes / sec,
+		       (double)r->bytes / 1e6 / sec);
+	printf("\n  generations %" PRIu64 "..%" PRIu64 "%s\n", r->first_generation,
+	       r->last_generation,
 	       (o->flags & AWR_STRESS_DSYNC) ? ", each write durable (RWF_DSYNC)" : "");
 	if (o->journal)
 		printf("  journal %s (%" PRIu64 " fdatasync)\n", o->journal, r->journal_syncs);
 	if (r->journal_error)
-		printf("  the journal failed: %s; writes after that are not recorded\n", strerror(-r->journal_error));
+		printf("  the journal failed: %s; writes after that are not recorded\n",
+		       strerror(-r->journal_error));
 	if (r->error)
-		printf("  stopped by a failed write at offset %" PRIu64 ": %s; the writes before it are %s\n",
+		printf("  stopped by a failed write at offset %" PRIu64 ": %s; the writes before "
+		       "it are %s\n",
 		       r->error_offset, strerror(-r->error), o->journal ? "journaled" : "counted");
 	(void)path;
 }
@@ -105,18 +111,21 @@ static int explain_start_error(const char *path, const struct awr_stress_opts *o
 		out_error("cannot stress %s with --unit %u: %s (rule %s)", path, o->unit,
 			  r->verdict.message, awr_rule_name(r->verdict.rule));
 	else if (ret == -ENOSPC)
-		out_error("%s is smaller than --size %" PRIu64 ": give a smaller --size", path, o->span);
+		out_error("%s is smaller than --size %" PRIu64 ": give a smaller --size", path,
+			  o->span);
 	else if (ret == -EBADMSG)
-		out_error("journal %s is damaged before its end, forged, or a record was refused (a generation "
-			  "no stress run could issue): awr never empties a journal; keep it for awr verify, "
-			  "move it away, and give a new journal file", o->journal);
+		out_error("journal %s is damaged before its end, forged, or a record was refused "
+			  "(a generation no stress run could issue): awr never empties a journal; "
+			  "keep it for awr verify, move it away, and give a new journal file",
+			  o->journal);
 	else if (o->journal && ret == -ENOEXEC)
-		out_error("refusing to use %s as the journal: it holds data that is not an awr journal "
-			  "(its first record is not valid). Give a new file or the journal of an earlier "
-			  "awr stress run, or --journal-force to replace the file's content.", o->journal);
+		out_error("refusing to use %s as the journal: it holds data that is not an awr "
+			  "journal (its first record is not valid). Give a new file or the journal "
+			  "of an earlier awr stress run, or --journal-force to replace the file's "
+			  "content.", o->journal);
 	else if (o->journal && ret == -ELOOP)
-		out_error("refusing to use %s as the journal: it is a symbolic link; give the path of the "
-			  "file itself", o->journal);
+		out_error("refusing to use %s as the journal: it is a symbolic link; give the path "
+			  "of the file itself", o->journal);
 	else
 		out_error("cannot stress %s: %s", path, strerror(-ret));
 	return AWR_EXIT_USAGE;
@@ -197,11 +206,13 @@ static int guard_journal(const char *path, bool force)
 	if (lstat(path, &st))
 		return 0;	/* missing: made new (other errors: the open says) */
 	if (!S_ISREG(st.st_mode)) {
-		out_error("refusing to use %s as the journal: it is %s. The journal must be a new or "
-			  "existing journal file (a regular file) on another filesystem than the target%s",
+		out_error("refusing to use %s as the journal: it is %s. The journal must be a new "
+			  "or existing journal file (a regular file) on another filesystem than "
+			  "the target%s",
 			  path, file_type(st.st_mode),
 			  S_ISLNK(st.st_mode) ? "; give the path of the file itself, not a link" :
-			  S_ISBLK(st.st_mode) ? "; records written to a block device land from offset 0 over its data" : "");
+			  S_ISBLK(st.st_mode) ? "; records written to a block device land from "
+						"offset 0 over its data" : "");
 		return -EINVAL;
 	}
 	if (!st.st_size || force)
@@ -214,9 +225,10 @@ static int guard_journal(const char *path, bool force)
 	if (got <= 0 || journal_record_start(head, (size_t)st.st_size))
 		return 0;	/* the library checks the whole record */
 	describe_data(head, (size_t)got, what, sizeof(what));
-	out_error("refusing to use %s as the journal: it holds %lld bytes that are not an awr journal "
-		  "(%s; a journal begins with an AWRJ record). Give a new file or the journal of an "
-		  "earlier awr stress run, or --journal-force to replace the file's content.",
+	out_error("refusing to use %s as the journal: it holds %lld bytes that are not an awr "
+		  "journal (%s; a journal begins with an AWRJ record). Give a new file or the "
+		  "journal of an earlier awr stress run, or --journal-force to replace the file's "
+		  "content.",
 		  path, (long long)st.st_size, what);
 	return -ENOEXEC;
 }
@@ -228,7 +240,10 @@ static bool new_file(const char *path)
 	return stat(path, &st) && errno == ENOENT;
 }
 
-/* SIGINT, SIGTERM: the writers finish their write in flight and its journal record, then the report. */
+/*
+ * SIGINT, SIGTERM: the writers finish their write in flight and its journal record, then the
+ * report.
+ */
 static void on_stop(int sig)
 {
 	stop_signal = sig;
@@ -244,14 +259,16 @@ static int stress_setup(struct awr_stress_opts *o, const char *path, const char 
 	if (parse_size_arg("unit", unit_s, &v))
 		return -EINVAL;
 	if (!v || v % AWR_STAMP_SECTOR || v > (1U << 30)) {
-		out_error("--unit %" PRIu64 " must be a multiple of 512 up to 1 GiB, such as 16k", v);
+		out_error("--unit %" PRIu64 " must be a multiple of 512 up to 1 GiB, such as 16k",
+			  v);
 		return -EINVAL;
 	}
 	o->unit = (uint32_t)v;
 	if (size_s && parse_size_arg("size", size_s, &o->span))
 		return -EINVAL;
 	if (size_s && (!o->span || o->span % o->unit)) {
-		out_error("--size %s is not a multiple of --unit %s: the span holds whole units, such as --size %" PRIu64,
+		out_error("--size %s is not a multiple of --unit %s: the span holds whole units, "
+			  "such as --size %" PRIu64,
 			  size_s, unit_s, (o->span / o->unit + 1) * o->unit);
 		return -EINVAL;
 	}
@@ -275,26 +292,31 @@ int cmd_stress(int argc, const char **argv)
 	long long writes = 0;
 	double seconds = 0;
 	struct poptOption table[] = {
-		{ "unit", 0, POPT_ARG_STRING, &unit_s, 0, "bytes per atomic write (stamped unit)", "U" },
+		{ "unit", 0, POPT_ARG_STRING, &unit_s, 0, "bytes per atomic write (stamped unit)",
+		  "U" },
 		{ "threads", 0, POPT_ARG_INT, &threads, 0, "writer threads (default 4)", "T" },
 		{ "seconds", 0, POPT_ARG_DOUBLE, &seconds, 0, "run time (default 10 s)", "S" },
 		{ "writes", 0, POPT_ARG_LONGLONG, &writes, 0, "stop after N writes in all", "N" },
-		{ "dsync", 0, POPT_ARG_NONE, &dsync, 0, "make each write durable (RWF_DSYNC)", NULL },
+		{ "dsync", 0, POPT_ARG_NONE, &dsync, 0, "make each write durable (RWF_DSYNC)",
+		  NULL },
 		{ "journal", 0, POPT_ARG_STRING, &journal, 0,
-		  "record issued and acknowledged writes in FILE, a new file or an earlier run's journal, "
-		  "on another filesystem, or tcp://HOST:PORT[/NAME] on a journal server (implies --dsync)",
+		  "record issued and acknowledged writes in FILE, a new file or an earlier run's "
+		  "journal, on another filesystem, or tcp://HOST:PORT[/NAME] on a journal server "
+		  "(implies --dsync)",
 		  "FILE|URL" },
 		{ "secret-file", 0, POPT_ARG_STRING, &secret, 0,
-		  "the shared secret of a tcp:// journal (mode 0600; default: $AWR_JOURNAL_SECRET)", "FILE" },
+		  "the shared secret of a tcp:// journal (mode 0600; default: $AWR_JOURNAL_SECRET)",
+		  "FILE" },
 		{ "size", 0, POPT_ARG_STRING, &size_s, 0,
-		  "bytes from offset 0 to write (default: the file or device; 64 MiB for a new file)", "SPAN" },
+		  "bytes from offset 0 to write (default: the file or device; 64 MiB for a new "
+		  "file)", "SPAN" },
 		{ "no-atomic", 0, POPT_ARG_NONE, &plain, 0,
 		  "plain O_DIRECT writes without RWF_ATOMIC: a control run", NULL },
 		{ "force", 0, POPT_ARG_NONE, &force, 0,
 		  "write even if the target is mounted, in use, formatted or holds data", NULL },
 		{ "journal-force", 0, POPT_ARG_NONE, &journal_force, 0,
-		  "replace the content of a journal file that is not an awr journal (a journal is never "
-		  "replaced: move it away)", NULL },
+		  "replace the content of a journal file that is not an awr journal (a journal is "
+		  "never replaced: move it away)", NULL },
 		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options, 0, "Output:", NULL },
 		POPT_AUTOHELP
 		POPT_TABLEEND
@@ -345,7 +367,8 @@ int cmd_stress(int argc, const char **argv)
 	rc = r.journal_error ? AWR_EXIT_USAGE : r.error ? AWR_EXIT_FAIL : AWR_EXIT_OK;
 	out_outcome("write_failed");
 	if (stop_signal && rc == AWR_EXIT_OK) {
-		out_error("stress: stopped by %s after %" PRIu64 " writes; the journal is complete", strsignal(stop_signal),
+		out_error("stress: stopped by %s after %" PRIu64 " writes; the journal is complete",
+			  strsignal(stop_signal),
 			  r.writes);
 		rc = 128 + stop_signal;
 	}

@@ -31,30 +31,41 @@ void verify_issue_text(const struct awr_verify_issue *is, uint32_t unit, char *b
 
 	switch (s->cls) {
 	case AWR_UNIT_TORN:
-		snprintf(buf, len, "unit %" PRIu64 " at %" PRIu64 ": torn: sector 0 holds generation %" PRIu64
-			 ", sector %u (offset %" PRIu64 ") generation %" PRIu64, is->unit, is->offset,
+		snprintf(buf, len,
+			 "unit %" PRIu64 " at %" PRIu64 ": torn: sector 0 holds generation %" PRIu64
+			 ", sector %u (offset %" PRIu64 ") generation %" PRIu64, is->unit,
+			 is->offset,
 			 s->generation, s->bad_sector, sec_off, s->other_generation);
 		return;
 	case AWR_UNIT_CORRUPT:
 		snprintf(buf, len, "unit %" PRIu64 " at %" PRIu64 ": corrupt: generation %" PRIu64
-			 ", checksum wrong, sector %u (offset %" PRIu64 ") differs", is->unit, is->offset,
+			 ", checksum wrong, sector %u (offset %" PRIu64 ") differs", is->unit,
+			 is->offset,
 			 s->generation, s->bad_sector, sec_off);
 		return;
 	case AWR_UNIT_MISPLACED:
-		snprintf(buf, len, "unit %" PRIu64 " at %" PRIu64 ": misplaced: sector %u holds sector %u of unit %"
-			 PRIu64 " of size %u (expected unit %" PRIu64 " of size %u)", is->unit, is->offset,
-			 s->bad_sector, s->found_sector, s->found_unit, s->found_unit_size, is->unit, unit);
+		snprintf(buf, len,
+			 "unit %" PRIu64 " at %" PRIu64 ": misplaced: sector %u holds sector %u of "
+			 "unit %"
+			 PRIu64 " of size %u (expected unit %" PRIu64 " of size %u)", is->unit,
+			 is->offset,
+			 s->bad_sector, s->found_sector, s->found_unit, s->found_unit_size,
+			 is->unit, unit);
 		return;
 	default:
 		break;
 	}
 	if (is->lost)
-		snprintf(buf, len, "unit %" PRIu64 " at %" PRIu64 ": lost: holds generation %" PRIu64
-			 " but generation %" PRIu64 " was acknowledged after it", is->unit, is->offset,
+		snprintf(buf, len,
+			 "unit %" PRIu64 " at %" PRIu64 ": lost: holds generation %" PRIu64
+			 " but generation %" PRIu64 " was acknowledged after it", is->unit,
+			 is->offset,
 			 s->generation, is->acked_generation);
 	else
-		snprintf(buf, len, "unit %" PRIu64 " at %" PRIu64 ": unjournaled: holds generation %" PRIu64
-			 ", which the journal never issued for it", is->unit, is->offset, s->generation);
+		snprintf(buf, len,
+			 "unit %" PRIu64 " at %" PRIu64 ": unjournaled: holds generation %" PRIu64
+			 ", which the journal never issued for it", is->unit, is->offset,
+			 s->generation);
 }
 
 static const char *class_name(int c)
@@ -86,7 +97,8 @@ static int keep_issue(const struct awr_verify_issue *is, void *arg)
 {
 	struct issues *k = arg;
 
-	if (is->state.cls == AWR_UNIT_MISPLACED && is->state.found_unit_size != k->unit && !k->other_size)
+	if (is->state.cls == AWR_UNIT_MISPLACED && is->state.found_unit_size != k->unit &&
+	    !k->other_size)
 		k->other_size = is->state.found_unit_size;
 	if (k->nr >= k->max)
 		return 0;
@@ -165,17 +177,20 @@ static void report_text(const struct awr_verify_opts *o, const struct awr_verify
 	char a[32], b[32];
 
 	printf("verify: %" PRIu64 " units of %s (%s) in %.2f s, %.0f MB/s%s\n", r->units,
-	       out_size(o->unit, a, sizeof(a)), out_size(r->bytes, b, sizeof(b)), (double)r->nsec / 1e9,
+	       out_size(o->unit, a, sizeof(a)), out_size(r->bytes, b, sizeof(b)),
+	       (double)r->nsec / 1e9,
 	       verify_mbps(r), r->direct ? " (O_DIRECT)" : " (through the page cache)");
 	printf("  never_written %" PRIu64 ", intact %" PRIu64 ", torn %" PRIu64 ", corrupt %" PRIu64
-	       ", misplaced %" PRIu64 "\n", r->count[AWR_UNIT_NEVER_WRITTEN], r->count[AWR_UNIT_INTACT],
+	       ", misplaced %" PRIu64 "\n", r->count[AWR_UNIT_NEVER_WRITTEN],
+	       r->count[AWR_UNIT_INTACT],
 	       r->count[AWR_UNIT_TORN], r->count[AWR_UNIT_CORRUPT], r->count[AWR_UNIT_MISPLACED]);
 	if (o->journal)
 		printf("  journal: %" PRIu64 " records, %" PRIu64 " acknowledged writes to %" PRIu64
 		       " units; lost %" PRIu64 ", unjournaled %" PRIu64 "\n", r->journal_records,
 		       r->acked_writes, r->acked_units, r->lost, r->unjournaled);
 	if (r->acked_late)
-		printf("  %" PRIu64 " writes acknowledged after the crash began count as in flight\n",
+		printf("  %" PRIu64 " writes acknowledged after the crash began count as in "
+		       "flight\n",
 		       r->acked_late);
 	for (unsigned int i = 0; i < k->nr; i++)
 		printf("  %s\n", k->text[i]);
@@ -204,27 +219,33 @@ static int explain_error(const char *path, const struct awr_verify_opts *o,
 {
 	bool remote = o->journal && !strncmp(o->journal, "tcp://", 6);
 
-	if (remote && !r->journal_unit && journal_remote_error("verify", o->journal, o->journal_secret_file, ret))
+	if (remote && !r->journal_unit && journal_remote_error("verify", o->journal,
+							       o->journal_secret_file, ret))
 		return AWR_EXIT_USAGE;
 	if (ret == -EINVAL && o->journal && r->journal_unit)
 		out_error("journal %s was written with --unit %u, not %u: give --unit %u",
 			  o->journal, r->journal_unit, o->unit, r->journal_unit);
 	else if (ret == -EBADMSG)
-		out_error("journal %s is damaged or forged (a damaged record before its end, or a generation no stress run could have issued): give the journal awr stress wrote",
+		out_error("journal %s is damaged or forged (a damaged record before its end, or a "
+			  "generation no stress run could have issued): give the journal awr "
+			  "stress wrote",
 			  o->journal);
 	else if (remote && ret == -ENOEXEC)
-		out_error("%s is not an awr journal: its first 48 bytes are not a valid journal record; "
-			  "give the URL awr stress used", o->journal);
+		out_error("%s is not an awr journal: its first 48 bytes are not a valid journal "
+			  "record; give the URL awr stress used", o->journal);
 	else if (o->journal && ret == -ENOEXEC)
-		out_error("%s is not an awr journal: it holds %lld bytes whose first 48 are not a valid "
-			  "journal record; give the journal awr stress wrote", o->journal, journal_size(o->journal));
-	else if (o->journal && !remote && (ret == -EINVAL || ret == -EISDIR) && !journal_regular(o->journal))
-		out_error("%s is not an awr journal: it is not a regular file; give the journal file awr "
-			  "stress wrote", o->journal);
+		out_error("%s is not an awr journal: it holds %lld bytes whose first 48 are not a "
+			  "valid journal record; give the journal awr stress wrote", o->journal,
+			  journal_size(o->journal));
+	else if (o->journal && !remote && (ret == -EINVAL || ret == -EISDIR) &&
+		 !journal_regular(o->journal))
+		out_error("%s is not an awr journal: it is not a regular file; give the journal "
+			  "file awr stress wrote", o->journal);
 	else if (ret == -EISDIR || ret == -ENODEV)
-		out_error("cannot verify %s: it is %s; give the file or block device awr stress wrote", path,
-			  ret == -EISDIR ? "a directory" : "not a regular file or a block device (a FIFO, "
-			  "character device or socket)");
+		out_error("cannot verify %s: it is %s; give the file or block device awr stress "
+			  "wrote", path,
+			  ret == -EISDIR ? "a directory" : "not a regular file or a block device "
+							   "(a FIFO, character device or socket)");
 	else
 		out_error("cannot verify %s: %s", path, strerror(-ret));
 	return AWR_EXIT_USAGE;
@@ -257,17 +278,21 @@ int cmd_verify(int argc, const char **argv)
 	long long crash_ns = 0;
 	int max_issues = 10;
 	struct poptOption table[] = {
-		{ "unit", 0, POPT_ARG_STRING, &unit_s, 0, "the unit size the target was stamped with", "U" },
+		{ "unit", 0, POPT_ARG_STRING, &unit_s, 0,
+		  "the unit size the target was stamped with", "U" },
 		{ "journal", 0, POPT_ARG_STRING, &journal, 0,
-		  "the stress journal (a file, or tcp://HOST:PORT[/NAME] on a journal server): also report "
-		  "lost acknowledged writes", "FILE|URL" },
+		  "the stress journal (a file, or tcp://HOST:PORT[/NAME] on a journal server): "
+		  "also report lost acknowledged writes", "FILE|URL" },
 		{ "secret-file", 0, POPT_ARG_STRING, &secret, 0,
-		  "the shared secret of a tcp:// journal (mode 0600; default: $AWR_JOURNAL_SECRET)", "FILE" },
+		  "the shared secret of a tcp:// journal (mode 0600; default: $AWR_JOURNAL_SECRET)",
+		  "FILE" },
 		{ "size", 0, POPT_ARG_STRING, &size_s, 0,
 		  "bytes from offset 0 to scan (default: the whole file or device)", "SPAN" },
 		{ "crash-time", 0, POPT_ARG_LONGLONG, &crash_ns, 0,
-		  "when the crash began (CLOCK_REALTIME ns, date +%s%N): later acks count as in flight", "NS" },
-		{ "show", 0, POPT_ARG_INT, &max_issues, 0, "list at most N offending units (default 10)", "N" },
+		  "when the crash began (CLOCK_REALTIME ns, date +%s%N): later acks count as in "
+		  "flight", "NS" },
+		{ "show", 0, POPT_ARG_INT, &max_issues, 0,
+		  "list at most N offending units (default 10)", "N" },
 		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options, 0, "Output:", NULL },
 		POPT_AUTOHELP
 		POPT_TABLEEND
@@ -282,10 +307,12 @@ int cmd_verify(int argc, const char **argv)
 
 	if (cmd_parse(&c, argc, argv, table, "PATH", true))
 		return AWR_EXIT_USAGE;
-	if (parse_size_arg("unit", unit_s, &v) || (size_s && parse_size_arg("size", size_s, &o.span)))
+	if (parse_size_arg("unit", unit_s,
+			   &v) || (size_s && parse_size_arg("size", size_s, &o.span)))
 		goto out;
 	if (!v || v % AWR_STAMP_SECTOR || v > (1U << 30)) {
-		out_error("--unit %" PRIu64 " must be a multiple of 512 up to 1 GiB, such as 16k", v);
+		out_error("--unit %" PRIu64 " must be a multiple of 512 up to 1 GiB, such as 16k",
+			  v);
 		goto out;
 	}
 	o.unit = (uint32_t)v;
@@ -295,7 +322,8 @@ int cmd_verify(int argc, const char **argv)
 		goto out;
 	o.crash_time_ns = crash_ns > 0 ? (uint64_t)crash_ns : 0;
 	k.unit = o.unit;
-	k.max = max_issues < 0 ? 0 : max_issues > 16 && out_mode == OUT_NORMAL ? 16 : (unsigned int)max_issues;
+	k.max = max_issues < 0 ? 0 : max_issues > 16 && out_mode == OUT_NORMAL ? 16 :
+		(unsigned int)max_issues;
 	k.list = out_mode == OUT_JSON ? json_object_new_array() : NULL;
 	o.arg = &k;
 	{

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* awr version / awr --version: library and tool versions, the running kernel and what it supports. */
+/*
+ * awr version / awr --version: library and tool versions, the running kernel and what it supports.
+ */
 #include <stdio.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -69,7 +71,8 @@ int cmd_version(int argc, const char **argv)
 		memset(&u, 0, sizeof(u));
 	kernel = awr_kernel_running();
 	if (out_mode == OUT_NORMAL) {
-		printf("awr %s\nlibatomicwr %s\nkernel %s\n", AWR_VERSION_STRING, awr_version(), u.release);
+		printf("awr %s\nlibatomicwr %s\nkernel %s\n", AWR_VERSION_STRING, awr_version(),
+		       u.release);
 		rules_print(kernel);
 	} else {
 		o = json_object_new_object();

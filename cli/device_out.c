@@ -18,7 +18,8 @@ static bool assumed(const struct awr_device *d, enum awr_input_field f)
 
 /* JSON keys of the input fields, for "assumed": [...] */
 static const char *const field_keys[AWR_IF__COUNT] = {
-	[AWR_IF_MDTS] = "mdts", [AWR_IF_AWUN] = "awun", [AWR_IF_AWUPF] = "awupf", [AWR_IF_ACWU] = "acwu",
+	[AWR_IF_MDTS] = "mdts", [AWR_IF_AWUN] = "awun", [AWR_IF_AWUPF] = "awupf",
+	[AWR_IF_ACWU] = "acwu",
 	[AWR_IF_NSZE] = "nsze", [AWR_IF_NSFEAT] = "nsfeat", [AWR_IF_NLBAF] = "nlbaf",
 	[AWR_IF_FLBAS] = "flbas", [AWR_IF_NAWUN] = "nawun", [AWR_IF_NAWUPF] = "nawupf",
 	[AWR_IF_NACWU] = "nacwu", [AWR_IF_NABSN] = "nabsn", [AWR_IF_NABO] = "nabo",
@@ -75,8 +76,9 @@ static void provider_print(const struct awr_device *d)
 	if (!p)
 		return;
 	if (p->read)
-		printf("  %-14s %s states untorn writes of a multiple of %s up to %s, aligned, boundary %s "
-		       "(device-implicit on its word; Linux does not read it)\n", "provider", p->provider,
+		printf("  %-14s %s states untorn writes of a multiple of %s up to %s, aligned, "
+		       "boundary %s (device-implicit on its word; Linux does not read it)\n",
+		       "provider", p->provider,
 		       out_size(p->granularity, a, sizeof(a)), out_size(p->unit, b, sizeof(b)),
 		       p->boundary ? out_size(p->boundary, c, sizeof(c)) : "none");
 	else
@@ -95,7 +97,8 @@ static struct json_object *assumed_json(const struct awr_device *d)
 }
 
 /* Text: "15 (64 KiB)" as read, "assumed 0" where the input did not hold the field. */
-static const char *mark(const struct awr_device *d, enum awr_input_field f, const char *txt, char *buf,
+static const char *mark(const struct awr_device *d, enum awr_input_field f, const char *txt,
+			char *buf,
 			size_t len)
 {
 	snprintf(buf, len, "%s%s", assumed(d, f) ? "assumed " : "", txt);
@@ -162,7 +165,8 @@ static struct json_object *kernel_limits_json(const struct awr_device *d)
 	uint32_t k = awr_device_kernel(d), run = awr_kernel_running();
 	char v[16];
 
-	json_object_object_add(o, "kernel", json_object_new_string(awr_kernel_format(k, v, sizeof(v))));
+	json_object_object_add(o, "kernel",
+			       json_object_new_string(awr_kernel_format(k, v, sizeof(v))));
 	json_object_object_add(o, "this_kernel", json_object_new_boolean(run && k == run));
 	return o;
 }
@@ -196,8 +200,9 @@ struct dev_field {
 
 static bool have(const struct awr_device *d, enum have h)
 {
-	const struct awr_nvme_id *n = awr_device_type(d) == AWR_DEVICE_NVME ? awr_device_nvme(d) : NULL;
-	const struct awr_scsi_id *s = n ? NULL : awr_device_scsi(d);
+	bool nvme = awr_device_type(d) == AWR_DEVICE_NVME;
+	const struct awr_nvme_id *n = nvme ? awr_device_nvme(d) : NULL;
+	const struct awr_scsi_id *s = nvme ? NULL : awr_device_scsi(d);
 
 	switch (h) {
 	case H_CTRL: return n->have_ctrl;
@@ -212,7 +217,8 @@ static bool have(const struct awr_device *d, enum have h)
 }
 
 /* Each row's value, or null where its part was not read or the input only assumed it */
-static void dev_json_add(struct json_object *o, const struct dev_field *t, const struct awr_device *d,
+static void dev_json_add(struct json_object *o, const struct dev_field *t,
+			 const struct awr_device *d,
 			 const void *s)
 {
 	for (; t->f.key; t++)
@@ -276,7 +282,8 @@ static struct json_object *nvme_json(const struct awr_device *d)
 	json_object_object_add(o, "device", json_object_new_string(awr_device_name(d)));
 	dev_json_add(o, nvme_ids, d, n);
 	json_object_object_add(o, "lba_format", u64_if(s && !(assumed(d, AWR_IF_FLBAS) &&
-								assumed(d, AWR_IF_LBAF)), n->lbaf_index));
+								assumed(d, AWR_IF_LBAF)),
+								n->lbaf_index));
 	dev_json_add(o, nvme_ns, d, n);
 	json_object_object_add(o, "assumed", assumed_json(d));
 	json_object_object_add(o, "dn", n->have_dn ? json_object_new_boolean(n->dn) : NULL);
@@ -285,7 +292,8 @@ static struct json_object *nvme_json(const struct awr_device *d)
 	json_object_object_add(o, "derived_by_kernel", s ? ranges_json(d) : NULL);
 	json_object_object_add(o, "derived_with_awupf", s ? limits_json(&with) : NULL);
 	json_object_object_add(o, "derived_without_awupf", alt ? limits_json(&without) : NULL);
-	json_object_object_add(o, "nsfeat_mam", s ? json_object_new_boolean(n->nsfeat & 0x40) : NULL);
+	json_object_object_add(o, "nsfeat_mam",
+			       s ? json_object_new_boolean(n->nsfeat & 0x40) : NULL);
 	dev_json_add(o, nvme_vendor, d, n);
 	json_object_object_add(o, "provider", provider_json(d));
 	return o;
@@ -320,7 +328,8 @@ static struct json_object *scsi_json(const struct awr_device *d)
 	json_object_object_add(o, "protection_type",
 			       u64_if(s->have_capacity, s->prot_en ? s->p_type + 1U : 0));
 	json_object_object_add(o, "derived", s->logical_block_size ? kernel_limits_json(d) : NULL);
-	json_object_object_add(o, "derived_by_kernel", s->logical_block_size ? ranges_json(d) : NULL);
+	json_object_object_add(o, "derived_by_kernel",
+			       s->logical_block_size ? ranges_json(d) : NULL);
 	return o;
 }
 
@@ -347,7 +356,10 @@ static void print_limits(const char *label, const struct awr_device_limits *l)
 	       l->capped ? "" : " (block layer caps not applied)");
 }
 
-/* The view's kernel, then only the release ranges whose answer differs (as derived_by_kernel in JSON). */
+/*
+ * The view's kernel, then only the release ranges whose answer differs (as derived_by_kernel in
+ * JSON).
+ */
 static void by_kernel(const struct awr_device *d)
 {
 	uint32_t k = awr_device_kernel(d), run = awr_kernel_running();
@@ -363,7 +375,8 @@ static void by_kernel(const struct awr_device *d)
 		printf("  by kernel      the same on every kernel with atomic writes\n");
 		return;
 	}
-	printf("  by kernel      where the answer differs from %s's:\n", awr_kernel_format(k, v, sizeof(v)));
+	printf("  by kernel      where the answer differs from %s's:\n",
+	       awr_kernel_format(k, v, sizeof(v)));
 	for (unsigned int i = 0; i < n; i++) {
 		const char *r = "";
 		const struct awr_device_limits *x = awr_device_kernel_range(d, i, &r);
@@ -399,38 +412,50 @@ static void nvme_print(const struct awr_device *d)
 
 	if (n->have_ctrl) {
 		snprintf(t, sizeof(t), "%u", n->mdts);
-		printf("  %-14s AWUN %s, AWUPF %s, ACWU %s (0's based blocks), MDTS %s\n", "controller",
-		       mark(d, AWR_IF_AWUN, blocks0(n->awun, lbs, a, sizeof(a)), m[0], sizeof(m[0])),
-		       mark(d, AWR_IF_AWUPF, blocks0(n->awupf, lbs, b, sizeof(b)), m[1], sizeof(m[1])),
-		       mark(d, AWR_IF_ACWU, blocks0(n->acwu, lbs, c, sizeof(c)), m[2], sizeof(m[2])),
+		printf("  %-14s AWUN %s, AWUPF %s, ACWU %s (0's based blocks), MDTS %s\n",
+		       "controller",
+		       mark(d, AWR_IF_AWUN, blocks0(n->awun, lbs, a, sizeof(a)), m[0],
+			    sizeof(m[0])),
+		       mark(d, AWR_IF_AWUPF, blocks0(n->awupf, lbs, b, sizeof(b)), m[1],
+			    sizeof(m[1])),
+		       mark(d, AWR_IF_ACWU, blocks0(n->acwu, lbs, c, sizeof(c)), m[2],
+			    sizeof(m[2])),
 		       mark(d, AWR_IF_MDTS, t, m[3], sizeof(m[3])));
 	}
 	if (n->have_dn)
 		printf("  %-14s DN %u\n", "feature 0Ah", n->dn);
 	if (!n->have_ns)
 		return;
-	snprintf(t, sizeof(t), "0x%02x (atomic fields %s%s)", n->nsfeat, nsv ? "valid" : "not valid",
+	snprintf(t, sizeof(t), "0x%02x (atomic fields %s%s)", n->nsfeat,
+		 nsv ? "valid" : "not valid",
 		 n->nsfeat & 0x40 ? ", MAM" : "");
 	snprintf(e, sizeof(e), "%u", n->nacwu);
 	printf("  %-14s NSFEAT %s, NAWUN %s, NAWUPF %s, NACWU %s\n", "namespace",
 	       mark(d, AWR_IF_NSFEAT, t, m[0], sizeof(m[0])),
-	       mark(d, AWR_IF_NAWUN, blocks0(n->nawun, nsv ? lbs : 0, a, sizeof(a)), m[1], sizeof(m[1])),
-	       mark(d, AWR_IF_NAWUPF, blocks0(n->nawupf, nsv ? lbs : 0, b, sizeof(b)), m[2], sizeof(m[2])),
+	       mark(d, AWR_IF_NAWUN, blocks0(n->nawun, nsv ? lbs : 0, a, sizeof(a)), m[1],
+		    sizeof(m[1])),
+	       mark(d, AWR_IF_NAWUPF, blocks0(n->nawupf, nsv ? lbs : 0, b, sizeof(b)), m[2],
+		    sizeof(m[2])),
 	       mark(d, AWR_IF_NACWU, e, m[3], sizeof(m[3])));
 	snprintf(a, sizeof(a), "%u", n->nabsn);
 	snprintf(b, sizeof(b), "%u", n->nabo);
 	snprintf(c, sizeof(c), "%u", n->nabspf);
 	snprintf(e, sizeof(e), "%u", n->noiob);
 	printf("  %-14s NABSN %s, NABO %s, NABSPF %s, NOIOB %s\n", "",
-	       mark(d, AWR_IF_NABSN, a, m[0], sizeof(m[0])), mark(d, AWR_IF_NABO, b, m[1], sizeof(m[1])),
-	       mark(d, AWR_IF_NABSPF, c, m[2], sizeof(m[2])), mark(d, AWR_IF_NOIOB, e, m[3], sizeof(m[3])));
+	       mark(d, AWR_IF_NABSN, a, m[0], sizeof(m[0])),
+	       mark(d, AWR_IF_NABO, b, m[1], sizeof(m[1])),
+	       mark(d, AWR_IF_NABSPF, c, m[2], sizeof(m[2])),
+	       mark(d, AWR_IF_NOIOB, e, m[3], sizeof(m[3])));
 	if (assumed(d, AWR_IF_LBAF))
-		printf("  %-14s LBA format not in the input: %" PRIu32 " bytes assumed\n", "", n->lba_size);
+		printf("  %-14s LBA format not in the input: %" PRIu32 " bytes assumed\n", "",
+		       n->lba_size);
 	else if (assumed(d, AWR_IF_NLBAF))
-		printf("  %-14s LBA format %u: %" PRIu32 " bytes, %u metadata\n", "", n->lbaf_index, n->lba_size,
+		printf("  %-14s LBA format %u: %" PRIu32 " bytes, %u metadata\n", "", n->lbaf_index,
+		       n->lba_size,
 		       n->lba_ms);
 	else
-		printf("  %-14s LBA format %u of %u: %" PRIu32 " bytes, %u metadata\n", "", n->lbaf_index,
+		printf("  %-14s LBA format %u of %u: %" PRIu32 " bytes, %u metadata\n", "",
+		       n->lbaf_index,
 		       n->nlbaf + 1U, n->lba_size, n->lba_ms);
 	by_kernel(d);
 	if (alt) {
@@ -451,9 +476,11 @@ static void scsi_print(const struct awr_device *d)
 		snprintf(v[1], sizeof(v[1]), "%" PRIu32, s->max_atomic_transfer_length);
 		snprintf(v[2], sizeof(v[2]), "%" PRIu32, s->atomic_alignment);
 		snprintf(v[3], sizeof(v[3]), "%" PRIu32, s->atomic_granularity);
-		snprintf(v[4], sizeof(v[4]), "%" PRIu32, s->max_atomic_transfer_length_with_boundary);
+		snprintf(v[4], sizeof(v[4]), "%" PRIu32,
+			 s->max_atomic_transfer_length_with_boundary);
 		snprintf(v[5], sizeof(v[5]), "%" PRIu32, s->max_atomic_boundary_size);
-		printf("  %-14s page length %s, max atomic transfer %s, alignment %s, granularity %s, with boundary %s, max boundary %s (blocks)\n",
+		printf("  %-14s page length %s, max atomic transfer %s, alignment %s, granularity "
+		       "%s, with boundary %s, max boundary %s (blocks)\n",
 		       "block limits", mark(d, AWR_IF_VPD_BL, v[0], m[0], sizeof(m[0])),
 		       mark(d, AWR_IF_MATL, v[1], m[1], sizeof(m[1])),
 		       mark(d, AWR_IF_ATOMIC_ALIGN, v[2], m[2], sizeof(m[2])),
@@ -463,7 +490,8 @@ static void scsi_print(const struct awr_device *d)
 	}
 	snprintf(v[0], sizeof(v[0]), "%" PRIu32, s->logical_block_size);
 	snprintf(v[1], sizeof(v[1]), "%" PRIu32, s->physical_block_size);
-	printf("  %-14s logical %s, physical %s bytes", "block size", mark(d, AWR_IF_LBS, v[0], m[0], sizeof(m[0])),
+	printf("  %-14s logical %s, physical %s bytes", "block size",
+	       mark(d, AWR_IF_LBS, v[0], m[0], sizeof(m[0])),
 	       mark(d, AWR_IF_PBS, v[1], m[1], sizeof(m[1])));
 	if (s->have_capacity)
 		printf(", protection type %u", s->prot_en ? s->p_type + 1U : 0);
@@ -531,7 +559,8 @@ struct json_object *stack_json(const struct awr_stack_view *s)
 	json_object_object_add(o, "legs", fld_json_array(leg_fields, s->legs, sizeof(*s->legs),
 							 s->nr_legs));
 	d = limits_json(&s->derived);
-	json_object_object_add(d, "kernel", json_object_new_string(awr_kernel_format(s->kernel, v, sizeof(v))));
+	json_object_object_add(d, "kernel",
+			       json_object_new_string(awr_kernel_format(s->kernel, v, sizeof(v))));
 	json_object_object_add(d, "this_kernel", json_object_new_boolean(run && s->kernel == run));
 	json_object_object_add(o, "derived", d);
 	json_object_object_add(o, "why_off", s->why[0] ? json_object_new_string(s->why) : NULL);
@@ -542,17 +571,22 @@ void stack_print(const struct awr_stack_view *s)
 {
 	char a[32], b[32], c[32], e[32], v[16];
 
-	printf("stack (%s): %s over %u leg%s%s%s\n", s->disk, s->type, s->nr_legs, s->nr_legs == 1 ? "" : "s",
-	       s->chunk_bytes ? ", chunk " : "", s->chunk_bytes ? out_size(s->chunk_bytes, a, sizeof(a)) : "");
+	printf("stack (%s): %s over %u leg%s%s%s\n", s->disk, s->type, s->nr_legs,
+	       s->nr_legs == 1 ? "" : "s",
+	       s->chunk_bytes ? ", chunk " : "",
+	       s->chunk_bytes ? out_size(s->chunk_bytes, a, sizeof(a)) : "");
 	for (unsigned int i = 0; i < s->nr_legs; i++) {
 		const struct awr_stack_leg *l = &s->legs[i];
 
 		if (!l->unit_max)
 			printf("  %-14s no atomic writes (start %" PRIu64 ")\n", l->name, l->start);
 		else
-			printf("  %-14s unit_min %s, unit_max %s, max_bytes %s, boundary %s (start %" PRIu64 ")\n",
-			       l->name, out_size(l->unit_min, a, sizeof(a)), out_size(l->unit_max, b, sizeof(b)),
-			       out_size(l->max_bytes, c, sizeof(c)), out_size(l->boundary, e, sizeof(e)), l->start);
+			printf("  %-14s unit_min %s, unit_max %s, max_bytes %s, boundary %s (start "
+			       "%" PRIu64 ")\n",
+			       l->name, out_size(l->unit_min, a, sizeof(a)),
+			       out_size(l->unit_max, b, sizeof(b)),
+			       out_size(l->max_bytes, c, sizeof(c)),
+			       out_size(l->boundary, e, sizeof(e)), l->start);
 	}
 	snprintf(a, sizeof(a), "stacked %s", awr_kernel_format(s->kernel, v, sizeof(v)));
 	print_limits(a, &s->derived);

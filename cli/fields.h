@@ -60,7 +60,8 @@ int fld_is_null(const struct field *f, const void *s);
 void fld_json_add(struct json_object *o, const struct field *t, const void *s);
 struct json_object *fld_json(const struct field *t, const void *s);
 /* The same for @n structs of @stride bytes from @rows: a JSON array of objects. */
-struct json_object *fld_json_array(const struct field *t, const void *rows, size_t stride, size_t n);
+struct json_object *fld_json_array(const struct field *t, const void *rows, size_t stride,
+				   size_t n);
 
 /* Text back end: "  LABEL VALUE UNIT  HELP" a row, labels @lw wide, values @vw wide. */
 void fld_print(const struct field *t, const void *s, int lw, int vw);

@@ -17,7 +17,10 @@ const char *fs_type_label(const struct awr_fs_view *v)
 	return v->type_name[0] ? v->type_name : "unknown";
 }
 
-/* The unit extents are judged against when none is given: the hardware path's maximum, else the block. */
+/*
+ * The unit extents are judged against when none is given: the hardware path's maximum, else the
+ * block.
+ */
 uint64_t fs_default_unit(const struct awr_fs_view *v)
 {
 	if (v->hardware_max)
@@ -34,16 +37,21 @@ void fs_paths(const struct awr_fs_view *v, struct fs_band *band, unsigned int *n
 	if (v->hardware_max >= v->unit_min) {
 		band[*n] = (struct fs_band){ v->unit_min, v->hardware_max,
 			v->type == AWR_FS_XFS ? "hardware" : "hardware",
-			v->type == AWR_FS_XFS ? "in place where the unit lies on one aligned extent, else copy-on-write"
-			: v->type == AWR_FS_EXT4 ? "in place (ext4 has no other path)" : "the device writes it" };
+			v->type == AWR_FS_XFS ? "in place where the unit lies on one aligned "
+						"extent, else copy-on-write"
+			: v->type == AWR_FS_EXT4 ? "in place (ext4 has no other path)"
+			: "the device writes it" };
 		(*n)++;
 	}
 	if (v->software_max > v->hardware_max)
-		band[(*n)++] = (struct fs_band){ v->hardware_max >= v->unit_min ? v->hardware_max * 2 : v->unit_min,
-			v->software_max, "software", v->hardware_max ? "above the device's atomic unit: copy-on-write"
+		band[(*n)++] = (struct fs_band){
+			v->hardware_max >= v->unit_min ? v->hardware_max * 2 : v->unit_min,
+			v->software_max, "software",
+			v->hardware_max ? "above the device's atomic unit: copy-on-write"
 			: "copy-on-write: the device has no atomic support" };
 	if (v->unit_max && !v->hardware_max && !v->software_max)
-		band[(*n)++] = (struct fs_band){ v->unit_min, v->unit_max, "unknown", "the filesystem's path is not known" };
+		band[(*n)++] = (struct fs_band){ v->unit_min, v->unit_max, "unknown",
+						 "the filesystem's path is not known" };
 }
 
 #define V(m, t, k, ...) FLD(struct awr_fs_view, m, t, k, __VA_ARGS__)
@@ -142,17 +150,21 @@ void fs_view_print(const struct awr_fs_view *v, const struct awr_extent_report *
 	printf("\nfilesystem%s: %s, block %s", v->tmpfile ? " (a new file in this directory)" : "",
 	       fs_type_label(v), out_size(v->block_size, a, sizeof(a)));
 	if (v->type == AWR_FS_XFS)
-		printf(", reflink %s, AG %s x %u%s, extent size hint %s, stripe unit %s", v->reflink ? "on" : "off",
-		       out_size(v->ag_size, b, sizeof(b)), v->ag_count, v->realtime ? ", realtime" : "",
+		printf(", reflink %s, AG %s x %u%s, extent size hint %s, stripe unit %s",
+		       v->reflink ? "on" : "off",
+		       out_size(v->ag_size, b, sizeof(b)), v->ag_count,
+		       v->realtime ? ", realtime" : "",
 		       v->extsize_hint ? out_size(v->extsize_hint, c, sizeof(c)) : "none",
 		       v->stripe_unit ? out_size(v->stripe_unit, a, sizeof(a)) : "none");
 	if (v->type == AWR_FS_EXT4)
 		printf(", bigalloc %s", !v->bigalloc_known ? "unknown" : v->bigalloc ?
 		       out_size(v->cluster_size, b, sizeof(b)) : "off");
-	printf("\n  device %s: %s\n", v->device[0] ? v->device : "-", v->hw_atomic ? "hardware atomic writes" :
+	printf("\n  device %s: %s\n", v->device[0] ? v->device : "-",
+	       v->hw_atomic ? "hardware atomic writes" :
 	       "no hardware atomic writes");
 	if (v->hw_atomic)
-		printf("    %s .. %s\n", out_size(v->hw_unit_min, a, sizeof(a)), out_size(v->hw_unit_max, b, sizeof(b)));
+		printf("    %s .. %s\n", out_size(v->hw_unit_min, a, sizeof(a)),
+		       out_size(v->hw_unit_max, b, sizeof(b)));
 	fs_paths(v, band, &n);
 	for (unsigned int i = 0; i < n; i++)
 		printf("  %9s .. %-9s %-9s %s\n", out_size(band[i].from, a, sizeof(a)),
@@ -174,7 +186,8 @@ static int fs_probe_view(const char *path, struct awr_fs_view *v, struct awr_ext
 	int fd;
 
 	*r = NULL;
-	if (awr_fs_view_path(path, v) || (v->type != AWR_FS_XFS && v->type != AWR_FS_EXT4 && v->type != AWR_FS_OTHER))
+	if (awr_fs_view_path(path, v) ||
+	    (v->type != AWR_FS_XFS && v->type != AWR_FS_EXT4 && v->type != AWR_FS_OTHER))
 		return -1;
 	if (v->tmpfile)
 		return 0;

@@ -37,7 +37,8 @@ static bool prometheus_command(const char *cmd)
 
 int out_apply_options(const char *cmd)
 {
-	if (!out_arg)	/* not given, or not reached before a bad option: keep out_prescan()'s reading */
+	if (!out_arg)	/* not given, or not reached before a bad option: keep out_prescan()'s
+			   reading */
 		return 0;
 	if (!strcmp(out_arg, "normal"))
 		out_mode = OUT_NORMAL;
@@ -46,12 +47,12 @@ int out_apply_options(const char *cmd)
 	else if (!strcmp(out_arg, "prometheus") && prometheus_command(cmd))
 		out_mode = OUT_PROMETHEUS;
 	else if (!strcmp(out_arg, "prometheus")) {
-		out_error("%s: -o prometheus is written by awr list and awr qualify only: use -o normal or -o json "
-			  "here", cmd ? cmd : "awr");
+		out_error("%s: -o prometheus is written by awr list and awr qualify only: use -o "
+			  "normal or -o json here", cmd ? cmd : "awr");
 		return -EINVAL;
 	} else {
-		out_error("invalid output format '%s': use -o normal, -o json (or -o prometheus with awr list and "
-			  "awr qualify)", out_arg);
+		out_error("invalid output format '%s': use -o normal, -o json (or -o prometheus "
+			  "with awr list and awr qualify)", out_arg);
 		return -EINVAL;
 	}
 	return 0;
@@ -134,8 +135,11 @@ void prom_info(void)
 	if (uname(&u))
 		snprintf(u.release, sizeof(u.release), "unknown");
 	prom_gauge("awr_info", "the awr that wrote these metrics and the kernel it read them on");
-	prom_sample("awr_info", (const char *const[]){ "version", AWR_VERSION_STRING, "kernel", u.release, NULL }, 1);
-	prom_gauge("awr_last_run_timestamp_seconds", "when awr wrote these metrics (seconds since the epoch)");
+	prom_sample("awr_info",
+		    (const char *const[]){ "version", AWR_VERSION_STRING, "kernel", u.release,
+					   NULL }, 1);
+	prom_gauge("awr_last_run_timestamp_seconds",
+		   "when awr wrote these metrics (seconds since the epoch)");
 	prom_sample("awr_last_run_timestamp_seconds", NULL, (double)time(NULL));
 }
 
@@ -145,7 +149,10 @@ void prom_info(void)
  */
 #define AWR_JSON_SCHEMA_VERSION	2	/* 2: effective.dio_*_align, seconds to the millisecond */
 
-/* @s with each byte that is not part of valid UTF-8 spelled \xff (as prom_escape() does); NULL if valid */
+/*
+ * @s with each byte that is not part of valid UTF-8 spelled \xff (as prom_escape() does); NULL if
+ * valid
+ */
 static char *utf8_spelled(const char *s)
 {
 	size_t n, len = 0, bad = 0;
@@ -219,15 +226,18 @@ static void json_utf8(struct json_object *o)
 struct json_object *out_json_schema(struct json_object *obj)
 {
 	json_utf8(obj);
-	if (json_object_is_type(obj, json_type_object) && !json_object_object_get_ex(obj, "schema_version", NULL))
-		json_object_object_add(obj, "schema_version", json_object_new_int(AWR_JSON_SCHEMA_VERSION));
+	if (json_object_is_type(obj, json_type_object) &&
+	    !json_object_object_get_ex(obj, "schema_version", NULL))
+		json_object_object_add(obj, "schema_version",
+				       json_object_new_int(AWR_JSON_SCHEMA_VERSION));
 	return obj;
 }
 
 static bool json_printed;	/* a JSON document went to stdout: no error document after it */
 static char last_error[1024];	/* the last out_error() message, for the error document */
 static char cmd_name[64], cmd_target[4096];
-static int error_errno;	/* set by out_set_errno(): the errno of the refusal, when its message names none */
+static int error_errno;	/* set by out_set_errno(): the errno of the refusal, when its message names
+			   none */
 
 void out_set_command(const char *name, const char *target)
 {
@@ -240,7 +250,10 @@ void out_set_errno(int e)
 	error_errno = e < 0 ? -e : e;
 }
 
-/* -o json asked anywhere on the command line: an error before the options are parsed is a document too */
+/*
+ * -o json asked anywhere on the command line: an error before the options are parsed is a document
+ * too
+ */
 void out_prescan(int argc, const char **argv)
 {
 	for (int i = 1; i < argc; i++) {
@@ -348,7 +361,8 @@ void out_finish(int rc)
 
 	if (pending) {
 		if (!json_object_object_get_ex(pending, "outcome", NULL))
-			json_object_object_add(pending, "outcome", json_object_new_string(outcome_of(rc)));
+			json_object_object_add(pending, "outcome",
+					       json_object_new_string(outcome_of(rc)));
 		print_doc(pending);
 		pending = NULL;
 		return;
@@ -360,7 +374,8 @@ void out_finish(int rc)
 	e = error_errno ? error_errno : errno_named(last_error);
 	json_object_object_add(o, "errno", e ? json_object_new_string(out_errno_name(-e)) : NULL);
 	json_object_object_add(o, "command", cmd_name[0] ? json_object_new_string(cmd_name) : NULL);
-	json_object_object_add(o, "target", cmd_target[0] ? json_object_new_string(cmd_target) : NULL);
+	json_object_object_add(o, "target",
+			       cmd_target[0] ? json_object_new_string(cmd_target) : NULL);
 	json_object_object_add(o, "outcome", json_object_new_string(outcome_of(rc)));
 	print_doc(o);
 }
@@ -375,7 +390,8 @@ struct json_object *out_u64(uint64_t v)
 	return json_object_new_uint64(v);
 }
 
-void out_add_unit_limits(struct json_object *o, bool supported, uint64_t unit_min, uint64_t unit_max,
+void out_add_unit_limits(struct json_object *o, bool supported, uint64_t unit_min,
+			 uint64_t unit_max,
 			 uint64_t max_bytes, uint64_t boundary)
 {
 	json_object_object_add(o, "supported", json_object_new_boolean(supported));
