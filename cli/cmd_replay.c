@@ -11,12 +11,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <linux/falloc.h>
-#include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,7 +21,6 @@
 #include "../lib/verify/logwrites.h"
 
 #define REPLAY_SCHEMA_VERSION	1	/* the document of awr replay (man/awr.1) */
-#define REPLAY_CHUNK		(1U << 20)	/* bytes copied per read and write */
 
 static const struct { uint64_t bit; const char *name; } flag_names[] = {
 	{ AWR__LW_FLUSH, "flush" }, { AWR__LW_FUA, "fua" }, { AWR__LW_DISCARD, "discard" },
@@ -39,15 +35,6 @@ struct replay_opts {
 	long long to_entry, to_flush, from_entry;	/* -1: not given */
 	char *to_mark;
 	int force;
-};
-
-/* The range to replay and what replaying it did. */
-struct replay_run {
-	uint64_t from, to;
-	uint64_t target_end;	/* bytes; UINT64_MAX: a regular file that grows */
-	bool blockdev;
-	uint64_t entries, writes, bytes_written, discards, bytes_discarded;
-	const char *discard_method;	/* "blkzeroout", "punch_hole", "zeroes_written", or NULL */
 };
 
 /* ---- listing ------------------------------------------------------------------------- */
@@ -189,261 +176,62 @@ static int list_log(const char *path, struct awr__lw_log *log)
 	return AWR_EXIT_OK;
 }
 
-/* ---- the range ----------------------------------------------------------------------- */
+/* ---- the replay: lib/verify/replay.c; why it stopped, said here ------------------------ */
 
-/* Does @e end the range asked for? */
-static bool range_end(const struct replay_opts *o, const struct awr__lw_entry *e, uint64_t *flushes)
+static int range_error(const struct replay_opts *o, const struct awr__lw_log *log,
+		       const struct awr__lw_replay *r, int ret)
 {
-	if (awr__lw_flush_point(e))
-		(*flushes)++;
-	if (o->to_entry > 0)
-		return e->index == (uint64_t)o->to_entry;
-	if (o->to_flush > 0)
-		return awr__lw_flush_point(e) && *flushes == (uint64_t)o->to_flush;
-	if (o->to_mark)
-		return (e->flags & AWR__LW_MARK) && !strcmp(e->mark, o->to_mark);
-	return e->index == 0;	/* no bound: the whole log */
-}
-
-static void range_missing(const struct replay_opts *o, const struct awr__lw_log *log,
-			  uint64_t flushes)
-{
-	if (o->to_entry > 0)
+	if (r->log_damaged)
+		log_error(o->log_path, &r->why);
+	else if (ret == -EINVAL)
+		out_error("%s: --from-entry %" PRIu64 " lies after the last entry to replay "
+			  "(%" PRIu64 ")", o->log_path, r->from, r->to);
+	else if (o->to_entry > 0)
 		out_error("%s: --to-entry %lld: the log has %" PRIu64 " entries", o->log_path,
 			  o->to_entry, log->nr_entries);
 	else if (o->to_flush > 0)
 		out_error("%s: --to-flush %lld: the log has %" PRIu64 " flush points (entries "
-			  "with FLUSH or FUA)", o->log_path, o->to_flush, flushes);
+			  "with FLUSH or FUA)", o->log_path, o->to_flush, r->flushes);
 	else
 		out_error("%s: --to-mark '%s': no mark of that name in the log (awr replay %s "
 			  "lists them)", o->log_path, o->to_mark, o->log_path);
+	return ret;
 }
 
-/* The last entry to replay: read every header up to it, so a corrupt log stops before any write. */
-static int resolve_range(const struct replay_opts *o, struct awr__lw_log *log, struct replay_run *r)
+static void target_error(const struct replay_opts *o, const struct awr__lw_log *log,
+			 const struct awr__lw_replay *r, int ret)
 {
-	struct awr__lw_problem why;
-	struct awr__lw_entry e;
-	uint64_t flushes = 0;
-	int ret;
+	const struct awr__lw_entry *e = &r->bad;
 
-	awr__lw_rewind(log);
-	while ((ret = awr__lw_next(log, &e, &why)) > 0)
-		if (range_end(o, &e, &flushes))
-			break;
-	if (ret < 0) {
-		log_error(o->log_path, &why);
-		return ret;
-	}
-	if (ret == 0 && (o->to_entry > 0 || o->to_flush > 0 || o->to_mark)) {
-		range_missing(o, log, flushes);
-		return -ENOENT;
-	}
-	r->from = o->from_entry > 0 ? (uint64_t)o->from_entry : 1;
-	r->to = ret ? e.index : log->nr_entries;
-	if (r->from > r->to) {
-		out_error("%s: --from-entry %" PRIu64 " lies after the last entry to replay "
-			  "(%" PRIu64 ")", o->log_path, r->from, r->to);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* ---- the target ---------------------------------------------------------------------- */
-
-static int target_size(int fd, struct replay_run *r)
-{
-	struct stat st;
-	uint64_t size;
-
-	if (fstat(fd, &st))
-		return -errno;
-	r->blockdev = S_ISBLK(st.st_mode);
-	if (r->blockdev) {
-		if (ioctl(fd, BLKGETSIZE64, &size))
-			return -errno;
-		r->target_end = size;
-	} else {
-		/* a regular file is the device's image: its size is the end; an empty one grows */
-		r->target_end = st.st_size ? (uint64_t)st.st_size : UINT64_MAX;
-	}
-	return 0;
-}
-
-/* Is the target the log itself (the same block device, or the same file)? */
-static bool same_file(int a, int b)
-{
-	struct stat x, y;
-
-	if (fstat(a, &x) || fstat(b, &y))
-		return false;
-	if (S_ISBLK(x.st_mode) && S_ISBLK(y.st_mode))
-		return x.st_rdev == y.st_rdev;
-	return x.st_dev == y.st_dev && x.st_ino == y.st_ino;
-}
-
-/* Every entry of the range within the target, checked before the first write. */
-static int check_target_end(const struct replay_opts *o, struct awr__lw_log *log,
-			    const struct replay_run *r)
-{
-	struct awr__lw_problem why;
-	struct awr__lw_entry e;
-	int ret = 0;
-
-	awr__lw_rewind(log);
-	while (log->next_index <= r->to && (ret = awr__lw_next(log, &e, &why)) > 0) {
-		uint64_t end = (e.sector + e.nr_sectors) * log->sectorsize;
-
-		if (e.index < r->from || !e.nr_sectors || end <= r->target_end)
-			continue;
+	if (r->log_damaged)
+		log_error(o->log_path, &r->why);
+	else if (ret == -ELOOP)
+		out_error("refusing to replay %s onto itself: give another target", o->log_path);
+	else if (ret == -ENOSPC)
 		out_error("%s: entry %" PRIu64 ": %s of sectors %" PRIu64 "..%" PRIu64 " (%" PRIu32
 			  " bytes each) ends at byte %" PRIu64 ", past the end of %s (%" PRIu64
 			  " bytes): give a target at least as large as the logged device",
-			  o->log_path, e.index,
-			  (e.flags & AWR__LW_DISCARD) ? "a discard" : "a write", e.sector,
-			  e.sector + e.nr_sectors - 1, log->sectorsize, end, o->target,
-			  r->target_end);
-		return -ENOSPC;
-	}
-	if (ret < 0)
-		log_error(o->log_path, &why);
-	return ret < 0 ? ret : 0;
+			  o->log_path, e->index,
+			  (e->flags & AWR__LW_DISCARD) ? "a discard" : "a write", e->sector,
+			  e->sector + e->nr_sectors - 1, log->sectorsize,
+			  (e->sector + e->nr_sectors) * log->sectorsize, o->target, r->target_end);
+	else
+		out_error("cannot tell the size of %s: %s", o->target, strerror(-ret));
 }
 
-static int write_all(int fd, const void *buf, size_t len, uint64_t off)
+static void replay_error(const struct replay_opts *o, const struct awr__lw_replay *r, int err)
 {
-	size_t done = 0;
-
-	while (done < len) {
-		ssize_t n = pwrite(fd, (const char *)buf + done, len - done, (off_t)(off + done));
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EIO;
-		done += (size_t)n;
-	}
-	return 0;
+	if (r->log_damaged)
+		log_error(o->log_path, &r->why);
+	else if (r->flush_failed)
+		out_error("cannot flush %s after the replay: %s", o->target, strerror(-err));
+	else
+		out_error("%s: entry %" PRIu64 ": replaying it onto %s failed: %s",
+			  o->log_path, r->bad.index, o->target,
+			  err == -ENODATA ? "the log could not be read" : strerror(-err));
 }
 
-static int zero_write(int fd, uint64_t off, uint64_t len)
-{
-	static const char zeros[65536];
-	int ret = 0;
-
-	while (len && !ret) {
-		size_t n = len < sizeof(zeros) ? (size_t)len : sizeof(zeros);
-
-		ret = write_all(fd, zeros, n, off);
-		off += n;
-		len -= n;
-	}
-	return ret;
-}
-
-/*
- * A discard zeroes its range: BLKZEROOUT on a block device (it reads back zeros on every
- * device, where a discard may not: fstests' replay-log writes zeros when a discarded range does
- * not read back as zeros), a punched hole in a regular file (zeros written where the
- * filesystem cannot punch), and a file that grows is extended over the range.
- */
-static int zero_range(int fd, struct replay_run *r, uint64_t off, uint64_t len)
-{
-	uint64_t range[2] = { off, len };
-	struct stat st;
-
-	if (r->blockdev) {
-		r->discard_method = "blkzeroout";
-		/* the earlier buffered writes reach the device first: BLKZEROOUT drops cached
-		 * pages */
-		if (fdatasync(fd) || ioctl(fd, BLKZEROOUT, range))
-			return -errno;
-		return 0;
-	}
-	if (fstat(fd, &st))
-		return -errno;
-	if (off + len > (uint64_t)st.st_size && ftruncate(fd, (off_t)(off + len)))
-		return -errno;
-	if (!fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len)) {
-		r->discard_method = "punch_hole";
-		return 0;
-	}
-	if (errno != EOPNOTSUPP)
-		return -errno;
-	r->discard_method = "zeroes_written";
-	return zero_write(fd, off, len);
-}
-
-static int copy_entry(int fd, const struct awr__lw_log *log, const struct awr__lw_entry *e,
-		      char *buf)
-{
-	uint64_t total = awr__lw_bytes(log, e), base = e->sector * log->sectorsize;
-	int ret = 0;
-
-	for (uint64_t off = 0; off < total && !ret; off += REPLAY_CHUNK) {
-		uint64_t n = total - off < REPLAY_CHUNK ? total - off : REPLAY_CHUNK;
-
-		ret = awr__lw_read_data(log, e, off, buf, n);
-		if (ret)
-			return ret == -EIO ? -ENODATA : ret;
-		ret = write_all(fd, buf, (size_t)n, base + off);
-	}
-	return ret;
-}
-
-static int replay_entry(int fd, const struct awr__lw_log *log, const struct awr__lw_entry *e,
-			char *buf, struct replay_run *r)
-{
-	uint64_t bytes = awr__lw_bytes(log, e);
-	int ret;
-
-	r->entries++;
-	if (!bytes)
-		return 0;	/* a flush without data, a mark */
-	if (e->flags & AWR__LW_DISCARD) {
-		r->discards++;
-		r->bytes_discarded += bytes;
-		return zero_range(fd, r, e->sector * log->sectorsize, bytes);
-	}
-	ret = copy_entry(fd, log, e, buf);
-	r->writes++;
-	r->bytes_written += bytes;
-	return ret;
-}
-
-static int replay_range(const struct replay_opts *o, int fd, struct awr__lw_log *log,
-			struct replay_run *r)
-{
-	struct awr__lw_problem why;
-	struct awr__lw_entry e;
-	char *buf = malloc(REPLAY_CHUNK);
-	int ret = 0, err = 0;
-
-	if (!buf)
-		return -ENOMEM;
-	awr__lw_rewind(log);
-	while (!err && log->next_index <= r->to && (ret = awr__lw_next(log, &e, &why)) > 0) {
-		if (e.index < r->from)
-			continue;
-		err = replay_entry(fd, log, &e, buf, r);
-		if (err)
-			out_error("%s: entry %" PRIu64 ": replaying it onto %s failed: %s",
-				  o->log_path, e.index, o->target,
-				  err == -ENODATA ? "the log could not be read" : strerror(-err));
-	}
-	free(buf);
-	if (!err && ret < 0) {
-		log_error(o->log_path, &why);
-		err = ret;
-	}
-	if (!err && fdatasync(fd)) {
-		err = -errno;
-		out_error("cannot flush %s after the replay: %s", o->target, strerror(errno));
-	}
-	return err;
-}
-
-#define R(m, t, k, ...) FLD(struct replay_run, m, t, k, __VA_ARGS__)
+#define R(m, t, k, ...) FLD(struct awr__lw_replay, m, t, k, __VA_ARGS__)
 static const struct field run_fields[] = {
 	R(from, FLD_UINT, "from_entry"),
 	R(to, FLD_UINT, "to_entry"),
@@ -458,7 +246,7 @@ static const struct field run_fields[] = {
 #undef R
 
 static void replay_report(const struct replay_opts *o, const struct awr__lw_log *log,
-			  const struct replay_run *r)
+			  const struct awr__lw_replay *r)
 {
 	struct json_object *d;
 	char a[32], b[32];
@@ -500,31 +288,29 @@ static int refuse_in_use(const char *path)
 
 static int replay_log(const struct replay_opts *o, struct awr__lw_log *log)
 {
-	struct replay_run r = { 0 };
+	struct awr__lw_bound b = { o->to_entry, o->to_flush, o->from_entry, o->to_mark };
+	struct awr__lw_replay r = { 0 };
 	int fd, ret;
 
-	if (resolve_range(o, log, &r) || (o->force && refuse_in_use(o->target)))
+	ret = awr__lw_range(log, &b, &r);
+	if (ret)
+		range_error(o, log, &r, ret);
+	if (ret || (o->force && refuse_in_use(o->target)))
 		return AWR_EXIT_USAGE;
 	fd = target_open("replay", o->target, O_RDWR, AWR_TARGET_CREATE | AWR_TARGET_KEEP_DATA,
 			 o->force);
 	if (fd < 0)
 		return AWR_EXIT_USAGE;
-	ret = target_size(fd, &r);
-	if (ret)
-		out_error("cannot tell the size of %s: %s", o->target, strerror(-ret));
-	else if (same_file(fd, log->fd)) {
-		out_error("refusing to replay %s onto itself: give another target", o->log_path);
-		ret = -EINVAL;
-	} else {
-		ret = check_target_end(o, log, &r);
-	}
+	ret = awr__lw_target(fd, log, &r);
 	if (ret) {
+		target_error(o, log, &r, ret);
 		close(fd);
 		return AWR_EXIT_USAGE;
 	}
-	ret = replay_range(o, fd, log, &r);
+	ret = awr__lw_replay(fd, log, &r);
 	close(fd);
 	if (ret) {
+		replay_error(o, &r, ret);
 		out_outcome("write_failed");
 		return AWR_EXIT_FAIL;
 	}

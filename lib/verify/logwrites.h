@@ -110,4 +110,46 @@ static inline bool awr__lw_flush_point(const struct awr__lw_entry *e)
 	return e->flags & (AWR__LW_FLUSH | AWR__LW_FUA);
 }
 
+/* What to replay (replay.c): one bound at most (none: the whole log), and the first entry */
+struct awr__lw_bound {
+	long long to_entry, to_flush, from_entry;	/* 0 or -1: not given */
+	const char *to_mark;
+};
+
+/* A replay: its range, what it did, and where it stopped */
+struct awr__lw_replay {
+	uint64_t from, to;
+	uint64_t target_end;	/* bytes; UINT64_MAX: a regular file that grows */
+	bool blockdev;
+	uint64_t entries, writes, bytes_written, discards, bytes_discarded;
+	const char *discard_method;	/* "blkzeroout", "punch_hole", "zeroes_written", or NULL */
+	uint64_t flushes;		/* flush points read while looking for the bound */
+	struct awr__lw_entry bad;	/* the entry past the target's end, or whose replay failed
+					   */
+	bool log_damaged;		/* the log's reader stopped: @why says why */
+	bool flush_failed;		/* the target's fdatasync after the replay failed */
+	struct awr__lw_problem why;
+};
+
+/*
+ * awr__lw_range() - the range @b asks for, every header up to its last entry read (so that a
+ * damaged log stops before any write)
+ * Return: 0; -ENOENT the bound is not in the log (@r->flushes: its flush points); -EINVAL
+ * --from-entry lies after the last entry; another negative errno with @r->log_damaged.
+ */
+int awr__lw_range(struct awr__lw_log *log, const struct awr__lw_bound *b, struct awr__lw_replay *r);
+/*
+ * awr__lw_target() - the target open as @fd: its size (@r->target_end), and every entry of the
+ * range within it
+ * Return: 0; -ELOOP the target is the log itself; -ENOSPC an entry (@r->bad) ends past the
+ * target's end; another negative errno (@r->log_damaged: from the log).
+ */
+int awr__lw_target(int fd, struct awr__lw_log *log, struct awr__lw_replay *r);
+/*
+ * awr__lw_replay() - write the range's entries onto @fd in log order, then fdatasync it
+ * Return: 0; -ENODATA the log could not be read at @r->bad; another negative errno: the
+ * replay of @r->bad failed, or @r->log_damaged, or @r->flush_failed.
+ */
+int awr__lw_replay(int fd, struct awr__lw_log *log, struct awr__lw_replay *r);
+
 #endif /* AWR_VERIFY_LOGWRITES_H */

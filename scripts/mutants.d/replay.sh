@@ -8,17 +8,17 @@ mutant replay-fua-not-flush-point "a FUA entry is not counted as a flush point" 
 	'	return e->flags & AWR__LW_FLUSH;'
 
 mutant replay-to-off-by-one "the replay stops before the last entry asked for" \
-	"replay_log" cli/cmd_replay.c \
-	'	while (!err && log->next_index <= r->to && (ret = awr__lw_next(log, &e, &why)) > 0) {' \
-	'	while (!err && log->next_index < r->to && (ret = awr__lw_next(log, &e, &why)) > 0) {'
+	"replay_log" lib/verify/replay.c \
+	'	while (!err && log->next_index <= r->to && (ret = awr__lw_next(log, &e, &r->why)) > 0) {' \
+	'	while (!err && log->next_index < r->to && (ret = awr__lw_next(log, &e, &r->why)) > 0) {'
 
 mutant replay-from-off-by-one "--from-entry M starts after entry M" \
-	"replay_log" cli/cmd_replay.c \
+	"replay_log" lib/verify/replay.c \
 	$'\t\tif (e.index < r->from)\n\t\t\tcontinue;\n\t\terr = replay_entry' \
 	$'\t\tif (e.index <= r->from)\n\t\t\tcontinue;\n\t\terr = replay_entry'
 
 mutant replay-discard-skipped "a discard entry leaves its range as it was" \
-	"replay_log" cli/cmd_replay.c \
+	"replay_log" lib/verify/replay.c \
 	'		return zero_range(fd, r, e->sector * log->sectorsize, bytes);' \
 	'		return 0;'
 
@@ -28,12 +28,12 @@ mutant replay-discard-has-data "a discard entry is taken to carry its sectors in
 	'	data_blocks = e->nr_sectors;'
 
 mutant replay-512-byte-sectors "an entry's sector read as 512-byte units, not the log's sector size" \
-	"replay_log" cli/cmd_replay.c \
+	"replay_log" lib/verify/replay.c \
 	'	uint64_t total = awr__lw_bytes(log, e), base = e->sector * log->sectorsize;' \
 	'	uint64_t total = awr__lw_bytes(log, e), base = e->sector * 512;'
 
 mutant replay-target-end-unchecked "an entry past the target's end is written" \
-	"replay_log" cli/cmd_replay.c \
+	"replay_log" lib/verify/replay.c \
 	'		if (e.index < r->from || !e.nr_sectors || end <= r->target_end)' \
 	'		if (e.index < r->from || !e.nr_sectors || end <= r->target_end || 1)'
 
@@ -44,5 +44,5 @@ mutant replay-unknown-flag-accepted "an entry with a flag no kernel writes is re
 
 mutant replay-force-covers-mounted "--force writes a mounted target" \
 	"replay_log" cli/cmd_replay.c \
-	'	if (resolve_range(o, log, &r) || (o->force && refuse_in_use(o->target)))' \
-	'	if (resolve_range(o, log, &r))'
+	'	if (ret || (o->force && refuse_in_use(o->target)))' \
+	'	if (ret)'

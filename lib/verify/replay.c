@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Replaying a dm-log-writes log onto a target: the range asked for (up to an entry, a flush
+ * point or a mark, from an entry), every entry of it checked to lie within the target before
+ * the first write, then each write copied and each discard zeroed in log order, and the target
+ * flushed: the state a power cut just after the range's last entry may leave on a disk with a
+ * volatile write cache (fstests' replay-log does the same). Private to awr replay, as the
+ * reader (logwrites.c); it says where it stopped in struct awr__lw_replay, awr replay says why.
+ */
+#include <errno.h>
+#include <linux/falloc.h>
+#include <linux/fs.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "logwrites.h"
+
+#define REPLAY_CHUNK		(1U << 20)	/* bytes copied per read and write */
+
+/* ---- the range ----------------------------------------------------------------------- */
+
+/* Does @e end the range asked for? */
+static bool range_end(const struct awr__lw_bound *o, const struct awr__lw_entry *e,
+		      uint64_t *flushes)
+{
+	if (awr__lw_flush_point(e))
+		(*flushes)++;
+	if (o->to_entry > 0)
+		return e->index == (uint64_t)o->to_entry;
+	if (o->to_flush > 0)
+		return awr__lw_flush_point(e) && *flushes == (uint64_t)o->to_flush;
+	if (o->to_mark)
+		return (e->flags & AWR__LW_MARK) && !strcmp(e->mark, o->to_mark);
+	return e->index == 0;	/* no bound: the whole log */
+}
+
+int awr__lw_range(struct awr__lw_log *log, const struct awr__lw_bound *o, struct awr__lw_replay *r)
+{
+	struct awr__lw_entry e;
+	int ret;
+
+	awr__lw_rewind(log);
+	while ((ret = awr__lw_next(log, &e, &r->why)) > 0)
+		if (range_end(o, &e, &r->flushes))
+			break;
+	if (ret < 0) {
+		r->log_damaged = true;
+		return ret;
+	}
+	if (ret == 0 && (o->to_entry > 0 || o->to_flush > 0 || o->to_mark))
+		return -ENOENT;
+	r->from = o->from_entry > 0 ? (uint64_t)o->from_entry : 1;
+	r->to = ret ? e.index : log->nr_entries;
+	return r->from > r->to ? -EINVAL : 0;
+}
+
+/* ---- the target ---------------------------------------------------------------------- */
+
+static int target_size(int fd, struct awr__lw_replay *r)
+{
+	struct stat st;
+	uint64_t size;
+
+	if (fstat(fd, &st))
+		return -errno;
+	r->blockdev = S_ISBLK(st.st_mode);
+	if (r->blockdev) {
+		if (ioctl(fd, BLKGETSIZE64, &size))
+			return -errno;
+		r->target_end = size;
+	} else {
+		/* a regular file is the device's image: its size is the end; an empty one grows */
+		r->target_end = st.st_size ? (uint64_t)st.st_size : UINT64_MAX;
+	}
+	return 0;
+}
+
+/* Is the target the log itself (the same block device, or the same file)? */
+static bool same_file(int a, int b)
+{
+	struct stat x, y;
+
+	if (fstat(a, &x) || fstat(b, &y))
+		return false;
+	if (S_ISBLK(x.st_mode) && S_ISBLK(y.st_mode))
+		return x.st_rdev == y.st_rdev;
+	return x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+/* Every entry of the range within the target, checked before the first write. */
+static int check_target_end(struct awr__lw_log *log, struct awr__lw_replay *r)
+{
+	struct awr__lw_entry e;
+	int ret = 0;
+
+	awr__lw_rewind(log);
+	while (log->next_index <= r->to && (ret = awr__lw_next(log, &e, &r->why)) > 0) {
+		uint64_t end = (e.sector + e.nr_sectors) * log->sectorsize;
+
+		if (e.index < r->from || !e.nr_sectors || end <= r->target_end)
+			continue;
+		r->bad = e;
+		return -ENOSPC;
+	}
+	r->log_damaged = ret < 0;
+	return ret < 0 ? ret : 0;
+}
+
+int awr__lw_target(int fd, struct awr__lw_log *log, struct awr__lw_replay *r)
+{
+	int ret = target_size(fd, r);
+
+	if (ret)
+		return ret;
+	if (same_file(fd, log->fd))
+		return -ELOOP;
+	return check_target_end(log, r);
+}
+
+/* ---- the writes ---------------------------------------------------------------------- */
+
+static int write_all(int fd, const void *buf, size_t len, uint64_t off)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pwrite(fd, (const char *)buf + done, len - done, (off_t)(off + done));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+static int zero_write(int fd, uint64_t off, uint64_t len)
+{
+	static const char zeros[65536];
+	int ret = 0;
+
+	while (len && !ret) {
+		size_t n = len < sizeof(zeros) ? (size_t)len : sizeof(zeros);
+
+		ret = write_all(fd, zeros, n, off);
+		off += n;
+		len -= n;
+	}
+	return ret;
+}
+
+/*
+ * A discard zeroes its range: BLKZEROOUT on a block device (it reads back zeros on every
+ * device, where a discard may not: fstests' replay-log writes zeros when a discarded range does
+ * not read back as zeros), a punched hole in a regular file (zeros written where the
+ * filesystem cannot punch), and a file that grows is extended over the range.
+ */
+static int zero_range(int fd, struct awr__lw_replay *r, uint64_t off, uint64_t len)
+{
+	uint64_t range[2] = { off, len };
+	struct stat st;
+
+	if (r->blockdev) {
+		r->discard_method = "blkzeroout";
+		/* the earlier buffered writes reach the device first: BLKZEROOUT drops cached
+		 * pages */
+		if (fdatasync(fd) || ioctl(fd, BLKZEROOUT, range))
+			return -errno;
+		return 0;
+	}
+	if (fstat(fd, &st))
+		return -errno;
+	if (off + len > (uint64_t)st.st_size && ftruncate(fd, (off_t)(off + len)))
+		return -errno;
+	if (!fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len)) {
+		r->discard_method = "punch_hole";
+		return 0;
+	}
+	if (errno != EOPNOTSUPP)
+		return -errno;
+	r->discard_method = "zeroes_written";
+	return zero_write(fd, off, len);
+}
+
+static int copy_entry(int fd, const struct awr__lw_log *log, const struct awr__lw_entry *e,
+		      char *buf)
+{
+	uint64_t total = awr__lw_bytes(log, e), base = e->sector * log->sectorsize;
+	int ret = 0;
+
+	for (uint64_t off = 0; off < total && !ret; off += REPLAY_CHUNK) {
+		uint64_t n = total - off < REPLAY_CHUNK ? total - off : REPLAY_CHUNK;
+
+		ret = awr__lw_read_data(log, e, off, buf, n);
+		if (ret)
+			return ret == -EIO ? -ENODATA : ret;
+		ret = write_all(fd, buf, (size_t)n, base + off);
+	}
+	return ret;
+}
+
+static int replay_entry(int fd, const struct awr__lw_log *log, const struct awr__lw_entry *e,
+			char *buf, struct awr__lw_replay *r)
+{
+	uint64_t bytes = awr__lw_bytes(log, e);
+	int ret;
+
+	r->entries++;
+	if (!bytes)
+		return 0;	/* a flush without data, a mark */
+	if (e->flags & AWR__LW_DISCARD) {
+		r->discards++;
+		r->bytes_discarded += bytes;
+		return zero_range(fd, r, e->sector * log->sectorsize, bytes);
+	}
+	ret = copy_entry(fd, log, e, buf);
+	r->writes++;
+	r->bytes_written += bytes;
+	return ret;
+}
+
+int awr__lw_replay(int fd, struct awr__lw_log *log, struct awr__lw_replay *r)
+{
+	struct awr__lw_entry e;
+	char *buf = malloc(REPLAY_CHUNK);
+	int ret = 0, err = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	awr__lw_rewind(log);
+	while (!err && log->next_index <= r->to && (ret = awr__lw_next(log, &e, &r->why)) > 0) {
+		if (e.index < r->from)
+			continue;
+		err = replay_entry(fd, log, &e, buf, r);
+		if (err)
+			r->bad = e;
+	}
+	free(buf);
+	if (!err && ret < 0) {
+		r->log_damaged = true;
+		err = ret;
+	}
+	if (!err && fdatasync(fd)) {
+		err = -errno;
+		r->flush_failed = true;
+	}
+	return err;
+}
