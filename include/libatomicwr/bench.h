@@ -62,8 +62,8 @@ typedef void (*awr_bench_progress_fn)(const struct awr_bench_progress *p, void *
 struct awr_bench_opts {
 	uint64_t unit;			/* page size, a multiple of 512 up to 1 GiB (16 KiB) */
 	unsigned int qd;		/* io_uring queue depth per job (32) */
-	unsigned int jobs;		/* threads, one ring each (1) */
-	bool sqpoll;			/* rings with a kernel polling thread (SQPOLL) */
+	unsigned int jobs;		/* threads, one queue each (1) */
+	bool sqpoll;			/* queues with a kernel polling thread (SQPOLL) */
 	bool fixed_buffers;		/* plain writes from registered buffers */
 	unsigned int batch;		/* pages per flush; 0: the queue depth (0) */
 	double seconds;			/* per mode (10) */
@@ -151,7 +151,7 @@ void awr_bench_opts_init(struct awr_bench_opts *o);
  *		the call returns, except on -ENOMEM (NULL then) and for a NULL
  *		@o or @out (-EINVAL)
  *
- * Each mode runs @o->seconds on @o->jobs threads, each with its own ring,
+ * Each mode runs @o->seconds on @o->jobs threads, each with its own queue,
  * writing pages of @o->unit bytes at random or sequential page-aligned
  * offsets of the span. A new (empty) regular file is first laid out for
  * the hardware path where the filesystem has one for the page size
