@@ -27,7 +27,6 @@ const char *awr__q_errno_name(int err);
 int awr__q_reopen(int fd, int oflags);
 /* the sentence for one verifier issue */
 void awr__q_issue_text(const struct awr_verify_issue *is, uint32_t unit, char *buf, size_t len);
-bool awr__q_verify_failed(const struct awr_verify_result *r);
 
 #define Q_JOURNALS	4	/* journal-0 (concurrency), journal-1..3 (crash cycles) */
 

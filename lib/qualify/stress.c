@@ -43,12 +43,6 @@ void awr__q_issue_text(const struct awr_verify_issue *is, uint32_t unit, char *b
 			 "never issued for it", s->generation);
 }
 
-bool awr__q_verify_failed(const struct awr_verify_result *r)
-{
-	return r->count[AWR_UNIT_TORN] || r->count[AWR_UNIT_CORRUPT] ||
-	       r->count[AWR_UNIT_MISPLACED] || r->lost || r->unjournaled;
-}
-
 struct first_issue {
 	char text[240];
 	uint32_t unit;
@@ -129,7 +123,7 @@ static void judge(struct awr_qualify_check *c, const struct awr_qualify_stress *
 	else if (sr->error)
 		awr__q_set(c, AWR_QUALIFY_FAIL, "a write failed after %" PRIu64 " writes: %s at "
 			   "offset %" PRIu64, sr->writes, strerror(-sr->error), sr->error_offset);
-	else if (awr__q_verify_failed(vr))
+	else if (vr->failed)	/* the verifier's verdict */
 		awr__q_set(c, AWR_QUALIFY_FAIL, "%" PRIu64 " torn, %" PRIu64 " corrupt, %" PRIu64
 			   " misplaced, %" PRIu64 " lost units; first: %s",
 			   vr->count[AWR_UNIT_TORN], vr->count[AWR_UNIT_CORRUPT],
