@@ -4,10 +4,13 @@
  * block writes (RWF_ATOMIC, Linux 6.11+).
  *
  * Data flows one way: discover -> decide -> write -> verify. The per-area
- * headers below follow that order; each includes the ones before it.
+ * headers below follow that order; each compiles on its own, including the
+ * earlier ones it needs.
  *
  * Every function returns 0 (or a count) on success and a negative errno on
- * failure; errno is never relied upon.
+ * failure; errno is never relied upon. Where a write or a check is refused,
+ * struct awr_verdict says why: the rule (awr_rule_name()), the errno and one
+ * sentence with the numbers.
  */
 #ifndef LIBATOMICWR_H
 #define LIBATOMICWR_H
