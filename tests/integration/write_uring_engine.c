@@ -84,29 +84,45 @@ static bool region_is_byte(struct target *t, uint64_t off, uint64_t len, unsigne
 	return true;
 }
 
-/* Queue @n planned writes (data taken from t->buf at the same offset), reap them all. */
-static int run_plan(struct awr_ring *r, struct target *t, const struct planned *p, unsigned int n,
+/*
+ * Queue @n planned writes (data taken from t->buf at the same offset), reap them all. A write
+ * the rules refuse is not queued: its errno and rule are its result at once.
+ */
+static int run_plan(struct awr_queue *r, struct target *t, const struct planned *p, unsigned int n,
 		    struct awr_completion *done)
 {
 	struct awr_completion c[64];
 	unsigned int queued = 0, reaped = 0;
+	struct awr_verdict v;
 	int ret;
 
 	while (reaped < n) {
 		while (queued < n) {
-			ret = awr_ring_queue_write(r, t->buf + p[queued].offset % t->area + p[queued].buf_shift,
-						   p[queued].len, p[queued].offset, queued, p[queued].flags);
+			const struct planned *w = &p[queued];
+
+			v.rule = AWR_RULE_OK;
+			ret = awr_queue_write(r, t->buf + w->offset % t->area + w->buf_shift,
+					      w->len, w->offset, queued, w->flags, &v);
+			if (ret && v.rule != AWR_RULE_OK) {
+				CHECK(v.message[0], "write %u refused without a sentence", queued);
+				done[queued] = (struct awr_completion){ queued, ret, v.rule };
+				queued++;
+				reaped++;
+				continue;
+			}
 			if (ret == -EBUSY) {
-				CHECK(awr_ring_outstanding(r) == awr_ring_depth(r),
-				      "-EBUSY with %u of %u outstanding", awr_ring_outstanding(r),
-				      awr_ring_depth(r));
+				CHECK(awr_queue_outstanding(r) == awr_queue_depth(r),
+				      "-EBUSY with %u of %u outstanding", awr_queue_outstanding(r),
+				      awr_queue_depth(r));
 				break;
 			}
 			if (ret)
 				return ret;
 			queued++;
 		}
-		ret = awr_ring_reap(r, c, 64, 1);
+		if (reaped == n)
+			break;
+		ret = awr_queue_reap(r, c, 64, 1);
 		if (ret <= 0)
 			return ret ? ret : -EIO;
 		for (int i = 0; i < ret; i++) {
@@ -117,8 +133,8 @@ static int run_plan(struct awr_ring *r, struct target *t, const struct planned *
 		}
 		reaped += (unsigned int)ret;
 	}
-	CHECK(awr_ring_outstanding(r) == 0, "%u writes outstanding after all reaped",
-	      awr_ring_outstanding(r));
+	CHECK(awr_queue_outstanding(r) == 0, "%u writes outstanding after all reaped",
+	      awr_queue_outstanding(r));
 	return 0;
 }
 
@@ -147,11 +163,12 @@ static void fill_pattern(struct target *t, unsigned int seed)
 		t->buf[i] = (unsigned char)(((i / t->unit) * 7 + seed) | 1);
 }
 
-static int with_ring(struct target *t, unsigned int qd, bool reg, struct awr_ring **r)
+static int with_ring(struct target *t, unsigned int qd, bool reg, struct awr_queue **r)
 {
-	int ret = awr_ring_create(t->file, qd, reg ? AWR_RING_REGISTER_FILE : 0, r);
+	int ret = awr_queue_open(AWR_QUEUE_URING, NULL, t->file, qd,
+				 reg ? AWR_QUEUE_REGISTER_FILE : 0, r);
 
-	CHECK(!ret, "awr_ring_create(qd %u, registered %d): %s", qd, reg, strerror(-ret));
+	CHECK(!ret, "awr_queue_open(uring, qd %u, registered %d): %s", qd, reg, strerror(-ret));
 	return ret;
 }
 
@@ -174,6 +191,8 @@ static unsigned int plan_mixed(struct target *t, struct planned *p)
 	p[n++] = (struct planned){ 3 * u, u / 2 + u / 4, 0, 0,
 				   file_small ? AWR_RULE_TOO_SMALL : AWR_RULE_NOT_POWER_OF_TWO };
 	p[n++] = (struct planned){ 0, 2ULL * t->lim->unit_max, 0, 0, AWR_RULE_TOO_LARGE };
+	/* a length in range at an offset not a multiple of it: the shape rule everywhere */
+	p[n++] = (struct planned){ 13 * u + u / 2, u, 0, 0, AWR_RULE_MISALIGNED };
 	if (t->lim->mem_align > 1)
 		p[n++] = (struct planned){ 5 * u, u, t->lim->mem_align / 2, 0, AWR_RULE_BUFFER_ALIGNMENT };
 	if (t->lim->unit_min >= 1024 && (!t->lim->offset_align || t->lim->offset_align <= t->lim->unit_min / 2))
@@ -188,7 +207,7 @@ static int case_mixed(struct target *t, unsigned int qd, bool reg)
 {
 	struct awr_completion done[MAX_WRITES];
 	struct planned p[32];
-	struct awr_ring *r;
+	struct awr_queue *r;
 	unsigned int n = plan_mixed(t, p);
 
 	if (with_ring(t, qd, reg, &r))
@@ -202,7 +221,7 @@ static int case_mixed(struct target *t, unsigned int qd, bool reg)
 	for (uint64_t page = 1; page < 9; page += 2)
 		CHECK(region_is_byte(t, page * t->unit, t->unit, 0),
 		      "page %" PRIu64 ", aimed at by refused writes only, changed", page);
-	awr_ring_free(r);
+	awr_queue_close(r);
 	return 0;
 }
 
@@ -211,7 +230,7 @@ static int case_larger_than_ring(struct target *t, unsigned int qd, bool reg)
 	static struct awr_completion done[MAX_WRITES];
 	static struct planned p[MAX_WRITES];
 	unsigned int n = 4 * qd + 3;
-	struct awr_ring *r;
+	struct awr_queue *r;
 
 	if (n > MAX_WRITES || n * t->unit > t->area)
 		n = (unsigned int)(t->area / t->unit);
@@ -225,7 +244,7 @@ static int case_larger_than_ring(struct target *t, unsigned int qd, bool reg)
 	CHECK(!run_plan(r, t, p, n, done), "queue/reap failed");
 	CHECK(!read_back(t), "read-back failed");
 	check_results(t, p, n, done);
-	awr_ring_free(r);
+	awr_queue_close(r);
 	return 0;
 }
 
@@ -234,7 +253,7 @@ static int case_plain(struct target *t, unsigned int qd, bool reg)
 {
 	struct awr_completion done[4];
 	struct planned p[1] = { { t->unit, 3 * t->unit, 0, AWR_WRITE_PLAIN, AWR_RULE_OK } };
-	struct awr_ring *r;
+	struct awr_queue *r;
 
 	if (with_ring(t, qd, reg, &r))
 		return -1;
@@ -245,7 +264,7 @@ static int case_plain(struct target *t, unsigned int qd, bool reg)
 	CHECK(!read_back(t), "read-back failed");
 	check_results(t, p, 1, done);
 	CHECK(region_is_byte(t, 0, t->unit, 0), "page 0 changed by a write at page 1");
-	awr_ring_free(r);
+	awr_queue_close(r);
 	return 0;
 }
 
@@ -255,7 +274,7 @@ static int case_kernel_agrees(struct target *t, unsigned int qd, bool reg)
 	struct awr_completion done[4];
 	struct planned p[2];
 	unsigned int n = 0;
-	struct awr_ring *r;
+	struct awr_queue *r;
 
 	p[n++] = (struct planned){ t->unit + t->unit / 4, t->unit / 2, 0, AWR_WRITE_NOCHECK, AWR_RULE_MISALIGNED };
 	p[n++] = (struct planned){ 3 * t->unit, t->unit / 2 + t->unit / 4, 0, AWR_WRITE_NOCHECK,
@@ -268,7 +287,7 @@ static int case_kernel_agrees(struct target *t, unsigned int qd, bool reg)
 		CHECK(done[i].rule == AWR_RULE_OK && done[i].res == awr_rule_errno(p[i].rule),
 		      "write %u: kernel gave res %d, the checker predicted %d (%s)", i, done[i].res,
 		      awr_rule_errno(p[i].rule), awr_rule_name(p[i].rule));
-	awr_ring_free(r);
+	awr_queue_close(r);
 	return 0;
 }
 
@@ -280,7 +299,7 @@ static int case_unsupported(struct target *t, unsigned int qd, bool reg)
 		{ 0, t->unit, 0, 0, AWR_RULE_UNSUPPORTED },
 		{ 2 * t->unit, t->unit, 0, AWR_WRITE_PLAIN, AWR_RULE_OK },
 	};
-	struct awr_ring *r;
+	struct awr_queue *r;
 
 	if (with_ring(t, qd, reg, &r))
 		return -1;
@@ -291,7 +310,7 @@ static int case_unsupported(struct target *t, unsigned int qd, bool reg)
 	CHECK(!read_back(t), "read-back failed");
 	check_results(t, p, 2, done);
 	CHECK(region_is_byte(t, 0, t->unit, 0), "page 0, aimed at by a refused write only, changed");
-	awr_ring_free(r);
+	awr_queue_close(r);
 	return 0;
 }
 
@@ -357,7 +376,7 @@ int main(int argc, char **argv)
 	static const unsigned int depths[] = { 1, 128 };
 	char path[4096];
 	struct target t = { 0 };
-	struct awr_ring *probe = NULL;
+	struct awr_queue *probe = NULL;
 	const char *dir = getenv("AWR_SCRATCH_DIR");
 	struct raw_atomic raw;
 	int ret;
@@ -382,10 +401,10 @@ int main(int argc, char **argv)
 		       raw.unit_max, raw.why[0] ? "; " : "", raw.why, t.lim->supported ? "supported" : "unsupported");
 		return T_EXIT_FAIL;
 	}
-	ret = awr_ring_create(t.file, 1, 0, &probe);
+	ret = awr_queue_open(AWR_QUEUE_URING, NULL, t.file, 1, 0, &probe);
 	if (ret == -EPERM || ret == -ENOSYS)
 		T_SKIP("io_uring is unavailable or disabled: %s", strerror(-ret));
-	awr_ring_free(probe);
+	awr_queue_close(probe);
 	if (!raw.supported && t.area >= 16 * t.unit) {
 		run_case(&t, "unsupported_refused", case_unsupported, 8, false);
 		if (t_failures)

@@ -888,81 +888,112 @@ static void case_api_write(const char *tag, const char *dev, const struct ksysfs
 	verdict(n, why);
 }
 
+/* Page batches of unit_min and unit_max units through @r, each read back. */
+static void uring_batches(struct awr_queue *r, int fd, const struct ksysfs *s, int reg, char *why,
+			  size_t len_why)
+{
+	uint64_t units[2] = { s->unit_min, s->unit_max };
+	struct awr_batch_result br;
+
+	for (int i = 0; i < 2 && !why[0]; i++) {
+		uint64_t unit = units[i], len = 8 * unit, off = reg ? len : 0;
+		unsigned char *b, *rb;
+		int ret;
+
+		if (off + len > s->size)
+			len = (s->size - off) / unit * unit;
+		b = abuf(len);
+		rb = abuf(len);
+		fill(b, len, unit * 3 + (uint64_t)reg);
+		memset(&br, 0, sizeof(br));
+		ret = awr_queue_write_units(r, b, off, len, unit, 0, &br);
+		if (ret || br.units_done != len / unit)
+			snprintf(why, len_why, "awr_queue_write_units %" PRIu64 "x%" PRIu64
+				 "@%" PRIu64 " (register %d): %s, %" PRIu64 " done, %" PRIu64
+				 " failed",
+				 len / unit, unit, off, reg, ename(ret), br.units_done,
+				 br.units_failed);
+		else if (pread(fd, rb, len, (off_t)off) != (ssize_t)len || memcmp(b, rb, len))
+			snprintf(why, len_why, "read back after awr_queue_write_units of %" PRIu64
+				 "-byte units differs", unit);
+		free(b);
+		free(rb);
+	}
+}
+
+/* One write through @r, reaped: its result, or the errno of the call. */
+static int uring_one(struct awr_queue *r, const void *b, uint64_t len, uint64_t off,
+		     unsigned int flags, struct awr_verdict *v)
+{
+	struct awr_completion c[4];
+	int ret = awr_queue_write(r, b, len, off, 1, flags, v);
+
+	if (ret)
+		return ret;
+	ret = awr_queue_reap(r, c, 4, 1);
+	return ret == 1 ? c[0].res : ret < 0 ? ret : -EIO;
+}
+
+/* A misaligned write refused before the kernel, the same judged by the kernel, a DSYNC one. */
+static void uring_refusals(struct awr_queue *r, const char *tag, const struct ksysfs *s, int reg,
+			   char *why, size_t len_why)
+{
+	struct awr_verdict v = { .rule = AWR_RULE_OK };
+	uint64_t u = s->unit_min;
+	unsigned char *b = abuf(2 * u);
+	int ret;
+
+	if (!b)
+		return;
+	fill(b, 2 * u, 7);
+	if (2 * u <= s->unit_max) {
+		ret = awr_queue_write(r, b, 2 * u, u, 1, 0, &v);
+		if (ret != -EINVAL || v.rule != AWR_RULE_MISALIGNED || awr_queue_outstanding(r))
+			snprintf(why, len_why, "refused misaligned write: %s rule %s, %u queued",
+				 ename(ret), awr_rule_name(v.rule), awr_queue_outstanding(r));
+		if (!why[0]) {
+			ret = uring_one(r, b, 2 * u, u, AWR_WRITE_NOCHECK, NULL);
+			printf("AWRVM: INFO uring %s dev=%s case=misaligned_nocheck register=%d "
+			       "res=%s\n", tag, s->name, reg, ename(ret));
+			if (ret != -EINVAL)
+				snprintf(why, len_why, "kernel-judged misaligned write: res %s",
+					 ename(ret));
+		}
+	}
+	if (!why[0]) {
+		ret = uring_one(r, b, u, 0, AWR_WRITE_DSYNC, NULL);
+		if (ret != (int32_t)u)
+			snprintf(why, len_why, "DSYNC write: res %s", ename(ret));
+	}
+	free(b);
+}
+
 /* io_uring engine: page batches of unit_min and unit_max units, refused and kernel-judged writes */
 static void case_uring(const char *tag, const char *dev, const struct ksysfs *s)
 {
 	const char *n = cname(tag, dev, "uring");
 	struct awr_file *f = case_file_open(n, dev, s);
-	struct awr_ring *r = NULL;
-	struct awr_batch_result br;
-	struct awr_completion c[4];
-	unsigned char *b = NULL, *rb = NULL;
-	uint64_t units[2] = { s->unit_min, s->unit_max };
+	struct awr_queue *r = NULL;
 	char why[256] = "";
 	int ret;
 
 	if (!f)
 		return;
 	for (int reg = 0; reg < 2 && !why[0]; reg++) {
-		ret = awr_ring_create(f, 32, reg ? AWR_RING_REGISTER_FILE : 0, &r);
+		ret = awr_queue_open(AWR_QUEUE_URING, NULL, f, 32,
+				     reg ? AWR_QUEUE_REGISTER_FILE : 0, &r);
 		if (ret) {
-			snprintf(why, sizeof(why), "awr_ring_create(flags %d): %s", reg, ename(ret));
+			snprintf(why, sizeof(why), "awr_queue_open(flags %d): %s", reg,
+				 ename(ret));
 			break;
 		}
-		for (int i = 0; i < 2 && !why[0]; i++) {
-			uint64_t unit = units[i], len = 8 * unit, off = reg ? len : 0;
-
-			if (off + len > s->size)
-				len = (s->size - off) / unit * unit;
-			free(b);
-			free(rb);
-			b = abuf(len);
-			rb = abuf(len);
-			fill(b, len, unit * 3 + (uint64_t)reg);
-			memset(&br, 0, sizeof(br));
-			ret = awr_write_units(r, b, off, len, unit, 0, &br);
-			if (ret || br.units_done != len / unit)
-				snprintf(why, sizeof(why), "awr_write_units %" PRIu64 "x%" PRIu64 "@%" PRIu64
-					 " (register %d): %s, %" PRIu64 " done, %" PRIu64 " failed", len / unit,
-					 unit, off, reg, ename(ret), br.units_done, br.units_failed);
-			else if (pread(awr_file_fd(f), rb, len, (off_t)off) != (ssize_t)len || memcmp(b, rb, len))
-				snprintf(why, sizeof(why), "read back after awr_write_units of %" PRIu64 "-byte units differs",
-					 unit);
-		}
-		if (!why[0] && 2 * s->unit_min <= s->unit_max) {
-			/* refused before the kernel, then the same write judged by the kernel */
-			int got;
-
-			ret = awr_ring_queue_write(r, b, 2 * s->unit_min, s->unit_min, 1, 0);
-			got = ret ? ret : awr_ring_reap(r, c, 4, 1);
-			if (got != 1 || c[0].tag != 1 || c[0].res != -EINVAL || c[0].rule != AWR_RULE_MISALIGNED)
-				snprintf(why, sizeof(why), "refused misaligned write: reap %d res %s rule %s", got,
-					 got == 1 ? ename(c[0].res) : "-", got == 1 ? awr_rule_name(c[0].rule) : "-");
-			if (!why[0]) {
-				ret = awr_ring_queue_write(r, b, 2 * s->unit_min, s->unit_min, 2, AWR_WRITE_NOCHECK);
-				got = ret ? ret : awr_ring_reap(r, c, 4, 1);
-				printf("AWRVM: INFO uring %s dev=%s case=misaligned_nocheck register=%d res=%s\n", tag,
-				       s->name, reg, got == 1 ? ename(c[0].res) : "-");
-				if (got != 1 || c[0].res != -EINVAL)
-					snprintf(why, sizeof(why), "kernel-judged misaligned write: reap %d res %s", got,
-						 got == 1 ? ename(c[0].res) : "-");
-			}
-		}
-		if (!why[0]) {
-			int got;
-
-			ret = awr_ring_queue_write(r, b, s->unit_min, 0, 3, AWR_WRITE_DSYNC);
-			got = ret ? ret : awr_ring_reap(r, c, 4, 1);
-			if (got != 1 || c[0].res != (int32_t)s->unit_min)
-				snprintf(why, sizeof(why), "DSYNC write: reap %d res %s", got,
-					 got == 1 ? ename(c[0].res) : "-");
-		}
-		awr_ring_free(r);
+		uring_batches(r, awr_file_fd(f), s, reg, why, sizeof(why));
+		if (!why[0])
+			uring_refusals(r, tag, s, reg, why, sizeof(why));
+		awr_queue_close(r);
 		r = NULL;
 	}
 	awr_file_close(f);
-	free(b);
-	free(rb);
 	verdict(n, why);
 }
 
