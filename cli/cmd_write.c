@@ -154,133 +154,51 @@ static int run_sync(struct write_job *j, struct awr_file *f)
 	return 0;
 }
 
-/* The queued engines' loop (uring, nvme, scsi): nbuf buffers, one per write in flight. */
-struct queued_run {
-	struct write_job *j;
-	struct awr_queue *q;
-	struct awr_verdict v;		/* why a write was refused */
-	unsigned int *free_slots, nr_free;
-	uint64_t next;			/* next unit to queue (bytes from --offset) */
-	int error;			/* the first failure: a negative errno */
-	uint64_t error_pos;
-	struct awr_completion bad;
-	uint64_t *slot_pos;
-};
-
-static int queued_fill(struct queued_run *u)
+/* The data of unit @index into @buf (awr_queue_write_source() calls it as the queue has room). */
+static int unit_fill(void *arg, void *buf, uint64_t index)
 {
-	struct write_job *j = u->j;
-	unsigned char *buf;
-	unsigned int slot;
-	int ret;
+	struct write_job *j = arg;
 
-	while (u->nr_free && u->next < j->length && !u->error) {
-		slot = u->free_slots[--u->nr_free];
-		buf = j->bufs + (uint64_t)slot * j->unit;
-		if (produce(j, buf, u->next))
-			return -EINVAL;
-		u->v.rule = AWR_RULE_OK;
-		ret = awr_queue_write(u->q, buf, j->unit, j->offset + u->next, slot, j->flags,
-				      &u->v);
-		if (ret)
-			return ret;
-		u->slot_pos[slot] = u->next;
-		u->next += j->unit;
-	}
-	return 0;
-}
-
-static void queued_account(struct queued_run *u, const struct awr_completion *c)
-{
-	unsigned int slot = (unsigned int)c->tag;
-	uint64_t pos = u->slot_pos[slot];
-
-	u->free_slots[u->nr_free++] = slot;
-	if (c->res >= 0 && (uint64_t)c->res == u->j->unit) {
-		u->j->written += u->j->unit;
-		u->j->writes++;
-		return;
-	}
-	if (u->error && pos >= u->error_pos)
-		return;
-	u->error = c->res < 0 ? c->res : -EIO;
-	u->error_pos = pos;
-	u->bad = *c;
-}
-
-static int queued_loop(struct queued_run *u)
-{
-	struct awr_completion c[64];
-	int n, ret;
-
-	for (;;) {
-		ret = queued_fill(u);
-		if (ret)
-			return ret;
-		if (!awr_queue_outstanding(u->q))
-			return 0;
-		n = awr_queue_reap(u->q, c, 64, 1);
-		if (n < 0)
-			return n;
-		for (int i = 0; i < n; i++)
-			queued_account(u, &c[i]);
-	}
+	return produce(j, buf, index * j->unit);
 }
 
 /* The first failure of a queued run, named: one at a time (qd 0) as each write's own error. */
-static void queued_failed(struct queued_run *u, int ret)
+static void queued_failed(const struct write_job *j, const struct awr_queue *q, int ret,
+			  const struct awr_batch_result *res)
 {
-	struct write_job *j = u->j;
-	const char *dev = awr_queue_last_error(u->q);
-	struct awr_verdict v = { .rule = u->bad.rule };
+	uint64_t pos = res->error_offset - j->offset;
+	struct awr_verdict v = res->verdict;
 
-	if (!ret && u->error && !j->qd) {
-		snprintf(v.message, sizeof(v.message), "%s", dev ? dev : "");
-		write_failed(j, u->error_pos, u->error, &v);
-	} else if (!ret && u->error) {
-		out_error("the %s refused the write of %" PRIu64 " bytes at %" PRIu64 ": %s; %"
-			  PRIu64 " of %" PRIu64 " units landed",
-			  awr_queue_device(u->q) ? "device" : "kernel", j->unit,
-			  j->offset + u->error_pos,
-			  u->bad.rule != AWR_RULE_DEVICE_ERROR ?
-			  (u->bad.res >= 0 ? "short write" : strerror(-u->bad.res)) :
-			  dev ? dev : "it returned an error status",
-			  j->writes, j->length / j->unit);
-	} else if (ret && u->v.rule != AWR_RULE_OK) {
-		write_failed(j, u->next, ret, &u->v);
-	} else if (ret && ret != -EINVAL) {
-		out_error("queueing the write at %" PRIu64 " failed: %s", j->offset + u->next,
-			  strerror(-ret));
+	if (v.rule == AWR_RULE_DEVICE_ERROR && awr_queue_last_error(q))	/* its sentence alone */
+		snprintf(v.message, sizeof(v.message), "%s", awr_queue_last_error(q));
+	if (ret && !res->error) {
+		if (ret != -EINVAL)	/* -EINVAL: --input failed, produce() said why */
+			out_error("queueing the write at %" PRIu64 " failed: %s",
+				  res->error_offset, strerror(-ret));
+	} else if (!j->qd || (res->verdict.rule != AWR_RULE_OK &&
+			      res->verdict.rule != AWR_RULE_DEVICE_ERROR)) {
+		write_failed(j, pos, res->error, &v);
+	} else {
+		out_error("%s; %" PRIu64 " of %" PRIu64 " units landed", res->verdict.message,
+			  res->units_done, j->length / j->unit);
 	}
 }
 
-/* The units refilled as writes complete; with --qd the queue's fill at each reap is kept. */
+/* The units refilled as writes complete (nbuf buffers); with --qd the queue's fill is kept. */
 static int run_queued(struct write_job *j, struct awr_queue *q)
 {
-	struct queued_run u = { .j = j, .q = q };
-	struct awr_completion drain[64];
-	int ret = 0;
+	struct awr_queue_source src = {
+		.bufs = j->bufs, .nbuf = j->nbuf, .fill = unit_fill, .arg = j,
+	};
+	struct awr_batch_result res;
+	int ret = awr_queue_write_source(q, &src, j->offset, j->length, j->unit, j->flags, &res);
 
-	u.free_slots = calloc(j->nbuf, sizeof(*u.free_slots));
-	u.slot_pos = calloc(j->nbuf, sizeof(*u.slot_pos));
-	if (!u.free_slots || !u.slot_pos) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (unsigned int s = 0; s < j->nbuf; s++)
-		u.free_slots[u.nr_free++] = j->nbuf - 1 - s;
-	ret = queued_loop(&u);
-	/* a failed queue or read: writes in flight still complete before the buffers go */
-	while (awr_queue_outstanding(q) && awr_queue_reap(q, drain, 64, 1) > 0)
-		;
-	queued_failed(&u, ret);
-	if (!ret && u.error)
-		ret = u.error;
+	j->writes = res.units_done;
+	j->written = res.units_done * j->unit;
+	if (ret)
+		queued_failed(j, q, ret, &res);
 	j->have_stats = j->qd != 0;
 	awr_queue_stats(q, &j->stats);
-out:
-	free(u.free_slots);
-	free(u.slot_pos);
 	return ret;
 }
 

@@ -255,6 +255,40 @@ int awr_queue_write_units(struct awr_queue *q, const void *buf, uint64_t offset,
 			  uint64_t length, uint64_t unit, unsigned int flags,
 			  struct awr_batch_result *res);
 
+/*
+ * Where awr_queue_write_source() takes each unit's data: @nbuf buffers of one
+ * unit each (aligned for O_DIRECT), one per write in flight, refilled by
+ * @fill as writes complete. A plain value type.
+ */
+struct awr_queue_source {
+	void *bufs;
+	unsigned int nbuf;
+	/* unit @index's data into @buf (called in unit order); nonzero stops the run with it */
+	int (*fill)(void *arg, void *buf, uint64_t index);
+	void *arg;
+};
+
+/**
+ * awr_queue_write_source() - awr_queue_write_units() with the data made unit by unit
+ * @q:		an idle queue (no writes outstanding)
+ * @src:	the buffers and the function that fills them
+ * @offset:	byte offset of the first unit
+ * @length:	a multiple of @unit
+ * @unit:	the size of each write, at most 4 GiB - 1
+ * @flags:	AWR_WRITE_* flags for every unit
+ * @res:	optional: units landed, the first error and its verdict
+ *
+ * Memory stays bounded whatever @length is: a unit's buffer is filled just
+ * before it is queued and reused once its write completed. A fill that fails
+ * stops the run: no further unit is queued, those in flight complete.
+ *
+ * Return: as awr_queue_write_units(), or the fill's nonzero result (then
+ * @res->error_offset is the unit it was filling).
+ */
+int awr_queue_write_source(struct awr_queue *q, const struct awr_queue_source *src,
+			   uint64_t offset, uint64_t length, uint64_t unit, unsigned int flags,
+			   struct awr_batch_result *res);
+
 #ifdef __cplusplus
 }
 #endif
