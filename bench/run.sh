@@ -250,7 +250,8 @@ loop_pairs=$("$here/write_loop.sh" -B "$build" -p 16 -c "${cpus:-0}" 2>&1)
 	echo "Runs in pages/s: $(for n in "${names[@]}" atomic_raw write_raw; do runs "$n"; done | tr '\n' ';' | sed 's/;$//; s/;/; /g')."
 	echo "CPU us/page: user + system CPU time of the writing process per page written (medians)."
 	echo "awr library ns/write: awr bench's queue_ns_per_write, the time one write spends in"
-	echo "awr_ring_queue_write() inside the running loop (rule check, SQE), less one clock read (median"
+	echo "awr_queue_write() inside the running loop (the checks, SQE), less one clock read" \
+		"(median"
 	echo "per run, then the median of the runs; target < 50 ns)."
 	echo
 	echo "awr write --engine uring against the raw loop, 128 MiB in 16 KiB units at QD 32 over a file written"

@@ -39,7 +39,7 @@ struct write_job {
 	struct write_paths *paths;	/* --report-path (write_path.c), or NULL */
 	unsigned int qd;	/* writes in flight (uring, nvme), 0 one at a time */
 	bool have_stats;
-	struct awr_ring_stats stats;	/* the queue's fill at each reap (uring, nvme) */
+	struct awr_queue_stats stats;	/* the queue's fill at each reap (uring, nvme) */
 	double seconds;		/* the writes' wall time: first submission to last completion */
 };
 

@@ -63,7 +63,42 @@ enum awr_queue_engine {
  * passthrough engines still check whole blocks), and for the uring engine
  * AWR_WRITE_PLAIN and AWR_WRITE_FIXED.
  */
+#define AWR_WRITE_PLAIN		(1U << 8)	/* plain O_DIRECT: no RWF_ATOMIC, no rule check */
 #define AWR_WRITE_FIXED		(1U << 9)	/* plain writes: from a registered buffer */
+
+/* One completed write (awr_queue_reap()). A plain value type. */
+struct awr_completion {
+	uint64_t tag;		/* the caller's tag given with the write */
+	int32_t res;		/* bytes written, or a negative errno */
+	enum awr_rule rule;	/* AWR_RULE_DEVICE_ERROR: the device failed it; else AWR_RULE_OK */
+};
+
+/* Counters of a queue (awr_queue_stats()). A plain value type. */
+struct awr_queue_stats {
+	uint64_t submitted;		/* writes handed to the kernel */
+	uint64_t completed;		/* kernel completions reaped */
+	uint64_t submit_calls;		/* submissions and waits (one io_uring_enter() at most) */
+	uint64_t reaps;			/* reaps that found writes in the kernel */
+	uint64_t inflight_sum;		/* writes in the kernel at those reaps, summed */
+	uint64_t reaps_below_depth;	/* of those, reaps with fewer than the depth in it */
+	uint32_t inflight_last;		/* writes in the kernel at the last such reap */
+	uint32_t inflight_min;
+	uint32_t inflight_max;
+	uint32_t setup_flags;		/* the IORING_SETUP_* flags the kernel accepted */
+	uint32_t wait_flags;		/* IORING_ENTER_* per wait: NO_IOWAIT (1 << 7), 6.15+ */
+	uint32_t reserved32;
+	uint64_t reserved[3];
+};
+
+/* The outcome of a page batch. A plain value type. */
+struct awr_batch_result {
+	uint64_t units_done;		/* units that landed whole */
+	uint64_t units_failed;		/* units refused or failed */
+	int error;			/* 0 or the first error (lowest offset) */
+	uint64_t error_offset;		/* offset of the unit that failed first */
+	struct awr_verdict verdict;	/* the rule, or who failed it (OK: the kernel) */
+	uint32_t reserved[8];
+};
 
 /**
  * awr_queue_open() - open a queue of atomic writes
@@ -173,7 +208,7 @@ int awr_queue_reap(struct awr_queue *q, struct awr_completion *out, unsigned int
  * "In the kernel at a reap" is counted right after the reap handed its queued
  * writes over: writes submitted whose completion the caller has not taken.
  */
-void awr_queue_stats(const struct awr_queue *q, struct awr_ring_stats *out);
+void awr_queue_stats(const struct awr_queue *q, struct awr_queue_stats *out);
 
 /**
  * awr_queue_depth() - the depth given at open

@@ -42,7 +42,7 @@ struct bench {
 	uint64_t dw_offset;		/* this job's doublewrite area */
 	uint64_t seq, rng;
 	uint64_t start, deadline, shown;
-	struct awr_ring_stats ring;	/* the job's queue counters at the end of the mode */
+	struct awr_queue_stats ring;	/* the job's queue counters at the end of the mode */
 	double clock_ns;		/* what one clock read costs (clock_read_ns()) */
 	uint64_t qhist[QHIST];		/* writes by ns spent queueing each, less the clock */
 	struct awr__hist hist;
@@ -163,7 +163,7 @@ static int queue_slots(struct bench *b, const unsigned int *s, unsigned int n)
 
 	/*
 	 * Each write handed over as it is queued, as a ring made with
-	 * AWR_RING_SUBMIT_EACH does, but by hand: the queueing is timed alone,
+	 * AWR_QUEUE_SUBMIT_EACH does, but by hand: the queueing is timed alone,
 	 * without the system call.
 	 */
 	if (b->o->qd > 1) {

@@ -148,20 +148,6 @@ void awr__queue_done(struct awr_queue *q, unsigned int slot, int32_t res, enum a
 	q->done[q->nr_done++] = (struct awr_completion){ .tag = slot, .res = res, .rule = rule };
 }
 
-/* A write refused before the kernel, completed with its rule: awr_ring_queue_write()'s way. */
-int awr__queue_refuse(struct awr_queue *q, uint64_t tag, int err, enum awr_rule rule)
-{
-	unsigned int slot;
-
-	if (!q->nr_free)
-		return -EBUSY;
-	slot = q->free_slots[--q->nr_free];
-	q->slots[slot] = (struct awr__queue_slot){ .tag = tag };
-	awr__queue_done(q, slot, err, rule);
-	q->outstanding++;
-	return 0;
-}
-
 /* The caller's tag back in place of the slot; the slot free again. */
 static void finish(struct awr_queue *q, struct awr_completion *c)
 {
@@ -186,7 +172,7 @@ static unsigned int take_done(struct awr_queue *q, struct awr_completion *out, u
 }
 
 /* @in writes in the kernel at a reap, of @depth the queue may hold. */
-static void note(struct awr_ring_stats *s, unsigned int in, unsigned int depth)
+static void note(struct awr_queue_stats *s, unsigned int in, unsigned int depth)
 {
 	if (!in)
 		return;
@@ -233,7 +219,7 @@ int awr_queue_reap(struct awr_queue *q, struct awr_completion *out, unsigned int
 	return ret && !n ? ret : (int)n;
 }
 
-void awr_queue_stats(const struct awr_queue *q, struct awr_ring_stats *out)
+void awr_queue_stats(const struct awr_queue *q, struct awr_queue_stats *out)
 {
 	if (!q || !out)
 		return;

@@ -58,13 +58,12 @@ struct awr_queue {
 	unsigned int nr_done;
 	struct awr_completion *done;	/* completed without the kernel (tag: the slot) */
 	bool submit_each;		/* AWR_QUEUE_SUBMIT_EACH at a depth above 1 */
-	struct awr_ring_stats stats;
+	struct awr_queue_stats stats;
 	char last_error[160];		/* the device's sentence for the last write it failed */
 };
 
 /* queue.c: for the engines */
 void awr__queue_done(struct awr_queue *q, unsigned int slot, int32_t res, enum awr_rule rule);
-int awr__queue_refuse(struct awr_queue *q, uint64_t tag, int err, enum awr_rule rule);
 
 /* uring.c, nvme_write.c, scsi_write.c: each engine's open */
 int awr__uring_open(struct awr_queue *q, const char *path, struct awr_file *f, unsigned int flags);

@@ -619,7 +619,7 @@ static void nvme_cases(const char *blk, const char *ng)
 static void scsi_queued(const char *sg, const char *blk, uint64_t len, uint32_t align, uint64_t off)
 {
 	struct awr_completion c[16];
-	struct awr_ring_stats st;
+	struct awr_queue_stats st;
 	struct awr_verdict v = { 0 };
 	struct awr_queue *h = NULL;
 	unsigned int queued = 0, done = 0, bad = 0;

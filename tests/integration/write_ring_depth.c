@@ -67,7 +67,7 @@ static void stream(const char *name, unsigned int qd, unsigned int ring_flags, u
 		   bool fixed, unsigned int reap_max)
 {
 	struct awr_completion c[REAP];
-	struct awr_ring_stats st, prev;
+	struct awr_queue_stats st, prev;
 	struct awr_queue *r;
 	struct iovec iov = { data, (size_t)NPAGES * PAGE };
 	unsigned int next = 0, done = 0, full_reaps = 0, late = 0;
@@ -143,7 +143,7 @@ static void stream(const char *name, unsigned int qd, unsigned int ring_flags, u
 static void batch(const char *name, unsigned int qd, unsigned int ring_flags, unsigned int wflags)
 {
 	struct awr_batch_result res;
-	struct awr_ring_stats st;
+	struct awr_queue_stats st;
 	struct awr_queue *r;
 	int before = t_failures, ret;
 
@@ -192,7 +192,7 @@ static bool kernel_no_iowait(void)
  */
 static void setup_flags(void)
 {
-	struct awr_ring_stats st;
+	struct awr_queue_stats st;
 	struct awr_queue *r;
 	struct utsname u;
 	int before = t_failures, major = 0, minor = 0;
