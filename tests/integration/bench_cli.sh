@@ -88,7 +88,7 @@ else
 fi
 
 # Two jobs (one ring each), plain writes from registered buffers, SQPOLL: the JSON names them, every
-# page of both jobs counted, the queue held (writes in the kernel at a reap, from awr_ring_stats()),
+# page of both jobs counted, the queue held (writes in the kernel at a reap, from awr_queue_stats()),
 # CPU per write reported; the data area still reads back as written pages (not the zeros from before).
 dd if=/dev/zero of="$f" bs=1M count=16 oflag=direct status=none
 out=$("$awr" bench "$f" --force --mode plain --durability none --jobs 2 --fixed-buffers --sqpoll --qd 8 \
