@@ -52,9 +52,6 @@ struct json_object *out_double(double v, int decimals);
 /* "kernel" (the running release) and "awr_version": what a saved report was made with */
 void out_add_versions(struct json_object *o);
 struct json_object *out_limits_json(const struct awr_limits *l);
-/* The five fields every limits object starts with, in the same order everywhere. */
-void out_add_unit_limits(struct json_object *o, bool supported, uint64_t unit_min, uint64_t unit_max,
-			 uint64_t max_bytes, uint64_t boundary);
 struct json_object *out_verdict_json(const struct awr_verdict *v);
 const char *out_size(uint64_t bytes, char *buf, size_t len);
 const char *out_errno_name(int err);

@@ -349,6 +349,22 @@ static const char *outcome_of(int rc)
 	}
 }
 
+/* The error document of a command that ended without one of its own */
+struct error_doc {
+	const char *error, *errno_name, *command, *target, *outcome;
+};
+
+#define E(m, k, ...) FLD(struct error_doc, m, FLD_STR, k, __VA_ARGS__)
+static const struct field error_fields[] = {
+	E(error, "error"),
+	E(errno_name, "errno", .flags = FLD_NULL_ZERO),
+	E(command, "command", .flags = FLD_NULL_ZERO),
+	E(target, "target", .flags = FLD_NULL_ZERO),
+	E(outcome, "outcome"),
+	FLD_END
+};
+#undef E
+
 /*
  * At the end of a command (main): with -o json, the held document gets "outcome" and goes out;
  * a command that ended in a refusal or an error without a document prints one instead:
@@ -357,6 +373,7 @@ static const char *outcome_of(int rc)
 void out_finish(int rc)
 {
 	struct json_object *o;
+	struct error_doc d;
 	int e;
 
 	if (pending) {
@@ -369,14 +386,10 @@ void out_finish(int rc)
 	}
 	if (out_mode != OUT_JSON || rc == AWR_EXIT_OK || json_printed || !last_error[0])
 		return;
-	o = json_object_new_object();
-	json_object_object_add(o, "error", json_object_new_string(last_error));
 	e = error_errno ? error_errno : errno_named(last_error);
-	json_object_object_add(o, "errno", e ? json_object_new_string(out_errno_name(-e)) : NULL);
-	json_object_object_add(o, "command", cmd_name[0] ? json_object_new_string(cmd_name) : NULL);
-	json_object_object_add(o, "target",
-			       cmd_target[0] ? json_object_new_string(cmd_target) : NULL);
-	json_object_object_add(o, "outcome", json_object_new_string(outcome_of(rc)));
+	d = (struct error_doc){ last_error, e ? out_errno_name(-e) : NULL, cmd_name, cmd_target,
+				outcome_of(rc) };
+	o = fld_json(error_fields, &d);
 	print_doc(o);
 }
 
@@ -388,17 +401,6 @@ bool out_is_tty(void)
 struct json_object *out_u64(uint64_t v)
 {
 	return json_object_new_uint64(v);
-}
-
-void out_add_unit_limits(struct json_object *o, bool supported, uint64_t unit_min,
-			 uint64_t unit_max,
-			 uint64_t max_bytes, uint64_t boundary)
-{
-	json_object_object_add(o, "supported", json_object_new_boolean(supported));
-	json_object_object_add(o, "unit_min", out_u64(unit_min));
-	json_object_object_add(o, "unit_max", out_u64(unit_max));
-	json_object_object_add(o, "max_bytes", out_u64(max_bytes));
-	json_object_object_add(o, "boundary", out_u64(boundary));
 }
 
 #define L(m, t, k) FLD(struct awr_limits, m, t, k)
