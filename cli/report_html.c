@@ -925,8 +925,8 @@ static void short_pin(struct page *pg, struct json_object *doc)
 
 	if (!may(pg, fig, "checks[short_pin].figures", "outcome", json_type_string))
 		return;
-	fputs("</section>\n<section id=\"short-pin\">\n<h2>An atomic write from a partly pinned buffer"
-	      "</h2>\n", pg->f);
+	fputs("</section>\n<section id=\"short-pin\">\n"
+	      "<h2>An atomic write from a partly pinned buffer</h2>\n", pg->f);
 	kv_table(pg->f, "short-pin", fig);
 }
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * awr_qualify_run(): the target probed, the checks run in order (checks.c, stress.c, crash.c,
- * perf.c, path.c, pin.c), each PASS, FAIL, SKIP or INFO with a reason and figures, then the verdict.
+ * perf.c, path.c, pin.c), each PASS, FAIL, SKIP or INFO with a reason and figures, then the
+ * verdict.
  */
 #include <errno.h>
 #include <libgen.h>
