@@ -354,8 +354,11 @@ fi
 # Guest programs of other test suites join when the source tree has them.
 targets=(cli/awr lib/libatomicwr.a)
 extra=()
-for t in "${extra_guest[@]}"; do
-	[ -f "$src/$t.c" ] && extra+=("$t")
+for t in "${extra_guest[@]}"; do	# its source: TARGET.c or CAPABILITY_TARGET.c (tests/README)
+	if compgen -G "$src/$t.c" >/dev/null ||
+	   compgen -G "$src/$(dirname "$t")/*_${t##*/}.c" >/dev/null; then
+		extra+=("$t")
+	fi
 done
 ninja -C "$bdir" "${targets[@]}" "${extra[@]}" >>"$blog" 2>&1 ||
 	{ tail -n 20 "$blog"; die "static build of awr failed (see $blog)"; }
