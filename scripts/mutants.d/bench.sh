@@ -1,0 +1,14 @@
+# SPDX-License-Identifier: MIT
+# Description: the mutants of the bench's latency histogram (lib/bench/hist.c; sourced by
+# scripts/mutants.sh).
+# shellcheck shell=bash disable=SC2016
+
+mutant bench-hist-clamp "the histogram clamps the last power of two one bucket too late" \
+	"hist" lib/bench/hist.c \
+	$'\tif (e - AWR__HIST_SUB_BITS + 1 >= AWR__HIST_BUCKETS / AWR__HIST_SUB)' \
+	$'\tif (e - AWR__HIST_SUB_BITS + 1 > AWR__HIST_BUCKETS / AWR__HIST_SUB)'
+
+mutant bench-hist-p99 "p99 read at the median" \
+	"hist bench_run" lib/bench/hist.c \
+	$'\tr->p99_us = hist_percentile_us(h, 99);' \
+	$'\tr->p99_us = hist_percentile_us(h, 50);'
