@@ -171,6 +171,7 @@ e4img=$dir/ext4.img e4mnt=$dir/e4mnt e4dev=
 e4cleanup() {
 	mountpoint -q "$e4mnt" && umount "$e4mnt"
 	[ -n "$e4dev" ] && losetup -d "$e4dev"
+	e4dev=	# called twice (here and at exit): never detach a number reused by another test
 	rm -f "$e4img"
 }
 trap e4cleanup EXIT
@@ -207,6 +208,7 @@ agimg=$dir/oddag.img agmnt=$dir/agmnt agdev=
 agcleanup() {
 	mountpoint -q "$agmnt" && umount "$agmnt"
 	[ -n "$agdev" ] && losetup -d "$agdev"
+	agdev=	# called twice (here and at exit): never detach a number reused by another test
 	rm -f "$agimg"
 }
 trap 'e4cleanup; agcleanup' EXIT
