@@ -49,12 +49,12 @@ echo "libatomicwr.so.0 needs: $(LC_ALL=C readelf -d "$stage$libdir/libatomicwr.s
 echo "consumer built and linked through pkg-config"
 
 # A default build (no -Dtest_hooks=true) ships no test seam: awr_set_sysfs_root not exported, no
-# AWR_SYSFS_ROOT, AWR_PAGES_FAULT or AWR_STRESS_FAULT in the library. The negative control: the
+# AWR_SYSFS_ROOT, AWR_PAGES_FAULT, AWR_STRESS_FAULT or AWR_QUALIFY_CRASH_PAUSE in the library. The negative control: the
 # same check finds them in a library built with the seams (the test command's build).
 seams() { # seams SOLIB: each seam found in it, one a line
 	nm -D --defined-only "$1" |
 		awk '$3 ~ /^awr_set_sysfs_root(@|$)/ { print "awr_set_sysfs_root" }'
-	strings "$1" | grep -owE 'AWR_(SYSFS_ROOT|PAGES_FAULT|STRESS_FAULT)' | sort -u
+	strings "$1" | grep -owE 'AWR_(SYSFS_ROOT|PAGES_FAULT|STRESS_FAULT|QUALIFY_CRASH_PAUSE)' | sort -u
 }
 lib=lib/libatomicwr.so.$(meson introspect "$build" --projectinfo |
 	python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])')
@@ -67,10 +67,10 @@ found=$(seams "$stage/default/$lib")
 hooks=$(meson introspect "$build" --buildoptions | python3 -c 'import json,sys
 print([o["value"] for o in json.load(sys.stdin) if o["name"] == "test_hooks"][0])')
 if [ "$hooks" = True ]; then
-	[ "$(seams "$build/$lib" | wc -l)" = 4 ] ||
-		{ echo "negative control: not all 4 seams found in $build/$lib:" $(seams "$build/$lib")
+	[ "$(seams "$build/$lib" | wc -l)" = 5 ] ||
+		{ echo "negative control: not all 5 seams found in $build/$lib:" $(seams "$build/$lib")
 		  exit 1; }
-	echo "test seams: none in a default build, all 4 found in the test build (negative control)"
+	echo "test seams: none in a default build, all 5 found in the test build (negative control)"
 else
 	echo "test seams: none in a default build (no negative control: $build has no test_hooks)"
 fi

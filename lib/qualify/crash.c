@@ -405,7 +405,8 @@ static int foreign_files(int root_fd, char *names, size_t len)
 }
 
 /*
- * AWR_QUALIFY_CRASH_PAUSE=1 (read with secure_getenv): stop (SIGSTOP) once,
+ * AWR_QUALIFY_CRASH_PAUSE=1 (a test seam: read only in a -Dtest_hooks=true build,
+ * awr__test_env()): stop (SIGSTOP) once,
  * before the first check of the scratch XFS, so that a test can change what
  * the check sees at a known point and let qualify go on with SIGCONT. Without
  * it a test racing a polling loop against the first shutdown lost under load.
@@ -413,7 +414,7 @@ static int foreign_files(int root_fd, char *names, size_t len)
 static void pause_for_test(void)
 {
 	static bool paused;
-	const char *e = secure_getenv("AWR_QUALIFY_CRASH_PAUSE");
+	const char *e = awr__test_env("AWR_QUALIFY_CRASH_PAUSE");
 
 	if (!paused && e && !strcmp(e, "1")) {
 		paused = true;
