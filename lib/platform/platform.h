@@ -168,4 +168,27 @@ void awr__rtrim(char *s);
  */
 char *awr__unmangle(char *s);
 
+/**
+ * awr__human_bytes() - a byte count for people: "512 B", "16 KiB", "11.9 MiB", "2 GiB"
+ * @bytes:	the count
+ * @buf:	where the text goes (32 bytes hold any count)
+ * @len:	size of @buf
+ *
+ * Binary units; a whole multiple of a unit prints without decimals, anything else with three
+ * significant digits. Text and HTML use it; JSON keeps the exact bytes.
+ *
+ * Return: @buf.
+ */
+char *awr__human_bytes(uint64_t bytes, char *buf, size_t len);
+
+/**
+ * awr__human_usec() - a duration for people: "850 us", "72.9 ms", "1.25 s", "3 min 20 s"
+ * @usec:	the duration in microseconds (negative prints as 0)
+ * @buf:	where the text goes (32 bytes hold any duration)
+ * @len:	size of @buf
+ *
+ * Three significant digits below a minute. Return: @buf.
+ */
+char *awr__human_usec(double usec, char *buf, size_t len);
+
 #endif /* AWR_PLATFORM_H */

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* Path joins and the small string helpers: copies cut to fit, formatted paths, trims. */
+/*
+ * Path joins and the small string helpers: copies cut to fit, formatted paths, trims, and
+ * sizes and durations for people.
+ */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -60,4 +64,51 @@ char *awr__unmangle(char *s)
 	}
 	*out = '\0';
 	return s;
+}
+
+/* three significant digits: "1.25", "12.5", "125" (@v below 1000) */
+static int sig3(char *buf, size_t len, double v, const char *unit)
+{
+	int prec = v < 9.995 ? 2 : v < 99.95 ? 1 : 0;
+
+	return snprintf(buf, len, "%.*f %s", prec, v, unit);
+}
+
+char *awr__human_bytes(uint64_t bytes, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB" };
+	unsigned int i = 0;
+	double v = (double)bytes;
+
+	while (v >= 1024 && i < 6) {
+		v /= 1024;
+		i++;
+	}
+	if (!i)
+		snprintf(buf, len, "%" PRIu64 " B", bytes);
+	else if (!(bytes & ((1ULL << (10 * i)) - 1)))
+		snprintf(buf, len, "%" PRIu64 " %s", bytes >> (10 * i), unit[i]);
+	else if (v >= 999.5)	/* would print "1024 KiB" */
+		sig3(buf, len, v / 1024, unit[i + 1 < 7 ? i + 1 : i]);
+	else
+		sig3(buf, len, v, unit[i]);
+	return buf;
+}
+
+char *awr__human_usec(double usec, char *buf, size_t len)
+{
+	if (!(usec > 0))
+		snprintf(buf, len, "0 us");
+	else if (usec < 999.5)
+		sig3(buf, len, usec, "us");
+	else if (usec < 999.5e3)
+		sig3(buf, len, usec / 1e3, "ms");
+	else if (usec < 59.95e6)
+		sig3(buf, len, usec / 1e6, "s");
+	else {
+		uint64_t sec = (uint64_t)(usec / 1e6 + 0.5);
+
+		snprintf(buf, len, "%" PRIu64 " min %" PRIu64 " s", sec / 60, sec % 60);
+	}
+	return buf;
 }
