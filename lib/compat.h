@@ -79,8 +79,10 @@ struct awr_kstatx {
 
 _Static_assert(sizeof(struct awr_kstatx) == 0x100, "struct statx is 256 bytes");
 _Static_assert(__builtin_offsetof(struct awr_kstatx, stx_dio_mem_align) == 0x98, "statx dio");
-_Static_assert(__builtin_offsetof(struct awr_kstatx, stx_atomic_write_unit_min) == 0xa8, "statx atomic");
-_Static_assert(__builtin_offsetof(struct awr_kstatx, stx_atomic_write_unit_max_opt) == 0xb8, "statx opt");
+_Static_assert(__builtin_offsetof(struct awr_kstatx, stx_atomic_write_unit_min) == 0xa8,
+	       "statx atomic");
+_Static_assert(__builtin_offsetof(struct awr_kstatx, stx_atomic_write_unit_max_opt) == 0xb8,
+	       "statx opt");
 
 /* NVMe passthrough through io_uring (5.19+): struct nvme_uring_cmd, 72 bytes. */
 #ifndef IORING_SETUP_SQE128
@@ -109,8 +111,8 @@ struct awr_nvme_uring_cmd {
 
 _Static_assert(sizeof(struct awr_nvme_uring_cmd) == 72, "nvme_uring_cmd is 72 bytes");
 _Static_assert(__builtin_offsetof(struct awr_nvme_uring_cmd, cdw10) == 40, "nvme_uring_cmd cdw10");
-_Static_assert(__builtin_offsetof(struct awr_nvme_uring_cmd, timeout_ms) == 64, "nvme_uring_cmd timeout");
-
+_Static_assert(__builtin_offsetof(struct awr_nvme_uring_cmd, timeout_ms) == 64,
+	       "nvme_uring_cmd timeout");
 
 /*
  * XFS_IOC_FSGEOMETRY (5.1+; xfsprogs' xfs_fs.h is not a build dependency): the

@@ -52,7 +52,8 @@ static const struct krule krules[AWR_KRULE__COUNT] = {
 	[AWR_KRULE_ATOMIC_WRITES] = { "atomic_writes", AWR_KERNEL(6, 11, 0), { 0 },
 		"RWF_ATOMIC, statx and the queue/atomic_write_* limits of NVMe and SCSI disks" },
 	[AWR_KRULE_BLK_SANITY] = { "blk_sanity_checks", AWR_KERNEL(6, 13, 0), { 0 },
-		"the block layer turns atomics off for units that are not powers of two, unit_min > unit_max, unit_max > hw_max or hw_max > boundary" },
+		"the block layer turns atomics off for units that are not powers of two, unit_min "
+		"> unit_max, unit_max > hw_max or hw_max > boundary" },
 	[AWR_KRULE_DIRECT_PER_WRITE] = { "direct_per_write", AWR_KERNEL(6, 13, 0),
 		{ AWR_KERNEL(6, 11, 11), AWR_KERNEL(6, 12, 2) },
 		"O_DIRECT is checked on every atomic write (before, at open time only)" },
@@ -64,22 +65,27 @@ static const struct krule krules[AWR_KRULE__COUNT] = {
 		"dm-linear, dm-stripe and dm-mirror stack their legs' atomic limits" },
 	[AWR_KRULE_PART_HW_UNIT_MIN] = { "partition_hw_unit_min", AWR_KERNEL(6, 14, 0),
 		{ AWR_KERNEL(6, 13, 2) },
-		"a partition start must be a multiple of hw_unit_min (and the boundary), not of unit_min" },
+		"a partition start must be a multiple of hw_unit_min (and the boundary), not of "
+		"unit_min" },
 	[AWR_KRULE_NVME_MPATH_HEAD] = { "nvme_multipath_head", AWR_KERNEL(6, 15, 0),
 		{ AWR_KERNEL(6, 14, 10) },
-		"an NVMe multipath head node stacks its paths' atomic limits (before, the head reads 0)" },
+		"an NVMe multipath head node stacks its paths' atomic limits (before, the head "
+		"reads 0)" },
 	[AWR_KRULE_FS_LARGE] = { "fs_large_atomic", AWR_KERNEL(6, 16, 0), { 0 },
-		"XFS large atomic writes with a copy-on-write fallback and unit_max_opt; ext4 bigalloc clusters" },
+		"XFS large atomic writes with a copy-on-write fallback and unit_max_opt; ext4 "
+		"bigalloc clusters" },
 	[AWR_KRULE_CHUNK_LIMIT] = { "chunk_limit", AWR_KERNEL(6, 17, 0),
 		{ AWR_KERNEL(6, 15, 10), AWR_KERNEL(6, 16, 1) },
 		"chunk_sectors (NVMe NOIOB) below hw_max turns atomic writes off" },
 	[AWR_KRULE_BOUNDARY_CHUNK_EITHER] = { "boundary_chunk_either", AWR_KERNEL(6, 18, 0), { 0 },
-		"the atomic boundary and chunk_sectors need only be multiples of each other (before, chunk_sectors a multiple of the boundary)" },
+		"the atomic boundary and chunk_sectors need only be multiples of each other "
+		"(before, chunk_sectors a multiple of the boundary)" },
 	[AWR_KRULE_NVME_NO_AWUPF] = { "nvme_ignores_awupf", AWR_KERNEL(7, 0, 0), { 0 },
-		"NVMe takes only the namespace's NAWUPF (NSFEAT bit 1); without it one logical block, the controller's AWUPF is ignored" },
+		"NVMe takes only the namespace's NAWUPF (NSFEAT bit 1); without it one logical "
+		"block, the controller's AWUPF is ignored" },
 	/* drivers/md/dm-crypt.c crypt_target.features (ce51c6963a91, "dm-crypt: enable
-	 * DM_TARGET_ATOMIC_WRITES"), with dm_accept_partial_bio() refusing to split a REQ_ATOMIC bio
-	 * (de67c139b384), both in the for-6.19/dm-changes merge */
+	 * DM_TARGET_ATOMIC_WRITES"), with dm_accept_partial_bio() refusing to split a REQ_ATOMIC
+	 * bio (de67c139b384), both in the for-6.19/dm-changes merge */
 	[AWR_KRULE_DM_CRYPT_STACK] = { "dm_crypt_stacking", AWR_KERNEL(6, 19, 0), { 0 },
 		"dm-crypt stacks its device's atomic limits, and dm never splits an atomic bio" },
 	/* drivers/md/dm-mpath.c multipath_target.features (61c73e8de993, "dm mpath: enable
@@ -88,44 +94,53 @@ static const struct krule krules[AWR_KRULE__COUNT] = {
 	[AWR_KRULE_DM_MPATH_STACK] = { "dm_multipath_stacking", AWR_KERNEL(6, 19, 0), { 0 },
 		"dm-multipath stacks its paths' atomic limits" },
 	/* fs/xfs/xfs_super.c xfs_fs_parse_param() Opt_max_atomic_write and fs/xfs/xfs_mount.c
-	 * xfs_set_max_atomic_write_opt() (4528b9052731, merged for 6.16): a power of two, a multiple of
-	 * the block, at most the AG's cap (xfs_calc_group_awu_max()) and what the log can complete, else
-	 * mount(2) fails with EINVAL; statx unit_max follows it (xfs_calc_atomic_write_unit_max()) */
+	 * xfs_set_max_atomic_write_opt() (4528b9052731, merged for 6.16): a power of two, a
+	 * multiple of the block, at most the AG's cap (xfs_calc_group_awu_max()) and what the log
+	 * can complete, else mount(2) fails with EINVAL; statx unit_max follows it
+	 * (xfs_calc_atomic_write_unit_max()) */
 	[AWR_KRULE_XFS_MAX_ATOMIC_WRITE] = { "xfs_max_atomic_write", AWR_KERNEL(6, 16, 0), { 0 },
-		"XFS takes the mount option max_atomic_write=, the largest software (copy-on-write) atomic write" },
-	/* xfs_set_max_atomic_write_opt(): "cannot support atomic writes of size %lluk with no reflink
-	 * support" (8dc5e9b03713, 6.17-rc2); one block stays allowed where the device writes atomically.
-	 * In 6.16 the option was taken on such a filesystem and changed nothing */
+		"XFS takes the mount option max_atomic_write=, the largest software "
+		"(copy-on-write) atomic write" },
+	/* xfs_set_max_atomic_write_opt(): "cannot support atomic writes of size %lluk with no
+	 * reflink support" (8dc5e9b03713, 6.17-rc2); one block stays allowed where the device
+	 * writes atomically. In 6.16 the option was taken on such a filesystem and changed
+	 * nothing */
 	[AWR_KRULE_XFS_MAW_REFLINK] = { "xfs_max_atomic_write_reflink", AWR_KERNEL(6, 17, 0), { 0 },
-		"XFS refuses max_atomic_write= above one block without reflink (mount fails, EINVAL)" },
-	/* fs/xfs/xfs_inode.h xfs_inode_can_hw_atomic_write() / xfs_inode_can_sw_atomic_write() return
-	 * false for IS_DAX (68456d05eb57) and fs/dax.c dax_iomap_rw() fails IOCB_ATOMIC with EIO
-	 * (e7fb9b71326f), both 6.17-rc2; in 6.16 a reflink XFS on DAX reported software atomics */
+		"XFS refuses max_atomic_write= above one block without reflink (mount fails, "
+		"EINVAL)" },
+	/* fs/xfs/xfs_inode.h xfs_inode_can_hw_atomic_write() / xfs_inode_can_sw_atomic_write()
+	 * return false for IS_DAX (68456d05eb57) and fs/dax.c dax_iomap_rw() fails IOCB_ATOMIC with
+	 * EIO (e7fb9b71326f), both 6.17-rc2; in 6.16 a reflink XFS on DAX reported software
+	 * atomics */
 	[AWR_KRULE_DAX_NO_ATOMIC] = { "dax_no_atomic", AWR_KERNEL(6, 17, 0), { 0 },
-		"a DAX file takes no atomic writes (XFS reports none in statx; dax_iomap_rw() refuses them)" },
+		"a DAX file takes no atomic writes (XFS reports none in statx; dax_iomap_rw() "
+		"refuses them)" },
 	/* drivers/target/target_core_device.c target_configure_write_atomic_from_bdev() (called by
 	 * target_core_iblock.c iblock_configure_device(), which sets REQ_ATOMIC for SCF_ATOMIC
-	 * commands), target_core_spc.c spc_emulate_evpd_b0() and target_core_sbc.c's WRITE ATOMIC(16)
-	 * checks, merged for 6.19: MAXIMUM ATOMIC TRANSFER LENGTH = the disk's atomic_write_max_bytes,
-	 * ALIGNMENT = GRANULARITY = its unit_min, in blocks, no boundary. Before, the Block Limits page
-	 * has no atomic fields and 9Ch is an unsupported opcode. Seen in guests, tcm_loop over a NAWUPF 7
-	 * namespace: 7.3.4's target reports MATL 8, granularity and alignment 1 and writes WRITE ATOMIC(16)
-	 * through to the namespace, but the initiator's SCSI midlayer keeps no VPD page of the LUN, so sd
-	 * sets no atomic limits there (awr derives none, scsi_kernel_no_vpd); 6.12.117 and 6.18.15
-	 * report none (guest/lio.sh) */
+	 * commands), target_core_spc.c spc_emulate_evpd_b0() and target_core_sbc.c's WRITE
+	 * ATOMIC(16) checks, merged for 6.19: MAXIMUM ATOMIC TRANSFER LENGTH = the disk's
+	 * atomic_write_max_bytes, ALIGNMENT = GRANULARITY = its unit_min, in blocks, no boundary.
+	 * Before, the Block Limits page has no atomic fields and 9Ch is an unsupported opcode. Seen
+	 * in guests, tcm_loop over a NAWUPF 7 namespace: 7.3.4's target reports MATL 8, granularity
+	 * and alignment 1 and writes WRITE ATOMIC(16) through to the namespace, but the initiator's
+	 * SCSI midlayer keeps no VPD page of the LUN, so sd sets no atomic limits there (awr
+	 * derives none, scsi_kernel_no_vpd); 6.12.117 and 6.18.15 report none (guest/lio.sh) */
 	[AWR_KRULE_LIO_ATOMIC] = { "lio_atomic", AWR_KERNEL(6, 19, 0), { 0 },
-		"the SCSI target (LIO, iblock backstore) takes WRITE ATOMIC(16) and reports its block device's atomic limits in the Block Limits page" },
-	/* block/bio.c bio_iov_iter_get_pages(): an RWF_ATOMIC write to a raw block device from a buffer
-	 * that pins only partly (a PROT_NONE page at its end) goes down as a shorter REQ_ATOMIC bio, and
-	 * block/fops.c blkdev_write_iter() hands the rest to the page cache: the write returns a short
-	 * count with part of the range new (since caf336f81b3a, 6.11). The fix, "block: fail a short
-	 * atomic pin in bio_iov_iter_get_pages()", was posted for 7.4 and is not merged: the row dates
-	 * the posting. Seen torn in guests on 6.12.117, 6.18.15 and 7.3.4 (NVMe, 16 KiB from a buffer
-	 * whose 4th page is PROT_NONE: 12288 returned, pages 0-2 new, page 3 old); a scsi_debug disk
-	 * with a unit_min of 8 KiB refuses the 12 KiB bio (EINVAL) and XFS files fail whole (EFAULT,
+		"the SCSI target (LIO, iblock backstore) takes WRITE ATOMIC(16) and reports its "
+		"block device's atomic limits in the Block Limits page" },
+	/* block/bio.c bio_iov_iter_get_pages(): an RWF_ATOMIC write to a raw block device from a
+	 * buffer that pins only partly (a PROT_NONE page at its end) goes down as a shorter
+	 * REQ_ATOMIC bio, and block/fops.c blkdev_write_iter() hands the rest to the page cache:
+	 * the write returns a short count with part of the range new (since caf336f81b3a, 6.11).
+	 * The fix, "block: fail a short atomic pin in bio_iov_iter_get_pages()", was posted for 7.4
+	 * and is not merged: the row dates the posting. Seen torn in guests on 6.12.117, 6.18.15
+	 * and 7.3.4 (NVMe, 16 KiB from a buffer whose 4th page is PROT_NONE: 12288 returned, pages
+	 * 0-2 new, page 3 old); a scsi_debug disk with a unit_min of 8 KiB refuses the 12 KiB bio
+	 * (EINVAL) and XFS files fail whole (EFAULT,
 	 * 6.18 host). awr qualify of a block device tries it (short_pin) */
 	[AWR_KRULE_SHORT_PIN_FIXED] = { "short_pin_fixed", AWR_KERNEL(7, 4, 0), { 0 },
-		"an atomic write to a block device from a buffer that pins only partly fails whole (before, a short count with part of the range written: torn)" },
+		"an atomic write to a block device from a buffer that pins only partly fails whole "
+		"(before, a short count with part of the range written: torn)" },
 };
 
 /*

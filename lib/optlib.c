@@ -26,14 +26,16 @@ static int load(struct awr_optlib *l)
 	/* never closed: the table points into it for the life of the process */
 	h = dlopen(l->soname, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
-		snprintf(l->msg, sizeof(l->msg), "%s needs %s (Debian package %s), which did not load: %s",
+		snprintf(l->msg, sizeof(l->msg), "%s needs %s (Debian package %s), which did not "
+						 "load: %s",
 			 l->what, l->soname, l->package, dlerror());
 		return -ELIBACC;
 	}
 #endif
 	missing = l->resolve(h);
 	if (missing) {
-		snprintf(l->msg, sizeof(l->msg), "%s needs %s from %s (Debian package %s), which lacks it",
+		snprintf(l->msg, sizeof(l->msg), "%s needs %s from %s (Debian package %s), which "
+						 "lacks it",
 			 l->what, missing, l->soname, l->package);
 		return -ELIBACC;
 	}

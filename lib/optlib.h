@@ -8,9 +8,9 @@
  *
  * One seam for both: a user keeps a table of typed function pointers and a resolve() that fills
  * it with AWR_OPTLIB_SYM(); awr__optlib_load() opens the library and resolves the table once
- * for the process (a lock for the first call only), and says what is missing and which Debian package has it. A fully static build
- * (meson -Dstatic_tools=true, the guest's tools) defines AWR_OPTLIB_LINKED: the table takes the
- * linked symbols and nothing is opened.
+ * for the process (a lock for the first call only), and says what is missing and which Debian
+ * package has it. A fully static build (meson -Dstatic_tools=true, the guest's tools) defines
+ * AWR_OPTLIB_LINKED: the table takes the linked symbols and nothing is opened.
  */
 #ifndef AWR_OPTLIB_H
 #define AWR_OPTLIB_H
@@ -24,7 +24,7 @@ struct awr_optlib {
 	/* fills the caller's table: NULL, or the name of the first symbol missing */
 	const char *(*resolve)(void *handle);
 	/* private */
-	int done;			/* set (release) once loaded or failed: later calls take no lock */
+	int done; /* set (release) once loaded or failed: later calls take no lock */
 	int ret;
 	char msg[320];
 };

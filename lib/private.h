@@ -74,7 +74,8 @@ void awr__findings_vadd(struct awr_finding *arr, unsigned int *nr, const char *i
 int awr__fd_size(int fd, uint64_t *size);
 /* Read up to @len bytes at @off (EINTR retried); short only at the end of the file. */
 ssize_t awr__pread_full(int fd, void *buf, size_t len, uint64_t off);
-/* fsync the directory that holds @path (relative to @dirfd, or AT_FDCWD): a new entry made durable */
+/* fsync the directory that holds @path (relative to @dirfd, or AT_FDCWD): a new entry made
+ * durable */
 int awr__sync_dir_of(int dirfd, const char *path);
 
 #endif /* AWR_PRIVATE_H */

@@ -3,6 +3,7 @@
 # Description: the mutation check, run by hand before a release (see tests/README, "Mutation check").
 #
 #   scripts/mutants.sh [--list] [NAME...]
+#   scripts/mutants.sh --check        (each mutant's old text occurs once in the work tree: fast)
 #   AWR_MUTANTS_REV=TAG scripts/mutants.sh       (another commit or tag than HEAD)
 #
 # Copies the committed HEAD of this repository into a scratch directory (git clone, nothing of the
@@ -376,6 +377,28 @@ if [ "${1:-}" = --list ]; then
 		printf '%-26s %-28s %-34s %s\n' "$n" "${m_file[$n]}" "${m_tests[$n]}" "${m_what[$n]}"
 	done
 	exit 0
+fi
+if [ "${1:-}" = --check ]; then
+	for n in "${names[@]}"; do
+		for ((i = 0; i < m_nrep[$n]; i++)); do
+			printf '%s\0%s\0%s\0' "$n" "${m_file[$n]}" "${m_old[$n.$i]}"
+		done
+	done | python3 -c '
+import sys
+f = sys.stdin.buffer.read().split(b"\0")[:-1]
+bad = 0
+for k in range(0, len(f), 3):
+    name, path, old = (x.decode() for x in f[k:k + 3])
+    try:
+        c = open(sys.argv[1] + "/" + path).read().count(old)
+    except OSError:
+        c = 0
+    if c != 1:
+        print(f"mutant {name}: an old text occurs {c} times in {path}, not once")
+        bad = 1
+print(f"{int(sys.argv[2])} mutants: " + ("some do not apply" if bad else "every old text occurs once"))
+sys.exit(bad)' "$here" "${#names[@]}"
+	exit
 fi
 selected=("$@")
 [ ${#selected[@]} -gt 0 ] || selected=("${names[@]}")

@@ -44,7 +44,7 @@ static inline uint64_t sysfs_u64(const char *dir, const char *name)
 
 static inline void raw_atomic_read(const char *path, struct raw_atomic *r)
 {
-	unsigned char b[256] = { 0 };	/* struct statx: mask at 0, atomic unit_min/max at 0xa8/0xac */
+	unsigned char b[256] = {0}; /* struct statx: mask at 0, atomic unit_min/max at 0xa8/0xac */
 	char dir[96];
 	struct stat st;
 	uint32_t mask;
@@ -59,13 +59,15 @@ static inline void raw_atomic_read(const char *path, struct raw_atomic *r)
 	memcpy(&r->unit_max, b + 0xac, 4);
 	r->supported = (mask & 0x10000U) && r->unit_min && r->unit_max >= r->unit_min;
 	if (!r->supported)
-		snprintf(r->why, sizeof(r->why), "statx reports no atomic writes (mask 0x%x, unit %u..%u)", mask,
+		snprintf(r->why, sizeof(r->why), "statx reports no atomic writes (mask 0x%x, unit "
+						 "%u..%u)", mask,
 			 r->unit_min, r->unit_max);
 	if (stat(path, &st) || !S_ISBLK(st.st_mode))
 		return;
 	snprintf(dir, sizeof(dir), "/sys/dev/block/%u:%u", major(st.st_rdev), minor(st.st_rdev));
 	r->dev_size = sysfs_u64(dir, "size") * 512;
-	strncat(dir, sysfs_u64(dir, "partition") ? "/../queue" : "/queue", sizeof(dir) - strlen(dir) - 1);
+	strncat(dir, sysfs_u64(dir, "partition") ? "/../queue" : "/queue",
+		sizeof(dir) - strlen(dir) - 1);
 	if (r->supported && !sysfs_u64(dir, "atomic_write_unit_max_bytes")) {
 		r->supported = false;
 		snprintf(r->why, sizeof(r->why), "sysfs atomic_write_unit_max_bytes is 0");

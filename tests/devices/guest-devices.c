@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Description: in a guest with real NVMe / scsi_debug devices, the derived limits equal the kernel's sysfs (read directly, not through the library; a device without atomic writes fails, the rig configures every one with them), passthrough writes land and read back, too-large or misaligned ones are refused, sense data is decoded, a partition is refused by the passthrough engines and an sg node without its sd disk is written only with --force.
+ * Description: in a guest with real NVMe / scsi_debug devices, the derived limits equal the
+ * kernel's sysfs (read directly, not through the library; a device without atomic writes fails, the
+ * rig configures every one with them), passthrough writes land and read back, too-large or
+ * misaligned ones are refused, sense data is decoded, a partition is refused by the passthrough
+ * engines and an sg node without its sd disk is written only with --force.
  *
  * Usage: guest-devices [--nvme /dev/nvmeXnY --ng /dev/ngXnY] [--scsi /dev/sdX --sg /dev/sgN]
  *                      [--awr PATH-OF-awr] [--no-atomic]
@@ -36,7 +40,8 @@
 
 static int failures;
 static const char *awr_bin;	/* --awr: also check awr write --engine nvme|scsi */
-static bool no_atomic;		/* --no-atomic: the rig configured this device so that Linux turns atomic writes off */
+static bool no_atomic; /* --no-atomic: the rig configured this device so that Linux turns atomic
+			  writes off */
 
 static void result(const char *verdict, const char *name, const char *fmt, ...)
 {
@@ -83,12 +88,14 @@ static int read_check(const char *dev, uint64_t off, size_t len, int fill, char 
 	}
 	n = pread(fd, b, len, (off_t)off);
 	if (n != (ssize_t)len) {
-		snprintf(why, whylen, "read-back of %zu bytes at %" PRIu64 " returned %zd", len, off, n);
+		snprintf(why, whylen, "read-back of %zu bytes at %" PRIu64 " returned %zd", len,
+			 off, n);
 		goto out;
 	}
 	for (size_t i = 0; i < len; i++)
 		if (b[i] != fill) {
-			snprintf(why, whylen, "byte %" PRIu64 " reads 0x%02x, expected 0x%02x", off + i, b[i], fill);
+			snprintf(why, whylen, "byte %" PRIu64 " reads 0x%02x, expected 0x%02x",
+				 off + i, b[i], fill);
 			goto out;
 		}
 	ret = 0;
@@ -189,7 +196,8 @@ static void derived_vs_sysfs(const char *name, const char *blk)
 	int ret = awr_device_open(blk, &d);
 
 	if (ret || sysfs_of(blk, &y)) {
-		FAIL(name, "cannot read the device view or sysfs of %s: %s", blk, strerror(ret ? -ret : ENODEV));
+		FAIL(name, "cannot read the device view or sysfs of %s: %s", blk,
+		     strerror(ret ? -ret : ENODEV));
 		goto out;
 	}
 	derive_at(d, AWR_KERNEL(6, 18, 0), &with);
@@ -203,21 +211,27 @@ static void derived_vs_sysfs(const char *name, const char *blk)
 	 * AWUPF") ignores it (the alternative).
 	 */
 	if (!l->capped)
-		FAIL(name, "the block layer caps were not applied (max_segments/max_hw_sectors unread)");
+		FAIL(name, "the block layer caps were not applied (max_segments/max_hw_sectors "
+			   "unread)");
 	else if (!ignores_awupf() && limits_equal(l, &y))
 		PASS(name);
 	else if (ignores_awupf() && alt && limits_equal(alt, &y))
-		result("PASS", name, "sysfs matches the interpretation without AWUPF, as this kernel (7.0+) derives");
+		result("PASS", name, "sysfs matches the interpretation without AWUPF, as this "
+				     "kernel (7.0+) derives");
 	else if (ignores_awupf() && !alt && limits_equal(l, &y))
 		PASS(name);
 	else if (!ignores_awupf() && alt && limits_equal(alt, &y))
-		FAIL(name, "sysfs matches the interpretation without AWUPF, but a kernel before 7.0 uses AWUPF");
+		FAIL(name, "sysfs matches the interpretation without AWUPF, but a kernel before "
+			   "7.0 uses AWUPF");
 	else if (ignores_awupf() && limits_equal(l, &y))
-		FAIL(name, "sysfs matches the AWUPF interpretation, but a 7.0+ kernel ignores AWUPF");
+		FAIL(name,
+		     "sysfs matches the AWUPF interpretation, but a 7.0+ kernel ignores AWUPF");
 	else
-		FAIL(name, "derived %" PRIu32 "/%" PRIu32 "/%" PRIu32 "/%" PRIu32 " but sysfs %" PRIu32 "/%" PRIu32 "/%" PRIu32 "/%" PRIu32 " (unit_min/unit_max/max_bytes/boundary)",
-		     l->unit_min, l->unit_max, l->max_bytes, l->boundary,
-		     y.unit_min, y.unit_max, y.max_bytes, y.boundary);
+		FAIL(name,
+		     "derived %" PRIu32 "/%" PRIu32 "/%" PRIu32 "/%" PRIu32 " but sysfs %" PRIu32
+		     "/%" PRIu32 "/%" PRIu32 "/%" PRIu32 " (unit_min/unit_max/max_bytes/boundary)",
+		     l->unit_min, l->unit_max, l->max_bytes, l->boundary, y.unit_min, y.unit_max,
+		     y.max_bytes, y.boundary);
 out:
 	awr_device_free(d);
 }
@@ -238,7 +252,9 @@ static void kernel_agrees(const char *name, const char *blk)
 		 * (include/linux/fs.h) refuses RWF_ATOMIC with -EOPNOTSUPP.
 		 */
 		if (sysfs_of(blk, &y) || y.unit_max || y.unit_min || y.max_bytes) {
-			FAIL(name, "%s: sysfs atomic limits %" PRIu32 "/%" PRIu32 "/%" PRIu32 ", expected none",
+			FAIL(name,
+			     "%s: sysfs atomic limits %" PRIu32 "/%" PRIu32 "/%" PRIu32
+			     ", expected none",
 			     blk, y.unit_min, y.unit_max, y.max_bytes);
 			return;
 		}
@@ -251,7 +267,8 @@ static void kernel_agrees(const char *name, const char *blk)
 		iov = (struct iovec){ b, y.logical_block_size };
 		bad = awr_pwrite_raw(fd, &iov, 1, 0, 0);
 		if (bad != -EOPNOTSUPP)
-			FAIL(name, "RWF_ATOMIC write of one block returned %zd, expected -EOPNOTSUPP", bad);
+			FAIL(name, "RWF_ATOMIC write of one block returned %zd, expected "
+				   "-EOPNOTSUPP", bad);
 		else
 			PASS(name);
 		goto out;
@@ -299,7 +316,8 @@ static void probe_view(const char *name, const char *path, enum awr_device_type 
 	for (unsigned int i = 0; i < awr_probe_nr_findings(p); i++) {
 		const struct awr_finding *f = awr_probe_finding(p, i);
 
-		if (!strcmp(f->id, "device_query_failed") || !strcmp(f->id, "device_sysfs_mismatch")) {
+		if (!strcmp(f->id, "device_query_failed") ||
+		    !strcmp(f->id, "device_sysfs_mismatch")) {
 			FAIL(name, "%s: %s", f->id, f->message);
 			goto out;
 		}
@@ -307,11 +325,13 @@ static void probe_view(const char *name, const char *path, enum awr_device_type 
 	if (d)
 		derive_at(d, AWR_KERNEL(6, 18, 0), &l);
 	if (!d || awr_device_type(d) != type)
-		FAIL(name, "no %s device view for %s", type == AWR_DEVICE_NVME ? "NVMe" : "SCSI", path);
+		FAIL(name, "no %s device view for %s", type == AWR_DEVICE_NVME ? "NVMe" : "SCSI",
+		     path);
 	else if (!no_atomic && !l.supported)
 		FAIL(name, "the device view of %s derives no atomic support", path);
 	else if (no_atomic && l.supported)
-		FAIL(name, "the device view of %s derives atomic support, but Linux turns it off", path);
+		FAIL(name, "the device view of %s derives atomic support, but Linux turns it off",
+		     path);
 	else
 		PASS(name);
 out:
@@ -329,22 +349,29 @@ static void cli_write(const char *name, const char *engine, const char *dev, uin
 		SKIP(name, "no --awr given");
 		return;
 	}
-	snprintf(cmd, sizeof(cmd), "%s write %s --engine %s --offset %" PRIu64 " --length %" PRIu64 " --verify --force --dsync >/dev/null 2>&1",
+	snprintf(cmd, sizeof(cmd),
+		 "%s write %s --engine %s --offset %" PRIu64 " --length %" PRIu64
+		 " --verify --force --dsync >/dev/null 2>&1",
 		 awr_bin, dev, engine, off, ok_len);
 	rc_ok = system(cmd);
-	snprintf(cmd, sizeof(cmd), "%s write %s --engine %s --offset %" PRIu64 " --length %" PRIu64 " --force >/dev/null 2>&1",
+	snprintf(cmd, sizeof(cmd),
+		 "%s write %s --engine %s --offset %" PRIu64 " --length %" PRIu64
+		 " --force >/dev/null 2>&1",
 		 awr_bin, dev, engine, off, bad_len);
 	rc_bad = system(cmd);
 	if (!WIFEXITED(rc_ok) || WEXITSTATUS(rc_ok))
-		FAIL(name, "awr write --engine %s of %" PRIu64 " bytes exited %d", engine, ok_len, WEXITSTATUS(rc_ok));
+		FAIL(name, "awr write --engine %s of %" PRIu64 " bytes exited %d", engine, ok_len,
+		     WEXITSTATUS(rc_ok));
 	else if (!WIFEXITED(rc_bad) || WEXITSTATUS(rc_bad) != 1)
-		FAIL(name, "awr write --engine %s of %" PRIu64 " bytes (too large) exited %d, expected 1",
+		FAIL(name, "awr write --engine %s of %" PRIu64 " bytes (too large) exited %d, "
+							       "expected 1",
 		     engine, bad_len, WEXITSTATUS(rc_bad));
 	else
 		PASS(name);
 }
 
-static int run_awr(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int run_awr(char *out, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* The number after "KEY": in awr's JSON, or -1. */
 static long json_long(const char *json, const char *key)
@@ -362,7 +389,8 @@ static long json_long(const char *json, const char *key)
  * through the block disk (--verify); the writes in the kernel at each reap
  * (awr_queue_stats) reach 8, and --qd 1 (the control) never holds more than 1.
  */
-static void cli_write_queued(const char *name, const char *engine, const char *dev, uint64_t unit, uint64_t off)
+static void cli_write_queued(const char *name, const char *engine, const char *dev, uint64_t unit,
+			     uint64_t off)
 {
 	char out[4096], out1[4096];
 	int rc, rc1;
@@ -371,23 +399,33 @@ static void cli_write_queued(const char *name, const char *engine, const char *d
 		SKIP(name, "no --awr given");
 		return;
 	}
-	rc = run_awr(out, sizeof(out), "write %s --engine %s --qd 8 --offset %" PRIu64 " --length %" PRIu64
-		     " --unit %" PRIu64 " --pattern 0x3c --verify --force -o json", dev, engine, off, 16 * unit, unit);
-	rc1 = run_awr(out1, sizeof(out1), "write %s --engine %s --qd 1 --offset %" PRIu64 " --length %" PRIu64
-		      " --unit %" PRIu64 " --pattern 0x3d --verify --force -o json", dev, engine, off, 4 * unit, unit);
+	rc = run_awr(out, sizeof(out),
+		     "write %s --engine %s --qd 8 --offset %" PRIu64 " --length %" PRIu64
+		     " --unit %" PRIu64 " --pattern 0x3c --verify --force -o json",
+		     dev, engine, off, 16 * unit, unit);
+	rc1 = run_awr(out1, sizeof(out1),
+		      "write %s --engine %s --qd 1 --offset %" PRIu64 " --length %" PRIu64
+		      " --unit %" PRIu64 " --pattern 0x3d --verify --force -o json",
+		      dev, engine, off, 4 * unit, unit);
 	if (rc != 0 || !strstr(out, "\"verified\": true") || json_long(out, "writes") != 16)
 		FAIL(name, "--qd 8 exited %d: %.300s", rc, out);
 	else if (json_long(out, "depth") != 8 || json_long(out, "inflight_max") != 8)
 		FAIL(name, "--qd 8 held at most %ld writes in the kernel at a reap, not 8: %.300s",
 		     json_long(out, "inflight_max"), out);
 	else if (json_long(out, "reaps_below_depth") >= json_long(out, "reaps"))
-		FAIL(name, "--qd 8: %ld of %ld reaps counted below the depth, though 8 were in flight (counted "
-		     "against another depth?): %.300s", json_long(out, "reaps_below_depth"), json_long(out, "reaps"), out);
+		FAIL(name,
+		     "--qd 8: %ld of %ld reaps counted below the depth, though 8 were in "
+		     "flight (counted "
+		     "against another depth?): %.300s",
+		     json_long(out, "reaps_below_depth"), json_long(out, "reaps"), out);
 	else if (json_long(out, "submit_calls") < 16)
-		FAIL(name, "--qd 8: %ld submit calls for 16 writes: each is not handed to the kernel as it is "
+		FAIL(name, "--qd 8: %ld submit calls for 16 writes: each is not handed to the "
+			   "kernel as it is "
 		     "queued: %.300s", json_long(out, "submit_calls"), out);
-	else if (rc1 != 0 || !strstr(out1, "\"verified\": true") || json_long(out1, "inflight_max") != 1)
-		FAIL(name, "the control --qd 1 exited %d or held other than 1 write: %.300s", rc1, out1);
+	else if (rc1 != 0 || !strstr(out1, "\"verified\": true") ||
+		 json_long(out1, "inflight_max") != 1)
+		FAIL(name, "the control --qd 1 exited %d or held other than 1 write: %.300s", rc1,
+		     out1);
 	else
 		PASS(name);
 }
@@ -448,7 +486,8 @@ static int write_mbr(const char *blk, uint8_t *sec, uint32_t lbs, bool part)
 		sec[510] = 0x55;
 		sec[511] = 0xaa;
 	}
-	if (fd >= 0 && pwrite(fd, sec, lbs, 0) == (ssize_t)lbs && !fsync(fd) && !ioctl(fd, BLKRRPART))
+	if (fd >= 0 && pwrite(fd, sec, lbs, 0) == (ssize_t)lbs && !fsync(fd) &&
+	    !ioctl(fd, BLKRRPART))
 		ret = 0;
 	if (fd >= 0)
 		close(fd);
@@ -505,13 +544,16 @@ static void partition_write(const char *name, const char *engine, const char *bl
 		FAIL(name, "cannot pre-fill the partition's first blocks");
 		goto out;
 	}
-	rc = run_awr(out, sizeof(out), "write %s --engine %s --offset 0 --length %" PRIu64 " --pattern 0x77 --force --verify",
+	rc = run_awr(out, sizeof(out),
+		     "write %s --engine %s --offset 0 --length %" PRIu64
+		     " --pattern 0x77 --force --verify",
 		     part, engine, len);
 	lib = lib_open(engine, part);
 	if (!now || fd < 0 || pread(fd, now, lbs, 0) != (ssize_t)lbs)
 		FAIL(name, "cannot read LBA 0 of %s back", blk);
 	else if (rc != 2 || !strstr(out, "is a partition of"))
-		FAIL(name, "awr write %s --engine %s exited %d, expected 2 with a partition error: %s", part, engine, rc, out);
+		FAIL(name, "awr write %s --engine %s exited %d, expected 2 with a partition error: "
+			   "%s", part, engine, rc, out);
 	else if (lib != -EINVAL)
 		FAIL(name, "the library's open of %s returned %d, expected -EINVAL", part, lib);
 	else if (memcmp(now, mbr, lbs))
@@ -546,7 +588,8 @@ static void partition_refused(const char *name, const char *engine, const char *
 		FAIL(name, "%s is not a whole disk with a logical block size in sysfs", blk);
 		return;
 	}
-	snprintf(part, sizeof(part), "%s%s1", blk, n && blk[n - 1] >= '0' && blk[n - 1] <= '9' ? "p" : "");
+	snprintf(part, sizeof(part), "%s%s1", blk,
+		 n && blk[n - 1] >= '0' && blk[n - 1] <= '9' ? "p" : "");
 	mbr = aligned(y.logical_block_size, 0);
 	if (!mbr || write_mbr(blk, mbr, y.logical_block_size, true) || !wait_blk(part, true))
 		FAIL(name, "cannot make partition %s: %s", part, strerror(errno));
@@ -582,14 +625,16 @@ static void nvme_cases(const char *blk, const char *ng)
 	}
 	PASS("nvme_passthrough_open");
 	id = awr_device_nvme(awr_queue_device(h));
-	unit = ((id->nsfeat & 2) && id->nawupf ? id->nawupf : id->awupf) + 1ULL;	/* NAWUPF 0: AWUPF */
+	unit = ((id->nsfeat & 2) && id->nawupf ? id->nawupf : id->awupf) +
+	       1ULL; /* NAWUPF 0: AWUPF */
 	unit *= id->lba_size;
 	off = 2 * unit;
 	b = aligned(unit + id->lba_size, 0xa5);
 	if (fill_dev(blk, off, unit + id->lba_size, 0x11))
 		FAIL("nvme_passthrough_write", "cannot pre-fill %s", blk);
 	else if ((ret = write_one(h, b, unit, off, AWR_WRITE_DSYNC, &v)) != (ssize_t)unit)
-		FAIL("nvme_passthrough_write", "write of %" PRIu64 " bytes at %" PRIu64 ": %zd %s", unit, off, ret, v.message);
+		FAIL("nvme_passthrough_write", "write of %" PRIu64 " bytes at %" PRIu64 ": %zd %s",
+		     unit, off, ret, v.message);
 	else if (read_check(blk, off, unit, 0xa5, why, sizeof(why)))
 		FAIL("nvme_passthrough_write", "%s", why);
 	else
@@ -597,10 +642,12 @@ static void nvme_cases(const char *blk, const char *ng)
 	memset(b, 0x5a, unit + id->lba_size);
 	ret = write_one(h, b, unit + id->lba_size, off, 0, &v);
 	if (ret != -EINVAL || v.rule != AWR_RULE_TOO_LARGE)
-		FAIL("nvme_passthrough_refuses_too_large", "a write of %" PRIu64 " bytes returned %zd (rule %s)",
-		     unit + id->lba_size, ret, awr_rule_name(v.rule));
+		FAIL("nvme_passthrough_refuses_too_large",
+		     "a write of %" PRIu64 " bytes returned %zd (rule %s)", unit + id->lba_size,
+		     ret, awr_rule_name(v.rule));
 	else if (read_check(blk, off, unit, 0xa5, why, sizeof(why)))
-		FAIL("nvme_passthrough_refuses_too_large", "refused, but the data changed: %s", why);
+		FAIL("nvme_passthrough_refuses_too_large", "refused, but the data changed: %s",
+		     why);
 	else
 		PASS("nvme_passthrough_refuses_too_large");
 	free(b);
@@ -640,7 +687,8 @@ static void scsi_queued(const char *sg, const char *blk, uint64_t len, uint32_t 
 							       off + queued * len, queued, 0, &v)))
 			queued++;
 		if (ret && ret != -EBUSY)
-			snprintf(why, sizeof(why), "queueing write %u: %s (%s)", queued, strerror(-ret), v.message);
+			snprintf(why, sizeof(why), "queueing write %u: %s (%s)", queued,
+				 strerror(-ret), v.message);
 		ret = awr_queue_reap(h, c, 16, 1);
 		if (ret < 0)
 			snprintf(why, sizeof(why), "reap: %s", strerror(-ret));
@@ -651,20 +699,23 @@ static void scsi_queued(const char *sg, const char *blk, uint64_t len, uint32_t 
 	if (!why[0] && bad)
 		snprintf(why, sizeof(why), "%u of 16 completions not the length written", bad);
 	if (!why[0] && (st.inflight_max != 8 || st.completed != 16))
-		snprintf(why, sizeof(why), "at most %u in flight at a reap (8 queued), %" PRIu64 " completed",
+		snprintf(why, sizeof(why),
+			 "at most %u in flight at a reap (8 queued), %" PRIu64 " completed",
 			 st.inflight_max, st.completed);
 	if (!why[0])
 		read_check(blk, off, 16 * len, 0x5e, why, sizeof(why));
 	if (why[0])
 		FAIL("scsi_queued_writes", "%s", why);
 	else
-		result("PASS", "scsi_queued_writes", "16 writes of %" PRIu64 " bytes, 8 in flight, read back", len);
+		result("PASS", "scsi_queued_writes", "16 writes of %" PRIu64 " bytes, 8 in flight, "
+									     "read back", len);
 	if (align < 2) {
 		SKIP("scsi_queued_sense_decoded", "the device has no atomic alignment");
 	} else if ((ret = awr_queue_write(h, b, len, off + s->logical_block_size, 99,
 					  AWR_WRITE_NOCHECK, &v)) ||
 		   awr_queue_reap(h, c, 1, 1) != 1) {
-		FAIL("scsi_queued_sense_decoded", "the misaligned command was not sent or not reaped: %s", strerror(-ret));
+		FAIL("scsi_queued_sense_decoded", "the misaligned command was not sent or not "
+						  "reaped: %s", strerror(-ret));
 	} else if (c[0].tag != 99 || c[0].res != -EIO || c[0].rule != AWR_RULE_DEVICE_ERROR ||
 		   !awr_queue_last_error(h) ||
 		   !strcasestr(awr_queue_last_error(h), "ILLEGAL REQUEST")) {
@@ -716,7 +767,8 @@ static bool verified_null(const char *out)
  * checked (refused without --force) and --verify cannot read back (exit 2,
  * "verified": null). The disk is bound again and the data checked through it.
  */
-static void sg_unbound(const char *blk, const char *sg, uint64_t len, uint64_t off_a, uint64_t off_b)
+static void sg_unbound(const char *blk, const char *sg, uint64_t len, uint64_t off_a,
+		       uint64_t off_b)
 {
 	char out_a[1024], out_b[1024], why[160];
 	int rc_a, rc_b;
@@ -733,22 +785,30 @@ static void sg_unbound(const char *blk, const char *sg, uint64_t len, uint64_t o
 		FAIL("scsi_cli_unbound_sg", "cannot unbind sd from %s: %s", sg, strerror(errno));
 		return;
 	}
-	rc_a = run_awr(out_a, sizeof(out_a), "write %s --engine scsi --offset %" PRIu64 " --length %" PRIu64 " --pattern 0x55",
+	rc_a = run_awr(out_a, sizeof(out_a),
+		       "write %s --engine scsi --offset %" PRIu64 " --length %" PRIu64
+		       " --pattern 0x55",
 		       sg, off_a, len);
-	rc_b = run_awr(out_b, sizeof(out_b), "write %s --engine scsi --offset %" PRIu64 " --length %" PRIu64 " --pattern 0x66 --force --verify -o json",
+	rc_b = run_awr(out_b, sizeof(out_b),
+		       "write %s --engine scsi --offset %" PRIu64 " --length %" PRIu64
+		       " --pattern 0x66 --force --verify -o json",
 		       sg, off_b, len);
 	if (sd_driver("bind", sg) || !wait_blk(blk, true)) {
-		FAIL("scsi_cli_unbound_sg", "cannot bind sd to %s again: %s did not come back", sg, blk);
+		FAIL("scsi_cli_unbound_sg", "cannot bind sd to %s again: %s did not come back", sg,
+		     blk);
 		return;
 	}
 	if (rc_a != 2 || !strstr(out_a, "cannot tell whether"))
-		FAIL("scsi_cli_unbound_sg_needs_force", "without --force exited %d, expected 2 with a refusal: %s", rc_a, out_a);
+		FAIL("scsi_cli_unbound_sg_needs_force", "without --force exited %d, expected 2 "
+							"with a refusal: %s", rc_a, out_a);
 	else if (read_check(blk, off_a, len, 0x44, why, sizeof(why)))
 		FAIL("scsi_cli_unbound_sg_needs_force", "refused, but the data changed: %s", why);
 	else
 		result("PASS", "scsi_cli_unbound_sg_needs_force", "%s", out_a);
 	if (rc_b != 2 || !strstr(out_b, "cannot verify") || !verified_null(out_b))
-		FAIL("scsi_cli_unbound_sg_cannot_verify", "--force --verify exited %d, expected 2, \"cannot verify\" and \"verified\": null: %s",
+		FAIL("scsi_cli_unbound_sg_cannot_verify", "--force --verify exited %d, expected 2, "
+							  "\"cannot verify\" and \"verified\": "
+							  "null: %s",
 		     rc_b, out_b);
 	else if (read_check(blk, off_b, len, 0x66, why, sizeof(why)))
 		FAIL("scsi_cli_unbound_sg_cannot_verify", "the forced write did not land: %s", why);
@@ -795,20 +855,25 @@ static void scsi_cases(const char *blk, const char *sg)
 	if (s->write_atomic16 == 1)
 		PASS("scsi_write_atomic16_reported");
 	else if (s->write_atomic16 == 0 && ret == (ssize_t)len)
-		SKIP("scsi_write_atomic16_reported", "REPORT SUPPORTED OPERATION CODES says 9Ch is not supported, yet the device executed it (a known scsi_debug gap)");
+		SKIP("scsi_write_atomic16_reported", "REPORT SUPPORTED OPERATION CODES says 9Ch is "
+						     "not supported, yet the device executed it (a "
+						     "known scsi_debug gap)");
 	else
-		FAIL("scsi_write_atomic16_reported", "REPORT SUPPORTED OPERATION CODES gave %d", s->write_atomic16);
+		FAIL("scsi_write_atomic16_reported", "REPORT SUPPORTED OPERATION CODES gave %d",
+		     s->write_atomic16);
 	if (align < 2) {
 		SKIP("scsi_misaligned_refused_by_library", "the device has no atomic alignment");
 		SKIP("scsi_misaligned_sense_decoded", "the device has no atomic alignment");
 	} else {
 		ret = awr_queue_check(h, b, len, s->logical_block_size, &v);
 		if (ret != -EINVAL || v.rule != AWR_RULE_MISALIGNED)
-			FAIL("scsi_misaligned_refused_by_library", "%zd (rule %s)", ret, awr_rule_name(v.rule));
+			FAIL("scsi_misaligned_refused_by_library", "%zd (rule %s)", ret,
+			     awr_rule_name(v.rule));
 		else
 			PASS("scsi_misaligned_refused_by_library");
 		ret = write_one(h, b, len, s->logical_block_size, AWR_WRITE_NOCHECK, &v);
-		if (ret != -EIO || v.rule != AWR_RULE_DEVICE_ERROR || !strcasestr(v.message, "ILLEGAL REQUEST") ||
+		if (ret != -EIO || v.rule != AWR_RULE_DEVICE_ERROR ||
+		    !strcasestr(v.message, "ILLEGAL REQUEST") ||
 		    !strcasestr(v.message, "invalid field in cdb"))
 			FAIL("scsi_misaligned_sense_decoded", "%zd: %s", ret, v.message);
 		else
@@ -818,11 +883,12 @@ static void scsi_cases(const char *blk, const char *sg)
 					      s->max_atomic_transfer_length_with_boundary;
 	ret = awr_queue_check(h, b, (max + gran) * (size_t)s->logical_block_size, 0, &v);
 	if (ret != -EINVAL)
-		FAIL("scsi_too_large_refused_by_library", "%zd (rule %s)", ret, awr_rule_name(v.rule));
+		FAIL("scsi_too_large_refused_by_library", "%zd (rule %s)", ret,
+		     awr_rule_name(v.rule));
 	else
 		PASS("scsi_too_large_refused_by_library");
-	cli_write("scsi_cli_write_engine", "scsi", sg, len, ((uint64_t)max + gran) * s->logical_block_size,
-		  lba * s->logical_block_size);
+	cli_write("scsi_cli_write_engine", "scsi", sg, len,
+		  ((uint64_t)max + gran) * s->logical_block_size, lba * s->logical_block_size);
 	spot = 64ULL * align * s->logical_block_size;	/* clear of the writes above */
 	free(b);
 	awr_queue_close(h);
@@ -851,7 +917,8 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[argc - 1], "--no-atomic"))
 		no_atomic = true;
 	if (!nvme && !scsi) {
-		fprintf(stderr, "usage: %s [--nvme /dev/nvmeXnY --ng /dev/ngXnY] [--scsi /dev/sdX --sg /dev/sgN]\n", argv[0]);
+		fprintf(stderr, "usage: %s [--nvme /dev/nvmeXnY --ng /dev/ngXnY] [--scsi /dev/sdX "
+				"--sg /dev/sgN]\n", argv[0]);
 		return 2;
 	}
 	/* only the device classes given are checked: the rig gives one per configuration */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared by the libFuzzer harnesses: exactly sized copies (ASan sees over-reads) and one decode-all pass. */
+/* Shared by the libFuzzer harnesses: exactly sized copies (ASan sees over-reads) and one decode-all
+ * pass. */
 #ifndef AWR_FUZZ_COMMON_H
 #define AWR_FUZZ_COMMON_H
 

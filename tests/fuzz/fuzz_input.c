@@ -5,15 +5,16 @@
  * input record joining them (input.c: awr_input_add, awr_input_device).
  *
  * The input is up to four pieces separated by NUL bytes (the files of one `awr decode` call, e.g.
- * id-ctrl and id-ns); each piece is handed over in a buffer of exactly its size so that AddressSanitizer
- * sees a read past its end. Each reader also reads the whole input on its own.
+ * id-ctrl and id-ns); each piece is handed over in a buffer of exactly its size so that
+ * AddressSanitizer sees a read past its end. Each reader also reads the whole input on its own.
  */
 #include <errno.h>
 
 #include "fuzz_common.h"
 #include "device/input.h"
 
-static void one_reader(int (*reader)(const char *, size_t, struct awr_input *), const uint8_t *data, size_t size)
+static void one_reader(int (*reader)(const char *, size_t, struct awr_input *), const uint8_t *data,
+		       size_t size)
 {
 	struct awr_input in;
 	char *copy = (char *)fuzz_copy(data, size);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Description: libFuzzer harness for the SCSI decoders (Block Limits VPD, READ CAPACITY(16), RSOC) and the SCSI derivation. */
+/* Description: libFuzzer harness for the SCSI decoders (Block Limits VPD, READ CAPACITY(16), RSOC)
+ * and the SCSI derivation. */
 #include "fuzz_common.h"
 #include "device/device.h"
 
@@ -15,7 +16,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!awr_scsi_decode_bl_vpd(copy, size, &id)) {
 		/* block sizes and PI from the last bytes, when there are some */
 		id.logical_block_size = size > 70 ? 512U << (copy[size - 1] % 8) : 4096;
-		id.physical_block_size = size > 70 ? id.logical_block_size << (copy[size - 2] % 4) : 0;
+		id.physical_block_size =
+			size > 70 ? id.logical_block_size << (copy[size - 2] % 4) : 0;
 		id.have_capacity = size > 70;
 		id.prot_en = size > 70 && (copy[size - 3] & 1);
 		id.p_type = size > 70 ? (copy[size - 3] >> 1) & 7 : 0;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Description: libFuzzer harness for the SCSI sense parser (fixed and descriptor format) that turns CHECK CONDITION data into a sentence. */
+/* Description: libFuzzer harness for the SCSI sense parser (fixed and descriptor format) that turns
+ * CHECK CONDITION data into a sentence. */
 #include "fuzz_common.h"
 #include "device/device.h"
 

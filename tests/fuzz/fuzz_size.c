@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Description: libFuzzer harness for size strings ("16k", "1MiB"): parse, format back, parse again to the same value. */
+/* Description: libFuzzer harness for size strings ("16k", "1MiB"): parse, format back, parse again
+ * to the same value. */
 #include <stdio.h>
 
 #include "fuzz_common.h"
@@ -20,7 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		char *sp;
 
 		awr_format_size(v, out, sizeof(out));
-		sp = strchr(out, ' ');	/* "16 KiB": the parser takes the suffix without a blank ("16 k" is refused) */
+		sp = strchr(out, ' '); /* "16 KiB": the parser takes the suffix without a blank ("16
+					  k" is refused) */
 		if (sp)
 			memmove(sp, sp + 1, strlen(sp));
 		if (awr_parse_size(out, &back) || back != v)

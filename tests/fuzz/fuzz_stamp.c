@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Description: libFuzzer harness for the stamp classifier: any unit read back gets one class, and its fields stay in range. */
+/* Description: libFuzzer harness for the stamp classifier: any unit read back gets one class, and
+ * its fields stay in range. */
 #include <errno.h>
 
 #include "fuzz_common.h"
@@ -21,7 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	copy = fuzz_copy(data, unit_size);
 	if (awr_stamp_classify(copy, unit_size, unit, &st))
 		abort();	/* a valid size must classify */
-	if ((unsigned int)st.cls >= AWR_UNIT__COUNT || !strcmp(awr_unit_class_name(st.cls), "unknown"))
+	if ((unsigned int)st.cls >= AWR_UNIT__COUNT ||
+	    !strcmp(awr_unit_class_name(st.cls), "unknown"))
 		abort();
 	if (st.cls != AWR_UNIT_INTACT && st.cls != AWR_UNIT_NEVER_WRITTEN &&
 	    st.bad_sector >= unit_size / AWR_STAMP_SECTOR)

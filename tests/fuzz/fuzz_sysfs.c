@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Description: libFuzzer harness for sysfs attribute text: the input, cut at NUL bytes, becomes the
- * queue and partition attributes of a sysfs tree in a scratch directory, read by awr_sysfs_lookup().
+ * queue and partition attributes of a sysfs tree in a scratch directory, read by
+ * awr_sysfs_lookup().
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -29,12 +30,14 @@ static void remove_tree(void)
 		snprintf(p, sizeof(p), "%s/%s", root, attrs[a]);
 		unlink(p);
 	}
-	for (const char *const *d = (const char *const[]){ "dev/block/8:0", "dev/block/8:1", NULL }; *d; d++) {
+	for (const char *const *d = (const char *const[]){"dev/block/8:0", "dev/block/8:1", NULL};
+	     *d; d++) {
 		snprintf(p, sizeof(p), "%s/%s", root, *d);
 		unlink(p);
 	}
-	for (const char *const *d = (const char *const[]){ "dev/block", "dev", "disk/queue", "disk/part1", "disk", "",
-							  NULL }; *d; d++) {
+	for (const char *const *d = (const char *const[]){"dev/block", "dev", "disk/queue",
+							  "disk/part1", "disk", "", NULL};
+	     *d; d++) {
 		snprintf(p, sizeof(p), "%s/%s", root, *d);
 		rmdir(p);
 	}

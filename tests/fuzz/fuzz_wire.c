@@ -23,7 +23,8 @@
 #include "verify/journal.h"
 #include "verify/remote.h"
 
-#define SECRET	"fuzz-Zk3q9VbT0xLr7MwP2sYc8NdE5uHj1GaF6oKi4BnQ"	/* 32 bytes or more that look random */
+#define SECRET                                                                                     \
+	"fuzz-Zk3q9VbT0xLr7MwP2sYc8NdE5uHj1GaF6oKi4BnQ" /* 32 bytes or more that look random */
 
 static int lfd = -1;
 static char url[64];
@@ -89,7 +90,8 @@ static void *fake_server(void *arg)
 	if (f->raw) {
 		awr__rj_write_all(fd, f->data, f->size);
 	} else if (!awr__rj_read_all(fd, auth, sizeof(auth)) &&
-		   !awr__rj_session_key((const uint8_t *)SECRET, strlen(SECRET), hello + 8, auth + 8, c.key)) {
+		   !awr__rj_session_key((const uint8_t *)SECRET, strlen(SECRET), hello + 8,
+					auth + 8, c.key)) {
 		send_frames(&c, f->data, f->size);
 	}
 	shutdown(fd, SHUT_WR);

@@ -22,7 +22,8 @@ static void bad_path(const char *p)
 {
 	struct awr_safety why;
 	struct awr_verdict v = { 0 };
-	struct awr_stress_opts so = { .unit = 16384, .span = 1 << 20, .writes = 8, .flags = AWR_STRESS_FORCE };
+	struct awr_stress_opts so = {
+		.unit = 16384, .span = 1 << 20, .writes = 8, .flags = AWR_STRESS_FORCE};
 	struct awr_stress_result sr;
 	struct awr_verify_opts vo = { .unit = 16384 };
 	struct awr_verify_result vr;
@@ -38,12 +39,14 @@ static void bad_path(const char *p)
 		memset(buf, 0x5a, 16384);
 		ssize_t w = awr_pwrite(f, buf, 16384, 0, 0, &v);
 
-		T_EXPECT(w < 0, "%s: awr_pwrite of 16 KiB at 0 returned %zd, expected a refusal", p, w);
+		T_EXPECT(w < 0, "%s: awr_pwrite of 16 KiB at 0 returned %zd, expected a refusal", p,
+			 w);
 		T_EXPECT(w >= 0 || v.message[0] || v.error, "%s: refused without a verdict", p);
 		awr_file_close(f);
 		free(buf);
 	} else {
-		T_EXPECT(r < 0 && r > -4096, "%s: awr_file_open returned %d, not a negative errno", p, r);
+		T_EXPECT(r < 0 && r > -4096, "%s: awr_file_open returned %d, not a negative errno",
+			 p, r);
 	}
 	fd = awr_target_open(p, O_RDWR, 0, &why);
 	if (fd >= 0) {
@@ -54,16 +57,21 @@ static void bad_path(const char *p)
 		if (posix_memalign(&buf, 4096, 16384))
 			abort();
 		memset(buf, 0x5a, 16384);
-		T_EXPECT(awr_pwrite(a, buf, 16384, 0, 0, &v) < 0, "%s: a write through awr_target_open() went through", p);
+		T_EXPECT(awr_pwrite(a, buf, 16384, 0, 0, &v) < 0,
+			 "%s: a write through "
+			 "awr_target_open() went through",
+			 p);
 		awr_file_close(a);
 		free(buf);
 	}
 	r = awr_stress_run(p, &so, &sr);
 	T_EXPECT(r < 0, "%s: awr_stress_run returned %d, expected a negative errno", p, r);
 	r = awr_verify_run(p, &vo, &vr);
-	/* verify reads: a readable regular file is scanned (its units are never_written or corrupt) */
+	/* verify reads: a readable regular file is scanned (its units are never_written or
+	 * corrupt) */
 	T_EXPECT(r <= 0, "%s: awr_verify_run returned %d", p, r);
-	printf("%s: open %d, stress refused, verify %d\n", p, awr_file_open(p, 0, &f) ?: (awr_file_close(f), 0), r);
+	printf("%s: open %d, stress refused, verify %d\n", p,
+	       awr_file_open(p, 0, &f) ?: (awr_file_close(f), 0), r);
 }
 
 static void bad_shapes(const char *p)
@@ -93,11 +101,14 @@ static void bad_shapes(const char *p)
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		memset(&v, 0, sizeof(v));
 		r = awr_file_check(f, buf + t[i].buf_off, t[i].len, t[i].off, &v);
-		T_EXPECT(r < 0 && v.message[0], "%s: awr_file_check returned %d (%s)", t[i].what, r, v.message);
+		T_EXPECT(r < 0 && v.message[0], "%s: awr_file_check returned %d (%s)", t[i].what, r,
+			 v.message);
 		memset(&v, 0, sizeof(v));
-		ssize_t w = awr_pwrite(f, buf + t[i].buf_off, t[i].len, t[i].off, AWR_WRITE_DSYNC, &v);
+		ssize_t w =
+			awr_pwrite(f, buf + t[i].buf_off, t[i].len, t[i].off, AWR_WRITE_DSYNC, &v);
 
-		T_EXPECT(w < 0 && v.message[0], "%s: awr_pwrite returned %zd (%s)", t[i].what, w, v.message);
+		T_EXPECT(w < 0 && v.message[0], "%s: awr_pwrite returned %zd (%s)", t[i].what, w,
+			 v.message);
 		printf("%s: %s\n", t[i].what, v.message);
 	}
 	awr_file_close(f);
@@ -106,14 +117,16 @@ static void bad_shapes(const char *p)
 
 static void bad_sizes(void)
 {
-	static const char *const s[] = { "abc", "", "-1", "-4k", "18446744073709551616", "16E", "1.5k", "0x10",
-					 "16 k", "12junk", "99999999999999999999999999", "k" };
+	static const char *const s[] = {
+		"abc",	"",	"-1",	"-4k",	  "18446744073709551616",	"16E",
+		"1.5k", "0x10", "16 k", "12junk", "99999999999999999999999999", "k"};
 	uint64_t v = 12345;
 
 	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
 		int r = awr_parse_size(s[i], &v);
 
-		T_EXPECT(r == -EINVAL || r == -ERANGE, "awr_parse_size(\"%s\") returned %d", s[i], r);
+		T_EXPECT(r == -EINVAL || r == -ERANGE, "awr_parse_size(\"%s\") returned %d", s[i],
+			 r);
 		T_EXPECT(v == 12345, "awr_parse_size(\"%s\") changed the output", s[i]);
 	}
 }
@@ -121,12 +134,16 @@ static void bad_sizes(void)
 static void bad_options(const char *p)
 {
 	static const struct awr_stress_opts so[] = {
-		{ .unit = 0, .span = 1 << 20, .writes = 8, .flags = AWR_STRESS_FORCE },
-		{ .unit = 12288, .span = 1 << 20, .writes = 8, .flags = AWR_STRESS_FORCE },
-		{ .unit = 100, .span = 1 << 20, .writes = 8, .flags = AWR_STRESS_FORCE },
-		{ .unit = 16384, .span = UINT64_MAX - 16383, .writes = 8, .flags = AWR_STRESS_FORCE },
-		{ .unit = 16384, .span = 1 << 20, .threads = 100000, .writes = 8, .flags = AWR_STRESS_FORCE },
-		{ .unit = 1U << 31, .span = 1ULL << 32, .writes = 8, .flags = AWR_STRESS_FORCE },
+		{.unit = 0, .span = 1 << 20, .writes = 8, .flags = AWR_STRESS_FORCE},
+		{.unit = 12288, .span = 1 << 20, .writes = 8, .flags = AWR_STRESS_FORCE},
+		{.unit = 100, .span = 1 << 20, .writes = 8, .flags = AWR_STRESS_FORCE},
+		{.unit = 16384, .span = UINT64_MAX - 16383, .writes = 8, .flags = AWR_STRESS_FORCE},
+		{.unit = 16384,
+		 .span = 1 << 20,
+		 .threads = 100000,
+		 .writes = 8,
+		 .flags = AWR_STRESS_FORCE},
+		{.unit = 1U << 31, .span = 1ULL << 32, .writes = 8, .flags = AWR_STRESS_FORCE},
 	};
 	static const struct awr_verify_opts vo[] = { { .unit = 0 }, { .unit = 100 } };
 	struct awr_stress_result sr;
@@ -135,14 +152,14 @@ static void bad_options(const char *p)
 	for (size_t i = 0; i < sizeof(so) / sizeof(so[0]); i++) {
 		int r = awr_stress_run(p, &so[i], &sr);
 
-		T_EXPECT(r < 0, "stress option set %zu (unit %u span %llu threads %u) returned %d", i, so[i].unit,
-			 (unsigned long long)so[i].span, so[i].threads, r);
+		T_EXPECT(r < 0, "stress option set %zu (unit %u span %llu threads %u) returned %d",
+			 i, so[i].unit, (unsigned long long)so[i].span, so[i].threads, r);
 	}
 	for (size_t i = 0; i < sizeof(vo) / sizeof(vo[0]); i++) {
 		int r = awr_verify_run(p, &vo[i], &vr);
 
-		T_EXPECT(r < 0, "verify option set %zu (unit %u span %llu) returned %d", i, vo[i].unit,
-			 (unsigned long long)vo[i].span, r);
+		T_EXPECT(r < 0, "verify option set %zu (unit %u span %llu) returned %d", i,
+			 vo[i].unit, (unsigned long long)vo[i].span, r);
 	}
 }
 

@@ -39,7 +39,8 @@ static int xfs_io_fiemap(const char *file, struct xfiemap *m)
 
 		if (strstr(line, "hole"))
 			continue;
-		if (sscanf(line, " %u: [%llu..%llu]: %llu..%llu %llu", &idx, &l0, &l1, &p0, &p1, &total) == 6) {
+		if (sscanf(line, " %u: [%llu..%llu]: %llu..%llu %llu", &idx, &l0, &l1, &p0, &p1,
+			   &total) == 6) {
 			m->logical[m->n] = l0 * 512;
 			m->physical[m->n] = p0 * 512;
 			m->length[m->n] = (l1 - l0 + 1) * 512;
@@ -109,12 +110,14 @@ static void check_view(const char *mnt)
 	T_EXPECT_EQ(v.extsize_hint, 0, "no hint on a fresh filesystem");
 	if (v.atomic && v.reflink && v.unit_max > v.block_size)
 		T_EXPECT_EQ(v.software_max, v.unit_max, "software max == statx unit_max");
-	printf("view: %s bs %u ag %" PRIu64 " reflink %d sw %" PRIu64 " hw %" PRIu64 "\n", v.type_name,
-	       v.block_size, v.ag_size, v.reflink, v.software_max, v.hardware_max);
+	printf("view: %s bs %u ag %" PRIu64 " reflink %d sw %" PRIu64 " hw %" PRIu64 "\n",
+	       v.type_name, v.block_size, v.ag_size, v.reflink, v.software_max, v.hardware_max);
 
-	/* an inherited hint: set on a directory, a new file there gets it (as xfs_io shows for a real one) */
+	/* an inherited hint: set on a directory, a new file there gets it (as xfs_io shows for a
+	 * real one) */
 	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/hinted' && xfs_io -c 'extsize 64k' '%s/hinted' && "
-		 "touch '%s/hinted/real' && xfs_io -c extsize '%s/hinted/real' | grep -q '^\\[65536\\]'",
+		 "touch '%s/hinted/real' && xfs_io -c extsize '%s/hinted/real' | grep -q "
+		 "'^\\[65536\\]'",
 		 mnt, mnt, mnt, mnt);
 	T_EXPECT(!system(cmd), "xfs_io shows the inherited hint 65536 on a new file");
 	snprintf(cmd, sizeof(cmd), "%s/hinted", mnt);
@@ -154,7 +157,8 @@ static void check_extents(const char *mnt)
 		T_EXPECT_EQ(e->physical, x.physical[i], "physical");
 		T_EXPECT_EQ(e->length, x.length[i], "length");
 		total += x.length[i];
-		T_EXPECT_EQ(e->aligned, !(x.logical[i] % 65536) && !(x.physical[i] % 65536), "aligned");
+		T_EXPECT_EQ(e->aligned, !(x.logical[i] % 65536) && !(x.physical[i] % 65536),
+			    "aligned");
 		/* whole 64 KiB units inside the extent with matching phase */
 		if ((x.physical[i] % 65536) == (x.logical[i] % 65536)) {
 			uint64_t lo = (x.logical[i] + 65535) / 65536 * 65536;
@@ -168,8 +172,8 @@ static void check_extents(const char *mnt)
 	T_EXPECT(total >= 24 * 12288, "the written bytes are mapped");
 	T_EXPECT_EQ(r->aligned_bytes, aligned, "aligned bytes as computed from xfs_io's listing");
 	T_EXPECT(r->nr_misaligned >= 1, "misaligned ranges named");
-	printf("extents: %u, aligned %" PRIu64 " of %" PRIu64 ", %u misaligned ranges\n", r->nr_extents,
-	       r->aligned_bytes, r->total_bytes, r->nr_misaligned);
+	printf("extents: %u, aligned %" PRIu64 " of %" PRIu64 ", %u misaligned ranges\n",
+	       r->nr_extents, r->aligned_bytes, r->total_bytes, r->nr_misaligned);
 	awr_extent_report_free(r);
 	T_EXPECT_EQ(awr_extents_read(fd, 3 * 4096, &r), -EINVAL, "unit not a power of two");
 	close(fd);
@@ -208,7 +212,8 @@ static void check_write_path(const char *mnt)
 	T_EXPECT_EQ(awr_unit_map_read(awr_file_fd(f), 32768, 16384, &before), 0, "map before");
 	T_EXPECT(before.mapped, "mapped before");
 	memset(buf, 0x22, sizeof(buf));
-	T_EXPECT(awr_pwrite(f, buf, 16384, 32768, AWR_WRITE_DSYNC, &vd) == 16384, "atomic write: %s", vd.message);
+	T_EXPECT(awr_pwrite(f, buf, 16384, 32768, AWR_WRITE_DSYNC, &vd) == 16384,
+		 "atomic write: %s", vd.message);
 	T_EXPECT_EQ(awr_unit_map_read(awr_file_fd(f), 32768, 16384, &after), 0, "map after");
 	T_EXPECT(!xfs_io_fiemap(file, &x1), "xfs_io fiemap after");
 	T_EXPECT_EQ(awr_route_compare(&before, &after), AWR_ROUTE_SOFTWARE, "observed software");
@@ -222,16 +227,19 @@ static void check_write_path(const char *mnt)
 		for (unsigned int i = 0; i < x1.n; i++)
 			if (x1.logical[i] <= 32768 && 32768 < x1.logical[i] + x1.length[i])
 				p1 = x1.physical[i] + 32768 - x1.logical[i];
-		T_EXPECT(p0 && p1 && p0 != p1, "xfs_io: byte 32768 moved from %" PRIu64 " to %" PRIu64, p0, p1);
+		T_EXPECT(p0 && p1 && p0 != p1,
+			 "xfs_io: byte 32768 moved from %" PRIu64 " to %" PRIu64, p0, p1);
 		T_EXPECT_EQ(before.part[0].physical, p0, "before == xfs_io");
 		T_EXPECT_EQ(after.part[0].physical, p1, "after == xfs_io");
 	}
 	/* negative control: a plain (non-atomic) overwrite on the same file stays in place */
-	T_EXPECT_EQ(awr_unit_map_read(awr_file_fd(f), 65536, 16384, &before), 0, "map before plain");
+	T_EXPECT_EQ(awr_unit_map_read(awr_file_fd(f), 65536, 16384, &before), 0,
+		    "map before plain");
 	T_EXPECT(pwrite(awr_file_fd(f), buf, 16384, 65536) == 16384, "plain write");
 	T_EXPECT(fdatasync(awr_file_fd(f)) == 0, "fdatasync");
 	T_EXPECT_EQ(awr_unit_map_read(awr_file_fd(f), 65536, 16384, &after), 0, "map after plain");
-	T_EXPECT_EQ(awr_route_compare(&before, &after), AWR_ROUTE_HARDWARE, "a plain overwrite stays in place");
+	T_EXPECT_EQ(awr_route_compare(&before, &after), AWR_ROUTE_HARDWARE, "a plain overwrite "
+									    "stays in place");
 	awr_file_close(f);
 }
 

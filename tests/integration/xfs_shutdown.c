@@ -32,7 +32,8 @@ int main(int argc, char **argv)
 		perror("XFS_IOC_GOINGDOWN");
 		return 1;
 	}
-	printf("%llu\n", (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec);
+	printf("%llu\n",
+	       (unsigned long long)ts.tv_sec * 1000000000ULL + (unsigned long long)ts.tv_nsec);
 	close(fd);
 	return 0;
 }

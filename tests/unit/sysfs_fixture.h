@@ -94,7 +94,8 @@ static inline void fx_vput(const char *rel, const char *fmt, va_list ap)
 		exit(T_EXIT_FAIL);
 }
 
-static inline void __attribute__((format(printf, 2, 3))) fx_put(const char *rel, const char *fmt, ...)
+static inline void __attribute__((format(printf, 2, 3)))
+fx_put(const char *rel, const char *fmt, ...)
 {
 	va_list ap;
 

@@ -58,7 +58,8 @@ int main(void)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		v = 0;
 		ret = awr_parse_size(cases[i].in, &v);
-		T_EXPECT(ret == cases[i].ret, "'%s': returned %d, expected %d", cases[i].in, ret, cases[i].ret);
+		T_EXPECT(ret == cases[i].ret, "'%s': returned %d, expected %d", cases[i].in, ret,
+			 cases[i].ret);
 		if (!ret)
 			T_EXPECT(v == cases[i].val, "'%s': %llu, expected %llu", cases[i].in,
 				 (unsigned long long)v, (unsigned long long)cases[i].val);

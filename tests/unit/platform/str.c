@@ -52,15 +52,17 @@ static void check_human(void)
 		{ 4097, "4.00 KiB" }, { 12582912, "12 MiB" }, { 12480000, "11.9 MiB" },
 		{ 2147483648ULL, "2 GiB" }, { 1048575, "1.00 MiB" }, { 1536, "1.50 KiB" },
 	};
-	static const struct { double us; const char *s; } times[] = {
-		{ 0, "0 us" }, { -3, "0 us" }, { 850, "850 us" }, { 72876, "72.9 ms" },
-		{ 1250000, "1.25 s" }, { 999.7, "1.00 ms" }, { 200e6, "3 min 20 s" }, { 5.5, "5.50 us" },
+	static const struct { double us; const char *s;
+	} times[] = {
+		{0, "0 us"},	     {-3, "0 us"},	 {850, "850 us"},	{72876, "72.9 ms"},
+		{1250000, "1.25 s"}, {999.7, "1.00 ms"}, {200e6, "3 min 20 s"}, {5.5, "5.50 us"},
 	};
 	char b[32];
 
 	for (size_t i = 0; i < sizeof(bytes) / sizeof(bytes[0]); i++)
 		T_EXPECT(!strcmp(awr__human_bytes(bytes[i].b, b, sizeof(b)), bytes[i].s),
-			 "%llu bytes: '%s', want '%s'", (unsigned long long)bytes[i].b, b, bytes[i].s);
+			 "%llu bytes: '%s', want '%s'", (unsigned long long)bytes[i].b, b,
+			 bytes[i].s);
 	for (size_t i = 0; i < sizeof(times) / sizeof(times[0]); i++)
 		T_EXPECT(!strcmp(awr__human_usec(times[i].us, b, sizeof(b)), times[i].s),
 			 "%g us: '%s', want '%s'", times[i].us, b, times[i].s);

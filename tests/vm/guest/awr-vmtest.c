@@ -14,7 +14,7 @@
  * Commands:
  *   awr-vmtest disk TAG DEV        whole disk: statx, probe, json, sweep, errno, awr_pwrite, cli
  *   awr-vmtest part TAG DEV        partition: aligned -> like a disk; misaligned -> refused
- *   awr-vmtest stack TAG DEV       stacked device (dm, md, multipath head): statx, probe, json, sweep
+ *   awr-vmtest stack TAG DEV       stacked (dm, md, multipath head): statx, probe, json, sweep
  *   awr-vmtest mbr DEV             write an MBR (one aligned, one misaligned partition), re-read it
  *   awr-vmtest chardev TAG DEV     awr probe on /dev/sgN or /dev/ngXnY: valid JSON
  *   awr-vmtest vpd TAG SGDEV DISK  SCSI Block Limits VPD read raw: equal to the scsi_debug
@@ -271,7 +271,7 @@ static const char *awr_bin(void)
 	return p && *p ? p : "/awr/awr";
 }
 
-/* run awr with args; capture stdout into *out (malloc'd) if out != NULL; return exit status or -1 */
+/* run awr with args; stdout into *out (malloc'd) if out != NULL; return the exit status or -1 */
 static char awr_err[256];	/* first line of the last awr run's stderr */
 
 static int run_awr(char **out, const char *const *args)
@@ -362,7 +362,8 @@ static void case_statx(const char *tag, const char *dev, const struct ksysfs *s)
 	bool want = kernel_allows(s);
 	bool got = x.mask & VM_STATX_WRITE_ATOMIC;
 
-	printf("AWRVM: INFO statx %s dev=%s mask=0x%x unit_min=%u unit_max=%u segments_max=%u unit_max_opt=%u\n",
+	printf("AWRVM: INFO statx %s dev=%s mask=0x%x unit_min=%u unit_max=%u segments_max=%u "
+	       "unit_max_opt=%u\n",
 	       tag, s->name, x.mask, x.unit_min, x.unit_max, x.segments_max, x.unit_max_opt);
 	if (!x.ok)
 		return FAILF(n, "statx failed");
@@ -403,20 +404,22 @@ static void case_probe(const char *tag, const char *dev, const struct ksysfs *s)
 	else if (want && (e->unit_min != s->unit_min || e->unit_max != s->unit_max ||
 			  e->max_bytes != s->max_bytes || e->boundary != s->boundary))
 		snprintf(why, sizeof(why),
-			 "effective min/max/max_bytes/boundary %u/%u/%u/%u, sysfs %" PRIu64 "/%" PRIu64
-			 "/%" PRIu64 "/%" PRIu64,
-			 e->unit_min, e->unit_max, e->max_bytes, e->boundary,
-			 s->unit_min, s->unit_max, s->max_bytes, s->boundary);
+			 "effective min/max/max_bytes/boundary %u/%u/%u/%u, sysfs %" PRIu64
+			 "/%" PRIu64 "/%" PRIu64 "/%" PRIu64,
+			 e->unit_min, e->unit_max, e->max_bytes, e->boundary, s->unit_min,
+			 s->unit_max, s->max_bytes, s->boundary);
 	else if (want && e->segments_max != 1)
 		snprintf(why, sizeof(why), "effective.segments_max %u", e->segments_max);
 	else if (sv->unit_min != s->unit_min || sv->unit_max != s->unit_max ||
 		 sv->max_bytes != s->max_bytes || sv->boundary != s->boundary ||
 		 sv->logical_block_size != s->lbs || sv->physical_block_size != s->pbs)
-		snprintf(why, sizeof(why), "sysfs view %u/%u/%u/%u lbs %u pbs %u differs from sysfs",
-			 sv->unit_min, sv->unit_max, sv->max_bytes, sv->boundary,
-			 sv->logical_block_size, sv->physical_block_size);
+		snprintf(why, sizeof(why),
+			 "sysfs view %u/%u/%u/%u lbs %u pbs %u differs from sysfs", sv->unit_min,
+			 sv->unit_max, sv->max_bytes, sv->boundary, sv->logical_block_size,
+			 sv->physical_block_size);
 	else if (strcmp(sv->disk, s->disk) || strcmp(sv->partition, s->partition ? s->name : ""))
-		snprintf(why, sizeof(why), "sysfs view names disk '%s' partition '%s'", sv->disk, sv->partition);
+		snprintf(why, sizeof(why), "sysfs view names disk '%s' partition '%s'", sv->disk,
+			 sv->partition);
 	else if (xv->atomic_reported != !!(x.mask & VM_STATX_WRITE_ATOMIC) ||
 		 xv->unit_min != x.unit_min || xv->unit_max != x.unit_max ||
 		 xv->segments_max != x.segments_max)
@@ -439,7 +442,8 @@ static void case_probe(const char *tag, const char *dev, const struct ksysfs *s)
 		const struct awr_finding *f = awr_probe_finding(p, i);
 
 		if (f)
-			printf("AWRVM: INFO finding %s dev=%s id=%s\n", tag, s->name, f->id ? f->id : "(null)");
+			printf("AWRVM: INFO finding %s dev=%s id=%s\n", tag, s->name,
+			       f->id ? f->id : "(null)");
 	}
 	awr_probe_free(p);
 	verdict(n, why);
@@ -461,7 +465,8 @@ static struct json_object *jget(struct json_object *o, const char *path)
 }
 
 /* check that @key exists as an integer (or boolean when @boolean) and return it */
-static bool jnum(struct json_object *root, const char *key, bool boolean, int64_t *v, char *why, size_t wl)
+static bool jnum(struct json_object *root, const char *key, bool boolean, int64_t *v, char *why,
+		 size_t wl)
 {
 	struct json_object *o = jget(root, key);
 
@@ -469,7 +474,8 @@ static bool jnum(struct json_object *root, const char *key, bool boolean, int64_
 		snprintf(why, wl, "key %s missing", key);
 		return false;
 	}
-	if (boolean ? !json_object_is_type(o, json_type_boolean) : !json_object_is_type(o, json_type_int)) {
+	if (boolean ? !json_object_is_type(o, json_type_boolean)
+		    : !json_object_is_type(o, json_type_int)) {
 		snprintf(why, wl, "key %s is not %s", key, boolean ? "a boolean" : "an integer");
 		return false;
 	}
@@ -538,7 +544,8 @@ static void case_derived(const char *tag, const char *dev, const struct ksysfs *
 		}
 	}
 	if (!sec || !json_object_is_type(sec, json_type_object)) {
-		snprintf(why, sizeof(why), "no %s section in awr probe -o json", stacked ? "stack" : "nvme or scsi");
+		snprintf(why, sizeof(why), "no %s section in awr probe -o json",
+			 stacked ? "stack" : "nvme or scsi");
 		goto out;
 	}
 	d = jget(sec, "derived");
@@ -552,7 +559,8 @@ static void case_derived(const char *tag, const char *dev, const struct ksysfs *
 	uname(&u);
 	if (!tk || !k || !json_object_is_type(k, json_type_string) ||
 	    strncmp(u.release, json_object_get_string(k), strlen(json_object_get_string(k)))) {
-		snprintf(why, sizeof(why), "%s.derived is not marked this kernel's (this_kernel %d, kernel %s, uname %s)",
+		snprintf(why, sizeof(why), "%s.derived is not marked this kernel's (this_kernel "
+					   "%d, kernel %s, uname %s)",
 			 secname, (int)tk, k ? json_object_get_string(k) : "missing", u.release);
 		goto out;
 	}
@@ -561,8 +569,9 @@ static void case_derived(const char *tag, const char *dev, const struct ksysfs *
 		if (!jnum(d, key, false, &v, why, sizeof(why)))
 			goto out;
 		if ((uint64_t)v != sys[i]) {
-			snprintf(why, sizeof(why), "%s.derived.%s %" PRId64 ", sysfs %" PRIu64 " (kernel %s)", secname,
-				 keys[i], v, sys[i], json_object_get_string(k));
+			snprintf(why, sizeof(why),
+				 "%s.derived.%s %" PRId64 ", sysfs %" PRIu64 " (kernel %s)",
+				 secname, keys[i], v, sys[i], json_object_get_string(k));
 			goto out;
 		}
 	}
@@ -571,7 +580,8 @@ out:
 	verdict(n, why);
 }
 
-/* SECTION.NAMES[i] of the JSON equal to @want[i] (what @what reads) each: false, why filled, when one is not. */
+/* SECTION.NAMES[i] of the JSON equal to @want[i] (what @what reads) each: false, why filled, when
+ * one is not. */
 static bool jnums_equal(struct json_object *root, const char *section, const char *const *names,
 			const uint64_t *want, size_t nr, const char *what, char *why, size_t wl)
 {
@@ -592,7 +602,8 @@ static bool jnums_equal(struct json_object *root, const char *section, const cha
 
 static void case_json(const char *tag, const char *dev, const struct ksysfs *s)
 {
-	static const char *const eff[] = { "unit_min", "unit_max", "max_bytes", "boundary", "segments_max" };
+	static const char *const eff[] = {"unit_min", "unit_max", "max_bytes", "boundary",
+					  "segments_max"};
 	static const char *const stx[] = { "unit_min", "unit_max", "segments_max", "unit_max_opt" };
 	static const char *const sfs[] = { "unit_min", "unit_max", "max_bytes", "boundary",
 					   "logical_block_size", "physical_block_size" };
@@ -628,8 +639,10 @@ static void case_json(const char *tag, const char *dev, const struct ksysfs *s)
 			goto out;
 		}
 	}
-	if (!jnums_equal(root, "statx", stx, xv, sizeof(stx) / sizeof(stx[0]), "kernel statx", why, sizeof(why)) ||
-	    !jnums_equal(root, "sysfs", sfs, sv, sizeof(sfs) / sizeof(sfs[0]), "sysfs", why, sizeof(why)))
+	if (!jnums_equal(root, "statx", stx, xv, sizeof(stx) / sizeof(stx[0]), "kernel statx", why,
+			 sizeof(why)) ||
+	    !jnums_equal(root, "sysfs", sfs, sv, sizeof(sfs) / sizeof(sfs[0]), "sysfs", why,
+			 sizeof(why)))
 		goto out;
 	fa = jget(root, "findings");
 	if (!fa || !json_object_is_type(fa, json_type_array)) {
@@ -639,7 +652,8 @@ static void case_json(const char *tag, const char *dev, const struct ksysfs *s)
 	for (size_t i = 0; i < json_object_array_length(fa); i++) {
 		struct json_object *f = json_object_array_get_idx(fa, i), *id = NULL, *msg = NULL;
 
-		if (!json_object_object_get_ex(f, "id", &id) || !json_object_is_type(id, json_type_string) ||
+		if (!json_object_object_get_ex(f, "id", &id) ||
+		    !json_object_is_type(id, json_type_string) ||
 		    !json_object_object_get_ex(f, "message", &msg) ||
 		    !json_object_is_type(msg, json_type_string)) {
 			snprintf(why, sizeof(why), "findings[%zu] lacks a string id or message", i);
@@ -690,7 +704,8 @@ static void case_sweep(const char *tag, const char *dev, const struct ksysfs *s)
 		}
 		memset(rb, 0, len);
 		if (pread(fd, rb, len, (off_t)off) != (ssize_t)len || memcmp(wb, rb, len)) {
-			snprintf(why, sizeof(why), "read back of %" PRIu64 "@%" PRIu64 " differs", len, off);
+			snprintf(why, sizeof(why), "read back of %" PRIu64 "@%" PRIu64 " differs",
+				 len, off);
 			break;
 		}
 		count++;
@@ -735,11 +750,14 @@ static void bad_case(const char *tag, const char *dev, const struct awr_limits *
 	got = kwrite(fd, b, len, off, nseg);
 	if (got >= 0)
 		got = 0;
-	printf("AWRVM: INFO errno %s dev=%s case=%s len=%" PRIu64 " off=%" PRIu64 " segs=%d buffered=%d"
-	       " kernel=%s library=%s rule=%s\n", tag, dev, what, len, off, nseg, buffered,
-	       ename((int)got), ename(pred), awr_rule_name(v.rule));
+	printf("AWRVM: INFO errno %s dev=%s case=%s len=%" PRIu64 " off=%" PRIu64
+	       " segs=%d buffered=%d"
+	       " kernel=%s library=%s rule=%s\n",
+	       tag, dev, what, len, off, nseg, buffered, ename((int)got), ename(pred),
+	       awr_rule_name(v.rule));
 	if (expect && got != expect)
-		FAILF(n, "kernel returned %s, this case expects %s", ename((int)got), ename(expect));
+		FAILF(n, "kernel returned %s, this case expects %s", ename((int)got),
+		      ename(expect));
 	else if (got != pred)
 		FAILF(n, "kernel returned %s, library predicted %s (rule %s)", ename((int)got),
 		      ename(pred), awr_rule_name(v.rule));
@@ -766,7 +784,8 @@ static void case_errnos(const char *tag, const char *dev, const struct ksysfs *s
 	}
 	lim = awr_probe_effective(p);
 	if (!kernel_allows(s)) {
-		bad_case(tag, dev, lim, "errno.unsupported", um ? um : lbs, 0, 1, false, -EOPNOTSUPP);
+		bad_case(tag, dev, lim, "errno.unsupported", um ? um : lbs, 0, 1, false,
+			 -EOPNOTSUPP);
 		goto out;
 	}
 	/* misaligned: offset not a multiple of the length */
@@ -787,13 +806,15 @@ static void case_errnos(const char *tag, const char *dev, const struct ksysfs *s
 	else if (2 * um <= uM)
 		bad_case(tag, dev, lim, "errno.two_iovecs", 2 * um, 0, 2, false, -EINVAL);
 	else
-		SKIPF(cname(tag, dev, "errno.two_iovecs"), "no size splits into two block-aligned iovecs");
+		SKIPF(cname(tag, dev, "errno.two_iovecs"), "no size splits into two block-aligned "
+							   "iovecs");
 	if (s->boundary && s->boundary >= 2 * um)
-		bad_case(tag, dev, lim, "errno.crosses_boundary", 2 * um, s->boundary - um, 1, false,
-			 -EINVAL);
+		bad_case(tag, dev, lim, "errno.crosses_boundary", 2 * um, s->boundary - um, 1,
+			 false, -EINVAL);
 	/* starting at or beyond the end (the first naturally aligned offset >= size) */
 	bad_case(tag, dev, lim, "errno.past_end", um, (s->size + um - 1) / um * um, 1, false, 0);
-	/* starting inside, ending past the end: needs a size that is not a multiple of the length */
+	/* starting inside, ending past the end: needs a size that is not a multiple of the
+	 * length */
 	{
 		uint64_t len = 0;
 
@@ -803,8 +824,8 @@ static void case_errnos(const char *tag, const char *dev, const struct ksysfs *s
 				break;
 			}
 		if (len)
-			bad_case(tag, dev, lim, "errno.straddles_end", len, s->size / len * len, 1, false,
-				 -EINVAL);
+			bad_case(tag, dev, lim, "errno.straddles_end", len, s->size / len * len, 1,
+				 false, -EINVAL);
 		else
 			SKIPF(cname(tag, dev, "errno.straddles_end"),
 			      "the size is a multiple of every atomic write size");
@@ -856,12 +877,14 @@ static void case_api_write(const char *tag, const char *dev, const struct ksysfs
 		memset(&v, 0, sizeof(v));
 		r = awr_pwrite(f, b, len, off, 0, &v);
 		if (r != (ssize_t)len) {
-			snprintf(why, sizeof(why), "awr_pwrite %" PRIu64 "@%" PRIu64 ": %s (%s)", len, off,
-				 r < 0 ? ename((int)r) : "short", v.message);
+			snprintf(why, sizeof(why), "awr_pwrite %" PRIu64 "@%" PRIu64 ": %s (%s)",
+				 len, off, r < 0 ? ename((int)r) : "short", v.message);
 			break;
 		}
-		if (pread(awr_file_fd(f), rb, len, (off_t)off) != (ssize_t)len || memcmp(b, rb, len))
-			snprintf(why, sizeof(why), "read back of %" PRIu64 "@%" PRIu64 " differs", len, off);
+		if (pread(awr_file_fd(f), rb, len, (off_t)off) != (ssize_t)len ||
+		    memcmp(b, rb, len))
+			snprintf(why, sizeof(why), "read back of %" PRIu64 "@%" PRIu64 " differs",
+				 len, off);
 	}
 	if (!why[0] && 2 * s->unit_min <= s->unit_max) {
 		/* refused before the syscall, and the kernel agrees when let through */
@@ -880,7 +903,8 @@ static void case_api_write(const char *tag, const char *dev, const struct ksysfs
 	if (!why[0]) {
 		r = awr_pwrite(f, b, s->unit_min, 0, AWR_WRITE_DSYNC, NULL);
 		if (r != (ssize_t)s->unit_min)
-			snprintf(why, sizeof(why), "DSYNC write: %s", r < 0 ? ename((int)r) : "short");
+			snprintf(why, sizeof(why), "DSYNC write: %s",
+				 r < 0 ? ename((int)r) : "short");
 	}
 	awr_file_close(f);
 	free(b);
@@ -1022,16 +1046,18 @@ static void case_stress(const char *tag, const char *dev, const struct ksysfs *s
 	so.journal = journal;
 	ret = awr_stress_run(dev, &so, &sr);
 	if (ret || sr.error)
-		return FAILF(n, "awr_stress_run: %s, write error %s at %" PRIu64 " (%s)", ename(ret),
-			     ename(sr.error), sr.error_offset, sr.verdict.message);
+		return FAILF(n, "awr_stress_run: %s, write error %s at %" PRIu64 " (%s)",
+			     ename(ret), ename(sr.error), sr.error_offset, sr.verdict.message);
 	vo.unit = so.unit;
 	vo.span = span;
 	vo.journal = journal;
 	ret = awr_verify_run(dev, &vo, &vr);
-	printf("AWRVM: INFO stress %s dev=%s unit=%u span=%" PRIu64 " writes=%" PRIu64 " units=%" PRIu64
-	       " intact=%" PRIu64 " never=%" PRIu64 " torn=%" PRIu64 " corrupt=%" PRIu64 " misplaced=%" PRIu64
-	       " lost=%" PRIu64 " unjournaled=%" PRIu64 "\n", tag, s->name, so.unit, span, sr.writes, vr.units,
-	       vr.count[AWR_UNIT_INTACT], vr.count[AWR_UNIT_NEVER_WRITTEN], vr.count[AWR_UNIT_TORN],
+	printf("AWRVM: INFO stress %s dev=%s unit=%u span=%" PRIu64 " writes=%" PRIu64
+	       " units=%" PRIu64 " intact=%" PRIu64 " never=%" PRIu64 " torn=%" PRIu64
+	       " corrupt=%" PRIu64 " misplaced=%" PRIu64 " lost=%" PRIu64 " unjournaled=%" PRIu64
+	       "\n",
+	       tag, s->name, so.unit, span, sr.writes, vr.units, vr.count[AWR_UNIT_INTACT],
+	       vr.count[AWR_UNIT_NEVER_WRITTEN], vr.count[AWR_UNIT_TORN],
 	       vr.count[AWR_UNIT_CORRUPT], vr.count[AWR_UNIT_MISPLACED], vr.lost, vr.unjournaled);
 	unlink(journal);
 	if (ret)
@@ -1040,8 +1066,10 @@ static void case_stress(const char *tag, const char *dev, const struct ksysfs *s
 		return FAILF(n, "no intact unit after %" PRIu64 " writes", sr.writes);
 	if (vr.count[AWR_UNIT_TORN] || vr.count[AWR_UNIT_CORRUPT] || vr.count[AWR_UNIT_MISPLACED] ||
 	    vr.lost || vr.unjournaled)
-		return FAILF(n, "torn %" PRIu64 " corrupt %" PRIu64 " misplaced %" PRIu64 " lost %" PRIu64
-			     " unjournaled %" PRIu64, vr.count[AWR_UNIT_TORN], vr.count[AWR_UNIT_CORRUPT],
+		return FAILF(n,
+			     "torn %" PRIu64 " corrupt %" PRIu64 " misplaced %" PRIu64
+			     " lost %" PRIu64 " unjournaled %" PRIu64,
+			     vr.count[AWR_UNIT_TORN], vr.count[AWR_UNIT_CORRUPT],
 			     vr.count[AWR_UNIT_MISPLACED], vr.lost, vr.unjournaled);
 	PASS(n);
 }
@@ -1082,7 +1110,8 @@ static void case_cli(const char *tag, const char *dev, const struct ksysfs *s)
 	}
 	if (!kernel_allows(s)) {
 		snprintf(a[0], 32, "%" PRIu64, um ? um : s->lbs);
-		const char *args[] = { "write", dev, "--offset", "0", "--length", a[0], "--force", NULL };
+		const char *args[] = {"write",	  dev,	"--offset", "0",
+				      "--length", a[0], "--force",  NULL};
 
 		cli_expect(tag, dev, "cli.write_refused", 1, args);
 		return;
@@ -1093,30 +1122,34 @@ static void case_cli(const char *tag, const char *dev, const struct ksysfs *s)
 	snprintf(a[3], 32, "%" PRIu64, 4 * uM);
 	snprintf(a[4], 32, "%" PRIu64, 2 * um);
 	{
-		const char *args[] = { "write", dev, "--offset", a[0], "--length", a[0], "--verify", "--force", NULL };
+		const char *args[] = {"write", dev,	   "--offset", a[0], "--length",
+				      a[0],    "--verify", "--force",  NULL};
 
 		cli_expect(tag, dev, "cli.write_unit_min", 0, args);
 	}
 	{
-		const char *args[] = { "write", dev, "--offset", a[1], "--length", a[1], "--verify", "--force",
-				       "--dsync", NULL };
+		const char *args[] = {"write", dev,	   "--offset", a[1],	  "--length",
+				      a[1],    "--verify", "--force",  "--dsync", NULL};
 
 		cli_expect(tag, dev, "cli.write_unit_max", 0, args);
 	}
 	{
-		const char *args[] = { "write", dev, "--offset", a[2], "--length", a[3], "--unit", a[1],
-				       "--verify", "--force", "--pattern", "0x3c", NULL };
+		const char *args[] = {"write",	   dev,	     "--offset", a[2],	     "--length",
+				      a[3],	   "--unit", a[1],	 "--verify", "--force",
+				      "--pattern", "0x3c",   NULL};
 
 		cli_expect(tag, dev, "cli.write_units", 0, args);
 	}
 	{
-		const char *args[] = { "write", dev, "--offset", a[2], "--length", a[3], "--unit", a[0],
-				       "--engine", "uring", "--qd", "8", "--verify", "--force", NULL };
+		const char *args[] = {"write", dev,	 "--offset", a[2],	 "--length",
+				      a[3],    "--unit", a[0],	     "--engine", "uring",
+				      "--qd",  "8",	 "--verify", "--force",	 NULL};
 
 		cli_expect(tag, dev, "cli.write_uring", 0, args);
 	}
 	{
-		const char *args[] = { "write", dev, "--offset", "0", "--length", a[2], "--force", NULL };
+		const char *args[] = {"write",	  dev,	"--offset", "0",
+				      "--length", a[2], "--force",  NULL};
 
 		cli_expect(tag, dev, "cli.write_too_large", 1, args);
 	}
@@ -1126,7 +1159,8 @@ static void case_cli(const char *tag, const char *dev, const struct ksysfs *s)
 		cli_expect(tag, dev, "cli.probe_require_too_large", 1, args);
 	}
 	if (2 * um <= uM) {
-		const char *args[] = { "write", dev, "--offset", a[0], "--length", a[4], "--force", NULL };
+		const char *args[] = {"write",	  dev,	"--offset", a[0],
+				      "--length", a[4], "--force",  NULL};
 		const char *cargs[] = { "check", dev, "--offset", a[0], "--length", a[4], NULL };
 		const char *okargs[] = { "check", dev, "--offset", a[4], "--length", a[4], NULL };
 
@@ -1287,8 +1321,8 @@ static int cmd_chardev(const char *tag, const char *dev)
 	}
 	t = jget(root, "type");
 	sup = jget(root, "effective.supported");
-	printf("AWRVM: INFO chardev %s dev=%s exit=%d type=%s effective.supported=%s\n", tag, dev, rc,
-	       t ? json_object_get_string(t) : "-", sup ? json_object_get_string(sup) : "-");
+	printf("AWRVM: INFO chardev %s dev=%s exit=%d type=%s effective.supported=%s\n", tag, dev,
+	       rc, t ? json_object_get_string(t) : "-", sup ? json_object_get_string(sup) : "-");
 	if (!sup || !json_object_is_type(sup, json_type_boolean))
 		FAILF(n, "effective.supported missing or not a boolean");
 	else if (!jget(root, "findings"))
@@ -1320,15 +1354,16 @@ static bool fields_equal(const char *what, const struct field *raw, const uint64
 {
 	for (size_t i = 0; i < n; i++)
 		if (raw[i].raw != lib[i]) {
-			snprintf(why, wl, "%s %s %" PRIu64 ", raw %" PRIu64, what, raw[i].name, lib[i], raw[i].raw);
+			snprintf(why, wl, "%s %s %" PRIu64 ", raw %" PRIu64, what, raw[i].name,
+				 lib[i], raw[i].raw);
 			return false;
 		}
 	return true;
 }
 
 /* The JSON device section's integers for @raw's names. */
-static bool json_fields(struct json_object *root, const char *section, const struct field *raw, size_t n,
-			uint64_t *out, char *why, size_t wl)
+static bool json_fields(struct json_object *root, const char *section, const struct field *raw,
+			size_t n, uint64_t *out, char *why, size_t wl)
 {
 	char key[96];
 	int64_t v;
@@ -1367,7 +1402,7 @@ struct lib_record {
 	const char *decoded;	/* what awr_device_open() must have decoded */
 	const char *section;	/* the device section of awr probe -o json */
 	bool (*have)(const struct awr_device *d);	/* the record was decoded */
-	void (*fields)(const struct awr_device *d, uint64_t *v);	/* its fields, in @raw's order */
+	void (*fields)(const struct awr_device *d, uint64_t *v); /* its fields, in @raw's order */
 	size_t nf;
 };
 
@@ -1388,8 +1423,8 @@ static void lib_fields_case(const char *n, const struct lib_record *lr, const ch
  * (awr_device_open of @dev), TAG.DISK.PREFIX_probe (the device view of awr_probe_path of @disk)
  * and TAG.DISK.PREFIX_json (its section of awr probe -o json).
  */
-static void lib_cases(const struct lib_record *lr, const struct field *raw, const char *tag, const char *prefix,
-		      const char *dev, const char *disk)
+static void lib_cases(const struct lib_record *lr, const struct field *raw, const char *tag,
+		      const char *prefix, const char *dev, const char *disk)
 {
 	struct awr_device *d = NULL;
 	struct awr_probe *p = NULL;
@@ -1462,8 +1497,9 @@ static int64_t sd_param(const char *name)
  */
 static int cmd_vpd(const char *tag, const char *dev, const char *disk)
 {
-	static const char *const params[] = { "atomic_wr_max_length", "atomic_wr_align", "atomic_wr_gran",
-					      "atomic_wr_max_length_bndry", "atomic_wr_max_bndry" };
+	static const char *const params[] = {"atomic_wr_max_length", "atomic_wr_align",
+					     "atomic_wr_gran", "atomic_wr_max_length_bndry",
+					     "atomic_wr_max_bndry"};
 	const char *n = cname(tag, dev, "vpd_raw");
 	struct field raw[VPD_NF];
 	unsigned char r[64];
@@ -1487,30 +1523,34 @@ static int cmd_vpd(const char *tag, const char *dev, const char *disk)
 	raw[2] = (struct field){ "max_atomic_transfer_length", sg_get_unaligned_be32(r + 44) };
 	raw[3] = (struct field){ "atomic_alignment", sg_get_unaligned_be32(r + 48) };
 	raw[4] = (struct field){ "atomic_granularity", sg_get_unaligned_be32(r + 52) };
-	raw[5] = (struct field){ "max_atomic_transfer_length_with_boundary", sg_get_unaligned_be32(r + 56) };
+	raw[5] = (struct field){"max_atomic_transfer_length_with_boundary",
+				sg_get_unaligned_be32(r + 56)};
 	raw[6] = (struct field){ "max_atomic_boundary_size", sg_get_unaligned_be32(r + 60) };
 	printf("AWRVM: INFO vpd %s dev=%s page_length=%" PRIu64 " max_transfer_length=%" PRIu64
-	       " max_atomic_transfer_length=%" PRIu64 " atomic_alignment=%" PRIu64 " atomic_granularity=%" PRIu64
-	       " max_atomic_length_with_boundary=%" PRIu64 " max_atomic_boundary_size=%" PRIu64 "\n", tag, dev,
-	       raw[0].raw, raw[1].raw, raw[2].raw, raw[3].raw, raw[4].raw, raw[5].raw, raw[6].raw);
+	       " max_atomic_transfer_length=%" PRIu64 " atomic_alignment=%" PRIu64
+	       " atomic_granularity=%" PRIu64 " max_atomic_length_with_boundary=%" PRIu64
+	       " max_atomic_boundary_size=%" PRIu64 "\n",
+	       tag, dev, raw[0].raw, raw[1].raw, raw[2].raw, raw[3].raw, raw[4].raw, raw[5].raw,
+	       raw[6].raw);
 	fflush(stdout);
 
 	/* raw page against the module parameters that made it */
 	if (raw[0].raw < AWR_SCSI_VPD_BL_ATOMIC_LEN)
-		snprintf(why, sizeof(why), "page length 0x%" PRIx64 ", the atomic fields need 0x%x", raw[0].raw,
-			 AWR_SCSI_VPD_BL_ATOMIC_LEN);
+		snprintf(why, sizeof(why), "page length 0x%" PRIx64 ", the atomic fields need 0x%x",
+			 raw[0].raw, AWR_SCSI_VPD_BL_ATOMIC_LEN);
 	for (size_t i = 0; i < 5 && !why[0]; i++) {
 		int64_t v = sd_param(params[i]);
 
 		if (v < 0)
 			snprintf(why, sizeof(why), "scsi_debug parameter %s unreadable", params[i]);
 		else if ((uint64_t)v != raw[2 + i].raw)
-			snprintf(why, sizeof(why), "raw %s %" PRIu64 ", scsi_debug %s=%" PRId64, raw[2 + i].name,
-				 raw[2 + i].raw, params[i], v);
+			snprintf(why, sizeof(why), "raw %s %" PRIu64 ", scsi_debug %s=%" PRId64,
+				 raw[2 + i].name, raw[2 + i].raw, params[i], v);
 	}
 	verdict(n, why);
 
-	/* the library's decoding through the sg node, the probe's device view of the disk, its JSON */
+	/* the library's decoding through the sg node, the probe's device view of the disk, its
+	 * JSON */
 	lib_cases(&scsi_record, raw, tag, "vpd", dev, disk);
 	return failures ? 1 : 0;
 }
@@ -1591,7 +1631,8 @@ static int cmd_nvmeid(const char *tag, const char *dev, const char *nsdev, const
 	r2 = nvme_identify_ns(fd, nsid, (struct nvme_id_ns *)ns);
 	close(fd);
 	if (r1 || r2) {
-		FAILF(n, "Identify on %s failed: controller %d, namespace %u %d", dev, r1, nsid, r2);
+		FAILF(n, "Identify on %s failed: controller %d, namespace %u %d", dev, r1, nsid,
+		      r2);
 		return 1;
 	}
 	nlbaf = ns[25];
@@ -1614,7 +1655,9 @@ static int cmd_nvmeid(const char *tag, const char *dev, const char *nsdev, const
 	raw[13] = (struct field){ "nabo", le16at(ns, 42) };
 	raw[14] = (struct field){ "nabspf", le16at(ns, 44) };
 	raw[15] = (struct field){ "noiob", le16at(ns, 46) };
-	raw[16] = (struct field){ "lba_size", idx < 64 && ns[128 + 4 * idx + 2] < 32 ? 1ULL << ns[128 + 4 * idx + 2] : 0 };
+	raw[16] = (struct field){"lba_size", idx < 64 && ns[128 + 4 * idx + 2] < 32
+						     ? 1ULL << ns[128 + 4 * idx + 2]
+						     : 0};
 	raw[17] = (struct field){ "metadata_size", idx < 64 ? le16at(ns, 128 + 4 * idx) : 0 };
 	printf("AWRVM: INFO nvmeid %s dev=%s ns=%s", tag, dev, nsdev);
 	for (size_t i = 0; i < NVME_NF; i++)
@@ -1624,7 +1667,8 @@ static int cmd_nvmeid(const char *tag, const char *dev, const char *nsdev, const
 
 	if (want_awun && (strtoull(want_awun, NULL, 10) != raw[0].raw ||
 			  strtoull(want_awupf, NULL, 10) != raw[1].raw))
-		FAILF(n, "raw AWUN/AWUPF %" PRIu64 "/%" PRIu64 ", the controller was configured with %s/%s",
+		FAILF(n, "raw AWUN/AWUPF %" PRIu64 "/%" PRIu64 ", the controller was configured "
+							       "with %s/%s",
 		      raw[0].raw, raw[1].raw, want_awun, want_awupf);
 	else if (!raw[16].raw)
 		FAILF(n, "LBA format %u has no usable LBADS", idx);
@@ -1658,10 +1702,11 @@ static int cmd_sysfs(const char *tag, const char *dev)
  */
 static bool list_disk(struct json_object *d, const char *name, char *why, size_t wl)
 {
-	static const char *const keys[] = { "logical_block_size", "unit_min", "unit_max", "max_bytes", "boundary" };
-	static const char *const attrs[] = { "logical_block_size", "atomic_write_unit_min_bytes",
-					     "atomic_write_unit_max_bytes", "atomic_write_max_bytes",
-					     "atomic_write_boundary_bytes" };
+	static const char *const keys[] = {"logical_block_size", "unit_min", "unit_max",
+					   "max_bytes", "boundary"};
+	static const char *const attrs[] = {"logical_block_size", "atomic_write_unit_min_bytes",
+					    "atomic_write_unit_max_bytes", "atomic_write_max_bytes",
+					    "atomic_write_boundary_bytes"};
 	struct json_object *parts = jget(d, "partitions"), *holders = jget(d, "holders");
 	char dir[PATH_MAX], sub[PATH_MAX * 2];
 	unsigned int nparts = 0, nholders = 0;
@@ -1682,12 +1727,13 @@ static bool list_disk(struct json_object *d, const char *name, char *why, size_t
 			return false;
 		}
 		if ((uint64_t)v != want) {
-			snprintf(why, wl, "%s %s %" PRId64 ", sysfs %" PRIu64, name, keys[i], v, want);
+			snprintf(why, wl, "%s %s %" PRId64 ", sysfs %" PRIu64, name, keys[i], v,
+				 want);
 			return false;
 		}
 		q[i] = want;
 	}
-	align = q[1] > q[4] ? q[1] : q[4];	/* a partition is aligned to max(unit_min, boundary) */
+	align = q[1] > q[4] ? q[1] : q[4]; /* a partition is aligned to max(unit_min, boundary) */
 	if (!parts || !json_object_is_type(parts, json_type_array) || !holders ||
 	    !json_object_is_type(holders, json_type_array)) {
 		snprintf(why, wl, "%s: partitions or holders is not an array", name);
@@ -1698,28 +1744,35 @@ static bool list_disk(struct json_object *d, const char *name, char *why, size_t
 		bool found = false;
 
 		snprintf(sub, sizeof(sub), "%s/%s", dir, e->d_name);
-		if (e->d_name[0] == '.' || sysfs_number(sub, "start", &want) || access(strcat(sub, "/partition"), F_OK))
+		if (e->d_name[0] == '.' || sysfs_number(sub, "start", &want) ||
+		    access(strcat(sub, "/partition"), F_OK))
 			continue;
 		nparts++;
 		for (size_t i = 0; i < json_object_array_length(parts); i++) {
-			struct json_object *p = json_object_array_get_idx(parts, i), *pn = jget(p, "name");
+			struct json_object *p = json_object_array_get_idx(parts, i),
+					   *pn = jget(p, "name");
 
 			if (pn && !strcmp(json_object_get_string(pn), e->d_name) &&
 			    jnum(p, "start", false, &v, why, wl) && (uint64_t)v == want * 512 &&
-			    jnum(p, "aligned", true, &v, why, wl) && !!v == (!align || want * 512 % align == 0))
+			    jnum(p, "aligned", true, &v, why, wl) &&
+			    !!v == (!align || want * 512 % align == 0))
 				found = true;
 		}
 		why[0] = '\0';
 		if (!found) {
-			snprintf(why, wl, "%.64s: partition %.64s (start %" PRIu64 ", %saligned to %" PRIu64 ") not listed so",
-				 name, e->d_name, want * 512, !align || want * 512 % align == 0 ? "" : "not ", align);
+			snprintf(why, wl,
+				 "%.64s: partition %.64s (start %" PRIu64 ", %saligned to %" PRIu64
+				 ") not listed so",
+				 name, e->d_name, want * 512,
+				 !align || want * 512 % align == 0 ? "" : "not ", align);
 			break;
 		}
 	}
 	if (dd)
 		closedir(dd);
 	if (!why[0] && nparts != json_object_array_length(parts))
-		snprintf(why, wl, "%s: %zu partitions listed, sysfs has %u", name, json_object_array_length(parts), nparts);
+		snprintf(why, wl, "%s: %zu partitions listed, sysfs has %u", name,
+			 json_object_array_length(parts), nparts);
 	snprintf(sub, sizeof(sub), "%s/holders", dir);
 	dd = opendir(sub);
 	while (!why[0] && dd && (e = readdir(dd))) {
@@ -1729,7 +1782,8 @@ static bool list_disk(struct json_object *d, const char *name, char *why, size_t
 			continue;
 		nholders++;
 		for (size_t i = 0; i < json_object_array_length(holders); i++)
-			if (!strcmp(json_object_get_string(json_object_array_get_idx(holders, i)), e->d_name))
+			if (!strcmp(json_object_get_string(json_object_array_get_idx(holders, i)),
+				    e->d_name))
 				found = true;
 		if (!found)
 			snprintf(why, wl, "%.64s: holder %.64s not listed", name, e->d_name);
@@ -1737,8 +1791,8 @@ static bool list_disk(struct json_object *d, const char *name, char *why, size_t
 	if (dd)
 		closedir(dd);
 	if (!why[0] && nholders != json_object_array_length(holders))
-		snprintf(why, wl, "%s: %zu holders listed, sysfs has %u", name, json_object_array_length(holders),
-			 nholders);
+		snprintf(why, wl, "%s: %zu holders listed, sysfs has %u", name,
+			 json_object_array_length(holders), nholders);
 	return !why[0];
 }
 
@@ -1763,7 +1817,8 @@ static int cmd_list(const char *tag, const char *need)
 	free(out);
 	devs = root ? jget(root, "devices") : NULL;
 	if (rc != 0 || !devs || !json_object_is_type(devs, json_type_array)) {
-		FAILF(n, "awr list -o json: exit %d, %s (%.160s)", rc, devs ? "devices is not an array" :
+		FAILF(n, "awr list -o json: exit %d, %s (%.160s)", rc, devs ? "devices is not an "
+									      "array" :
 		      "no devices array", awr_err);
 		json_object_put(root);
 		return failures ? 1 : 0;
@@ -1780,7 +1835,8 @@ static int cmd_list(const char *tag, const char *need)
 		nsys += !hidden;
 		nhidden += hidden;
 		for (size_t i = 0; i < json_object_array_length(devs); i++) {
-			struct json_object *x = json_object_array_get_idx(devs, i), *xn = jget(x, "name");
+			struct json_object *x = json_object_array_get_idx(devs, i),
+					   *xn = jget(x, "name");
 
 			if (xn && !strcmp(json_object_get_string(xn), e->d_name)) {
 				dev = x;
@@ -1788,15 +1844,16 @@ static int cmd_list(const char *tag, const char *need)
 			}
 		}
 		if (seen != !hidden)
-			snprintf(why, sizeof(why), "%s of /sys/block (hidden %d) listed %u times", e->d_name, hidden,
-				 seen);
+			snprintf(why, sizeof(why), "%s of /sys/block (hidden %d) listed %u times",
+				 e->d_name, hidden, seen);
 		else if (!hidden)
 			list_disk(dev, e->d_name, why, sizeof(why));
 	}
 	if (d)
 		closedir(d);
 	if (!why[0] && (!nsys || nsys != json_object_array_length(devs)))
-		snprintf(why, sizeof(why), "%zu devices listed, /sys/block has %u", json_object_array_length(devs), nsys);
+		snprintf(why, sizeof(why), "%zu devices listed, /sys/block has %u",
+			 json_object_array_length(devs), nsys);
 	printf("AWRVM: INFO list %s devices=%u hidden=%u\n", tag, nsys, nhidden);
 	verdict(n, why);
 	list_verdicts(tag, devs, need);
@@ -1817,7 +1874,8 @@ static bool jmember(struct json_object *o, const char *key, struct json_object *
  * ("%-10s %-8s %-18.18s %5u %8s %8s %8s %8s %-11s %-6s %-12s %s": DEVICE from 81,
  * PARTS from 93, VERDICT from 100); false when there is no such row.
  */
-static bool list_row(const char *text, const char *name, char *device, char *parts, char *verd, size_t len)
+static bool list_row(const char *text, const char *name, char *device, char *parts, char *verd,
+		     size_t len)
 {
 	static const size_t at[] = { 81, 93, 100, 113 };
 	char *cells[] = { device, parts, verd };
@@ -1881,7 +1939,8 @@ static void list_verdicts(const char *tag, struct json_object *devs, const char 
 		struct json_object *x = json_object_array_get_idx(devs, i), *jn = jget(x, "name"),
 				   *jv = jget(x, "verdict");
 		const char *name = jn ? json_object_get_string(jn) : "?", *want;
-		char q[PATH_MAX], dir[PATH_MAX], sub[PATH_MAX * 2], cdev[64], cparts[64], cverd[64], wparts[32];
+		char q[PATH_MAX], dir[PATH_MAX], sub[PATH_MAX * 2], cdev[64], cparts[64], cverd[64],
+			wparts[32];
 		uint64_t umin = 0, umax = 0, bnd = 0, lbs = 0, mb, start;
 		unsigned int nparts = 0, aligned = 0;
 		struct dirent *e;
@@ -1921,23 +1980,31 @@ static void list_verdicts(const char *tag, struct json_object *devs, const char 
 			snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen), "%s,", want);
 		if (!strcmp(want, "atomic") && nparts && !strstr(seen, ",aligned-partitions,") &&
 		    strlen(seen) + 20 < sizeof(seen))
-			snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen), "aligned-partitions,");
+			snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen),
+				 "aligned-partitions,");
 		if (!jv || strcmp(json_object_get_string(jv), want))
-			snprintf(why, sizeof(why), "%s: awr list -o json verdict %s, expected %s (sysfs unit_min %" PRIu64
-				 " unit_max %" PRIu64 " boundary %" PRIu64 " logical block %" PRIu64 ", %u of %u partitions aligned)",
-				 name, jv ? json_object_get_string(jv) : "(none)", want, umin, umax, bnd, lbs, aligned, nparts);
+			snprintf(why, sizeof(why),
+				 "%s: awr list -o json verdict %s, expected %s "
+				 "(sysfs unit_min %" PRIu64 " unit_max %" PRIu64
+				 " boundary %" PRIu64 " logical block %" PRIu64
+				 ", %u of %u partitions aligned)",
+				 name, jv ? json_object_get_string(jv) : "(none)", want, umin, umax,
+				 bnd, lbs, aligned, nparts);
 		else if (!list_row(text, name, cdev, cparts, cverd, sizeof(cverd)))
 			snprintf(why, sizeof(why), "%s: no row in awr list's normal output", name);
 		else if (strcmp(cverd, want) || strcmp(cparts, wparts))
-			snprintf(why, sizeof(why), "%s: awr list shows PARTS %s VERDICT %s, expected %s %s", name, cparts,
+			snprintf(why, sizeof(why), "%s: awr list shows PARTS %s VERDICT %s, "
+						   "expected %s %s", name, cparts,
 				 cverd, wparts, want);
 	}
-	for (const char *p = need; p && *p && !why[0]; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+	for (const char *p = need; p && *p && !why[0];
+	     p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
 		char w[40];
 
 		snprintf(w, sizeof(w), ",%.*s,", (int)strcspn(p, ","), p);
 		if (!strstr(seen, w))
-			snprintf(why, sizeof(why), "no device with verdict %.*s among them (seen %s)", (int)strcspn(p, ","),
+			snprintf(why, sizeof(why), "no device with verdict %.*s among them (seen "
+						   "%s)", (int)strcspn(p, ","),
 				 p, seen);
 	}
 	printf("AWRVM: INFO list_verdict %s verdicts=%s\n", tag, seen);
@@ -1965,9 +2032,11 @@ static int nvme_config(const char *serial, long *v)
 		for (ent = strtok_r(arg + 9, ",", &save2); ent; ent = strtok_r(NULL, ",", &save2)) {
 			char *c = strchr(ent, ':');
 
-			if (!c || (size_t)(c - ent) != strlen(serial) || strncmp(ent, serial, strlen(serial)))
+			if (!c || (size_t)(c - ent) != strlen(serial) ||
+			    strncmp(ent, serial, strlen(serial)))
 				continue;
-			for (char *t = c + 1; *t && nv < 7; t += strcspn(t, ":") + (t[strcspn(t, ":")] == ':')) {
+			for (char *t = c + 1; *t && nv < 7;
+			     t += strcspn(t, ":") + (t[strcspn(t, ":")] == ':')) {
 				if (*t == '-')
 					break;
 				v[nv++] = strtol(t, NULL, 10);
@@ -1997,10 +2066,13 @@ static void list_device_fields(const char *tag, struct json_object *devs)
 	if (!text)
 		return;
 	for (size_t i = 0; i < json_object_array_length(devs) && !why[0]; i++) {
-		struct json_object *x = json_object_array_get_idx(devs, i), *jn = jget(x, "name"), *jt = jget(x, "transport");
+		struct json_object *x = json_object_array_get_idx(devs, i), *jn = jget(x, "name"),
+				   *jt = jget(x, "transport");
 		struct json_object *jnv, *jsc, *v;
-		const char *name = jn ? json_object_get_string(jn) : "?", *tr = jt ? json_object_get_string(jt) : "";
-		char path[PATH_MAX], want_col[64] = "-", cdev[64], cparts[64], cverd[64], serial[64] = "", got[128] = "";
+		const char *name = jn ? json_object_get_string(jn) : "?",
+			   *tr = jt ? json_object_get_string(jt) : "";
+		char path[PATH_MAX], want_col[64] = "-", cdev[64], cparts[64], cverd[64],
+				     serial[64] = "", got[128] = "";
 		int64_t want_awupf = -1, want_nawupf = -1, want_matl = -1;
 
 		if (!jmember(x, "nvme", &jnv) || !jmember(x, "scsi", &jsc)) {
@@ -2015,9 +2087,11 @@ static void list_device_fields(const char *tag, struct json_object *devs)
 			int fd = open(path, O_RDONLY), nc;
 			FILE *sf;
 
-			if (fd < 0 || nvme_get_nsid(fd, &nsid) || nvme_identify_ctrl(fd, (struct nvme_id_ctrl *)c) ||
+			if (fd < 0 || nvme_get_nsid(fd, &nsid) ||
+			    nvme_identify_ctrl(fd, (struct nvme_id_ctrl *)c) ||
 			    nvme_identify_ns(fd, nsid, (struct nvme_id_ns *)ns)) {
-				snprintf(why, sizeof(why), "%s: Identify through %s failed: %s", name, path, strerror(errno));
+				snprintf(why, sizeof(why), "%s: Identify through %s failed: %s",
+					 name, path, strerror(errno));
 				if (fd >= 0)
 					close(fd);
 				break;
@@ -2034,25 +2108,32 @@ static void list_device_fields(const char *tag, struct json_object *devs)
 					serial[0] = '\0';
 				fclose(sf);
 			}
-			for (size_t k = strlen(serial); k > 0 && (serial[k - 1] == ' ' || serial[k - 1] == '\n'); k--)
+			for (size_t k = strlen(serial);
+			     k > 0 && (serial[k - 1] == ' ' || serial[k - 1] == '\n'); k--)
 				serial[k - 1] = '\0';
 			nc = *serial ? nvme_config(serial, conf) : 0;
 			configured += nc > 0;
 			if (nc >= 2 && conf[1] != want_awupf)
-				snprintf(why, sizeof(why), "%s (serial %s): Identify AWUPF %" PRId64 ", configured %ld", name,
-					 serial, want_awupf, conf[1]);
+				snprintf(why, sizeof(why),
+					 "%s (serial %s): Identify AWUPF %" PRId64
+					 ", configured %ld",
+					 name, serial, want_awupf, conf[1]);
 			else if (nc == 7 && (!(ns[24] & 2) || conf[3] != want_nawupf))
-				snprintf(why, sizeof(why), "%s (serial %s): Identify NSFEAT 0x%x NAWUPF %u, configured NAWUPF %ld",
+				snprintf(why, sizeof(why), "%s (serial %s): Identify NSFEAT 0x%x "
+							   "NAWUPF %u, configured NAWUPF %ld",
 					 name, serial, ns[24], le16at(ns, 36), conf[3]);
 			else if (nc == 2 && (ns[24] & 2))
-				snprintf(why, sizeof(why), "%s (serial %s): NSFEAT bit 1 set, no namespace fields configured",
+				snprintf(why, sizeof(why), "%s (serial %s): NSFEAT bit 1 set, no "
+							   "namespace fields configured",
 					 name, serial);
 			if (why[0])
 				break;
-			printf("AWRVM: INFO list_device %s dev=%s serial=%s awupf=%" PRId64 " nawupf=%" PRId64 " configured=%s\n",
+			printf("AWRVM: INFO list_device %s dev=%s serial=%s awupf=%" PRId64
+			       " nawupf=%" PRId64 " configured=%s\n",
 			       tag, name, serial, want_awupf, want_nawupf, nc ? "yes" : "no");
 			if (want_nawupf >= 0)
-				snprintf(want_col, sizeof(want_col), "NAWUPF %" PRId64, want_nawupf);
+				snprintf(want_col, sizeof(want_col), "NAWUPF %" PRId64,
+					 want_nawupf);
 			else
 				snprintf(want_col, sizeof(want_col), "AWUPF %" PRId64, want_awupf);
 		} else if (!strcmp(tr, "scsi")) {
@@ -2062,8 +2143,10 @@ static void list_device_fields(const char *tag, struct json_object *devs)
 			FILE *mf;
 
 			memset(r, 0, sizeof(r));
-			if (fd < 0 || sg_ll_inquiry_v2(fd, true, 0xb0, r, sizeof(r), 0, &resid, true, 0)) {
-				snprintf(why, sizeof(why), "%s: INQUIRY VPD B0h through %s failed", name, path);
+			if (fd < 0 ||
+			    sg_ll_inquiry_v2(fd, true, 0xb0, r, sizeof(r), 0, &resid, true, 0)) {
+				snprintf(why, sizeof(why), "%s: INQUIRY VPD B0h through %s failed",
+					 name, path);
 				if (fd >= 0)
 					sg_cmds_close_device(fd);
 				break;
@@ -2081,43 +2164,57 @@ static void list_device_fields(const char *tag, struct json_object *devs)
 					model[0] = '\0';
 				fclose(mf);
 			}
-			if (!strncmp(model, "scsi_debug", 10) && sd_param("atomic_wr_max_length") != want_matl) {
-				snprintf(why, sizeof(why), "%s: VPD MATL %" PRId64 ", scsi_debug atomic_wr_max_length=%" PRId64,
+			if (!strncmp(model, "scsi_debug", 10) &&
+			    sd_param("atomic_wr_max_length") != want_matl) {
+				snprintf(why, sizeof(why),
+					 "%s: VPD MATL %" PRId64
+					 ", scsi_debug atomic_wr_max_length=%" PRId64,
 					 name, want_matl, sd_param("atomic_wr_max_length"));
 				break;
 			}
-			printf("AWRVM: INFO list_device %s dev=%s matl=%" PRId64 "\n", tag, name, want_matl);
+			printf("AWRVM: INFO list_device %s dev=%s matl=%" PRId64 "\n", tag, name,
+			       want_matl);
 		}
 		/* JSON */
 		if (want_awupf >= 0) {
 			struct json_object *a = jget(jnv, "awupf"), *na = NULL;
-			bool nok = jmember(jnv, "nawupf", &na) &&
-				   (want_nawupf < 0 ? !na : na && json_object_get_int64(na) == want_nawupf);
+			bool nok =
+				jmember(jnv, "nawupf", &na) &&
+				(want_nawupf < 0 ? !na
+						 : na && json_object_get_int64(na) == want_nawupf);
 
-			snprintf(got, sizeof(got), "%s", jnv ? json_object_to_json_string(jnv) : "null");
+			snprintf(got, sizeof(got), "%s",
+				 jnv ? json_object_to_json_string(jnv) : "null");
 			if (!a || json_object_get_int64(a) != want_awupf || !nok)
-				snprintf(why, sizeof(why), "%s: awr list -o json nvme %s, Identify AWUPF %" PRId64 " NAWUPF %" PRId64
-					 " (-1: NSFEAT bit 1 clear, null)", name, got, want_awupf, want_nawupf);
+				snprintf(why, sizeof(why),
+					 "%s: awr list -o json nvme %s, Identify "
+					 "AWUPF %" PRId64 " NAWUPF %" PRId64
+					 " (-1: NSFEAT bit 1 clear, null)",
+					 name, got, want_awupf, want_nawupf);
 		} else if (jnv) {
-			snprintf(why, sizeof(why), "%s: awr list -o json nvme %s for a %s disk", name,
-				 json_object_to_json_string(jnv), tr);
+			snprintf(why, sizeof(why), "%s: awr list -o json nvme %s for a %s disk",
+				 name, json_object_to_json_string(jnv), tr);
 		}
 		if (!why[0] && want_matl >= 0) {
 			v = jget(jsc, "max_atomic_transfer_length");
 			if (!v || json_object_get_int64(v) != want_matl)
-				snprintf(why, sizeof(why), "%s: awr list -o json scsi %s, VPD MATL %" PRId64, name,
+				snprintf(why, sizeof(why), "%s: awr list -o json scsi %s, VPD MATL "
+							   "%" PRId64, name,
 					 jsc ? json_object_to_json_string(jsc) : "null", want_matl);
 		} else if (!why[0] && jsc) {
-			snprintf(why, sizeof(why), "%s: awr list -o json scsi %s, the VPD page has no atomic fields", name,
+			snprintf(why, sizeof(why), "%s: awr list -o json scsi %s, the VPD page has "
+						   "no atomic fields", name,
 				 json_object_to_json_string(jsc));
 		}
 		/* the normal output's DEVICE column */
 		if (!why[0] && !list_row(text, name, cdev, cparts, cverd, sizeof(cdev)))
 			snprintf(why, sizeof(why), "%s: no row in awr list's normal output", name);
 		else if (!why[0] && strcmp(cdev, want_col))
-			snprintf(why, sizeof(why), "%s: awr list DEVICE column '%s', expected '%s'", name, cdev, want_col);
+			snprintf(why, sizeof(why), "%s: awr list DEVICE column '%s', expected '%s'",
+				 name, cdev, want_col);
 	}
-	printf("AWRVM: INFO list_device %s nvme=%u configured=%u scsi=%u\n", tag, nvme, configured, scsi);
+	printf("AWRVM: INFO list_device %s nvme=%u configured=%u scsi=%u\n", tag, nvme, configured,
+	       scsi);
 	free(text);
 	verdict(n, why);
 }
@@ -2132,7 +2229,8 @@ int main(int argc, char **argv)
 
 		if (!x.ok)
 			return 1;
-		printf("0x%x %u %u %u %u\n", x.mask, x.unit_min, x.unit_max, x.segments_max, x.unit_max_opt);
+		printf("0x%x %u %u %u %u\n", x.mask, x.unit_min, x.unit_max, x.segments_max,
+		       x.unit_max_opt);
 		return 0;
 	}
 	if ((argc == 3 || argc == 4) && !strcmp(argv[1], "list"))
@@ -2143,8 +2241,10 @@ int main(int argc, char **argv)
 		return cmd_nvmeid(argv[2], argv[3], argv[4], argc == 7 ? argv[5] : NULL,
 				  argc == 7 ? argv[6] : NULL);
 	if (argc != 4) {
-		fprintf(stderr, "usage: awr-vmtest disk|part|stack|chardev|sysfs TAG DEV | vpd TAG SGDEV DISK |"
-			" nvmeid TAG CTRLDEV NSDEV [AWUN AWUPF] | mbr DEV | list TAG [VERDICT,...] | statx PATH\n");
+		fprintf(stderr, "usage: awr-vmtest disk|part|stack|chardev|sysfs TAG DEV | vpd TAG "
+				"SGDEV DISK |"
+			" nvmeid TAG CTRLDEV NSDEV [AWUN AWUPF] | mbr DEV | list TAG [VERDICT,...] "
+			"| statx PATH\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "disk"))

@@ -36,9 +36,9 @@ int main(int argc, char **argv)
 	before = t_mapped("libnvme.so");
 	memset(&id, 0, sizeof(id));
 	ret = awr__nvme_read(fd, true, &id, err, sizeof(err));
-	printf("before=%d after=%d ret=%d nsid=%u nsfeat=0x%02x nawupf=%u awupf=%u lba=%u%s%s\n", before,
-	       t_mapped("libnvme.so"), ret, id.nsid, id.nsfeat, id.nawupf, id.awupf, id.lba_size, err[0] ? " err=" : "",
-	       err);
+	printf("before=%d after=%d ret=%d nsid=%u nsfeat=0x%02x nawupf=%u awupf=%u lba=%u%s%s\n",
+	       before, t_mapped("libnvme.so"), ret, id.nsid, id.nsfeat, id.nawupf, id.awupf,
+	       id.lba_size, err[0] ? " err=" : "", err);
 	close(fd);
 	return ret ? 1 : 0;
 }
