@@ -161,6 +161,12 @@ int cmd_parse(struct cmd_ctx *c, int argc, const char **argv,
 		poptSetOtherOptionHelp(c->pc, c->other_help);
 	}
 	out_set_command(c->name, NULL);
+	/* --help from the command table (help.c), as popt's own would: exit at once */
+	if (help_asked(argc, argv)) {
+		rc = help_command(c, operand_name);
+		cmd_done(c);
+		exit(rc ? AWR_EXIT_USAGE : AWR_EXIT_OK);
+	}
 	while ((rc = poptGetNextOpt(c->pc)) > 0)
 		;
 	/* -o first: an error in the other options is then reported in the format asked for */

@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "libatomicwr.h"
 #include "fields.h"
@@ -17,12 +18,42 @@
 #define AWR_EXIT_FAIL	1	/* the check, write or verification failed */
 #define AWR_EXIT_USAGE	2	/* usage or environment error */
 
+/* An example of a command: what it does, then the command line (--help, the man page). */
+struct awr_example {
+	const char *what;
+	const char *line;
+};
+
+/* A term and what it means: awr list's columns (--help, the man page). */
+struct awr_note {
+	const char *term;
+	const char *text;
+};
+
 struct awr_cmd {
 	const char *name;
-	const char *summary;
+	const char *summary;	/* the one-line purpose */
 	int (*handler)(int argc, const char **argv);
 	bool writes;	/* writes its target: safety decisions from the real /sys */
+	const char *synopsis;	/* operands and options, as the man page's SYNOPSIS */
+	const struct awr_example *examples;	/* ends with { NULL, NULL } */
+	const char *notes_title;	/* "COLUMNS": the section of the notes */
+	const struct awr_note *notes;	/* NULL, or ends with { NULL, NULL } */
 };
+
+/* awr.c: the command table */
+extern const struct awr_cmd awr_commands[];
+extern const size_t awr_nr_commands;
+
+/* help.c: --help, the man pages and the completion from the command table */
+const struct awr_cmd *awr_command(const char *name);
+void help_usage(FILE *f);
+int cmd_help(int argc, const char **argv);
+struct cmd_ctx;
+/* --help or -? among the arguments (before "--") */
+bool help_asked(int argc, const char **argv);
+/* what --help prints for the command parsed by @c: text, a man page or completion words */
+int help_command(const struct cmd_ctx *c, const char *operand_name);
 
 /* output.c: one output layer for every command */
 enum out_mode { OUT_NORMAL, OUT_JSON, OUT_PROMETHEUS };

@@ -4,5 +4,5 @@
 
 mutant version-outside-output "awr --version runs the version command outside the output layer (-o json printed nothing)" \
 	"cli_contract" cli/awr.c \
-	'	c = find_command(strcmp(argv[1], "--version") ? argv[1] : "version");' \
-	$'\tif (!strcmp(argv[1], "--version"))\n\t\treturn cmd_version(argc - 1, argv + 1);\n\tc = find_command(argv[1]);'
+	'	c = awr_command(strcmp(argv[1], "--version") ? argv[1] : "version");' \
+	$'\tif (!strcmp(argv[1], "--version"))\n\t\treturn cmd_version(argc - 1, argv + 1);\n\tc = awr_command(argv[1]);'

@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: MIT
 # Description: one JSON vocabulary, documented. Every key of every command's -o json document (probe of
 # a file, a directory and the loop device, list, check, extents, decode of NVMe and SCSI fixtures, write,
-# stress, verify, prepare, bench, qualify --quick, version) on scratch XFS must be named in awr(1); one
+# stress, verify, prepare, bench, qualify --quick, version) on scratch XFS must be named in awr(1) or
+# the awr-COMMAND(1) pages (their prose, man/src/*.man); one
 # name per meaning across commands (effective.dio_mem_align as statx.dio_mem_align, findings with a
 # severity at the top and in fs.findings, the kernel and awr version in probe, list and qualify);
 # numbers are printed rounded to their meaning (no 6.84e-06 seconds); schema_version is 2. Control: a
 # key absent from the page is reported by the same check.
-#   cli_json_keys.py AWR MAN_PAGE FIXTURES   (run under with-scratch-xfs.sh)
+#   cli_json_keys.py AWR MAN_SRC_DIR FIXTURES   (run under with-scratch-xfs.sh)
 import json
 import os
 import re
@@ -19,8 +20,10 @@ from checks import check, finish  # noqa: E402
 
 awr, man, fixtures = sys.argv[1], sys.argv[2], os.path.join(sys.argv[3], 'tools')
 d, dev = os.environ['AWR_SCRATCH_DIR'], os.environ['AWR_SCRATCH_DEV']
-with open(man, encoding='utf-8') as f:
-    page = f.read().replace('\\-', '-').replace('\\_', '_')
+page = ''
+for name in sorted(os.listdir(man)):
+    with open(os.path.join(man, name), encoding='utf-8') as f:
+        page += f.read().replace('\\-', '-').replace('\\_', '_')
 documented = set(re.findall(r'[A-Za-z_][A-Za-z0-9_]*', page))
 
 
@@ -73,7 +76,7 @@ for name, args in runs.items():
     text, doc = run(*args)
     docs[name] = doc
     missing = undocumented(doc)
-    check(not missing, '%s: keys not in awr(1): %s' % (name, missing))
+    check(not missing, '%s: keys not in the man pages: %s' % (name, missing))
     check(doc.get('schema_version') == 2, '%s: schema_version %s' % (name, doc.get('schema_version')))
     sci = re.findall(r'[0-9]e-[0-9]+', text)
     check(not sci, '%s: numbers in exponent form (round them to their meaning): %s' % (name, sci[:3]))

@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The help of every command from one source: the command table (purpose,
+ * synopsis, examples, notes) with each command's popt option table gives
+ * awr COMMAND --help, the man page awr-COMMAND(1) (awr help --man COMMAND
+ * SOURCE, run by the build, adds the prose of man/src/COMMAND.man) and what
+ * the bash completion offers (awr help --complete COMMAND). Pages and --help
+ * cannot drift: they print the same strings.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "awr.h"
+#include "config.h"
+
+enum help_mode { HELP_TEXT, HELP_MAN, HELP_COMPLETE };
+
+static enum help_mode help_mode = HELP_TEXT;
+static const char *help_source;	/* the man page's prose (HELP_MAN) */
+
+#define HELP_WIDTH 79	/* --help text is wrapped to this column */
+#define MAN_DATE "2026-12-07"
+
+/* ---- text: --help and awr help ---- */
+
+/* @text wrapped at HELP_WIDTH, every line indented by @indent, the first already at column @col */
+static void wrap(FILE *f, const char *text, int indent, int col)
+{
+	while (*text) {
+		size_t n = strcspn(text, " ");
+
+		if (col > indent && col + 1 + (int)n > HELP_WIDTH) {
+			fprintf(f, "\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			fputc(' ', f);
+			col++;
+		}
+		fprintf(f, "%.*s", (int)n, text);
+		col += (int)n;
+		text += n;
+		text += strspn(text, " ");
+	}
+	fputc('\n', f);
+}
+
+void help_usage(FILE *f)
+{
+	int w = 0;
+
+	for (size_t i = 0; i < awr_nr_commands; i++)
+		if ((int)strlen(awr_commands[i].name) > w)
+			w = (int)strlen(awr_commands[i].name);
+	fprintf(f, "Usage: awr COMMAND [OPTIONS] [PATH]\n\nCommands:\n");
+	for (size_t i = 0; i < awr_nr_commands; i++)
+		fprintf(f, "  %-*s %s\n", w, awr_commands[i].name, awr_commands[i].summary);
+	fprintf(f, "\nEvery command takes --help and -o normal|json. "
+		"'awr help COMMAND' is 'awr COMMAND --help'.\n"
+		"See awr(1) and awr-COMMAND(1).\n");
+}
+
+/* popt's option list without its first line (the usage line, printed before the purpose) */
+static void text_options(FILE *f, poptContext pc)
+{
+	char *buf = NULL, *nl;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m)
+		return;
+	poptPrintHelp(pc, m, 0);
+	fclose(m);
+	nl = buf ? strchr(buf, '\n') : NULL;
+	if (nl)
+		fputs(nl + 1, f);
+	free(buf);
+}
+
+static void text_help(FILE *f, const struct awr_cmd *cmd, const struct cmd_ctx *c,
+		      const char *operand_name)
+{
+	fprintf(f, "Usage: %s %s\n", c->prog, operand_name ? c->other_help : "[OPTION...]");
+	wrap(f, cmd->summary, 0, 0);
+	fprintf(f, "  awr %s%s%s\n\n", cmd->name, *cmd->synopsis ? " " : "", cmd->synopsis);
+	text_options(f, c->pc);
+	for (const struct awr_note *n = cmd->notes; n && n->term; n++) {
+		if (n == cmd->notes)
+			fprintf(f, "\n%s:\n", cmd->notes_title);
+		fprintf(f, "  %-15s", n->term);
+		if (strlen(n->term) > 15)
+			fprintf(f, "\n%*s", 17, "");
+		wrap(f, n->text, 18, 17);
+	}
+	fprintf(f, "\nExamples:\n");
+	for (const struct awr_example *e = cmd->examples; e && e->line; e++) {
+		fputs("  # ", f);
+		wrap(f, e->what, 4, 4);
+		fprintf(f, "  %s\n", e->line);
+	}
+	fprintf(f, "\nSee awr-%s(1) for the whole description.\n", cmd->name);
+}
+
+/* ---- roff: awr help --man ---- */
+
+/* @s escaped for roff: backslashes and minus signs, a leading dot or quote made literal */
+static void man_text(FILE *f, const char *s)
+{
+	if (*s == '.' || *s == '\'')
+		fputs("\\&", f);
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\e", f);
+		else if (*s == '-')
+			fputs("\\-", f);
+		else
+			fputc(*s, f);
+		if (*s == '\n' && (s[1] == '.' || s[1] == '\''))
+			fputs("\\&", f);
+	}
+}
+
+/* popt's callback entries and hidden options are not shown */
+static bool hidden(const struct poptOption *o)
+{
+	return (o->argInfo & POPT_ARG_MASK) == POPT_ARG_CALLBACK ||
+	       (o->argInfo & POPT_ARGFLAG_DOC_HIDDEN) || (!o->longName && !o->shortName);
+}
+
+static void man_option(FILE *f, const struct poptOption *o)
+{
+	fputs(".TP\n", f);
+	if (o->shortName)
+		fprintf(f, "\\fB\\-%c\\fR%s", o->shortName, o->longName ? ", " : "");
+	if (o->longName) {
+		fputs("\\fB", f);
+		man_text(f, "--");
+		man_text(f, o->longName);
+		fputs("\\fR", f);
+	}
+	if ((o->argInfo & POPT_ARG_MASK) != POPT_ARG_NONE) {
+		fputs("=\\fI", f);
+		man_text(f, o->argDescrip ? o->argDescrip : "ARG");
+		fputs("\\fR", f);
+	}
+	fputs("\n", f);
+	man_text(f, o->descrip ? o->descrip : "");
+	fputs("\n", f);
+}
+
+/* every option of @t and the tables it includes, in the order --help lists them */
+static void man_options(FILE *f, const struct poptOption *t)
+{
+	for (; t->longName || t->shortName || t->argInfo; t++) {
+		if ((t->argInfo & POPT_ARG_MASK) == POPT_ARG_INCLUDE_TABLE) {
+			if (t->arg)
+				man_options(f, t->arg);
+		} else if (!hidden(t)) {
+			man_option(f, t);
+		}
+	}
+}
+
+static void man_head(FILE *f, const char *page, const char *summary)
+{
+	fputs(".\\\" Generated by awr help --man from cli/help.c and man/src: edit those.\n", f);
+	fprintf(f, ".TH %s 1 %s \"libatomicwr %s\" \"User Commands\"\n.SH NAME\n", page,
+		MAN_DATE, AWR_VERSION_STRING);
+	man_text(f, page);
+	fputs(" \\- ", f);
+	man_text(f, summary);
+	fputs("\n", f);
+}
+
+static void man_examples(FILE *f, const struct awr_cmd *cmd)
+{
+	fputs(".SH EXAMPLES\n", f);
+	for (const struct awr_example *e = cmd->examples; e && e->line; e++) {
+		fputs(".PP\n", f);
+		man_text(f, e->what);
+		fputs(":\n.RS\n.nf\n", f);
+		man_text(f, e->line);
+		fputs("\n.fi\n.RE\n", f);
+	}
+}
+
+static void man_notes(FILE *f, const struct awr_cmd *cmd)
+{
+	if (!cmd->notes)
+		return;
+	fputs(".SH ", f);
+	for (const char *t = cmd->notes_title; *t; t++)
+		fputc(toupper((unsigned char)*t), f);
+	fputs("\n", f);
+	for (const struct awr_note *n = cmd->notes; n->term; n++) {
+		fputs(".TP\n.B ", f);
+		man_text(f, n->term);
+		fputs("\n", f);
+		man_text(f, n->text);
+		fputs("\n", f);
+	}
+}
+
+static void man_commands(FILE *f)
+{
+	fputs(".SH COMMANDS\nEach command has its own page, and\n.BI \"awr \" COMMAND \" "
+	      "\\-\\-help\"\nprints its options and examples from the same source.\n", f);
+	for (size_t i = 0; i < awr_nr_commands; i++) {
+		fputs(".TP\n.BR awr\\-", f);
+		man_text(f, awr_commands[i].name);
+		fputs(" (1)\n", f);
+		man_text(f, awr_commands[i].summary);
+		fputs("\n", f);
+	}
+}
+
+/*
+ * The prose of @source around the generated sections: its first section
+ * (DESCRIPTION), then what @gen prints, then the rest of it. Without a SEE
+ * ALSO section of its own the page ends with one naming awr(1).
+ */
+static int man_splice(FILE *f, const char *source, const struct awr_cmd *cmd,
+		      const struct cmd_ctx *c, void (*gen)(FILE *, const struct awr_cmd *,
+							    const struct cmd_ctx *))
+{
+	FILE *in = fopen(source, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	int sections = 0;
+	bool see_also = false;
+
+	if (!in) {
+		out_error("help: cannot read %s: %s", source, strerror(errno));
+		return -errno;
+	}
+	while (getline(&line, &cap, in) > 0) {
+		if (!strncmp(line, ".SH ", 4) && ++sections == 2)
+			gen(f, cmd, c);
+		see_also |= !strncmp(line, ".SH SEE ALSO", 12);
+		fputs(line, f);
+	}
+	if (sections < 2)
+		gen(f, cmd, c);
+	if (!see_also && cmd)
+		fputs(".SH SEE ALSO\n.BR awr (1)\n", f);
+	free(line);
+	fclose(in);
+	return 0;
+}
+
+static void man_command_sections(FILE *f, const struct awr_cmd *cmd, const struct cmd_ctx *c)
+{
+	fputs(".SH OPTIONS\n", f);
+	man_options(f, c->table);
+	man_notes(f, cmd);
+	man_examples(f, cmd);
+}
+
+static void man_overview_sections(FILE *f, const struct awr_cmd *cmd, const struct cmd_ctx *c)
+{
+	(void)cmd;
+	(void)c;
+	man_commands(f);
+}
+
+static int man_command(FILE *f, const struct awr_cmd *cmd, const struct cmd_ctx *c)
+{
+	char page[64];
+
+	snprintf(page, sizeof(page), "awr-%s", cmd->name);
+	man_head(f, page, cmd->summary);
+	fputs(".SH SYNOPSIS\n.B awr ", f);
+	man_text(f, cmd->name);
+	fputs("\n", f);
+	man_text(f, cmd->synopsis);
+	fputs("\n", f);
+	return man_splice(f, help_source, cmd, c, man_command_sections);
+}
+
+/* awr(1): the overview, its command list from the table */
+static int man_overview(FILE *f, const char *source)
+{
+	man_head(f, "awr", "probe, check, perform and qualify Linux atomic (untorn) block writes");
+	fputs(".SH SYNOPSIS\n.B awr\n.I COMMAND\n.RI [ OPTIONS ]\n.RI [ PATH ]\n.br\n"
+	      ".B awr help\n.RI [ COMMAND ]\n", f);
+	return man_splice(f, source, NULL, NULL, man_overview_sections);
+}
+
+/* ---- completion: awr help --complete ---- */
+
+/* one line per option: --LONG -S ARG ("-" for a part it has not) */
+static void complete_options(FILE *f, const struct poptOption *t)
+{
+	for (; t->longName || t->shortName || t->argInfo; t++) {
+		unsigned int type = t->argInfo & POPT_ARG_MASK;
+
+		if (type == POPT_ARG_INCLUDE_TABLE) {
+			if (t->arg)
+				complete_options(f, t->arg);
+			continue;
+		}
+		if (hidden(t))
+			continue;
+		fprintf(f, "%s%s ", t->longName ? "--" : "-", t->longName ? t->longName : "");
+		if (t->shortName)
+			fprintf(f, "-%c ", t->shortName);
+		else
+			fputs("- ", f);
+		fprintf(f, "%s\n", type == POPT_ARG_NONE ? "-" :
+				   t->argDescrip ? t->argDescrip : "ARG");
+	}
+}
+
+static void complete_command(FILE *f, const struct cmd_ctx *c, const char *operand_name)
+{
+	fprintf(f, "operand %s\n", operand_name ? operand_name : "-");
+	complete_options(f, c->table);
+}
+
+/* ---- entry points ---- */
+
+const struct awr_cmd *awr_command(const char *name)
+{
+	for (size_t i = 0; i < awr_nr_commands; i++)
+		if (!strcmp(awr_commands[i].name, name))
+			return &awr_commands[i];
+	return NULL;
+}
+
+bool help_asked(int argc, const char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-?"))
+			return true;
+	return false;
+}
+
+int help_command(const struct cmd_ctx *c, const char *operand_name)
+{
+	const struct awr_cmd *cmd = awr_command(c->name);
+
+	if (!cmd)
+		return -ENOENT;
+	switch (help_mode) {
+	case HELP_MAN:
+		return man_command(stdout, cmd, c);
+	case HELP_COMPLETE:
+		complete_command(stdout, c, operand_name);
+		return 0;
+	default:
+		text_help(stdout, cmd, c, operand_name);
+		return 0;
+	}
+}
+
+static int help_unknown(const char *name)
+{
+	out_error("unknown command '%s'", name);
+	help_usage(stderr);
+	return AWR_EXIT_USAGE;
+}
+
+/*
+ * awr help [COMMAND]; for the build and the completion: awr help --man
+ * (awr|COMMAND) SOURCE, awr help --complete [COMMAND].
+ */
+int cmd_help(int argc, const char **argv)
+{
+	const char *args[] = { NULL, "--help", NULL };
+	const struct awr_cmd *c;
+
+	if (argc >= 2 && !strcmp(argv[1], "--complete")) {
+		help_mode = HELP_COMPLETE;
+		argv++;
+		argc--;
+		if (argc < 2) {
+			for (size_t i = 0; i < awr_nr_commands; i++)
+				printf("%s\n", awr_commands[i].name);
+			return AWR_EXIT_OK;
+		}
+	} else if (argc == 4 && !strcmp(argv[1], "--man")) {
+		help_mode = HELP_MAN;
+		help_source = argv[3];
+		if (!strcmp(argv[2], "awr"))
+			return man_overview(stdout, argv[3]) ? AWR_EXIT_USAGE : AWR_EXIT_OK;
+		argv++;
+		argc--;
+	}
+	if (argc < 2) {
+		help_usage(stdout);
+		return AWR_EXIT_OK;
+	}
+	c = awr_command(argv[1]);
+	if (!c || c->handler == cmd_help)
+		return help_unknown(argv[1]);
+	args[0] = c->name;
+	return c->handler(2, args);
+}
