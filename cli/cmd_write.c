@@ -163,14 +163,14 @@ static int unit_fill(void *arg, void *buf, uint64_t index)
 }
 
 /* The first failure of a queued run, named: one at a time (qd 0) as each write's own error. */
-static void queued_failed(const struct write_job *j, const struct awr_queue *q, int ret,
+static void queued_failed(const struct write_job *j, int ret,
 			  const struct awr_batch_result *res)
 {
 	uint64_t pos = res->error_offset - j->offset;
 	struct awr_verdict v = res->verdict;
 
-	if (v.rule == AWR_RULE_DEVICE_ERROR && awr_queue_last_error(q))	/* its sentence alone */
-		snprintf(v.message, sizeof(v.message), "%s", awr_queue_last_error(q));
+	if (v.rule == AWR_RULE_DEVICE_ERROR && awr_last_error()[0])	/* its sentence alone */
+		snprintf(v.message, sizeof(v.message), "%s", awr_last_error());
 	if (ret && !res->error) {
 		if (ret != -EINVAL)	/* -EINVAL: --input failed, produce() said why */
 			out_error("queueing the write at %" PRIu64 " failed: %s",
@@ -196,7 +196,7 @@ static int run_queued(struct write_job *j, struct awr_queue *q)
 	j->writes = res.units_done;
 	j->written = res.units_done * j->unit;
 	if (ret)
-		queued_failed(j, q, ret, &res);
+		queued_failed(j, ret, &res);
 	j->have_stats = j->qd != 0;
 	awr_queue_stats(q, &j->stats);
 	return ret;

@@ -146,7 +146,7 @@ static int check(const char *path, uint64_t npages, bool whole)
 	for (int i = 0; (ret = awr_pages_open(path, PAGE_SIZE, AWR_PAGES_AUTO, &s)) == -EBUSY && i < 200; i++)
 		usleep(25000);
 	if (ret) {
-		fprintf(stderr, "dbpages: %s: %s\n", strerror(-ret), awr_pages_explain(NULL));
+		fprintf(stderr, "dbpages: %s: %s\n", strerror(-ret), awr_last_error());
 		return 1;
 	}
 	printf("mode: %s\nwhy: %s\nrecovered: %u page(s) repaired\n", awr_pages_mode_name(awr_pages_mode(s)),
@@ -200,7 +200,7 @@ int main(int argc, char **argv)
 		return check(argv[1], npages, whole);
 	ret = awr_pages_open(argv[1], PAGE_SIZE, flags | AWR_PAGES_CREATE, &s);
 	if (ret) {
-		fprintf(stderr, "dbpages: %s: %s\n", strerror(-ret), awr_pages_explain(NULL));
+		fprintf(stderr, "dbpages: %s: %s\n", strerror(-ret), awr_last_error());
 		return 1;
 	}
 	printf("mode: %s\nwhy: %s\n", awr_pages_mode_name(awr_pages_mode(s)), awr_pages_explain(s));
@@ -219,7 +219,7 @@ int main(int argc, char **argv)
 	}
 	ret = awr_pages_open(argv[1], PAGE_SIZE, flags, &s);
 	if (ret) {
-		fprintf(stderr, "dbpages: reopen: %s: %s\n", strerror(-ret), awr_pages_explain(NULL));
+		fprintf(stderr, "dbpages: reopen: %s: %s\n", strerror(-ret), awr_last_error());
 		return 1;
 	}
 	printf("reopened: mode %s, %u page(s) repaired\n", awr_pages_mode_name(awr_pages_mode(s)),

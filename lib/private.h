@@ -64,6 +64,12 @@ static inline uint64_t awr_max_u64(uint64_t a, uint64_t b)
 	return a > b ? a : b;
 }
 
+/*
+ * error.c: the sentence awr_last_error() returns, set by a failing call; returns @err so that
+ * a failure reads "return awr__fail(-EINVAL, "page size %u is not a power of two", ps);".
+ */
+int awr__fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int awr__vfail(int err, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 /* finding.c */
 void awr__findings_vadd(struct awr_finding *arr, unsigned int *nr, const char *id,

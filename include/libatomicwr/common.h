@@ -25,6 +25,29 @@ extern "C" {
  */
 const char *awr_version(void);
 
+/* --- errors -------------------------------------------------------------- */
+
+/*
+ * A call that fails returns a negative errno (or NULL, as its page says); one
+ * that has more to say than the errno leaves a sentence saying what failed
+ * and, where there is one, what to do, in the calling thread, and
+ * awr_last_error() returns it. As
+ * with dlerror(), the sentence is the thread's own; unlike dlerror(), reading
+ * it does not clear it and a later call that succeeds leaves it as it is: it
+ * is kept until the thread's next failing call replaces it. Read it right
+ * after the call that failed. A result that carries its own sentence (struct
+ * awr_verdict's message, struct awr_write_result's, struct awr_safety's) is a
+ * result, not an error: it is not copied here.
+ */
+
+/**
+ * awr_last_error() - the sentence of this thread's last failing call
+ *
+ * Return: a string owned by the thread, valid until its next failing call
+ * into the library; never NULL, "" when no call of this thread has left one.
+ */
+const char *awr_last_error(void);
+
 /* --- sizes --------------------------------------------------------------- */
 
 /**

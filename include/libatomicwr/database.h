@@ -118,8 +118,6 @@ struct awr_db_report {
  * @page0:	the first bytes of the tablespace (at least 58)
  * @len:	their length
  * @page_size:	the physical page size in bytes (the compressed size for ROW_FORMAT=COMPRESSED)
- * @why:	a sentence naming the flags and their layout (or what is wrong), may be NULL
- * @why_len:	size of @why
  *
  * The FSP header's FSP_SPACE_FLAGS (big endian at byte 54): MariaDB's
  * full_crc32 layout (marker bit 4, page size in bits 0..3) or the older
@@ -130,26 +128,24 @@ struct awr_db_report {
  *
  * Return: 0; -ENODATA when page 0 is not written yet (all zeros: the page size
  * is the instance's, innodb_page_size, e.g. ibdata1's); -EINVAL when page 0 is
- * not an FSP header page or the flags hold no valid size.
+ * not an FSP header page or the flags hold no valid size. On failure
+ * awr_last_error() says what page 0 holds (its type, its flags) or lacks.
  */
-int awr_innodb_page_size(const void *page0, size_t len, uint32_t *page_size, char *why,
-			 size_t why_len);
+int awr_innodb_page_size(const void *page0, size_t len, uint32_t *page_size);
 
 /**
  * awr_pg_control_block_size() - the block size global/pg_control records
  * @buf:	the file's contents (PostgreSQL writes 8192 bytes; the data is at the start)
  * @len:	their length
  * @blcksz:	the block size in bytes
- * @why:	what was read, or what is wrong, may be NULL
- * @why_len:	size of @why
  *
  * ControlFileData: blcksz follows floatFormat (1234567.0) in every version;
  * the CRC-32C at the end of the structure must match.
  *
- * Return: 0, or -EINVAL when the file is not a pg_control this reader knows (or its CRC fails).
+ * Return: 0, or -EINVAL when the file is not a pg_control this reader knows (or its CRC
+ * fails); awr_last_error() then says which.
  */
-int awr_pg_control_block_size(const void *buf, size_t len, uint32_t *blcksz, char *why,
-			      size_t why_len);
+int awr_pg_control_block_size(const void *buf, size_t len, uint32_t *blcksz);
 
 /**
  * awr_db_qualify() - may @engine's torn-page protection be turned off for @datadir?

@@ -489,14 +489,13 @@ const char *awr_write_route_name(enum awr_write_route r);
  * @r:		the file's extent report (any unit), or NULL for a range not yet allocated
  * @offset:	byte offset of the write
  * @length:	its length
- * @why:	a sentence saying why, or NULL
- * @why_len:	size of @why
  *
- * Return: an enum awr_write_route.
+ * Return: an enum awr_write_route; for AWR_ROUTE_REFUSED and AWR_ROUTE_UNKNOWN
+ * awr_last_error() says why (the rule the write breaks, what is not known).
  */
 enum awr_write_route awr_route_predict(const struct awr_fs_view *fs,
 				       const struct awr_extent_report *r, uint64_t offset,
-				       uint64_t length, char *why, size_t why_len);
+				       uint64_t length);
 
 /* The mapping of one unit's range, taken before and after a write. */
 struct awr_unit_map {

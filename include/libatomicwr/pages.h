@@ -58,8 +58,8 @@ enum awr_pages_mode {
  *
  * Return: 0, or -EOPNOTSUPP when a forced mode cannot be honoured here,
  * -EEXIST when PATH.awr-dw is not this store's area, -EBUSY for a target in
- * use, -EINVAL for bad arguments, another negative errno. The reason of a
- * failure is given by awr_pages_explain(NULL) in the same thread.
+ * use, -EINVAL for bad arguments, another negative errno; awr_last_error()
+ * says why (the mode refused and its reason, the area found, the path).
  */
 int awr_pages_open(const char *path, uint32_t page_size, unsigned int flags,
 		   struct awr_pages **out);
@@ -113,10 +113,10 @@ const char *awr_pages_mode_name(enum awr_pages_mode m);
 
 /**
  * awr_pages_explain() - why the store chose its mode, in one sentence
- * @s:	the store, or NULL: why this thread's last awr_pages_open() failed
+ * @s:	an open store (why an open failed: awr_last_error())
  *
- * Return: a string owned by the store (or the thread). AUTO rewrites it once,
- * inside the write that settles its choice (the 8th batch).
+ * Return: a string owned by the store. AUTO rewrites it once, inside the
+ * write that settles its choice (the 8th batch).
  */
 const char *awr_pages_explain(const struct awr_pages *s);
 

@@ -186,7 +186,8 @@ int awr_queue_submit(struct awr_queue *q);
  * @q:		the queue
  * @out:	@max completions: the tag, the bytes written or a negative errno
  *		(-EIO with AWR_RULE_DEVICE_ERROR when a device failed the command:
- *		awr_queue_last_error() says how)
+ *		this call leaves awr_last_error() saying how, the NVMe status or
+ *		the SCSI sense decoded, for the last such completion it returns)
  * @max:	room in @out
  * @wait_nr:	wait until at least this many are collected (capped at the
  *		number outstanding); 0 never waits
@@ -242,15 +243,6 @@ struct awr_file *awr_queue_file(const struct awr_queue *q);
  * Return: the view, owned by @q; NULL for the uring engine.
  */
 const struct awr_device *awr_queue_device(const struct awr_queue *q);
-
-/**
- * awr_queue_last_error() - how the device failed the last write it failed
- * @q:	the queue
- *
- * Return: a sentence owned by @q (the NVMe status or the SCSI sense decoded),
- * or NULL when no device failed a write.
- */
-const char *awr_queue_last_error(const struct awr_queue *q);
 
 /**
  * awr_queue_register_buffers() - register buffers for plain writes

@@ -334,7 +334,7 @@ static int open_writer(struct writer *w, int k, const struct awr_bench_opts *o, 
 		ret = awr_pages_open(w->path, (uint32_t)o->unit, flags[k], &w->s);
 		if (ret)
 			snprintf(w->res->message, sizeof(w->res->message), "%.250s",
-				 awr_pages_explain(NULL));
+				 awr_last_error());
 		return ret;
 	}
 	w->fd = fd;

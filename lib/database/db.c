@@ -235,8 +235,9 @@ static void judge_extents(struct awr_db_file *f, int fd, const struct awr_fs_vie
 				FIEMAP_EXTENT_DELALLOC | FIEMAP_EXTENT_UNKNOWN))
 			moved += e->length;
 	}
-	f->write_route = awr_route_predict(fs, er, er->nr_misaligned ? er->misaligned[0].offset / f->page_size *
-				   f->page_size : 0, f->page_size, NULL, 0);
+	f->write_route = awr__route_predict(fs, er, er->nr_misaligned ?
+					    er->misaligned[0].offset / f->page_size * f->page_size : 0,
+					    f->page_size, NULL, 0);
 	if (er->aligned_bytes < er->total_bytes)
 		reason(f, AWR_DB_NOT_SAFE, "%" PRIu64 " of its %" PRIu64 " mapped bytes are not in whole %u-byte pages "
 		       "aligned on the device (FIEMAP, first at byte %" PRIu64 "): such a page goes down as two pieces",
@@ -334,7 +335,7 @@ static int file_page_size(const struct awr_db_report *r, int fd, struct awr_db_f
 		reason(f, AWR_DB_UNKNOWN, "its page size is unknown: %s", strerror(errno));
 		return -1;
 	}
-	ret = awr_innodb_page_size(head, (size_t)n, &f->page_size, why, sizeof(why));
+	ret = awr__innodb_page_size(head, (size_t)n, &f->page_size, why, sizeof(why));
 	if (ret == -ENODATA && r->page_size) {
 		f->page_size = r->page_size;
 		snprintf(from, len, "its %u-byte page size is ibdata1's: page 0 is not written yet (all zeros, a "
@@ -995,8 +996,9 @@ static int read_page_size(struct awr_db_report *r, int dfd)
 		snprintf(r->page_size_from, sizeof(r->page_size_from), "%s cannot be read: %s", at, strerror(ret));
 		return 0;
 	}
-	ret = r->engine == AWR_DB_INNODB ? awr_innodb_page_size(buf, (size_t)n, &r->page_size, why, sizeof(why)) :
-		awr_pg_control_block_size(buf, (size_t)n, &r->page_size, why, sizeof(why));
+	ret = r->engine == AWR_DB_INNODB ?
+		awr__innodb_page_size(buf, (size_t)n, &r->page_size, why, sizeof(why)) :
+		awr__pg_control_block_size(buf, (size_t)n, &r->page_size, why, sizeof(why));
 	snprintf(r->page_size_from, sizeof(r->page_size_from), "%.94s%s: %.150s", at,
 		 r->engine == AWR_DB_INNODB ? " page 0" : "", why);
 	if (ret)

@@ -87,7 +87,8 @@ static bool unwritten(const uint8_t *p, size_t len)
 	return true;
 }
 
-int awr_innodb_page_size(const void *page0, size_t len, uint32_t *page_size, char *why, size_t why_len)
+int awr__innodb_page_size(const void *page0, size_t len, uint32_t *page_size, char *why,
+			  size_t why_len)
 {
 	const uint8_t *p = page0;
 	uint32_t flags, ssize, zip;
@@ -183,7 +184,8 @@ static int pg_control_layout(const uint8_t *p, size_t len, size_t *at, size_t *c
 	return 0;
 }
 
-int awr_pg_control_block_size(const void *buf, size_t len, uint32_t *blcksz, char *why, size_t why_len)
+int awr__pg_control_block_size(const void *buf, size_t len, uint32_t *blcksz, char *why,
+			       size_t why_len)
 {
 	const uint8_t *p = buf;
 	size_t at, crc_at;
@@ -199,6 +201,22 @@ int awr_pg_control_block_size(const void *buf, size_t len, uint32_t *blcksz, cha
 	*blcksz = b;
 	return say(why, why_len, 0, "pg_control version %u: block size %u (CRC-32C good at byte %zu)",
 		   awr__get_le32(p + 8), b, crc_at);
+}
+
+int awr_innodb_page_size(const void *page0, size_t len, uint32_t *page_size)
+{
+	char why[256];
+	int ret = awr__innodb_page_size(page0, len, page_size, why, sizeof(why));
+
+	return ret ? awr__fail(ret, "%s", why) : 0;
+}
+
+int awr_pg_control_block_size(const void *buf, size_t len, uint32_t *blcksz)
+{
+	char why[256];
+	int ret = awr__pg_control_block_size(buf, len, blcksz, why, sizeof(why));
+
+	return ret ? awr__fail(ret, "%s", why) : 0;
 }
 
 int awr__pg_control_checksums(const void *buf, size_t len, uint32_t *version)

@@ -41,6 +41,15 @@ void awr__db_list_free(struct awr__db_list *l);
 int awr__db_open(int dfd, const char *rel, char *via, size_t via_len);
 
 /*
+ * awr_innodb_page_size() and awr_pg_control_block_size() with the sentence in @why on success
+ * too ("FSP flags 0x15 (full_crc32 layout): 16384-byte pages"), for the report's page_size_from.
+ */
+int awr__innodb_page_size(const void *page0, size_t len, uint32_t *page_size, char *why,
+			  size_t why_len);
+int awr__pg_control_block_size(const void *buf, size_t len, uint32_t *blcksz, char *why,
+			       size_t why_len);
+
+/*
  * pg_control's data_checksum_version (0: no data checksums) into @version, from the start of
  * global/pg_control as awr_pg_control_block_size() reads it (its CRC-32C good).
  * Return: 0, or -EINVAL (not a pg_control this reader knows, or one older than 9.3).

@@ -50,4 +50,9 @@ void awr__stack_findings(struct awr_probe *p, const struct awr_stack_view *s);
 /* device_probe.c */
 void awr__probe_device(struct awr_probe *p, unsigned int flags);
 
+/* extents.c: awr_route_predict() with its reason in @why (or NULL) for every route */
+enum awr_write_route awr__route_predict(const struct awr_fs_view *fs,
+					const struct awr_extent_report *r, uint64_t offset,
+					uint64_t length, char *why, size_t why_len);
+
 #endif /* AWR_DISCOVER_H */

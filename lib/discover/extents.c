@@ -367,8 +367,9 @@ static enum awr_write_route predict_xfs(const struct awr_fs_view *fs, const stru
 	return say(AWR_ROUTE_HARDWARE, why, wl, "one naturally aligned extent within the device's limit");
 }
 
-enum awr_write_route awr_route_predict(const struct awr_fs_view *fs, const struct awr_extent_report *r,
-				     uint64_t offset, uint64_t length, char *why, size_t why_len)
+enum awr_write_route awr__route_predict(const struct awr_fs_view *fs,
+					const struct awr_extent_report *r, uint64_t offset,
+					uint64_t length, char *why, size_t why_len)
 {
 	if (!fs)
 		return say(AWR_ROUTE_UNKNOWN, why, why_len, "no filesystem view");
@@ -389,4 +390,16 @@ enum awr_write_route awr_route_predict(const struct awr_fs_view *fs, const struc
 	default:
 		return say(AWR_ROUTE_UNKNOWN, why, why_len, "the filesystem's path is not known");
 	}
+}
+
+enum awr_write_route awr_route_predict(const struct awr_fs_view *fs,
+				       const struct awr_extent_report *r, uint64_t offset,
+				       uint64_t length)
+{
+	char why[192];
+	enum awr_write_route route = awr__route_predict(fs, r, offset, length, why, sizeof(why));
+
+	if (route == AWR_ROUTE_REFUSED || route == AWR_ROUTE_UNKNOWN)
+		awr__fail(-EINVAL, "%s", why);
+	return route;
 }

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "discover/discover.h"
 #include "pages/pages.h"
 
 /* Is every page of [0, size) in place on XFS? Else @why names the first that is not. */
@@ -43,7 +44,8 @@ bool awr__pages_xfs_in_place(const struct awr_fs_view *fs, const struct awr_exte
 				       next);
 			return false;
 		}
-		if (awr_route_predict(fs, r, e->logical, ps, rule, sizeof(rule)) != AWR_ROUTE_HARDWARE) {
+		if (awr__route_predict(fs, r, e->logical, ps, rule, sizeof(rule)) !=
+		    AWR_ROUTE_HARDWARE) {
 			awr__pages_say(why, len, "the page at byte %" PRIu64 " would not go in place: %s",
 				       e->logical, rule);
 			return false;

@@ -26,8 +26,6 @@
 
 #define MODE_FLAGS (AWR_PAGES_HARDWARE | AWR_PAGES_SOFTWARE | AWR_PAGES_DOUBLEWRITE)
 
-static __thread char open_error[384];
-
 const char *awr_pages_mode_name(enum awr_pages_mode m)
 {
 	switch (m) {
@@ -45,7 +43,7 @@ enum awr_pages_mode awr_pages_mode(const struct awr_pages *s)
 
 const char *awr_pages_explain(const struct awr_pages *s)
 {
-	return s ? s->explain : open_error;
+	return s ? s->explain : "";
 }
 
 unsigned int awr_pages_recovered(const struct awr_pages *s)
@@ -323,18 +321,17 @@ int awr_pages_open(const char *path, uint32_t page_size, unsigned int flags, str
 		*out = NULL;
 	if (!path || !out || !awr_is_pow2(page_size) || page_size < 512 || page_size > (1U << 20) ||
 	    (flags & ~(MODE_FLAGS | AWR_PAGES_CREATE)) || (mode & (mode - 1))) {
-		awr__pages_say(open_error, sizeof(open_error), "bad arguments: the page size must be a power of two "
-			 "from 512 to 1 MiB, flags AWR_PAGES_CREATE and at most one mode");
-		return -EINVAL;
+		return awr__fail(-EINVAL, "bad arguments: the page size must be a power of two from "
+				 "512 to 1 MiB, flags AWR_PAGES_CREATE and at most one mode");
 	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
-		return -ENOMEM;
+		return awr__fail(-ENOMEM, "out of memory for a page store");
 	s->fd = s->dw_fd = s->lock_fd = -1;
 	pthread_mutex_init(&s->lock, NULL);
 	ret = setup(s, path, page_size, flags);
 	if (ret) {
-		awr__pages_say(open_error, sizeof(open_error), "%s", s->explain);
+		awr__fail(ret, "%s", s->explain);
 		awr_pages_close(s);
 		return ret;
 	}

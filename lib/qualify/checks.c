@@ -171,7 +171,7 @@ static void note_page_store(struct awr__qctx *q)
 	snprintf(dw, sizeof(dw), "%s.awr-dw", path);
 	if (awr_pages_open(path, 16384, AWR_PAGES_AUTO, &s)) {
 		awr__q_note(q, "page store: no untorn mode for 16 KiB pages: %.400s",
-			    awr_pages_explain(NULL));
+			    awr_last_error());
 	} else {
 		awr__q_note(q, "page store: %s mode for 16 KiB pages: %.400s",
 			    awr_pages_mode_name(awr_pages_mode(s)), awr_pages_explain(s));

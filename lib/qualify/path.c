@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "discover/discover.h"
 #include "qualify.h"
 
 #define PAGE	16384U
@@ -166,7 +167,7 @@ static void map_runs(struct awr_qualify_extent_map *m, const struct awr_fs_view 
 
 	for (unsigned int i = 0; i <= r->nr_extents; i++) {
 		const struct awr_extent *e = i < r->nr_extents ? &r->extents[i] : NULL;
-		enum awr_write_route p = e ? awr_route_predict(v, r, e->logical, m->unit, NULL, 0) :
+		enum awr_write_route p = e ? awr__route_predict(v, r, e->logical, m->unit, NULL, 0) :
 					    AWR_ROUTE_UNKNOWN;
 
 		if (in_run && (!e || p != run || e->logical != off + len)) {

@@ -31,6 +31,7 @@ struct batch {
 	uint64_t first_bad;	/* index of the failed unit at the lowest offset */
 	struct awr_completion bad;
 	struct awr_verdict refused;	/* the rule of a unit the queue refused */
+	char device_error[160];		/* awr_last_error() when the device failed it */
 	struct awr_batch_result *res;
 };
 
@@ -44,6 +45,8 @@ static void note_failure(struct batch *b, uint64_t index, const struct awr_compl
 	b->first_bad = index;
 	b->bad = *c;
 	b->res->error = res;
+	if (c->rule == AWR_RULE_DEVICE_ERROR)
+		snprintf(b->device_error, sizeof(b->device_error), "%s", awr_last_error());
 }
 
 /* A completion's unit (the tag: its index, or with a source the buffer that held it). */
@@ -78,10 +81,9 @@ static void explain(struct batch *b)
 	      "short atomic write, the unit may be torn (a partly pinned buffer: "
 	      "'block: fail a short atomic pin', 7.4)";
 	if (b->bad.rule == AWR_RULE_DEVICE_ERROR)
-		why = awr_queue_last_error(b->q) ? awr_queue_last_error(b->q) :
-						   "it returned an error status";
+		why = b->device_error[0] ? b->device_error : "it returned an error status";
 	snprintf(res->verdict.message, sizeof(res->verdict.message),
-		 "the %s refused the write of %" PRIu64 " bytes at %" PRIu64 ": %s",
+		 "the %s refused the write of %" PRIu64 " bytes at %" PRIu64 ": %.120s",
 		 awr_queue_device(b->q) ? "device" : "kernel", b->unit, res->error_offset, why);
 }
 
@@ -200,16 +202,21 @@ static int write_run(struct batch *b, uint64_t length)
 		b->res = &local;
 	memset(b->res, 0, sizeof(*b->res));	/* callers read it whenever the call fails */
 	if (!b->q || !b->unit || b->unit > UINT_MAX || length % b->unit)
-		return -EINVAL;
+		return awr__fail(-EINVAL, "a run of %" PRIu64 " bytes is not whole units of %" PRIu64
+				 " bytes (or there is no queue)", length, b->unit);
 	if (awr_queue_outstanding(b->q))
-		return -EBUSY;
+		return awr__fail(-EBUSY, "the queue still holds %u writes not reaped",
+				 awr_queue_outstanding(b->q));
 	b->nr_units = length / b->unit;
 	ret = run(b);
 	if (ret)
 		return ret;
-	if (b->res->error)
-		explain(b);
-	return b->res->error;
+	if (!b->res->error)
+		return 0;
+	explain(b);
+	if (b->bad.rule == AWR_RULE_DEVICE_ERROR && b->device_error[0])	/* the device's alone */
+		return awr__fail(b->res->error, "%s", b->device_error);
+	return awr__fail(b->res->error, "%s", b->res->verdict.message);
 }
 
 int awr_queue_write_units(struct awr_queue *q, const void *buf, uint64_t offset,

@@ -97,11 +97,10 @@ static int nvme_prep(struct awr_queue *q, unsigned int slot, const void *buf, si
 }
 
 /* The NVMe status of a failed command as a sentence (NVMe base spec, CQE DW3). */
-static void device_error(struct awr_queue *q, int status)
+static void device_error(int status)
 {
-	snprintf(q->last_error, sizeof(q->last_error),
-		 "the device failed the NVMe Write: status 0x%x (status code type %d, "
-		 "status code 0x%02x)", status, (status >> 8) & 7, status & 0xff);
+	awr__fail(-EIO, "the device failed the NVMe Write: status 0x%x (status code type %d, "
+		  "status code 0x%02x)", status, (status >> 8) & 7, status & 0xff);
 }
 
 /* A CQE's res: the NVMe status (> 0: -EIO, the device's error) or an errno; 0 is the length. */
@@ -116,7 +115,7 @@ static int nvme_take(struct awr_queue *q, struct awr_completion *out, unsigned i
 		out[i].res = res < 0 ? res : res > 0 ? -EIO : (int32_t)q->slots[out[i].tag].len;
 		out[i].rule = res > 0 ? AWR_RULE_DEVICE_ERROR : AWR_RULE_OK;
 		if (res > 0)
-			device_error(q, res);
+			device_error(res);
 	}
 	return n;
 }

@@ -242,8 +242,3 @@ const struct awr_device *awr_queue_device(const struct awr_queue *q)
 {
 	return q ? q->ops->device(q) : NULL;
 }
-
-const char *awr_queue_last_error(const struct awr_queue *q)
-{
-	return q && q->last_error[0] ? q->last_error : NULL;
-}

@@ -59,7 +59,6 @@ struct awr_queue {
 	struct awr_completion *done;	/* completed without the kernel (tag: the slot) */
 	bool submit_each;		/* AWR_QUEUE_SUBMIT_EACH at a depth above 1 */
 	struct awr_queue_stats stats;
-	char last_error[160];		/* the device's sentence for the last write it failed */
 };
 
 /* queue.c: for the engines */

@@ -2,7 +2,7 @@
 /*
  * The queue's SCSI engine: WRITE ATOMIC(16) (opcode 9Ch), checked against the
  * Block Limits VPD read at open; sense data of a failed command becomes a
- * sentence (awr_queue_last_error()).
+ * sentence (awr_last_error()).
  *
  * With a depth: the sg driver's asynchronous interface on the disk's /dev/sgN
  * (drivers/scsi/sg.c sg_write() / sg_read(), sg version 3): write() of a
@@ -121,10 +121,8 @@ static void write_now(struct awr_queue *q, unsigned int slot, const void *buf, s
 	q->stats.submitted++;
 	q->stats.completed++;
 	if (ret == -EIO) {
-		snprintf(q->last_error, sizeof(q->last_error),
-			 "the device refused WRITE ATOMIC(16) of %zu blocks at LBA %" PRIu64
-			 ": %s%s",
-			 len / h->bs, s->lba, msg, cdb_field(msg));
+		awr__fail(-EIO, "the device refused WRITE ATOMIC(16) of %zu blocks at LBA %" PRIu64
+			  ": %s%s", len / h->bs, s->lba, msg, cdb_field(msg));
 		awr__queue_done(q, slot, -EIO, AWR_RULE_DEVICE_ERROR);
 		return;
 	}
@@ -164,7 +162,7 @@ static int scsi_enter(struct awr_queue *q, unsigned int need)
 	return 0;
 }
 
-static void failed(struct awr_queue *q, const struct scsi_slot *s, const struct sg_io_hdr *hdr)
+static void failed(const struct scsi_slot *s, const struct sg_io_hdr *hdr)
 {
 	char msg[128] = "";
 
@@ -173,8 +171,7 @@ static void failed(struct awr_queue *q, const struct scsi_slot *s, const struct 
 	else
 		snprintf(msg, sizeof(msg), "SCSI status 0x%02x, host 0x%x, driver 0x%x",
 			 hdr->status, hdr->host_status, hdr->driver_status);
-	snprintf(q->last_error, sizeof(q->last_error), "WRITE ATOMIC(16) at LBA %" PRIu64 ": %s%s",
-		 s->lba, msg, cdb_field(msg));
+	awr__fail(-EIO, "WRITE ATOMIC(16) at LBA %" PRIu64 ": %s%s", s->lba, msg, cdb_field(msg));
 }
 
 /* One completed command read back from the driver into @out. */
@@ -199,7 +196,7 @@ static int take_one(struct awr_queue *q, struct awr_completion *out)
 	if ((hdr.info & SG_INFO_OK_MASK) != SG_INFO_OK) {
 		out->res = -EIO;
 		out->rule = AWR_RULE_DEVICE_ERROR;
-		failed(q, &h->slots[slot], &hdr);
+		failed(&h->slots[slot], &hdr);
 	}
 	q->stats.completed++;
 	return 0;

@@ -526,7 +526,7 @@ static ssize_t write_one(struct awr_queue *q, const void *b, size_t len, uint64_
 	if (c.res < 0) {
 		v->rule = c.rule;
 		snprintf(v->message, sizeof(v->message), "%s",
-			 awr_queue_last_error(q) ? awr_queue_last_error(q) : strerror(-c.res));
+			 c.rule == AWR_RULE_DEVICE_ERROR ? awr_last_error() : strerror(-c.res));
 	}
 	return c.res;
 }
@@ -717,13 +717,12 @@ static void scsi_queued(const char *sg, const char *blk, uint64_t len, uint32_t 
 		FAIL("scsi_queued_sense_decoded", "the misaligned command was not sent or not "
 						  "reaped: %s", strerror(-ret));
 	} else if (c[0].tag != 99 || c[0].res != -EIO || c[0].rule != AWR_RULE_DEVICE_ERROR ||
-		   !awr_queue_last_error(h) ||
-		   !strcasestr(awr_queue_last_error(h), "ILLEGAL REQUEST")) {
+		   !strcasestr(awr_last_error(), "ILLEGAL REQUEST")) {
 		FAIL("scsi_queued_sense_decoded", "completion tag %" PRIu64 " res %d rule %s: %s",
 		     c[0].tag, c[0].res, awr_rule_name(c[0].rule),
-		     awr_queue_last_error(h) ? awr_queue_last_error(h) : "no sentence");
+		     awr_last_error()[0] ? awr_last_error() : "no sentence");
 	} else {
-		result("PASS", "scsi_queued_sense_decoded", "%s", awr_queue_last_error(h));
+		result("PASS", "scsi_queued_sense_decoded", "%s", awr_last_error());
 	}
 	awr_queue_close(h);
 	free(b);

@@ -150,7 +150,7 @@ static struct awr_pages *child_open(const char *path, unsigned int mode)
 	int ret = awr_pages_open(path, PS, mode, &s);
 
 	if (ret) {
-		fprintf(stderr, "child: open: %s: %s\n", strerror(-ret), awr_pages_explain(NULL));
+		fprintf(stderr, "child: open: %s: %s\n", strerror(-ret), awr_last_error());
 		_exit(3);
 	}
 	return s;
@@ -246,7 +246,7 @@ static int read_store(const char *path, unsigned int mode, uint8_t *data, unsign
 	for (int i = 0; (ret = awr_pages_open(path, PS, mode, &s)) == -EBUSY && i < 200; i++)
 		usleep(25000);
 	if (ret) {
-		snprintf(explain, len, "%s", awr_pages_explain(NULL));
+		snprintf(explain, len, "%s", awr_last_error());
 		return ret;
 	}
 	*recovered = awr_pages_recovered(s);
@@ -448,7 +448,7 @@ static unsigned int part_mode(const char *arg, const char *part)
 		exit(2);
 	}
 	if (!software_offered())
-		T_SKIP("%s", awr_pages_explain(NULL));
+		T_SKIP("%s", awr_last_error());
 	return AWR_PAGES_SOFTWARE;
 }
 
@@ -459,8 +459,8 @@ static int run_faults_software(void)
 		uint64_t n = (uint64_t)(i * 37 + 5) % (PER * (BATCHES - 1));	/* varying, reached by batch 6 */
 
 		if (!fault_cycle(AWR_PAGES_SOFTWARE, "crash", n, i + 1, BATCHES, 0)) {
-			T_EXPECT(!i, "software mode went away after %u cycles: %s", i, awr_pages_explain(NULL));
-			T_SKIP("%s", awr_pages_explain(NULL));
+			T_EXPECT(!i, "software mode went away after %u cycles: %s", i, awr_last_error());
+			T_SKIP("%s", awr_last_error());
 		}
 	}
 	return t_done("pages_crash faults software");
@@ -479,7 +479,7 @@ static int run_faults_doublewrite(void)
 			if (!strcmp(dw_kinds[k], "held"))	/* two batches acknowledged first */
 				n = PER + (uint64_t)(i * 29 + 3) % (PER * (BATCHES - 2));
 			if (!fault_cycle(AWR_PAGES_DOUBLEWRITE, dw_kinds[k], n, seed++, BATCHES, 0)) {
-				T_EXPECT(0, "doublewrite mode must be offered on a file: %s", awr_pages_explain(NULL));
+				T_EXPECT(0, "doublewrite mode must be offered on a file: %s", awr_last_error());
 				return t_done("pages_crash faults doublewrite");
 			}
 		}
@@ -497,7 +497,7 @@ static int run_faults_doublewrite(void)
 static int run_faults_auto(void)
 {
 	if (!software_offered())
-		T_SKIP("AUTO has one mode only: %s", awr_pages_explain(NULL));
+		T_SKIP("AUTO has one mode only: %s", awr_last_error());
 	for (unsigned int i = 0; i < cycles; i++) {
 		uint64_t n = PER * 33 + (uint64_t)(i * 17 + 2) % (PER * 3);
 
@@ -529,7 +529,7 @@ static int run_sessions(void)
 			if (!strcmp(kinds[k], "held"))
 				n += PER;	/* two batches acknowledged in the second session first */
 			if (!fault_cycle(AWR_PAGES_DOUBLEWRITE, kinds[k], n, seed++, reopen - 2 + 6, reopen)) {
-				T_EXPECT(0, "doublewrite mode must be offered on a file: %s", awr_pages_explain(NULL));
+				T_EXPECT(0, "doublewrite mode must be offered on a file: %s", awr_last_error());
 				return t_done("pages_crash sessions");
 			}
 		}
@@ -811,7 +811,7 @@ static bool reopen_cycle(unsigned int mode, unsigned int seed, unsigned int dela
 	pid_t pid;
 
 	snprintf(path, sizeof(path), "%s/reopen-%u.db", dir, seed);
-	T_EXPECT(!create_store(path, mode), "create the store (%s)", awr_pages_explain(NULL));
+	T_EXPECT(!create_store(path, mode), "create the store (%s)", awr_last_error());
 	T_EXPECT(!pipe(p), "pipe");
 	pid = fork();
 	if (pid == 0) {
@@ -838,7 +838,7 @@ static bool reopen_cycle(unsigned int mode, unsigned int seed, unsigned int dela
 	T_EXPECT(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "%s: the writer ended by itself (status %#x)",
 		 mode_name(mode), st);
 	T_EXPECT(!ret, "%s, cycle %u: opening the store %.3f ms after its writer was killed: %s: %s",
-		 mode_name(mode), seed, (double)(mono_ns() - t0) / 1e6, strerror(-ret), awr_pages_explain(NULL));
+		 mode_name(mode), seed, (double)(mono_ns() - t0) / 1e6, strerror(-ret), awr_last_error());
 	if (ret) {
 		free(data);
 		unlink(path);
@@ -967,7 +967,7 @@ static int run_shutdowns(unsigned int mode)
 {
 	for (unsigned int i = 0; i < shutdowns; i++)
 		T_EXPECT(shutdown_cycle(mode, (mode == AWR_PAGES_SOFTWARE ? 100 : 200) + i),
-			 "%s mode went away: %s", mode_name(mode), awr_pages_explain(NULL));
+			 "%s mode went away: %s", mode_name(mode), awr_last_error());
 	return t_done("pages_crash shutdown");
 }
 
@@ -1017,7 +1017,7 @@ static int replay_write(const char *path, const char *mode_arg, unsigned int see
 	ret = create_store(path, mode);
 	if (ret) {
 		printf("FAIL: creating the store in %s mode: %s: %s\n", mode_arg, strerror(-ret),
-		       awr_pages_explain(NULL));
+		       awr_last_error());
 		return 1;
 	}
 	snprintf(dw, sizeof(dw), "%s.awr-dw", path);
@@ -1034,7 +1034,7 @@ static int replay_write(const char *path, const char *mode_arg, unsigned int see
 		setenv("AWR_PAGES_FAULT", fault, 1);
 	ret = awr_pages_open(path, PS, mode, &s);
 	if (ret) {
-		printf("FAIL: opening the store: %s: %s\n", strerror(-ret), awr_pages_explain(NULL));
+		printf("FAIL: opening the store: %s: %s\n", strerror(-ret), awr_last_error());
 		return 1;
 	}
 	for (uint64_t gen = 2; gen <= 1 + batches; gen++) {

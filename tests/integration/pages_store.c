@@ -75,13 +75,13 @@ static void modes_and_reopen(void)
 		snprintf(dw, sizeof(dw), "%s.awr-dw", path);
 		ret = awr_pages_open(path, PS, modes[m] | AWR_PAGES_CREATE, &s);
 		if (ret == -EOPNOTSUPP) {
-			T_EXPECT(!s && strlen(awr_pages_explain(NULL)) > 20, "a refused mode names its reason");
-			printf("mode %u refused: %s\n", modes[m], awr_pages_explain(NULL));
+			T_EXPECT(!s && strlen(awr_last_error()) > 20, "a refused mode names its reason");
+			printf("mode %u refused: %s\n", modes[m], awr_last_error());
 			/* the refusal leaves nothing behind but the (empty) store file it created */
 			T_EXPECT(access(dw, F_OK), "a refused open made %s", dw);
 			continue;
 		}
-		T_EXPECT(!ret, "open %s (flags %u): %s: %s", path, modes[m], strerror(-ret), awr_pages_explain(NULL));
+		T_EXPECT(!ret, "open %s (flags %u): %s: %s", path, modes[m], strerror(-ret), awr_last_error());
 		if (ret)
 			continue;
 		ran++;
@@ -152,8 +152,8 @@ static void modes_and_reopen(void)
 		if (modes[m] == AWR_PAGES_DOUBLEWRITE) {
 			T_EXPECT_EQ(awr_pages_open(path, 4096, AWR_PAGES_DOUBLEWRITE, &s), -EINVAL,
 				    "reopen with another page size");
-			T_EXPECT(strstr(awr_pages_explain(NULL), "16384"), "the reason names the store's page size: %s",
-				 awr_pages_explain(NULL));
+			T_EXPECT(strstr(awr_last_error(), "16384"), "the reason names the store's page size: %s",
+				 awr_last_error());
 		}
 	}
 	T_EXPECT(ran >= 2, "at least AUTO and doublewrite ran (%u modes)", ran);
@@ -176,7 +176,7 @@ static void sidecar_safety(void)
 	close(fd);
 	T_EXPECT_EQ(awr_pages_open(a, PS, AWR_PAGES_DOUBLEWRITE | AWR_PAGES_CREATE, &s), -EEXIST,
 		    "a sidecar holding other data");
-	T_EXPECT(strstr(awr_pages_explain(NULL), "not a doublewrite area"), "reason: %s", awr_pages_explain(NULL));
+	T_EXPECT(strstr(awr_last_error(), "not a doublewrite area"), "reason: %s", awr_last_error());
 	/* it is refused in every mode: an area might need recovery */
 	T_EXPECT_EQ(awr_pages_open(a, PS, AWR_PAGES_CREATE, &s), -EEXIST, "a sidecar holding other data (AUTO)");
 	char got[32] = { 0 };
@@ -192,7 +192,7 @@ static void sidecar_safety(void)
 	T_EXPECT(!rename(bdw, adw), "rename");
 	T_EXPECT_EQ(awr_pages_open(a, PS, AWR_PAGES_DOUBLEWRITE | AWR_PAGES_CREATE, &s), -EEXIST,
 		    "another store's area");
-	T_EXPECT(strstr(awr_pages_explain(NULL), "another store"), "reason: %s", awr_pages_explain(NULL));
+	T_EXPECT(strstr(awr_last_error(), "another store"), "reason: %s", awr_last_error());
 	unlink(adw);
 	/* no store without CREATE; bad arguments */
 	T_EXPECT_EQ(awr_pages_open("/nonexistent-dir/x.db", PS, 0, &s), -ENOENT, "missing store");
@@ -211,8 +211,8 @@ static void mounted_device(void)
 		return;
 	ret = awr_pages_open(dev, PS, AWR_PAGES_AUTO, &s);
 	T_EXPECT_EQ(ret, -EBUSY, "opening the mounted scratch device");
-	T_EXPECT(strstr(awr_pages_explain(NULL), "mounted"), "reason: %s", awr_pages_explain(NULL));
-	printf("mounted device: %s\n", awr_pages_explain(NULL));
+	T_EXPECT(strstr(awr_last_error(), "mounted"), "reason: %s", awr_last_error());
+	printf("mounted device: %s\n", awr_last_error());
 }
 
 struct thr {
@@ -260,8 +260,8 @@ static int threads(const char *mode)
 	snprintf(path, sizeof(path), "%s/threads-%s.db", dir, mode);
 	ret = awr_pages_open(path, PS, m | AWR_PAGES_CREATE, &s);
 	if (ret == -EOPNOTSUPP && m == AWR_PAGES_SOFTWARE)
-		T_SKIP("%s", awr_pages_explain(NULL));
-	T_EXPECT(!ret, "opening %s in %s mode: %s: %s", path, mode, strerror(-ret), awr_pages_explain(NULL));
+		T_SKIP("%s", awr_last_error());
+	T_EXPECT(!ret, "opening %s in %s mode: %s: %s", path, mode, strerror(-ret), awr_last_error());
 	if (ret)
 		return t_done("pages_store threads");
 	for (unsigned int i = 0; i < 4; i++) {

@@ -50,12 +50,21 @@ static void page0(uint8_t *p, size_t len, uint32_t space, uint32_t flags)
 	put_be32(p + FSP_SPACE_FLAGS, flags);
 }
 
+/* awr_innodb_page_size(), its error's sentence in @why */
+static int page_size(const uint8_t *p, size_t n, uint32_t *ps, char *why, size_t len)
+{
+	int ret = awr_innodb_page_size(p, n, ps);
+
+	snprintf(why, len, "%s", ret ? awr_last_error() : "");
+	return ret;
+}
+
 static int size_of(uint32_t flags, uint32_t *ps, char *why, size_t len)
 {
 	uint8_t p[1024];
 
 	page0(p, sizeof(p), 5, flags);
-	return awr_innodb_page_size(p, sizeof(p), ps, why, len);
+	return page_size(p, sizeof(p), ps, why, len);
 }
 
 static void expect(const char *what, uint32_t flags, uint32_t want)
@@ -119,27 +128,27 @@ static void unwritten_or_damaged(void)
 
 	/* a table just created: the file is zeros until the server flushes page 0 */
 	memset(p, 0, sizeof(p));
-	ret = awr_innodb_page_size(p, sizeof(p), &ps, why, sizeof(why));
+	ret = page_size(p, sizeof(p), &ps, why, sizeof(why));
 	printf("  all-zero page 0: %d (%s)\n", ret, why);
 	T_EXPECT_EQ(ret, -ENODATA, "an all-zero page 0 is not written yet");
 	T_EXPECT(strstr(why, "has not written it yet") != NULL, "why: %s", why);
 	T_EXPECT_EQ(ps, 7, "no page size given for an unwritten page 0");
-	ret = awr_innodb_page_size(p, 64, &ps, why, sizeof(why));
+	ret = page_size(p, 64, &ps, why, sizeof(why));
 	T_EXPECT_EQ(ret, -ENODATA, "the first 64 bytes zero");
 	/* page 0 zero, page 1 written (a 1 KiB compressed tablespace flushed out of order): unwritten */
 	memset(p + 1024, 0xa5, 1024);
-	T_EXPECT_EQ(awr_innodb_page_size(p, sizeof(p), &ps, why, sizeof(why)), -ENODATA, "page 1 written");
+	T_EXPECT_EQ(page_size(p, sizeof(p), &ps, why, sizeof(why)), -ENODATA, "page 1 written");
 	/* one byte set in the first 1 KiB: not unwritten, and not an FSP header page: damaged */
 	p[100] = 1;
-	ret = awr_innodb_page_size(p, sizeof(p), &ps, why, sizeof(why));
+	ret = page_size(p, sizeof(p), &ps, why, sizeof(why));
 	printf("  one byte at 100: %d (%s)\n", ret, why);
 	T_EXPECT_EQ(ret, -EINVAL, "a nonzero byte in page 0 is damage");
 	T_EXPECT(strstr(why, "not an InnoDB tablespace, or damaged") != NULL, "why: %s", why);
 	/* a written page 0 whose type is wrong */
 	page0(p, 1024, 3, 0);
 	p[FIL_PAGE_TYPE + 1] = 7;
-	T_EXPECT_EQ(awr_innodb_page_size(p, 1024, &ps, why, sizeof(why)), -EINVAL, "FIL_PAGE_TYPE 7");
-	T_EXPECT_EQ(awr_innodb_page_size(p, 10, &ps, why, sizeof(why)), -EINVAL, "10 bytes");
+	T_EXPECT_EQ(page_size(p, 1024, &ps, why, sizeof(why)), -EINVAL, "FIL_PAGE_TYPE 7");
+	T_EXPECT_EQ(page_size(p, 10, &ps, why, sizeof(why)), -EINVAL, "10 bytes");
 }
 
 int main(void)

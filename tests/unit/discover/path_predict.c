@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Description: the hardware/software path rule (awr_route_predict) and the
+ * Description: the hardware/software path rule (awr_route_predict, its reason
+ * as awr__route_predict gives it) and the
  * before/after comparison (awr_route_compare) on built filesystem views and
  * extent maps: XFS's rule judged within the allocation group, spans, shared
  * extents, holes, the device's limit; ext4 and block devices.
@@ -9,6 +10,7 @@
 
 #include "helpers.h"
 #include "libatomicwr.h"
+#include "discover/discover.h"
 
 #define K 1024ULL
 
@@ -27,7 +29,12 @@ static enum awr_write_route p(const struct awr_fs_view *v, struct awr_extent *e,
 {
 	struct awr_extent_report r = { .unit = 4096, .nr_extents = n, .extents = e };
 	char why[256];
-	enum awr_write_route ret = awr_route_predict(v, n ? &r : NULL, off, len, why, sizeof(why));
+	enum awr_write_route ret = awr__route_predict(v, n ? &r : NULL, off, len, why, sizeof(why));
+
+	T_EXPECT_EQ(awr_route_predict(v, n ? &r : NULL, off, len), ret, "the public call agrees");
+	if (ret == AWR_ROUTE_REFUSED || ret == AWR_ROUTE_UNKNOWN)
+		T_EXPECT(!strcmp(awr_last_error(), why), "its reason is the error: %s",
+			 awr_last_error());
 
 	printf("  %-8s %6llu KiB at %8llu: %s\n", awr_write_route_name(ret),
 	       (unsigned long long)(len / K), (unsigned long long)off, why);

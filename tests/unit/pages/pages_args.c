@@ -64,7 +64,7 @@ int main(void)
 	/* bad arguments are refused before any file is touched, with a reason, and *out cleared */
 	T_EXPECT_EQ(awr_pages_open("/nonexistent/x", 16384 + 512, 0, &s), -EINVAL, "page size not a power of two");
 	T_EXPECT(s == NULL, "*out cleared on failure");
-	T_EXPECT(strstr(awr_pages_explain(NULL), "power of two"), "reason: %s", awr_pages_explain(NULL));
+	T_EXPECT(strstr(awr_last_error(), "power of two"), "reason: %s", awr_last_error());
 	T_EXPECT_EQ(awr_pages_open("/nonexistent/x", 256, 0, &s), -EINVAL, "page size below 512");
 	T_EXPECT_EQ(awr_pages_open("/nonexistent/x", 2U << 20, 0, &s), -EINVAL, "page size above 1 MiB");
 	T_EXPECT_EQ(awr_pages_open("/nonexistent/x", 16384, AWR_PAGES_HARDWARE | AWR_PAGES_SOFTWARE, &s), -EINVAL,
@@ -72,8 +72,8 @@ int main(void)
 	T_EXPECT_EQ(awr_pages_open("/nonexistent/x", 16384, 1U << 20, &s), -EINVAL, "unknown flag");
 	T_EXPECT_EQ(awr_pages_open(NULL, 16384, 0, &s), -EINVAL, "no path");
 	T_EXPECT_EQ(awr_pages_open("/nonexistent/x", 16384, 0, &s), -ENOENT, "a missing store without CREATE");
-	T_EXPECT(strstr(awr_pages_explain(NULL), "/nonexistent/x"), "reason names the path: %s",
-		 awr_pages_explain(NULL));
+	T_EXPECT(strstr(awr_last_error(), "/nonexistent/x"), "reason names the path: %s",
+		 awr_last_error());
 	T_EXPECT_EQ(awr_pages_close(NULL), 0, "close NULL");
 	return t_done("pages_args");
 }
