@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-# Description: the README cannot drift from the tool: every "awr CMD --option" it shows (in
-# `code` and in indented examples) names a command that `awr help` lists and options that
-# `awr CMD --help` lists. Negative control first: a text with an unknown command and an unknown
-# option must be flagged by the same check.
+# Description: the README and the guides in docs/ cannot drift from the tool: every
+# "awr CMD --option" they show (in `code`, in indented examples and in fenced ``` blocks) names a
+# command that `awr help` lists and options that `awr CMD --help` lists. Negative control first:
+# a text with an unknown command and an unknown option, in each kind of code, must be flagged by
+# the same check.
 #
-#   cli/readme_commands.py AWR README.md
+#   cli/readme_commands.py AWR README.md [DOCS_DIR]
+import glob
+import os
 import re
 import subprocess
 import sys
 
 awr, readme = sys.argv[1:3]
+docs = sys.argv[3] if len(sys.argv) > 3 else None
 fails = 0
 
 
@@ -35,9 +39,26 @@ def options_of(cmd):
     return helps[cmd]
 
 
+def fenced(text):
+    """the lines inside fenced ``` blocks of @text"""
+    inside = False
+    for l in text.splitlines():
+        if l.lstrip().startswith('```'):
+            inside = not inside
+        elif inside:
+            yield l.strip()
+
+
+def code_spans(text):
+    """`inline code`, indented lines and fenced lines of @text, each a string"""
+    outside = re.sub(r'^\s*```.*?^\s*```[^\n]*$', '', text, flags=re.S | re.M)
+    return (re.findall(r'`([^`\n]+)`', outside) +
+            [l.strip() for l in outside.splitlines() if l.startswith('    ')] + list(fenced(text)))
+
+
 def uses(text):
     """(command word, [long options]) for every awr command line shown as code in @text"""
-    spans = re.findall(r'`([^`\n]+)`', text) + [l.strip() for l in text.splitlines() if l.startswith('    ')]
+    spans = code_spans(text)
     for sp in spans:
         for part in re.split(r'\||&&|;|\$\(|\bthen\b', sp):
             toks = part.split()
@@ -67,12 +88,25 @@ check(len(known) >= 15 and 'qualify' in known and 'report' in known, 'awr help l
 control = problems('Run `awr frobnicate /dev/x` or\n\n    # awr probe /dev/x --no-such-option\n', known)
 check(len(control) == 2 and any('frobnicate' in c for c in control) and any('--no-such-option' in c for c in control),
       'the check flags an unknown command and an unknown option: %s' % control)
+control = problems('Run\n\n```sh\nawr frobnicate-too /dev/x\nawr list --no-such-filter\n```\n', known)
+check(len(control) == 2 and any('frobnicate-too' in c for c in control) and any('--no-such-filter' in c for c in control),
+      'the check flags them in a fenced block too: %s' % control)
 
-with open(readme) as f:
-    text = f.read()
-n = sum(1 for _ in uses(text))
-check(n >= 40, 'the README shows %d awr command lines' % n)
-for p in problems(text, known):
-    check(False, 'README: ' + p)
+texts = [('README', readme)]
+if docs:
+    guides = sorted(glob.glob(os.path.join(docs, '*.md')))
+    check(len(guides) >= 8, 'docs/ holds %d guides' % len(guides))
+    texts += [('docs/' + os.path.basename(g), g) for g in guides]
+total = 0
+for name, path in texts:
+    with open(path) as f:
+        text = f.read()
+    n = sum(1 for _ in uses(text))
+    total += n
+    if name == 'README':
+        check(n >= 15, 'the README shows %d awr command lines' % n)
+    for p in problems(text, known):
+        check(False, '%s: %s' % (name, p))
+check(total >= 40, 'the README and the guides show %d awr command lines' % total)
 print('readme_commands: %d failure(s)' % fails)
 sys.exit(1 if fails else 0)
