@@ -63,7 +63,7 @@ const struct awr_cmd awr_commands[] = {
 	  EXAMPLES({ "How much of a data file can take the hardware path for 16 KiB writes",
 		     "awr extents /srv/db/datafile --unit 16k" }) },
 	{ "prepare", "aligned preallocation of a new file for atomic writes of a unit",
-	  cmd_prepare, true, "FILE --size S --unit U [--hint-only]",
+	  cmd_prepare, true, "FILE --size SIZE --unit U [--hint-only]",
 	  EXAMPLES({ "A new 1 GiB file whose 16 KiB units all sit on aligned extents",
 		     "awr prepare /srv/db/new.dat --size 1G --unit 16k" }) },
 	{ "list", "every block device with its atomic write limits, one line each", cmd_list,
@@ -86,7 +86,7 @@ const struct awr_cmd awr_commands[] = {
 		     "sg_vpd -p bl /dev/sda > bl.txt && awr decode bl.txt --lbs 512" }) },
 	{ "write", "atomic writes from a pattern or a file, optionally read back", cmd_write, true,
 	  "PATH --offset O --length L [--unit U] [--pattern BYTE | --input FILE] [--dsync] "
-	  "[--verify] [--report-path] [--force]",
+	  "[--verify] [--engine sync|uring|nvme|scsi] [--qd N] [--report-path] [--force]",
 	  EXAMPLES({ "1 MiB in durable 16 KiB atomic writes, read back",
 		     "awr write /srv/db/scratch --offset 0 --length 1M --unit 16k --dsync "
 		     "--verify" },
@@ -133,7 +133,8 @@ const struct awr_cmd awr_commands[] = {
 		     "--secret-file ~/.awr-secret" }) },
 	{ "qualify", "scripted device qualification: every check PASS/FAIL/SKIP and a verdict",
 	  cmd_qualify, true,
-	  "PATH [--quick] [--crash] [--report FILE] [--html FILE] [--force] [--create]",
+	  "PATH [--quick] [--crash] [--report FILE] [--html FILE] [--force] [--create] "
+	  "[--for innodb|postgresql]",
 	  EXAMPLES({ "Qualify a disk (its data is lost) and keep the report",
 		     "awr qualify /dev/nvme0n1 --force --report nvme0n1.json --html nvme0n1.html" },
 		   { "A quick run in a directory of a filesystem, crashing only a scratch XFS of "

@@ -235,7 +235,7 @@ int cmd_database(int argc, const char **argv)
 	struct poptOption table[] = {
 		{ "for", 0, POPT_ARG_STRING, &engine_s, 0,
 		  "the engine: innodb (MySQL, MariaDB) or postgresql",
-		  "ENGINE" },
+		  "innodb|postgresql" },
 		{ "atomic-writes", 0, POPT_ARG_NONE, &atomic, 0,
 		  "the engine's page writes are RWF_ATOMIC (it runs under libatomicwr-preload); "
 		  "found by itself when a running server with the files open has the preload "

@@ -78,7 +78,7 @@ int cmd_prepare(int argc, const char **argv)
 	int hint_only = 0;
 	struct poptOption table[] = {
 		{ "size", 0, POPT_ARG_STRING, &size_s, 0,
-		  "bytes to preallocate, a multiple of the unit", "S" },
+		  "bytes to preallocate, a multiple of the unit", "SIZE" },
 		{ "unit", 0, POPT_ARG_STRING, &unit_s, 0, "the atomic write unit (a power of two)",
 		  "U" },
 		{ "hint-only", 0, POPT_ARG_NONE, &hint_only, 0,

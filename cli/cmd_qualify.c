@@ -365,7 +365,7 @@ int cmd_qualify(int argc, const char **argv)
 		  "HTML page to FILE (charts drawn inline, nothing loaded)", "FILE" },
 		{ "for", 0, POPT_ARG_STRING, NULL, 0, "PATH is a database's data directory: judge "
 		  "whether its torn-page protection may be turned off instead (innodb or "
-		  "postgresql; awr database, reads only)", "ENGINE" },
+		  "postgresql; awr database, reads only)", "innodb|postgresql" },
 		{ "force", 0, POPT_ARG_NONE, &force, 0,
 		  "write even if the target is mounted, in use, formatted or holds data", NULL },
 		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options_prom, 0, "Output:", NULL },

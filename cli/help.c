@@ -83,7 +83,7 @@ static void text_help(FILE *f, const struct awr_cmd *cmd, const struct cmd_ctx *
 		      const char *operand_name)
 {
 	fprintf(f, "Usage: %s %s\n", c->prog, operand_name ? c->other_help : "[OPTION...]");
-	wrap(f, cmd->summary, 0, 0);
+	fprintf(f, "%s\n", cmd->summary);
 	fprintf(f, "  awr %s%s%s\n\n", cmd->name, *cmd->synopsis ? " " : "", cmd->synopsis);
 	text_options(f, c->pc);
 	for (const struct awr_note *n = cmd->notes; n && n->term; n++) {
