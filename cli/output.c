@@ -453,6 +453,7 @@ static const struct field finding_fields[] = {
 	FLD(struct awr_finding, id, FLD_STR, "id"),
 	FLD(struct awr_finding, severity, FLD_ENUM, "severity", .name = severity_name),
 	FLD(struct awr_finding, message, FLD_CHARS, "message"),
+	FLD(struct awr_finding, what_to_do, FLD_STR, "what_to_do", .flags = FLD_NULL_ZERO),
 	FLD_END
 };
 
@@ -464,6 +465,8 @@ struct json_object *out_finding_json(const struct awr_finding *f)
 void out_finding_print(const struct awr_finding *f)
 {
 	printf("  [%s] %s: %s\n", out_severity_name(f->severity), f->id, f->message);
+	if (f->what_to_do)
+		printf("      what to do: %s\n", f->what_to_do);
 }
 
 struct json_object *out_probe_findings_json(const struct awr_probe *p)

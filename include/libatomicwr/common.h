@@ -282,6 +282,7 @@ struct awr_finding {
 	const char *id;			/* stable snake_case id, e.g. "partition_misaligned" */
 	enum awr_severity severity;
 	char message[256];		/* one sentence with the numbers */
+	const char *what_to_do;		/* one sentence for warn and error, else NULL */
 };
 
 /* --- test seam: where sysfs is read -------------------------------------- */

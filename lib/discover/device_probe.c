@@ -41,23 +41,21 @@ static void compare_sysfs(struct awr_probe *p, const struct awr_device *d)
 		return;
 	awr_kernel_format(d->kernel, kv, sizeof(kv));
 	if (d->have_alt && same_as_sysfs(&d->alt, y)) {
-		awr__add_finding(p, "nvme_kernel_ignores_awupf", AWR_SEV_WARN,
-				 "sysfs of %s matches the limits without AWUPF (%" PRIu32 "..%" PRIu32 " bytes): this kernel ignores the controller's AWUPF %u, which the kernel rules table places at 7.0 (this is %s)",
-				 y->disk, y->unit_min, y->unit_max, d->nvme.awupf, kv);
+		awr__probe_finding(p, AWR_FIND(nvme_kernel_ignores_awupf), y->disk, y->unit_min,
+				   y->unit_max, d->nvme.awupf, kv);
 		return;
 	}
 	for (unsigned int i = 0; i < d->nr_ranges; i++)
 		if (same_as_sysfs(&d->ranges[i].l, y)) {
-			awr__add_finding(p, "kernel_rules_mismatch", AWR_SEV_WARN,
-					 "sysfs of %s matches what kernels %s derive, not what the kernel rules table gives for this kernel %s: a backport or a distribution patch may change the rule",
-					 y->disk, d->ranges[i].label, kv);
+			awr__probe_finding(p, AWR_FIND(kernel_rules_mismatch), y->disk,
+					   d->ranges[i].label, kv);
 			return;
 		}
-	awr__add_finding(p, "device_sysfs_mismatch", AWR_SEV_WARN,
-			 "the device's data gives unit_min %" PRIu32 ", unit_max %" PRIu32 ", max_bytes %" PRIu32 ", boundary %" PRIu32 " the way kernel %s derives them, but sysfs of %s says %" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu32 "%s",
-			 l->unit_min, l->unit_max, l->max_bytes, l->boundary, kv, y->disk,
-			 y->unit_min, y->unit_max, y->max_bytes, y->boundary,
-			 d->type == AWR_DEVICE_NVME ? " (the kernel keeps the AWUPF it read first: a format may have changed it since)" : "");
+	awr__probe_finding(p, AWR_FIND(device_sysfs_mismatch), l->unit_min, l->unit_max,
+			   l->max_bytes, l->boundary, kv, y->disk, y->unit_min, y->unit_max,
+			   y->max_bytes, y->boundary, d->type == AWR_DEVICE_NVME ?
+			   " (the kernel keeps the AWUPF it read first: a format may have "
+			   "changed it since)" : "");
 }
 
 /* A char device (/dev/sgN, /dev/ngXnY) shows the sysfs view of its block disk. */
@@ -109,23 +107,18 @@ void awr__probe_device(struct awr_probe *p, unsigned int flags)
 		sysfs_of_disk(p, n.disk);
 	ret = awr__device_read(&n, &p->device, err, sizeof(err));
 	if (ret) {
-		awr__add_finding(p, "device_query_failed", AWR_SEV_WARN,
-				 "the %s data of %s could not be read: %s",
-				 n.kind == AWR_NODE_SCSI ? "SCSI VPD" : "NVMe identify", n.node,
-				 err[0] ? err : strerror(-ret));
+		awr__probe_finding(p, AWR_FIND(device_query_failed),
+				   n.kind == AWR_NODE_SCSI ? "SCSI VPD" : "NVMe identify", n.node,
+				   err[0] ? err : strerror(-ret));
 		if (n.kind != AWR_NODE_SCSI && awr__provider_sysfs(n.disk, err, sizeof(err)))
-			awr__add_finding(p, "aws_torn_write_prevention_unread", AWR_SEV_INFO,
-					 "an Amazon volume (%s): its torn write prevention (NTWPU/NTWPG/NTWPB, "
-					 "Identify Namespace) is not read: the identify above failed", err);
+			awr__probe_finding(p, AWR_FIND(aws_unread_identify_failed), err);
 		return;
 	}
-	for (unsigned int i = 0; i < p->device->nr_findings; i++) {
-		const struct awr_finding *f = &p->device->findings[i];
-
-		awr__add_finding(p, f->id, f->severity, "%s", f->message);
-	}
+	for (unsigned int i = 0; i < p->device->nr_findings; i++)
+		awr__finding_copy(p->findings, &p->nr_findings, AWR_MAX_FINDINGS,
+				  &p->device->findings[i]);
 	compare_sysfs(p, p->device);
-	/* from 6.14 the kernel checks a partition's start against hw_unit_min, which sysfs does not show */
+	/* from 6.14 the kernel checks a partition's start against hw_unit_min (not in sysfs) */
 	if (p->have_sysfs && p->sysfs.partition[0] && p->device->derived.supported)
 		awr__sysfs_part_check(&p->sysfs, p->device->derived.hw_unit_min);
 }

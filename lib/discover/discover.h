@@ -10,7 +10,7 @@ struct awr_probe {
 	char path[4096];
 	bool have_statx;
 	bool have_sysfs;
-	bool new_file;			/* the path is a directory: statx is of an O_TMPFILE made there */
+	bool new_file;			/* a directory: statx is of an O_TMPFILE made there */
 	struct awr_statx_view statx;
 	struct awr_sysfs_view sysfs;
 	struct awr_limits effective;
@@ -35,7 +35,10 @@ void awr__sysfs_part_check(struct awr_sysfs_view *y, uint32_t hw_unit_min);
 /* sysfs.c: queue/write_cache and queue/fua of the queue a device's writes go to */
 void awr__sysfs_disk_cache(const char *name, enum awr_write_cache *wc, enum awr_fua *fua);
 
-/* findings.c */
+/* findings.c: a finding of the catalogue, awr__probe_finding(p, AWR_FIND(key), args...) */
+void awr__probe_finding(struct awr_probe *p, enum awr__finding_key key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* outside the catalogue: for stack.c until it emits through AWR_FIND() */
 void awr__add_finding(struct awr_probe *p, const char *id, enum awr_severity sev,
 		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void awr__derive_effective(struct awr_probe *p);

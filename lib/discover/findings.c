@@ -13,6 +13,15 @@
 #include "private.h"
 #include "discover/discover.h"
 
+void awr__probe_finding(struct awr_probe *p, enum awr__finding_key key, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	awr__finding_vadd(p->findings, &p->nr_findings, AWR_MAX_FINDINGS, key, fmt, ap);
+	va_end(ap);
+}
+
 void awr__add_finding(struct awr_probe *p, const char *id, enum awr_severity sev,
 		      const char *fmt, ...)
 {
@@ -79,16 +88,11 @@ static bool file_writes_atomic(struct awr_probe *p)
 	const struct awr_statx_view *s = &p->statx;
 
 	if (s->attributes & STATX_ATTR_DAX) {
-		awr__add_finding(p, "dax", AWR_SEV_ERROR, "the file is DAX (CPU stores to persistent memory): statx "
-				 "says %" PRIu32 "..%" PRIu32 " bytes atomic, but dax_iomap_rw() ignores RWF_ATOMIC "
-				 "before 6.17 and refuses it (EIO) after", s->unit_min, s->unit_max);
+		awr__probe_finding(p, AWR_FIND(dax), s->unit_min, s->unit_max);
 		return false;
 	}
 	if (s->dio_reported && !s->dio_offset_align) {
-		awr__add_finding(p, "no_direct_io", AWR_SEV_ERROR, "statx says %" PRIu32 "..%" PRIu32 " bytes "
-				 "atomic, but the file takes no O_DIRECT (ext4 data=journal, inline data, fs-verity): "
-				 "its RWF_ATOMIC writes go through the page cache as plain writes, none atomic",
-				 s->unit_min, s->unit_max);
+		awr__probe_finding(p, AWR_FIND(no_direct_io), s->unit_min, s->unit_max);
 		return false;
 	}
 	return true;
@@ -101,48 +105,39 @@ static void explain_unsupported(struct awr_probe *p, uint32_t kver, const char *
 	bool dev_atomic = y && y->unit_max;
 
 	if (!S_ISREG(s->mode) && !S_ISBLK(s->mode)) {
-		awr__add_finding(p, "not_file_or_block", AWR_SEV_WARN,
-				 "the path is neither a regular file nor a block device: RWF_ATOMIC does not apply (a passthrough engine may)");
+		awr__probe_finding(p, AWR_FIND(not_file_or_block));
 		return;
 	}
 	if (kver && !awr_kernel_has(kver, AWR_KRULE_ATOMIC_WRITES)) {
-		awr__add_finding(p, "kernel_too_old", AWR_SEV_ERROR,
-				 "kernel %s predates atomic writes (6.11 for block devices, 6.13 for XFS/ext4 files)", rel);
+		awr__probe_finding(p, AWR_FIND(kernel_too_old), rel);
 		return;
 	}
 	if (y && !y->has_atomic_attrs)
-		awr__add_finding(p, "kernel_too_old", AWR_SEV_ERROR,
-				 "sysfs of %s has no queue/atomic_write_* attributes: the kernel lacks atomic write support", y->disk);
+		awr__probe_finding(p, AWR_FIND(kernel_too_old_sysfs), y->disk);
 	if (y && y->partition[0] && dev_atomic && !y->part_aligned) {
-		awr__add_finding(p, "partition_misaligned", AWR_SEV_ERROR,
-				 "partition %s starts at byte %" PRIu64 ", not a multiple of %" PRIu32 " (the larger of the atomic unit_min%s and the boundary of %s): the kernel disables atomic writes on it",
-				 y->partition, y->part_start,
-				 y->part_align ? y->part_align : (uint32_t)awr_max_u64(y->unit_min, y->boundary),
-				 awr_kernel_has(awr_kernel_running(), AWR_KRULE_PART_HW_UNIT_MIN) ? " as the driver sets it" : "", y->disk);
+		bool hw_min = awr_kernel_has(awr_kernel_running(), AWR_KRULE_PART_HW_UNIT_MIN);
+
+		awr__probe_finding(p, AWR_FIND(partition_misaligned), y->partition, y->part_start,
+				   y->part_align ? y->part_align :
+				   (uint32_t)awr_max_u64(y->unit_min, y->boundary),
+				   hw_min ? " as the driver sets it" : "", y->disk);
 		return;
 	}
 	if (y && y->has_atomic_attrs && !dev_atomic)
-		awr__add_finding(p, "device_no_atomic", AWR_SEV_WARN,
-				 "block device %s reports no atomic write support (queue/atomic_write_unit_max_bytes is 0)", y->disk);
+		awr__probe_finding(p, AWR_FIND(device_no_atomic), y->disk);
 	if (S_ISREG(s->mode) && dev_atomic && kver && !awr_kernel_has(kver, AWR_KRULE_FS_ONE_BLOCK))
-		awr__add_finding(p, "fs_no_atomic", AWR_SEV_ERROR,
-				 "statx reports no atomic writes for this file although %s supports %" PRIu32 "..%" PRIu32 " bytes: kernel %s predates atomic writes to XFS and ext4 files (6.13)",
-				 y->disk, y->unit_min, y->unit_max, rel);
+		awr__probe_finding(p, AWR_FIND(fs_no_atomic_kernel), y->disk, y->unit_min,
+				   y->unit_max, rel);
 	else if (S_ISREG(s->mode) && dev_atomic)
-		awr__add_finding(p, "fs_no_atomic", AWR_SEV_ERROR,
-				 "statx reports no atomic writes for this file although %s supports %" PRIu32 "..%" PRIu32 " bytes: the filesystem does not support them (XFS and ext4 do from 6.13)",
-				 y->disk, y->unit_min, y->unit_max);
+		awr__probe_finding(p, AWR_FIND(fs_no_atomic_fs), y->disk, y->unit_min,
+				   y->unit_max);
 	else if (S_ISREG(s->mode))
-		awr__add_finding(p, "fs_no_atomic", AWR_SEV_WARN,
-				 "statx reports no atomic writes for this file: the filesystem offers no atomic write path here");
+		awr__probe_finding(p, AWR_FIND(fs_no_atomic_file));
 	else if (S_ISBLK(s->mode) && dev_atomic)
-		awr__add_finding(p, "statx_sysfs_disagree", AWR_SEV_ERROR,
-				 "statx reports no atomic writes on %s although sysfs says %" PRIu32 "..%" PRIu32 " bytes",
-				 dev_name(y), y->unit_min, y->unit_max);
+		awr__probe_finding(p, AWR_FIND(statx_sysfs_disagree), dev_name(y), y->unit_min,
+				   y->unit_max);
 	if (!y && S_ISREG(s->mode))
-		awr__add_finding(p, "no_block_device", AWR_SEV_INFO,
-				 "no block device in sysfs backs device %u:%u (network, FUSE or multi-device filesystem)",
-				 s->dev_major, s->dev_minor);
+		awr__probe_finding(p, AWR_FIND(no_block_device), s->dev_major, s->dev_minor);
 }
 
 static void explain_file(struct awr_probe *p)
@@ -152,19 +147,13 @@ static void explain_file(struct awr_probe *p)
 	uint32_t hw = y ? y->unit_max : 0;
 
 	if (!s->unit_max_opt && !hw) {
-		awr__add_finding(p, "software_path_only", AWR_SEV_INFO,
-				 "the device has no atomic write support, so every atomic write of %" PRIu32 "..%" PRIu32 " bytes takes the filesystem's software (copy-on-write) path: correct but slower",
-				 s->unit_min, s->unit_max);
+		awr__probe_finding(p, AWR_FIND(software_path_only), s->unit_min, s->unit_max);
 		return;
 	}
 	if (s->unit_max_opt && s->unit_max_opt < s->unit_max)
-		awr__add_finding(p, "hardware_path_limit", AWR_SEV_INFO,
-				 "writes up to %" PRIu32 " bytes may take the hardware path; larger ones up to %" PRIu32 " take the filesystem's slower software path",
-				 s->unit_max_opt, s->unit_max);
+		awr__probe_finding(p, AWR_FIND(hardware_path_limit), s->unit_max_opt, s->unit_max);
 	else if (!s->unit_max_opt && hw && s->unit_max > hw)
-		awr__add_finding(p, "above_device_limit", AWR_SEV_INFO,
-				 "statx allows %" PRIu32 " bytes but the device only %" PRIu32 ": larger writes rely on the filesystem's software path",
-				 s->unit_max, hw);
+		awr__probe_finding(p, AWR_FIND(above_device_limit), s->unit_max, hw);
 }
 
 static void explain_block(struct awr_probe *p)
@@ -175,16 +164,13 @@ static void explain_block(struct awr_probe *p)
 	if (!p->have_sysfs)
 		return;
 	if (s->unit_min != y->unit_min || s->unit_max != y->unit_max)
-		awr__add_finding(p, "statx_sysfs_mismatch", AWR_SEV_WARN,
-				 "statx says %" PRIu32 "..%" PRIu32 " bytes but sysfs of %s says %" PRIu32 "..%" PRIu32,
-				 s->unit_min, s->unit_max, y->disk, y->unit_min, y->unit_max);
+		awr__probe_finding(p, AWR_FIND(statx_sysfs_mismatch), s->unit_min, s->unit_max,
+				   y->disk, y->unit_min, y->unit_max);
 	if (y->max_bytes > y->unit_max)
-		awr__add_finding(p, "max_bytes_above_unit_max", AWR_SEV_INFO,
-				 "the device accepts merged atomic writes up to %" PRIu32 " bytes, but one write may be at most %" PRIu32,
-				 y->max_bytes, y->unit_max);
+		awr__probe_finding(p, AWR_FIND(max_bytes_above_unit_max), y->max_bytes,
+				   y->unit_max);
 	if (y->boundary)
-		awr__add_finding(p, "boundary", AWR_SEV_INFO,
-				 "no atomic write may cross a multiple of %" PRIu32 " bytes", y->boundary);
+		awr__probe_finding(p, AWR_FIND(boundary), y->boundary);
 }
 
 void awr__derive_effective(struct awr_probe *p)
@@ -206,6 +192,5 @@ void awr__derive_effective(struct awr_probe *p)
 	else
 		explain_block(p);
 	if (!p->statx.dio_reported && (S_ISREG(p->statx.mode) || S_ISBLK(p->statx.mode)))
-		awr__add_finding(p, "dio_alignment_unknown", AWR_SEV_INFO,
-				 "statx did not report direct I/O alignment; buffers are checked against no alignment");
+		awr__probe_finding(p, AWR_FIND(dio_alignment_unknown));
 }

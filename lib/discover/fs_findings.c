@@ -15,21 +15,15 @@ struct fs_list {
 	unsigned int nr, max;
 };
 
-static void add(struct fs_list *f, const char *id, const char *fmt, ...)
+static void add(struct fs_list *f, enum awr__finding_key key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static void add(struct fs_list *f, const char *id, const char *fmt, ...)
+static void add(struct fs_list *f, enum awr__finding_key key, const char *fmt, ...)
 {
-	struct awr_finding *x;
 	va_list ap;
 
-	if (f->nr >= f->max)
-		return;
-	x = &f->arr[f->nr++];
-	x->id = id;
-	x->severity = AWR_SEV_INFO;
 	va_start(ap, fmt);
-	vsnprintf(x->message, sizeof(x->message), fmt, ap);
+	awr__finding_vadd(f->arr, &f->nr, f->max, key, fmt, ap);
 	va_end(ap);
 }
 
@@ -46,8 +40,7 @@ static void xfs_no_reflink(const struct awr_fs_view *v, struct fs_list *f)
 	char a[32];
 
 	/* 6.16+: xfs_fs_fill_super() refuses max_atomic_write= above a block without reflink */
-	add(f, "fs_no_reflink", "XFS without reflink has no copy-on-write path: atomic writes only "
-	    "up to what the device writes itself (%s)%s", SZ(v->hardware_max, a),
+	add(f, AWR_FIND(fs_no_reflink), SZ(v->hardware_max, a),
 	    running_has(AWR_KRULE_XFS_MAW_REFLINK) ? "; the mount option max_atomic_write= above "
 	    "one block is refused here" : "");
 }
@@ -57,20 +50,15 @@ static void xfs_hardware(const struct awr_fs_view *v, struct fs_list *f)
 	bool more = v->software_max > v->hardware_max;
 	char a[32], b[32], c[32];
 
-	add(f, "fs_hardware_path", "up to %s in place where extents are %s aligned%s%s%s",
+	add(f, AWR_FIND(fs_hardware_path),
 	    SZ(v->hardware_max, a), SZ(v->hardware_max, b), more ? "; larger, up to " : "",
 	    more ? SZ(v->software_max, c) : "", more ? ", by copy-on-write" : "");
 	if (!v->stripe_unit || v->stripe_unit % v->hardware_max)
-		add(f, "fs_no_stripe_unit", "no stripe unit that is a multiple of %s (%s): the "
-		    "extents a growing file gets start at any block (an extent size hint aligns "
-		    "file offsets, not device offsets), so its new units can fall to "
-		    "copy-on-write; mkfs.xfs -d su=%s,sw=1 aligns new extents at a file's end "
-		    "where space allows, awr prepare lays out a file of known size",
+		add(f, AWR_FIND(fs_no_stripe_unit),
 		    SZ(v->hardware_max, a), v->stripe_unit ? SZ(v->stripe_unit, b) : "none",
 		    SZ(v->hardware_max, c));
 	if (v->extsize_hint && v->extsize_hint % v->hardware_max)
-		add(f, "fs_extsize_hint", "the extent size hint %s is not a multiple of the "
-		    "hardware unit %s", SZ(v->extsize_hint, a), SZ(v->hardware_max, b));
+		add(f, AWR_FIND(fs_extsize_hint), SZ(v->extsize_hint, a), SZ(v->hardware_max, b));
 }
 
 /* xfs_calc_group_awu_max() (6.16+): the largest power of two dividing the AG size caps it */
@@ -78,10 +66,7 @@ static void xfs_ag_cap(const struct awr_fs_view *v, struct fs_list *f)
 {
 	char a[32], b[32], c[32];
 
-	add(f, "fs_ag_size_caps_atomic", "the allocation group size (%" PRIu64 " blocks) caps "
-	    "atomic writes at %s, the largest power of two dividing it, though the device writes "
-	    "up to %s atomically: an agsize that is a multiple of %s lifts the cap (mkfs.xfs -d "
-	    "agsize=; xfsprogs 6.16+ aligns it on a device with atomic writes)",
+	add(f, AWR_FIND(fs_ag_size_caps_atomic),
 	    v->block_size ? v->ag_size / v->block_size : 0, SZ(v->ag_atomic_max, a),
 	    SZ(v->hw_unit_max, b), SZ(v->hw_unit_max, c));
 }
@@ -93,19 +78,17 @@ static void xfs_findings(const struct awr_fs_view *v, struct fs_list *f)
 	if (!v->reflink)
 		xfs_no_reflink(v, f);
 	if (v->software_max && !v->hardware_max)
-		add(f, "fs_software_only", "atomic writes up to %s are served by copy-on-write "
-		    "only: %s", SZ(v->software_max, a), v->hw_atomic ? "the device's atomic unit "
-		    "does not cover the filesystem block" : "the device has no atomic support");
+		add(f, AWR_FIND(fs_software_only), SZ(v->software_max, a), v->hw_atomic ?
+		    "the device's atomic unit does not cover the filesystem block" :
+		    "the device has no atomic support");
 	if (v->hardware_max)
 		xfs_hardware(v, f);
 	if (v->ag_atomic_max && v->hw_atomic && v->ag_atomic_max < v->hw_unit_max)
 		xfs_ag_cap(v, f);
 	if (v->max_atomic_write_opt)
-		add(f, "fs_max_atomic_write", "the mount option max_atomic_write=%s sets the "
-		    "software maximum", SZ(v->max_atomic_write_opt, a));
+		add(f, AWR_FIND(fs_max_atomic_write), SZ(v->max_atomic_write_opt, a));
 	if (v->realtime)
-		add(f, "fs_realtime", "the file is on the realtime device: its hardware path "
-		    "depends on that device, which this view does not read");
+		add(f, AWR_FIND(fs_realtime));
 }
 
 /* ext4_init_atomic_write_bsize() (6.13+): one block, or a bigalloc cluster */
@@ -114,41 +97,33 @@ static void ext4_findings(const struct awr_fs_view *v, struct fs_list *f)
 	char a[32], b[32];
 
 	if (!v->bigalloc_known)
-		add(f, "fs_ext4_unknown", "the ext4 superblock could not be read (read access to "
-		    "the device is needed): bigalloc unknown");
+		add(f, AWR_FIND(fs_ext4_unknown));
 	else if (!v->bigalloc)
-		add(f, "fs_ext4_one_block", "ext4 without bigalloc: one block (%s)",
+		add(f, AWR_FIND(fs_ext4_one_block),
 		    SZ(v->block_size, a));
 	else
-		add(f, "fs_ext4_bigalloc", "ext4 bigalloc, clusters of %s: atomic writes up to %s "
-		    "in place, larger ones refused (ext4 has no software path)",
+		add(f, AWR_FIND(fs_ext4_bigalloc),
 		    SZ(v->cluster_size, a), SZ(v->unit_max, b));
 	if (v->atomic && !v->hw_atomic)
-		add(f, "fs_ext4_no_device", "the device has no atomic support");
+		add(f, AWR_FIND(fs_ext4_no_device));
 }
 
 static void file_findings(const struct awr_fs_view *v, struct fs_list *f)
 {
 	if (v->dax && running_has(AWR_KRULE_DAX_NO_ATOMIC))
-		add(f, "fs_dax", "the file is DAX: it takes no atomic writes (6.17+: "
-		    "xfs_inode_can_hw_atomic_write() and dax_iomap_rw() refuse them)");
+		add(f, AWR_FIND(fs_dax));
 	else if (v->dax && v->atomic)
-		add(f, "fs_dax", "the file is DAX: statx reports atomic writes, but before 6.17 a "
-		    "DAX write ignores RWF_ATOMIC: none of them is atomic");
+		add(f, AWR_FIND(fs_dax_ignored));
 	/* ext4_dio_write_iter(): no direct I/O, so RWF_ATOMIC goes through the page cache */
 	if (v->no_direct_io && v->atomic)
-		add(f, "fs_no_direct_io", "the file takes no direct I/O (ext4 data=journal, a "
-		    "journalled file, inline data or fs-verity): its O_DIRECT writes, RWF_ATOMIC "
-		    "ones too, go through the page cache as plain writes, none atomic, though "
-		    "statx reports atomic writes");
+		add(f, AWR_FIND(fs_no_direct_io));
 }
 
 static void extent_findings(const struct awr_extent_report *r, struct fs_list *f)
 {
 	char a[32], b[32], c[32];
 
-	add(f, "fs_extents", "%s of %s mapped bytes lie in %s-aligned units (%" PRIu64 "%%); %u "
-	    "misaligned range%s (awr extents)", SZ(r->aligned_bytes, a), SZ(r->total_bytes, b),
+	add(f, AWR_FIND(fs_extents), SZ(r->aligned_bytes, a), SZ(r->total_bytes, b),
 	    SZ(r->unit, c), r->aligned_bytes * 100 / r->total_bytes, r->nr_misaligned,
 	    r->nr_misaligned == 1 ? "" : "s");
 }
@@ -162,8 +137,7 @@ unsigned int awr_fs_findings(const struct awr_fs_view *v, const struct awr_exten
 		return 0;
 	file_findings(v, &f);
 	if (!v->atomic && (v->type == AWR_FS_XFS || v->type == AWR_FS_EXT4))
-		add(&f, "fs_no_atomic", "the kernel offers no atomic writes on this file (XFS and "
-		    "ext4 files: Linux 6.13+)");
+		add(&f, AWR_FIND(fs_view_no_atomic));
 	else if (v->type == AWR_FS_XFS)
 		xfs_findings(v, &f);
 	else if (v->type == AWR_FS_EXT4)

@@ -95,6 +95,8 @@ check(p.get('effective', {}).get('dio_offset_align') == p.get('statx', {}).get('
 fsf = (p.get('fs') or {}).get('findings') or []
 check(fsf and all(set(x) >= {'id', 'severity', 'message'} for x in fsf + p.get('findings', [])),
       'findings at the top and in fs.findings carry id, severity and message: %s' % fsf[:1])
+check(all('what_to_do' in x for x in fsf + p.get('findings', [])),
+      'every finding has what_to_do (null for info): %s' % (fsf + p.get('findings', []))[:1])
 for name in ('probe file', 'list', 'qualify'):
     check(docs[name].get('kernel') == os.uname().release and docs[name].get('awr_version'),
           '%s: kernel %s and awr_version %s' % (name, docs[name].get('kernel'), docs[name].get('awr_version')))

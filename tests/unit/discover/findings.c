@@ -56,6 +56,9 @@ static const struct awr_finding *find(const struct awr_probe *p, const char *id)
 	if (_f)										\
 		T_EXPECT(strstr(_f->message, (text)), "%s: '%s' lacks '%s'", (id),	\
 			 _f->message, (text));						\
+	if (_f)	/* the catalogue's what to do: for warn and error only */		\
+		T_EXPECT((_f->severity != AWR_SEV_INFO) == (_f->what_to_do != NULL),	\
+			 "%s: what to do '%s'", (id), _f->what_to_do);			\
 } while (0)
 
 int main(void)
