@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "awr.h"
+#include "platform/platform.h"
 
 struct bench_args {
 	char *unit, *qd, *batch, *seconds, *size, *mode, *order, *durability, *jobs;
@@ -110,15 +111,22 @@ static double ratio(const struct awr_bench_result *r, enum awr_bench_mode a, enu
 	return x->pages_per_s / y->pages_per_s;
 }
 
+/* A mode's row: rates as numbers, latencies and CPU time in human units ("72.9 ms"). */
 static void print_row(const char *name, const struct awr_bench_mode_result *x)
 {
+	char p50[32], p99[32], p999[32], cpu[32];
+
 	if (!x->ran)
 		return;
-	if (x->error)
+	if (x->error) {
 		printf("%-12s failed: %s\n", name, x->message);
-	else
-		printf("%-12s %10.0f %9.1f %10.1f %10.1f %10.1f %11.0f\n", name, x->pages_per_s,
-		       x->mb_per_s, x->p50_us, x->p99_us, x->p999_us, x->cpu_ns_per_page);
+		return;
+	}
+	printf("%-12s %10.0f %9.1f %10s %10s %10s %11s\n", name, x->pages_per_s, x->mb_per_s,
+	       awr__human_usec(x->p50_us, p50, sizeof(p50)),
+	       awr__human_usec(x->p99_us, p99, sizeof(p99)),
+	       awr__human_usec(x->p999_us, p999, sizeof(p999)),
+	       awr__human_usec(x->cpu_ns_per_page / 1e3, cpu, sizeof(cpu)));
 }
 
 /* pages mode: the store and naive-dw, one batch each in turn */
@@ -136,12 +144,13 @@ static void print_head(const char *path, const struct awr_bench_opts *o,
 		       const struct awr_bench_result *r)
 {
 	unsigned int batch = o->batch ? o->batch : o->qd;
-	char u[32], s[32];
+	char u[32], s[32], t[32];
 
-	printf("awr bench %s: %s pages, queue depth %u%s, %s order, span %s, %.1f s per mode\n",
-	       path, out_size(o->unit, u, sizeof(u)), o->qd, o->jobs > 1 ? " per job" : "",
+	printf("awr bench %s: %s pages, queue depth %u%s, %s order, span %s, %s per mode\n",
+	       path, awr__human_bytes(o->unit, u, sizeof(u)), o->qd, o->jobs > 1 ? " per job" : "",
 	       o->order == AWR_BENCH_RANDOM ? "random" : "sequential",
-	       out_size(r->span, s, sizeof(s)), o->seconds);
+	       awr__human_bytes(r->span, s, sizeof(s)), awr__human_usec(o->seconds * 1e6, t,
+									 sizeof(t)));
 	printf("layout: %s\n", r->layout);
 	if (o->jobs > 1 || o->sqpoll || o->fixed_buffers)
 		printf("%u job%s (one ring each)%s%s\n", o->jobs, o->jobs == 1 ? "" : "s",
@@ -155,8 +164,8 @@ static void print_head(const char *path, const struct awr_bench_opts *o,
 	else
 		printf("durability: none, completion only (doublewrite: batches of %u pages)\n",
 		       batch);
-	printf("%-12s %10s %9s %10s %10s %10s %11s\n", "mode", "pages/s", "MB/s", "p50 us",
-	       "p99 us", "p99.9 us", "CPU ns/page");
+	printf("%-12s %10s %9s %10s %10s %10s %11s\n", "mode", "pages/s", "MB/s", "p50", "p99",
+	       "p99.9", "CPU/page");
 }
 
 /* Which path atomic and plain writes took, from the pages they moved. */
@@ -177,6 +186,7 @@ static void print_moved(const struct awr_bench_opts *o, const struct awr_bench_r
 static void print_steps(const struct awr_bench_opts *o, const struct awr_bench_result *r)
 {
 	unsigned int batch = o->batch ? o->batch : o->qd;
+	char c[32], w[32], f[32];
 
 	for (int m = AWR_BENCH_ATOMIC; m <= AWR_BENCH_DOUBLEWRITE; m++) {
 		const struct awr_bench_mode_result *x = mode_of(r, m);
@@ -185,10 +195,11 @@ static void print_steps(const struct awr_bench_opts *o, const struct awr_bench_r
 			continue;
 		printf("%s: a batch of %u pages took", awr_bench_mode_name(m), batch);
 		if (m == AWR_BENCH_DOUBLEWRITE)
-			printf(" %.2f ms in the copy,", x->batch_step_ms[AWR_BENCH_STEP_COPY]);
-		printf(" %.2f ms in the page writes, %.2f ms in %s (means of %" PRIu64
-		       " batches)\n", x->batch_step_ms[AWR_BENCH_STEP_WRITES],
-		       x->batch_step_ms[AWR_BENCH_STEP_FLUSH],
+			printf(" %s in the copy,", awr__human_usec(
+				x->batch_step_ms[AWR_BENCH_STEP_COPY] * 1e3, c, sizeof(c)));
+		printf(" %s in the page writes, %s in %s (means of %" PRIu64 " batches)\n",
+		       awr__human_usec(x->batch_step_ms[AWR_BENCH_STEP_WRITES] * 1e3, w, sizeof(w)),
+		       awr__human_usec(x->batch_step_ms[AWR_BENCH_STEP_FLUSH] * 1e3, f, sizeof(f)),
 		       m == AWR_BENCH_DOUBLEWRITE ? "its two fdatasyncs" : "fdatasync",
 		       x->batches);
 	}

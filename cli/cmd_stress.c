@@ -12,20 +12,19 @@
 #include <unistd.h>
 
 #include "awr.h"
+#include "platform/platform.h"
 
 #define DEFAULT_SPAN	(64ULL << 20)
 
-static void report_text(const char *path, const struct awr_stress_opts *o,
-			const struct awr_stress_result *r)
+static void report_text(const struct awr_stress_opts *o, const struct awr_stress_result *r)
 {
 	double sec = (double)r->nsec / 1e9;
-	char a[32], b[32];
+	char a[32], b[32], t[32];
 
 	printf("stress: %" PRIu64 " %s writes of %s (%s) over %" PRIu64 " units by %u writers in "
-	       "%.2f s",
-	       r->writes, (o->flags & AWR_STRESS_PLAIN) ? "plain (not atomic)" : "atomic",
-	       out_size(o->unit, a, sizeof(a)), out_size(r->bytes, b, sizeof(b)),
-	       r->units, o->threads, sec);
+	       "%s", r->writes, (o->flags & AWR_STRESS_PLAIN) ? "plain (not atomic)" : "atomic",
+	       awr__human_bytes(o->unit, a, sizeof(a)), awr__human_bytes(r->bytes, b, sizeof(b)),
+	       r->units, o->threads, awr__human_usec((double)r->nsec / 1e3, t, sizeof(t)));
 	if (sec > 0)
 		printf(": %.0f writes/s, %.1f MB/s", (double)r->writes / sec,
 		       (double)r->bytes / 1e6 / sec);
@@ -35,13 +34,16 @@ static void report_text(const char *path, const struct awr_stress_opts *o,
 	if (o->journal)
 		printf("  journal %s (%" PRIu64 " fdatasync)\n", o->journal, r->journal_syncs);
 	if (r->journal_error)
-		printf("  the journal failed: %s; writes after that are not recorded\n",
+		printf("  the journal failed: %s; writes after that are not recorded: give a "
+		       "journal on a filesystem with space that stays up during the test\n",
 		       strerror(-r->journal_error));
 	if (r->error)
 		printf("  stopped by a failed write at offset %" PRIu64 ": %s; the writes before "
-		       "it are %s\n",
-		       r->error_offset, strerror(-r->error), o->journal ? "journaled" : "counted");
-	(void)path;
+		       "it are %s: %s\n", r->error_offset, strerror(-r->error),
+		       o->journal ? "journaled" : "counted", o->journal ?
+		       "after the crash or shutdown, run awr verify with this journal" :
+		       "check the target (dmesg), or give --journal to find lost writes after a "
+		       "crash");
 }
 
 #define S(m, t, k, ...) FLD(struct awr_stress_result, m, t, k, __VA_ARGS__)
@@ -363,7 +365,7 @@ int cmd_stress(int argc, const char **argv)
 	if (out_mode == OUT_JSON)
 		report_json(c.operand, &o, &r);
 	else
-		report_text(c.operand, &o, &r);
+		report_text(&o, &r);
 	rc = r.journal_error ? AWR_EXIT_USAGE : r.error ? AWR_EXIT_FAIL : AWR_EXIT_OK;
 	out_outcome("write_failed");
 	if (stop_signal && rc == AWR_EXIT_OK) {

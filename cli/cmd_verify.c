@@ -14,12 +14,12 @@
 #include <unistd.h>
 
 #include "awr.h"
+#include "platform/platform.h"
 
 struct issues {
 	unsigned int max;	/* how many to keep */
 	unsigned int nr;
 	uint32_t unit;
-	uint32_t other_size;	/* a misplaced stamp's unit size, when not unit */
 	struct json_object *list;
 	char text[16][200];
 };
@@ -97,9 +97,6 @@ static int keep_issue(const struct awr_verify_issue *is, void *arg)
 {
 	struct issues *k = arg;
 
-	if (is->state.cls == AWR_UNIT_MISPLACED && is->state.found_unit_size != k->unit &&
-	    !k->other_size)
-		k->other_size = is->state.found_unit_size;
 	if (k->nr >= k->max)
 		return 0;
 	if (k->list)
@@ -174,12 +171,12 @@ struct json_object *verify_result_json(const struct awr_verify_result *r, bool j
 static void report_text(const struct awr_verify_opts *o, const struct awr_verify_result *r,
 			const struct issues *k)
 {
-	char a[32], b[32];
+	char a[32], b[32], t[32];
 
-	printf("verify: %" PRIu64 " units of %s (%s) in %.2f s, %.0f MB/s%s\n", r->units,
-	       out_size(o->unit, a, sizeof(a)), out_size(r->bytes, b, sizeof(b)),
-	       (double)r->nsec / 1e9,
-	       verify_mbps(r), r->direct ? " (O_DIRECT)" : " (through the page cache)");
+	printf("verify: %" PRIu64 " units of %s (%s) in %s, %.0f MB/s%s\n", r->units,
+	       awr__human_bytes(o->unit, a, sizeof(a)), awr__human_bytes(r->bytes, b, sizeof(b)),
+	       awr__human_usec((double)r->nsec / 1e3, t, sizeof(t)), verify_mbps(r),
+	       r->direct ? " (O_DIRECT)" : " (through the page cache)");
 	printf("  never_written %" PRIu64 ", intact %" PRIu64 ", torn %" PRIu64 ", corrupt %" PRIu64
 	       ", misplaced %" PRIu64 "\n", r->count[AWR_UNIT_NEVER_WRITTEN],
 	       r->count[AWR_UNIT_INTACT],
@@ -194,10 +191,13 @@ static void report_text(const struct awr_verify_opts *o, const struct awr_verify
 		       r->acked_late);
 	for (unsigned int i = 0; i < k->nr; i++)
 		printf("  %s\n", k->text[i]);
-	if (k->other_size)
+	if (r->stamped_unit)
 		printf("hint: units were stamped with a unit size of %u bytes: give --unit %u\n",
-		       k->other_size, k->other_size);
-	printf("result: %s\n", verify_failed(r) ? "FAILED" : "OK");
+		       r->stamped_unit, r->stamped_unit);
+	if (verify_failed(r))
+		printf("result: FAILED: %s\n", r->what_to_do);
+	else
+		printf("result: OK\n");
 }
 
 static long long journal_size(const char *path)

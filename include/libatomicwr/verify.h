@@ -227,7 +227,10 @@ struct awr_verify_result {
 	uint64_t nsec;				/* scan time */
 	uint32_t failed;			/* 1: the scan found a torn, corrupt or misplaced
 						   unit, or a lost or unjournaled write */
-	uint32_t reserved[7];
+	uint32_t stamped_unit;			/* misplaced units carry stamps of this
+						   unit size (the target's); 0: none */
+	uint32_t reserved[6];
+	char what_to_do[256];			/* failed: what to do, in one sentence */
 };
 
 /**

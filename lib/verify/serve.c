@@ -167,7 +167,8 @@ static void send_error(struct awr_chan *c, int err)
 static const char *recv_failure(int ret)
 {
 	if (ret == -EPROTO)
-		return "refused: a frame failed its MAC or is oversize or malformed (tampered?)";
+		return "refused: a frame failed its MAC or is oversize or malformed (tampered?): "
+		       "check the network path between the client and this server";
 	return ret == -ECONNRESET ? "closed" : "connection failed";
 }
 
@@ -211,7 +212,9 @@ static int serve_append(struct slot *sl, struct awr_chan *c, bool force)
 	if (!ret)
 		ret = awr__journal_open_in(s->dirfd, path, force, &j);
 	if (ret) {
-		slog(s, "%s: journal %s refused: %s", sl->peer, sl->name, strerror(-ret));
+		slog(s, "%s: journal %s refused: %s: %s", sl->peer, sl->name, strerror(-ret),
+		     ret == -EBUSY ? "another client appends to it; give this one another name" :
+		     "move the file away or give another name");
 		return send_status(c, ret, 0, 0);
 	}
 	slog(s, "%s: appending to %s.journal (highest generation %llu)", sl->peer, sl->name,
@@ -230,7 +233,9 @@ static int serve_append(struct slot *sl, struct awr_chan *c, bool force)
 					ret = awr__journal_append(&j, &r, NULL);
 			}
 			if (ret) {
-				slog(s, "%s: %s: a record was refused: %s", sl->peer, sl->name, strerror(-ret));
+				slog(s, "%s: %s: a record was refused: %s: the client sent a record no "
+				     "stress run issues; keep the journal for awr verify",
+				     sl->peer, sl->name, strerror(-ret));
 				send_error(c, ret);
 				break;
 			}
@@ -350,7 +355,9 @@ static int admit(struct slot *sl)
 		sl->authed = true, s->authed++;
 	pthread_mutex_unlock(&s->lock);
 	if (ret)
-		slog(s, "%s: refused: %u clients are connected already (--max-clients)", sl->peer, s->max);
+		slog(s, "%s: refused: %u clients are connected already (--max-clients): start the "
+		     "server with a higher --max-clients, or run fewer clients at once", sl->peer,
+		     s->max);
 	return ret;
 }
 
@@ -372,24 +379,29 @@ static int authenticate(struct slot *sl, struct awr_chan *c, uint32_t *mode, uin
 		ret = read_by(sl->fd, auth, sizeof(auth), sl->since_ns + AUTH_TIMEOUT_S * 1000000000ULL);
 	if (ret) {
 		if (sl->evicted)
-			slog(s, "%s: dropped before authenticating: a newer connection took its place "
-			     "(%d pending from one address, %d in all at most)", sl->peer, PENDING_PER_ADDR, PENDING_MAX);
+			slog(s, "%s: dropped before authenticating: a newer connection took its "
+			     "place (%d pending from one address, %d in all at most)", sl->peer,
+			     PENDING_PER_ADDR, PENDING_MAX);
 		else if (ret == -ETIMEDOUT)
-			slog(s, "%s: refused: not authenticated within %d s of connecting", sl->peer, AUTH_TIMEOUT_S);
+			slog(s, "%s: refused: not authenticated within %d s of connecting: a client "
+			     "of yours must reach the server without long stalls", sl->peer,
+			     AUTH_TIMEOUT_S);
 		else
 			slog(s, "%s: refused: %s before authenticating", sl->peer,
 			     ret == -ECONNRESET ? "closed" : strerror(-ret));
 		return ret;
 	}
 	if (memcmp(auth, awr__rj_auth_magic, 8)) {
-		slog(s, "%s: refused: not an awr journal client (its first bytes are not a greeting)", sl->peer);
+		slog(s, "%s: refused: not an awr journal client (its first bytes are not a "
+		     "greeting): point only awr stress and awr verify at this port", sl->peer);
 		return -EPROTO;
 	}
 	ret = awr__rj_auth_mac(s->secret, s->slen, hello + 8, auth, mac);
 	if (ret)
 		return ret;
 	if (!awr__rj_mac_equal(mac, auth + AWR_RJ_AUTH_BODY)) {
-		slog(s, "%s: refused: bad MAC on authentication (a wrong secret, or a replayed or tampered session)",
+		slog(s, "%s: refused: bad MAC on authentication (a wrong secret, or a replayed or "
+		     "tampered session): give the client the secret this server was started with",
 		     sl->peer);
 		return -EKEYREJECTED;
 	}
@@ -399,7 +411,8 @@ static int authenticate(struct slot *sl, struct awr_chan *c, uint32_t *mode, uin
 	if (sl->name[AWR_RJ_NAME_MAX - 1] || !awr__rj_name_valid(sl->name) ||
 	    (*mode != AWR_RJ_APPEND && *mode != AWR_RJ_READ) || (*flags & ~AWR_RJ_FLAG_FORCE)) {
 		sl->name[0] = '\0';
-		slog(s, "%s: refused: a malformed request (journal name, mode or flags)", sl->peer);
+		slog(s, "%s: refused: a malformed request (journal name, mode or flags): run the "
+		     "same version of awr on the client", sl->peer);
 		return -EPROTO;
 	}
 	return awr__rj_session_key(s->secret, s->slen, hello + 8, auth + 8, c->key);
@@ -523,15 +536,17 @@ static bool accept_one(struct server *s, int lfd)
 		return errno != EMFILE && errno != ENFILE && errno != ENOBUFS && errno != ENOMEM;
 	addr_text(&a, peer, sizeof(peer));
 	if (!(s->o->flags & AWR_JSERVE_ALLOW_REMOTE) && !is_loopback((struct sockaddr *)&a, false)) {
-		slog(s, "%s: refused: not a loopback address (the server accepts other machines only "
-		     "when started with --allow-remote)", peer);
+		slog(s, "%s: refused: not a loopback address (the server accepts other machines "
+		     "only when started with --allow-remote): start it with --allow-remote to "
+		     "serve this machine", peer);
 		close(fd);
 		return true;
 	}
 	addr_only(peer, addr, sizeof(addr));
 	sl = take_slot(s, fd, peer, addr);
 	if (!sl) {
-		slog(s, "%s: refused: %u clients are connected and %d more are authenticating", peer, s->max,
+		slog(s, "%s: refused: %u clients are connected and %d more are authenticating: "
+		     "retry later, or start the server with a higher --max-clients", peer, s->max,
 		     PENDING_MAX);
 		close(fd);
 		return true;
@@ -539,7 +554,8 @@ static bool accept_one(struct server *s, int lfd)
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	if (pthread_create(&t, &attr, client_main, sl)) {
-		slog(s, "%s: refused: no thread for it", peer);
+		slog(s, "%s: refused: no thread for it: the server's machine is out of memory or "
+		     "threads; free some", peer);
 		release(sl);
 	}
 	pthread_attr_destroy(&attr);

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -302,6 +303,9 @@ static int scan_unit(struct scan *s, const uint8_t *p, uint64_t unit)
 		judge(s->m, &is);
 	s->out->lost += is.lost;
 	s->out->unjournaled += is.unjournaled;
+	if (is.state.cls == AWR_UNIT_MISPLACED && is.state.found_unit_size != s->o->unit &&
+	    !s->out->stamped_unit)
+		s->out->stamped_unit = is.state.found_unit_size;
 	if (!is.lost && !is.unjournaled &&
 	    (is.state.cls == AWR_UNIT_NEVER_WRITTEN || is.state.cls == AWR_UNIT_INTACT))
 		return 0;
@@ -360,6 +364,32 @@ static uint32_t verdict_failed(const struct awr_verify_result *r)
 	       r->count[AWR_UNIT_MISPLACED] || r->lost || r->unjournaled;
 }
 
+/* A failed scan's one sentence of what to do, by what it found (the worst first). */
+static void what_to_do(struct awr_verify_result *r)
+{
+	const char *say = NULL;
+
+	if (r->count[AWR_UNIT_TORN] || r->count[AWR_UNIT_CORRUPT])
+		say = "writes of this unit size are not atomic on this target: do not rely on it "
+		      "for atomic writes of this size (awr probe shows the limits the kernel "
+		      "derived), and report the device's model and firmware";
+	else if (r->stamped_unit)
+		say = "the target was stamped with another unit size: verify it with the unit "
+		      "size awr stress used";
+	else if (r->count[AWR_UNIT_MISPLACED])
+		say = "writes landed at the wrong place: check the device's firmware and the "
+		      "filesystem (xfs_repair -n) before trusting this target with data";
+	else if (r->lost)
+		say = "the target lost writes it had acknowledged: its write cache does not keep "
+		      "what it acknowledged across a crash; do not trust it with data before "
+		      "the cache is made power-safe or turned off";
+	else if (r->unjournaled)
+		say = "units hold writes this journal never issued: give the journal of the "
+		      "stress run that wrote this target";
+	if (say)
+		snprintf(r->what_to_do, sizeof(r->what_to_do), "%s", say);
+}
+
 int awr_verify_run(const char *path, const struct awr_verify_opts *o,
 		   struct awr_verify_result *out)
 {
@@ -390,6 +420,8 @@ int awr_verify_run(const char *path, const struct awr_verify_opts *o,
 	ret = scan_all(&s, fd, out->units);
 	out->nsec = awr__now_ns() - start;
 	out->failed = verdict_failed(out);
+	if (out->failed)
+		what_to_do(out);
 err:
 	model_free(&m);
 	close(fd);

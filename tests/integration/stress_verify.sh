@@ -42,6 +42,8 @@ grep -q "lost 0, unjournaled 0" "$work/out" || { cat "$work/out"; fail "no journ
 # the wrong unit: without the journal every stamped unit is misplaced, with it a usage error
 expect_rc 1 "verify --unit 8k" "$awr" verify "$t" --unit 8k
 grep -q "misplaced:" "$work/out" && grep -q "give --unit 16384" "$work/out" || { cat "$work/out"; fail "wrong unit not reported as misplaced with a hint"; }
+grep -q "^result: FAILED: the target was stamped with another unit size" "$work/out" ||
+	{ cat "$work/out"; fail "the failed verification does not say what to do"; }
 expect_rc 2 "verify --unit 8k --journal" "$awr" verify "$t" --unit 8k --journal "$j"
 grep -q "written with --unit 16384" "$work/out" || { cat "$work/out"; fail "no hint at the journal's unit"; }
 

@@ -107,6 +107,7 @@ static void run(void)
 	T_EXPECT(vr.count[AWR_UNIT_TORN] + vr.count[AWR_UNIT_CORRUPT] + vr.count[AWR_UNIT_MISPLACED] +
 		 vr.lost + vr.unjournaled == 0, "a clean run has no issue (found %u)", f->nr);
 	T_EXPECT_EQ(vr.failed, 0, "a clean run is not failed");
+	T_EXPECT(!vr.what_to_do[0], "a clean run has nothing to do: %s", vr.what_to_do);
 	T_EXPECT(vr.acked_writes == sr.writes, "every write acknowledged: %llu of %llu",
 		 (unsigned long long)vr.acked_writes, (unsigned long long)sr.writes);
 
@@ -135,6 +136,8 @@ static void run(void)
 	T_EXPECT_EQ(vr.count[AWR_UNIT_MISPLACED], 1, "one misplaced unit");
 	T_EXPECT_EQ(vr.lost, 1, "one lost write");
 	T_EXPECT_EQ(vr.failed, 1, "the tampered run is failed");
+	T_EXPECT(strstr(vr.what_to_do, "not atomic on this target"),
+		 "a torn unit says what to do: '%s'", vr.what_to_do);
 	is = issue_at(f, u[0]);
 	T_EXPECT(is && is->state.cls == AWR_UNIT_TORN && is->state.bad_sector == UNIT / 1024 &&
 		 is->state.generation == next && is->state.other_generation == g[0],
