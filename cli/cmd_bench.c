@@ -102,15 +102,6 @@ static const struct awr_bench_mode_result *mode_of(const struct awr_bench_result
 	return awr_bench_result_mode(r, m);
 }
 
-static double ratio(const struct awr_bench_result *r, enum awr_bench_mode a, enum awr_bench_mode b)
-{
-	const struct awr_bench_mode_result *x = mode_of(r, a), *y = mode_of(r, b);
-
-	if (!x->ran || !y->ran || x->error || y->error || y->pages_per_s <= 0)
-		return 0;
-	return x->pages_per_s / y->pages_per_s;
-}
-
 /* A mode's row: rates as numbers, latencies and CPU time in human units ("72.9 ms"). */
 static void print_row(const char *name, const struct awr_bench_mode_result *x)
 {
@@ -169,16 +160,16 @@ static void print_head(const char *path, const struct awr_bench_opts *o,
 }
 
 /* Which path atomic and plain writes took, from the pages they moved. */
-static void print_moved(const struct awr_bench_opts *o, const struct awr_bench_result *r)
+static void print_moved(const struct awr_bench_result *r)
 {
 	for (int m = AWR_BENCH_ATOMIC; m <= AWR_BENCH_PLAIN; m++) {
 		const struct awr_bench_mode_result *x = mode_of(r, m);
 
 		if (x->ran && x->moved_pages >= 0)
 			printf("%s: %" PRId64 " of %" PRIu64 " pages moved on the device (%s)\n",
-			       awr_bench_mode_name(m), x->moved_pages,
-			       (r->dw_offset ? r->dw_offset : r->span) / o->unit, x->moved_pages ?
-			       "copy-on-write: the software path" : "written in place");
+			       awr_bench_mode_name(m), x->moved_pages, r->data_pages,
+			       x->moved_pages ? "copy-on-write: the software path" :
+			       "written in place");
 	}
 }
 
@@ -205,27 +196,28 @@ static void print_steps(const struct awr_bench_opts *o, const struct awr_bench_r
 	}
 }
 
+/* "NAME: 0.42x" when both modes ran */
+static void print_ratio(const char *name, double v)
+{
+	if (v > 0)
+		printf("%s: %.2fx\n", name, v);
+}
+
 static void print_normal(const char *path, const struct awr_bench_opts *o,
 			 const struct awr_bench_result *r)
 {
 	print_head(path, o, r);
 	for (int m = 0; m < AWR_BENCH__MODES; m++)
 		print_row(awr_bench_mode_name(m), mode_of(r, m));
-	if (ratio(r, AWR_BENCH_ATOMIC, AWR_BENCH_DOUBLEWRITE) > 0)
-		printf("atomic/doublewrite: %.2fx\n",
-		       ratio(r, AWR_BENCH_ATOMIC, AWR_BENCH_DOUBLEWRITE));
-	if (ratio(r, AWR_BENCH_ATOMIC, AWR_BENCH_PLAIN) > 0)
-		printf("atomic/plain: %.2fx\n", ratio(r, AWR_BENCH_ATOMIC, AWR_BENCH_PLAIN));
-	print_moved(o, r);
+	print_ratio("atomic/doublewrite", r->atomic_to_doublewrite);
+	print_ratio("atomic/plain", r->atomic_to_plain);
+	print_moved(r);
 	print_steps(o, r);
 	if (r->pages_store[0])
 		printf("pages: the store chose %s\n", r->pages_store);
-	if (ratio(r, AWR_BENCH_PAGES, AWR_BENCH_DOUBLEWRITE) > 0)
-		printf("pages/doublewrite: %.2fx\n",
-		       ratio(r, AWR_BENCH_PAGES, AWR_BENCH_DOUBLEWRITE));
+	print_ratio("pages/doublewrite", r->pages_to_doublewrite);
 	print_pair(r);
 }
-
 
 /* [[us, share of pages at or below], ...] */
 static struct json_object *cdf_json(const struct awr_bench_mode_result *x)
@@ -353,17 +345,13 @@ static const struct field asked_how[] = {
 };
 
 /* atomic/doublewrite, atomic/plain, pages/doublewrite: null when a side did not run */
-struct ratios {
-	double ad, ap, pd;
-};
-
 static const struct field ratio_fields[] = {
-	FLD(struct ratios, ad, FLD_DOUBLE, "atomic_to_doublewrite", .decimals = 3,
-	    .flags = FLD_NULL_ZERO),
-	FLD(struct ratios, ap, FLD_DOUBLE, "atomic_to_plain", .decimals = 3,
-	    .flags = FLD_NULL_ZERO),
-	FLD(struct ratios, pd, FLD_DOUBLE, "pages_to_doublewrite", .decimals = 3,
-	    .flags = FLD_NULL_ZERO),
+	FLD(struct awr_bench_result, atomic_to_doublewrite, FLD_DOUBLE, "atomic_to_doublewrite",
+	    .decimals = 3, .flags = FLD_NULL_ZERO),
+	FLD(struct awr_bench_result, atomic_to_plain, FLD_DOUBLE, "atomic_to_plain",
+	    .decimals = 3, .flags = FLD_NULL_ZERO),
+	FLD(struct awr_bench_result, pages_to_doublewrite, FLD_DOUBLE, "pages_to_doublewrite",
+	    .decimals = 3, .flags = FLD_NULL_ZERO),
 	FLD_END
 };
 
@@ -371,11 +359,6 @@ static void print_json(const char *path, const struct awr_bench_opts *o,
 		       const struct awr_bench_result *r)
 {
 	struct json_object *root = json_object_new_object(), *modes = json_object_new_object();
-	struct ratios q = {
-		ratio(r, AWR_BENCH_ATOMIC, AWR_BENCH_DOUBLEWRITE),
-		ratio(r, AWR_BENCH_ATOMIC, AWR_BENCH_PLAIN),
-		ratio(r, AWR_BENCH_PAGES, AWR_BENCH_DOUBLEWRITE),
-	};
 
 	json_object_object_add(root, "path", json_object_new_string(path));
 	fld_json_add(root, asked, o);
@@ -392,7 +375,7 @@ static void print_json(const char *path, const struct awr_bench_opts *o,
 				       json_object_new_string(r->pages_store));
 	if (mode_of(r, AWR_BENCH_PAGES)->ran)
 		json_object_object_add(root, "pages_paired", pair_json(r));
-	json_object_object_add(root, "ratios", fld_json(ratio_fields, &q));
+	json_object_object_add(root, "ratios", fld_json(ratio_fields, r));
 	out_print_json(root);
 }
 

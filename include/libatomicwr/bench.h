@@ -131,6 +131,9 @@ struct awr_bench_result {
 	double pages_to_naive_median;	/* naive-dw's batch time over the store's, per round */
 	double pages_to_naive_q1, pages_to_naive_q3;
 	double pages_dw_to_naive_median;	/* naive-dw's over pages-dw's, median */
+	/* pages/s of one mode over another's; 0 when either did not run or failed */
+	double atomic_to_doublewrite, atomic_to_plain, pages_to_doublewrite;
+	uint64_t data_pages;		/* pages of the data area (before the doublewrite area) */
 };
 
 /**

@@ -666,6 +666,26 @@ static struct awr__bench_out *out_new(void)
 	return out;
 }
 
+/* pages/s of mode @a over mode @b's: 0 when either did not run or failed */
+static double ratio(const struct awr__bench_out *out, enum awr_bench_mode a, enum awr_bench_mode b)
+{
+	const struct awr_bench_mode_result *x = &out->mode[a], *y = &out->mode[b];
+
+	if (!x->ran || !y->ran || x->error || y->error || y->pages_per_s <= 0)
+		return 0;
+	return x->pages_per_s / y->pages_per_s;
+}
+
+static void ratios(struct awr__bench_out *out, uint64_t unit)
+{
+	struct awr_bench_result *r = &out->r;
+
+	r->atomic_to_doublewrite = ratio(out, AWR_BENCH_ATOMIC, AWR_BENCH_DOUBLEWRITE);
+	r->atomic_to_plain = ratio(out, AWR_BENCH_ATOMIC, AWR_BENCH_PLAIN);
+	r->pages_to_doublewrite = ratio(out, AWR_BENCH_PAGES, AWR_BENCH_DOUBLEWRITE);
+	r->data_pages = (r->dw_offset ? r->dw_offset : r->span) / unit;
+}
+
 int awr_bench_run(int fd, const struct awr_bench_opts *o, struct awr_bench_result **res)
 {
 	struct awr__bench_out *out = out_new();
@@ -688,6 +708,7 @@ int awr_bench_run(int fd, const struct awr_bench_opts *o, struct awr_bench_resul
 		goto err;
 	out->r.dw_offset = jobs[0].dw_offset;
 	run_modes(jobs, out);
+	ratios(out, o->unit);
 err:
 	jobs_free(jobs, o->jobs);
 	awr_file_close(f);
