@@ -131,14 +131,18 @@ const struct awr_cmd awr_commands[] = {
 	  EXAMPLES({ "Keep the journals of this machine's stress runs in /srv/journals",
 		     "awr journal-serve --listen 127.0.0.1:7070 --dir /srv/journals "
 		     "--secret-file ~/.awr-secret" }) },
-	{ "qualify", "scripted device qualification: every check PASS/FAIL/SKIP and a verdict",
+	{ "qualify", "scripted device qualification: every check PASS/FAIL/SKIP, a verdict and "
+	  "its scope",
 	  cmd_qualify, true,
-	  "PATH [--quick] [--crash] [--report FILE] [--html FILE] [--force] [--create] "
-	  "[--for innodb|postgresql]",
+	  "PATH [--quick] [--crash] [--require-hardware] [--report FILE] [--html FILE] [--force] "
+	  "[--create] [--for innodb|postgresql]",
 	  EXAMPLES({ "Qualify a disk (its data is lost) and keep the report",
 		     "awr qualify /dev/nvme0n1 --force --report nvme0n1.json --html nvme0n1.html" },
 		   { "A quick run in a directory of a filesystem, crashing only a scratch XFS of "
-		     "its own", "awr qualify /srv/db --quick --crash -o json" }) },
+		     "its own", "awr qualify /srv/db --quick --crash -o json" },
+		   { "FAIL a filesystem whose atomic writes are its software path alone (no "
+		     "hardware atomics below)",
+		     "awr qualify /srv/db --quick --require-hardware" }) },
 	{ "report", "draw a saved qualify report (JSON) as one self-contained HTML page",
 	  cmd_report, false, "FILE.json --html OUT [--force]",
 	  EXAMPLES({ "The page of a saved report",

@@ -30,6 +30,7 @@ struct qctx {
 	bool is_blk;
 	bool created;			/* we created target: remove it at the end */
 	bool quick, crash, force;
+	bool hardware;			/* --require-hardware */
 	bool create;			/* --create: a missing PATH is made (removed at the end) */
 	uint64_t size;			/* target size (block device) */
 	struct progress *pr;		/* the running check's line */
@@ -146,9 +147,36 @@ static int setup_target(struct qctx *q)
 	return q->fd < 0 ? q->fd : 0;
 }
 
-static void print_check(const char *name, enum awr_qualify_status s, const char *reason)
+/* @text after @lead, wrapped at word boundaries to 100 columns, later lines indented */
+static void print_wrapped(const char *lead, const char *text)
 {
-	printf("  %-4s  %-16s %s\n", q_status_word(s), name, reason);
+	size_t col = strlen(lead), indent = col;
+
+	fputs(lead, stdout);
+	while (*text) {
+		size_t w = strcspn(text, " ");
+
+		if (col > indent && col + 1 + w > 100) {
+			printf("\n%*s", (int)indent, "");
+			col = indent;
+		} else if (col > indent) {
+			putchar(' ');
+			col++;
+		}
+		fwrite(text, 1, w, stdout);
+		col += w;
+		text += w;
+		text += strspn(text, " ");
+	}
+	putchar('\n');
+}
+
+/* A check's line; a FAIL's what to do under it. */
+static void print_check(const char *name, const struct awr_qualify_check *c)
+{
+	printf("  %-4s  %-16s %s\n", q_status_word(c->status), name, c->reason);
+	if (c->what_to_do[0])
+		print_wrapped("        what to do: ", c->what_to_do);
 	fflush(stdout);
 }
 
@@ -178,7 +206,7 @@ static void on_check(const struct awr_qualify_report *r, enum awr_qualify_check_
 	if (id == AWR_QUALIFY_PERFORMANCE && r->perf_error && r->perf && r->perf->message[0])
 		out_error("%s", r->perf->message);
 	if (out_mode == OUT_NORMAL)
-		print_check(awr_qualify_check_name(id), c->status, c->reason);
+		print_check(awr_qualify_check_name(id), c);
 }
 
 static int run_checks(struct qctx *q, struct awr_qualify_report **r)
@@ -187,7 +215,8 @@ static int run_checks(struct qctx *q, struct awr_qualify_report **r)
 	int ret;
 
 	awr_qualify_opts_init(&o);
-	o.flags = (q->quick ? AWR_QUALIFY_QUICK : 0) | (q->crash ? AWR_QUALIFY_CRASH_TEST : 0);
+	o.flags = (q->quick ? AWR_QUALIFY_QUICK : 0) | (q->crash ? AWR_QUALIFY_CRASH_TEST : 0) |
+		  (q->hardware ? AWR_QUALIFY_REQUIRE_HARDWARE : 0);
 	o.progress = on_check;
 	o.arg = q;
 	if (out_mode == OUT_NORMAL)
@@ -213,39 +242,19 @@ static int write_report(const char *file, struct json_object *o)
 	return fclose(f) ? -errno : 0;
 }
 
-/* @text after @lead, wrapped at word boundaries to 100 columns, later lines indented */
-static void print_wrapped(const char *lead, const char *text)
-{
-	size_t col = strlen(lead), indent = col;
-
-	fputs(lead, stdout);
-	while (*text) {
-		size_t w = strcspn(text, " ");
-
-		if (col > indent && col + 1 + w > 100) {
-			printf("\n%*s", (int)indent, "");
-			col = indent;
-		} else if (col > indent) {
-			putchar(' ');
-			col++;
-		}
-		fwrite(text, 1, w, stdout);
-		col += w;
-		text += w;
-		text += strspn(text, " ");
-	}
-	putchar('\n');
-}
-
 static void print_verdict(const struct awr_qualify_report *r)
 {
 	const unsigned int *n = r->count;
 
 	for (unsigned int i = 0; i < r->nr_notes; i++)
 		print_wrapped("note: ", r->notes[i]);
-	printf("verdict: %s (%u passed, %u failed, %u skipped, %u information only) in %.1f s\n",
+	printf("verdict: %s (%u passed, %u failed, %u skipped, %u information only%s) in %.1f s\n",
 	       r->verdict == AWR_QUALIFY_VERDICT_FAIL ? "FAIL" : "PASS", n[AWR_QUALIFY_PASS],
-	       n[AWR_QUALIFY_FAIL], n[AWR_QUALIFY_SKIP], n[AWR_QUALIFY_INFO], r->seconds);
+	       n[AWR_QUALIFY_FAIL], n[AWR_QUALIFY_SKIP], n[AWR_QUALIFY_INFO],
+	       r->requirement_met ? "" : "; hardware atomic writes required, none", r->seconds);
+	print_wrapped("scope: ", r->scope_text);
+	if (!r->requirement_met)
+		print_wrapped("what to do: ", r->what_to_do);
 }
 
 static void prom_check(const char *path, const char *name, enum awr_qualify_status s)
@@ -279,6 +288,20 @@ static void prom_checks(const struct qctx *q, const struct awr_qualify_report *r
 	}
 }
 
+/* The verdict's scope: 1 for the scope the target has, 0 for the others. */
+static void prom_scope(const struct qctx *q, const struct awr_qualify_report *r)
+{
+	const char *l[5] = { "target", q->path, "scope", NULL, NULL };
+
+	prom_gauge("awr_qualify_scope", "what makes the qualified unit atomic: 1 for the target's "
+		   "scope (hardware, software_only: the filesystem's software path alone, ...), "
+		   "0 for the others");
+	for (unsigned int i = 0; i < AWR_QUALIFY__SCOPES; i++) {
+		l[3] = awr_qualify_scope_name(i);
+		prom_sample("awr_qualify_scope", l, r->scope == i);
+	}
+}
+
 /* -o prometheus: the verdict, each check's result and seconds, the limits qualified */
 static void print_prometheus(const struct qctx *q, const struct awr_qualify_report *r)
 {
@@ -287,8 +310,9 @@ static void print_prometheus(const struct qctx *q, const struct awr_qualify_repo
 
 	/* target: PATH as given (a directory's scratch file changes name every run) */
 	prom_gauge("awr_qualify_verdict", "awr qualify's verdict for the target: 1 PASS (every "
-		   "check passed or was skipped), 0 FAIL");
+		   "check passed or was skipped), 0 FAIL; its scope in awr_qualify_scope");
 	prom_sample("awr_qualify_verdict", l, r->verdict == AWR_QUALIFY_VERDICT_PASS);
+	prom_scope(q, r);
 	prom_gauge("awr_qualify_check", "each check of awr qualify: 1 for the result it had, 0 for "
 		   "the others");
 	prom_checks(q, r, false);
@@ -348,7 +372,7 @@ static int finish(struct qctx *q, const struct awr_qualify_report *r, const char
 
 int cmd_qualify(int argc, const char **argv)
 {
-	int quick = 0, crash = 0, force = 0, create = 0;
+	int quick = 0, crash = 0, force = 0, create = 0, hardware = 0;
 	char *report = NULL, *html = NULL;
 	struct poptOption table[] = {
 		{ "create", 0, POPT_ARG_NONE, &create, 0,
@@ -359,6 +383,9 @@ int cmd_qualify(int argc, const char **argv)
 		{ "crash", 0, POPT_ARG_NONE, &crash, 0,
 		  "also crash-test: shut down a scratch XFS that qualify makes itself (an image on "
 		  "PATH's filesystem, a loop device; needs root and mkfs.xfs) mid-write", NULL },
+		{ "require-hardware", 0, POPT_ARG_NONE, &hardware, 0,
+		  "FAIL unless the device itself writes the unit atomically (not the filesystem's "
+		  "software path alone)", NULL },
 		{ "report", 0, POPT_ARG_STRING, &report, 0, "write the JSON report to FILE",
 		  "FILE" },
 		{ "html", 0, POPT_ARG_STRING, &html, 0, "write the report as one self-contained "
@@ -386,6 +413,7 @@ int cmd_qualify(int argc, const char **argv)
 	q.path = cc.operand;
 	q.quick = quick;
 	q.crash = crash;
+	q.hardware = hardware;
 	q.force = force;
 	q.create = create;
 	if (html && report_html_dest_ok(html, force))

@@ -356,27 +356,27 @@ static struct json_object *figures_json(const struct awr_qualify_report *r,
 struct check_row {
 	const char *name;
 	const char *result;
-	const char *reason;
-	double seconds;
+	struct awr_qualify_check c;
 };
 
 #define K(m, t, k, ...) FLD(struct check_row, m, t, k, __VA_ARGS__)
 static const struct field check_fields[] = {
 	K(name, FLD_STR, "name"),
 	K(result, FLD_STR, "result"),
-	K(reason, FLD_STR, "reason"),
-	K(seconds, FLD_DOUBLE, "seconds", .decimals = 3),
+	K(c.reason, FLD_CHARS, "reason"),
+	K(c.what_to_do, FLD_CHARS, "what_to_do", .flags = FLD_NULL_ZERO),
+	K(c.seconds, FLD_DOUBLE, "seconds", .decimals = 3),
 	FLD_END
 };
 
-static struct json_object *check_json(const char *name, enum awr_qualify_status s,
-				      const char *reason, double seconds,
-				      struct json_object *figures)
+static struct json_object *check_json(const struct awr_qualify_report *r,
+				      enum awr_qualify_check_id id)
 {
-	struct check_row row = { name, q_status_word(s), reason, seconds };
+	struct check_row row = { awr_qualify_check_name(id),
+				 awr_qualify_status_name(r->checks[id].status), r->checks[id] };
 	struct json_object *o = fld_json(check_fields, &row);
 
-	json_object_object_add(o, "figures", figures);
+	json_object_object_add(o, "figures", figures_json(r, id));
 	return o;
 }
 
@@ -388,9 +388,7 @@ static struct json_object *checks_json(const struct awr_qualify_report *r)
 		const struct awr_qualify_check *c = &r->checks[id];
 
 		if (c->ran)
-			json_object_array_add(a, check_json(awr_qualify_check_name(id), c->status,
-							    c->reason, c->seconds,
-							    figures_json(r, id)));
+			json_object_array_add(a, check_json(r, id));
 	}
 	return a;
 }
@@ -459,6 +457,7 @@ struct report_row {
 	unsigned int n[AWR_QUALIFY__STATUSES];
 	double seconds;
 	const char *verdict;
+	const char *scope;
 };
 
 #define T(m, t, k, ...) FLD(struct report_row, m, t, k, __VA_ARGS__)
@@ -483,6 +482,22 @@ static const struct field report_tally_fields[] = {
 	T(n[AWR_QUALIFY_INFO], FLD_UINT, "info"),
 	T(seconds, FLD_DOUBLE, "seconds", .decimals = 3),
 	T(verdict, FLD_STR, "verdict"),
+	T(scope, FLD_STR, "scope"),
+	FLD_END
+};
+
+/* the verdict's scope in words, and --require-hardware's outcome when it was asked */
+#define Q(m, t, k, ...) FLD(struct awr_qualify_report, m, t, k, __VA_ARGS__)
+static const struct field scope_text_fields[] = {
+	Q(scope_text, FLD_CHARS, "scope_text"),
+	FLD_END
+};
+
+static const struct field require_fields[] = {
+	Q(require_hardware, FLD_BOOL, "hardware"),
+	Q(requirement_met, FLD_BOOL, "met"),
+	Q(requirement, FLD_CHARS, "reason", .flags = FLD_NULL_ZERO),
+	Q(what_to_do, FLD_CHARS, "what_to_do", .flags = FLD_NULL_ZERO),
 	FLD_END
 };
 
@@ -490,14 +505,14 @@ struct json_object *q_report_json(const struct awr_qualify_report *r, const char
 				  bool scratch_file)
 {
 	struct report_row row = { path, r->target, r->block_device ? "block_device" : "file",
-				  scratch_file, "", r->quick, { 0 }, r->seconds, "PASS" };
+				  scratch_file, "", r->quick, { 0 }, r->seconds,
+				  r->verdict == AWR_QUALIFY_VERDICT_FAIL ? "fail" : "pass",
+				  awr_qualify_scope_name(r->scope) };
 	struct json_object *o;
 	struct tm tm;
 
 	for (unsigned int i = 0; i < AWR_QUALIFY__STATUSES; i++)
 		row.n[i] = r->count[i];
-	if (row.n[AWR_QUALIFY_FAIL])
-		row.verdict = "FAIL";
 	if (gmtime_r(&r->started, &tm))
 		strftime(row.date, sizeof(row.date), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	o = fld_json(report_head_fields, &row);
@@ -508,5 +523,8 @@ struct json_object *q_report_json(const struct awr_qualify_report *r, const char
 	json_object_object_add(o, "extent_map", extent_map_json(&r->extent_map));
 	json_object_object_add(o, "notes", notes_json(r));
 	fld_json_add(o, report_tally_fields, &row);
+	fld_json_add(o, scope_text_fields, r);
+	if (r->require_hardware)
+		json_object_object_add(o, "require", fld_json(require_fields, r));
 	return o;
 }

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -109,10 +110,25 @@ static struct json_object *check(struct json_object *doc, const char *name)
 	return NULL;
 }
 
+/*
+ * A result or verdict as people read it: "PASS", "FAIL", "SKIP", "INFO". Reports spell them
+ * "pass", ... (snake_case, as every JSON key and value of awr); reports of awr before 0.1.0
+ * spelled them in capitals: both read alike. Anything else is shown as it is.
+ */
+static const char *word(const char *s)
+{
+	static const char *const words[] = { "PASS", "FAIL", "SKIP", "INFO" };
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcasecmp(s, words[i]))
+			return words[i];
+	return s;
+}
+
 /* Did the check run? A skipped one may leave its figures out. */
 static bool ran(struct json_object *c)
 {
-	return c && strcmp(str(c, "result"), "SKIP");
+	return c && strcasecmp(str(c, "result"), "skip");
 }
 
 /* ------------------------------------------------------------------ what the report lacks */
@@ -210,7 +226,8 @@ static void lacks_top(struct page *pg, struct json_object *doc)
 		{ "limits", json_type_object, true },
 		{ "checks", json_type_array, true }, { "quick", json_type_boolean, false },
 		{ "scratch_file", json_type_boolean, false }, { "notes", json_type_array, false },
-		{ "extent_map", json_type_object, false },
+		{ "extent_map", json_type_object, false }, { "scope", json_type_string, false },
+		{ "scope_text", json_type_string, false }, { "require", json_type_object, false },
 	};
 
 	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
@@ -239,6 +256,7 @@ static void lacks_checks(struct page *pg, struct json_object *doc)
 		need(pg, c, path, "reason", json_type_string);
 		need(pg, c, path, "seconds", NUMBER);
 		need(pg, c, path, "figures", json_type_object);
+		may(pg, c, path, "what_to_do", json_type_string);
 	}
 	for (size_t i = 0; a && i < sizeof(drawn) / sizeof(drawn[0]); i++) {
 		snprintf(path, sizeof(path), "checks[%s]", drawn[i]);
@@ -810,16 +828,18 @@ static void checks_table(FILE *f, struct json_object *doc)
 	size_t n = count(a);
 
 	fputs("<table class=\"checks\">\n<tr><th>result</th><th>check</th><th>what it found</th>"
-	      "<th>seconds</th></tr>\n", f);
+	      "<th>what to do</th><th>seconds</th></tr>\n", f);
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *c = json_object_array_get_idx(a, i);
+		const char *res = word(str(c, "result"));
 
 		put(f, "<tr class=\"check\" data-check=\"", str(c, "name"));
-		put(f, "\" data-result=\"", str(c, "result"));
-		put(f, "\"><td class=\"res ", str(c, "result"));
-		put(f, "\">", str(c, "result"));
+		put(f, "\" data-result=\"", res);
+		put(f, "\"><td class=\"res ", res);
+		put(f, "\">", res);
 		put(f, "</td><td class=\"name\">", str(c, "name"));
 		put(f, "</td><td class=\"reason\">", str(c, "reason"));
+		put(f, "</td><td class=\"todo\">", str(c, "what_to_do"));
 		fprintf(f, "</td><td class=\"num\">%.1f</td></tr>\n", num(c, "seconds"));
 	}
 	fputs("</table>\n", f);
@@ -954,6 +974,8 @@ static const char style[] =
 	"border-bottom:1px solid #ddd}"
 	".verdict{display:inline-block;padding:2px 12px;border-radius:4px;color:#fff;"
 	"font-weight:700}.verdict.PASS{background:#2a9a3c}.verdict.FAIL{background:#c8372d}"
+	".verdict.PASS.software_only,.verdict.PASS.partial_hardware,.verdict.PASS.unknown"
+	"{background:#b86e00}#scope{font-size:15px;margin:4px 0 8px}#requirement{color:#c8372d}"
 	"table{border-collapse:collapse;margin:6px 0}td,th{padding:3px 8px;"
 	"border-bottom:1px solid #eee;text-align:left;vertical-align:top}th{font-weight:600;"
 	"background:#f6f6f6}td.num{text-align:right}"
@@ -1015,7 +1037,7 @@ static void sections(struct page *pg, struct json_object *doc)
 
 static void head(FILE *f, struct json_object *doc)
 {
-	const char *verdict = str(doc, "verdict");
+	const char *verdict = word(str(doc, "verdict"));
 
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 		"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
@@ -1075,16 +1097,39 @@ static void write_cache_row(FILE *f, struct json_object *sysfs)
 	fputs("</td></tr>\n", f);
 }
 
+/*
+ * The verdict's scope under the banner (scope, scope_text): a PASS by the filesystem's software
+ * path alone reads so. A report of awr before 0.1.0 has none.
+ */
+static void scope_line(FILE *f, struct json_object *doc)
+{
+	struct json_object *req = typed(doc, "require", json_type_object);
+
+	if (typed(doc, "scope_text", json_type_string)) {
+		put(f, "<p id=\"scope\" data-scope=\"", str(doc, "scope"));
+		put(f, "\">", str(doc, "scope_text"));
+		fputs("</p>\n", f);
+	}
+	if (!req || json_object_get_boolean(typed(req, "met", json_type_boolean)))
+		return;
+	put(f, "<p id=\"requirement\">", str(req, "reason"));
+	put(f, "</p>\n<p id=\"requirement-todo\">What to do: ", str(req, "what_to_do"));
+	fputs("</p>\n", f);
+}
+
 static void summary(FILE *f, struct json_object *doc)
 {
-	const char *verdict = str(doc, "verdict");
+	const char *verdict = word(str(doc, "verdict"));
 	struct json_object *sysfs;
 
-	fprintf(f, "<section id=\"summary\">\n<h1>awr qualify <span class=\"verdict %s\" "
-		"id=\"verdict\">", !strcmp(verdict, "PASS") ? "PASS" : "FAIL");
+	fprintf(f, "<section id=\"summary\">\n<h1>awr qualify <span class=\"verdict %s ",
+		!strcmp(verdict, "PASS") ? "PASS" : "FAIL");
+	put(f, "", str(doc, "scope"));
+	fputs("\" id=\"verdict\">", f);
 	esc(f, *verdict ? verdict : "(no verdict)");
-	put(f, "</span></h1>\n<table class=\"meta\">\n<tr><th>path</th><td id=\"path\">",
-	    str(doc, "path"));
+	fputs("</span></h1>\n", f);
+	scope_line(f, doc);
+	put(f, "<table class=\"meta\">\n<tr><th>path</th><td id=\"path\">", str(doc, "path"));
 	put(f, "</td></tr>\n<tr><th>target</th><td>", str(doc, "target"));
 	put(f, " (", str(doc, "target_type"));
 	fputs(json_object_get_boolean(typed(doc, "scratch_file", json_type_boolean)) ?

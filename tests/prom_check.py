@@ -124,15 +124,17 @@ def check_qualify(metrics, report):
     families_are_gauges(text, fams)
     rep = load_json(report)
     v = samples(fams, 'awr_qualify_verdict')
-    check(len(v) == 1 and v[0].value == (1 if rep['verdict'] == 'PASS' else 0),
+    check(len(v) == 1 and v[0].value == (1 if rep['verdict'] == 'pass' else 0),
           'awr_qualify_verdict %s, report verdict %s' % ([s.value for s in v], rep['verdict']))
+    scope = [s.labels['scope'] for s in samples(fams, 'awr_qualify_scope') if s.value == 1]
+    check(scope == [rep['scope']], 'awr_qualify_scope at 1 %s, report scope %s' % (scope, rep['scope']))
     res = {}
     targets = {s.labels.get('target') for f in fams.values() for s in f.samples if 'target' in s.labels}
     check(targets == {label(rep['path'])}, 'target labels %r, report path %r' % (targets, rep['path']))
     for s in samples(fams, 'awr_qualify_check'):
         if s.value == 1:
             res.setdefault(s.labels['check'], []).append(s.labels['result'])
-    want = {c['name']: [c['result'].lower()] for c in rep['checks']}
+    want = {c['name']: [c['result']] for c in rep['checks']}
     check(res == want, 'checks at 1 %s, report %s' % (res, want))
     secs = {s.labels['check']: s.value for s in samples(fams, 'awr_qualify_check_seconds')}
     for c in rep['checks']:

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Description: an awr qualify HTML report opened in a real browser (Debian's chromium, headless, driven
 # through chromedriver by python3-selenium) and checked against the JSON report it was drawn from:
-# the verdict, every check with its result and sentence, as many chart points as the JSON has
-# samples (size sweep, each mode's latency distribution and its p50/p99/p99.9 marks, the extent
+# the verdict and its scope, every check with its result, sentence and what to do, as many chart
+# points as the JSON has samples (size sweep, each mode's latency distribution and its p50/p99/p99.9 marks, the extent
 # map's ranges), the findings, the embedded JSON equal to the file, and nothing loaded from outside
 # (no resource requested, no src/href/url() off the page). Takes a screenshot.
 # Negative controls go to the same browser (one start of Chromium): each --control page must
@@ -105,8 +105,12 @@ def check_page(report_html, shot):
     q = driver.find_elements
 
     # the verdict and every check
+    # the words people read: PASS, FAIL, SKIP, INFO for the JSON's pass, fail, skip, info
     v = q(By.ID, 'verdict')
-    check(len(v) == 1 and v[0].text == doc['verdict'], 'the verdict shown is the JSON\'s %s' % doc['verdict'])
+    check(len(v) == 1 and v[0].text == doc['verdict'].upper(), 'the verdict shown is the JSON\'s %s' % doc['verdict'])
+    sc = q(By.ID, 'scope')
+    check(len(sc) == 1 and sc[0].get_attribute('data-scope') == doc['scope'] and sc[0].text == doc['scope_text'],
+          'the verdict\'s scope shown is the JSON\'s %s' % doc['scope'])
     rows = q(By.CSS_SELECTOR, 'tr.check')
     check(len(rows) == len(doc['checks']), '%d check rows for the JSON\'s %d checks' % (len(rows), len(doc['checks'])))
     for c in doc['checks']:
@@ -116,8 +120,9 @@ def check_page(report_html, shot):
             continue
         res = r[0].find_element(By.CSS_SELECTOR, 'td.res').text
         reason = r[0].find_element(By.CSS_SELECTOR, 'td.reason').text
-        check(res == c['result'] and reason == c['reason'].strip(),
-              'check %s: %s with its sentence (page: %s)' % (c['name'], c['result'], res))
+        todo = r[0].find_element(By.CSS_SELECTOR, 'td.todo').text
+        check(res == c['result'].upper() and reason == c['reason'].strip() and todo == (c['what_to_do'] or ''),
+              'check %s: %s with its sentence and what to do (page: %s)' % (c['name'], c['result'], res))
     check(doc['kernel'] == driver.find_element(By.ID, 'kernel').text, 'the kernel is named')
     check_counts(doc)
     lacks = [e.get_attribute('data-key') for e in q(By.CSS_SELECTOR, 'li.lack')]

@@ -51,15 +51,35 @@ enum awr_qualify_status {
 	AWR_QUALIFY__STATUSES
 };
 
-/* The overall verdict: FAIL when any check failed. */
+/*
+ * The overall verdict: FAIL when any check failed, or when AWR_QUALIFY_REQUIRE_HARDWARE was
+ * asked and the scope is not hardware.
+ */
 enum awr_qualify_verdict {
 	AWR_QUALIFY_VERDICT_PASS,
 	AWR_QUALIFY_VERDICT_FAIL,
 };
 
+/*
+ * The verdict's scope: what makes the qualified unit (awr_qualify_report.unit) atomic. A file on
+ * XFS over a device without atomic writes passes every check by the filesystem's software path
+ * (copy-on-write, xfs_atomic_write_cow_iomap_begin(), Linux 6.16), which costs a remap per write.
+ */
+enum awr_qualify_scope {
+	AWR_QUALIFY_SCOPE_NONE,		/* no atomic writes: discovery failed */
+	AWR_QUALIFY_SCOPE_HARDWARE,	/* the device writes the unit atomically itself */
+	AWR_QUALIFY_SCOPE_SOFTWARE_ONLY,	/* the filesystem's software path; no hardware
+						 * atomics below */
+	AWR_QUALIFY_SCOPE_PARTIAL_HARDWARE,	/* hardware atomics below, smaller than the unit:
+						 * the unit takes the software path */
+	AWR_QUALIFY_SCOPE_UNKNOWN,	/* the filesystem view could not be read */
+	AWR_QUALIFY__SCOPES
+};
+
 /* awr_qualify_opts.flags */
 #define AWR_QUALIFY_QUICK	(1U << 0)	/* short runs: under 30 s on a scratch XFS */
 #define AWR_QUALIFY_CRASH_TEST	(1U << 1)	/* run the crash check (root, mkfs.xfs, loop) */
+#define AWR_QUALIFY_REQUIRE_HARDWARE	(1U << 2)	/* FAIL unless the scope is hardware */
 
 struct awr_qualify_report;
 
@@ -187,6 +207,7 @@ struct awr_qualify_check {
 	enum awr_qualify_status status;
 	char reason[512];		/* one sentence with the numbers */
 	double seconds;
+	char what_to_do[320];		/* FAIL: one sentence, what to do about it; else "" */
 };
 
 /* What awr_qualify_run() found; made by it, freed with awr_qualify_report_free(). */
@@ -220,6 +241,14 @@ struct awr_qualify_report {
 	struct awr_qualify_extent_map extent_map;
 	unsigned int nr_notes;
 	char **notes;			/* sentences for people: what a check could not show, ... */
+	/* the verdict's scope, and AWR_QUALIFY_REQUIRE_HARDWARE's outcome */
+	enum awr_qualify_scope scope;
+	char scope_text[320];		/* the scope in one sentence for people */
+	uint64_t hardware_max;		/* largest atomic write the device below takes, 0 none */
+	bool require_hardware;		/* AWR_QUALIFY_REQUIRE_HARDWARE was asked */
+	bool requirement_met;		/* and the scope is hardware (true when not asked) */
+	char requirement[384];		/* not met: why, in one sentence; else "" */
+	char what_to_do[320];		/* not met: what to do, in one sentence; else "" */
 };
 
 /**
@@ -274,6 +303,14 @@ const char *awr_qualify_check_name(enum awr_qualify_check_id id);
  * Return: "pass", "fail", "skip" or "info".
  */
 const char *awr_qualify_status_name(enum awr_qualify_status s);
+
+/**
+ * awr_qualify_scope_name() - the verdict's scope in snake_case
+ * @s:		the scope
+ *
+ * Return: "none", "hardware", "software_only", "partial_hardware" or "unknown".
+ */
+const char *awr_qualify_scope_name(enum awr_qualify_scope s);
 
 /**
  * awr_qualify_pin_outcome_name() - the short-pin outcome in snake_case

@@ -29,6 +29,15 @@ void awr__q_set(struct awr_qualify_check *c, enum awr_qualify_status s, const ch
 	va_end(ap);
 }
 
+void awr__q_todo(struct awr_qualify_check *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->what_to_do, sizeof(c->what_to_do), fmt, ap);
+	va_end(ap);
+}
+
 void awr__q_note(struct awr__qctx *q, const char *fmt, ...)
 {
 	struct awr_qualify_report *r = q->r;
@@ -137,6 +146,12 @@ static bool note_single_block(struct awr__qctx *q)
 	return true;
 }
 
+#define NO_ATOMIC_DEVICE "qualify a device with atomic writes of its own (awr list shows " \
+	"unit_max per disk), or a file on XFS, which writes atomically by software where the " \
+	"device cannot (Linux 6.16+)"
+#define NO_ATOMIC_FILE	"use XFS (Linux 6.16+: atomic writes by software on any device) or " \
+	"ext4 over a device with atomic writes; awr probe PATH says what this one lacks"
+
 #define NO_DEVICE_STORE	"no untorn mode for 16 KiB pages on this block device (no atomic " \
 	"writes of 16 KiB, and a doublewrite area needs a filesystem): use a file on a filesystem"
 
@@ -194,12 +209,15 @@ void awr__q_discovery(struct awr__qctx *q, struct awr_qualify_check *c)
 		errors += awr_probe_finding(p, i)->severity == AWR_SEV_ERROR;
 	if (views_disagree(p, why, sizeof(why))) {
 		awr__q_set(c, AWR_QUALIFY_FAIL, "the views disagree: %s", why);
+		awr__q_todo(c, "trust neither view until they agree: report both (awr probe PATH "
+			    "-o json) with the kernel version");
 		return;
 	}
 	f = first_error(p);
 	if (f) {
 		awr__q_set(c, AWR_QUALIFY_FAIL, "%u finding%s of severity error, first %s: %s",
 			   errors, errors == 1 ? "" : "s", f->id, f->message);
+		awr__q_todo(c, "run awr probe PATH and change what the finding %s names", f->id);
 		return;
 	}
 	if (!l->supported) {
@@ -207,6 +225,7 @@ void awr__q_discovery(struct awr__qctx *q, struct awr_qualify_check *c)
 		f = n ? awr_probe_finding(p, n - 1) : NULL;
 		awr__q_set(c, AWR_QUALIFY_FAIL, "the kernel refuses atomic writes on %s%s%s",
 			   q->r->target, f ? ": " : "", f ? f->message : "");
+		awr__q_todo(c, "%s", q->r->block_device ? NO_ATOMIC_DEVICE : NO_ATOMIC_FILE);
 		return;
 	}
 	q->atomic_ok = true;

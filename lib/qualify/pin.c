@@ -53,6 +53,8 @@ static void pin_verdict(struct awr_qualify_check *c, const struct pin_result *r,
 			   "pages new (from page %u), %u old: kernel bug fixed by " PIN_FIX, a,
 			   r->ret < 0 ? err : "a short count", r->pages_new, r->pages, r->first_new,
 			   r->pages_old);
+		awr__q_todo(c, "run a kernel with the fix " PIN_FIX ", or never submit atomic "
+			    "writes from a buffer that may be partly unmapped");
 		break;
 	case AWR_QUALIFY_PIN_WHOLE:
 		awr__q_set(c, AWR_QUALIFY_FAIL, "the kernel reported all %s written although the "

@@ -22,6 +22,9 @@ struct awr__qctx {
 
 void awr__q_set(struct awr_qualify_check *c, enum awr_qualify_status s, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* FAIL's one sentence of what to do (run.c fills a check's own when none is set) */
+void awr__q_todo(struct awr_qualify_check *c, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 void awr__q_note(struct awr__qctx *q, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *awr__q_errno_name(int err);
 int awr__q_reopen(int fd, int oflags);
@@ -45,6 +48,7 @@ void awr__q_performance(struct awr__qctx *q, struct awr_qualify_check *c);	/* pe
 void awr__q_hw_path(struct awr__qctx *q, struct awr_qualify_check *c);	/* path.c */
 void awr__q_short_pin(struct awr__qctx *q, struct awr_qualify_check *c);	/* pin.c */
 void awr__q_extent_map(struct awr__qctx *q);	/* the target's, for the report */
+void awr__q_scope(struct awr__qctx *q);	/* scope.c: the verdict's scope, the requirement */
 
 /* checks.c: shared by the concurrency and crash checks */
 int awr__q_verify(const char *target, struct awr_qualify_stress *s, uint64_t crash_ns,

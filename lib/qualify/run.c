@@ -19,19 +19,39 @@
 
 #define STRESS_UNIT	16384U	/* a database page */
 
+/* What to do about a FAIL, when the check names nothing more precise (awr__q_todo()). */
+#define TODO_DISCOVERY	"use a target whose kernel reports atomic writes: awr probe PATH says " \
+	"what this one lacks"
+#define TODO_SWEEP	"do not rely on atomic writes on this target: report the size that " \
+	"failed with the kernel version and device model (awr probe PATH -o json)"
+#define TODO_REFUSALS	"report the case with the kernel version: awr check and this kernel " \
+	"disagree, so a write awr accepts may be refused, or one it refuses written"
+#define TODO_TORN	"do not turn off torn-page protection on this target: run awr stress " \
+	"and awr verify on it to see the torn units, and report them with the kernel version"
+#define TODO_CRASH	"do not turn off torn-page protection here until a crash run passes: " \
+	"the reason says what failed (the check needs root, mkfs.xfs and a free loop device)"
+#define TODO_PERF	"see the reason: the benchmark needs 64 MiB of free space and io_uring " \
+	"allowed (sysctl kernel.io_uring_disabled=0)"
+#define TODO_HW_PATH	"give database files aligned extents (awr prepare, an extent size " \
+	"hint of the page size) and keep reflinked copies off them, so pages take the " \
+	"hardware path"
+#define TODO_PIN	"run a kernel that fixes the short atomic pin (the reason names it), " \
+	"or never submit atomic writes from a buffer that may be partly unmapped"
+
 static const struct {
 	const char *name;
 	void (*run)(struct awr__qctx *q, struct awr_qualify_check *c);
+	const char *todo;
 } checks[AWR_QUALIFY__CHECKS] = {
-	[AWR_QUALIFY_DISCOVERY] = { "discovery", awr__q_discovery },
-	[AWR_QUALIFY_SIZE_SWEEP] = { "size_sweep", awr__q_size_sweep },
-	[AWR_QUALIFY_KERNEL_REFUSALS] = { "kernel_refusals", awr__q_refusals },
-	[AWR_QUALIFY_CONCURRENT_TORN] = { "concurrent_torn", awr__q_concurrency },
-	[AWR_QUALIFY_CRASH] = { "crash", awr__q_crash },
-	[AWR_QUALIFY_PERFORMANCE] = { "performance", awr__q_performance },
-	[AWR_QUALIFY_HARDWARE_PATH] = { "hardware_path", awr__q_hw_path },
+	[AWR_QUALIFY_DISCOVERY] = { "discovery", awr__q_discovery, TODO_DISCOVERY },
+	[AWR_QUALIFY_SIZE_SWEEP] = { "size_sweep", awr__q_size_sweep, TODO_SWEEP },
+	[AWR_QUALIFY_KERNEL_REFUSALS] = { "kernel_refusals", awr__q_refusals, TODO_REFUSALS },
+	[AWR_QUALIFY_CONCURRENT_TORN] = { "concurrent_torn", awr__q_concurrency, TODO_TORN },
+	[AWR_QUALIFY_CRASH] = { "crash", awr__q_crash, TODO_CRASH },
+	[AWR_QUALIFY_PERFORMANCE] = { "performance", awr__q_performance, TODO_PERF },
+	[AWR_QUALIFY_HARDWARE_PATH] = { "hardware_path", awr__q_hw_path, TODO_HW_PATH },
 	/* last: its range is left as written */
-	[AWR_QUALIFY_SHORT_PIN] = { "short_pin", awr__q_short_pin },
+	[AWR_QUALIFY_SHORT_PIN] = { "short_pin", awr__q_short_pin, TODO_PIN },
 };
 
 const char *awr_qualify_check_name(enum awr_qualify_check_id id)
@@ -44,6 +64,14 @@ const char *awr_qualify_status_name(enum awr_qualify_status s)
 	static const char *const names[AWR_QUALIFY__STATUSES] = { "pass", "fail", "skip", "info" };
 
 	return (unsigned int)s < AWR_QUALIFY__STATUSES ? names[s] : "unknown";
+}
+
+const char *awr_qualify_scope_name(enum awr_qualify_scope s)
+{
+	static const char *const names[AWR_QUALIFY__SCOPES] = {
+		"none", "hardware", "software_only", "partial_hardware", "unknown" };
+
+	return (unsigned int)s < AWR_QUALIFY__SCOPES ? names[s] : "unknown";
 }
 
 void awr_qualify_opts_init(struct awr_qualify_opts *o)
@@ -106,6 +134,8 @@ static void run_one(struct awr__qctx *q, const struct awr_qualify_opts *o,
 	if (o->progress)
 		o->progress(q->r, id, false, o->arg);
 	checks[id].run(q, c);
+	if (c->status == AWR_QUALIFY_FAIL && !c->what_to_do[0])
+		awr__q_todo(c, "%s", checks[id].todo);
 	c->seconds = (double)(awr__now_ns() - t0) / 1e9;
 	q->r->count[c->status]++;
 	if (o->progress)
@@ -143,8 +173,9 @@ int awr_qualify_run(int fd, const char *path, const struct awr_qualify_opts *o,
 			run_one(&q, o, id);
 	q.r->seconds = (double)(awr__now_ns() - start) / 1e9;
 	awr__q_extent_map(&q);
-	q.r->verdict = q.r->count[AWR_QUALIFY_FAIL] ? AWR_QUALIFY_VERDICT_FAIL :
-						     AWR_QUALIFY_VERDICT_PASS;
+	awr__q_scope(&q);
+	q.r->verdict = q.r->count[AWR_QUALIFY_FAIL] || !q.r->requirement_met ?
+		       AWR_QUALIFY_VERDICT_FAIL : AWR_QUALIFY_VERDICT_PASS;
 	*out = q.r;
 	return 0;
 }

@@ -36,3 +36,8 @@ mutant json-utf8-raw "JSON documents carry bytes that are not UTF-8 as they are 
 	"qualify_prometheus" cli/output.c \
 	$'\tjson_utf8(obj);\n\tif (json_object_is_type(obj, json_type_object)' \
 	$'\tif (json_object_is_type(obj, json_type_object)'
+
+mutant qualify-require-hardware-ignored "--require-hardware passes a target of the software path alone" \
+	"qualify_lib qualify_xfs" lib/qualify/scope.c \
+	'	r->requirement_met = !r->require_hardware || r->scope == AWR_QUALIFY_SCOPE_HARDWARE;' \
+	'	r->requirement_met = true;'

@@ -53,7 +53,7 @@ jdoc "its error document" \
 
 # --create: the file is made for the run, qualified, and removed at the end
 run_json 0 "qualify --create on a new path" "$awr" qualify "$dir/made" --quick --create -o json
-jdoc "its report: verdict PASS, outcome ok" 'd["verdict"] == "PASS" and d["outcome"] == "ok"'
+jdoc "its report: verdict pass, outcome ok" 'd["verdict"] == "pass" and d["outcome"] == "ok"'
 [ -e "$dir/made" ] && fail "qualify --create left $dir/made behind" || ok "the created file is removed at the end"
 
 # 2. errors in JSON: a missing probe target, a bad option, a refused write to a mounted device

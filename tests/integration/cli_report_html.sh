@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # Description: the HTML qualification report, on scratch XFS: a real awr qualify --quick run
-# writes --report and --html; awr report draws the saved JSON to the same page byte for byte;
+# writes --report and --html; awr report draws the saved JSON to the same page byte for byte, and
+# the same report in the spelling of awr before 0.1.0 (PASS, FAIL in capitals) to the same words;
 # tests/report_check.py opens it in headless Chromium, checks the DOM against the JSON (every
 # check, every chart point, nothing loaded from outside) and takes a screenshot. Negative
 # controls: the page with one check's row removed, and with an outside image added, must fail.
@@ -37,6 +38,27 @@ expect_rc 0 "qualify --quick --report --html" "$awr" qualify --quick --create "$
 expect_rc 0 "awr report draws the saved JSON" "$awr" report "$work/r.json" --html "$work/again.html"
 cmp -s "$work/r.html" "$work/again.html" && ok "the saved JSON draws the same page as the run" ||
 	fail "awr report's page differs from qualify --html's"
+
+# a report saved by awr before 0.1.0 spells results and the verdict in capitals and has no scope
+# nor what to do: awr report reads it as the same words
+python3 - "$work/r.json" "$work/old.json" <<'PY' || fail "cannot write the old-spelling report"
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["verdict"] = d["verdict"].upper()
+for c in d["checks"]:
+    c["result"] = c["result"].upper()
+    del c["what_to_do"]
+for k in ("scope", "scope_text"):
+    del d[k]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect_rc 0 "awr report draws a report of the old spelling" "$awr" report "$work/old.json" --html "$work/old.html"
+results() { grep -o 'data-result="[A-Z]*"\|id="verdict">[A-Z]*<' "$1"; }
+[ -n "$(results "$work/r.html")" ] && [ "$(results "$work/r.html")" = "$(results "$work/old.html")" ] &&
+	ok "the old spelling reads as the same words: $(results "$work/r.html" | tr '\n' ' ')" ||
+	fail "the old spelling reads otherwise: $(results "$work/old.html" | tr '\n' ' ')"
+grep -q 'class="lack"' "$work/old.html" && fail "the old report's page lists something it lacks" ||
+	ok "the old report lacks nothing the page needs"
 
 # the page in a real browser, and the negative controls in the same browser: a check removed, an
 # outside resource added; each must fail for its reason (report_check.py --control)

@@ -91,7 +91,7 @@ for case in "bind mount of a subdirectory:$work/bind" "filesystem holding other 
 	"$awr" qualify "$target" --quick --crash -o json >"$work/q.json" 2>"$work/q.err"
 	IFS=$'\t' read -r result qdev reason < <(crash_check "$work/q.json") ||
 		{ cat "$work/q.err"; fail "$what: no JSON report"; }
-	[ "$result" = PASS ] || fail "$what: crash check $result: $reason"
+	[ "$result" = pass ] || fail "$what: crash check $result: $reason"
 	[ "$qdev" != "$dev" ] && [[ "$qdev" == /dev/loop* ]] || fail "$what: the crash check used $qdev"
 	[[ "$reason" == *"its own scratch XFS ($qdev"* ]] || fail "$what: the reason does not name its own scratch XFS: $reason"
 	victim_intact "$what"
@@ -120,7 +120,7 @@ intrude() { # intrude NAME: run qualify, call intrude_NAME MNT DEV while it is s
 	wait "$q_pid"
 	q_pid=
 	IFS=$'\t' read -r result qdev2 reason < <(crash_check "$work/q.json") || { cat "$work/q.err"; fail "$1: no JSON report"; }
-	[ "$result" = FAIL ] && [[ "$reason" == *refusing* ]] || fail "$1: crash check $result, expected a refusal: $reason"
+	[ "$result" = fail ] && [[ "$reason" == *refusing* ]] || fail "$1: crash check $result, expected a refusal: $reason"
 	python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -1,6 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * Description: awr_qualify_run() called directly on a file of the scratch XFS: the typed report (verdict PASS, each check's status, the sweep's sizes read back intact, the refusals as predicted, the concurrent writers verified with nothing torn, the benchmark's modes measured), a checks mask honoured, and the negative control: a raw loop device (no atomic writes) fails discovery, skips the write checks and gets the verdict FAIL.
+ * Description: awr_qualify_run() called directly on a file of the scratch XFS: the typed report
+ * (verdict PASS, each check's status, the sweep's sizes read back intact, the refusals as
+ * predicted, the concurrent writers verified with nothing torn, the benchmark's modes measured, the
+ * scope software_only over a loop device), a checks mask honoured, hardware atomics required making
+ * that verdict FAIL, and the negative control: a raw loop device (no atomic writes) fails
+ * discovery, skips the write checks and gets the verdict FAIL, scope none, each FAIL with what to
+ * do.
  *
  *   qualify_lib   (run under with-scratch-xfs.sh)
  */
@@ -14,7 +20,7 @@
 #include "libatomicwr.h"
 #include "../helpers.h"
 
-static struct awr_qualify_report *run(const char *path, unsigned int checks)
+static struct awr_qualify_report *run(const char *path, unsigned int checks, unsigned int flags)
 {
 	struct awr_qualify_report *r = NULL;
 	struct awr_qualify_opts o;
@@ -23,7 +29,7 @@ static struct awr_qualify_report *run(const char *path, unsigned int checks)
 	if (fd < 0)
 		T_SKIP("cannot open %s for direct I/O: %s", path, strerror(errno));
 	awr_qualify_opts_init(&o);
-	o.flags = AWR_QUALIFY_QUICK;
+	o.flags = AWR_QUALIFY_QUICK | flags;
 	if (checks)
 		o.checks = checks;
 	ret = awr_qualify_run(fd, path, &o, &r);
@@ -99,7 +105,7 @@ static void on_file(const char *dir)
 	fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0600);
 	T_EXPECT(fd >= 0, "create %s: %s", path, strerror(errno));
 	close(fd);
-	r = run(path, 0);
+	r = run(path, 0, 0);
 	T_EXPECT(r->size == sizeof(*r) && !r->block_device, "report of a file");
 	if (!r->limits.supported) {
 		awr_qualify_report_free(r);
@@ -119,15 +125,24 @@ static void on_file(const char *dir)
 		 r->count[AWR_QUALIFY_INFO] == 1, "%u passed, %u failed, %u info",
 		 r->count[AWR_QUALIFY_PASS], r->count[AWR_QUALIFY_FAIL],
 		 r->count[AWR_QUALIFY_INFO]);
+	/* a loop device below: XFS writes atomically by its software path alone */
+	T_EXPECT(r->scope == AWR_QUALIFY_SCOPE_SOFTWARE_ONLY && r->requirement_met &&
+		 strstr(r->scope_text, "software path only"), "scope %s: %s",
+		 awr_qualify_scope_name(r->scope), r->scope_text);
 	file_figures(r);
 	awr_qualify_report_free(r);
 
-	/* a mask: discovery and the sweep only */
-	r = run(path, 1U << AWR_QUALIFY_DISCOVERY | 1U << AWR_QUALIFY_SIZE_SWEEP);
+	/* a mask: discovery and the sweep only; hardware atomics required make the verdict FAIL */
+	r = run(path, 1U << AWR_QUALIFY_DISCOVERY | 1U << AWR_QUALIFY_SIZE_SWEEP,
+		AWR_QUALIFY_REQUIRE_HARDWARE);
 	expect(r, AWR_QUALIFY_SIZE_SWEEP, AWR_QUALIFY_PASS);
 	T_EXPECT(!r->checks[AWR_QUALIFY_CONCURRENT_TORN].ran && !r->concurrent.ran &&
 		 !r->checks[AWR_QUALIFY_PERFORMANCE].ran && !r->perf,
 		 "checks ran outside the mask");
+	T_EXPECT(r->verdict == AWR_QUALIFY_VERDICT_FAIL && r->count[AWR_QUALIFY_FAIL] == 0 &&
+		 r->require_hardware && !r->requirement_met && r->requirement[0] &&
+		 r->what_to_do[0], "hardware required on the software path: verdict %s, %s",
+		 r->verdict == AWR_QUALIFY_VERDICT_FAIL ? "FAIL" : "PASS", r->requirement);
 	awr_qualify_report_free(r);
 	unlink(path);
 }
@@ -171,7 +186,7 @@ static void on_raw_loop(const char *dir)
 	unlink(img);
 	if (lfd < 0)
 		T_SKIP("no free loop device for the negative control");
-	r = run(dev, 0);
+	r = run(dev, 0, 0);
 	close(lfd);
 	T_EXPECT(r->block_device && r->device_size == 64 << 20, "a 64 MiB block device");
 	T_EXPECT(r->verdict == AWR_QUALIFY_VERDICT_FAIL, "verdict PASS on a raw loop device");
@@ -186,6 +201,14 @@ static void on_raw_loop(const char *dir)
 	T_EXPECT(!r->perf, "a benchmark without a sweep");
 	T_EXPECT(!r->checks[AWR_QUALIFY_HARDWARE_PATH].ran, "hardware_path ran on a block device");
 	T_EXPECT(r->nr_sweep == 0 && !r->extent_map.present, "figures of checks that did not run");
+	T_EXPECT(r->scope == AWR_QUALIFY_SCOPE_NONE, "scope %s", awr_qualify_scope_name(r->scope));
+	for (unsigned int id = 0; id < AWR_QUALIFY__CHECKS; id++) {
+		const struct awr_qualify_check *c = &r->checks[id];
+
+		T_EXPECT((c->status == AWR_QUALIFY_FAIL) == !!c->what_to_do[0],
+			 "%s: %s, what to do \"%s\"", awr_qualify_check_name(id),
+			 awr_qualify_status_name(c->status), c->what_to_do);
+	}
 	awr_qualify_report_free(r);
 }
 

@@ -20,7 +20,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert not [c for c in d["checks"] if c["name"] == "short_pin"], "a file's qualify lists short_pin"
 d["target_type"] = "block_device"
-d["checks"].append({"name": "short_pin", "result": "FAIL", "seconds": 0.012,
+d["checks"].append({"name": "short_pin", "result": "fail", "seconds": 0.012,
     "reason": "the write tore: an atomic write of 16 KiB from a buffer whose last page cannot be "
               "read returned a short count and left 3 of 4 pages new (from page 0), 1 old",
     "figures": {"unit": 16384, "offset": 16384, "pages": 4, "readable_pages": 3,
