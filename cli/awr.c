@@ -30,8 +30,9 @@ static const struct awr_note list_columns[] = {
 		    "provider's statement after it (AWUPF 0,AWS:16K)" },
 	{ "PARTS", "partitions as aligned/total: aligned when the start is a multiple of "
 		   "max(unit_min, boundary); - when none" },
-	{ "VERDICT", "atomic (more than one block), single-block, none (unit_max 0), misaligned "
-		     "(a partition starts off the alignment) or unknown (a kernel before 6.11)" },
+	{ "VERDICT", "atomic (more than one block), single-block (single_block in JSON), none "
+		     "(unit_max 0), misaligned (a partition starts off the alignment) or unknown "
+		     "(a kernel before 6.11)" },
 	{ "CACHE", "back (a volatile write cache), through (none), back+fua or thru+fua "
 		   "(queue/fua 1), - (not read)" },
 	{ "MOUNTS/HOLDERS", "mounted filesystems as NAME:MOUNTPOINT(FSTYPE), then the dm and md "

@@ -30,9 +30,24 @@ static const char *device_field(const struct awr_blockdev *b, char *buf, size_t 
 	return buf;
 }
 
+/*
+ * The normal output's columns: the header and every row through one format, so that a header
+ * cannot stand one column off its values.
+ */
+#define LIST_ROW "%-10s %-9s %-18.18s %5s %8s %8s %8s %8s %-11s %-6s %-12s %-8s %s\n"
+
+/* The verdict in text: words ("single-block"), where JSON has the key ("single_block"). */
+static const char *verdict_text(const char *v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", v);
+	for (char *p = buf; *p; p++)
+		*p = *p == '_' ? '-' : *p;
+	return buf;
+}
+
 static void print_line(const struct awr_blockdev *b)
 {
-	char s[4][24], dev[32], parts[24], claim[1300];
+	char s[4][24], dev[32], parts[24], lbs[16], verdict[16], claim[1300];
 	unsigned int aligned;
 
 	part_counts(b, &aligned);
@@ -42,13 +57,14 @@ static void print_line(const struct awr_blockdev *b)
 		snprintf(parts, sizeof(parts), "-");
 	snprintf(claim, sizeof(claim), "%s%s%s", b->mounts, *b->mounts && *b->holders ? " " : "",
 		 b->holders);
-	printf("%-10s %-8s %-18.18s %5" PRIu32 " %8s %8s %8s %8s %-11s %-6s %-12s %-8s %s\n",
-	       b->name, b->transport, *b->model ? b->model : "-", b->sysfs.logical_block_size,
+	snprintf(lbs, sizeof(lbs), "%" PRIu32, b->sysfs.logical_block_size);
+	printf(LIST_ROW, b->name, b->transport, *b->model ? b->model : "-", lbs,
 	       out_size(b->sysfs.unit_min, s[0], sizeof(s[0])),
 	       out_size(b->sysfs.unit_max, s[1], sizeof(s[1])),
 	       out_size(b->sysfs.max_bytes, s[2], sizeof(s[2])),
 	       out_size(b->sysfs.boundary, s[3], sizeof(s[3])),
-	       device_field(b, dev, sizeof(dev)), parts, awr_blockdev_verdict(b),
+	       device_field(b, dev, sizeof(dev)), parts,
+	       verdict_text(awr_blockdev_verdict(b), verdict, sizeof(verdict)),
 	       out_write_cache_cell(&b->sysfs), *claim ? claim : "-");
 }
 
@@ -164,7 +180,7 @@ static struct json_object *device_json(const struct awr_blockdev *b)
 	return o;
 }
 
-static const char *const list_verdicts[] = { "atomic", "misaligned", "single-block", "none",
+static const char *const list_verdicts[] = { "atomic", "misaligned", "single_block", "none",
 					     "unknown" };
 
 /* The write cache and FUA of each disk whose sysfs shows them (untorn is not durable) */
@@ -295,9 +311,8 @@ int cmd_list(int argc, const char **argv)
 		return AWR_EXIT_USAGE;
 	}
 	if (out_mode == OUT_NORMAL) {
-		printf("%-10s %-8s %-18s %5s %8s %8s %8s %8s %-11s %-6s %-12s %-8s %s\n", "NAME",
-		       "TRANSPORT", "MODEL", "LBS", "UNIT_MIN", "UNIT_MAX", "MAX", "BOUNDARY",
-		       "DEVICE", "PARTS", "VERDICT", "CACHE", "MOUNTS/HOLDERS");
+		printf(LIST_ROW, "NAME", "TRANSPORT", "MODEL", "LBS", "UNIT_MIN", "UNIT_MAX", "MAX",
+		       "BOUNDARY", "DEVICE", "PARTS", "VERDICT", "CACHE", "MOUNTS/HOLDERS");
 		for (unsigned int i = 0; i < nr; i++)
 			print_line(&list[i]);
 	} else if (out_mode == OUT_PROMETHEUS) {

@@ -274,8 +274,8 @@ mutant list-text-awupf-first "awr list's DEVICE column shows AWUPF even where NS
 
 mutant list-verdict-inverted "awr list's verdict says misaligned for an aligned partition and atomic for a misaligned one" \
 	"list_guest cli_list_tree" lib/discover/blockdevs.c \
-	'if (!b->parts[i].part_aligned)' \
-	'if (b->parts[i].part_aligned)'
+	'misaligned |= !b->parts[i].part_aligned;' \
+	'misaligned |= b->parts[i].part_aligned;'
 
 mutant part-align-unit-only "a partition's alignment judged by unit_min alone, not max(unit_min, boundary)" \
 	"list_guest cli_list_tree" lib/discover/sysfs.c \

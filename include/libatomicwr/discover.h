@@ -240,7 +240,7 @@ void awr_blockdev_list_free(struct awr_blockdev *list, unsigned int nr);
  * awr_blockdev_verdict() - one word for a block device's atomic writes
  * @b:	the device
  *
- * Return: "atomic" (more than one block), "single-block", "none" (unit_max
+ * Return: "atomic" (more than one block), "single_block", "none" (unit_max
  * 0), "misaligned" (atomic, but a partition starts off the atomic alignment)
  * or "unknown" (a kernel without the sysfs attributes, before 6.11).
  */

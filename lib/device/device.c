@@ -57,6 +57,17 @@ static const struct {
 	{ "scsi_boundary_mode", F(MATL) | F(MATL_BNDRY) | F(MAX_BNDRY) },
 };
 
+const char *awr__atomic_verdict(bool known, uint32_t unit_max, uint32_t lbs, bool misaligned)
+{
+	if (!known)
+		return "unknown";
+	if (!unit_max)
+		return "none";
+	if (unit_max <= lbs)
+		return "single_block";
+	return misaligned ? "misaligned" : "atomic";
+}
+
 uint64_t awr__finding_reads(const char *id)
 {
 	for (size_t i = 0; i < sizeof(finding_reads) / sizeof(finding_reads[0]); i++)

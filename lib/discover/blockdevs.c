@@ -330,14 +330,10 @@ void awr_blockdev_list_free(struct awr_blockdev *list, unsigned int nr)
 
 const char *awr_blockdev_verdict(const struct awr_blockdev *b)
 {
-	if (!b->sysfs.has_atomic_attrs)
-		return "unknown";
-	if (!b->sysfs.unit_max)
-		return "none";
-	if (b->sysfs.unit_max <= b->sysfs.logical_block_size)
-		return "single-block";
+	bool misaligned = false;
+
 	for (unsigned int i = 0; i < b->nr_parts; i++)
-		if (!b->parts[i].part_aligned)
-			return "misaligned";
-	return "atomic";
+		misaligned |= !b->parts[i].part_aligned;
+	return awr__atomic_verdict(b->sysfs.has_atomic_attrs, b->sysfs.unit_max,
+				   b->sysfs.logical_block_size, misaligned);
 }

@@ -3,6 +3,7 @@
 # Description: awr list on sysfs trees built here (AWR_SYSFS_ROOT): every disk one line, its queue limits, partitions with their alignment to max(unit_min, boundary), holders and the one-word verdict; a misaligned partition turns the verdict to "misaligned" (negative control: the same tree with the partition moved to an aligned start says "atomic").
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -54,6 +55,24 @@ def listing(root):
     return {d['name']: d for d in j.get('devices', [])}, env
 
 
+RIGHT = {'LBS', 'UNIT_MIN', 'UNIT_MAX', 'MAX', 'BOUNDARY'}	# numbers, right-aligned under their name
+
+
+def columns_line_up(lines):
+    """Each header word stands over its column: a left-aligned value starts where its name starts, a
+    right-aligned one ends where its name ends (a header one column off its rows fails here)."""
+    hdr = lines[0]
+    words = [(m.group(), m.start(), m.end()) for m in re.finditer(r'\S+', hdr)]
+    for row in lines[1:]:
+        row = row.ljust(len(hdr) + 1)
+        for word, start, end in words:
+            if word in RIGHT:
+                ok = row[end - 1] != ' ' and row[end] == ' '
+            else:
+                ok = row[start] != ' ' and (start == 0 or row[start - 1] == ' ')
+            check(ok, 'column %s (%d-%d) is not over its value in %r\n%r' % (word, start, end, row, hdr))
+
+
 for start, verdict in ((2049, 'misaligned'), (4096, 'atomic')):
     with tempfile.TemporaryDirectory() as root:
         disk(root, 'awrt9n1', '259:901', queue(4096, 4096, 65536, 65536, 0),
@@ -73,7 +92,8 @@ for start, verdict in ((2049, 'misaligned'), (4096, 'atomic')):
         check(a.get('verdict') == verdict, 'awrt9n1 verdict %s, expected %s' % (a.get('verdict'), verdict))
         check(a.get('transport') == 'virtual' and a.get('nvme') is None and a.get('scsi') is None,
               'no device data in a tree: %s' % a)
-        check(got.get('awrt9n2', {}).get('verdict') == 'single-block', 'awrt9n2: %s' % got.get('awrt9n2'))
+        # JSON spells the verdict snake_case, the normal output in words
+        check(got.get('awrt9n2', {}).get('verdict') == 'single_block', 'awrt9n2: %s' % got.get('awrt9n2'))
         check(got.get('awrt9n3', {}).get('verdict') == 'none', 'awrt9n3: %s' % got.get('awrt9n3'))
         check(got.get('awrt9n4', {}).get('verdict') == 'atomic', 'awrt9n4: %s' % got.get('awrt9n4'))
         # normal output: one line per device after the header
@@ -83,6 +103,9 @@ for start, verdict in ((2049, 'misaligned'), (4096, 'atomic')):
         row = [ln.split() for ln in lines if ln.startswith('awrt9n1 ')]
         check(bool(row) and verdict in row[0] and ('1/2' if verdict == 'misaligned' else '2/2') in row[0] and
               row[0][3:7] == ['4096', '4', 'KiB', '64'], 'awrt9n1 row: %s' % row)
+        check(any(ln.startswith('awrt9n2 ') and ' single-block ' in ln for ln in lines),
+              'awrt9n2 row says single-block: %r' % lines)
+        columns_line_up(lines)
 p = subprocess.run([awr, 'list', '/dev/sda'], capture_output=True, text=True)
 check(p.returncode == 2 and 'takes no path' in p.stderr, 'an operand: %d %r' % (p.returncode, p.stderr))
 finish('cli_list_tree')

@@ -1870,17 +1870,25 @@ static bool jmember(struct json_object *o, const char *key, struct json_object *
 }
 
 /*
- * awr list's normal output: the row of @name cut at the columns of cli/cmd_list.c
- * ("%-10s %-8s %-18.18s %5u %8s %8s %8s %8s %-11s %-6s %-12s %s": DEVICE from 81,
- * PARTS from 93, VERDICT from 100); false when there is no such row.
+ * awr list's normal output: the row of @name cut at the columns the header names
+ * (DEVICE, PARTS, VERDICT, up to CACHE); false when there is no such row.
  */
 static bool list_row(const char *text, const char *name, char *device, char *parts, char *verd,
 		     size_t len)
 {
-	static const size_t at[] = { 81, 93, 100, 113 };
+	static const char *const names[] = { " DEVICE ", " PARTS ", " VERDICT ", " CACHE " };
+	size_t at[4], hl = strcspn(text, "\n");
 	char *cells[] = { device, parts, verd };
 	size_t nl = strlen(name);
 
+	/* each column starts where its (left-aligned) name starts in the header */
+	for (int i = 0; i < 4; i++) {
+		const char *w = strstr(text, names[i]);
+
+		if (!w || (size_t)(w - text) >= hl)
+			return false;
+		at[i] = (size_t)(w - text) + 1;
+	}
 	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
 		size_t ll = strcspn(l, "\n");
 
@@ -1921,7 +1929,7 @@ static char *list_text(const char *n)
  * TAG.awr_list_verdict: every device's verdict, in JSON and in the normal
  * output, is the one the rule of awr_blockdev_verdict(3) gives for this
  * guest's sysfs, read here: unknown without queue/atomic_write_max_bytes, none
- * for unit_max 0, single-block for unit_max up to the logical block size,
+ * for unit_max 0, single_block (single-block in text) for unit_max up to the logical block size,
  * misaligned when a partition starts off max(unit_min, boundary), else
  * atomic; the PARTS column counts the aligned partitions. Every verdict named
  * in @need (comma separated) must be among them ("aligned-partitions": atomic
@@ -1955,7 +1963,7 @@ static void list_verdicts(const char *tag, struct json_object *devs, const char 
 			sysfs_number(q, "atomic_write_unit_max_bytes", &umax);
 			sysfs_number(q, "atomic_write_boundary_bytes", &bnd);
 			sysfs_number(q, "logical_block_size", &lbs);
-			want = !umax ? "none" : umax <= lbs ? "single-block" : NULL;
+			want = !umax ? "none" : umax <= lbs ? "single_block" : NULL;
 		}
 		dd = opendir(dir);
 		while (dd && (e = readdir(dd))) {
@@ -1992,7 +2000,8 @@ static void list_verdicts(const char *tag, struct json_object *devs, const char 
 				 bnd, lbs, aligned, nparts);
 		else if (!list_row(text, name, cdev, cparts, cverd, sizeof(cverd)))
 			snprintf(why, sizeof(why), "%s: no row in awr list's normal output", name);
-		else if (strcmp(cverd, want) || strcmp(cparts, wparts))
+		else if (strcmp(cverd, strcmp(want, "single_block") ? want : "single-block") ||
+			 strcmp(cparts, wparts))
 			snprintf(why, sizeof(why), "%s: awr list shows PARTS %s VERDICT %s, "
 						   "expected %s %s", name, cparts,
 				 cverd, wparts, want);

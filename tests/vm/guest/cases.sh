@@ -400,7 +400,7 @@ run_parts() {	# MBR with an aligned and a misaligned partition, then both
 			# namespace (4 KiB unit_min, no boundary), removed again after
 			np=$(nvme_ns awrnp7)
 			if $T mbr "/dev/$np" && wait_for "[ -b /dev/${np}p1 ] && [ -b /dev/${np}p2 ]"; then
-				run_prog "$g" awr_list $T list "$g" atomic,single-block,none,misaligned,aligned-partitions
+				run_prog "$g" awr_list $T list "$g" atomic,single_block,none,misaligned,aligned-partitions
 			else
 				say "FAIL $g.awr_list: the partition table on /dev/$np (awrnp7) did not appear"
 			fi
