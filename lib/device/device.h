@@ -77,8 +77,9 @@ static inline uint64_t awr__pow2_down(uint64_t v)
  * raised on a view whose ->assumed covers any of them. */
 uint64_t awr__finding_reads(const char *id);
 /*
- * One word for atomic writes of @unit_max bytes on @lbs-byte blocks (awr list's VERDICT, decode's
- * verdict): "unknown" when the limits are not @known, "none", "single_block", "misaligned", "atomic".
+ * One word for atomic writes of @unit_max bytes on @lbs-byte blocks (awr list's VERDICT,
+ * decode's verdict): "unknown" when the limits are not @known, "none", "single_block",
+ * "misaligned", "atomic".
  */
 const char *awr__atomic_verdict(bool known, uint32_t unit_max, uint32_t lbs, bool misaligned);
 void awr__dev_finding(struct awr_device *d, const char *id, enum awr_severity sev,
