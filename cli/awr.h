@@ -210,12 +210,5 @@ int report_html(struct json_object *doc, FILE *f);
 int report_html_dest_ok(const char *path, bool force);	/* 0, or refused (out_error said why) */
 int report_html_file(struct json_object *doc, const char *path);
 int cmd_prepare(int argc, const char **argv);
-/* write_path.c: awr write --report-path */
-struct write_paths;
-struct write_paths *write_paths_new(const char *engine);	/* NULL, said why: not the sync engine */
-ssize_t write_paths_pwrite(struct write_paths *w, struct awr_file *f, const void *buf, size_t len, uint64_t off,
-			   unsigned int flags, struct awr_verdict *v);
-void write_paths_report(const struct write_paths *w, struct json_object *o);	/* o NULL: normal output */
-void write_paths_free(struct write_paths *w);
 
 #endif /* AWR_CLI_H */

@@ -316,6 +316,69 @@ int awr_queue_write_source(struct awr_queue *q, const struct awr_queue_source *s
 			   uint64_t offset, uint64_t length, uint64_t unit, unsigned int flags,
 			   struct awr_batch_result *res);
 
+/* --- a write job: a range from a byte or a file, any engine, read back ---- */
+
+/* awr_write_job flags */
+#define AWR_JOB_VERIFY	(1U << 0)	/* read the range back (O_DIRECT) and compare */
+#define AWR_JOB_ROUTES	(1U << 1)	/* pwritev2 only: each unit's route, before and after */
+
+/* Where a job stopped. */
+enum awr_job_stage {
+	AWR_JOB_DONE = 0,		/* every unit landed (and read back equal) */
+	AWR_JOB_BAD_JOB,		/* the job itself: its sizes, its source, memory */
+	AWR_JOB_REFUSED,		/* a unit breaks a rule: nothing was written */
+	AWR_JOB_WRITE_FAILED,		/* a write or the input failed: earlier units landed */
+	AWR_JOB_VERIFY_FAILED,		/* the read-back failed or differs */
+};
+
+struct awr_write_job {
+	struct awr_file *file;		/* the target of pwritev2 or io_uring, or NULL */
+	struct awr_queue *queue;	/* or a passthrough queue (NVMe, SCSI), or NULL */
+	unsigned int qd;		/* writes in flight; with @file 0 is pwritev2 */
+	int verify_fd;			/* with @queue: the block device to read back, or -1 */
+	uint64_t offset;		/* of the first unit */
+	uint64_t length;		/* a multiple of @unit */
+	uint64_t unit;			/* each atomic write, at most 1 GiB */
+	unsigned int write_flags;	/* AWR_WRITE_DSYNC */
+	unsigned int flags;		/* AWR_JOB_* */
+	int pattern;			/* the fill byte 0..255, or -1: the data from @input_fd */
+	int input_fd;			/* read as the units go (read twice with AWR_JOB_VERIFY) */
+	/* AWR_JOB_ROUTES: called with each unit's route, or NULL */
+	void (*route)(void *arg, uint64_t offset, uint64_t length, enum awr_write_route r);
+	void *arg;
+};
+
+struct awr_write_job_result {
+	enum awr_job_stage stage;
+	int error;			/* 0 or the negative errno returned */
+	uint64_t error_offset;		/* the unit refused or failed, the byte that differs */
+	struct awr_verdict verdict;	/* the rule of a unit refused or failed */
+	uint64_t writes;		/* atomic writes landed */
+	uint64_t bytes_written;
+	bool verified;			/* AWR_JOB_VERIFY: read back and equal */
+	double seconds;			/* the writes' wall time, first to last completion */
+	unsigned int depth;		/* the queue's depth; 0 one write at a time */
+	struct awr_queue_stats stats;	/* how full the queue was kept (@depth > 0) */
+	uint64_t routes[4];		/* AWR_JOB_ROUTES: units per enum awr_write_route */
+};
+
+/**
+ * awr_write_job_run() - write a range as atomic units, then read it back
+ * @job:	the target, the range, the source and the engine
+ * @res:	what landed, where it stopped and why, the queue's counters
+ *
+ * Every unit is checked against the target's limits first (awr_file_check(),
+ * awr_queue_check()): a range that breaks a rule anywhere is not touched.
+ * The data is made a unit at a time into one buffer per write in flight, so
+ * memory stays bounded whatever @length is. With @file and a @qd the units go
+ * through an io_uring queue of that depth (awr_queue_write_source()); with
+ * @queue through it; else through awr_pwrite() one at a time.
+ *
+ * Return: 0, or the negative errno of the stage @res names; awr_last_error()
+ * says what failed ("refused before writing at 4096: ...; nothing was written").
+ */
+int awr_write_job_run(const struct awr_write_job *job, struct awr_write_job_result *res);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A write job: a range written as atomic units from a fill byte or a file's
+ * content, by any engine, then read back and compared. Memory stays bounded
+ * whatever the length: the data is made one unit at a time into one buffer
+ * per write in flight, a pattern filled once, the input read unit by unit as
+ * the writes go out; the read-back compares in chunks of 1 MiB. Every unit is
+ * checked before the first write, so a refused range is left untouched.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "write/queue.h"
+
+#define VERIFY_CHUNK	(1U << 20)
+
+struct job {
+	const struct awr_write_job *j;
+	struct awr_write_job_result *r;
+	unsigned char *bufs;	/* nbuf buffers of unit bytes */
+	unsigned int nbuf;
+	struct awr_queue *q;	/* the queue the units go through, or NULL: pwritev2 */
+};
+
+/* Exactly @len bytes of the input at @pos: pread, or read for a pipe the first time. */
+static int input_read(const struct awr_write_job *j, unsigned char *dst, uint64_t len,
+		      uint64_t pos, bool again)
+{
+	uint64_t done = 0;
+	ssize_t n = 0;
+
+	while (done < len) {
+		n = again ? pread(j->input_fd, dst + done, len - done, (off_t)(pos + done)) :
+			    read(j->input_fd, dst + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		done += (uint64_t)n;
+	}
+	if (done == len)
+		return 0;
+	return awr__fail(-EINVAL, "the input %s after %" PRIu64 " bytes, fewer than the length %"
+			 PRIu64, n < 0 ? strerror(errno) : "ended", pos + done, j->length);
+}
+
+/* The data of unit @index into @buf (awr_queue_write_source() calls it as the queue has room). */
+static int fill(void *arg, void *buf, uint64_t index)
+{
+	const struct awr_write_job *j = arg;
+
+	if (j->pattern >= 0)
+		return 0;	/* every buffer was filled with the pattern once */
+	return input_read(j, buf, j->unit, index * j->unit, false);
+}
+
+static int failed(struct job *b, enum awr_job_stage stage, uint64_t off, int err)
+{
+	b->r->stage = stage;
+	b->r->error_offset = off;
+	b->r->error = err;
+	return err;
+}
+
+/* Every unit against the target's (or device's) limits, before the first write. */
+static int check_range(struct job *b)
+{
+	const struct awr_write_job *j = b->j;
+	struct awr_verdict *v = &b->r->verdict;
+	int ret;
+
+	for (uint64_t off = j->offset; off < j->offset + j->length; off += j->unit) {
+		ret = b->q ? awr_queue_check(b->q, b->bufs, j->unit, off, v) :
+			     awr_file_check(j->file, b->bufs, j->unit, off, v);
+		if (ret) {
+			awr__fail(ret, "refused before writing at %" PRIu64 ": %s (rule %s); nothing "
+				  "was written", off, v->message, awr_rule_name(v->rule));
+			return failed(b, AWR_JOB_REFUSED, off, ret);
+		}
+	}
+	return 0;
+}
+
+static int unit_failed(struct job *b, uint64_t off, int err)
+{
+	const struct awr_verdict *v = &b->r->verdict;
+
+	if (v->rule != AWR_RULE_OK && v->rule != AWR_RULE_DEVICE_ERROR)
+		awr__fail(err, "refused before writing at %" PRIu64 ": %s (rule %s)", off,
+			  v->message, awr_rule_name(v->rule));
+	else
+		awr__fail(err, "atomic write of %" PRIu64 " bytes at %" PRIu64 " failed: %s",
+			  b->j->unit, off, v->rule == AWR_RULE_DEVICE_ERROR ? v->message :
+			  strerror(-err));
+	return failed(b, AWR_JOB_WRITE_FAILED, off, err);
+}
+
+/* pwritev2, one unit at a time; with AWR_JOB_ROUTES each unit's route read around it. */
+static int run_sync(struct job *b)
+{
+	const struct awr_write_job *j = b->j;
+	struct awr_write_job_result *r = b->r;
+	enum awr_write_route route;
+	ssize_t ret;
+
+	for (uint64_t pos = 0; pos < j->length; pos += j->unit) {
+		if (fill((void *)j, b->bufs, pos / j->unit))
+			return failed(b, AWR_JOB_WRITE_FAILED, j->offset + pos, -EINVAL);
+		r->verdict.rule = AWR_RULE_OK;
+		if (j->flags & AWR_JOB_ROUTES)
+			ret = awr_pwrite_route(j->file, b->bufs, j->unit, j->offset + pos,
+					       j->write_flags, &r->verdict, &route);
+		else
+			ret = awr_pwrite(j->file, b->bufs, j->unit, j->offset + pos,
+					 j->write_flags, &r->verdict);
+		if (ret < 0)
+			return unit_failed(b, j->offset + pos, (int)ret);
+		if (j->flags & AWR_JOB_ROUTES) {
+			r->routes[route]++;
+			if (j->route)
+				j->route(j->arg, j->offset + pos, j->unit, route);
+		}
+		r->bytes_written += j->unit;
+		r->writes++;
+	}
+	return 0;
+}
+
+/* The units through the queue, refilled as writes complete; a depth of 0 one at a time. */
+static int run_queued(struct job *b)
+{
+	const struct awr_write_job *j = b->j;
+	struct awr_write_job_result *r = b->r;
+	struct awr_queue_source src = {
+		.bufs = b->bufs, .nbuf = b->nbuf, .fill = fill, .arg = (void *)j,
+	};
+	struct awr_batch_result res;
+	int ret = awr_queue_write_source(b->q, &src, j->offset, j->length, j->unit,
+					 j->write_flags, &res);
+
+	r->writes = res.units_done;
+	r->bytes_written = res.units_done * j->unit;
+	awr_queue_stats(b->q, &r->stats);
+	if (!ret)
+		return 0;
+	r->verdict = res.verdict;
+	if (!res.error) {	/* the input failed (its sentence is set) or the queue did */
+		if (ret != -EINVAL)
+			awr__fail(ret, "queueing the write at %" PRIu64 " failed: %s",
+				  res.error_offset, strerror(-ret));
+		return failed(b, AWR_JOB_WRITE_FAILED, res.error_offset, ret);
+	}
+	if (!j->qd || (res.verdict.rule != AWR_RULE_OK &&
+		       res.verdict.rule != AWR_RULE_DEVICE_ERROR)) {
+		if (res.verdict.rule == AWR_RULE_DEVICE_ERROR)	/* the device's sentence alone */
+			snprintf(r->verdict.message, sizeof(r->verdict.message), "%s",
+				 awr_last_error());
+		return unit_failed(b, res.error_offset, res.error);
+	}
+	awr__fail(res.error, "%s; %" PRIu64 " of %" PRIu64 " units landed", res.verdict.message,
+		  res.units_done, j->length / j->unit);
+	return failed(b, AWR_JOB_WRITE_FAILED, res.error_offset, res.error);
+}
+
+/* One chunk of the read-back against the pattern or a second read of the input. */
+static int compare(struct job *b, int fd, unsigned char *rb, unsigned char *want,
+		   uint64_t pos, uint64_t len)
+{
+	const struct awr_write_job *j = b->j;
+	uint64_t off = j->offset + pos;
+	ssize_t n = awr__pread_full(fd, rb, len, off);
+
+	if (n < 0 || (uint64_t)n != len) {
+		awr__fail(-EIO, "read-back failed at %" PRIu64 ": %s", off,
+			  n < 0 ? strerror((int)-n) : "short read");
+		return failed(b, AWR_JOB_VERIFY_FAILED, off, -EIO);
+	}
+	if (j->pattern < 0 && input_read(j, want, len, pos, true))
+		return failed(b, AWR_JOB_VERIFY_FAILED, off, -EIO);
+	for (uint64_t i = 0; i < len; i++) {
+		if (rb[i] != want[i]) {
+			awr__fail(-EIO, "verification failed: byte at %" PRIu64 " reads 0x%02x, "
+				  "wrote 0x%02x", off + i, rb[i], want[i]);
+			return failed(b, AWR_JOB_VERIFY_FAILED, off + i, -EIO);
+		}
+	}
+	return 0;
+}
+
+static int verify(struct job *b, int fd)
+{
+	const struct awr_write_job *j = b->j;
+	uint64_t chunk = j->length < VERIFY_CHUNK ? j->length : VERIFY_CHUNK, len;
+	unsigned char *rb = NULL, *want = NULL;
+	int ret = -ENOMEM;
+
+	if (posix_memalign((void **)&rb, 4096, chunk) ||
+	    posix_memalign((void **)&want, 4096, chunk)) {
+		awr__fail(ret, "no memory for the read-back");
+		goto err;
+	}
+	if (j->pattern >= 0)
+		memset(want, j->pattern, chunk);
+	ret = 0;
+	for (uint64_t pos = 0; pos < j->length && !ret; pos += len) {
+		len = j->length - pos < chunk ? j->length - pos : chunk;
+		ret = compare(b, fd, rb, want, pos, len);
+	}
+	b->r->verified = !ret;
+err:
+	free(rb);
+	free(want);
+	return ret;
+}
+
+static int job_open(struct job *b)
+{
+	const struct awr_write_job *j = b->j;
+
+	b->q = j->queue;
+	if (j->file && j->qd) {
+		int ret = awr_queue_open(AWR_QUEUE_URING, NULL, j->file, b->nbuf,
+					 AWR_QUEUE_REGISTER_FILE | AWR_QUEUE_SUBMIT_EACH, &b->q);
+
+		if (ret)
+			return awr__fail(ret, "cannot set up io_uring with queue depth %u: %s",
+					 b->nbuf, strerror(-ret));
+	}
+	if (posix_memalign((void **)&b->bufs, 4096, (size_t)b->nbuf * j->unit))
+		return awr__fail(-ENOMEM, "no memory for %u buffers of %" PRIu64 " bytes", b->nbuf,
+				 j->unit);
+	return 0;
+}
+
+static int job_valid(const struct awr_write_job *j)
+{
+	if (!j->unit || !j->length || j->length % j->unit || j->unit > (1ULL << 30))
+		return awr__fail(-EINVAL, "a length of %" PRIu64 " is not whole units of %" PRIu64
+				 " bytes (at most 1 GiB each)", j->length, j->unit);
+	if (!j->file == !j->queue || j->pattern > 255 || (j->pattern < 0 && j->input_fd < 0))
+		return awr__fail(-EINVAL, "a write job names one target (a file or a queue) and "
+				 "one source (a byte or an input)");
+	return 0;
+}
+
+static int job_run(struct job *b)
+{
+	const struct awr_write_job *j = b->j;
+	int vfd = j->file ? awr_file_fd(j->file) : j->verify_fd;
+	uint64_t t0;
+	int ret;
+
+	ret = check_range(b);
+	if (ret)
+		return ret;
+	if (j->pattern >= 0)
+		memset(b->bufs, j->pattern, (size_t)b->nbuf * j->unit);
+	t0 = awr__now_ns();
+	ret = b->q ? run_queued(b) : run_sync(b);
+	if (ret)
+		return ret;
+	b->r->seconds = (double)(awr__now_ns() - t0) / 1e9;
+	if (!(j->flags & AWR_JOB_VERIFY))
+		return 0;
+	if (vfd < 0) {
+		awr__fail(-ENODEV, "no block device to read back through");
+		return failed(b, AWR_JOB_VERIFY_FAILED, j->offset, -ENODEV);
+	}
+	return verify(b, vfd);
+}
+
+int awr_write_job_run(const struct awr_write_job *j, struct awr_write_job_result *r)
+{
+	struct job b = { .j = j, .r = r };
+	int ret;
+
+	if (!j || !r)
+		return awr__fail(-EINVAL, "no job or no result");
+	memset(r, 0, sizeof(*r));
+	r->stage = AWR_JOB_BAD_JOB;
+	ret = job_valid(j);
+	if (ret)
+		return ret;
+	b.nbuf = j->qd ? j->qd : 1;
+	if (b.nbuf > j->length / j->unit)
+		b.nbuf = (unsigned int)(j->length / j->unit);
+	ret = job_open(&b);
+	if (!ret) {
+		r->stage = AWR_JOB_DONE;
+		r->depth = j->qd ? b.nbuf : 0;
+		ret = job_run(&b);
+	}
+	if (b.q != j->queue)
+		awr_queue_close(b.q);
+	free(b.bufs);
+	return ret;
+}
