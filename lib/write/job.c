@@ -77,8 +77,8 @@ static int check_range(struct job *b)
 		ret = b->q ? awr_queue_check(b->q, b->bufs, j->unit, off, v) :
 			     awr_file_check(j->file, b->bufs, j->unit, off, v);
 		if (ret) {
-			awr__fail(ret, "refused before writing at %" PRIu64 ": %s (rule %s); nothing "
-				  "was written", off, v->message, awr_rule_name(v->rule));
+			awr__fail(ret, "refused before writing at %" PRIu64 ": %s (rule %s); "
+				  "nothing was written", off, v->message, awr_rule_name(v->rule));
 			return failed(b, AWR_JOB_REFUSED, off, ret);
 		}
 	}
