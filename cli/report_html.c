@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "awr.h"
+#include "platform/platform.h"
 
 #define GENERATOR	"<meta name=\"generator\" content=\"awr "
 #define CHART_W		640.0
@@ -302,9 +303,17 @@ static void put(FILE *f, const char *raw, const char *text)
 	esc(f, text);
 }
 
+/* Bytes for people ("11.9 MiB"); the exact count stays in the JSON and the data-* attributes. */
 static const char *size_label(double bytes, char *buf, size_t len)
 {
-	return out_size(bytes >= 0x1p64 ? UINT64_MAX : bytes > 0 ? (uint64_t)bytes : 0, buf, len);
+	return awr__human_bytes(bytes >= 0x1p64 ? UINT64_MAX : bytes > 0 ? (uint64_t)bytes : 0,
+				buf, len);
+}
+
+/* Microseconds for people: "850 us", "72.9 ms", "1.25 s". */
+static const char *us_text(double us, char *buf, size_t len)
+{
+	return awr__human_usec(us, buf, len);
 }
 
 /* ------------------------------------------------------------------ charts */
@@ -424,13 +433,14 @@ static void sweep_dot(FILE *f, const struct axis *x, const struct axis *y, struc
 {
 	const char *rb = get(e, "read_back") ? str(e, "read_back") : str(e, "write");
 	double s = num(e, "size"), l = num(e, "latency_us");
-	char a[32];
+	char a[32], b[32];
 
 	fprintf(f, "<circle class=\"sweep-pt %s\" data-size=\"%.0f\" data-result=\"",
 		strcmp(rb, "intact") ? "bad" : "ok", s);
 	esc(f, rb);
 	fprintf(f, "\" data-latency-us=\"%.1f\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\"><title>"
-		"%s: %.0f us, ", l, px(x, s), py(y, l), size_label(s, a, sizeof(a)), l);
+		"%s: %s, ", l, px(x, s), py(y, l), size_label(s, a, sizeof(a)),
+		us_text(l, b, sizeof(b)));
 	esc(f, rb);
 	fputs("</title></circle>\n", f);
 }
@@ -570,7 +580,7 @@ static void cdf_modes(struct page *pg, struct json_object *fig, const struct axi
 {
 	static const double shares[] = { 0.5, 0.99, 0.999 };
 	FILE *f = pg->f;
-	char where[JPATH];
+	char where[JPATH], t[32];
 
 	json_object_object_foreach(fig, mode, m) {
 		struct json_object *c = mode_cdf(pg, mode, m, where, sizeof(where));
@@ -601,7 +611,8 @@ static void cdf_modes(struct page *pg, struct json_object *fig, const struct axi
 			fprintf(f, "\" cx=\"%.1f\" cy=\"%.1f\" r=\"2\" fill=\"%s\"><title>",
 				px(x, us), py(y, sh), col);
 			esc(f, mode);
-			fprintf(f, ": %.1f us, %.2f%%</title></circle>\n", us, sh * 100);
+			fprintf(f, ": %s, %.2f%%</title></circle>\n", us_text(us, t, sizeof(t)),
+				sh * 100);
 		}
 		for (size_t k = 0; k < 3; k++) {
 			double us = num(lat, pcts[k]);
@@ -614,7 +625,7 @@ static void cdf_modes(struct page *pg, struct json_object *fig, const struct axi
 				px(x, us), py(y, shares[k]) - 7, px(x, us), py(y, shares[k]) + 7,
 				col);
 			esc(f, mode);
-			fprintf(f, " %s: %.1f us</title></line>\n", pcts[k], us);
+			fprintf(f, " %s: %s</title></line>\n", pcts[k], us_text(us, t, sizeof(t)));
 		}
 		fputs("</g>\n", f);
 	}
@@ -624,7 +635,7 @@ static void cdf_modes(struct page *pg, struct json_object *fig, const struct axi
 static void cdf_legend(struct page *pg, struct json_object *fig)
 {
 	FILE *f = pg->f;
-	char where[JPATH];
+	char where[JPATH], t[32];
 
 	fputs("<table class=\"legend\"><tr><th>mode</th><th>pages/s</th><th>p50</th><th>p99</th>"
 	      "<th>p99.9</th></tr>\n", f);
@@ -637,9 +648,10 @@ static void cdf_legend(struct page *pg, struct json_object *fig)
 		fprintf(f, "\"><td><span class=\"swatch\" style=\"background:%s\"></span>",
 			mode_colour(mode));
 		esc(f, mode);
-		fprintf(f, "</td><td>%.0f</td><td>%.1f us</td><td>%.1f us</td><td>%.1f us</td>"
-			"</tr>\n", num(m, "pages_per_s"), num(lat, "p50"), num(lat, "p99"),
-			num(lat, "p99_9"));
+		fprintf(f, "</td><td>%.0f</td>", num(m, "pages_per_s"));
+		for (size_t k = 0; k < 3; k++)
+			fprintf(f, "<td>%s</td>", us_text(num(lat, pcts[k]), t, sizeof(t)));
+		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);
 }
@@ -760,6 +772,24 @@ static void extent_chart(struct page *pg, struct json_object *doc)
 
 /* ------------------------------------------------------------------ tables */
 
+/* Does @key name a count of bytes (unit_max, offset, file_size, hardware_bytes, ...)? */
+static bool size_key(const char *key)
+{
+	static const char *const keys[] = {
+		"unit_min", "unit_max", "unit_max_opt", "boundary", "dio_mem_align",
+		"dio_offset_align", "logical_block_size", "offset", "length", "unit", "span",
+		"size", "image_size", "file_size",
+	};
+	size_t n = strlen(key);
+
+	if (n > 6 && !strcmp(key + n - 6, "_bytes"))
+		return true;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!strcmp(key, keys[i]))
+			return true;
+	return false;
+}
+
 static void scalar(FILE *f, struct json_object *v)
 {
 	if (!v)
@@ -768,6 +798,19 @@ static void scalar(FILE *f, struct json_object *v)
 		esc(f, json_object_get_string(v));
 	else
 		esc(f, json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
+}
+
+/* A member's value in a table: bytes for people (the exact count in the title), else as it is. */
+static void value(FILE *f, const char *key, struct json_object *v)
+{
+	double n = is(v, NUMBER) ? json_object_get_double(v) : -1;
+	char b[32];
+
+	if (!size_key(key) || n < 0) {
+		scalar(f, v);
+		return;
+	}
+	fprintf(f, "<span title=\"%.0f bytes\">%s</span>", n, size_label(n, b, sizeof(b)));
 }
 
 /* An object's members as one table: their names as the header row, their values below. */
@@ -783,7 +826,7 @@ static void kv_table(FILE *f, const char *cls, struct json_object *o)
 	json_object_object_foreach(o, k2, v2) {
 		put(f, "<td data-key=\"", k2);
 		fputs("\">", f);
-		scalar(f, v2);
+		value(f, k2, v2);
 		fputs("</td>", f);
 	}
 	fputs("</tr>\n</table>\n", f);
@@ -814,7 +857,7 @@ static void rows_table(FILE *f, const char *cls, struct json_object *a)
 			    json_object_is_type(v2, json_type_array))
 				continue;
 			fputs("<td>", f);
-			scalar(f, get(r, k2));
+			value(f, k2, get(r, k2));
 			fputs("</td>", f);
 		}
 		fputs("</tr>\n", f);
@@ -826,9 +869,10 @@ static void checks_table(FILE *f, struct json_object *doc)
 {
 	struct json_object *a = typed(doc, "checks", json_type_array);
 	size_t n = count(a);
+	char t[32];
 
 	fputs("<table class=\"checks\">\n<tr><th>result</th><th>check</th><th>what it found</th>"
-	      "<th>what to do</th><th>seconds</th></tr>\n", f);
+	      "<th>what to do</th><th>time</th></tr>\n", f);
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *c = json_object_array_get_idx(a, i);
 		const char *res = word(str(c, "result"));
@@ -840,7 +884,8 @@ static void checks_table(FILE *f, struct json_object *doc)
 		put(f, "</td><td class=\"name\">", str(c, "name"));
 		put(f, "</td><td class=\"reason\">", str(c, "reason"));
 		put(f, "</td><td class=\"todo\">", str(c, "what_to_do"));
-		fprintf(f, "</td><td class=\"num\">%.1f</td></tr>\n", num(c, "seconds"));
+		fprintf(f, "</td><td class=\"num\">%s</td></tr>\n",
+			us_text(num(c, "seconds") * 1e6, t, sizeof(t)));
 	}
 	fputs("</table>\n", f);
 }
@@ -1057,11 +1102,12 @@ static void run_line(FILE *f, struct json_object *doc)
 		{ "passed", "passed" }, { "failed", "failed" }, { "skipped", "skipped" },
 		{ "info", "information only" },
 	};
+	char t[32];
 
 	fputs("<tr><th>run</th><td id=\"run\">", f);
 	esc(f, str(doc, "date"));
-	fprintf(f, "%s, %.1f s", json_object_get_boolean(typed(doc, "quick", json_type_boolean)) ?
-		" (quick)" : "", num(doc, "seconds"));
+	fprintf(f, "%s, %s", json_object_get_boolean(typed(doc, "quick", json_type_boolean)) ?
+		" (quick)" : "", us_text(num(doc, "seconds") * 1e6, t, sizeof(t)));
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
 		struct json_object *v = typed(doc, counts[i].key, NUMBER);
 

@@ -262,17 +262,19 @@ static int sweep_one(struct awr_file *f, int rfd, void *buf, uint64_t gen,
 	uint32_t size = (uint32_t)w->size;
 	struct awr_unit_state st = { .cls = AWR_UNIT_NEVER_WRITTEN };
 	struct awr_verdict v = { 0 };
+	char s[32];
 	uint64_t t0;
 	ssize_t n;
 
 	awr_stamp_fill(buf, size, 1, gen, 0);
+	awr_format_size(size, s, sizeof(s));
 	w->offset = size;
 	t0 = awr__now_ns();
 	n = awr_pwrite(f, buf, size, size, AWR_WRITE_DSYNC, &v);
 	w->latency_us = elapsed_us(t0);
 	if (n < 0) {
 		w->write_error = (int)n;
-		snprintf(why, len, "the atomic write of %u bytes at %u failed: %s%s%s", size, size,
+		snprintf(why, len, "the atomic write of %s at %s failed: %s%s%s", s, s,
 			 strerror((int)-n), v.rule != AWR_RULE_OK ? "; " : "",
 			 v.rule != AWR_RULE_OK ? v.message : "");
 		return (int)n;
@@ -280,8 +282,8 @@ static int sweep_one(struct awr_file *f, int rfd, void *buf, uint64_t gen,
 	w->read_error = read_back(rfd, buf, size, size, gen, &st);
 	w->read_back = w->read_error ? st.cls : AWR_UNIT_INTACT;
 	if (w->read_error)
-		snprintf(why, len, "%u bytes at %u read back %s (generation %" PRIu64 ", wrote %"
-			 PRIu64 ")", size, size, w->read_error == -EBADMSG ?
+		snprintf(why, len, "%s at %s read back %s (generation %" PRIu64 ", wrote %"
+			 PRIu64 ")", s, s, w->read_error == -EBADMSG ?
 			 awr_unit_class_name(st.cls) : strerror(-w->read_error), st.generation,
 			 gen);
 	return w->read_error;
@@ -331,8 +333,9 @@ void awr__q_size_sweep(struct awr__qctx *q, struct awr_qualify_check *c)
 		return;
 	}
 	if (r->block_device && r->device_size < sweep_area(q)) {
-		awr__q_set(c, AWR_QUALIFY_SKIP, "the device (%" PRIu64 " bytes) is smaller than "
-			   "twice unit_max", r->device_size);
+		awr__q_set(c, AWR_QUALIFY_SKIP, "the device (%s) is smaller than twice unit_max "
+			   "(%s)", awr_format_size(r->device_size, a, sizeof(a)),
+			   awr_format_size(l->unit_max, b, sizeof(b)));
 		return;
 	}
 	ret = sweep_open(q, &f, &rfd, &buf);
@@ -398,9 +401,12 @@ static int refuse_one(struct awr__qctx *q, const struct bad_write *w, void *buf,
 	struct awr_write_plan plan = { w->offset, w->length, buf, 1, oflags };
 	struct iovec iov = { buf, w->length };
 	struct awr_verdict v;
+	char a[32], b[32];
 	int fd;
 
 	*x = (struct awr_qualify_refusal){ w->name, w->offset, w->length };
+	awr_format_size(w->length, a, sizeof(a));
+	awr_format_size(w->offset, b, sizeof(b));
 	x->predicted = awr_check(&q->r->limits, &plan, &v);
 	x->rule = v.rule;
 	fd = awr__q_reopen(q->fd, oflags);
@@ -408,11 +414,11 @@ static int refuse_one(struct awr__qctx *q, const struct bad_write *w, void *buf,
 	if (fd >= 0)
 		close(fd);
 	if (!x->predicted)
-		snprintf(why, len, "%s: awr_check accepts %" PRIu64 " bytes at %" PRIu64 ": no bad "
-			 "write to test", w->name, w->length, w->offset);
+		snprintf(why, len, "%s: awr_check accepts %s at %s: no bad write to test",
+			 w->name, a, b);
 	else if (x->kernel >= 0)
-		snprintf(why, len, "%s: the kernel accepted %" PRIu64 " bytes at %" PRIu64 " as "
-			 "atomic (%s)", w->name, w->length, w->offset, v.message);
+		snprintf(why, len, "%s: the kernel accepted %s at %s as atomic (%s)", w->name, a,
+			 b, v.message);
 	else if (x->kernel != x->predicted)
 		snprintf(why, len, "%s: the kernel returned %s, awr_check predicted %s (%s)",
 			 w->name, awr__q_errno_name((int)x->kernel),

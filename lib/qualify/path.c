@@ -74,19 +74,20 @@ static int write_pages(struct awr_file *f, void *buf, struct awr_qualify_hw_path
 {
 	struct awr_verdict vd;
 	enum awr_write_route p;
+	char o[32];
 
 	for (unsigned int i = 0; i < PAGES; i++) {
 		uint64_t off = (uint64_t)i * (SPAN / PAGES);	/* aligned, spread over the file */
 
 		if (awr_pwrite_route(f, buf, PAGE, off, AWR_WRITE_DSYNC, &vd, &p) < 0) {
-			snprintf(why, len, "the atomic write of 16 KiB at %" PRIu64 " failed: %s",
-				 off, vd.message);
+			snprintf(why, len, "the atomic write of 16 KiB at %s failed: %s",
+				 awr_format_size(off, o, sizeof(o)), vd.message);
 			return -1;
 		}
 		h->count[p]++;
 		if (p != AWR_ROUTE_HARDWARE && !first[0])
-			snprintf(first, flen, "the first at %" PRIu64 " took the %s path", off,
-				 awr_write_route_name(p));
+			snprintf(first, flen, "the first at %s took the %s path",
+				 awr_format_size(off, o, sizeof(o)), awr_write_route_name(p));
 	}
 	h->pages = PAGES;
 	h->ran = true;
@@ -167,9 +168,10 @@ static void map_runs(struct awr_qualify_extent_map *m, const struct awr_fs_view 
 
 	for (unsigned int i = 0; i <= r->nr_extents; i++) {
 		const struct awr_extent *e = i < r->nr_extents ? &r->extents[i] : NULL;
-		enum awr_write_route p = e ? awr__route_predict(v, r, e->logical, m->unit, NULL, 0) :
-					    AWR_ROUTE_UNKNOWN;
+		enum awr_write_route p = AWR_ROUTE_UNKNOWN;
 
+		if (e)
+			p = awr__route_predict(v, r, e->logical, m->unit, NULL, 0);
 		if (in_run && (!e || p != run || e->logical != off + len)) {
 			map_range(m, off, len, run, in_run);
 			in_run = 0;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "private.h"
 #include "qualify.h"
 
 #define PERF_SPAN	(64ULL << 20)
@@ -15,7 +16,7 @@ static void judge(struct awr_qualify_check *c, const struct awr_bench_opts *o,
 		  const struct awr_bench_result *r)
 {
 	const struct awr_bench_mode_result *m, *at, *pl, *dw;
-	char a[32];
+	char a[32], p[3][32];
 
 	for (int i = 0; i < AWR_BENCH__MODES; i++) {
 		m = awr_bench_result_mode(r, i);
@@ -29,10 +30,12 @@ static void judge(struct awr_qualify_check *c, const struct awr_bench_opts *o,
 	pl = awr_bench_result_mode(r, AWR_BENCH_PLAIN);
 	dw = awr_bench_result_mode(r, AWR_BENCH_DOUBLEWRITE);
 	awr__q_set(c, AWR_QUALIFY_INFO, "%s pages, QD %u, %s per batch: atomic %.0f/s, plain "
-		   "%.0f/s, doublewrite %.0f/s (p99 %.0f, %.0f, %.0f us)",
+		   "%.0f/s, doublewrite %.0f/s (p99 %s, %s, %s)",
 		   awr_format_size(o->unit, a, sizeof(a)), o->qd,
 		   awr_bench_durability_name(o->durability), at->pages_per_s, pl->pages_per_s,
-		   dw->pages_per_s, at->p99_us, pl->p99_us, dw->p99_us);
+		   dw->pages_per_s, awr__human_usec(at->p99_us, p[0], sizeof(p[0])),
+		   awr__human_usec(pl->p99_us, p[1], sizeof(p[1])),
+		   awr__human_usec(dw->p99_us, p[2], sizeof(p[2])));
 }
 
 void awr__q_performance(struct awr__qctx *q, struct awr_qualify_check *c)

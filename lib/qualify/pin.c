@@ -33,7 +33,7 @@ static void pin_verdict(struct awr_qualify_check *c, const struct pin_result *r,
 			enum awr_qualify_pin_outcome o)
 {
 	const char *err = awr__q_errno_name((int)r->ret);
-	char a[32];
+	char a[32], b[32];
 
 	awr_format_size(r->unit, a, sizeof(a));
 	switch (o) {
@@ -44,8 +44,8 @@ static void pin_verdict(struct awr_qualify_check *c, const struct pin_result *r,
 		break;
 	case AWR_QUALIFY_PIN_SHORT_KEPT:
 		awr__q_set(c, AWR_QUALIFY_PASS, "an atomic write of %s from a buffer whose last "
-			   "page cannot be read returned %zd bytes, but the range kept its data: "
-			   "nothing torn", a, r->ret);
+			   "page cannot be read returned %s, but the range kept its data: "
+			   "nothing torn", a, awr_format_size((uint64_t)r->ret, b, sizeof(b)));
 		break;
 	case AWR_QUALIFY_PIN_TORN:
 		awr__q_set(c, AWR_QUALIFY_FAIL, "the write tore: an atomic write of %s from a "
@@ -74,14 +74,15 @@ void awr__q_short_pin(struct awr__qctx *q, struct awr_qualify_check *c)
 	uint64_t off = unit;
 	enum awr_qualify_pin_outcome o;
 	int wfd = -1, rfd = -1, ret;
+	char a[32];
 
 	if (!q->writes_ok) {
 		awr__q_set(c, AWR_QUALIFY_SKIP, "the size sweep did not pass");
 		return;
 	}
 	if (unit < 8192) {
-		awr__q_set(c, AWR_QUALIFY_SKIP, "the atomic unit (%u bytes) is one page: a buffer "
-			   "of it cannot pin in part", unit);
+		awr__q_set(c, AWR_QUALIFY_SKIP, "the atomic unit (%s) is one page: a buffer "
+			   "of it cannot pin in part", awr_format_size(unit, a, sizeof(a)));
 		return;
 	}
 	wfd = awr__q_reopen(q->fd, O_RDWR | O_DIRECT);

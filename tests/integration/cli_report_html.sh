@@ -39,6 +39,13 @@ expect_rc 0 "awr report draws the saved JSON" "$awr" report "$work/r.json" --htm
 cmp -s "$work/r.html" "$work/again.html" && ok "the saved JSON draws the same page as the run" ||
 	fail "awr report's page differs from qualify --html's"
 
+# sizes for people in the tables (the exact bytes in the title and the JSON), times too
+grep -Eq '<td data-key="unit_max"><span title="[0-9]+ bytes">[0-9.]+ [KMG]iB</span>' "$work/r.html" &&
+	ok "the limits table gives unit_max in binary units, the bytes in its title" ||
+	fail "the limits table gives unit_max as a bare number"
+grep -Eq '<td class="num">[0-9.]+ (us|ms|s)</td></tr>' "$work/r.html" &&
+	ok "each check's time in human units" || fail "a check's time is a bare number"
+
 # a report saved by awr before 0.1.0 spells results and the verdict in capitals and has no scope
 # nor what to do: awr report reads it as the same words
 python3 - "$work/r.json" "$work/old.json" <<'PY' || fail "cannot write the old-spelling report"

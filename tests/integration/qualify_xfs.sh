@@ -96,7 +96,7 @@ print('crash:', c['reason'])" "$work/crash.json" || fail "crash check"
 mountpoint -q "$dir" || fail "the scratch filesystem is not mounted again after the crash check"
 
 # --require-hardware: the same software path is a FAIL, saying why and what to do (the scope's
-# negative control: without it the run above passes)
+# negative control: without it the run above passes); its text gives sizes and times in human units
 "$awr" qualify "$dir" --quick --require-hardware --report "$work/hw.json" >"$work/hw.out"
 rc=$?
 cat "$work/hw.out"
@@ -107,6 +107,11 @@ grep -q "^scope: atomic writes by the filesystem's software path only" "$work/hw
 	fail "the text gives no scope"
 grep -q "^what to do: put the data on a device with atomic writes" "$work/hw.out" ||
 	fail "the text gives no what to do for the requirement"
+# numbers for people in the text: sizes as 16 KiB, latencies as 72.9 ms (JSON keeps them exact)
+grep -Eq "^  INFO  performance +16 KiB pages, .* \(p99 [0-9.]+ (us|ms|s), [0-9.]+ (us|ms|s), " \
+	"$work/hw.out" || fail "the performance line gives no p99 in human units"
+grep -Eq "^  PASS  size_sweep +9 sizes from 4 KiB to 1 MiB " "$work/hw.out" ||
+	fail "the size sweep's line gives no sizes in human units"
 python3 - "$work/hw.json" <<'PY' || fail "--require-hardware JSON"
 import json, sys
 d = json.load(open(sys.argv[1]))
