@@ -171,11 +171,10 @@ int cmd_database(int argc, const char **argv);
 int cmd_preload_stats(int argc, const char **argv);
 /* cmd_journal_serve.c: the journal server; tcp:// journal errors and --secret-file for stress and verify */
 int cmd_journal_serve(int argc, const char **argv);
-bool journal_remote_error(const char *verb, const char *url, const char *secret_file, int ret);
 int secret_file_check(const char *file);
 
 /* cmd_verify.c: verification results, shared with qualify */
-void verify_issue_text(const struct awr_verify_issue *is, uint32_t unit, char *buf, size_t len);
+int stamp_unit_arg(const char *text, uint32_t *unit);	/* --unit of stress and verify */
 struct json_object *verify_issue_json(const struct awr_verify_issue *is);
 struct json_object *verify_result_json(const struct awr_verify_result *r, bool journal);
 bool verify_failed(const struct awr_verify_result *r);

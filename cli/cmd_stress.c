@@ -14,8 +14,6 @@
 #include "awr.h"
 #include "platform/platform.h"
 
-#define DEFAULT_SPAN	(64ULL << 20)
-
 static void report_text(const struct awr_stress_opts *o, const struct awr_stress_result *r)
 {
 	double sec = (double)r->nsec / 1e9;
@@ -103,145 +101,6 @@ static void report_json(const char *path, const struct awr_stress_opts *o,
 	out_print_json(j);
 }
 
-static int explain_start_error(const char *path, const struct awr_stress_opts *o,
-			       const struct awr_stress_result *r, int ret)
-{
-	if (r->verdict.rule == AWR_RULE_OK && o->journal &&
-	    journal_remote_error("stress", o->journal, o->journal_secret_file, ret))
-		return AWR_EXIT_USAGE;
-	if (r->verdict.rule != AWR_RULE_OK)
-		out_error("cannot stress %s with --unit %u: %s (rule %s)", path, o->unit,
-			  r->verdict.message, awr_rule_name(r->verdict.rule));
-	else if (ret == -ENOSPC)
-		out_error("%s is smaller than --size %" PRIu64 ": give a smaller --size", path,
-			  o->span);
-	else if (ret == -EBADMSG)
-		out_error("journal %s is damaged before its end, forged, or a record was refused "
-			  "(a generation no stress run could issue): awr never empties a journal; "
-			  "keep it for awr verify, move it away, and give a new journal file",
-			  o->journal);
-	else if (o->journal && ret == -ENOEXEC)
-		out_error("refusing to use %s as the journal: it holds data that is not an awr "
-			  "journal (its first record is not valid). Give a new file or the journal "
-			  "of an earlier awr stress run, or --journal-force to replace the file's "
-			  "content.", o->journal);
-	else if (o->journal && ret == -ELOOP)
-		out_error("refusing to use %s as the journal: it is a symbolic link; give the path "
-			  "of the file itself", o->journal);
-	else
-		out_error("cannot stress %s: %s", path, strerror(-ret));
-	return AWR_EXIT_USAGE;
-}
-
-/* The type of a file that is not a regular one, in words. */
-static const char *file_type(mode_t mode)
-{
-	if (S_ISLNK(mode))
-		return "a symbolic link";
-	if (S_ISDIR(mode))
-		return "a directory";
-	if (S_ISBLK(mode))
-		return "a block device";
-	if (S_ISCHR(mode))
-		return "a character device";
-	if (S_ISFIFO(mode))
-		return "a FIFO";
-	if (S_ISSOCK(mode))
-		return "a socket";
-	return "not a regular file";
-}
-
-/* "AWRJ" XOR (type << 24), little endian: the first 4 bytes of every journal record. */
-static bool journal_record_start(const uint8_t *b, size_t len)
-{
-	uint8_t type = b[3] ^ 0x4a;
-
-	return len >= 48 && b[0] == 'A' && b[1] == 'W' && b[2] == 'R' && type >= 1 && type <= 3;
-}
-
-/* What the first bytes of a file that is not a journal look like, in words. */
-static void describe_data(const uint8_t *b, size_t len, char *out, size_t outlen)
-{
-	size_t text = 0, zero = 0, n = 0;
-	char shown[40];
-
-	for (size_t i = 0; i < len; i++) {
-		zero += !b[i];
-		text += (b[i] >= 32 && b[i] < 127) || b[i] == '\n' || b[i] == '\t' || b[i] == '\r';
-	}
-	if (zero == len) {
-		snprintf(out, outlen, "its first %zu bytes are zero", len);
-		return;
-	}
-	if (text == len) {
-		for (size_t i = 0; i < len && n + 3 < sizeof(shown); i++) {
-			if (b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
-				shown[n++] = '\\';
-				shown[n++] = b[i] == '\n' ? 'n' : b[i] == '\t' ? 't' : 'r';
-			} else {
-				shown[n++] = (char)b[i];
-			}
-		}
-		shown[n] = '\0';
-		snprintf(out, outlen, "text beginning \"%s\"", shown);
-		return;
-	}
-	for (size_t i = 0; i < len && i < 8 && n + 4 < sizeof(shown); i++)
-		n += (size_t)snprintf(shown + n, sizeof(shown) - n, "%s%02x", i ? " " : "", b[i]);
-	snprintf(out, outlen, "binary data beginning %s", shown);
-}
-
-/*
- * The journal must be a new file or a journal of an earlier run: records
- * appended to anything else destroy it (a block device even from offset 0).
- * Checked before the target is opened, so a refusal changes nothing; the
- * library checks again on the file it opens.
- */
-static int guard_journal(const char *path, bool force)
-{
-	uint8_t head[48];
-	char what[128];
-	struct stat st;
-	ssize_t got;
-	int fd;
-
-	if (lstat(path, &st))
-		return 0;	/* missing: made new (other errors: the open says) */
-	if (!S_ISREG(st.st_mode)) {
-		out_error("refusing to use %s as the journal: it is %s. The journal must be a new "
-			  "or existing journal file (a regular file) on another filesystem than "
-			  "the target%s",
-			  path, file_type(st.st_mode),
-			  S_ISLNK(st.st_mode) ? "; give the path of the file itself, not a link" :
-			  S_ISBLK(st.st_mode) ? "; records written to a block device land from "
-						"offset 0 over its data" : "");
-		return -EINVAL;
-	}
-	if (!st.st_size || force)
-		return 0;
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	got = read(fd, head, sizeof(head));
-	close(fd);
-	if (got <= 0 || journal_record_start(head, (size_t)st.st_size))
-		return 0;	/* the library checks the whole record */
-	describe_data(head, (size_t)got, what, sizeof(what));
-	out_error("refusing to use %s as the journal: it holds %lld bytes that are not an awr "
-		  "journal (%s; a journal begins with an AWRJ record). Give a new file or the "
-		  "journal of an earlier awr stress run, or --journal-force to replace the file's "
-		  "content.",
-		  path, (long long)st.st_size, what);
-	return -ENOEXEC;
-}
-
-static bool new_file(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) && errno == ENOENT;
-}
-
 /*
  * SIGINT, SIGTERM: the writers finish their write in flight and its journal record, then the
  * report.
@@ -253,19 +112,11 @@ static void on_stop(int sig)
 }
 
 /* Seconds or writes, the unit, the span; fills @o. */
-static int stress_setup(struct awr_stress_opts *o, const char *path, const char *unit_s,
-			const char *size_s, double seconds, long long writes)
+static int stress_setup(struct awr_stress_opts *o, const char *unit_s, const char *size_s,
+			double seconds, long long writes)
 {
-	uint64_t v;
-
-	if (parse_size_arg("unit", unit_s, &v))
+	if (stamp_unit_arg(unit_s, &o->unit))
 		return -EINVAL;
-	if (!v || v % AWR_STAMP_SECTOR || v > (1U << 30)) {
-		out_error("--unit %" PRIu64 " must be a multiple of 512 up to 1 GiB, such as 16k",
-			  v);
-		return -EINVAL;
-	}
-	o->unit = (uint32_t)v;
 	if (size_s && parse_size_arg("size", size_s, &o->span))
 		return -EINVAL;
 	if (size_s && (!o->span || o->span % o->unit)) {
@@ -274,8 +125,6 @@ static int stress_setup(struct awr_stress_opts *o, const char *path, const char 
 			  size_s, unit_s, (o->span / o->unit + 1) * o->unit);
 		return -EINVAL;
 	}
-	if (!size_s && new_file(path))
-		o->span = DEFAULT_SPAN;	/* decided before the open creates it */
 	if (seconds < 0 || writes < 0 || (seconds > 0 && writes > 0)) {
 		out_error("give --seconds S or --writes N (one, positive)");
 		return -EINVAL;
@@ -330,7 +179,7 @@ int cmd_stress(int argc, const char **argv)
 
 	if (cmd_parse(&c, argc, argv, table, "PATH", true))
 		return AWR_EXIT_USAGE;
-	if (stress_setup(&o, c.operand, unit_s, size_s, seconds, writes))
+	if (stress_setup(&o, unit_s, size_s, seconds, writes))
 		goto out;
 	if (threads < 1 || threads > 256) {
 		out_error("--threads %d must be between 1 and 256", threads);
@@ -343,8 +192,10 @@ int cmd_stress(int argc, const char **argv)
 	o.journal_secret_file = secret;
 	if (secret_file_check(secret))
 		goto out;
-	if (journal && strncmp(journal, "tcp://", 6) && guard_journal(journal, journal_force))
+	if (awr_journal_check(journal, journal_force)) {
+		out_error("%s", awr_last_error());
 		goto out;
+	}
 	fd = target_open("stress", c.operand, O_RDWR | O_DIRECT, AWR_TARGET_CREATE, force);
 	if (fd < 0)
 		goto out;
@@ -359,7 +210,7 @@ int cmd_stress(int argc, const char **argv)
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	if (ret) {
-		rc = explain_start_error(c.operand, &o, &r, ret);
+		out_error("cannot stress %s: %s", c.operand, awr_last_error());
 		goto out;
 	}
 	if (out_mode == OUT_JSON)

@@ -24,50 +24,6 @@ struct issues {
 	char text[16][200];
 };
 
-void verify_issue_text(const struct awr_verify_issue *is, uint32_t unit, char *buf, size_t len)
-{
-	const struct awr_unit_state *s = &is->state;
-	uint64_t sec_off = is->offset + (uint64_t)s->bad_sector * AWR_STAMP_SECTOR;
-
-	switch (s->cls) {
-	case AWR_UNIT_TORN:
-		snprintf(buf, len,
-			 "unit %" PRIu64 " at %" PRIu64 ": torn: sector 0 holds generation %" PRIu64
-			 ", sector %u (offset %" PRIu64 ") generation %" PRIu64, is->unit,
-			 is->offset,
-			 s->generation, s->bad_sector, sec_off, s->other_generation);
-		return;
-	case AWR_UNIT_CORRUPT:
-		snprintf(buf, len, "unit %" PRIu64 " at %" PRIu64 ": corrupt: generation %" PRIu64
-			 ", checksum wrong, sector %u (offset %" PRIu64 ") differs", is->unit,
-			 is->offset,
-			 s->generation, s->bad_sector, sec_off);
-		return;
-	case AWR_UNIT_MISPLACED:
-		snprintf(buf, len,
-			 "unit %" PRIu64 " at %" PRIu64 ": misplaced: sector %u holds sector %u of "
-			 "unit %"
-			 PRIu64 " of size %u (expected unit %" PRIu64 " of size %u)", is->unit,
-			 is->offset,
-			 s->bad_sector, s->found_sector, s->found_unit, s->found_unit_size,
-			 is->unit, unit);
-		return;
-	default:
-		break;
-	}
-	if (is->lost)
-		snprintf(buf, len,
-			 "unit %" PRIu64 " at %" PRIu64 ": lost: holds generation %" PRIu64
-			 " but generation %" PRIu64 " was acknowledged after it", is->unit,
-			 is->offset,
-			 s->generation, is->acked_generation);
-	else
-		snprintf(buf, len,
-			 "unit %" PRIu64 " at %" PRIu64 ": unjournaled: holds generation %" PRIu64
-			 ", which the journal never issued for it", is->unit, is->offset,
-			 s->generation);
-}
-
 static const char *class_name(int c)
 {
 	return awr_unit_class_name((enum awr_unit_class)c);
@@ -102,8 +58,24 @@ static int keep_issue(const struct awr_verify_issue *is, void *arg)
 	if (k->list)
 		json_object_array_add(k->list, verify_issue_json(is));
 	else
-		verify_issue_text(is, k->unit, k->text[k->nr], sizeof(k->text[0]));
+		awr_verify_issue_text(is, k->unit, k->text[k->nr], sizeof(k->text[0]));
 	k->nr++;
+	return 0;
+}
+
+/* --unit U of awr stress and awr verify: a multiple of 512 up to 1 GiB */
+int stamp_unit_arg(const char *text, uint32_t *unit)
+{
+	uint64_t v;
+
+	if (parse_size_arg("unit", text, &v))
+		return -EINVAL;
+	if (!v || v % AWR_STAMP_SECTOR || v > (1U << 30)) {
+		out_error("--unit %" PRIu64 " must be a multiple of 512 up to 1 GiB, such as 16k",
+			  v);
+		return -EINVAL;
+	}
+	*unit = (uint32_t)v;
 	return 0;
 }
 
@@ -200,57 +172,6 @@ static void report_text(const struct awr_verify_opts *o, const struct awr_verify
 		printf("result: OK\n");
 }
 
-static long long journal_size(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) ? -1 : (long long)st.st_size;
-}
-
-static bool journal_regular(const char *path)
-{
-	struct stat st;
-
-	return !stat(path, &st) && S_ISREG(st.st_mode);
-}
-
-static int explain_error(const char *path, const struct awr_verify_opts *o,
-			 const struct awr_verify_result *r, int ret)
-{
-	bool remote = o->journal && !strncmp(o->journal, "tcp://", 6);
-
-	if (remote && !r->journal_unit && journal_remote_error("verify", o->journal,
-							       o->journal_secret_file, ret))
-		return AWR_EXIT_USAGE;
-	if (ret == -EINVAL && o->journal && r->journal_unit)
-		out_error("journal %s was written with --unit %u, not %u: give --unit %u",
-			  o->journal, r->journal_unit, o->unit, r->journal_unit);
-	else if (ret == -EBADMSG)
-		out_error("journal %s is damaged or forged (a damaged record before its end, or a "
-			  "generation no stress run could have issued): give the journal awr "
-			  "stress wrote",
-			  o->journal);
-	else if (remote && ret == -ENOEXEC)
-		out_error("%s is not an awr journal: its first 48 bytes are not a valid journal "
-			  "record; give the URL awr stress used", o->journal);
-	else if (o->journal && ret == -ENOEXEC)
-		out_error("%s is not an awr journal: it holds %lld bytes whose first 48 are not a "
-			  "valid journal record; give the journal awr stress wrote", o->journal,
-			  journal_size(o->journal));
-	else if (o->journal && !remote && (ret == -EINVAL || ret == -EISDIR) &&
-		 !journal_regular(o->journal))
-		out_error("%s is not an awr journal: it is not a regular file; give the journal "
-			  "file awr stress wrote", o->journal);
-	else if (ret == -EISDIR || ret == -ENODEV)
-		out_error("cannot verify %s: it is %s; give the file or block device awr stress "
-			  "wrote", path,
-			  ret == -EISDIR ? "a directory" : "not a regular file or a block device "
-							   "(a FIFO, character device or socket)");
-	else
-		out_error("cannot verify %s: %s", path, strerror(-ret));
-	return AWR_EXIT_USAGE;
-}
-
 /* the bytes a scan of PATH reads at most: a file's size, a block device's (0 unknown) */
 static uint64_t target_bytes(const char *path)
 {
@@ -302,20 +223,13 @@ int cmd_verify(int argc, const char **argv)
 	struct awr_verify_result r;
 	struct json_object *j;
 	struct cmd_ctx c;
-	uint64_t v;
 	int ret, rc = AWR_EXIT_USAGE;
 
 	if (cmd_parse(&c, argc, argv, table, "PATH", true))
 		return AWR_EXIT_USAGE;
-	if (parse_size_arg("unit", unit_s,
-			   &v) || (size_s && parse_size_arg("size", size_s, &o.span)))
+	if (stamp_unit_arg(unit_s, &o.unit) ||
+	    (size_s && parse_size_arg("size", size_s, &o.span)))
 		goto out;
-	if (!v || v % AWR_STAMP_SECTOR || v > (1U << 30)) {
-		out_error("--unit %" PRIu64 " must be a multiple of 512 up to 1 GiB, such as 16k",
-			  v);
-		goto out;
-	}
-	o.unit = (uint32_t)v;
 	o.journal = journal;
 	o.journal_secret_file = secret;
 	if (secret_file_check(secret))
@@ -336,7 +250,7 @@ int cmd_verify(int argc, const char **argv)
 	}
 	if (ret) {
 		json_object_put(k.list);
-		rc = explain_error(c.operand, &o, &r, ret);
+		out_error("cannot verify %s: %s", c.operand, awr_last_error());
 		goto out;
 	}
 	if (out_mode == OUT_JSON) {

@@ -97,11 +97,15 @@ const char *awr_unit_class_name(enum awr_unit_class cls);
 /* awr_stress_run(): write a target in use or holding data */
 #define AWR_STRESS_FORCE	(1U << 2)
 
+/* awr_stress_opts.span of an empty (new) file when none is given */
+#define AWR_STRESS_DEFAULT_SPAN	(64ULL << 20)
+
 /* What awr_stress_run() does. */
 struct awr_stress_opts {
 	uint32_t unit;		/* bytes per atomic write (the stamped unit) */
 	uint32_t threads;	/* writer threads, at most 256; 0 means 4 */
-	uint64_t span;		/* bytes from offset 0 to write; 0: the whole file or device */
+	/* bytes from offset 0 to write; 0: the whole file or device, an empty file's default */
+	uint64_t span;
 	uint64_t writes;	/* stop after this many writes in all; 0: no count limit */
 	uint64_t duration_ms;	/* stop after this time; 0: no time limit */
 	unsigned int flags;	/* AWR_STRESS_* */
@@ -186,6 +190,23 @@ int awr_stress_run_fd(int fd, const struct awr_stress_opts *o, struct awr_stress
  */
 void awr_stress_stop(void);
 
+/**
+ * awr_journal_check() - whether a file may be taken as a stress journal
+ * @path:	the journal (a tcp:// URL is not looked at)
+ * @force:	a regular file holding other data may be replaced (as
+ *		awr_stress_opts.journal_force)
+ *
+ * Looks at the file without changing it, so that a caller can refuse a journal
+ * before it touches its target: a journal is a new file, a journal of an
+ * earlier run (its first bytes those of a journal record), or with @force any
+ * regular file; never a link, directory, device, FIFO or socket.
+ * awr_stress_run() checks the whole first record again when it opens it.
+ *
+ * Return: 0 when it may, -EINVAL for a file that is not a regular one, -ENOEXEC
+ * for a regular file holding other data; awr_last_error() says what it holds.
+ */
+int awr_journal_check(const char *path, bool force);
+
 /* One offending unit found by awr_verify_run(). */
 struct awr_verify_issue {
 	uint64_t unit;			/* unit index */
@@ -232,6 +253,18 @@ struct awr_verify_result {
 	uint32_t reserved[6];
 	char what_to_do[256];			/* failed: what to do, in one sentence */
 };
+
+/**
+ * awr_verify_issue_text() - an offending unit in words
+ * @is:		the unit, as awr_verify_opts.issue gets it
+ * @unit:	the unit size scanned
+ * @buf:	the sentence: "unit 3 at 49152: torn: sector 0 holds generation 7, ..."
+ * @len:	size of @buf (200 bytes hold any)
+ *
+ * Return: the length of the whole sentence (as snprintf()), or -EINVAL.
+ */
+int awr_verify_issue_text(const struct awr_verify_issue *is, uint32_t unit, char *buf,
+			  size_t len);
 
 /**
  * awr_verify_run() - scan a stamped target for torn, corrupt, misplaced and lost units

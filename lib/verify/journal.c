@@ -461,3 +461,106 @@ void awr__journal_close(struct awr_journal *j)
 	pthread_mutex_destroy(&j->lock);
 	pthread_mutex_destroy(&j->sync_lock);
 }
+
+/* ---- awr_journal_check(): what a file is, before a stress run takes it as its journal ---- */
+
+/* The type of a file that is not a regular one, in words. */
+static const char *file_type(mode_t mode)
+{
+	if (S_ISLNK(mode))
+		return "a symbolic link";
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	return S_ISSOCK(mode) ? "a socket" : "not a regular file";
+}
+
+/* Printable as text: the bytes shown with \n, \t and \r escaped. */
+static bool text_bytes(const uint8_t *b, size_t len, char *shown, size_t slen)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		if (!((b[i] >= 32 && b[i] < 127) || b[i] == '\n' || b[i] == '\t' || b[i] == '\r'))
+			return false;
+	for (size_t i = 0; i < len && n + 3 < slen; i++) {
+		if (b[i] == '\n' || b[i] == '\t' || b[i] == '\r') {
+			shown[n++] = '\\';
+			shown[n++] = b[i] == '\n' ? 'n' : b[i] == '\t' ? 't' : 'r';
+		} else {
+			shown[n++] = (char)b[i];
+		}
+	}
+	shown[n] = '\0';
+	return true;
+}
+
+/* What the first bytes of a file that is not a journal look like, in words. */
+static void describe_data(const uint8_t *b, size_t len, char *out, size_t outlen)
+{
+	char shown[40];
+	size_t n = 0, zero = 0;
+
+	for (size_t i = 0; i < len; i++)
+		zero += !b[i];
+	if (zero == len) {
+		snprintf(out, outlen, "its first %zu bytes are zero", len);
+		return;
+	}
+	if (text_bytes(b, len, shown, sizeof(shown))) {
+		snprintf(out, outlen, "text beginning \"%s\"", shown);
+		return;
+	}
+	for (size_t i = 0; i < len && i < 8 && n + 4 < sizeof(shown); i++)
+		n += (size_t)snprintf(shown + n, sizeof(shown) - n, "%s%02x", i ? " " : "", b[i]);
+	snprintf(out, outlen, "binary data beginning %s", shown);
+}
+
+/* "AWRJ" XOR (type << 24), little endian: the first 4 bytes of every journal record. */
+static bool record_start(const uint8_t *b, uint64_t size)
+{
+	uint8_t type = b[3] ^ 0x4a;
+
+	return size >= AWR_JREC_SIZE && b[0] == 'A' && b[1] == 'W' && b[2] == 'R' && type >= 1 &&
+	       type <= 3;
+}
+
+int awr_journal_check(const char *path, bool force)
+{
+	uint8_t head[AWR_JREC_SIZE];
+	char what[128];
+	struct stat st;
+	ssize_t got;
+	int fd;
+
+	if (!path || !strncmp(path, "tcp://", 6) || lstat(path, &st))
+		return 0;	/* missing: made new (other errors: the open says) */
+	if (!S_ISREG(st.st_mode))
+		return awr__fail(-EINVAL, "refusing to use %s as the journal: it is %s. The journal "
+				 "must be a new or existing journal file (a regular file) on "
+				 "another filesystem than the target%s", path,
+				 file_type(st.st_mode), S_ISLNK(st.st_mode) ?
+				 "; give the path of the file itself, not a link" :
+				 S_ISBLK(st.st_mode) ? "; records written to a block device land "
+				 "from offset 0 over its data" : "");
+	if (!st.st_size || force)
+		return 0;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	got = read(fd, head, sizeof(head));
+	close(fd);
+	if (got <= 0 || record_start(head, (uint64_t)st.st_size))
+		return 0;	/* the open checks the whole record */
+	describe_data(head, (size_t)got, what, sizeof(what));
+	return awr__fail(-ENOEXEC, "refusing to use %s as the journal: it holds %lld bytes that "
+			 "are not an awr journal (%s; a journal begins with an AWRJ record). Give "
+			 "a new file or the journal of an earlier awr stress run, or "
+			 "--journal-force to replace the file's content.", path,
+			 (long long)st.st_size, what);
+}

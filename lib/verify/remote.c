@@ -594,3 +594,75 @@ void awr__remote_close(struct awr_remote *r)
 	awr__chan_free(&r->ch);
 	free(r);
 }
+
+/* ---- why a journal or its secret could not be used, in words (awr_last_error()) -------- */
+
+bool awr__rj_secret_explain(const char *secret_file, int ret)
+{
+	const char *secret = secret_file ? secret_file : "$" AWR_RJ_SECRET_ENV;
+
+	if (ret == -ENOKEY)
+		awr__fail(ret, "no shared secret of at least %d bytes in %s: give --secret-file "
+			  "FILE (mode 0600) or set %s; make one with: head -c 32 /dev/urandom | "
+			  "base64", AWR_RJ_SECRET_MIN, secret, AWR_RJ_SECRET_ENV);
+	else if (ret == -EKEYREVOKED)
+		awr__fail(ret, "the shared secret in %s does not look random (under 128 bits by "
+			  "its byte counts: a repeated character, a short sentence): make one "
+			  "with: head -c 32 /dev/urandom | base64", secret);
+	else if (ret == -EPERM)
+		awr__fail(ret, "refusing the secret file %s: group or others may read it; chmod "
+			  "600 %s", secret, secret);
+	else if (ret == -EFBIG)
+		awr__fail(ret, "the secret file %s holds more than %d bytes: give a shorter "
+			  "secret", secret, AWR_RJ_SECRET_MAX);
+	else
+		return false;
+	return true;
+}
+
+/* The server's refusals a client sees, by errno: what the journal server at URL said. */
+static const struct {
+	int err;
+	const char *why;
+} server_says[] = {
+	{ EKEYREJECTED, "refused the secret (its log names the reason): give the secret the "
+			"server was started with" },
+	{ EPROTO, "sent a reply that failed its MAC or was malformed: the connection was "
+		  "tampered with, or the server has another secret" },
+	{ ECONNABORTED, "closed the connection before its greeting: not an awr journal "
+			"server, or it refuses this address (not loopback without "
+			"--allow-remote)" },
+	{ EMLINK, "refuses that journal: its file has more than one name (a hard link into "
+		  "the server's directory, perhaps to another's file)" },
+	{ EUSERS, "has --max-clients clients connected already: try again when one has "
+		  "ended, or start it with a higher --max-clients" },
+	{ ENOENT, "has no such journal: give the URL awr stress used (its NAME defaults to "
+		  "the host name of the machine that ran it)" },
+	{ ECONNRESET, "closed the connection: its log names the reason (a frame that failed "
+		      "its MAC, a record it could not store)" },
+};
+
+bool awr__rj_explain(const char *verb, const char *url, const char *secret_file, int ret)
+{
+	if (strncmp(url, "tcp://", 6) || ret == -EBADMSG || ret == -ENOEXEC)
+		return false;	/* a file, or about the journal's content: the caller says it */
+	if (awr__rj_secret_explain(secret_file, ret))
+		return true;
+	for (size_t i = 0; i < sizeof(server_says) / sizeof(server_says[0]); i++)
+		if (ret == -server_says[i].err) {
+			awr__fail(ret, "the journal server at %s %s", url, server_says[i].why);
+			return true;
+		}
+	if (ret == -EINVAL)
+		awr__fail(ret, "cannot %s with journal %s: give tcp://HOST:PORT or "
+			  "tcp://HOST:PORT/NAME (NAME 1 to 63 of A-Z a-z 0-9 . _ -, not beginning "
+			  "with a dot)", verb, url);
+	else if (ret == -EBUSY)
+		awr__fail(ret, "journal %s is being appended to by another client: give another "
+			  "NAME (tcp://HOST:PORT/NAME)", url);
+	else if (ret == -EADDRNOTAVAIL)
+		awr__fail(ret, "cannot %s with journal %s: its host is not found", verb, url);
+	else
+		awr__fail(ret, "cannot %s with journal %s: %s", verb, url, strerror(-ret));
+	return true;
+}

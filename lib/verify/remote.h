@@ -97,4 +97,15 @@ int awr__remote_sync_wait(struct awr_remote *r, uint64_t target);	/* one waiter 
 ssize_t awr__remote_stream(void *r, void *buf, size_t len, uint64_t off);
 void awr__remote_close(struct awr_remote *r);
 
+/*
+ * The sentence (awr_last_error()) of a secret that cannot be used (-ENOKEY, -EKEYREVOKED, -EPERM,
+ * -EFBIG); false for another error.
+ */
+bool awr__rj_secret_explain(const char *secret_file, int ret);
+/*
+ * The sentence of a tcp:// journal that could not be used for VERB ("stress", "verify"); false
+ * for a journal file, or an error about the journal's content (-EBADMSG, -ENOEXEC).
+ */
+bool awr__rj_explain(const char *verb, const char *url, const char *secret_file, int ret);
+
 #endif /* AWR_REMOTE_H */

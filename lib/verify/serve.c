@@ -672,7 +672,7 @@ static void drain(struct server *s)
 	pthread_mutex_unlock(&s->lock);
 }
 
-int awr_journal_serve(const struct awr_journal_serve_opts *o)
+static int serve(const struct awr_journal_serve_opts *o)
 {
 	struct server *s;
 	char bound[PEER_LEN];
@@ -744,4 +744,46 @@ out:
 	free(s->slots);
 	free(s);
 	return ret;
+}
+
+/* Why the server could not start, in words (awr_last_error()); returns @ret. */
+static int explain(const struct awr_journal_serve_opts *o, int ret)
+{
+	unsigned int max = o && o->max_clients ? o->max_clients : 16;
+	struct rlimit r = { 0, 0 };
+
+	if (!o || !o->listen || !o->dir)
+		return awr__fail(ret, "give --listen ADDR:PORT (such as 127.0.0.1:7070) and --dir "
+				 "DIR");
+	if (ret == -EINVAL && o->max_clients > MAX_CLIENTS)
+		return awr__fail(ret, "--max-clients %u must be between 1 and %d", o->max_clients,
+				 MAX_CLIENTS);
+	if (ret == -EINVAL)
+		return awr__fail(ret, "--listen %s: give ADDR:PORT, such as 127.0.0.1:7070 or "
+				 "[::1]:7070", o->listen);
+	if (ret == -EADDRNOTAVAIL)
+		return awr__fail(ret, "--listen %s: not a loopback address (or not found): the "
+				 "server listens on 127.0.0.1, ::1 or a wildcard address (loopback "
+				 "peers only) unless --allow-remote", o->listen);
+	if (ret == -ENOTDIR || ret == -ENOENT)
+		return awr__fail(ret, "--dir %s: %s: give an existing directory for the journals",
+				 o->dir, ret == -ENOTDIR ? "not a directory" : "no such directory");
+	if (ret == -EMFILE) {
+		getrlimit(RLIMIT_NOFILE, &r);
+		return awr__fail(ret, "--max-clients %u needs %u file descriptors (2 a client, %d "
+				 "for connections authenticating, 16 more), but the hard limit is "
+				 "%llu (ulimit -Hn): give a smaller --max-clients or raise the "
+				 "limit", max, 2 * max + PENDING_MAX + 16, PENDING_MAX,
+				 (unsigned long long)r.rlim_max);
+	}
+	if (awr__rj_secret_explain(o->secret_file, ret))
+		return ret;
+	return awr__fail(ret, "journal-serve: %s", strerror(-ret));
+}
+
+int awr_journal_serve(const struct awr_journal_serve_opts *o)
+{
+	int ret = serve(o);
+
+	return ret ? explain(o, ret) : 0;
 }

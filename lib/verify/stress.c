@@ -6,6 +6,7 @@
  * verifier can tell lost writes after a crash (man/awr-stamp.5).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -17,6 +18,7 @@
 
 #include "journal.h"
 #include "private.h"
+#include "remote.h"
 
 #define HOT_UNITS	8
 
@@ -27,6 +29,7 @@ struct stress {
 	bool journaled;
 	unsigned int wflags;	/* AWR_WRITE_* */
 	uint64_t nosync_from;	/* fault point: generations from here go without RWF_DSYNC */
+	uint64_t span;		/* o->span, or the default for an empty file; 0: its size */
 	uint64_t nr_units;
 	uint64_t deadline;	/* ns, 0 none */
 	uint64_t next_gen;	/* atomic: the next generation to issue */
@@ -202,11 +205,11 @@ static int open_target(int fd, const struct awr_stress_opts *o, struct stress *s
 	int ret;
 
 	ret = awr__fd_size(fd, &size);
-	if (!ret && !o->span && !size)
-		ret = -EINVAL;	/* a new file needs a span */
 	if (ret)
 		return ret;
-	s->nr_units = (o->span ? o->span : size) / o->unit;
+	/* an empty (new) file gets the default span, decided before it is extended */
+	s->span = o->span ? o->span : size ? 0 : AWR_STRESS_DEFAULT_SPAN;
+	s->nr_units = (s->span ? s->span : size) / o->unit;
 	return awr_file_from_fd(fd, &s->f);
 }
 
@@ -237,10 +240,10 @@ static int check_target(struct stress *s, struct awr_stress_result *out)
 		return ret;
 	if (!s->nr_units || s->nr_units > UINT64_MAX / s->o->unit)
 		return -ENOSPC;
-	if (S_ISREG(st.st_mode) && s->o->span > size) {
-		if (ftruncate(fd, (off_t)s->o->span))
+	if (S_ISREG(st.st_mode) && s->span > size) {
+		if (ftruncate(fd, (off_t)s->span))
 			return -errno;
-		size = s->o->span;
+		size = s->span;
 	}
 	if (s->nr_units * s->o->unit > size)
 		return -ENOSPC;
@@ -324,6 +327,33 @@ static void finish(struct stress *s, struct awr_stress_result *out, uint64_t sta
 	}
 }
 
+/* Why a run could not start, in words (awr_last_error()); returns @ret. */
+static int explain(const struct awr_stress_opts *o, const struct awr_stress_result *r, int ret)
+{
+	if (r->verdict.rule != AWR_RULE_OK)
+		return awr__fail(ret, "a unit of %u bytes: %s (rule %s)", o->unit, r->verdict.message,
+				 awr_rule_name(r->verdict.rule));
+	if (o->journal && awr__rj_explain("stress", o->journal, o->journal_secret_file, ret))
+		return ret;
+	if (ret == -ENOSPC)
+		return awr__fail(ret, "the target is smaller than the span of %" PRIu64 " bytes: "
+				 "give a smaller --size", o->span);
+	if (ret == -EBADMSG)
+		return awr__fail(ret, "journal %s is damaged before its end, forged, or a record "
+				 "was refused (a generation no stress run could issue): awr never "
+				 "empties a journal; keep it for awr verify, move it away, and give "
+				 "a new journal file", o->journal);
+	if (o->journal && ret == -ENOEXEC)
+		return awr__fail(ret, "refusing to use %s as the journal: it holds data that is "
+				 "not an awr journal (its first record is not valid). Give a new "
+				 "file or the journal of an earlier awr stress run, or "
+				 "--journal-force to replace the file's content.", o->journal);
+	if (o->journal && ret == -ELOOP)
+		return awr__fail(ret, "refusing to use %s as the journal: it is a symbolic link; "
+				 "give the path of the file itself", o->journal);
+	return awr__fail(ret, "%s", strerror(-ret));
+}
+
 int awr_stress_run_fd(int fd, const struct awr_stress_opts *o, struct awr_stress_result *out)
 {
 	struct stress s = { .o = o, .next_gen = 1 };
@@ -331,10 +361,12 @@ int awr_stress_run_fd(int fd, const struct awr_stress_opts *o, struct awr_stress
 	int ret;
 
 	if (fd < 0)
-		return -EBADF;
+		return awr__fail(-EBADF, "stress: no target descriptor");
 	if (!o || !out || !o->unit || o->unit % AWR_STAMP_SECTOR || (!o->writes && !o->duration_ms) ||
 	    o->threads > 256 || o->span > INT64_MAX)
-		return -EINVAL;
+		return awr__fail(-EINVAL, "stress: a unit that is a multiple of %d, a count of "
+				 "writes or a time, at most 256 threads are needed",
+				 AWR_STAMP_SECTOR);
 	memset(out, 0, sizeof(*out));
 	stop_requested = 0;
 	s.wflags = (o->flags & AWR_STRESS_DSYNC) || o->journal ? AWR_WRITE_DSYNC : 0;
@@ -360,7 +392,7 @@ err:
 		awr__journal_close(&s.j);
 	awr_file_close(s.f);
 	pthread_mutex_destroy(&s.err_lock);
-	return ret;
+	return ret ? explain(o, out, ret) : 0;
 }
 
 int awr_stress_run(const char *path, const struct awr_stress_opts *o,

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 
 #include "journal.h"
 #include "private.h"
+#include "remote.h"
 #include "verify/verify.h"
 
 #define SCAN_CHUNK	(8U << 20)
@@ -390,6 +392,48 @@ static void what_to_do(struct awr_verify_result *r)
 		snprintf(r->what_to_do, sizeof(r->what_to_do), "%s", say);
 }
 
+/* A journal file's size, -1 when it cannot be read; whether it is a regular file. */
+static long long file_size(const char *path, bool *regular)
+{
+	struct stat st;
+
+	*regular = !stat(path, &st) && S_ISREG(st.st_mode);
+	return *regular ? (long long)st.st_size : -1;
+}
+
+/* Why a scan could not run, in words (awr_last_error()); returns @ret. */
+static int explain(const struct awr_verify_opts *o, const struct awr_verify_result *r, int ret)
+{
+	bool remote = o->journal && !strncmp(o->journal, "tcp://", 6), regular = false;
+	long long size = o->journal && !remote ? file_size(o->journal, &regular) : -1;
+
+	if (remote && !r->journal_unit &&
+	    awr__rj_explain("verify", o->journal, o->journal_secret_file, ret))
+		return ret;
+	if (ret == -EINVAL && o->journal && r->journal_unit)
+		return awr__fail(ret, "journal %s was written with --unit %u, not %u: give --unit "
+				 "%u", o->journal, r->journal_unit, o->unit, r->journal_unit);
+	if (ret == -EBADMSG)
+		return awr__fail(ret, "journal %s is damaged or forged (a damaged record before its "
+				 "end, or a generation no stress run could have issued): give the "
+				 "journal awr stress wrote", o->journal);
+	if (remote && ret == -ENOEXEC)
+		return awr__fail(ret, "%s is not an awr journal: its first 48 bytes are not a "
+				 "valid journal record; give the URL awr stress used", o->journal);
+	if (o->journal && ret == -ENOEXEC)
+		return awr__fail(ret, "%s is not an awr journal: it holds %lld bytes whose first 48 "
+				 "are not a valid journal record; give the journal awr stress "
+				 "wrote", o->journal, size);
+	if (o->journal && !remote && (ret == -EINVAL || ret == -EISDIR) && !regular)
+		return awr__fail(ret, "%s is not an awr journal: it is not a regular file; give "
+				 "the journal file awr stress wrote", o->journal);
+	if (ret == -EISDIR || ret == -ENODEV)
+		return awr__fail(ret, "it is %s; give the file or block device awr stress wrote",
+				 ret == -EISDIR ? "a directory" : "not a regular file or a block "
+				 "device (a FIFO, character device or socket)");
+	return awr__fail(ret, "%s", strerror(-ret));
+}
+
 int awr_verify_run(const char *path, const struct awr_verify_opts *o,
 		   struct awr_verify_result *out)
 {
@@ -399,11 +443,12 @@ int awr_verify_run(const char *path, const struct awr_verify_opts *o,
 	int fd, ret;
 
 	if (!path || !o || !out || !o->unit || o->unit % AWR_STAMP_SECTOR)
-		return -EINVAL;
+		return awr__fail(-EINVAL, "verify: a path and a unit that is a multiple of %d are "
+				 "needed", AWR_STAMP_SECTOR);
 	memset(out, 0, sizeof(*out));
 	fd = open_for_scan(path, &out->direct);
 	if (fd < 0)
-		return fd;
+		return explain(o, out, fd);
 	ret = awr__fd_size(fd, &size);
 	if (ret)
 		goto err;
@@ -425,5 +470,34 @@ int awr_verify_run(const char *path, const struct awr_verify_opts *o,
 err:
 	model_free(&m);
 	close(fd);
-	return ret;
+	return ret ? explain(o, out, ret) : 0;
+}
+
+int awr_verify_issue_text(const struct awr_verify_issue *is, uint32_t unit, char *buf, size_t len)
+{
+	const struct awr_unit_state *s = &is->state;
+	uint64_t sec_off = is->offset + (uint64_t)s->bad_sector * AWR_STAMP_SECTOR;
+	int n = snprintf(buf, len, "unit %" PRIu64 " at %" PRIu64 ": ", is->unit, is->offset);
+	size_t at = n < 0 ? 0 : (size_t)n < len ? (size_t)n : len;
+
+	buf += at;
+	len -= at;
+	if (s->cls == AWR_UNIT_TORN)
+		n = snprintf(buf, len, "torn: sector 0 holds generation %" PRIu64 ", sector %u "
+			     "(offset %" PRIu64 ") generation %" PRIu64, s->generation,
+			     s->bad_sector, sec_off, s->other_generation);
+	else if (s->cls == AWR_UNIT_CORRUPT)
+		n = snprintf(buf, len, "corrupt: generation %" PRIu64 ", checksum wrong, sector %u "
+			     "(offset %" PRIu64 ") differs", s->generation, s->bad_sector, sec_off);
+	else if (s->cls == AWR_UNIT_MISPLACED)
+		n = snprintf(buf, len, "misplaced: sector %u holds sector %u of unit %" PRIu64
+			     " of size %u (expected unit %" PRIu64 " of size %u)", s->bad_sector,
+			     s->found_sector, s->found_unit, s->found_unit_size, is->unit, unit);
+	else if (is->lost)
+		n = snprintf(buf, len, "lost: holds generation %" PRIu64 " but generation %" PRIu64
+			     " was acknowledged after it", s->generation, is->acked_generation);
+	else
+		n = snprintf(buf, len, "unjournaled: holds generation %" PRIu64 ", which the "
+			     "journal never issued for it", s->generation);
+	return n < 0 ? -EINVAL : (int)at + n;
 }

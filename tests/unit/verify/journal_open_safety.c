@@ -164,9 +164,21 @@ int main(void)
 	T_EXPECT(!stat(good, &st) && st.st_size == 48, "tail cut to %lld bytes, expected 48",
 		 (long long)st.st_size);
 
+	/* awr_journal_check() says the same without opening: what the file holds, in words */
+	T_EXPECT_EQ(awr_journal_check(text, false), -ENOEXEC, "awr_journal_check of a text file");
+	T_EXPECT(strstr(awr_last_error(), "text beginning \"1\\n2\\n"), "the text named: %s",
+		 awr_last_error());
+	T_EXPECT_EQ(awr_journal_check(fifo, true), -EINVAL, "awr_journal_check of a FIFO, forced");
+	T_EXPECT(strstr(awr_last_error(), "it is a FIFO"), "the FIFO named: %s", awr_last_error());
+	T_EXPECT_EQ(awr_journal_check(text, true), 0, "awr_journal_check of a text file, forced");
+	T_EXPECT_EQ(awr_journal_check(good, false), 0, "awr_journal_check of a journal");
+	T_EXPECT_EQ(awr_journal_check(missing, false), 0, "awr_journal_check of a new file");
+
 	/* the library refuses before writing anything, and verify names it */
 	so.journal = text;
 	T_EXPECT_EQ(awr_stress_run(target, &so, &sr), -ENOEXEC, "awr_stress_run with a text journal");
+	T_EXPECT(strstr(awr_last_error(), "holds data that is not an awr journal"),
+		 "the refusal says what to do: %s", awr_last_error());
 	expect_open(text, text, false, -ENOEXEC, "text file after the refused run");
 	vo.journal = text;
 	T_EXPECT_EQ(awr_verify_run(target, &vo, &vr), -ENOEXEC, "awr_verify_run with a text journal");
