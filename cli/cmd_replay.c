@@ -178,59 +178,6 @@ static int list_log(const char *path, struct awr__lw_log *log)
 
 /* ---- the replay: lib/verify/replay.c; why it stopped, said here ------------------------ */
 
-static int range_error(const struct replay_opts *o, const struct awr__lw_log *log,
-		       const struct awr__lw_replay *r, int ret)
-{
-	if (r->log_damaged)
-		log_error(o->log_path, &r->why);
-	else if (ret == -EINVAL)
-		out_error("%s: --from-entry %" PRIu64 " lies after the last entry to replay "
-			  "(%" PRIu64 ")", o->log_path, r->from, r->to);
-	else if (o->to_entry > 0)
-		out_error("%s: --to-entry %lld: the log has %" PRIu64 " entries", o->log_path,
-			  o->to_entry, log->nr_entries);
-	else if (o->to_flush > 0)
-		out_error("%s: --to-flush %lld: the log has %" PRIu64 " flush points (entries "
-			  "with FLUSH or FUA)", o->log_path, o->to_flush, r->flushes);
-	else
-		out_error("%s: --to-mark '%s': no mark of that name in the log (awr replay %s "
-			  "lists them)", o->log_path, o->to_mark, o->log_path);
-	return ret;
-}
-
-static void target_error(const struct replay_opts *o, const struct awr__lw_log *log,
-			 const struct awr__lw_replay *r, int ret)
-{
-	const struct awr__lw_entry *e = &r->bad;
-
-	if (r->log_damaged)
-		log_error(o->log_path, &r->why);
-	else if (ret == -ELOOP)
-		out_error("refusing to replay %s onto itself: give another target", o->log_path);
-	else if (ret == -ENOSPC)
-		out_error("%s: entry %" PRIu64 ": %s of sectors %" PRIu64 "..%" PRIu64 " (%" PRIu32
-			  " bytes each) ends at byte %" PRIu64 ", past the end of %s (%" PRIu64
-			  " bytes): give a target at least as large as the logged device",
-			  o->log_path, e->index,
-			  (e->flags & AWR__LW_DISCARD) ? "a discard" : "a write", e->sector,
-			  e->sector + e->nr_sectors - 1, log->sectorsize,
-			  (e->sector + e->nr_sectors) * log->sectorsize, o->target, r->target_end);
-	else
-		out_error("cannot tell the size of %s: %s", o->target, strerror(-ret));
-}
-
-static void replay_error(const struct replay_opts *o, const struct awr__lw_replay *r, int err)
-{
-	if (r->log_damaged)
-		log_error(o->log_path, &r->why);
-	else if (r->flush_failed)
-		out_error("cannot flush %s after the replay: %s", o->target, strerror(-err));
-	else
-		out_error("%s: entry %" PRIu64 ": replaying it onto %s failed: %s",
-			  o->log_path, r->bad.index, o->target,
-			  err == -ENODATA ? "the log could not be read" : strerror(-err));
-}
-
 #define R(m, t, k, ...) FLD(struct awr__lw_replay, m, t, k, __VA_ARGS__)
 static const struct field run_fields[] = {
 	R(from, FLD_UINT, "from_entry"),
@@ -289,12 +236,12 @@ static int refuse_in_use(const char *path)
 static int replay_log(const struct replay_opts *o, struct awr__lw_log *log)
 {
 	struct awr__lw_bound b = { o->to_entry, o->to_flush, o->from_entry, o->to_mark };
-	struct awr__lw_replay r = { 0 };
+	struct awr__lw_replay r = { .log_path = o->log_path, .target_path = o->target };
 	int fd, ret;
 
 	ret = awr__lw_range(log, &b, &r);
 	if (ret)
-		range_error(o, log, &r, ret);
+		out_error("%s", r.message);
 	if (ret || (o->force && refuse_in_use(o->target)))
 		return AWR_EXIT_USAGE;
 	fd = target_open("replay", o->target, O_RDWR, AWR_TARGET_CREATE | AWR_TARGET_KEEP_DATA,
@@ -302,18 +249,15 @@ static int replay_log(const struct replay_opts *o, struct awr__lw_log *log)
 	if (fd < 0)
 		return AWR_EXIT_USAGE;
 	ret = awr__lw_target(fd, log, &r);
-	if (ret) {
-		target_error(o, log, &r, ret);
-		close(fd);
-		return AWR_EXIT_USAGE;
-	}
-	ret = awr__lw_replay(fd, log, &r);
+	if (!ret)
+		ret = awr__lw_replay(fd, log, &r);
 	close(fd);
-	if (ret) {
-		replay_error(o, &r, ret);
+	if (ret)
+		out_error("%s", r.message);
+	if (ret && r.stage == AWR__LW_AT_REPLAY)
 		out_outcome("write_failed");
-		return AWR_EXIT_FAIL;
-	}
+	if (ret)
+		return r.stage == AWR__LW_AT_REPLAY ? AWR_EXIT_FAIL : AWR_EXIT_USAGE;
 	replay_report(o, log, &r);
 	return AWR_EXIT_OK;
 }

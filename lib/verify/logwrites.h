@@ -129,9 +129,15 @@ struct awr__lw_replay {
 	bool log_damaged;		/* the log's reader stopped: @why says why */
 	bool flush_failed;		/* the target's fdatasync after the replay failed */
 	struct awr__lw_problem why;
+	const char *log_path, *target_path;	/* set by the caller: the sentence names them */
+	enum { AWR__LW_AT_RANGE, AWR__LW_AT_TARGET, AWR__LW_AT_REPLAY } stage;
+	char message[512];		/* why a stage failed, in one sentence with what to do */
 };
 
 /*
+ * Each stage below that fails leaves its sentence in @r->message (the log's problem, the bound
+ * not found, the target too small, the write that failed).
+ *
  * awr__lw_range() - the range @b asks for, every header up to its last entry read (so that a
  * damaged log stops before any write)
  * Return: 0; -ENOENT the bound is not in the log (@r->flushes: its flush points); -EINVAL

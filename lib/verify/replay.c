@@ -5,12 +5,15 @@
  * the first write, then each write copied and each discard zeroed in log order, and the target
  * flushed: the state a power cut just after the range's last entry may leave on a disk with a
  * volatile write cache (fstests' replay-log does the same). Private to awr replay, as the
- * reader (logwrites.c); it says where it stopped in struct awr__lw_replay, awr replay says why.
+ * reader (logwrites.c); it says where it stopped and why in struct awr__lw_replay.
  */
 #include <errno.h>
 #include <linux/falloc.h>
 #include <linux/fs.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -20,6 +23,82 @@
 #include "logwrites.h"
 
 #define REPLAY_CHUNK		(1U << 20)	/* bytes copied per read and write */
+
+/* ---- why a replay stopped, in words ---------------------------------------------------- */
+
+static void say(struct awr__lw_replay *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void say(struct awr__lw_replay *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->message, sizeof(r->message), fmt, ap);
+	va_end(ap);
+}
+
+/* The range asked for is not in the log: which bound, and what the log has. */
+static void say_range(const struct awr__lw_log *log, const struct awr__lw_bound *b,
+		      struct awr__lw_replay *r, int ret)
+{
+	if (ret == -EINVAL)
+		say(r, "%s: --from-entry %" PRIu64 " lies after the last entry to replay (%" PRIu64
+		    ")", r->log_path, r->from, r->to);
+	else if (b->to_entry > 0)
+		say(r, "%s: --to-entry %lld: the log has %" PRIu64 " entries", r->log_path,
+		    b->to_entry, log->nr_entries);
+	else if (b->to_flush > 0)
+		say(r, "%s: --to-flush %lld: the log has %" PRIu64 " flush points (entries with "
+		    "FLUSH or FUA)", r->log_path, b->to_flush, r->flushes);
+	else
+		say(r, "%s: --to-mark '%s': no mark of that name in the log (awr replay %s lists "
+		    "them)", r->log_path, b->to_mark, r->log_path);
+}
+
+/* The target cannot take the range: the log itself, too small, or of no known size. */
+static void say_target(const struct awr__lw_log *log, struct awr__lw_replay *r, int ret)
+{
+	const struct awr__lw_entry *e = &r->bad;
+
+	if (ret == -ELOOP)
+		say(r, "refusing to replay %s onto itself: give another target", r->log_path);
+	else if (ret == -ENOSPC)
+		say(r, "%s: entry %" PRIu64 ": %s of sectors %" PRIu64 "..%" PRIu64 " (%" PRIu32
+		    " bytes each) ends at byte %" PRIu64 ", past the end of %s (%" PRIu64 " bytes): "
+		    "give a target at least as large as the logged device", r->log_path, e->index,
+		    (e->flags & AWR__LW_DISCARD) ? "a discard" : "a write", e->sector,
+		    e->sector + e->nr_sectors - 1, log->sectorsize,
+		    (e->sector + e->nr_sectors) * log->sectorsize, r->target_path, r->target_end);
+	else
+		say(r, "cannot tell the size of %s: %s", r->target_path, strerror(-ret));
+}
+
+/* A write of the replay failed, or the flush after it. */
+static void say_replay(struct awr__lw_replay *r, int ret)
+{
+	if (r->flush_failed)
+		say(r, "cannot flush %s after the replay: %s", r->target_path, strerror(-ret));
+	else
+		say(r, "%s: entry %" PRIu64 ": replaying it onto %s failed: %s", r->log_path,
+		    r->bad.index, r->target_path,
+		    ret == -ENODATA ? "the log could not be read" : strerror(-ret));
+}
+
+/* @ret of a stage, with its sentence in @r->message; the log's own problem when it is damaged. */
+static int stopped(const struct awr__lw_log *log, const struct awr__lw_bound *b,
+		   struct awr__lw_replay *r, int ret)
+{
+	if (r->log_damaged)
+		say(r, "%s: %s", r->log_path, r->why.message);
+	else if (b)
+		say_range(log, b, r, ret);
+	else if (r->stage == AWR__LW_AT_TARGET)
+		say_target(log, r, ret);
+	else
+		say_replay(r, ret);
+	return ret;
+}
 
 /* ---- the range ----------------------------------------------------------------------- */
 
@@ -38,7 +117,7 @@ static bool range_end(const struct awr__lw_bound *o, const struct awr__lw_entry 
 	return e->index == 0;	/* no bound: the whole log */
 }
 
-int awr__lw_range(struct awr__lw_log *log, const struct awr__lw_bound *o, struct awr__lw_replay *r)
+static int range(struct awr__lw_log *log, const struct awr__lw_bound *o, struct awr__lw_replay *r)
 {
 	struct awr__lw_entry e;
 	int ret;
@@ -56,6 +135,13 @@ int awr__lw_range(struct awr__lw_log *log, const struct awr__lw_bound *o, struct
 	r->from = o->from_entry > 0 ? (uint64_t)o->from_entry : 1;
 	r->to = ret ? e.index : log->nr_entries;
 	return r->from > r->to ? -EINVAL : 0;
+}
+
+int awr__lw_range(struct awr__lw_log *log, const struct awr__lw_bound *b, struct awr__lw_replay *r)
+{
+	int ret = range(log, b, r);
+
+	return ret ? stopped(log, b, r, ret) : 0;
 }
 
 /* ---- the target ---------------------------------------------------------------------- */
@@ -114,11 +200,10 @@ int awr__lw_target(int fd, struct awr__lw_log *log, struct awr__lw_replay *r)
 {
 	int ret = target_size(fd, r);
 
-	if (ret)
-		return ret;
-	if (same_file(fd, log->fd))
-		return -ELOOP;
-	return check_target_end(log, r);
+	r->stage = AWR__LW_AT_TARGET;
+	if (!ret)
+		ret = same_file(fd, log->fd) ? -ELOOP : check_target_end(log, r);
+	return ret ? stopped(log, NULL, r, ret) : 0;
 }
 
 /* ---- the writes ---------------------------------------------------------------------- */
@@ -230,8 +315,9 @@ int awr__lw_replay(int fd, struct awr__lw_log *log, struct awr__lw_replay *r)
 	char *buf = malloc(REPLAY_CHUNK);
 	int ret = 0, err = 0;
 
+	r->stage = AWR__LW_AT_REPLAY;
 	if (!buf)
-		return -ENOMEM;
+		return stopped(log, NULL, r, -ENOMEM);
 	awr__lw_rewind(log);
 	while (!err && log->next_index <= r->to && (ret = awr__lw_next(log, &e, &r->why)) > 0) {
 		if (e.index < r->from)
@@ -249,5 +335,5 @@ int awr__lw_replay(int fd, struct awr__lw_log *log, struct awr__lw_replay *r)
 		err = -errno;
 		r->flush_failed = true;
 	}
-	return err;
+	return err ? stopped(log, NULL, r, err) : 0;
 }
