@@ -145,8 +145,8 @@ mutant remote-auth-unchecked "the journal server takes a client without checking
 
 mutant journal-append-unchecked "an append whose generation no run could issue is written (not refused)" \
 	"journal_damage journal_generation_bound" lib/verify/journal.c \
-	'	} else if (!gen_possible(r->generation, j->records + 1, j->runs + (r->type == AWR_JREC_RUN))) {' \
-	'	} else if (0) {'
+	'	} else if (!gen_possible(r->generation, j->records + 1,' \
+	'	} else if (0 && !gen_possible(r->generation, j->records + 1,'
 
 mutant pages-lock-on-ring-fd "the store's writes use the guard's own descriptor (the dead process's ring then holds the lock)" \
 	"pages_reopen pages_reopen_software" lib/pages/store.c \

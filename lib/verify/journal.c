@@ -34,7 +34,8 @@ int awr__jrec_decode(const uint8_t *b, struct awr_jrec *r)
 {
 	uint32_t tag = awr__get_le32(b);
 
-	if (awr__get_le64(b + 40) != XXH3_64bits(b, 40) || (tag & 0x00ffffffU) != (AWR_JREC_MAGIC & 0x00ffffffU))
+	if (awr__get_le64(b + 40) != XXH3_64bits(b, 40) ||
+	    (tag & 0x00ffffffU) != (AWR_JREC_MAGIC & 0x00ffffffU))
 		return -EBADMSG;
 	r->type = (tag ^ AWR_JREC_MAGIC) >> 24;
 	r->writer = awr__get_le32(b + 4);
@@ -93,8 +94,9 @@ static ssize_t file_read(void *ctx, void *buf, size_t len, uint64_t off)
  * when no valid record follows them. A non-empty file whose first record is
  * not valid is not a journal: -ENOEXEC (@info->header false).
  */
-static int64_t journal_scan(const struct jsource *src, int (*cb)(const struct awr_jrec *r, void *arg),
-			    void *arg, struct scan_info *info)
+static int64_t journal_scan(const struct jsource *src,
+			    int (*cb)(const struct awr_jrec *r, void *arg), void *arg,
+			    struct scan_info *info)
 {
 	uint64_t runs = 0, slots, off = 0;
 	int64_t n = 0, damaged = -1;
@@ -225,15 +227,17 @@ static int open_existing(int dirfd, const char *path)
 		goto out;
 	}
 	if (st.st_nlink != 1) {
-		fd = -EMLINK;	/* a hard link: the same file under another name, perhaps another's */
+		fd = -EMLINK; /* a hard link: the same file under another name, perhaps another's */
 		goto out;
 	}
-	fd = openat(dirfd, path, O_RDWR | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	fd = openat(dirfd, path,
+		    O_RDWR | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0) {
 		fd = -errno;
 		goto out;
 	}
-	if (fstat(fd, &st2) || !S_ISREG(st2.st_mode) || st2.st_dev != st.st_dev || st2.st_ino != st.st_ino) {
+	if (fstat(fd, &st2) || !S_ISREG(st2.st_mode) || st2.st_dev != st.st_dev ||
+	    st2.st_ino != st.st_ino) {
 		close(fd);
 		fd = -EAGAIN;	/* the path was replaced while it was opened */
 	} else if (st2.st_nlink != 1) {
@@ -257,12 +261,13 @@ static int open_journal_file(int dirfd, const char *path)
 		fd = open_existing(dirfd, path);
 		if (fd != -ENOENT)
 			break;
-		fd = openat(dirfd, path, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		fd = openat(dirfd, path,
+			    O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd < 0) {
-			fd = errno == EEXIST ? -ENOENT : -errno;	/* made meanwhile: look again */
+			fd = errno == EEXIST ? -ENOENT : -errno; /* made meanwhile: look again */
 			continue;
 		}
-		ret = awr__sync_dir_of(dirfd, path);	/* its entry survives a crash with the file */
+		ret = awr__sync_dir_of(dirfd, path); /* its entry survives a crash with the file */
 		if (ret) {
 			close(fd);
 			return ret;
@@ -343,14 +348,16 @@ static int finish_record(int fd, const uint8_t *b, size_t done)
  * opens its file as awr__journal_open_force() does and answers with the
  * highest generation in it.
  */
-static int journal_open_remote(const char *url, const char *secret_file, bool force, struct awr_journal *j)
+static int journal_open_remote(const char *url, const char *secret_file, bool force,
+			       struct awr_journal *j)
 {
 	uint64_t size;
 	int ret;
 
 	memset(j, 0, sizeof(*j));
 	j->fd = -1;
-	ret = awr__remote_open(url, secret_file, AWR_RJ_APPEND, force, &j->remote, &j->max_generation, &size);
+	ret = awr__remote_open(url, secret_file, AWR_RJ_APPEND, force, &j->remote,
+			       &j->max_generation, &size);
 	if (ret)
 		return ret;
 	pthread_mutex_init(&j->lock, NULL);
@@ -358,7 +365,8 @@ static int journal_open_remote(const char *url, const char *secret_file, bool fo
 	return 0;
 }
 
-int awr__journal_open_at(const char *where, const char *secret_file, bool force, struct awr_journal *j)
+int awr__journal_open_at(const char *where, const char *secret_file, bool force,
+			 struct awr_journal *j)
 {
 	if (awr__journal_is_remote(where))
 		return journal_open_remote(where, secret_file, force, j);
@@ -395,7 +403,8 @@ int awr__journal_append(struct awr_journal *j, const struct awr_jrec *r, uint64_
 	pthread_mutex_lock(&j->lock);
 	if (j->remote) {
 		ret = awr__remote_append(j->remote, b);
-	} else if (!gen_possible(r->generation, j->records + 1, j->runs + (r->type == AWR_JREC_RUN))) {
+	} else if (!gen_possible(r->generation, j->records + 1,
+				 j->runs + (r->type == AWR_JREC_RUN))) {
 		ret = -EBADMSG;		/* a scan would find the journal forged from here on */
 	} else {
 		got = write(j->fd, b, sizeof(b));
@@ -541,9 +550,9 @@ int awr_journal_check(const char *path, bool force)
 	if (!path || !strncmp(path, "tcp://", 6) || lstat(path, &st))
 		return 0;	/* missing: made new (other errors: the open says) */
 	if (!S_ISREG(st.st_mode))
-		return awr__fail(-EINVAL, "refusing to use %s as the journal: it is %s. The journal "
-				 "must be a new or existing journal file (a regular file) on "
-				 "another filesystem than the target%s", path,
+		return awr__fail(-EINVAL, "refusing to use %s as the journal: it is %s. The "
+				 "journal must be a new or existing journal file (a regular "
+				 "file) on another filesystem than the target%s", path,
 				 file_type(st.st_mode), S_ISLNK(st.st_mode) ?
 				 "; give the path of the file itself, not a link" :
 				 S_ISBLK(st.st_mode) ? "; records written to a block device land "

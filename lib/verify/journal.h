@@ -14,7 +14,8 @@
 #define AWR_JREC_MAGIC	0x4a525741U	/* "AWRJ" */
 
 enum awr_jrec_type {
-	AWR_JREC_RUN = 1,	/* a stress run starts: unit = unit size, generation = first, value = span */
+	/* a stress run starts: unit = unit size, generation = first, value = span */
+	AWR_JREC_RUN = 1,
 	AWR_JREC_INTENT = 2,	/* generation issued for unit, durable before the data write */
 	AWR_JREC_ACK = 3,	/* the RWF_DSYNC write returned; value = the ack horizon */
 };
@@ -38,7 +39,8 @@ struct awr_journal {
 	uint64_t synced;		/* records known durable */
 	uint64_t syncs;			/* fdatasync calls */
 	uint64_t max_generation;	/* highest generation found when opened */
-	uint64_t records, runs;		/* in the file (a local one): each append is checked as a scan would */
+	/* in the file (a local one): each append is checked as a scan would */
+	uint64_t records, runs;
 };
 
 /*
@@ -74,7 +76,8 @@ int awr__journal_open(const char *path, struct awr_journal *j);
  * -EPROTO (a reply failed its MAC: tampered, or another secret), -EBUSY (the
  * journal is being appended to by another client).
  */
-int awr__journal_open_at(const char *where, const char *secret_file, bool force, struct awr_journal *j);
+int awr__journal_open_at(const char *where, const char *secret_file, bool force,
+			 struct awr_journal *j);
 /* awr__journal_read() of a file or of a journal server's journal (-ENOENT: none by that name). */
 int64_t awr__journal_read_at(const char *where, const char *secret_file,
 			     int (*cb)(const struct awr_jrec *r, void *arg), void *arg);

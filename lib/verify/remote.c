@@ -42,8 +42,8 @@ static const char *cr_resolve(void *h)
 	return NULL;
 }
 
-static struct awr_optlib libcrypto = AWR_OPTLIB_INIT("libcrypto.so.3", "libssl3", "the remote journal's HMAC-SHA256",
-						     cr_resolve);
+static struct awr_optlib libcrypto = AWR_OPTLIB_INIT(
+	"libcrypto.so.3", "libssl3", "the remote journal's HMAC-SHA256", cr_resolve);
 
 int awr__rj_crypto_load(void)
 {
@@ -62,7 +62,8 @@ struct awr_remote {
 	uint64_t size;		/* read mode: the journal's size when the server opened it */
 	const uint8_t *left;	/* read mode: the rest of the last DATA frame */
 	uint32_t nleft;
-	int error;		/* sticky: the first failure ends the session (__atomic: set by senders and the waiter) */
+	/* sticky: the first failure ends the session (__atomic: set by senders and the waiter) */
+	int error;
 };
 
 bool awr__journal_is_remote(const char *where)
@@ -186,13 +187,14 @@ int awr__rj_secret_load(const char *file, uint8_t *key, size_t *len)
 	else if ((n = awr__pread_full(fd, key, AWR_RJ_SECRET_MAX + 1, 0)) < 0)
 		ret = (int)n;
 	else
-		ret = n > AWR_RJ_SECRET_MAX + (n && key[n - 1] == '\n') ? -EFBIG : secret_check(key, len, (size_t)n);
+		ret = n > AWR_RJ_SECRET_MAX + (n && key[n - 1] == '\n') ?
+			-EFBIG : secret_check(key, len, (size_t)n);
 	close(fd);
 	return ret;
 }
 
-int awr__rj_hmac(const uint8_t *key, size_t keylen, const void *a, size_t alen, const void *b, size_t blen,
-		 const void *c, size_t clen, uint8_t mac[AWR_RJ_MAC])
+int awr__rj_hmac(const uint8_t *key, size_t keylen, const void *a, size_t alen, const void *b,
+		 size_t blen, const void *c, size_t clen, uint8_t mac[AWR_RJ_MAC])
 {
 	uint8_t buf[64 + 2 * AWR_RJ_NONCE + AWR_RJ_AUTH_BODY];
 	unsigned int mlen = 0;
@@ -206,23 +208,25 @@ int awr__rj_hmac(const uint8_t *key, size_t keylen, const void *a, size_t alen, 
 	memcpy(buf, a, alen);
 	memcpy(buf + alen, b, blen);
 	memcpy(buf + alen + blen, c, clen);
-	if (!cr.hmac(cr.sha256(), key, (int)keylen, buf, alen + blen + clen, mac, &mlen) || mlen != AWR_RJ_MAC)
+	if (!cr.hmac(cr.sha256(), key, (int)keylen, buf, alen + blen + clen, mac, &mlen) ||
+	    mlen != AWR_RJ_MAC)
 		return -EIO;
 	return 0;
 }
 
 bool awr__rj_mac_equal(const uint8_t *a, const uint8_t *b)
 {
-	return !awr__rj_crypto_load() && !cr.ct_memcmp(a, b, AWR_RJ_MAC);	/* no table: never equal */
+	return !awr__rj_crypto_load() &&
+	       !cr.ct_memcmp(a, b, AWR_RJ_MAC); /* no table: never equal */
 }
 
-int awr__rj_session_key(const uint8_t *secret, size_t len, const uint8_t *snonce, const uint8_t *cnonce,
-			uint8_t key[AWR_RJ_MAC])
+int awr__rj_session_key(const uint8_t *secret, size_t len, const uint8_t *snonce,
+			const uint8_t *cnonce, uint8_t key[AWR_RJ_MAC])
 {
 	static const char label[] = "awr-journal session";
 
-	return awr__rj_hmac(secret, len, label, sizeof(label) - 1, snonce, AWR_RJ_NONCE, cnonce, AWR_RJ_NONCE,
-			    key);
+	return awr__rj_hmac(secret, len, label, sizeof(label) - 1, snonce, AWR_RJ_NONCE, cnonce,
+			    AWR_RJ_NONCE, key);
 }
 
 int awr__rj_auth_mac(const uint8_t *secret, size_t len, const uint8_t *snonce, const uint8_t *body,
@@ -230,8 +234,8 @@ int awr__rj_auth_mac(const uint8_t *secret, size_t len, const uint8_t *snonce, c
 {
 	static const char label[] = "awr-journal auth";
 
-	return awr__rj_hmac(secret, len, label, sizeof(label) - 1, snonce, AWR_RJ_NONCE, body, AWR_RJ_AUTH_BODY,
-			    mac);
+	return awr__rj_hmac(secret, len, label, sizeof(label) - 1, snonce, AWR_RJ_NONCE, body,
+			    AWR_RJ_AUTH_BODY, mac);
 }
 
 /* A journal name: 1..63 of [A-Za-z0-9._-], not beginning with a dot. */
@@ -244,8 +248,8 @@ bool awr__rj_name_valid(const char *name)
 	for (size_t i = 0; i < n; i++) {
 		char ch = name[i];
 
-		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-		      ch == '.' || ch == '_' || ch == '-'))
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-'))
 			return false;
 	}
 	return true;
@@ -280,13 +284,15 @@ void awr__chan_free(struct awr_chan *c)
 }
 
 /* The frame's MAC: over direction, frame number, header and payload (laid out from @b). */
-static int frame_mac(const struct awr_chan *c, uint8_t *b, uint8_t dir, uint64_t seq, uint32_t len, uint8_t *mac)
+static int frame_mac(const struct awr_chan *c, uint8_t *b, uint8_t dir, uint64_t seq, uint32_t len,
+		     uint8_t *mac)
 {
 	unsigned int mlen = 0;
 
 	b[0] = dir;
 	awr__put_le64(b + 1, seq);
-	if (!cr.hmac(cr.sha256(), c->key, AWR_RJ_MAC, b, 9 + AWR_RJ_HDR + (size_t)len, mac, &mlen) ||
+	if (!cr.hmac(cr.sha256(), c->key, AWR_RJ_MAC, b, 9 + AWR_RJ_HDR + (size_t)len, mac,
+		     &mlen) ||
 	    mlen != AWR_RJ_MAC)
 		return -EIO;
 	return 0;
@@ -369,7 +375,10 @@ int awr__rj_split_addr(const char *s, size_t len, char *host, size_t hlen, char 
 	return 0;
 }
 
-/* tcp://HOST:PORT[/NAME], HOST a name, an IPv4 address or [IPv6]; NAME defaults to this host's name. */
+/*
+ * tcp://HOST:PORT[/NAME], HOST a name, an IPv4 address or [IPv6]; NAME defaults to this host's
+ * name.
+ */
 static int parse_url(const char *url, char *host, size_t hlen, char port[6], char *name)
 {
 	const char *p = url + 6, *slash = strchr(p, '/');
@@ -385,8 +394,10 @@ static int parse_url(const char *url, char *host, size_t hlen, char port[6], cha
 		if (gethostname(name, AWR_RJ_NAME_MAX - 1))
 			return -errno;
 		name[AWR_RJ_NAME_MAX - 1] = '\0';
-		for (char *q = name; *q; q++)	/* a host name is a valid journal name but for these */
-			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", *q))
+		/* a host name is a valid journal name but for these */
+		for (char *q = name; *q; q++)
+			if (!strchr("abcdefghijklmnopqrstuvwxyz"
+				    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", *q))
 				*q = '_';
 	}
 	return awr__rj_name_valid(name) ? 0 : -EINVAL;
@@ -422,8 +433,9 @@ static int dial(const char *host, const char *port)
 }
 
 /* HELLO, AUTH, then the server's authenticated OPENED. */
-static int handshake(struct awr_remote *r, const uint8_t *secret, size_t slen, enum awr_rj_mode mode,
-		     bool force, const char *name, uint64_t *max_generation, uint64_t *size)
+static int handshake(struct awr_remote *r, const uint8_t *secret, size_t slen,
+		     enum awr_rj_mode mode, bool force, const char *name, uint64_t *max_generation,
+		     uint64_t *size)
 {
 	uint8_t hello[AWR_RJ_HELLO_SIZE], auth[AWR_RJ_AUTH_SIZE];
 	const uint8_t *p;
@@ -432,7 +444,7 @@ static int handshake(struct awr_remote *r, const uint8_t *secret, size_t slen, e
 
 	ret = awr__rj_read_all(r->ch.fd, hello, sizeof(hello));
 	if (ret)
-		return ret == -ECONNRESET ? -ECONNABORTED : ret;	/* closed before its greeting */
+		return ret == -ECONNRESET ? -ECONNABORTED : ret; /* closed before its greeting */
 	if (memcmp(hello, awr__rj_hello_magic, 8))
 		return -EPROTO;
 	memset(auth, 0, sizeof(auth));
@@ -512,7 +524,8 @@ static int remote_fail(struct awr_remote *r, int ret)
 	int none = 0;
 
 	if (ret)
-		__atomic_compare_exchange_n(&r->error, &none, ret, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+		__atomic_compare_exchange_n(&r->error, &none, ret, false, __ATOMIC_ACQ_REL,
+					    __ATOMIC_ACQUIRE);
 	return __atomic_load_n(&r->error, __ATOMIC_ACQUIRE);
 }
 
@@ -520,7 +533,9 @@ int awr__remote_append(struct awr_remote *r, const uint8_t *rec)
 {
 	int ret = remote_fail(r, 0);
 
-	return ret ? ret : remote_fail(r, awr__chan_send(&r->ch, AWR_RJ_RECORDS, rec, AWR_JREC_SIZE));
+	if (ret)
+		return ret;
+	return remote_fail(r, awr__chan_send(&r->ch, AWR_RJ_RECORDS, rec, AWR_JREC_SIZE));
 }
 
 int awr__remote_sync_send(struct awr_remote *r, uint64_t target)

@@ -44,7 +44,8 @@ enum awr_rj_mode {
 #define AWR_RJ_FLAG_FORCE	1U	/* replace a server file that is not a journal */
 
 enum awr_rj_type {
-	AWR_RJ_OPENED = 1,	/* S->C: le32 status (0 or errno), le32 0, le64 max generation, le64 size */
+	/* S->C: le32 status (0 or errno), le32 0, le64 max generation, le64 size */
+	AWR_RJ_OPENED = 1,
 	AWR_RJ_RECORDS = 2,	/* C->S: whole 48-byte journal records */
 	AWR_RJ_SYNC = 3,	/* C->S: le64 records appended so far: make them durable */
 	AWR_RJ_SYNCED = 4,	/* S->C: le64 records durable (written and fdatasync'd) */
@@ -62,13 +63,16 @@ struct awr_chan {
 	uint8_t *sbuf, *rbuf;		/* 9 + AWR_RJ_HDR + AWR_RJ_MAX_PAYLOAD + AWR_RJ_MAC each */
 };
 
-/* The shared secret: @file (a regular file not readable by group or others), else $AWR_JOURNAL_SECRET. */
+/*
+ * The shared secret: @file (a regular file not readable by group or others), else
+ * $AWR_JOURNAL_SECRET.
+ */
 int awr__rj_secret_load(const char *file, uint8_t *key, size_t *len);
-int awr__rj_hmac(const uint8_t *key, size_t keylen, const void *a, size_t alen, const void *b, size_t blen,
-		 const void *c, size_t clen, uint8_t mac[AWR_RJ_MAC]);
+int awr__rj_hmac(const uint8_t *key, size_t keylen, const void *a, size_t alen, const void *b,
+		 size_t blen, const void *c, size_t clen, uint8_t mac[AWR_RJ_MAC]);
 bool awr__rj_mac_equal(const uint8_t *a, const uint8_t *b);
-int awr__rj_session_key(const uint8_t *secret, size_t len, const uint8_t *snonce, const uint8_t *cnonce,
-			uint8_t key[AWR_RJ_MAC]);
+int awr__rj_session_key(const uint8_t *secret, size_t len, const uint8_t *snonce,
+			const uint8_t *cnonce, uint8_t key[AWR_RJ_MAC]);
 /* HMAC over the AUTH body (AWR_RJ_AUTH_BODY bytes) under the server's nonce. */
 int awr__rj_auth_mac(const uint8_t *secret, size_t len, const uint8_t *snonce, const uint8_t *body,
 		     uint8_t mac[AWR_RJ_MAC]);
@@ -91,8 +95,8 @@ struct awr_remote;
 bool awr__journal_is_remote(const char *where);
 int awr__remote_open(const char *url, const char *secret_file, enum awr_rj_mode mode, bool force,
 		     struct awr_remote **out, uint64_t *max_generation, uint64_t *size);
-int awr__remote_append(struct awr_remote *r, const uint8_t *rec);	/* caller serialises sends */
-int awr__remote_sync_send(struct awr_remote *r, uint64_t target);	/* caller serialises sends */
+int awr__remote_append(struct awr_remote *r, const uint8_t *rec); /* caller serialises sends */
+int awr__remote_sync_send(struct awr_remote *r, uint64_t target); /* caller serialises sends */
 int awr__remote_sync_wait(struct awr_remote *r, uint64_t target);	/* one waiter at a time */
 ssize_t awr__remote_stream(void *r, void *buf, size_t len, uint64_t off);
 void awr__remote_close(struct awr_remote *r);

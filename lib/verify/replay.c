@@ -65,8 +65,9 @@ static void say_target(const struct awr__lw_log *log, struct awr__lw_replay *r, 
 		say(r, "refusing to replay %s onto itself: give another target", r->log_path);
 	else if (ret == -ENOSPC)
 		say(r, "%s: entry %" PRIu64 ": %s of sectors %" PRIu64 "..%" PRIu64 " (%" PRIu32
-		    " bytes each) ends at byte %" PRIu64 ", past the end of %s (%" PRIu64 " bytes): "
-		    "give a target at least as large as the logged device", r->log_path, e->index,
+		    " bytes each) ends at byte %" PRIu64 ", past the end of %s (%" PRIu64
+		    " bytes): give a target at least as large as the logged device",
+		    r->log_path, e->index,
 		    (e->flags & AWR__LW_DISCARD) ? "a discard" : "a write", e->sector,
 		    e->sector + e->nr_sectors - 1, log->sectorsize,
 		    (e->sector + e->nr_sectors) * log->sectorsize, r->target_path, r->target_end);

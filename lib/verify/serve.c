@@ -30,7 +30,7 @@
 #include "private.h"
 #include "remote.h"
 
-#define AUTH_TIMEOUT_S	10	/* the whole handshake: a peer not authenticated by then is dropped */
+#define AUTH_TIMEOUT_S 10 /* the whole handshake: a peer not authenticated by then is dropped */
 #define MAX_CLIENTS	1024
 #define PEER_LEN	64
 /*
@@ -66,7 +66,7 @@ struct server {
 	pthread_cond_t idle;
 	unsigned int active, max, authed;
 	unsigned int nslots;		/* max + PENDING_MAX */
-	int dirfd;			/* o->dir, opened at start: journals are opened below it, by name */
+	int dirfd; /* o->dir, opened at start: journals are opened below it, by name */
 	struct slot *slots;
 };
 
@@ -137,9 +137,11 @@ static bool is_loopback(const struct sockaddr *a, bool wildcard)
 		return (v >> 24) == 127 || (wildcard && !v);
 	}
 	if (a->sa_family == AF_INET6) {
-		const struct in6_addr *v = &((const struct sockaddr_in6 *)(const void *)a)->sin6_addr;
+		const struct in6_addr *v =
+			&((const struct sockaddr_in6 *)(const void *)a)->sin6_addr;
 
-		return IN6_IS_ADDR_LOOPBACK(v) || (IN6_IS_ADDR_V4MAPPED(v) && v->s6_addr[12] == 127) ||
+		return IN6_IS_ADDR_LOOPBACK(v) ||
+		       (IN6_IS_ADDR_V4MAPPED(v) && v->s6_addr[12] == 127) ||
 		       (wildcard && IN6_IS_ADDR_UNSPECIFIED(v));
 	}
 	return false;
@@ -233,8 +235,8 @@ static int serve_append(struct slot *sl, struct awr_chan *c, bool force)
 					ret = awr__journal_append(&j, &r, NULL);
 			}
 			if (ret) {
-				slog(s, "%s: %s: a record was refused: %s: the client sent a record no "
-				     "stress run issues; keep the journal for awr verify",
+				slog(s, "%s: %s: a record was refused: %s: the client sent a "
+				     "record no stress run issues; keep the journal for awr verify",
 				     sl->peer, sl->name, strerror(-ret));
 				send_error(c, ret);
 				break;
@@ -245,7 +247,8 @@ static int serve_append(struct slot *sl, struct awr_chan *c, bool force)
 
 			ret = awr__journal_sync(&j, j.appended);
 			if (ret) {
-				slog(s, "%s: %s: fdatasync failed: %s", sl->peer, sl->name, strerror(-ret));
+				slog(s, "%s: %s: fdatasync failed: %s", sl->peer, sl->name,
+				     strerror(-ret));
 				send_error(c, ret);
 				break;
 			}
@@ -271,7 +274,8 @@ static int serve_read(struct slot *sl, struct awr_chan *c)
 
 	ret = journal_path(sl, path, sizeof(path));
 	if (!ret) {
-		fd = openat(sl->srv->dirfd, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		fd = openat(sl->srv->dirfd, path,
+			    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 		if (fd < 0)
 			ret = -errno;
 		else if (fstat(fd, &st))
@@ -292,7 +296,8 @@ static int serve_read(struct slot *sl, struct awr_chan *c)
 	ret = send_status(c, 0, 0, size);
 	while (!ret && off < size) {
 		uint8_t *b = c->rbuf;	/* not receiving while sending the file */
-		size_t want = size - off > AWR_RJ_MAX_PAYLOAD ? AWR_RJ_MAX_PAYLOAD : (size_t)(size - off);
+		size_t want =
+			size - off > AWR_RJ_MAX_PAYLOAD ? AWR_RJ_MAX_PAYLOAD : (size_t)(size - off);
 		ssize_t got = awr__pread_full(fd, b, want, off);
 
 		if (got != (ssize_t)want) {
@@ -304,8 +309,8 @@ static int serve_read(struct slot *sl, struct awr_chan *c)
 		off += want;
 	}
 	close(fd);
-	slog(sl->srv, "%s: %s.journal: %s %llu of %llu bytes", sl->peer, sl->name, ret ? "failed after" : "sent",
-	     (unsigned long long)off, (unsigned long long)size);
+	slog(sl->srv, "%s: %s.journal: %s %llu of %llu bytes", sl->peer, sl->name,
+	     ret ? "failed after" : "sent", (unsigned long long)off, (unsigned long long)size);
 	return 0;
 }
 
@@ -376,15 +381,16 @@ static int authenticate(struct slot *sl, struct awr_chan *c, uint32_t *mode, uin
 		return -EIO;
 	ret = awr__rj_write_all(sl->fd, hello, sizeof(hello));
 	if (!ret)
-		ret = read_by(sl->fd, auth, sizeof(auth), sl->since_ns + AUTH_TIMEOUT_S * 1000000000ULL);
+		ret = read_by(sl->fd, auth, sizeof(auth),
+			      sl->since_ns + AUTH_TIMEOUT_S * 1000000000ULL);
 	if (ret) {
 		if (sl->evicted)
 			slog(s, "%s: dropped before authenticating: a newer connection took its "
 			     "place (%d pending from one address, %d in all at most)", sl->peer,
 			     PENDING_PER_ADDR, PENDING_MAX);
 		else if (ret == -ETIMEDOUT)
-			slog(s, "%s: refused: not authenticated within %d s of connecting: a client "
-			     "of yours must reach the server without long stalls", sl->peer,
+			slog(s, "%s: refused: not authenticated within %d s of connecting: a "
+			     "client of yours must reach the server without long stalls", sl->peer,
 			     AUTH_TIMEOUT_S);
 		else
 			slog(s, "%s: refused: %s before authenticating", sl->peer,
@@ -535,7 +541,8 @@ static bool accept_one(struct server *s, int lfd)
 	if (fd < 0)
 		return errno != EMFILE && errno != ENFILE && errno != ENOBUFS && errno != ENOMEM;
 	addr_text(&a, peer, sizeof(peer));
-	if (!(s->o->flags & AWR_JSERVE_ALLOW_REMOTE) && !is_loopback((struct sockaddr *)&a, false)) {
+	if (!(s->o->flags & AWR_JSERVE_ALLOW_REMOTE) &&
+	    !is_loopback((struct sockaddr *)&a, false)) {
 		slog(s, "%s: refused: not a loopback address (the server accepts other machines "
 		     "only when started with --allow-remote): start it with --allow-remote to "
 		     "serve this machine", peer);
@@ -608,7 +615,8 @@ static int listen_on(const struct awr_journal_serve_opts *o, char *bound, size_t
 
 static int serve_loop(struct server *s, int lfd, int pipe_r)
 {
-	struct pollfd pf[2] = { { .fd = lfd, .events = POLLIN }, { .fd = pipe_r, .events = POLLIN } };
+	struct pollfd pf[2] = { { .fd = lfd, .events = POLLIN },
+				{ .fd = pipe_r, .events = POLLIN } };
 	bool starved = false;
 
 	while (!stop_requested) {
@@ -629,8 +637,9 @@ static int serve_loop(struct server *s, int lfd, int pipe_r)
 			starved = false;
 		} else {
 			if (!starved)
-				slog(s, "accepting a connection: %s; pausing new connections for %d ms at a time "
-				     "until one is free", strerror(errno), BACKOFF_MS);
+				slog(s, "accepting a connection: %s; pausing new connections for "
+				     "%d ms at a time until one is free", strerror(errno),
+				     BACKOFF_MS);
 			starved = true;
 			pf[0].fd = -1;
 		}
@@ -705,7 +714,8 @@ static int serve(const struct awr_journal_serve_opts *o)
 		goto out;
 	ret = awr__rj_secret_load(o->secret_file, s->secret, &s->slen);
 	if (!ret)
-		ret = awr__rj_crypto_load();	/* a server without its MACs refuses at start, not per client */
+		/* a server without its MACs refuses at start, not per client */
+		ret = awr__rj_crypto_load();
 	if (ret)
 		goto out;
 	s->nslots = s->max + PENDING_MAX;

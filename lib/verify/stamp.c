@@ -148,7 +148,8 @@ int awr_stamp_classify(const void *buf, uint32_t unit_size, uint64_t unit,
 			s.generation = 0;
 		} else {
 			stamped++;
-			if (!misplaced && (s.unit != unit || s.sector != i || s.unit_size != unit_size)) {
+			if (!misplaced &&
+			    (s.unit != unit || s.sector != i || s.unit_size != unit_size)) {
 				out->found_unit = s.unit;
 				out->found_sector = s.sector;
 				out->found_unit_size = s.unit_size;

@@ -258,7 +258,8 @@ static int start_journal(struct stress *s)
 
 	if (!s->o->journal)
 		return 0;
-	ret = awr__journal_open_at(s->o->journal, s->o->journal_secret_file, s->o->journal_force, &s->j);
+	ret = awr__journal_open_at(s->o->journal, s->o->journal_secret_file, s->o->journal_force,
+				   &s->j);
 	if (ret)
 		return ret;
 	s->journaled = true;
@@ -289,7 +290,9 @@ static int run_writers(struct stress *s)
 		goto err;
 	}
 	for (; started < n; started++) {
-		w[started] = (struct writer){ s, started, 0x9e3779b97f4a7c15ULL * (started + 1) ^ awr__now_ns(), NULL };
+		w[started] = (struct writer){ .s = s, .id = started,
+					      .rng = 0x9e3779b97f4a7c15ULL * (started + 1) ^
+						     awr__now_ns() };
 		if (posix_memalign(&w[started].buf, 4096, s->o->unit) ||
 		    pthread_create(&t[started], NULL, writer_main, &w[started])) {
 			free(w[started].buf);
@@ -331,8 +334,8 @@ static void finish(struct stress *s, struct awr_stress_result *out, uint64_t sta
 static int explain(const struct awr_stress_opts *o, const struct awr_stress_result *r, int ret)
 {
 	if (r->verdict.rule != AWR_RULE_OK)
-		return awr__fail(ret, "a unit of %u bytes: %s (rule %s)", o->unit, r->verdict.message,
-				 awr_rule_name(r->verdict.rule));
+		return awr__fail(ret, "a unit of %u bytes: %s (rule %s)", o->unit,
+				 r->verdict.message, awr_rule_name(r->verdict.rule));
 	if (o->journal && awr__rj_explain("stress", o->journal, o->journal_secret_file, ret))
 		return ret;
 	if (ret == -ENOSPC)
@@ -341,8 +344,8 @@ static int explain(const struct awr_stress_opts *o, const struct awr_stress_resu
 	if (ret == -EBADMSG)
 		return awr__fail(ret, "journal %s is damaged before its end, forged, or a record "
 				 "was refused (a generation no stress run could issue): awr never "
-				 "empties a journal; keep it for awr verify, move it away, and give "
-				 "a new journal file", o->journal);
+				 "empties a journal; keep it for awr verify, move it away, and "
+				 "give a new journal file", o->journal);
 	if (o->journal && ret == -ENOEXEC)
 		return awr__fail(ret, "refusing to use %s as the journal: it holds data that is "
 				 "not an awr journal (its first record is not valid). Give a new "
@@ -362,8 +365,8 @@ int awr_stress_run_fd(int fd, const struct awr_stress_opts *o, struct awr_stress
 
 	if (fd < 0)
 		return awr__fail(-EBADF, "stress: no target descriptor");
-	if (!o || !out || !o->unit || o->unit % AWR_STAMP_SECTOR || (!o->writes && !o->duration_ms) ||
-	    o->threads > 256 || o->span > INT64_MAX)
+	if (!o || !out || !o->unit || o->unit % AWR_STAMP_SECTOR ||
+	    (!o->writes && !o->duration_ms) || o->threads > 256 || o->span > INT64_MAX)
 		return awr__fail(-EINVAL, "stress: a unit that is a multiple of %d, a count of "
 				 "writes or a time, at most 256 threads are needed",
 				 AWR_STAMP_SECTOR);

@@ -414,15 +414,15 @@ static int explain(const struct awr_verify_opts *o, const struct awr_verify_resu
 		return awr__fail(ret, "journal %s was written with --unit %u, not %u: give --unit "
 				 "%u", o->journal, r->journal_unit, o->unit, r->journal_unit);
 	if (ret == -EBADMSG)
-		return awr__fail(ret, "journal %s is damaged or forged (a damaged record before its "
-				 "end, or a generation no stress run could have issued): give the "
-				 "journal awr stress wrote", o->journal);
+		return awr__fail(ret, "journal %s is damaged or forged (a damaged record before "
+				 "its end, or a generation no stress run could have issued): give "
+				 "the journal awr stress wrote", o->journal);
 	if (remote && ret == -ENOEXEC)
 		return awr__fail(ret, "%s is not an awr journal: its first 48 bytes are not a "
 				 "valid journal record; give the URL awr stress used", o->journal);
 	if (o->journal && ret == -ENOEXEC)
-		return awr__fail(ret, "%s is not an awr journal: it holds %lld bytes whose first 48 "
-				 "are not a valid journal record; give the journal awr stress "
+		return awr__fail(ret, "%s is not an awr journal: it holds %lld bytes whose first "
+				 "48 are not a valid journal record; give the journal awr stress "
 				 "wrote", o->journal, size);
 	if (o->journal && !remote && (ret == -EINVAL || ret == -EISDIR) && !regular)
 		return awr__fail(ret, "%s is not an awr journal: it is not a regular file; give "

@@ -41,19 +41,22 @@ static void append(const char *path, uint32_t type, uint64_t unit, uint64_t gen)
  */
 static void append_forged(const char *path, uint64_t gen)
 {
-	struct awr_jrec r = { .type = AWR_JREC_INTENT, .unit = 0, .generation = gen, .value = 1 << 20 };
+	struct awr_jrec r = {
+		.type = AWR_JREC_INTENT, .unit = 0, .generation = gen, .value = 1 << 20};
 	uint8_t b[AWR_JREC_SIZE];
 	struct awr_journal j;
 	uint64_t seq;
 	int fd;
 
 	T_EXPECT_EQ(awr__journal_open(path, &j), 0, "journal open");
-	T_EXPECT(awr__journal_append(&j, &r, &seq) == -EBADMSG, "an append of generation %llu: not refused",
+	T_EXPECT(awr__journal_append(&j, &r, &seq) == -EBADMSG, "an append of generation %llu: not "
+								"refused",
 		 (unsigned long long)gen);
 	awr__journal_close(&j);
 	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
 	awr__jrec_encode(b, &r);
-	T_EXPECT(fd >= 0 && write(fd, b, sizeof(b)) == (ssize_t)sizeof(b), "write the forged record raw");
+	T_EXPECT(fd >= 0 && write(fd, b, sizeof(b)) == (ssize_t)sizeof(b), "write the forged "
+									   "record raw");
 	if (fd >= 0)
 		close(fd);
 }
@@ -72,17 +75,21 @@ static void check_damaged_tail(void)
 	close(fd);
 	append(path, AWR_JREC_INTENT, 0, 2);
 	append(path, AWR_JREC_ACK, 0, 2);
-	T_EXPECT_EQ(awr__journal_read(path, count_cb, &n), 3, "all three records read after the damaged tail");
-	T_EXPECT(!stat(path, &st) && st.st_size == 3 * AWR_JREC_SIZE, "journal is %lld bytes, expected %d",
+	T_EXPECT_EQ(awr__journal_read(path, count_cb, &n), 3, "all three records read after the "
+							      "damaged tail");
+	T_EXPECT(!stat(path, &st) && st.st_size == 3 * AWR_JREC_SIZE, "journal is %lld bytes, "
+								      "expected %d",
 		 (long long)st.st_size, 3 * AWR_JREC_SIZE);
 
 	/* a zero-filled full record at the end: cut as well */
 	fd = open(path, O_WRONLY | O_APPEND);
-	T_EXPECT(fd >= 0 && write(fd, (char[AWR_JREC_SIZE]){ 0 }, AWR_JREC_SIZE) == AWR_JREC_SIZE, "zeros");
+	T_EXPECT(fd >= 0 && write(fd, (char[AWR_JREC_SIZE]){0}, AWR_JREC_SIZE) == AWR_JREC_SIZE,
+		 "zeros");
 	close(fd);
 	append(path, AWR_JREC_INTENT, 1, 3);
 	n = 0;
-	T_EXPECT_EQ(awr__journal_read(path, count_cb, &n), 4, "records after a zeroed tail readable");
+	T_EXPECT_EQ(awr__journal_read(path, count_cb, &n), 4,
+		    "records after a zeroed tail readable");
 }
 
 static void check_hostile_generation(void)
@@ -111,7 +118,8 @@ int main(void)
 {
 	char cmd[4200];
 
-	snprintf(dir, sizeof(dir), "%s/awr-journal.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	snprintf(dir, sizeof(dir), "%s/awr-journal.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(dir))
 		return T_EXIT_FAIL;
 	check_damaged_tail();

@@ -39,11 +39,13 @@ int main(void)
 		for (uint64_t g = 1; g <= 2; g++) {
 			struct awr_jrec r = { AWR_JREC_INTENT, 0, g, g, 0, g };
 
-			T_EXPECT_EQ(awr__journal_append(&j, &r, NULL), 0, "record within the limit");
+			T_EXPECT_EQ(awr__journal_append(&j, &r, NULL), 0,
+				    "record within the limit");
 		}
 		struct awr_jrec r = { AWR_JREC_INTENT, 0, 3, 3, 0, 3 };
 
-		T_EXPECT_EQ(awr__journal_append(&j, &r, NULL), -EFBIG, "the record past the limit: EFBIG");
+		T_EXPECT_EQ(awr__journal_append(&j, &r, NULL), -EFBIG, "the record past the limit: "
+								       "EFBIG");
 		T_EXPECT_EQ(awr__journal_append(&j, &r, NULL), -EFBIG, "and again");
 		lim.rlim_cur = RLIM_INFINITY;
 		setrlimit(RLIMIT_FSIZE, &lim);

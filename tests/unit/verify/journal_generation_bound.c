@@ -35,7 +35,8 @@ static void make_journal(const uint32_t *types, const uint64_t *gens, int nr)
 	for (int i = 0; i < nr; i++) {
 		struct awr_jrec r = { .type = types[i], .generation = gens[i], .time_ns = 1 };
 		uint8_t b[AWR_JREC_SIZE];
-		uint64_t bound = (uint64_t)(i + 1) + GAP * (uint64_t)(j.runs + (types[i] == AWR_JREC_RUN));
+		uint64_t bound =
+			(uint64_t)(i + 1) + GAP * (uint64_t)(j.runs + (types[i] == AWR_JREC_RUN));
 
 		if (types[i] == AWR_JREC_RUN) {
 			r.unit = 4096;
@@ -45,9 +46,10 @@ static void make_journal(const uint32_t *types, const uint64_t *gens, int nr)
 			T_EXPECT_EQ(awr__journal_append(&j, &r, &seq), 0, "append");
 			continue;
 		}
-		/* beyond the bound: refused by the append itself, so written raw for the reader's cases */
-		T_EXPECT(awr__journal_append(&j, &r, &seq) == -EBADMSG, "append of generation %llu beyond %llu: "
-			 "not refused", (unsigned long long)gens[i], (unsigned long long)bound);
+		/* beyond the bound: refused by the append itself, written raw for the reader */
+		T_EXPECT(awr__journal_append(&j, &r, &seq) == -EBADMSG,
+			 "append of generation %llu beyond %llu: not refused",
+			 (unsigned long long)gens[i], (unsigned long long)bound);
 		awr__jrec_encode(b, &r);
 		T_EXPECT(write(j.fd, b, sizeof(b)) == (ssize_t)sizeof(b), "write the record raw");
 		j.records++;
@@ -84,7 +86,8 @@ int main(void)
 	char cmd[4300];
 	int fd;
 
-	snprintf(dir, sizeof(dir), "%s/awr-jgen.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	snprintf(dir, sizeof(dir), "%s/awr-jgen.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(dir))
 		T_SKIP("cannot create a directory in %s", dir);
 	snprintf(path, sizeof(path), "%s/journal", dir);

@@ -72,7 +72,8 @@ static uint8_t *slurp(const char *path, size_t *len)
 }
 
 /* awr__journal_open_force(@path, @force) returns @want and leaves @victim byte for byte. */
-static void expect_open(const char *path, const char *victim, bool force, int want, const char *what)
+static void expect_open(const char *path, const char *victim, bool force, int want,
+			const char *what)
 {
 	size_t before_len, after_len;
 	uint8_t *before = slurp(victim, &before_len), *after;
@@ -84,8 +85,10 @@ static void expect_open(const char *path, const char *victim, bool force, int wa
 		awr__journal_close(&j);
 	if (want) {
 		after = slurp(victim, &after_len);
-		T_EXPECT(before && after && before_len == after_len && !memcmp(before, after, before_len),
-			 "%s: the refused file %s changed (%zu -> %zu bytes)", what, victim, before_len, after_len);
+		T_EXPECT(before && after && before_len == after_len &&
+				 !memcmp(before, after, before_len),
+			 "%s: the refused file %s changed (%zu -> %zu bytes)", what, victim,
+			 before_len, after_len);
 		free(after);
 	}
 	free(before);
@@ -102,7 +105,8 @@ int main(void)
 {
 	char text[4200], shortf[4200], mid[4200], link[4200], dangling[4200], fifo[4200], sub[4200];
 	char good[4200], target[4200], missing[4200], buf[512];
-	struct awr_stress_opts so = { .unit = 4096, .span = 1 << 20, .writes = 4, .flags = AWR_STRESS_PLAIN };
+	struct awr_stress_opts so = {
+		.unit = 4096, .span = 1 << 20, .writes = 4, .flags = AWR_STRESS_PLAIN};
 	struct awr_verify_opts vo = { .unit = 4096, .span = 1 << 20 };
 	struct awr_stress_result sr;
 	struct awr_verify_result vr;
@@ -144,7 +148,8 @@ int main(void)
 	expect_open(link, text, true, -ELOOP, "symbolic link, forced");
 	T_EXPECT(!symlink(missing, dangling), "dangling symlink");
 	expect_open(dangling, text, false, -ELOOP, "dangling symbolic link");
-	T_EXPECT(lstat(missing, &st) && errno == ENOENT, "nothing was created through the dangling link");
+	T_EXPECT(lstat(missing, &st) && errno == ENOENT, "nothing was created through the dangling "
+							 "link");
 
 	T_EXPECT(!mkfifo(fifo, 0644), "mkfifo");
 	expect_open(fifo, text, false, -EINVAL, "FIFO (refused without blocking)");
@@ -176,23 +181,30 @@ int main(void)
 
 	/* the library refuses before writing anything, and verify names it */
 	so.journal = text;
-	T_EXPECT_EQ(awr_stress_run(target, &so, &sr), -ENOEXEC, "awr_stress_run with a text journal");
+	T_EXPECT_EQ(awr_stress_run(target, &so, &sr), -ENOEXEC,
+		    "awr_stress_run with a text journal");
 	T_EXPECT(strstr(awr_last_error(), "holds data that is not an awr journal"),
 		 "the refusal says what to do: %s", awr_last_error());
 	expect_open(text, text, false, -ENOEXEC, "text file after the refused run");
 	vo.journal = text;
-	T_EXPECT_EQ(awr_verify_run(target, &vo, &vr), -ENOEXEC, "awr_verify_run with a text journal");
+	T_EXPECT_EQ(awr_verify_run(target, &vo, &vr), -ENOEXEC,
+		    "awr_verify_run with a text journal");
 	vo.journal = fifo;
-	T_EXPECT_EQ(awr_verify_run(target, &vo, &vr), -EINVAL, "awr_verify_run with a FIFO journal");
+	T_EXPECT_EQ(awr_verify_run(target, &vo, &vr), -EINVAL,
+		    "awr_verify_run with a FIFO journal");
 	vo.journal = link;
-	T_EXPECT_EQ(awr_verify_run(target, &vo, &vr), -ENOEXEC, "awr_verify_run through a link to text");
+	T_EXPECT_EQ(awr_verify_run(target, &vo, &vr), -ENOEXEC, "awr_verify_run through a link to "
+								"text");
 
-	/* --journal-force replaces a regular file that is not a journal, never one damaged in the middle */
+	/* --journal-force replaces a regular file that is not a journal, never a damaged one */
 	so.journal_force = true;
 	path_of(target, sizeof(target), "target2");	/* a new target: the first holds data now */
-	T_EXPECT_EQ(awr_stress_run(target, &so, &sr), 0, "awr_stress_run with a forced text journal");
-	T_EXPECT_EQ(awr__journal_read(text, count_cb, &cnt), 1 + 2 * 4, "forced: RUN + 4 intents + 4 acks");
-	expect_open(mid, mid, true, -EBADMSG, "journal damaged in the middle, forced: never emptied");
+	T_EXPECT_EQ(awr_stress_run(target, &so, &sr), 0,
+		    "awr_stress_run with a forced text journal");
+	T_EXPECT_EQ(awr__journal_read(text, count_cb, &cnt), 1 + 2 * 4, "forced: RUN + 4 intents + "
+									"4 acks");
+	expect_open(mid, mid, true, -EBADMSG,
+		    "journal damaged in the middle, forced: never emptied");
 
 	snprintf(buf, sizeof(buf), "rm -rf '%s'", dir);
 	if (system(buf))

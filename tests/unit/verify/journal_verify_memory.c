@@ -92,11 +92,15 @@ int main(void)
 		_exit(0);
 	}
 	T_EXPECT(pid > 0 && wait4(pid, &status, 0, &ru) == pid, "run verify in a child");
-	T_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0, "verify read the %d records (status 0x%x)",
+	T_EXPECT(WIFEXITED(status) && WEXITSTATUS(status) == 0, "verify read the %d records "
+								"(status 0x%x)",
 		 RECORDS, status);
-	printf("journal %d bytes (%d records, highest generation %llu): verify peak RSS %ld KiB, limit %llu KiB\n",
-	       RECORDS * 48, RECORDS, (unsigned long long)gen, ru.ru_maxrss, (unsigned long long)limit_kb);
-	T_EXPECT((uint64_t)ru.ru_maxrss < limit_kb, "peak RSS %ld KiB is not under 10x the journal (%llu KiB)",
+	printf("journal %d bytes (%d records, highest generation %llu): verify peak RSS %ld KiB, "
+	       "limit %llu KiB\n",
+	       RECORDS * 48, RECORDS, (unsigned long long)gen, ru.ru_maxrss,
+	       (unsigned long long)limit_kb);
+	T_EXPECT((uint64_t)ru.ru_maxrss < limit_kb, "peak RSS %ld KiB is not under 10x the journal "
+						    "(%llu KiB)",
 		 ru.ru_maxrss, (unsigned long long)limit_kb);
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);

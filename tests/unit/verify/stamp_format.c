@@ -58,7 +58,8 @@ static void test_intact_and_layout(void)
 	memcpy(&v, a + 5 * 512 + 16, 8);
 	T_EXPECT_EQ(le64toh(v), 42, "generation at byte 16 of a sector");
 	memcpy(&v, a + U - 8, 8);
-	T_EXPECT(le64toh(v) == XXH3_64bits(a, U - 8), "checksum is XXH3_64bits of the first U-8 bytes");
+	T_EXPECT(le64toh(v) == XXH3_64bits(a, U - 8), "checksum is XXH3_64bits of the first U-8 "
+						      "bytes");
 	/* deterministic: the same stamp gives the same bytes */
 	awr_stamp_fill(b, U, 7, 42, 3);
 	T_EXPECT(!memcmp(a, b, U), "fill is a function of its arguments");
@@ -201,7 +202,8 @@ static void test_edges(void)
 	T_EXPECT_EQ(awr_stamp_classify(a, 0, 0, &st), -EINVAL, "classify size 0");
 	T_EXPECT_EQ(awr_stamp_classify(NULL, 512, 0, &st), -EINVAL, "classify NULL");
 	T_EXPECT(!strcmp(awr_unit_class_name(AWR_UNIT_TORN), "torn"), "name torn");
-	T_EXPECT(!strcmp(awr_unit_class_name(AWR_UNIT_NEVER_WRITTEN), "never_written"), "name never_written");
+	T_EXPECT(!strcmp(awr_unit_class_name(AWR_UNIT_NEVER_WRITTEN), "never_written"),
+		 "name never_written");
 	T_EXPECT(!strcmp(awr_unit_class_name(AWR_UNIT__COUNT), "unknown"), "name out of range");
 }
 

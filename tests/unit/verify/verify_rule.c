@@ -156,7 +156,7 @@ static void test_horizon_edge(void)
 	int fd = new_journal();
 
 	rec(fd, RUN, U, 1, NR * U, 100);
-	write_rec(fd, 2, 5, 0, 100);		/* in flight when run 1 ended (run 2 starts at 40) */
+	write_rec(fd, 2, 5, 0, 100); /* in flight when run 1 ended (run 2 starts at 40) */
 	write_rec(fd, 3, 6, 0, 101);		/* in flight, and ... */
 	write_rec(fd, 3, 39, 40, 102);		/* ... 39 issued while 6 was in flight */
 	write_rec(fd, 0, 10, 11, 110);		/* 10 done, the counter then 11 ... */
@@ -171,7 +171,8 @@ static void test_horizon_edge(void)
 	T_EXPECT_EQ(verify(&r, &s, 0), 0, "verify");
 	T_EXPECT(s.lost[0], "an acked write at exactly the horizon began after g: g is lost");
 	T_EXPECT(!s.lost[1], "an acked write just below the horizon overlapped g");
-	T_EXPECT(s.lost[2], "an acked write at exactly the next run's first generation began after g");
+	T_EXPECT(s.lost[2], "an acked write at exactly the next run's first generation began after "
+			    "g");
 	T_EXPECT(!s.lost[3], "an in-flight write of the same run may land after a later one");
 	T_EXPECT_EQ(r.lost, 2, "lost units");
 }
