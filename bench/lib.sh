@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # shellcheck shell=bash
-# Description: what bench/run.sh and bench/pages.sh share; sourced (". "$here/lib.sh"") after
+# Description: what bench/run.sh, bench/pages.sh and bench/modes.sh share; sourced (". "$here/lib.sh"") after
 # they set here (this folder). Sets top (the source tree) and build (its build/, the default).
 top=$(dirname "${here:?set by the script that sources lib.sh}")
 build=$top/build
@@ -54,4 +54,11 @@ doublewrite_pairs() {
 	done
 	[ -s "$ratios" ] && echo "median ratio: tps $(awk '{ print $1 }' "$ratios" | median), p99 $(awk '{ print $2 }' "$ratios" | median)"
 	rm -f "$ratios"
+}
+
+# results_add LABEL JSON RUNS: the awr bench -o json document in file JSON appended to RUNS (JSON
+# lines) as one run named LABEL, for bench/results.py (which writes the dated results file)
+results_add() {
+	python3 -c 'import json, sys
+print(json.dumps({"label": sys.argv[1], "bench": json.load(open(sys.argv[2]))}))' "$1" "$2" >>"$3"
 }

@@ -3,7 +3,7 @@
 # Description: benchmark awr's io_uring engine side by side on a scratch XFS image: awr bench plain beside fio plain and awr bench atomic beside fio --atomic=1 (4, 16 and 64 KiB, QD 1 and 32), awr bench atomic beside a raw liburing RWF_ATOMIC loop, awr write --engine uring of 128 MiB beside the raw loop writing the same range (whole-process wall time), and the library's CPU cost per queued write; writes a markdown table of ratios of medians.
 #
 #   [FIO=PATH] bench/run.sh [-B BUILDDIR] [-s SECONDS] [-r REPEATS] [-u "4k 16k 64k"] [-q "1 32"] [-c CPUS]
-#                           [RESULTS.md]
+#                           [-d DIR]
 #
 # FIO (default: fio on PATH) must know --atomic=1 (fio 3.38 or later; Debian 12
 # ships 3.33) for the atomic comparison; without it that row is left out with a
@@ -18,7 +18,9 @@
 # into waking the writer on the CPU that completed its write or on another
 # one (an inter-processor interrupt per write), which moves QD 1 results by
 # up to 30% whichever tool runs.
-# Results go to RESULTS.md (default bench/results.md) and stdout.
+# Results go to DIR (default bench/results/) as run-DATE-COMMIT.md, with every awr bench -o json
+# document beside it in run-DATE-COMMIT.json (bench/results.py writes both); the last line on
+# stdout is the summary line docs/performance.md keeps.
 # Needs root (loop device, mount), xfsprogs, fio.
 set -u
 
@@ -30,7 +32,7 @@ repeats=4
 units="4k 16k 64k"
 qds="1 32"
 cpus=0
-out=$here/results.md
+dir=$here/results
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-B) build=$2; shift 2 ;;
@@ -39,19 +41,19 @@ while [ $# -gt 0 ]; do
 	-u) units=$2; shift 2 ;;
 	-q) qds=$2; shift 2 ;;
 	-c) cpus=$2; shift 2 ;;
-	-h|--help) sed -n '3,22p' "$0"; exit 0 ;;
-	-*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
-	*) out=$1; shift ;;
+	-d) dir=$2; shift 2 ;;
+	-h|--help) sed -n '3,24p' "$0"; exit 0 ;;
+	*) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 done
-out=$(absolute "$out") build=$(absolute "$build")
+dir=$(absolute "$dir") build=$(absolute "$build")
 fio=${FIO:-fio}
 
 if [ -z "${AWR_SCRATCH_DIR:-}" ]; then
 	command -v "$fio" >/dev/null || { echo "run.sh: fio is not installed (apt-get install fio, or FIO=PATH)" >&2; exit 2; }
 	build_tree
 	FIO=$fio AWR_BENCH_OWN_SCRATCH=new exec "$top/tests/integration/with-scratch-xfs.sh" --size 2G "$0" -B "$build" -s "$seconds" \
-		-r "$repeats" -u "$units" -q "$qds" -c "$cpus" "$out"
+		-r "$repeats" -u "$units" -q "$qds" -c "$cpus" -d "$dir"
 fi
 # the image with-scratch-xfs.sh just made for this run: its device, which fresh() may format again
 if [ "${AWR_BENCH_OWN_SCRATCH:-}" = new ] && [ -n "${AWR_SCRATCH_IMG:-}" ] &&
@@ -105,9 +107,9 @@ fresh() {
 	sync
 }
 
-# json_get MODE KEY: the first "KEY": value after "MODE": { in awr's pretty JSON.
+# json_get MODE KEY: MODE's KEY in the awr bench -o json document on stdin
 json_get() {
-	awk -v m="\"$1\": {" -v k="\"$2\":" 'index($0, m) { on = 1 } on && index($0, k) { sub(/.*: /, ""); sub(/,$/, ""); print; exit }'
+	python3 -c 'import json, sys; print(json.load(sys.stdin)["modes"][sys.argv[1]][sys.argv[2]])' "$1" "$2"
 }
 
 bytes() { numfmt --from=iec "${1^^}"; }
@@ -135,6 +137,8 @@ awr_stream() {	# MODE UNIT QD: awr bench, durability none, queue kept full
 	fresh
 	timed "$awr" bench "$f" --force --mode "$1" --durability none --unit "$2" --qd "$3" --seconds "$seconds" \
 		--size $span -o json
+	results_add "$1 $2 QD $3, round ${round:-1}" "$tmp/out" "$tmp/runs.jsonl" ||
+		abort "awr bench printed no JSON document: $(head -c 300 "$tmp/err")"
 	echo "$(json_get "$1" pages_per_s <"$tmp/out") $(per_page_us "$cpu" "$(json_get "$1" pages <"$tmp/out")")" \
 		"$(json_get "$1" queue_ns_per_write <"$tmp/out")"
 }
@@ -174,6 +178,7 @@ raw_write() {
 pair() {
 	local name=$1 awr_cmd=$2 ref_cmd=$3 i a r
 	for i in $(seq "$repeats"); do
+		round=$i
 		if [ $((i % 2)) = 1 ]; then r=$($ref_cmd); a=$($awr_cmd); else a=$($awr_cmd); r=$($ref_cmd); fi
 		echo "$a" >>"$tmp/$name.awr"
 		echo "$r" >>"$tmp/$name.ref"
@@ -216,10 +221,7 @@ own_ns=$(sed -n 's/.*library_ns=\([-0-9.]*\).*/\1/p' <<<"$cost")
 loop_pairs=$("$here/write_loop.sh" -B "$build" -p 16 -c "${cpus:-0}" 2>&1)
 
 {
-	echo "# awr bench results"
-	echo
-	echo "Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), kernel $(uname -r);" \
-		"$(date -u +%Y-%m-%d); $fio_version."
+	echo "References: $fio_version, the raw liburing loop (bench/raw_uring_atomic.c)."
 	echo "Target: a file on XFS (reflink, 4 KiB blocks) on a loop device over an image file (scratch, 2 GiB)."
 	echo "XFS on a loop device has no hardware atomic path: every RWF_ATOMIC write takes XFS's"
 	echo "copy-on-write software path. Random page order over a 256 MiB span, no durability step,"
@@ -260,5 +262,11 @@ loop_pairs=$("$here/write_loop.sh" -B "$build" -p 16 -c "${cpus:-0}" 2>&1)
 	echo '```'
 	echo "$loop_pairs"
 	echo '```'
-} >"$out.tmp" && mv "$out.tmp" "$out"
-cat "$out"
+} >"$tmp/body.md" || exit 1
+# the one summary line: the ratios of medians the targets are about, and the library's own cost
+summary="atomic 16k QD 32 awr/raw loop $(ratio "$(med 1 "$tmp/atomic_raw.awr")" "$(med 1 "$tmp/atomic_raw.ref")")"
+summary+=", awr write/raw loop $(ratio "$(med 1 "$tmp/write_raw.awr")" "$(med 1 "$tmp/write_raw.ref")")"
+[ -s "$tmp/plain_16k_qd32.awr" ] && summary="plain 16k QD 32 awr/fio $(ratio "$(med 1 "$tmp/plain_16k_qd32.awr")" \
+	"$(med 1 "$tmp/plain_16k_qd32.ref")"), $summary"
+"$here/results.py" run --runs "$tmp/runs.jsonl" --dir "$dir" --body "$tmp/body.md" \
+	--summary "$summary, library $own_ns ns/write"
