@@ -10,8 +10,9 @@ BUILD_DEPS=(
 )
 # The main job's scratch XFS image.
 RUN_DEPS=(xfsprogs util-linux python3)
-# Tests: the VM rig's guest toolchain, fio for benchmarks, libssl for static libnvme,
-# clang and its sanitizer runtimes for the fuzz smoke, valgrind for the memcheck stage.
+# Tests: the VM rig's guest toolchain (debootstrap: also the release stage's clean chroots), fio
+# for benchmarks, libssl for static libnvme, clang and its sanitizer runtimes for the fuzz smoke,
+# valgrind for the memcheck stage.
 TEST_DEPS=(
 	"${RUN_DEPS[@]}" fio debootstrap busybox-static cpio xz-utils kmod
 	libssl-dev zstd
@@ -22,6 +23,7 @@ TEST_DEPS=(
 	python3-prometheus-client	# -o prometheus read by a real parser (tests/prom_check.py)
 	chromium chromium-driver python3-selenium	# the HTML report in a real browser (tests/report_check.py)
 	clang libclang-rt-14-dev valgrind
+	debhelper dpkg-dev lintian abigail-tools	# the release stage: packages, lintian, the ABI
 )
 
 install_packages() {

@@ -5,13 +5,16 @@
 # Exit status is non-zero on any failure.
 #
 #   run-tests.sh            the full command (.ci/run): meson tests, sanitizers, fuzz smoke,
-#                           valgrind, install + pkg-config consumer, the QEMU guest stage
+#                           valgrind, install + pkg-config consumer, the release stage (Debian
+#                           packages, lintian, the ABI, installs in clean Debian 12 chroots), the
+#                           QEMU guest stage
 #   run-tests.sh --quick    everyday work: the unit tests and the integration tests of a few
 #                           seconds each (meson suite `slow` left out); no sanitizers, fuzz,
 #                           valgrind or guests. Its last lines say that it is the quick tier.
 #   run-tests.sh --only NAME...  only these: a meson test (`concurrency`, `rules`), `sanitizers/NAME`,
 #                           `vm/GROUP` (one guest group on every kernel; AWR_VM_KERNELS picks
-#                           kernels), or a stage: `fuzz`, `memcheck`, `install-consumer`, `vm`
+#                           kernels), or a stage: `fuzz`, `memcheck`, `install-consumer`,
+#                           `release`, `vm`
 #   run-tests.sh --long     the long soak lengths of the benchmark machine and nightly runs
 #                           (AWR_TEST_LONG=1: concurrency 60 s a part, 20 crash cycles, fuzz 60 s
 #                           a harness, the guest's concurrency 30 s); combines with the others
@@ -34,7 +37,7 @@ while [ $# -gt 0 ]; do
 	--long) export AWR_TEST_LONG=1 ;;
 	--only) shift
 		while [ $# -gt 0 ] && [ "${1#--}" = "$1" ]; do only+=("$1"); shift; done
-		[ ${#only[@]} -gt 0 ] || { echo "run-tests.sh: --only needs at least one NAME (a meson test, sanitizers/NAME, vm/GROUP, fuzz, memcheck, install-consumer, vm)" >&2; exit 2; }
+		[ ${#only[@]} -gt 0 ] || { echo "run-tests.sh: --only needs at least one NAME (a meson test, sanitizers/NAME, vm/GROUP, fuzz, memcheck, install-consumer, release, vm)" >&2; exit 2; }
 		continue ;;
 	-h|--help) usage; exit 0 ;;
 	*) echo "run-tests.sh: unknown argument '$1' (expected --quick, --long, --only NAME..., --help)" >&2; exit 2 ;;
@@ -47,19 +50,20 @@ jobs=${AWR_TEST_JOBS:-6}
 case "$jobs" in ''|*[!0-9]*|0) echo "run-tests.sh: AWR_TEST_JOBS must be a positive number, not '$jobs'" >&2; exit 2 ;; esac
 
 # What runs: every stage (full), the quick tier, or what --only names.
-want_meson=1 want_asan=1 want_fuzz=1 want_memcheck=1 want_consumer=1 want_vm=1
+want_meson=1 want_asan=1 want_fuzz=1 want_memcheck=1 want_consumer=1 want_release=1 want_vm=1
 main_sel=(--no-suite sanonly) asan_sel=(--no-suite vm --no-suite nosan) vm_only=
 if [ "$tier" = quick ]; then
-	want_asan=0 want_fuzz=0 want_memcheck=0 want_consumer=0 want_vm=0
+	want_asan=0 want_fuzz=0 want_memcheck=0 want_consumer=0 want_release=0 want_vm=0
 	main_sel=(--no-suite slow)
 elif [ ${#only[@]} -gt 0 ]; then
-	want_meson=0 want_asan=0 want_fuzz=0 want_memcheck=0 want_consumer=0 want_vm=0
+	want_meson=0 want_asan=0 want_fuzz=0 want_memcheck=0 want_consumer=0 want_release=0 want_vm=0
 	main_sel=() asan_sel=()
 	for n in "${only[@]}"; do
 		case "$n" in
 		fuzz) want_fuzz=1 ;;
 		memcheck) want_memcheck=1 ;;
 		install-consumer) want_consumer=1 ;;
+		release) want_release=1 ;;
 		vm) want_vm=1 ;;
 		vm/*) want_vm=1; vm_only=${vm_only:+$vm_only,}${n#vm/} ;;
 		sanitizers/*) want_asan=1; asan_sel+=("${n#sanitizers/}") ;;
@@ -194,6 +198,22 @@ if [ "$want_vm" = 1 ]; then
 		bg+=($!)
 		echo "== QEMU guest stage started in the background (output: $vm_out)"
 	fi
+fi
+
+# ------------------------------------------------------------------ the release stage
+# The Debian packages (built, lintian, installed in a clean Debian 12 chroot), the ABI against
+# abi/, and the README's install block in another clean chroot (tests/release/run.sh). It needs
+# nothing of the host build, so it starts now, in the background (its own process group), and is
+# counted at the end.
+release_out=$build-release.out
+t_release=$(date +%s)
+if [ "$want_release" = 1 ]; then
+	rm -f "$release_out" "$release_out.rc"
+	setsid -w bash -c '"$1" "$2" >"$3" 2>&1; echo $? >"$3.rc"' sh "$src/tests/release/run.sh" \
+		"$build-release" "$release_out" </dev/null &
+	release_pid=$!
+	bg+=("$release_pid")
+	echo "== release stage started in the background (output: $release_out)"
 fi
 
 # ------------------------------------------------------------------ host build
@@ -346,6 +366,17 @@ if [ "$want_consumer" = 1 ]; then
 		cat "$build/consumer.out"
 		count FAIL install-consumer "tests/install-consumer.sh exited $consumer_rc (output above)"
 	fi
+fi
+
+if [ "$want_release" = 1 ]; then
+	echo "== release stage (tests/release/run.sh)"
+	wait "$release_pid"
+	bg_forget "$release_pid"
+	release_rc=$(cat "$release_out.rc" 2>/dev/null) || release_rc=255
+	cat "$release_out"
+	relay_stage release "$release_out" "$release_rc" tests/release/run.sh
+	rm -f "$release_out.rc"
+	timed "release (beside the others)" "$t_release"
 fi
 
 # The guest stage reports "PASS name", "FAIL name: reason", "SKIP name: reason"
