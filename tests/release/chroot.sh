@@ -6,8 +6,9 @@
 # once and kept in $AWR_RELEASE_CACHE (default /var/cache/awr-vm/release, beside the guest
 # stage's trees); rebuilt when base_version below changes or the tree is missing. Each chroot
 # is an overlay on it (the base stays clean), with /proc, /sys, /dev and /dev/pts mounted and
-# apt's package lists and downloaded packages kept in the cache, so a warm run downloads
-# nothing. chroot_up NAME gives the root in $root; chroot_down NAME removes it.
+# apt's package lists and downloaded packages kept in the cache (apt-NAME/: each chroot its own,
+# as two apt-get runs cannot share one), so a warm run downloads nothing. chroot_up NAME gives
+# the root in $root; chroot_down NAME removes it.
 release_cache=${AWR_RELEASE_CACHE:-/var/cache/awr-vm/release}
 base_version=1
 base_tree=$release_cache/bookworm-v$base_version
@@ -26,20 +27,25 @@ release_mirror() {
 	echo "${u:-http://deb.debian.org/debian}"
 }
 
-# base_tree_ready LOG: make the base tree unless it is there (debootstrap's downloads are kept)
+# base_tree_ready LOG: make the base tree unless it is there (debootstrap's downloads are kept);
+# one maker at a time, the others wait for it
 base_tree_ready() {
 	local log=$1 tmp=$base_tree.new.$$
-	[ -f "$base_tree/.awr-base-done" ] && return 0
 	mkdir -p "$release_cache/debootstrap" || return 1
+	exec 7>"$release_cache/base.lock"
+	flock -w 900 7 || { echo "no base tree: $release_cache/base.lock is held"; return 1; }
+	[ -f "$base_tree/.awr-base-done" ] && { exec 7>&-; return 0; }
 	rm -rf --one-file-system "$tmp"
 	debootstrap --variant=minbase --include=sudo --cache-dir="$release_cache/debootstrap" \
 		bookworm "$tmp" "$(release_mirror)" >>"$log" 2>&1 ||
-		{ echo "debootstrap bookworm failed (log: $log)"; rm -rf --one-file-system "$tmp"; return 1; }
+		{ echo "debootstrap bookworm failed (log: $log)"; rm -rf --one-file-system "$tmp"
+		  exec 7>&-; return 1; }
 	# no service started by a package's maintainer scripts inside the chroot
 	printf '#!/bin/sh\nexit 101\n' >"$tmp/usr/sbin/policy-rc.d" && chmod 755 "$tmp/usr/sbin/policy-rc.d"
 	touch "$tmp/.awr-base-done"
 	rm -rf --one-file-system "$base_tree"
 	mv "$tmp" "$base_tree"
+	exec 7>&-
 }
 
 # chroot_up NAME LOG: an overlay root on the base tree in $root
@@ -52,6 +58,8 @@ chroot_up() {
 	root=$run/root
 	mount -t overlay "awr-release-$name" \
 		-o "lowerdir=$base_tree,upperdir=$run/upper,workdir=$run/work" "$root" || return 1
+	# a scratch root: dpkg need not sync each file it unpacks (the commands run are the same)
+	echo force-unsafe-io >"$root/etc/dpkg/dpkg.cfg.d/awr-scratch-unsafe-io"
 	mount -t proc proc "$root/proc" &&
 		mount -o bind,ro /sys "$root/sys" &&
 		mount -o bind /dev "$root/dev" &&
