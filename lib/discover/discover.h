@@ -42,6 +42,8 @@ void awr__probe_finding(struct awr_probe *p, enum awr__finding_key key, const ch
 void awr__add_finding(struct awr_probe *p, const char *id, enum awr_severity sev,
 		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void awr__derive_effective(struct awr_probe *p);
+/* which files take atomic writes on the running kernel, for a sentence's parenthesis */
+const char *awr__fs_atomic_kernel(void);
 /* durability.c: what the disk's write cache means for durability (the catalogue) */
 void awr__durability_findings(struct awr_probe *p);
 void awr__durability_condition(const char *disk, char *buf, size_t len);

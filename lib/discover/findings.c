@@ -43,6 +43,23 @@ static uint32_t kernel_version(char *release, size_t len)
 	return awr_kernel_running();
 }
 
+/*
+ * Which files take atomic writes on the running kernel, said for it (not "6.13+" to a 6.18
+ * reader): xfs_get_atomic_write_min() and ext4_init_atomic_write_bsize() (6.13) need the device
+ * to write a filesystem block atomically; 6.16 adds XFS's copy-on-write path (reflink).
+ */
+const char *awr__fs_atomic_kernel(void)
+{
+	uint32_t k = awr_kernel_running();
+
+	if (!awr_kernel_has(k, AWR_KRULE_FS_ONE_BLOCK))
+		return "XFS and ext4 files take them from Linux 6.13, this kernel is older";
+	if (!awr_kernel_has(k, AWR_KRULE_FS_LARGE))
+		return "on this kernel XFS and ext4 take them where the device covers a block";
+	return "on this kernel XFS and ext4 take them where the device covers a block, XFS with "
+	       "reflink also by copy-on-write";
+}
+
 static const char *dev_name(const struct awr_sysfs_view *y)
 {
 	return y->partition[0] ? y->partition : y->disk;
@@ -130,7 +147,7 @@ static void explain_unsupported(struct awr_probe *p, uint32_t kver, const char *
 				   y->unit_max, rel);
 	else if (S_ISREG(s->mode) && dev_atomic)
 		awr__probe_finding(p, AWR_FIND(fs_no_atomic_fs), y->disk, y->unit_min,
-				   y->unit_max);
+				   y->unit_max, awr__fs_atomic_kernel());
 	else if (S_ISREG(s->mode))
 		awr__probe_finding(p, AWR_FIND(fs_no_atomic_file));
 	else if (S_ISBLK(s->mode) && dev_atomic)

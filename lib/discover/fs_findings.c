@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "private.h"
+#include "discover/discover.h"
 
 struct fs_list {
 	struct awr_finding *arr;
@@ -77,10 +78,9 @@ static void xfs_findings(const struct awr_fs_view *v, struct fs_list *f)
 
 	if (!v->reflink)
 		xfs_no_reflink(v, f);
-	if (v->software_max && !v->hardware_max)
-		add(f, AWR_FIND(fs_software_only), SZ(v->software_max, a), v->hw_atomic ?
-		    "the device's atomic unit does not cover the filesystem block" :
-		    "the device has no atomic support");
+	/* a device without atomics: the probe's software_path_only says it (and the path list) */
+	if (v->software_max && !v->hardware_max && v->hw_atomic)
+		add(f, AWR_FIND(fs_software_only), SZ(v->software_max, a));
 	if (v->hardware_max)
 		xfs_hardware(v, f);
 	if (v->ag_atomic_max && v->hw_atomic && v->ag_atomic_max < v->hw_unit_max)
@@ -137,7 +137,7 @@ unsigned int awr_fs_findings(const struct awr_fs_view *v, const struct awr_exten
 		return 0;
 	file_findings(v, &f);
 	if (!v->atomic && (v->type == AWR_FS_XFS || v->type == AWR_FS_EXT4))
-		add(&f, AWR_FIND(fs_view_no_atomic));
+		add(&f, AWR_FIND(fs_view_no_atomic), awr__fs_atomic_kernel());
 	else if (v->type == AWR_FS_XFS)
 		xfs_findings(v, &f);
 	else if (v->type == AWR_FS_EXT4)
