@@ -150,9 +150,9 @@ const struct awr_cmd awr_commands[] = {
 		     "awr report nvme0n1.json --html nvme0n1.html" }) },
 	{ "database", "may a data directory's doublewrite buffer / full_page_writes be turned "
 		      "off? (reads only)",
-	  cmd_database, false, "DATADIR --for innodb|postgresql [--atomic-writes] [--files]",
-	  EXAMPLES({ "May MariaDB or MySQL run with innodb_doublewrite=OFF here?",
-		     "awr database /var/lib/mysql --for innodb" },
+	  cmd_database, false, "DATADIR [--for innodb|postgresql] [--atomic-writes] [--files]",
+	  EXAMPLES({ "May MariaDB or MySQL run with innodb_doublewrite=OFF here? (the engine "
+		     "from its files)", "awr database /var/lib/mysql" },
 		   { "May PostgreSQL run with full_page_writes=off? Every file with its reasons",
 		     "awr database /var/lib/postgresql/17/main --for postgresql --files" },
 		   { "The verdict for a script or a fleet",

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * awr database DATADIR --for innodb|postgresql: may the engine's torn-page
- * protection (the doublewrite buffer, full_page_writes) be turned off here?
+ * awr database DATADIR [--for ENGINE]: may the engine's torn-page protection
+ * (the doublewrite buffer, full_page_writes) be turned off here? Without --for,
+ * the engine whose files DATADIR holds.
  * Only reads (awr_db_qualify()); `awr qualify DATADIR --for ENGINE` is the
  * same command.
  */
@@ -228,13 +229,32 @@ static void print_text(const struct awr_db_report *r, bool all)
 		printf("speed: %s\n", r->speed);
 }
 
+/* Why awr_db_qualify() gave no report, and what to give instead. */
+static void qualify_failed(const char *datadir, enum awr_db_engine engine, int ret)
+{
+	if (ret == -EMEDIUMTYPE)
+		out_error("%s: give --for innodb (MySQL, MariaDB) or --for postgresql",
+			  awr_last_error());
+	else if (ret == -ENODATA && engine == AWR_DB_ANY)
+		out_error("%s holds no data file its engine reads: is it the data directory?",
+			  datadir);
+	else if (ret == -ENODATA)
+		out_error("%s holds no %s data file (%s): is it the data directory, and the engine "
+			  "right?", datadir, engine_name(engine), engine == AWR_DB_INNODB ?
+			  "ibdata1, undoNNN, *.ibd" :
+			  "base/*/NNNN, global/NNNN, pg_tblspc/*/PG_*/*/NNNN");
+	else
+		out_error("cannot read the data directory %s: %s", datadir, strerror(-ret));
+}
+
 int cmd_database(int argc, const char **argv)
 {
 	char *engine_s = NULL;
 	int atomic = 0, all = 0, ret, rc;
 	struct poptOption table[] = {
 		{ "for", 0, POPT_ARG_STRING, &engine_s, 0,
-		  "the engine: innodb (MySQL, MariaDB) or postgresql",
+		  "the engine: innodb (also mariadb, mysql) or postgresql (also postgres, pg); "
+		  "without it, the engine whose files DATADIR holds",
 		  "innodb|postgresql" },
 		{ "atomic-writes", 0, POPT_ARG_NONE, &atomic, 0,
 		  "the engine's page writes are RWF_ATOMIC (it runs under libatomicwr-preload); "
@@ -260,25 +280,16 @@ int cmd_database(int argc, const char **argv)
 		cmd_done(&c);
 		return AWR_EXIT_USAGE;
 	}
-	if (!engine_s || (strcmp(engine_s, "innodb") && strcmp(engine_s, "postgresql"))) {
+	engine = awr_db_engine_parse(engine_s);
+	if (engine_s && engine == AWR_DB_ANY) {
 		out_error("--for %s: name the engine whose files DATADIR holds: --for innodb "
-			  "(MySQL, MariaDB) or --for postgresql",
-			  engine_s ? engine_s : "is missing");
+			  "(MySQL, MariaDB) or --for postgresql", engine_s);
 		cmd_done(&c);
 		return AWR_EXIT_USAGE;
 	}
-	engine = !strcmp(engine_s, "innodb") ? AWR_DB_INNODB : AWR_DB_POSTGRESQL;
 	ret = awr_db_qualify(c.operand, engine, atomic ? AWR_DB_ATOMIC_WRITES : 0, &r);
 	if (ret) {
-		if (ret == -ENODATA)
-			out_error("%s holds no %s data file (%s): is it the data directory, and "
-				  "the engine right?",
-				  c.operand, engine_s,
-				  engine == AWR_DB_INNODB ? "ibdata1, undoNNN, *.ibd" :
-				  "base/*/NNNN, global/NNNN, pg_tblspc/*/PG_*/*/NNNN");
-		else
-			out_error("cannot read the data directory %s: %s", c.operand,
-				  strerror(-ret));
+		qualify_failed(c.operand, engine, ret);
 		cmd_done(&c);
 		return AWR_EXIT_USAGE;
 	}

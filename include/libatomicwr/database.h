@@ -16,6 +16,7 @@ extern "C" {
 #endif
 
 enum awr_db_engine {
+	AWR_DB_ANY = 0,		/* awr_db_qualify(): the engine whose files the directory holds */
 	AWR_DB_INNODB = 1,	/* MySQL / MariaDB: innodb_doublewrite */
 	AWR_DB_POSTGRESQL,	/* PostgreSQL: full_page_writes */
 };
@@ -148,9 +149,19 @@ int awr_innodb_page_size(const void *page0, size_t len, uint32_t *page_size);
 int awr_pg_control_block_size(const void *buf, size_t len, uint32_t *blcksz);
 
 /**
+ * awr_db_engine_parse() - the engine a common name means
+ * @name:	innodb, mariadb or mysql; postgresql, postgres or pg (any case)
+ *
+ * Return: AWR_DB_INNODB or AWR_DB_POSTGRESQL; AWR_DB_ANY when @name names neither.
+ */
+enum awr_db_engine awr_db_engine_parse(const char *name);
+
+/**
  * awr_db_qualify() - may @engine's torn-page protection be turned off for @datadir?
  * @datadir:	the data directory (opened read-only; nothing is created in it)
- * @engine:	AWR_DB_INNODB or AWR_DB_POSTGRESQL
+ * @engine:	AWR_DB_INNODB, AWR_DB_POSTGRESQL, or AWR_DB_ANY: the engine whose files
+ *		@datadir holds (ibdata1 or mysql.ibd: InnoDB; global/pg_control and
+ *		PG_VERSION: PostgreSQL), in the report's engine
  * @flags:	AWR_DB_ATOMIC_WRITES when the engine's page writes are RWF_ATOMIC
  * @out:	the report, freed with awr_db_report_free()
  *
@@ -161,7 +172,8 @@ int awr_pg_control_block_size(const void *buf, size_t len, uint32_t *blcksz);
  *
  * Return: 0 (the verdict is in the report), -ENOTDIR / -ENOENT for a
  * @datadir that is not a directory, -ENODATA when it holds no data file of
- * @engine, other negative errno.
+ * @engine, -EMEDIUMTYPE when @engine is AWR_DB_ANY and @datadir holds the files
+ * of neither engine or of both (awr_last_error() says which), other negative errno.
  */
 int awr_db_qualify(const char *datadir, enum awr_db_engine engine, unsigned int flags,
 		   struct awr_db_report **out);

@@ -1313,12 +1313,18 @@ int awr_db_qualify(const char *datadir, enum awr_db_engine engine, unsigned int 
 	char given[4096], buffered[160];
 	int dfd, ret;
 
-	if (!datadir || !out || (engine != AWR_DB_INNODB && engine != AWR_DB_POSTGRESQL))
+	if (!datadir || !out || (engine != AWR_DB_ANY && engine != AWR_DB_INNODB &&
+				 engine != AWR_DB_POSTGRESQL))
 		return -EINVAL;
 	*out = NULL;
 	dfd = open(datadir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return errno == ENOTDIR ? -ENOTDIR : -errno;
+	ret = engine == AWR_DB_ANY ? awr__db_engine_of(dfd, datadir, &engine) : 0;
+	if (ret) {
+		close(dfd);
+		return ret;
+	}
 	r = calloc(1, sizeof(*r));
 	if (!r) {
 		close(dfd);

@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -575,4 +576,45 @@ void awr__db_list_free(struct awr__db_list *l)
 {
 	free(l->e);
 	memset(l, 0, sizeof(*l));
+}
+
+enum awr_db_engine awr_db_engine_parse(const char *name)
+{
+	static const struct {
+		const char *name;
+		enum awr_db_engine engine;
+	} names[] = {
+		{ "innodb", AWR_DB_INNODB }, { "mariadb", AWR_DB_INNODB },
+		{ "mysql", AWR_DB_INNODB }, { "postgresql", AWR_DB_POSTGRESQL },
+		{ "postgres", AWR_DB_POSTGRESQL }, { "pg", AWR_DB_POSTGRESQL },
+	};
+
+	for (size_t i = 0; name && i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcasecmp(name, names[i].name))
+			return names[i].engine;
+	return AWR_DB_ANY;
+}
+
+static bool has_file(int dfd, const char *rel)
+{
+	struct stat st;
+
+	return !fstatat(dfd, rel, &st, 0) && S_ISREG(st.st_mode);
+}
+
+int awr__db_engine_of(int dfd, const char *name, enum awr_db_engine *engine)
+{
+	bool innodb = has_file(dfd, "ibdata1") || has_file(dfd, "mysql.ibd");
+	bool pg = has_file(dfd, "global/pg_control") && has_file(dfd, "PG_VERSION");
+
+	if (innodb && pg)
+		return awr__fail(-EMEDIUMTYPE, "%s holds the files of both engines (ibdata1 or "
+				 "mysql.ibd of InnoDB, global/pg_control and PG_VERSION of "
+				 "PostgreSQL)", name);
+	if (!innodb && !pg)
+		return awr__fail(-EMEDIUMTYPE, "%s holds the files of neither engine (ibdata1 or "
+				 "mysql.ibd of InnoDB, global/pg_control and PG_VERSION of "
+				 "PostgreSQL)", name);
+	*engine = innodb ? AWR_DB_INNODB : AWR_DB_POSTGRESQL;
+	return 0;
 }

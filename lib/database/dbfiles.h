@@ -30,6 +30,12 @@ struct awr__db_list {
  * as skipped with why. Only the data directory itself failing is an error.
  */
 int awr__db_list_files(int dfd, enum awr_db_engine engine, struct awr__db_list *l);
+/*
+ * The engine whose files the data directory @dfd (named @name) holds into @engine: ibdata1 or
+ * mysql.ibd InnoDB, global/pg_control with PG_VERSION PostgreSQL.
+ * Return: 0, or -EMEDIUMTYPE for neither or both, with awr_last_error() saying which.
+ */
+int awr__db_engine_of(int dfd, const char *name, enum awr_db_engine *engine);
 void awr__db_list_free(struct awr__db_list *l);
 
 /*

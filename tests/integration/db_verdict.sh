@@ -8,7 +8,10 @@
 # line; more in db_postgres.sh), InnoDB not safe without atomic writes (the loop device below has
 # none), guaranteed with them (XFS takes RWF_ATOMIC page writes). Negative controls: a tablespace whose page 0 was damaged is named as
 # unknown; the same directory copied to tmpfs is not safe even with atomic writes (statx: none); a
-# wrong --for and a directory of neither engine are refused. The directories are only read: every
+# wrong --for and a directory of neither engine are refused. Without --for the engine is the one
+# whose files the directory holds (the same report as with it); mariadb, mysql, postgres and pg
+# are the engines' names too; a directory with neither engine's files or both is refused, naming
+# the --for to give. The directories are only read: every
 # file's size, mtime and inode are the same after, and no file was added.
 #
 #   with-scratch-xfs.sh db_verdict.sh AWR
@@ -194,10 +197,40 @@ rc=$?
 	json "$w/s.json" '"takes no atomic writes" in d["files"][0]["reasons"][0]' | grep -q True &&
 	ok "on tmpfs with atomic writes: not safe (statx: none)" || fail "tmpfs: exit $rc, $(head -c 600 "$w/s.json")"
 
-"$awr" database "$my" --for mysql >"$w/e.txt" 2>&1
+# ---- the engine: inferred without --for, and the engines' common names
+engine_of() {	# DIR [--for NAME]: the engine and verdict the JSON gives
+	"$awr" database "$@" -o json 2>/dev/null | python3 -c \
+		'import json,sys; d=json.load(sys.stdin); print(d["engine"], d["verdict"], len(d["files"]))'
+}
+want_my=$(engine_of "$my" --for innodb) want_pg=$(engine_of "$pg/data" --for postgresql)
+for args in "$my" "$my --for mariadb" "$my --for mysql" "$my --for MySQL"; do
+	# shellcheck disable=SC2086
+	got=$(engine_of $args)
+	[ "$got" = "$want_my" ] && [ "${got%% *}" = innodb ] && ok "database $args: $got" ||
+		fail "database $args: '$got', with --for innodb '$want_my'"
+done
+for args in "$pg/data" "$pg/data --for postgres" "$pg/data --for pg"; do
+	# shellcheck disable=SC2086
+	got=$(engine_of $args)
+	[ "$got" = "$want_pg" ] && [ "${got%% *}" = postgresql ] && ok "database $args: $got" ||
+		fail "database $args: '$got', with --for postgresql '$want_pg'"
+done
+"$awr" database "$my" --for oracle >"$w/e.txt" 2>&1
 rc=$?
 [ "$rc" = 2 ] && grep -q "name the engine whose files DATADIR holds: --for innodb" "$w/e.txt" &&
-	ok "--for mysql refused: $(head -n 1 "$w/e.txt")" || fail "--for mysql: exit $rc, $(cat "$w/e.txt")"
+	ok "--for oracle refused: $(head -n 1 "$w/e.txt")" || fail "--for oracle: exit $rc, $(cat "$w/e.txt")"
+mkdir -p "$w/neither" "$w/both/global"
+touch "$w/both/ibdata1" "$w/both/global/pg_control" "$w/both/PG_VERSION"
+"$awr" database "$w/neither" >"$w/e.txt" 2>&1
+rc=$?
+[ "$rc" = 2 ] && grep -q "neither engine.*give --for innodb (MySQL, MariaDB) or --for postgresql" \
+	"$w/e.txt" && ok "neither engine's files: $(head -n 1 "$w/e.txt")" ||
+	fail "neither: exit $rc, $(cat "$w/e.txt")"
+"$awr" database "$w/both" -o json >"$w/e.json" 2>"$w/e.txt"
+rc=$?
+[ "$rc" = 2 ] && grep -q "both engines.*give --for innodb" "$w/e.txt" &&
+	[ "$(json "$w/e.json" 'd["error"] != ""')" = True ] &&
+	ok "both engines' files: $(head -n 1 "$w/e.txt")" || fail "both: exit $rc, $(cat "$w/e.txt")"
 "$awr" database "$pg/data" --for innodb >"$w/e.txt" 2>&1
 rc=$?
 [ "$rc" = 2 ] && grep -q "holds no innodb data file" "$w/e.txt" &&
