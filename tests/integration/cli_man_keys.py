@@ -76,12 +76,12 @@ def bold_args(line):
 
 
 def documented(page):
-    """the names in bold in the paragraphs that speak of JSON (from the word to the paragraph's end)"""
+    """the names in bold from "JSON:" or "JSON keys" to the end of the paragraph"""
     names, on = set(), False
     for line in page.splitlines():
         if line.startswith(('.PP', '.SH', '.SS', '.IP', '.TP')):
             on = False
-        if not line.startswith('.\\"') and re.search(r'\bJSON\b', line):
+        if not line.startswith('.\\"') and re.search(r'\bJSON( keys)?:|\bJSON keys\b', line):
             on = True
         if on:
             for a in bold_args(line):
@@ -140,7 +140,8 @@ for cmd, out in outputs.items():
           (cmd, cmd, undocumented))
     seen = out | (device_keys if cmd == 'probe' else set())
     absent = sorted(documented(page) - seen - ABSENT_HERE.get(cmd, set()))
-    check(not absent, 'awr-%s(1) documents keys no output here has: %s' % (cmd, absent))
+    check(not absent, 'awr-%s(1) documents keys no output here has: %s (the bold names from '
+          '"JSON:" to the paragraph\'s end are read as keys)' % (cmd, absent))
     stale = sorted((ABSENT_HERE.get(cmd, set()) - MACHINE.get(cmd, set())) & out)
     check(not stale, 'awr %s: listed as absent here, but in the output: %s' % (cmd, stale))
     print('%s: %d output keys, %d documented' % (cmd, len(out), len(documented(page))))
