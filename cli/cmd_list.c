@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /* awr list: every block device of the machine with its atomic limits, one line each. */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "awr.h"
@@ -34,7 +36,8 @@ static const char *device_field(const struct awr_blockdev *b, char *buf, size_t 
  * The normal output's columns: the header and every row through one format, so that a header
  * cannot stand one column off its values.
  */
-#define LIST_ROW "%-10s %-9s %-18.18s %5s %8s %8s %8s %8s %-11s %-6s %-12s %-8s %s\n"
+#define LIST_ROW "%-10s %-9s %-18.18s %-16.16s %-8.8s %5s %8s %8s %8s %8s %-11s %-6s %-12s " \
+		 "%-8s "
 
 /* The verdict in text: words ("single-block"), where JSON has the key ("single_block"). */
 static const char *verdict_text(const char *v, char *buf, size_t len)
@@ -45,9 +48,24 @@ static const char *verdict_text(const char *v, char *buf, size_t len)
 	return buf;
 }
 
+/* The last column: "NAME:MOUNTPOINT(FSTYPE)" of each mount, then the holders; "-" none */
+static void print_claims(const struct awr_blockdev *b)
+{
+	for (unsigned int i = 0; i < b->nr_mounts; i++)
+		printf("%s%s:%s(%s)", i ? " " : "", b->mounts[i].device, b->mounts[i].target,
+		       b->mounts[i].fstype);
+	printf("%s%s\n", b->nr_mounts && *b->holders ? " " : "",
+	       b->nr_mounts || *b->holders ? b->holders : "-");
+}
+
+static const char *dash(const char *s)
+{
+	return *s ? s : "-";
+}
+
 static void print_line(const struct awr_blockdev *b)
 {
-	char s[4][24], dev[32], parts[24], lbs[16], verdict[16], claim[1300];
+	char s[4][24], dev[32], parts[24], lbs[16], verdict[16];
 	unsigned int aligned;
 
 	part_counts(b, &aligned);
@@ -55,17 +73,17 @@ static void print_line(const struct awr_blockdev *b)
 		snprintf(parts, sizeof(parts), "%u/%u", aligned, b->nr_parts);
 	else
 		snprintf(parts, sizeof(parts), "-");
-	snprintf(claim, sizeof(claim), "%s%s%s", b->mounts, *b->mounts && *b->holders ? " " : "",
-		 b->holders);
 	snprintf(lbs, sizeof(lbs), "%" PRIu32, b->sysfs.logical_block_size);
-	printf(LIST_ROW, b->name, b->transport, *b->model ? b->model : "-", lbs,
+	printf(LIST_ROW, b->name, b->transport, dash(b->model), dash(b->serial),
+	       dash(b->firmware), lbs,
 	       out_size(b->sysfs.unit_min, s[0], sizeof(s[0])),
 	       out_size(b->sysfs.unit_max, s[1], sizeof(s[1])),
 	       out_size(b->sysfs.max_bytes, s[2], sizeof(s[2])),
 	       out_size(b->sysfs.boundary, s[3], sizeof(s[3])),
 	       device_field(b, dev, sizeof(dev)), parts,
 	       verdict_text(awr_blockdev_verdict(b), verdict, sizeof(verdict)),
-	       out_write_cache_cell(&b->sysfs), *claim ? claim : "-");
+	       out_write_cache_cell(&b->sysfs));
+	print_claims(b);
 }
 
 static struct json_object *words_json(const char *s)
@@ -79,56 +97,21 @@ static struct json_object *words_json(const char *s)
 	return a;
 }
 
-/* The end of the entry "NAME:MOUNTPOINT(FSTYPE)" at @p: a mount point may hold blanks itself. */
-static char *mount_entry_end(char *p)
-{
-	char *close;
-
-	while ((close = strchr(p, ')'))) {
-		char *open = close;
-
-		while (open > p && open[-1] != '(' && open[-1] != ' ')
-			open--;
-		if (open > p && open[-1] == '(' && (close[1] == ' ' || !close[1]))
-			return close;
-		p = close + 1;
-	}
-	return NULL;
-}
-
-/* "NAME:MOUNTPOINT(FSTYPE)" entries, one blank between them, as objects */
-static struct json_object *mounts_json(const char *s)
-{
-	struct json_object *a = json_object_new_array();
-	char buf[1024], *p = buf, *end, *colon, *paren;
-
-	snprintf(buf, sizeof(buf), "%s", s);
-	while (*p == ' ')
-		p++;
-	for (; *p && (end = mount_entry_end(p)); p = end + 1 + (end[1] == ' ')) {
-		struct json_object *o;
-
-		*end = '\0';
-		colon = strchr(p, ':');
-		paren = strrchr(p, '(');
-		if (!colon || !paren || paren < colon)
-			continue;
-		*colon = '\0';
-		*paren = '\0';
-		o = json_object_new_object();
-		json_object_object_add(o, "device", json_object_new_string(p));
-		json_object_object_add(o, "mountpoint", json_object_new_string(colon + 1));
-		json_object_object_add(o, "fstype", json_object_new_string(paren + 1));
-		json_object_array_add(a, o);
-	}
-	return a;
-}
+static const struct field mount_fields[] = {
+	FLD(struct awr_blockdev_mount, device, FLD_CHARS, "device"),
+	FLD(struct awr_blockdev_mount, target, FLD_CHARS, "mountpoint"),
+	FLD(struct awr_blockdev_mount, fstype, FLD_CHARS, "fstype"),
+	FLD_END
+};
 
 #define B(m, t, k, ...) FLD(struct awr_blockdev, m, t, k, __VA_ARGS__)
 static const struct field disk_fields[] = {
 	B(name, FLD_CHARS, "name"),
 	B(model, FLD_CHARS, "model", .flags = FLD_NULL_ZERO),
+	B(serial, FLD_CHARS, "serial", .flags = FLD_NULL_ZERO),
+	B(firmware, FLD_CHARS, "firmware", .flags = FLD_NULL_ZERO),
 	B(transport, FLD_CHARS, "transport"),
+	B(is_virtual, FLD_BOOL, "virtual"),
 	B(sysfs.logical_block_size, FLD_SIZE, "logical_block_size"),
 	B(sysfs.unit_min, FLD_SIZE, "unit_min"),
 	B(sysfs.unit_max, FLD_SIZE, "unit_max"),
@@ -175,7 +158,8 @@ static struct json_object *device_json(const struct awr_blockdev *b)
 	json_object_object_add(o, "partitions", fld_json_array(part_fields, b->parts,
 							       sizeof(*b->parts), b->nr_parts));
 	json_object_object_add(o, "holders", words_json(b->holders));
-	json_object_object_add(o, "mounts", mounts_json(b->mounts));
+	json_object_object_add(o, "mounts", fld_json_array(mount_fields, b->mounts,
+							   sizeof(*b->mounts), b->nr_mounts));
 	json_object_object_add(o, "verdict", json_object_new_string(awr_blockdev_verdict(b)));
 	return o;
 }
@@ -283,36 +267,29 @@ static void print_prometheus(const struct awr_blockdev *list, unsigned int nr)
 	prom_info();
 }
 
-int cmd_list(int argc, const char **argv)
+/*
+ * The devices shown, in @shown (a shallow copy of @list's): virtual ones (no driver below them)
+ * only with @all; returns how many.
+ */
+static unsigned int shown_devices(const struct awr_blockdev *list, unsigned int nr, bool all,
+				  struct awr_blockdev *shown)
 {
-	struct poptOption table[] = {
-		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options_prom, 0, "Output:", NULL },
-		POPT_AUTOHELP
-		POPT_TABLEEND
-	};
-	struct awr_blockdev *list = NULL;
-	struct json_object *o, *a;
-	unsigned int nr = 0;
-	struct cmd_ctx c;
-	int ret;
+	unsigned int n = 0;
 
-	if (cmd_parse(&c, argc, argv, table, NULL, false))
-		return AWR_EXIT_USAGE;
-	if (c.operand) {
-		out_error("list: unexpected argument '%s': awr list takes no path (awr probe PATH "
-			  "shows one)", c.operand);
-		cmd_done(&c);
-		return AWR_EXIT_USAGE;
-	}
-	ret = awr_blockdev_list(&list, &nr);
-	if (ret) {
-		out_error("list: cannot read the block devices in sysfs: %s", strerror(-ret));
-		cmd_done(&c);
-		return AWR_EXIT_USAGE;
-	}
+	for (unsigned int i = 0; i < nr; i++)
+		if (all || !list[i].is_virtual)
+			shown[n++] = list[i];
+	return n;
+}
+
+static void render(const struct awr_blockdev *list, unsigned int nr)
+{
+	struct json_object *o, *a;
+
 	if (out_mode == OUT_NORMAL) {
-		printf(LIST_ROW, "NAME", "TRANSPORT", "MODEL", "LBS", "UNIT_MIN", "UNIT_MAX", "MAX",
-		       "BOUNDARY", "DEVICE", "PARTS", "VERDICT", "CACHE", "MOUNTS/HOLDERS");
+		printf(LIST_ROW "%s\n", "NAME", "TRANSPORT", "MODEL", "SERIAL", "FIRMWARE", "LBS",
+		       "UNIT_MIN", "UNIT_MAX", "MAX", "BOUNDARY", "DEVICE", "PARTS", "VERDICT",
+		       "CACHE", "MOUNTS/HOLDERS");
 		for (unsigned int i = 0; i < nr; i++)
 			print_line(&list[i]);
 	} else if (out_mode == OUT_PROMETHEUS) {
@@ -326,7 +303,51 @@ int cmd_list(int argc, const char **argv)
 		json_object_object_add(o, "devices", a);
 		out_print_json(o);
 	}
+}
+
+int cmd_list(int argc, const char **argv)
+{
+	static int all, real;
+	struct poptOption table[] = {
+		{ "all", 0, POPT_ARG_NONE, &all, 0,
+		  "every device, virtual ones too (loop, zram, ram, nbd); the default but for -o "
+		  "prometheus", NULL },
+		{ "no-virtual", 0, POPT_ARG_NONE, &real, 0,
+		  "leave out virtual devices (no driver below them: loop, zram, ram, nbd; dm and "
+		  "md stay); the default for -o prometheus", NULL },
+		{ NULL, 0, POPT_ARG_INCLUDE_TABLE, (void *)out_options_prom, 0, "Output:", NULL },
+		POPT_AUTOHELP
+		POPT_TABLEEND
+	};
+	struct awr_blockdev *list = NULL, *shown = NULL;
+	unsigned int nr = 0;
+	struct cmd_ctx c;
+	int ret, rc = AWR_EXIT_USAGE;
+
+	if (cmd_parse(&c, argc, argv, table, NULL, false))
+		return AWR_EXIT_USAGE;
+	if (c.operand) {
+		out_error("list: unexpected argument '%s': awr list takes no path (awr probe PATH "
+			  "shows one)", c.operand);
+		goto out;
+	}
+	if (all && real) {
+		out_error("list: --all and --no-virtual exclude each other");
+		goto out;
+	}
+	ret = awr_blockdev_list(&list, &nr);
+	shown = ret ? NULL : calloc(nr + 1, sizeof(*shown));
+	if (ret || !shown) {
+		out_error("list: cannot read the block devices in sysfs: %s",
+			  strerror(ret ? -ret : ENOMEM));
+		goto out;
+	}
+	render(shown, shown_devices(list, nr, all || (!real && out_mode != OUT_PROMETHEUS),
+				    shown));
+	rc = AWR_EXIT_OK;
+out:
+	free(shown);
 	awr_blockdev_list_free(list, nr);
 	cmd_done(&c);
-	return AWR_EXIT_OK;
+	return rc;
 }

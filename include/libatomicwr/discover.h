@@ -189,10 +189,21 @@ bool awr_probe_new_file(const struct awr_probe *p);
  */
 int awr_sysfs_lookup(unsigned int major, unsigned int minor, struct awr_sysfs_view *out);
 
+/* A filesystem mounted on a disk or one of its partitions (awr_blockdev.mounts). */
+struct awr_blockdev_mount {
+	char device[64];		/* the disk or the partition: "nvme0n1p2" */
+	char fstype[32];		/* "xfs" */
+	char target[4096];		/* the mount point as it is (blanks, tabs, backslashes) */
+};
+
 /* One block device of the machine (awr_blockdev_list()). */
 struct awr_blockdev {
 	char name[64];			/* "nvme0n1", "sda", "loop0" */
 	char model[64];			/* device/model, "" when none */
+	char serial[64];		/* device/serial, SCSI VPD page 80h, "" when none */
+	char firmware[32];		/* device/firmware_rev (NVMe), device/rev (SCSI), "" none */
+	/* no driver below it (no device/ in sysfs: loop, zram, ram, nbd); dm and md are not */
+	bool is_virtual;
 	/* "nvme", "scsi", "virtio", "loop", "dm", "md", "virtual", ... */
 	char transport[16];
 	unsigned int major, minor;
@@ -201,8 +212,9 @@ struct awr_blockdev {
 	/* partitions by start: ->partition, ->part_start, ->part_aligned */
 	struct awr_sysfs_view *parts;
 	char holders[256];		/* holders of the disk and its partitions: "dm-0 md127" */
-	/* "NAME:MOUNTPOINT(FSTYPE)" of the disk and its partitions */
-	char mounts[1024];
+	unsigned int nr_mounts;
+	/* the filesystems mounted on the disk and its partitions, in mountinfo order */
+	struct awr_blockdev_mount *mounts;
 	int32_t awupf;			/* NVMe AWUPF (0's based), -1 unknown */
 	int32_t nawupf;			/* NVMe NAWUPF when NSFEAT bit 1 is set, -1 otherwise */
 	/* SCSI MAXIMUM ATOMIC TRANSFER LENGTH (blocks), -1 unknown */
@@ -221,7 +233,8 @@ struct awr_blockdev {
  *
  * Each disk of sysfs /sys/block (below awr_set_sysfs_root()): its queue
  * limits, partitions and whether each is aligned, holders (dm, md),
- * mounted filesystems (/proc/self/mountinfo), and for NVMe and SCSI disks
+ * mounted filesystems (/proc/self/mountinfo), model, serial and firmware
+ * revision from sysfs, whether it is virtual, and for NVMe and SCSI disks
  * the device's own AWUPF/NAWUPF or MAXIMUM ATOMIC TRANSFER LENGTH when its
  * identify or VPD data can be read (root).
  *

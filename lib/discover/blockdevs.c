@@ -42,6 +42,24 @@ static void append(char *dst, size_t len, const char *word)
 	snprintf(dst + n, len - n, "%s%s", n ? " " : "", word);
 }
 
+/* dm and md devices: stacks over disks, which a fleet wants listed */
+static bool is_stack(const char *name)
+{
+	return !strncmp(name, "dm-", 3) || !strncmp(name, "md", 2);
+}
+
+/*
+ * A disk with a device below it (DIR/device: the driver's device, the link device_add_disk()
+ * makes from disk_to_dev()->parent); loop, zram, brd (ram) and nbd disks have none.
+ */
+static bool has_device(const char *dir)
+{
+	char path[PATH_MAX + 8];
+
+	snprintf(path, sizeof(path), "%s/device", dir);
+	return !access(path, F_OK);
+}
+
 /* "nvme", "scsi", "virtio", ... from device/subsystem; else from the name. */
 static void transport(const char *dir, const char *name, char *buf, size_t len)
 {
@@ -87,28 +105,83 @@ static void holders(const char *dir, char *buf, size_t len)
 struct mount_list {
 	const char *name;
 	unsigned int major, minor;
-	char *buf;
-	size_t len;
+	struct awr_blockdev *b;
 };
 
 static int add_mount(const struct awr__mount *m, void *arg)
 {
 	struct mount_list *l = arg;
-	char entry[4200];
+	struct awr_blockdev_mount *grown, *e;
 
 	if (m->major != l->major || m->minor != l->minor)
 		return 0;
-	snprintf(entry, sizeof(entry), "%s:%.4000s(%.63s)", l->name, m->target, m->fstype);
-	append(l->buf, l->len, entry);
+	grown = realloc(l->b->mounts, (l->b->nr_mounts + 1) * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	l->b->mounts = grown;
+	e = &grown[l->b->nr_mounts++];
+	awr__strcopy(e->device, sizeof(e->device), l->name);
+	awr__strcopy(e->fstype, sizeof(e->fstype), m->fstype);
+	awr__strcopy(e->target, sizeof(e->target), m->target);
 	return 0;
 }
 
-/* Mount points of device MAJ:MIN from /proc/self/mountinfo: "NAME:/mnt/x(xfs)". */
-static void mounts(const char *name, unsigned int major, unsigned int minor, char *buf, size_t len)
+/* The mounts of device MAJ:MIN (/proc/self/mountinfo) added to @b's. */
+static void mounts(const char *name, unsigned int major, unsigned int minor,
+		   struct awr_blockdev *b)
 {
-	struct mount_list l = { name, major, minor, buf, len };
+	struct mount_list l = { name, major, minor, b };
 
 	awr__mountinfo_each(NULL, add_mount, &l);
+}
+
+/*
+ * The serial of a SCSI disk from the Unit Serial Number VPD page (80h) the sd driver keeps
+ * (device/vpd_pg80, scsi_attach_vpd() in drivers/scsi/scsi.c): PAGE LENGTH at bytes 2-3, the
+ * serial from byte 4, blank padded.
+ */
+static void vpd80_serial(const char *dir, char *buf, size_t len)
+{
+	char path[PATH_MAX + 32];
+	uint8_t page[256];
+	ssize_t n;
+	size_t sl;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/device/vpd_pg80", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, page, sizeof(page));
+	close(fd);
+	if (n < 4 || page[1] != 0x80)
+		return;
+	sl = (size_t)page[2] << 8 | page[3];
+	if (sl > (size_t)n - 4)
+		sl = (size_t)n - 4;
+	snprintf(buf, len, "%.*s", (int)sl, (const char *)page + 4);
+	awr__rtrim(buf);
+	while (*buf == ' ')
+		memmove(buf, buf + 1, strlen(buf));
+}
+
+/*
+ * Model, serial and firmware revision as the driver publishes them: NVMe's controller
+ * (device/model, serial, firmware_rev: nvme_sysfs_show_*() in drivers/nvme/host/sysfs.c), SCSI's
+ * INQUIRY (device/model, device/rev; the serial from VPD page 80h), virtio's serial (serial of
+ * the disk itself, virtblk_serial_show()).
+ */
+static void identity(const char *dir, struct awr_blockdev *b)
+{
+	read_line(dir, "device/model", b->model, sizeof(b->model));
+	read_line(dir, "device/serial", b->serial, sizeof(b->serial));
+	if (!b->serial[0])
+		read_line(dir, "serial", b->serial, sizeof(b->serial));
+	if (!b->serial[0])
+		vpd80_serial(dir, b->serial, sizeof(b->serial));
+	read_line(dir, "device/firmware_rev", b->firmware, sizeof(b->firmware));
+	if (!b->firmware[0])
+		read_line(dir, "device/rev", b->firmware, sizeof(b->firmware));
 }
 
 /* The content of @path (at most 1 MiB) in *buf (free()); its length, or -errno. */
@@ -224,7 +297,7 @@ static int add_partitions(const char *dir, struct awr_blockdev *b)
 			continue;
 		b->parts[b->nr_parts++] = v;
 		holders(part, b->holders, sizeof(b->holders));
-		mounts(e->d_name, ma, mi, b->mounts, sizeof(b->mounts));
+		mounts(e->d_name, ma, mi, b);
 	}
 	closedir(d);
 	return 0;
@@ -262,17 +335,24 @@ static int read_disk(const char *root, const char *name, struct awr_blockdev *b)
 		return ret;
 	b->major = ma;
 	b->minor = mi;
-	read_line(dir, "device/model", b->model, sizeof(b->model));
+	identity(dir, b);
 	transport(dir, name, b->transport, sizeof(b->transport));
+	b->is_virtual = !is_stack(name) && !has_device(dir);
 	b->parts = calloc(MAX_PARTS, sizeof(*b->parts));
 	if (!b->parts)
 		return -ENOMEM;
 	holders(dir, b->holders, sizeof(b->holders));
-	mounts(name, ma, mi, b->mounts, sizeof(b->mounts));
+	mounts(name, ma, mi, b);
 	add_partitions(dir, b);
 	qsort(b->parts, b->nr_parts, sizeof(*b->parts), cmp_part);
 	device_fields(b);
 	return 0;
+}
+
+static void free_one(struct awr_blockdev *b)
+{
+	free(b->parts);
+	free(b->mounts);
 }
 
 static int cmp_name(const void *a, const void *b)
@@ -307,7 +387,7 @@ int awr_blockdev_list(struct awr_blockdev **out, unsigned int *nr)
 		if (read_disk(awr__sysfs_root(), e->d_name, &list[n]) == 0)
 			n++;
 		else
-			free(list[n].parts);
+			free_one(&list[n]);
 	}
 	closedir(d);
 	if (n)
@@ -324,7 +404,7 @@ nomem:
 void awr_blockdev_list_free(struct awr_blockdev *list, unsigned int nr)
 {
 	for (unsigned int i = 0; list && i < nr; i++)
-		free(list[i].parts);
+		free_one(&list[i]);
 	free(list);
 }
 

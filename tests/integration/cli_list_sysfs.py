@@ -98,6 +98,14 @@ try:
             check(v is not None and d[key] == int(v), '%s %s: awr %s, sysfs %s' % (n, key, d[key], v))
         model = read(base + '/device/model')
         check(d['model'] == (model or None), '%s model: awr %r, sysfs %r' % (n, d['model'], model))
+        # serial and firmware as the driver publishes them (loop, zram: none, null); virtual: no driver
+        serial = read(base + '/device/serial') or read(base + '/serial')
+        firmware = read(base + '/device/firmware_rev') or read(base + '/device/rev')
+        if serial is not None or not os.path.exists(base + '/device/vpd_pg80'):
+            check(d['serial'] == (serial or None), '%s serial: awr %r, sysfs %r' % (n, d['serial'], serial))
+        check(d['firmware'] == (firmware or None), '%s firmware: awr %r, sysfs %r' % (n, d['firmware'], firmware))
+        virtual = not os.path.exists(base + '/device') and not n.startswith(('dm-', 'md'))
+        check(d['virtual'] is virtual, '%s virtual: awr %s, sysfs %s' % (n, d['virtual'], virtual))
         parts = sorted(e for e in os.listdir(base) if os.path.exists('%s/%s/partition' % (base, e)))
         check(sorted(x['name'] for x in d['partitions']) == parts, '%s partitions: %s vs %s' % (n, d['partitions'], parts))
         for x in d['partitions']:
@@ -116,6 +124,19 @@ try:
     check([x['start'] for x in d.get('partitions', [])] == [2048 * 512, 657408 * 512], 'own starts')
     check(all(x['aligned'] for x in d.get('partitions', [])), 'a disk without atomics has nothing to align to')
     check(d.get('transport') == 'loop' and d.get('verdict') == 'none', 'own loop: %s' % d)
+    check([d.get(k, 0) for k in ('model', 'serial', 'firmware', 'virtual')] == [None, None, None, True],
+          'a loop device has no model, serial or firmware, and is virtual: %s' % d)
+    # -o prometheus leaves the virtual devices out (series churn: a loop device comes and goes), --all
+    # brings them back; -o json --no-virtual leaves them out too
+    p = subprocess.run([awr, 'list', '-o', 'prometheus'], capture_output=True, text=True)
+    check(p.returncode == 0 and 'device="%s"' % name not in p.stdout, 'prometheus lists the loop device')
+    p = subprocess.run([awr, 'list', '-o', 'prometheus', '--all'], capture_output=True, text=True)
+    check(p.returncode == 0 and 'awr_atomic_unit_max_bytes{device="%s",' % name in p.stdout,
+          'prometheus --all leaves the loop device out')
+    p = subprocess.run([awr, 'list', '-o', 'json', '--no-virtual'], capture_output=True, text=True)
+    shown = [x['name'] for x in json.loads(p.stdout)['devices']] if p.returncode == 0 else []
+    check(p.returncode == 0 and name not in shown and all(not got[x]['virtual'] for x in shown if x in got),
+          'json --no-virtual: %s' % shown)
     check(d.get('holders') == ([dmname] if dmname else []), 'own holders: %s, expected %s' % (d.get('holders'), dmname))
     want = [{'device': name + 'p1', 'mountpoint': os.path.realpath(mnt), 'fstype': 'xfs'}]
     check(d.get('mounts') == want, 'own mounts: %s, expected %s' % (d.get('mounts'), want))

@@ -83,7 +83,7 @@ EOF_J
 	"$awr" list | awk -v n="$name" -v c="$cell" '$1 == n { for (i = 2; i < NF; i++) if ($i == c) f = 1 }
 		END { exit !f }' && ok "$label: list text $cell" ||
 		fail "$label: list text: $("$awr" list | grep "^$name ")"
-	"$awr" list -o prometheus >"$w/l.prom"
+	"$awr" list -o prometheus --all >"$w/l.prom"	# a loop device: virtual
 	grep -qx "awr_write_cache_volatile{device=\"$name\"} $vol" "$w/l.prom" &&
 		grep -qx "awr_fua{device=\"$name\"} $fua" "$w/l.prom" &&
 		ok "$label: prometheus awr_write_cache_volatile $vol, awr_fua $fua" ||

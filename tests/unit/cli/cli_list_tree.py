@@ -20,8 +20,10 @@ def put(path, value):
         f.write('%s\n' % value)
 
 
-def disk(root, name, devno, queue, parts=(), holders=()):
+def disk(root, name, devno, queue, parts=(), holders=(), device=None):
     d = os.path.join(root, 'block', name)
+    for k, v in (device or {}).items():	# the driver's device: model, serial, firmware_rev
+        put(os.path.join(d, 'device', k), v)
     put(os.path.join(d, 'dev'), devno)
     put(os.path.join(d, 'size'), 131072)
     for k, v in queue.items():
@@ -79,9 +81,17 @@ for start, verdict in ((2049, 'misaligned'), (4096, 'atomic')):
              parts=[('awrt9n1p1', '259:902', 2048), ('awrt9n1p2', '259:903', start)], holders=['dm-77'])
         disk(root, 'awrt9n2', '259:904', queue(4096, 4096, 4096, 4096, 0))
         disk(root, 'awrt9n3', '259:905', queue(512, 0, 0, 0, 0))
-        disk(root, 'awrt9n4', '259:906', queue(4096, 8192, 1048576, 33554432, 0))
+        disk(root, 'awrt9n4', '259:906', queue(4096, 8192, 1048576, 33554432, 0),
+             device={'model': 'Tree Disk 4', 'serial': 'SN 4 with blanks', 'firmware_rev': 'FW4.2'})
         got, env = listing(root)
         check(sorted(got) == ['awrt9n1', 'awrt9n2', 'awrt9n3', 'awrt9n4'], 'devices: %s' % sorted(got))
+        # model, serial and firmware as the driver's device publishes them; none without one (null),
+        # and a disk without a device below it is virtual
+        d4 = got.get('awrt9n4', {})
+        check([d4.get(k) for k in ('model', 'serial', 'firmware', 'virtual')] ==
+              ['Tree Disk 4', 'SN 4 with blanks', 'FW4.2', False], 'awrt9n4 identity: %s' % d4)
+        check([got.get('awrt9n3', {}).get(k, 0) for k in ('model', 'serial', 'firmware', 'virtual')] ==
+              [None, None, None, True], 'awrt9n3 identity: %s' % got.get('awrt9n3'))
         a = got.get('awrt9n1', {})
         check((a.get('logical_block_size'), a.get('unit_min'), a.get('unit_max'), a.get('max_bytes'),
                a.get('boundary')) == (4096, 4096, 65536, 65536, 0), 'awrt9n1 limits: %s' % a)
@@ -102,10 +112,23 @@ for start, verdict in ((2049, 'misaligned'), (4096, 'atomic')):
         check(p.returncode == 0 and len(lines) == 5 and lines[0].split()[0] == 'NAME', 'normal output: %r' % lines)
         row = [ln.split() for ln in lines if ln.startswith('awrt9n1 ')]
         check(bool(row) and verdict in row[0] and ('1/2' if verdict == 'misaligned' else '2/2') in row[0] and
-              row[0][3:7] == ['4096', '4', 'KiB', '64'], 'awrt9n1 row: %s' % row)
+              row[0][5:9] == ['4096', '4', 'KiB', '64'], 'awrt9n1 row: %s' % row)
         check(any(ln.startswith('awrt9n2 ') and ' single-block ' in ln for ln in lines),
               'awrt9n2 row says single-block: %r' % lines)
         columns_line_up(lines)
+        r4 = [ln for ln in lines if ln.startswith('awrt9n4 ')]
+        hdr = lines[0]
+        check(bool(r4) and r4[0][hdr.index('SERIAL'):hdr.index('FIRMWARE')].strip() == 'SN 4 with blanks' and
+              r4[0][hdr.index('FIRMWARE'):].split()[0] == 'FW4.2', 'awrt9n4 row: %s' % r4)
+        # -o prometheus leaves the virtual disks out unless --all; --no-virtual does so in JSON
+        p = subprocess.run([awr, 'list', '-o', 'prometheus'], capture_output=True, text=True, env=env)
+        check(p.returncode == 0 and 'device="awrt9n4"' in p.stdout and 'awrt9n1' not in p.stdout,
+              'prometheus without the virtual disks: %r' % p.stdout[:300])
+        p = subprocess.run([awr, 'list', '-o', 'prometheus', '--all'], capture_output=True, text=True, env=env)
+        check(p.returncode == 0 and 'device="awrt9n1"' in p.stdout, 'prometheus --all: %r' % p.stdout[:300])
+        p = subprocess.run([awr, 'list', '-o', 'json', '--no-virtual'], capture_output=True, text=True, env=env)
+        names = [d['name'] for d in json.loads(p.stdout)['devices']] if p.returncode == 0 else p.stderr
+        check(names == ['awrt9n4'], 'json --no-virtual: %s' % names)
 p = subprocess.run([awr, 'list', '/dev/sda'], capture_output=True, text=True)
 check(p.returncode == 2 and 'takes no path' in p.stderr, 'an operand: %d %r' % (p.returncode, p.stderr))
 finish('cli_list_tree')

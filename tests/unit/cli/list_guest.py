@@ -55,6 +55,10 @@ def put(path, value):
         f.write('%s\n' % value)
 
 
+def firmware(s):	# nvme-cli's "fr" of the controller of @s
+    return re.search(r'^fr\s*:\s*(\S+)', text('nvme-%s-id-ctrl.txt' % s['serial']), re.M).group(1)
+
+
 def field(name, key):	# a number from nvme-cli's normal output ("awupf     : 15", "nsfeat  : 0x36")
     return int(re.search(r'^%s\s*:\s*(\S+)' % key, text(name), re.M).group(1), 0)
 
@@ -77,6 +81,9 @@ try:
         if s['subsystem']:
             dev = os.path.join(root, 'devices', name)
             put(os.path.join(dev, 'model'), s['model'])
+            put(os.path.join(dev, 'serial'), s['serial'])
+            if s['subsystem'] == 'nvme':	# the firmware revision nvme-cli read (fr)
+                put(os.path.join(dev, 'firmware_rev'), firmware(s))
             os.makedirs(os.path.join(root, 'bus', s['subsystem']), exist_ok=True)
             os.symlink(os.path.join(root, 'bus', s['subsystem']), os.path.join(dev, 'subsystem'))
             os.symlink(dev, os.path.join(d, 'device'))
@@ -155,6 +162,10 @@ for name, s in sorted(sysfs.items()):
                       ('boundary', 'atomic_write_boundary_bytes')):
         check(d.get(key) == q(s, attr), '%s %s: awr %s, sysfs %s' % (name, key, d.get(key), q(s, attr)))
     check((d.get('model') or '') == s['model'], '%s model %r, sysfs %r' % (name, d.get('model'), s['model']))
+    check((d.get('serial') or '') == s['serial'], '%s serial %r, sysfs %r' % (name, d.get('serial'), s['serial']))
+    fw = firmware(s) if s['subsystem'] == 'nvme' else None
+    check(d.get('firmware') == fw, '%s firmware %r, nvme-cli %r' % (name, d.get('firmware'), fw))
+    check(d.get('virtual') is (not s['subsystem']), '%s virtual: %s' % (name, d.get('virtual')))
     check(d.get('transport') == (s['subsystem'] or 'virtual'), '%s transport %s' % (name, d.get('transport')))
     align = max(q(s, 'atomic_write_unit_min_bytes'), q(s, 'atomic_write_boundary_bytes'))
     want_parts = [(pn, start, not align or start % align == 0) for pn, start, _, _ in parts_of(s)]
@@ -207,14 +218,19 @@ for d in listing.get('devices', []):	# captured before awr list showed the write
         d.pop(k, None)
     # ... and a cloud provider's statement: none on QEMU's and scsi_debug's devices
     check(d.pop('provider', 0) is None, '%s: provider is not null' % d.get('name'))
+    for k in ('serial', 'firmware', 'virtual'):	# ... and model, serial, firmware (checked above)
+        d.pop(k, None)
 check(guest == listing, 'awr list -o json in the guest differs from awr list on the rebuilt tree:\n%s\n%s'
       % (json.dumps(guest, sort_keys=True), json.dumps(listing, sort_keys=True)))
 # the rows; the header only by its columns (the last one was renamed MOUNTS/HOLDERS since the capture)
 # and the CACHE column, added since, taken out
 # (the capture's header stood one column off after TRANSPORT, and it spelt the verdict single-block in
 # JSON: compared by words, and single_block taken for single-block)
+# the SERIAL and FIRMWARE columns, added since, taken out as well
+serial_at, lbs_at = hdr.find(' SERIAL ') + 1, hdr.find(' FIRMWARE ') + 10
 check([r.split() for r in text('list.txt').splitlines()[1:]] ==
-      [(r[:cols['CACHE']] + r[cols['HOLDERS']:]).split() for r in rows[1:]] and
-      text('list.txt').splitlines()[0].split()[:-1] == [w for w in hdr.split()[:-1] if w != 'CACHE'],
+      [(r[:serial_at] + r[lbs_at:cols['CACHE']] + r[cols['HOLDERS']:]).split() for r in rows[1:]] and
+      text('list.txt').splitlines()[0].split()[:-1] ==
+      [w for w in hdr.split()[:-1] if w not in ('CACHE', 'SERIAL', 'FIRMWARE')],
       'awr list in the guest differs from awr list on the rebuilt tree')
 finish('list_guest')
