@@ -58,7 +58,8 @@ static int parse_pattern(struct awr_write_job *j, const char *pattern)
 		errno = 0;
 		v = strtoul(pattern, &end, 0);
 		if (errno || *end || end == pattern || v > 255) {
-			out_error("--pattern '%s' is not a byte: use 0..255 or 0x00..0xff", pattern);
+			out_error("--pattern '%s' is not a byte: use 0..255 or 0x00..0xff",
+				  pattern);
 			return -EINVAL;
 		}
 	}
@@ -112,9 +113,9 @@ static int parse_engine(struct write_cli *w, const char *qd_s)
 		return -EINVAL;
 	}
 	if (v > max[e] && (qd_s || e == 2)) {
-		out_error("--qd %s: the %s engine keeps at most %u writes in flight%s: give 1 to %u",
-			  qd_s, engines[e], max[e], e == 3 ? " (the sg driver's queue of one open "
-			  "file)" : "", max[e]);
+		out_error("--qd %s: the %s engine keeps at most %u writes in flight%s: give 1 "
+			  "to %u", qd_s, engines[e], max[e], e == 3 ? " (the sg driver's queue of "
+			  "one open file)" : "", max[e]);
 		return -EINVAL;
 	}
 	/* scsi: one command at a time (SG_IO) unless --qd asks for the sg driver's queue */
@@ -182,7 +183,8 @@ static void report(const struct write_cli *w)
 		       awr__human_bytes(r->bytes_written, a, sizeof(a)), w->job.offset, r->writes,
 		       r->writes == 1 ? "" : "s", awr__human_bytes(w->job.unit, b, sizeof(b)),
 		       awr__human_usec(r->seconds * 1e6, t, sizeof(t)),
-		       dsync ? ", durable (dsync)" : "", r->verified ? ", read back and verified" : "");
+		       dsync ? ", durable (dsync)" : "",
+		       r->verified ? ", read back and verified" : "");
 		if (w->units)
 			report_routes(w, NULL);
 		return;
@@ -253,7 +255,7 @@ static int run_passthrough(struct write_cli *w)
 	return rc;
 }
 
-/* sync, uring: the file or block device, opened once and guarded (the named range may hold data). */
+/* sync, uring: the file or device, opened once and guarded (the named range may hold data). */
 static int run_file(struct write_cli *w)
 {
 	int ret = target_open("write", w->path, O_RDWR | O_DIRECT,

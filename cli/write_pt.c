@@ -31,23 +31,29 @@ static int refuse_partition(const char *path, bool nvme)
 	    awr_sysfs_lookup(major(st.st_rdev), minor(st.st_rdev), &y) || !y.partition[0])
 		return 0;
 	if (nvme && !strncmp(y.disk, "nvme", 4))
-		out_error("%s is a partition of %s: the passthrough engines write whole namespaces and disks: use /dev/%s or /dev/ng%s, or --engine sync for a partition",
+		out_error("%s is a partition of %s: the passthrough engines write whole namespaces "
+			  "and disks: use /dev/%s or /dev/ng%s, or --engine sync for a partition",
 			  path, y.disk, y.disk, y.disk + 4);
 	else
-		out_error("%s is a partition of %s: the passthrough engines write whole namespaces and disks: use /dev/%s or its /dev/sgN, or --engine sync for a partition",
-			  path, y.disk, y.disk);
+		out_error(
+			"%s is a partition of %s: the passthrough engines write whole namespaces "
+			"and disks: use /dev/%s or its /dev/sgN, or --engine sync for a partition",
+			path, y.disk, y.disk);
 	return -EINVAL;
 }
 
-/* No block disk to examine (an sg node with no sd bound, an ngXnY without its nvmeXnY): its content is unknown. */
+/* No block disk to examine (an sg node with no sd bound, an ngXnY without its nvmeXnY): its content
+ * is unknown. */
 static int guard_unbound(const char *path, bool force)
 {
 	if (force) {
-		out_error("warning: cannot tell whether %s holds data (no block device is bound to it): --force given",
+		out_error("warning: cannot tell whether %s holds data (no block device is bound to "
+			  "it): --force given",
 			  path);
 		return 0;
 	}
-	out_error("cannot tell whether %s holds data: no block device is bound to it. Nothing was written. Use --force to write it anyway.",
+	out_error("cannot tell whether %s holds data: no block device is bound to it. Nothing was "
+		  "written. Use --force to write it anyway.",
 		  path);
 	return -EBUSY;
 }
@@ -77,7 +83,8 @@ static int pt_guard(struct pt_target *t, const char *path, bool force)
  * @qd: the queue depth (0: one command at a time), settled at open: nvme with
  * the eager submit, scsi through the sg driver's asynchronous interface
  */
-int pt_open(const char *engine, const char *path, unsigned int qd, bool force, struct pt_target **out)
+int pt_open(const char *engine, const char *path, unsigned int qd, bool force,
+	    struct pt_target **out)
 {
 	bool nvme = !strcmp(engine, "nvme");
 	struct pt_target *t;
@@ -94,7 +101,8 @@ int pt_open(const char *engine, const char *path, unsigned int qd, bool force, s
 	if (ret == -ENODEV)
 		out_error("%s is not an %s device%s", path, nvme ? "NVMe namespace" : "SCSI",
 			  nvme ? " (use /dev/ngXnY or /dev/nvmeXnY)" :
-			  qd ? " with an sg node for --qd (use /dev/sgN or /dev/sdX; the sg module must be loaded)" :
+			  qd ? " with an sg node for --qd (use /dev/sgN or /dev/sdX; the sg module "
+			       "must be loaded)" :
 			  " (use /dev/sgN or /dev/sdX)");
 	else if (ret)
 		out_error("cannot open %s for %s passthrough: %s", path, engine, strerror(-ret));

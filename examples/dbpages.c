@@ -42,8 +42,8 @@ static void make_page(uint8_t *p, uint64_t page_no, uint64_t lsn)
 static int parse_mode(const char *s, unsigned int *flags)
 {
 	static const char *names[] = { "auto", "hardware", "software", "doublewrite" };
-	static const unsigned int values[] = { AWR_PAGES_AUTO, AWR_PAGES_HARDWARE, AWR_PAGES_SOFTWARE,
-					       AWR_PAGES_DOUBLEWRITE };
+	static const unsigned int values[] = {AWR_PAGES_AUTO, AWR_PAGES_HARDWARE,
+					      AWR_PAGES_SOFTWARE, AWR_PAGES_DOUBLEWRITE};
 
 	for (int i = 0; i < 4; i++) {
 		if (!strcmp(s, names[i])) {
@@ -71,7 +71,8 @@ static int flush_all(struct awr_pages *s, uint8_t *pool, uint64_t npages, uint64
 		if (ret) {
 			for (unsigned int i = 0; i < n; i++)
 				if (dirty[i].status)
-					fprintf(stderr, "page %llu: %s\n", (unsigned long long)dirty[i].page_no,
+					fprintf(stderr, "page %llu: %s\n",
+						(unsigned long long)dirty[i].page_no,
 						strerror(-dirty[i].status));
 			return ret;
 		}
@@ -124,10 +125,14 @@ static uint64_t stale_pages(const int8_t *lsn, uint64_t npages, bool whole)
 		uint64_t fl = (w / npages) * per_pass + (w % npages) / FLUSH;
 		int8_t l = lsn[w % npages];
 
-		if (l >= 0 && l < (int8_t)(w / npages + 1) && (fl < last || (fl == last && whole))) {
-			printf("page %llu is stale: it lacks pass %llu of flush %llu, before or in the last flush "
-			       "seen (%llu)\n", (unsigned long long)(w % npages), (unsigned long long)(w / npages + 1),
-			       (unsigned long long)fl, (unsigned long long)last);
+		if (l >= 0 && l < (int8_t)(w / npages + 1) &&
+		    (fl < last || (fl == last && whole))) {
+			printf("page %llu is stale: it lacks pass %llu of flush %llu, before or in "
+			       "the last flush "
+			       "seen (%llu)\n",
+			       (unsigned long long)(w % npages),
+			       (unsigned long long)(w / npages + 1), (unsigned long long)fl,
+			       (unsigned long long)last);
 			stale++;
 		}
 	}
@@ -143,14 +148,16 @@ static int check(const char *path, uint64_t npages, bool whole)
 	int ret;
 
 	/* the crashed run's io_uring writes hold its file (and its write lock) until they end */
-	for (int i = 0; (ret = awr_pages_open(path, PAGE_SIZE, AWR_PAGES_AUTO, &s)) == -EBUSY && i < 200; i++)
+	for (int i = 0;
+	     (ret = awr_pages_open(path, PAGE_SIZE, AWR_PAGES_AUTO, &s)) == -EBUSY && i < 200; i++)
 		usleep(25000);
 	if (ret) {
 		fprintf(stderr, "dbpages: %s: %s\n", strerror(-ret), awr_last_error());
 		return 1;
 	}
-	printf("mode: %s\nwhy: %s\nrecovered: %u page(s) repaired\n", awr_pages_mode_name(awr_pages_mode(s)),
-	       awr_pages_explain(s), awr_pages_recovered(s));
+	printf("mode: %s\nwhy: %s\nrecovered: %u page(s) repaired\n",
+	       awr_pages_mode_name(awr_pages_mode(s)), awr_pages_explain(s),
+	       awr_pages_recovered(s));
 	lsn = calloc(npages, 1);
 	if (!lsn || posix_memalign((void **)&page, 4096, PAGE_SIZE))
 		return 1;
@@ -174,8 +181,9 @@ static int check(const char *path, uint64_t npages, bool whole)
 	}
 	stale = stale_pages(lsn, npages, whole);
 	free(lsn);
-	printf("%llu pages checked: %llu torn, %llu stale, %llu never written\n", (unsigned long long)npages,
-	       (unsigned long long)torn, (unsigned long long)stale, (unsigned long long)unwritten);
+	printf("%llu pages checked: %llu torn, %llu stale, %llu never written\n",
+	       (unsigned long long)npages, (unsigned long long)torn, (unsigned long long)stale,
+	       (unsigned long long)unwritten);
 	return torn || stale ? 1 : 0;
 }
 
@@ -190,7 +198,8 @@ int main(int argc, char **argv)
 	bool check_only = argc > 2 && !strcmp(argv[2], "check");
 	bool whole = check_only && argc == 5 && !strcmp(argv[4], "doublewrite");
 
-	if (argc < 2 || argc > 5 || (argc == 5 && !whole) || (argc > 2 && !check_only && parse_mode(argv[2], &flags)) ||
+	if (argc < 2 || argc > 5 || (argc == 5 && !whole) ||
+	    (argc > 2 && !check_only && parse_mode(argv[2], &flags)) ||
 	    (argc > 3 && (npages = strtoull(argv[3], NULL, 10)) == 0)) {
 		fprintf(stderr, "usage: dbpages PATH [auto|hardware|software|doublewrite] [PAGES]\n"
 			"       dbpages PATH check [PAGES] [doublewrite]\n");
@@ -211,7 +220,8 @@ int main(int argc, char **argv)
 	ret = flush_all(s, pool, npages, 1);
 	if (!ret)
 		ret = flush_all(s, pool, npages, 2);	/* every page dirtied again */
-	printf("after the writes: mode %s: %s\n", awr_pages_mode_name(awr_pages_mode(s)), awr_pages_explain(s));
+	printf("after the writes: mode %s: %s\n", awr_pages_mode_name(awr_pages_mode(s)),
+	       awr_pages_explain(s));
 	awr_pages_close(s);
 	if (ret) {
 		fprintf(stderr, "dbpages: write: %s\n", strerror(-ret));
@@ -231,8 +241,8 @@ int main(int argc, char **argv)
 			bad++;
 	}
 	awr_pages_close(s);
-	printf("%llu pages of %u bytes written twice, read back: %llu wrong\n", (unsigned long long)npages,
-	       PAGE_SIZE, (unsigned long long)bad);
+	printf("%llu pages of %u bytes written twice, read back: %llu wrong\n",
+	       (unsigned long long)npages, PAGE_SIZE, (unsigned long long)bad);
 	free(pool);
 	free(want);
 	return bad ? 1 : 0;

@@ -99,21 +99,26 @@ static void put_header(const struct awr_pages *s, uint8_t *b)
 }
 
 /* 0 when @b is this store's area header, else -EEXIST or -EINVAL with @why */
-static int check_header(struct awr_pages *s, const uint8_t *b, const char *path, char *why, size_t len)
+static int check_header(struct awr_pages *s, const uint8_t *b, const char *path, char *why,
+			size_t len)
 {
 	if (awr__get_le64(b) != AREA_MAGIC || awr__get_le64(b + 40) != XXH3_64bits(b, 40)) {
-		awr__pages_say(why, len, "%s exists and is not a doublewrite area (no valid header): "
+		awr__pages_say(why, len, "%s exists and is not a doublewrite area (no valid "
+					 "header): "
 			 "move it away (the store never overwrites a file it did not make)", path);
 		return -EEXIST;
 	}
 	if (awr__get_le32(b + 8) != AREA_VERSION && awr__get_le32(b + 8) != 2) {
-		awr__pages_say(why, len, "%s is a doublewrite area of version %u, this library reads versions 2 "
+		awr__pages_say(why, len, "%s is a doublewrite area of version %u, this library "
+					 "reads versions 2 "
 			 "and %u", path, awr__get_le32(b + 8), AREA_VERSION);
 		return -EEXIST;
 	}
 	if (awr__get_le64(b + 24) != s->ino) {
-		awr__pages_say(why, len, "%s is the doublewrite area of another store file (inode %" PRIu64
-			 ", this one is %" PRIu64 "): move it away", path, awr__get_le64(b + 24), s->ino);
+		awr__pages_say(why, len,
+			       "%s is the doublewrite area of another store file (inode %" PRIu64
+			       ", this one is %" PRIu64 "): move it away",
+			       path, awr__get_le64(b + 24), s->ino);
 		return -EEXIST;
 	}
 	if (awr__get_le32(b + 12) != s->page_size) {
@@ -125,8 +130,11 @@ static int check_header(struct awr_pages *s, const uint8_t *b, const char *path,
 	s->dw_gens = awr__get_le32(b + 8) == 2 ? 1 : awr__get_le32(b + 20);
 	if (!s->dw_slots || s->dw_slots > AWR_PAGES_DW_BLOCK / REC_SIZE || !s->dw_gens ||
 	    s->dw_gens > AWR_PAGES_DW_GENS_MAX) {
-		awr__pages_say(why, len, "%s holds a bad shape: %u slots (1 to %u), %u generations (1 to %u)", path,
-			 s->dw_slots, AWR_PAGES_DW_BLOCK / REC_SIZE, s->dw_gens, AWR_PAGES_DW_GENS_MAX);
+		awr__pages_say(why, len,
+			       "%s holds a bad shape: %u slots (1 to %u), %u generations "
+			       "(1 to %u)",
+			       path, s->dw_slots, AWR_PAGES_DW_BLOCK / REC_SIZE, s->dw_gens,
+			       AWR_PAGES_DW_GENS_MAX);
 		return -EEXIST;
 	}
 	return 0;
@@ -180,13 +188,13 @@ int awr__area_open(struct awr_pages *s, const char *path, bool create, char *why
 	int fd, ret;
 
 	s->dw_fd = -1;
-	fd = awr_target_open(path, O_RDWR | O_DIRECT, (create ? AWR_TARGET_CREATE : 0) | AWR_TARGET_KEEP_DATA,
-			     &safety);
+	fd = awr_target_open(path, O_RDWR | O_DIRECT,
+			     (create ? AWR_TARGET_CREATE : 0) | AWR_TARGET_KEEP_DATA, &safety);
 	if (fd == -ENOENT && !create)
 		return 0;
 	if (fd < 0) {
-		awr__pages_say(why, len, "cannot open the doublewrite area %s: %s%s%s", path, strerror(-fd),
-			 safety.detail[0] ? ": " : "", safety.detail);
+		awr__pages_say(why, len, "cannot open the doublewrite area %s: %s%s%s", path,
+			       strerror(-fd), safety.detail[0] ? ": " : "", safety.detail);
 		return fd;
 	}
 	if (fstat(fd, &st)) {
@@ -207,10 +215,11 @@ int awr__area_open(struct awr_pages *s, const char *path, bool create, char *why
 		ret = awr__area_new(s, fd);
 		if (!ret)
 			ret = awr__sync_dir_of(AT_FDCWD, path);
-		if (ret && ftruncate(fd, 0) == 0)	/* empty again: a later open makes it anew */
+		if (ret && ftruncate(fd, 0) == 0) /* empty again: a later open makes it anew */
 			(void)fsync(fd);
 		if (ret) {
-			awr__pages_say(why, len, "cannot write the doublewrite area %s: %s", path, strerror(-ret));
+			awr__pages_say(why, len, "cannot write the doublewrite area %s: %s", path,
+				       strerror(-ret));
 			goto err;
 		}
 	} else {
@@ -223,12 +232,14 @@ int awr__area_open(struct awr_pages *s, const char *path, bool create, char *why
 		if (ret >= 0)
 			ret = check_header(s, hdr, path, why, len);
 		else
-			awr__pages_say(why, len, "cannot read the doublewrite area %s: %s", path, strerror(-ret));
+			awr__pages_say(why, len, "cannot read the doublewrite area %s: %s", path,
+				       strerror(-ret));
 		free(hdr);
 		if (ret)
 			goto err;
 		if ((uint64_t)st.st_size < area_size(s)) {
-			awr__pages_say(why, len, "the doublewrite area %s is cut short (%lld bytes, %" PRIu64 " expected)",
+			awr__pages_say(why, len, "the doublewrite area %s is cut short (%lld "
+						 "bytes, %" PRIu64 " expected)",
 				 path, (long long)st.st_size, area_size(s));
 			ret = -EEXIST;
 			goto err;
@@ -277,8 +288,8 @@ static unsigned int gen_of(const struct awr_pages *s)
 	return (unsigned int)(s->seq % s->dw_gens);
 }
 
-static void put_record(const struct awr_pages *s, unsigned int i, const void *page, uint64_t page_no,
-		       unsigned int count)
+static void put_record(const struct awr_pages *s, unsigned int i, const void *page,
+		       uint64_t page_no, unsigned int count)
 {
 	uint8_t *r = s->dw_buf + (size_t)i * REC_SIZE;
 
@@ -293,7 +304,8 @@ static void put_record(const struct awr_pages *s, unsigned int i, const void *pa
 	awr__put_le64(r + 48, XXH3_64bits(r, 48));
 }
 
-/* A page's buffer as the area write takes it: the caller's when aligned for O_DIRECT, else a copy in its slot. */
+/* A page's buffer as the area write takes it: the caller's when aligned for O_DIRECT, else a copy
+ * in its slot. */
 static void *slot_buf(const struct awr_pages *s, unsigned int i, const void *page)
 {
 	uint32_t align = s->mem_align ? s->mem_align : 512;
@@ -305,7 +317,8 @@ static void *slot_buf(const struct awr_pages *s, unsigned int i, const void *pag
 	return slot;
 }
 
-/* mid area write (fault area:N): the table and the pages up to N whole, then half of the next page */
+/* mid area write (fault area:N): the table and the pages up to N whole, then half of the next
+ * page */
 static void area_fault(struct awr_pages *s, const struct awr_page *pages, const unsigned int *idx)
 {
 	unsigned int whole = (unsigned int)(s->fault.n - s->area_written);
@@ -361,7 +374,8 @@ int awr__area_write(struct awr_pages *s, const struct awr_page *pages, const uns
 	return ret;
 }
 
-/* After the in-place writes of the batch just written to the area: not synced, the area holds it. */
+/* After the in-place writes of the batch just written to the area: not synced, the area holds
+ * it. */
 void awr__area_written_in_place(struct awr_pages *s, uint64_t seq)
 {
 	s->dw_unsynced |= 1U << (seq % s->dw_gens);
@@ -401,7 +415,8 @@ struct rec {
 	unsigned int gen, slot, index, count;
 };
 
-/* Record @slot of the generation in dw_buf, when valid: magic, both checksums, a shape that fits. */
+/* Record @slot of the generation in dw_buf, when valid: magic, both checksums, a shape that
+ * fits. */
 static bool read_rec(const struct awr_pages *s, unsigned int slot, struct rec *out)
 {
 	const uint8_t *r = s->dw_buf + (size_t)slot * REC_SIZE;
@@ -465,7 +480,8 @@ static unsigned int complete_batches(struct rec *recs, unsigned int nr)
 }
 
 /* Page @r from the area into @page (checked again), then in place when the copy there differs. */
-static int restore_page(struct awr_pages *s, const struct rec *r, uint8_t *page, uint8_t *tmp, bool *restored)
+static int restore_page(struct awr_pages *s, const struct rec *r, uint8_t *page, uint8_t *tmp,
+			bool *restored)
 {
 	uint64_t off = r->page_no * s->page_size;
 	ssize_t got = awr__pread_full(s->dw_fd, page, s->page_size,
@@ -491,7 +507,8 @@ static int read_records(struct awr_pages *s, struct rec *recs, unsigned int *nr,
 	*nr = 0;
 	*newest = 0;
 	for (unsigned int g = 0; g < s->dw_gens; g++) {
-		ssize_t got = awr__pread_full(s->dw_fd, s->dw_buf, body_size(s, s->dw_slots), gen_off(s, g));
+		ssize_t got = awr__pread_full(s->dw_fd, s->dw_buf, body_size(s, s->dw_slots),
+					      gen_off(s, g));
 
 		if (got < 0)
 			return (int)got;
@@ -531,7 +548,7 @@ int awr__area_recover(struct awr_pages *s, char *why, size_t len)
 	s->seq = nr ? newest + 1 : 1;
 	kept = complete_batches(recs, nr);
 	if (!kept)
-		goto out;	/* no batch, or one cut short in the area: none of it reached the pages */
+		goto out; /* no batch, or one cut short in the area: none of it reached the pages */
 	page = awr__pages_alloc(s, s->page_size);
 	tmp = awr__pages_alloc(s, s->page_size);
 	if (!page || !tmp) {
@@ -552,7 +569,8 @@ int awr__area_recover(struct awr_pages *s, char *why, size_t len)
 	if (!ret && fdatasync(s->fd))
 		ret = -errno;
 	if (ret)
-		awr__pages_say(why, len, "recovery from the doublewrite area failed: %s", strerror(-ret));
+		awr__pages_say(why, len, "recovery from the doublewrite area failed: %s",
+			       strerror(-ret));
 out:
 	free(page);
 	free(tmp);

@@ -32,7 +32,8 @@ static int scratch(const char *path, const char *what)
 	fd = mkostemp(name, O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	unlink(name);	/* the descriptor mkostemp gave, never the path again (it could be replaced) */
+	/* the descriptor mkostemp gave, never the path again (it could be replaced) */
+	unlink(name);
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_DIRECT)) {
 		int ret = -errno;
 
@@ -70,7 +71,7 @@ static int run(struct awr_pages *t, uint8_t *data, struct awr__pages_calibration
 
 	awr__area_geometry(&shape);	/* the store's area: one sync per dw_gens - 1 batches */
 	for (unsigned int i = 0; i < CAL_PAGES; i++) {
-		pages[i] = (struct awr_page){ .buf = data + (size_t)i * t->page_size, .page_no = i };
+		pages[i] = (struct awr_page){.buf = data + (size_t)i * t->page_size, .page_no = i};
 		idx[i] = i;
 	}
 	ret = awr__pages_in_place(t, pages, idx, CAL_PAGES, false);
@@ -87,7 +88,8 @@ static int run(struct awr_pages *t, uint8_t *data, struct awr__pages_calibration
 		} else {
 			ret = timed(t, AWR_PAGES_MODE_SOFTWARE, pages, &a, shape.dw_gens);
 			if (!ret)
-				ret = timed(t, AWR_PAGES_MODE_DOUBLEWRITE, pages, &b, shape.dw_gens);
+				ret = timed(t, AWR_PAGES_MODE_DOUBLEWRITE, pages, &b,
+					    shape.dw_gens);
 		}
 		if (r) {	/* round 0 warms up */
 			sw += a;
@@ -105,8 +107,14 @@ int awr__pages_calibrate(const struct awr_pages *s, const char *path,
 			 struct awr__pages_calibration *out)
 {
 	struct awr_pages t = {
-		.page_size = s->page_size, .mem_align = s->mem_align, .fd = -1, .lock_fd = -1, .dw_fd = -1,
-		.dw_slots = CAL_PAGES, .dw_gens = 1, .seq = 1,
+		.page_size = s->page_size,
+		.mem_align = s->mem_align,
+		.fd = -1,
+		.lock_fd = -1,
+		.dw_fd = -1,
+		.dw_slots = CAL_PAGES,
+		.dw_gens = 1,
+		.seq = 1,
 	};
 	uint8_t *data = NULL;
 	int fd, ret;
@@ -123,7 +131,8 @@ int awr__pages_calibrate(const struct awr_pages *s, const char *path,
 		ret = t.dw_fd;
 		goto out;
 	}
-	t.dw_buf = awr__pages_alloc(&t, AWR_PAGES_DW_BLOCK + (size_t)t.dw_slots * t.page_size);	/* one generation */
+	t.dw_buf = awr__pages_alloc(
+		&t, AWR_PAGES_DW_BLOCK + (size_t)t.dw_slots * t.page_size); /* one generation */
 	data = awr__pages_alloc(&t, (size_t)CAL_PAGES * t.page_size);
 	if (!t.dw_buf || !data) {
 		ret = -ENOMEM;

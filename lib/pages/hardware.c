@@ -23,38 +23,47 @@
 #include "pages/pages.h"
 
 /* Is every page of [0, size) in place on XFS? Else @why names the first that is not. */
-bool awr__pages_xfs_in_place(const struct awr_fs_view *fs, const struct awr_extent_report *r, uint32_t ps,
-			     char *why, size_t len)
+bool awr__pages_xfs_in_place(const struct awr_fs_view *fs, const struct awr_extent_report *r,
+			     uint32_t ps, char *why, size_t len)
 {
 	uint64_t next = 0;
 	char rule[256];
 
 	if (!r->file_size || r->file_size % ps) {
-		awr__pages_say(why, len, "the store file is %s (%" PRIu64 " bytes): XFS writes a page in place "
-			       "only where it is already allocated in an aligned extent", r->file_size ?
-			       "not a whole number of pages" : "empty", r->file_size);
+		awr__pages_say(why, len,
+			       "the store file is %s (%" PRIu64 " bytes): XFS writes a "
+			       "page in place "
+			       "only where it is already allocated in an aligned extent",
+			       r->file_size ? "not a whole number of pages" : "empty",
+			       r->file_size);
 		return false;
 	}
 	for (unsigned int i = 0; i < r->nr_extents && next < r->file_size; i++) {
 		const struct awr_extent *e = &r->extents[i];
 
-		if (e->logical != next || e->logical % ps || (e->length % ps && e->logical + e->length < r->file_size)) {
-			awr__pages_say(why, len, "the store's extents do not cover its pages in whole, aligned "
-				       "pieces (at byte %" PRIu64 "): those pages would be copy-on-write",
+		if (e->logical != next || e->logical % ps ||
+		    (e->length % ps && e->logical + e->length < r->file_size)) {
+			awr__pages_say(why, len, "the store's extents do not cover its pages in "
+						 "whole, aligned "
+				       "pieces (at byte %" PRIu64 "): those pages would be "
+								  "copy-on-write",
 				       next);
 			return false;
 		}
 		if (awr__route_predict(fs, r, e->logical, ps, rule, sizeof(rule)) !=
 		    AWR_ROUTE_HARDWARE) {
-			awr__pages_say(why, len, "the page at byte %" PRIu64 " would not go in place: %s",
+			awr__pages_say(why, len, "the page at byte %" PRIu64 " would not go in "
+									     "place: %s",
 				       e->logical, rule);
 			return false;
 		}
 		next = e->logical + e->length;
 	}
 	if (next < r->file_size) {
-		awr__pages_say(why, len, "the store file is not allocated from byte %" PRIu64 ": those pages "
-			       "would be copy-on-write", next);
+		awr__pages_say(why, len,
+			       "the store file is not allocated from byte %" PRIu64 ": those pages "
+			       "would be copy-on-write",
+			       next);
 		return false;
 	}
 	return true;
@@ -75,33 +84,43 @@ bool awr__pages_hardware_file(const struct awr_pages *s, char *why, size_t len)
 		return false;
 	}
 	if (fs.type == AWR_FS_EXT4) {
-		awr__pages_say(why, len, "ext4 writes %s pages atomically only in place (the device's units "
+		awr__pages_say(why, len, "ext4 writes %s pages atomically only in place (the "
+					 "device's units "
 			       "%u..%u)", ps, fs.hw_unit_min, fs.hw_unit_max);
 		return true;
 	}
 	if (fs.type != AWR_FS_XFS) {
-		awr__pages_say(why, len, "the path of an atomic write on %s is not known", fs.type_name);
+		awr__pages_say(why, len, "the path of an atomic write on %s is not known",
+			       fs.type_name);
 		return false;
 	}
 	if (!fs.hardware_max) {
-		awr__pages_say(why, len, "the device below has no atomic writes of its own: XFS writes %s "
+		awr__pages_say(why, len, "the device below has no atomic writes of its own: XFS "
+					 "writes %s "
 			       "pages by copy-on-write", ps);
 		return false;
 	}
 	if (fs.hardware_max < s->page_size) {
-		awr__pages_say(why, len, "the device below writes at most %" PRIu64 " bytes atomically itself: "
-			       "XFS writes %s pages by copy-on-write", fs.hardware_max, ps);
+		awr__pages_say(why, len,
+			       "the device below writes at most %" PRIu64
+			       " bytes atomically itself: "
+			       "XFS writes %s pages by copy-on-write",
+			       fs.hardware_max, ps);
 		return false;
 	}
 	ret = awr_extents_read(s->fd, s->page_size, &r);
 	if (ret) {
-		awr__pages_say(why, len, "cannot read the store's extents (FIEMAP): %s", strerror(-ret));
+		awr__pages_say(why, len, "cannot read the store's extents (FIEMAP): %s",
+			       strerror(-ret));
 		return false;
 	}
 	ok = awr__pages_xfs_in_place(&fs, r, s->page_size, why, len);
 	if (ok)
-		awr__pages_say(why, len, "every %s page of the store is in one aligned extent within the "
-			       "device's atomic limit %" PRIu64 ": XFS writes it in place", ps, fs.hardware_max);
+		awr__pages_say(why, len,
+			       "every %s page of the store is in one aligned extent "
+			       "within the "
+			       "device's atomic limit %" PRIu64 ": XFS writes it in place",
+			       ps, fs.hardware_max);
 	awr_extent_report_free(r);
 	return ok;
 }

@@ -10,30 +10,35 @@
 #include "private.h"
 
 #define AWR_PAGES_DW_SUFFIX	".awr-dw"
-#define AWR_PAGES_DW_SLOTS	64U		/* records per generation (at most 4096 / 64): a larger batch goes in chunks */
+#define AWR_PAGES_DW_SLOTS                                                                         \
+	64U /* records per generation (at most 4096 / 64): a larger batch goes in chunks */
 #define AWR_PAGES_DW_BLOCK	4096U		/* area header and record table size */
-#define AWR_PAGES_DW_GEN_BYTES	(4U << 20)	/* a generation's pages: fewer slots for pages above 64 KiB */
+#define AWR_PAGES_DW_GEN_BYTES                                                                     \
+	(4U << 20) /* a generation's pages: fewer slots for pages above 64 KiB */
 #define AWR_PAGES_DW_BYTES	(8U << 20)	/* the area: as many generations as fit, 2 to 16 */
 #define AWR_PAGES_DW_GENS_MAX	16U
 #define AWR_PAGES_RING_DEPTH	64U
 #define AWR_PAGES_RINGS		8U		/* rings kept for the threads that write last */
-#define AWR_PAGES_LIVE_CAL	32U		/* AUTO: batches measured, alternating software and doublewrite */
-#define AWR_PAGES_REVIEW	128U		/* AUTO: batches after a choice before measuring again (doubling) */
+#define AWR_PAGES_LIVE_CAL 32U /* AUTO: batches measured, alternating software and doublewrite */
+#define AWR_PAGES_REVIEW 128U  /* AUTO: batches after a choice before measuring again (doubling) */
 #define AWR_PAGES_REVIEW_MAX	8192U
 
 /* Fault points for crash tests (AWR_PAGES_FAULT, read with secure_getenv). */
 enum awr__pages_fault_kind {
 	AWR_PAGES_FAULT_NONE = 0,
-	AWR_PAGES_FAULT_CRASH,		/* crash:N  _exit(99) once N in-place page writes were issued */
-	AWR_PAGES_FAULT_TEAR,		/* tear:N   doublewrite: half of in-place page write N+1, _exit(99) */
-	AWR_PAGES_FAULT_AREA,		/* area:N   doublewrite: area records up to N, half of record N+1, _exit */
-	AWR_PAGES_FAULT_SYNCED,		/* synced:N doublewrite: _exit after the area sync of the chunk that
-					 *          holds in-place page write N+1, before any in-place write */
-	AWR_PAGES_FAULT_HELD,		/* held:N   doublewrite: _exit when the batch after the one holding
-					 *          in-place write N+1 begins (its in-place writes not synced) */
-	AWR_PAGES_FAULT_NOSYNC,		/* nosync:N once N in-place writes were issued, batches
-					 *          are acknowledged without being durable (the area
-					 *          without RWF_DSYNC; other modes: no fdatasync) */
+	AWR_PAGES_FAULT_CRASH, /* crash:N  _exit(99) once N in-place page writes were issued */
+	AWR_PAGES_FAULT_TEAR, /* tear:N   doublewrite: half of in-place page write N+1, _exit(99) */
+	AWR_PAGES_FAULT_AREA, /* area:N   doublewrite: area records up to N, half of record N+1,
+				 _exit */
+	AWR_PAGES_FAULT_SYNCED, /* synced:N doublewrite: _exit after the area sync of the chunk that
+				 *          holds in-place page write N+1, before any
+				 * in-place write */
+	AWR_PAGES_FAULT_HELD,	/* held:N   doublewrite: _exit when the batch after the one holding
+				 *          in-place write N+1 begins (its in-place writes
+				 * not synced) */
+	AWR_PAGES_FAULT_NOSYNC, /* nosync:N once N in-place writes were issued, batches
+				 *          are acknowledged without being durable (the area
+				 *          without RWF_DSYNC; other modes: no fdatasync) */
 };
 
 struct awr__pages_fault {
@@ -45,7 +50,7 @@ struct awr_pages {
 	pthread_mutex_t lock;		/* one batch at a time: the ring, the area, the counters */
 	struct awr_file *file;
 	int fd;				/* the writes' descriptor (the ring's) */
-	int lock_fd;			/* the guard's descriptor: its lock (a block device: its O_EXCL) */
+	int lock_fd; /* the guard's descriptor: its lock (a block device: its O_EXCL) */
 	bool is_blk;
 	uint64_t ino;			/* the store file's inode, recorded in its area */
 	uint32_t page_size;
@@ -63,21 +68,23 @@ struct awr_pages {
 	char explain[384];
 	/* AUTO between software and doublewrite: the first batches alternate and are timed */
 	bool auto_cal;
-	unsigned int cal_batches;	/* of the current measurement; AWR_PAGES_LIVE_CAL: none running */
+	unsigned int cal_batches; /* of the current measurement; AWR_PAGES_LIVE_CAL: none running */
 	unsigned int reviews;		/* measurements done */
 	uint64_t since, review_after;	/* batches since the last choice; when to measure again */
 	uint64_t batches;		/* written since open */
-	bool cow_hint_set;		/* the CoW extent size hint was tried at the page size (ENOSPC) */
-	double cal_ns[2][AWR_PAGES_LIVE_CAL / 2];	/* ns per page of each measured batch: [0] software, [1] doublewrite */
-	unsigned int cal_dw_pages;	/* pages of the last batch measured, when it was a doublewrite one */
+	bool cow_hint_set; /* the CoW extent size hint was tried at the page size (ENOSPC) */
+	double cal_ns[2][AWR_PAGES_LIVE_CAL /
+			 2]; /* ns per page of each measured batch: [0] software, [1] doublewrite */
+	unsigned int
+		cal_dw_pages; /* pages of the last batch measured, when it was a doublewrite one */
 	/* the doublewrite area */
 	int dw_fd;			/* -1 when the store has none open */
 	uint32_t dw_slots;		/* records per generation */
-	uint32_t dw_gens;		/* generations: batch (chunk) s goes to generation s % dw_gens */
+	uint32_t dw_gens; /* generations: batch (chunk) s goes to generation s % dw_gens */
 	uint64_t seq;			/* sequence number of the next batch */
 	uint8_t *dw_buf;		/* one generation: record table and dw_slots pages */
-	uint32_t dw_live;		/* generations holding records: voided before a batch not written there */
-	uint32_t dw_unsynced;		/* generations whose batch's in-place writes are not synced yet */
+	uint32_t dw_live; /* generations holding records: voided before a batch not written there */
+	uint32_t dw_unsynced; /* generations whose batch's in-place writes are not synced yet */
 	/* fault points */
 	struct awr__pages_fault fault;
 	uint64_t issued;		/* in-place page writes issued since open */
@@ -89,7 +96,8 @@ int awr__pages_fault_parse(const char *spec, struct awr__pages_fault *out);
 bool awr__pages_fault_nosync(const struct awr_pages *s);
 void awr__pages_fault_exit(void) __attribute__((noreturn));
 /* a message into @buf, cut to @len (a reason string: cutting is fine) */
-void awr__pages_say(char *buf, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void awr__pages_say(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* area.c: the doublewrite area's format, its writes, recovery */
 int awr__area_open(struct awr_pages *s, const char *path, bool create, char *why, size_t len);
@@ -113,8 +121,8 @@ void *awr__pages_alloc(const struct awr_pages *s, size_t len);
 
 /* hardware.c: do a file's pages take the device's atomic writes in place? */
 bool awr__pages_hardware_file(const struct awr_pages *s, char *why, size_t len);
-bool awr__pages_xfs_in_place(const struct awr_fs_view *fs, const struct awr_extent_report *r, uint32_t ps,
-			     char *why, size_t len);
+bool awr__pages_xfs_in_place(const struct awr_fs_view *fs, const struct awr_extent_report *r,
+			     uint32_t ps, char *why, size_t len);
 
 /* calibrate.c: software vs doublewrite on scratch files beside the store */
 struct awr__pages_calibration {

@@ -73,25 +73,31 @@ static void examine(const struct awr_pages *s, struct offer *o)
 	size_str(l->unit_min, a);
 	size_str(l->unit_max, b);
 	if (!l->supported)
-		awr__pages_say(o->sw_why, sizeof(o->sw_why), "the target takes no atomic writes (statx: unsupported)");
+		awr__pages_say(o->sw_why, sizeof(o->sw_why), "the target takes no atomic writes "
+							     "(statx: unsupported)");
 	else if (!atomic)
-		awr__pages_say(o->sw_why, sizeof(o->sw_why), "%s pages are outside the atomic write units %s..%s",
+		awr__pages_say(o->sw_why, sizeof(o->sw_why), "%s pages are outside the atomic "
+							     "write units %s..%s",
 			 ps, a, b);
 	if (s->is_blk) {
 		o->hardware = atomic;
 		if (atomic)
-			awr__pages_say(o->hw_why, sizeof(o->hw_why), "the block device writes %s atomically itself "
+			awr__pages_say(o->hw_why, sizeof(o->hw_why), "the block device writes %s "
+								     "atomically itself "
 				 "(units %s..%s)", ps, a, b);
 		else
 			awr__pages_say(o->hw_why, sizeof(o->hw_why), "%s", o->sw_why);
-		awr__pages_say(o->sw_why, sizeof(o->sw_why), "a block device has no copy-on-write path");
-		awr__pages_say(o->dw_why, sizeof(o->dw_why), "a doublewrite area beside a block device would live "
+		awr__pages_say(o->sw_why, sizeof(o->sw_why), "a block device has no copy-on-write "
+							     "path");
+		awr__pages_say(o->dw_why, sizeof(o->dw_why), "a doublewrite area beside a block "
+							     "device would live "
 			 "in /dev, which does not survive a reboot");
 		return;
 	}
 	o->software = atomic;
 	if (atomic)
-		awr__pages_say(o->sw_why, sizeof(o->sw_why), "the filesystem writes %s atomically (units %s..%s)",
+		awr__pages_say(o->sw_why, sizeof(o->sw_why), "the filesystem writes %s atomically "
+							     "(units %s..%s)",
 			 ps, a, b);
 	/* a file: the filesystem view and the pages' extents say whether they go in place */
 	if (atomic)
@@ -100,7 +106,8 @@ static void examine(const struct awr_pages *s, struct offer *o)
 		awr__pages_say(o->hw_why, sizeof(o->hw_why), "%s", o->sw_why);
 	o->doublewrite = !l->offset_align || !(s->page_size % l->offset_align);
 	if (!o->doublewrite)
-		awr__pages_say(o->dw_why, sizeof(o->dw_why), "%s pages are not a multiple of the direct I/O "
+		awr__pages_say(o->dw_why, sizeof(o->dw_why), "%s pages are not a multiple of the "
+							     "direct I/O "
 			 "alignment %u", ps, l->offset_align);
 }
 
@@ -114,12 +121,14 @@ static int forced(struct awr_pages *s, unsigned int mode, const struct offer *o)
 	int i = mode == AWR_PAGES_HARDWARE ? 0 : mode == AWR_PAGES_SOFTWARE ? 1 : 2;
 
 	if (!ok) {
-		awr__pages_say(s->explain, sizeof(s->explain), "%s mode is not possible here: %s", names[i], why);
+		awr__pages_say(s->explain, sizeof(s->explain), "%s mode is not possible here: %s",
+			       names[i], why);
 		return -EOPNOTSUPP;
 	}
 	s->mode = (enum awr_pages_mode)(i + 1);
 	awr__pages_say(s->explain, sizeof(s->explain), "%s mode, as asked: %s", names[i],
-		 mode == AWR_PAGES_DOUBLEWRITE ? "pages go to the doublewrite area first, then in place" : why);
+		 mode == AWR_PAGES_DOUBLEWRITE ? "pages go to the doublewrite area first, then in "
+						 "place" : why);
 	return 0;
 }
 
@@ -137,35 +146,47 @@ static int automatic(struct awr_pages *s, const char *path, const struct offer *
 		ret = awr__pages_calibrate(s, path, &c);
 		if (ret == -ENOSPC) {	/* see software_out_of_space() in write.c */
 			s->mode = AWR_PAGES_MODE_DOUBLEWRITE;
-			awr__pages_say(s->explain, sizeof(s->explain), "doublewrite: no hardware path (%s), and "
-				 "software-mode writes on a scratch file beside %s failed with ENOSPC (no new blocks "
-				 "for a copy-on-write atomic write; free space may be in small pieces)", o->hw_why,
+			awr__pages_say(s->explain, sizeof(s->explain), "doublewrite: no hardware "
+								       "path (%s), and "
+				 "software-mode writes on a scratch file beside %s failed with "
+				 "ENOSPC (no new blocks "
+				 "for a copy-on-write atomic write; free space may be in small "
+				 "pieces)", o->hw_why,
 				 path);
 			return 0;
 		}
 		if (ret) {
-			awr__pages_say(s->explain, sizeof(s->explain), "cannot calibrate software against doublewrite "
+			awr__pages_say(s->explain, sizeof(s->explain), "cannot calibrate software "
+								       "against doublewrite "
 				 "beside %s: %s", path, strerror(-ret));
 			return ret;
 		}
-		s->mode = c.doublewrite_ns < c.software_ns ? AWR_PAGES_MODE_DOUBLEWRITE : AWR_PAGES_MODE_SOFTWARE;
+		s->mode = c.doublewrite_ns < c.software_ns ? AWR_PAGES_MODE_DOUBLEWRITE
+							   : AWR_PAGES_MODE_SOFTWARE;
 		s->auto_cal = true;
-		awr__pages_say(s->explain, sizeof(s->explain), "%s until this store's first %u batches are "
-			 "measured: no hardware path (%s); on scratch files %u batches of %u pages took "
-			 "%.1f ms in software mode, %.1f ms in doublewrite mode", awr_pages_mode_name(s->mode),
-			 AWR_PAGES_LIVE_CAL,
-			 o->hw_why, c.rounds, c.pages,
-			 c.software_ns / 1e6, c.doublewrite_ns / 1e6);
+		awr__pages_say(
+			s->explain, sizeof(s->explain),
+			"%s until this store's first %u "
+			"batches are "
+			"measured: no hardware path (%s); on scratch files %u batches of %u pages "
+			"took "
+			"%.1f ms in software mode, %.1f ms in doublewrite mode",
+			awr_pages_mode_name(s->mode), AWR_PAGES_LIVE_CAL, o->hw_why, c.rounds,
+			c.pages, c.software_ns / 1e6, c.doublewrite_ns / 1e6);
 		return 0;
 	}
 	if (o->software || o->doublewrite) {
 		s->mode = o->software ? AWR_PAGES_MODE_SOFTWARE : AWR_PAGES_MODE_DOUBLEWRITE;
-		awr__pages_say(s->explain, sizeof(s->explain), "%s: the only untorn mode here (hardware: %s; %s: %s)",
-			 awr_pages_mode_name(s->mode), o->hw_why, o->software ? "doublewrite" : "software",
-			 o->software ? o->dw_why : o->sw_why);
+		awr__pages_say(s->explain, sizeof(s->explain),
+			       "%s: the only untorn mode here "
+			       "(hardware: %s; %s: %s)",
+			       awr_pages_mode_name(s->mode), o->hw_why,
+			       o->software ? "doublewrite" : "software",
+			       o->software ? o->dw_why : o->sw_why);
 		return 0;
 	}
-	awr__pages_say(s->explain, sizeof(s->explain), "no untorn mode on %s: hardware: %s; software: %s; "
+	awr__pages_say(s->explain, sizeof(s->explain), "no untorn mode on %s: hardware: %s; "
+						       "software: %s; "
 		 "doublewrite: %s", path, o->hw_why, o->sw_why, o->dw_why);
 	return -EOPNOTSUPP;
 }
@@ -191,7 +212,8 @@ static int reopen_for_writes(int lfd, const char *path, const struct stat *st)
 		fd = open(path, flags | (S_ISBLK(st->st_mode) ? 0 : O_NOFOLLOW));
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &w) || w.st_dev != st->st_dev || w.st_ino != st->st_ino || w.st_rdev != st->st_rdev) {
+	if (fstat(fd, &w) || w.st_dev != st->st_dev || w.st_ino != st->st_ino ||
+	    w.st_rdev != st->st_rdev) {
 		close(fd);
 		return -ESTALE;		/* the path now names another file */
 	}
@@ -213,7 +235,8 @@ static int wait_for_dead_writes(int fd, char *why, size_t len, const char *path)
 		if (errno != EWOULDBLOCK)
 			return -errno;
 		if (ms >= DRAIN_MS) {
-			awr__pages_say(why, len, "the writes of a process that had the store %s open are still "
+			awr__pages_say(why, len, "the writes of a process that had the store %s "
+						 "open are still "
 				 "in flight after %d s", path, DRAIN_MS / 1000);
 			return -EBUSY;
 		}
@@ -228,20 +251,22 @@ static int open_target(struct awr_pages *s, const char *path, unsigned int flags
 	struct stat st;
 	int fd, ret;
 
-	s->lock_fd = awr_target_open(path, O_RDWR | O_DIRECT,
-				     ((flags & AWR_PAGES_CREATE) ? AWR_TARGET_CREATE : 0) | AWR_TARGET_KEEP_DATA, &why);
+	s->lock_fd = awr_target_open(
+		path, O_RDWR | O_DIRECT,
+		((flags & AWR_PAGES_CREATE) ? AWR_TARGET_CREATE : 0) | AWR_TARGET_KEEP_DATA, &why);
 	if (s->lock_fd < 0) {
 		ret = s->lock_fd;
 		s->lock_fd = -1;
-		awr__pages_say(s->explain, sizeof(s->explain), "cannot open the store %s: %s%s%s", path,
-			 strerror(-ret), why.detail[0] ? ": " : "", why.detail);
+		awr__pages_say(s->explain, sizeof(s->explain), "cannot open the store %s: %s%s%s",
+			       path, strerror(-ret), why.detail[0] ? ": " : "", why.detail);
 		return ret;
 	}
 	if (fstat(s->lock_fd, &st))
 		return -errno;
 	fd = reopen_for_writes(s->lock_fd, path, &st);
 	if (fd < 0) {
-		awr__pages_say(s->explain, sizeof(s->explain), "cannot open the store %s a second time for its "
+		awr__pages_say(s->explain, sizeof(s->explain), "cannot open the store %s a second "
+							       "time for its "
 			 "writes: %s", path, strerror(-fd));
 		return fd;
 	}
@@ -254,7 +279,8 @@ static int open_target(struct awr_pages *s, const char *path, unsigned int flags
 	s->ino = st.st_ino;
 	ret = awr_file_adopt(fd, &s->file);	/* closes fd on failure */
 	if (ret) {
-		awr__pages_say(s->explain, sizeof(s->explain), "cannot probe %s: %s", path, strerror(-ret));
+		awr__pages_say(s->explain, sizeof(s->explain), "cannot probe %s: %s", path,
+			       strerror(-ret));
 		return ret;
 	}
 	s->fd = fd;
@@ -274,7 +300,8 @@ static int setup(struct awr_pages *s, const char *path, uint32_t page_size, unsi
 #ifdef AWR_TEST_HOOKS
 	ret = awr__pages_fault_parse(awr__test_env("AWR_PAGES_FAULT"), &s->fault);
 	if (ret) {
-		awr__pages_say(s->explain, sizeof(s->explain), "AWR_PAGES_FAULT must be crash:N, tear:N, area:N, "
+		awr__pages_say(s->explain, sizeof(s->explain), "AWR_PAGES_FAULT must be crash:N, "
+							       "tear:N, area:N, "
 			 "synced:N, held:N or nosync:N");
 		return ret;
 	}
@@ -288,7 +315,8 @@ static int setup(struct awr_pages *s, const char *path, uint32_t page_size, unsi
 		return ret;
 	ret = awr__pages_ring(s);	/* the opening thread's: io_uring's errors show here */
 	if (ret) {
-		awr__pages_say(s->explain, sizeof(s->explain), "cannot set up io_uring: %s", strerror(-ret));
+		awr__pages_say(s->explain, sizeof(s->explain), "cannot set up io_uring: %s",
+			       strerror(-ret));
 		return ret;
 	}
 	if (s->is_blk)
@@ -305,7 +333,8 @@ static int setup(struct awr_pages *s, const char *path, uint32_t page_size, unsi
 	awr__area_close(s);
 	if (unlink(dw)) {
 		ret = -errno;
-		awr__pages_say(s->explain, sizeof(s->explain), "cannot remove the doublewrite area %s after "
+		awr__pages_say(s->explain, sizeof(s->explain), "cannot remove the doublewrite area "
+							       "%s after "
 			 "recovery: %s", dw, strerror(-ret));
 	}
 	return ret;
@@ -321,7 +350,8 @@ int awr_pages_open(const char *path, uint32_t page_size, unsigned int flags, str
 		*out = NULL;
 	if (!path || !out || !awr_is_pow2(page_size) || page_size < 512 || page_size > (1U << 20) ||
 	    (flags & ~(MODE_FLAGS | AWR_PAGES_CREATE)) || (mode & (mode - 1))) {
-		return awr__fail(-EINVAL, "bad arguments: the page size must be a power of two from "
+		return awr__fail(-EINVAL, "bad arguments: the page size must be a power of two "
+					  "from "
 				 "512 to 1 MiB, flags AWR_PAGES_CREATE and at most one mode");
 	}
 	s = calloc(1, sizeof(*s));
@@ -345,7 +375,7 @@ int awr_pages_close(struct awr_pages *s)
 
 	if (!s)
 		return 0;
-	ret = s->dw_fd >= 0 ? awr__area_settle(s) : 0;	/* the area's batches durable in place too */
+	ret = s->dw_fd >= 0 ? awr__area_settle(s) : 0; /* the area's batches durable in place too */
 	awr__area_close(s);
 	awr__pages_rings_free(s);
 	awr_file_close(s->file);

@@ -53,7 +53,8 @@ int awr__pages_ring(struct awr_pages *s)
 			s->ring = s->rings[i].ring;
 			return 0;
 		}
-		if (!s->rings[i].ring || (s->rings[victim].ring && s->rings[i].used < s->rings[victim].used))
+		if (!s->rings[i].ring ||
+		    (s->rings[victim].ring && s->rings[i].used < s->rings[victim].used))
 			victim = i;
 	}
 	awr_queue_close(s->rings[victim].ring);
@@ -265,12 +266,13 @@ static int write_doublewrite(struct awr_pages *s, struct awr_page *pages, const 
 	int ret = 0;
 
 	if (s->fault.kind == AWR_PAGES_FAULT_HELD && s->issued > s->fault.n)
-		awr__pages_fault_exit();	/* the last batch acknowledged, its in-place writes not synced */
+		awr__pages_fault_exit(); /* the last batch acknowledged, its in-place writes not
+					    synced */
 	for (unsigned int at = 0; at < k && !ret; at += s->dw_slots) {
 		unsigned int c = k - at < s->dw_slots ? k - at : s->dw_slots;
 
 		ret = awr__area_write(s, pages, idx + at, c);
-		s->seq++;	/* also after a failed area write: its records never join a later batch */
+		s->seq++; /* also after a failed area write: its records never join a later batch */
 		if (ret) {
 			set_status(pages, idx + at, k - at, ret);
 			break;
@@ -280,7 +282,8 @@ static int write_doublewrite(struct awr_pages *s, struct awr_page *pages, const 
 			awr__pages_fault_exit();
 		ret = awr__pages_in_place(s, pages, idx + at, c, false);
 		if (!ret)
-			awr__area_written_in_place(s, s->seq - 1);	/* durable in the area, synced later */
+			awr__area_written_in_place(
+				s, s->seq - 1); /* durable in the area, synced later */
 		if (ret && ret != pages[idx[at]].status) {
 			for (unsigned int i = at; i < at + c; i++)
 				if (!pages[idx[i]].status)
@@ -320,11 +323,15 @@ static void settle(struct awr_pages *s)
 	qsort(r, n, sizeof(*r), cmp_double);
 	med = n & 1 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2;
 	s->mode = med > 1 ? AWR_PAGES_MODE_DOUBLEWRITE : AWR_PAGES_MODE_SOFTWARE;
-	awr__pages_say(s->explain, sizeof(s->explain), "%s: no hardware path; in %s %u batches, alternating, "
-		       "software mode took %.2fx the time per page of doublewrite mode (the median of %u adjacent "
-		       "pairs; measured again after %" PRIu64 " batches)", awr_pages_mode_name(s->mode),
-		       s->reviews ? "this store's latest" : "this store's first", s->cal_batches, med, n,
-		       s->review_after);
+	awr__pages_say(s->explain, sizeof(s->explain),
+		       "%s: no hardware path; in %s %u batches, "
+		       "alternating, "
+		       "software mode took %.2fx the time per page of doublewrite mode (the median "
+		       "of %u adjacent "
+		       "pairs; measured again after %" PRIu64 " batches)",
+		       awr_pages_mode_name(s->mode),
+		       s->reviews ? "this store's latest" : "this store's first", s->cal_batches,
+		       med, n, s->review_after);
 	s->reviews++;
 }
 
@@ -389,7 +396,8 @@ static bool lower_cow_hint(struct awr_pages *s)
 	if (s->cow_hint_set || ioctl(s->fd, FS_IOC_FSGETXATTR, &fx))
 		return false;
 	s->cow_hint_set = true;		/* once per open */
-	if (((fx.fsx_xflags & FS_XFLAG_COWEXTSIZE) && fx.fsx_cowextsize && fx.fsx_cowextsize <= s->page_size) ||
+	if (((fx.fsx_xflags & FS_XFLAG_COWEXTSIZE) && fx.fsx_cowextsize &&
+	     fx.fsx_cowextsize <= s->page_size) ||
 	    ((fx.fsx_xflags & FS_XFLAG_EXTSIZE) && fx.fsx_extsize > s->page_size))
 		return false;
 	fx.fsx_xflags |= FS_XFLAG_COWEXTSIZE;
@@ -399,9 +407,12 @@ static bool lower_cow_hint(struct awr_pages *s)
 	char was[sizeof(s->explain)];
 
 	memcpy(was, s->explain, sizeof(was));
-	awr__pages_say(s->explain, sizeof(s->explain), "%s; after an ENOSPC in batch %" PRIu64 " the file's CoW "
-		       "extent size hint was set to the page size (free space in pieces too small for the "
-		       "default 32-block alignment)", was, s->batches);
+	awr__pages_say(s->explain, sizeof(s->explain),
+		       "%s; after an ENOSPC in batch %" PRIu64 " the file's CoW "
+		       "extent size hint was set to the page size (free space in pieces too small "
+		       "for the "
+		       "default 32-block alignment)",
+		       was, s->batches);
 	return true;
 }
 
@@ -414,17 +425,22 @@ static bool lower_cow_hint(struct awr_pages *s)
  * written again in doublewrite mode (its pages hold old or new copies: each
  * write was atomic), which the store keeps from then on.
  */
-static int software_out_of_space(struct awr_pages *s, struct awr_page *pages, const unsigned int *idx,
-				 unsigned int k)
+static int software_out_of_space(struct awr_pages *s, struct awr_page *pages,
+				 const unsigned int *idx, unsigned int k)
 {
 	set_status(pages, idx, k, 0);
 	s->auto_cal = false;
 	s->mode = AWR_PAGES_MODE_DOUBLEWRITE;
-	awr__pages_say(s->explain, sizeof(s->explain), "doublewrite: no hardware path, and a software-mode "
-		       "batch failed with ENOSPC (the filesystem could not allocate new blocks for a "
-		       "copy-on-write atomic write at the alignment its extent size hints ask; free space may "
-		       "be in small pieces), so the store writes doublewrite only, from batch %" PRIu64,
-		       s->batches);
+	awr__pages_say(
+		s->explain, sizeof(s->explain),
+		"doublewrite: no hardware path, and a "
+		"software-mode "
+		"batch failed with ENOSPC (the filesystem could not allocate new blocks for "
+		"a "
+		"copy-on-write atomic write at the alignment its extent size hints ask; "
+		"free space may "
+		"be in small pieces), so the store writes doublewrite only, from batch %" PRIu64,
+		s->batches);
 	return write_mode(s, AWR_PAGES_MODE_DOUBLEWRITE, pages, idx, k);
 }
 

@@ -202,8 +202,10 @@ static int write_run(struct batch *b, uint64_t length)
 		b->res = &local;
 	memset(b->res, 0, sizeof(*b->res));	/* callers read it whenever the call fails */
 	if (!b->q || !b->unit || b->unit > UINT_MAX || length % b->unit)
-		return awr__fail(-EINVAL, "a run of %" PRIu64 " bytes is not whole units of %" PRIu64
-				 " bytes (or there is no queue)", length, b->unit);
+		return awr__fail(-EINVAL,
+				 "a run of %" PRIu64 " bytes is not whole units of %" PRIu64
+				 " bytes (or there is no queue)",
+				 length, b->unit);
 	if (awr_queue_outstanding(b->q))
 		return awr__fail(-EBUSY, "the queue still holds %u writes not reaped",
 				 awr_queue_outstanding(b->q));

@@ -143,8 +143,10 @@ static ssize_t short_write(struct awr_verdict *v, ssize_t got, size_t len)
 	if (v) {
 		v->rule = AWR_RULE_OK;
 		v->error = -EIO;
-		snprintf(v->message, sizeof(v->message), "short atomic write: %zd of %zu bytes, the range "
-			 "may be torn (a buffer the kernel pinned only partly; fixed by 'block: fail a short "
+		snprintf(v->message, sizeof(v->message), "short atomic write: %zd of %zu bytes, "
+							 "the range "
+			 "may be torn (a buffer the kernel pinned only partly; fixed by 'block: "
+			 "fail a short "
 			 "atomic pin')", got, len);
 	}
 	return -EIO;
@@ -165,8 +167,8 @@ ssize_t awr_pwrite(struct awr_file *f, const void *buf, size_t len, uint64_t off
 	}
 	ret = awr_pwrite_raw(f->fd, &iov, 1, offset, flags);
 	/*
-	 * An atomic write is never short: anything else is an error, never a count to continue from.
-	 * A short count is how the kernel bug of a partly pinned buffer shows (block/bio.c
+	 * An atomic write is never short: anything else is an error, never a count to continue
+	 * from. A short count is how the kernel bug of a partly pinned buffer shows (block/bio.c
 	 * bio_iov_iter_get_pages(), 6.11 until the fix posted for 7.4): part of the range went down
 	 * atomically, the rest to the page cache. @buf is the caller's; the library's own buffers
 	 * (posix_memalign(), heap memory) are readable whole and never take that path.

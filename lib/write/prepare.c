@@ -63,51 +63,74 @@ static int check(int fd, const struct awr_fs_view *v, uint64_t size, uint64_t un
 	struct stat st;
 
 	if (fstat(fd, &st))
-		return result(res, AWR_PREPARE_FAILED, -errno, "cannot stat the file: %s", strerror(errno));
+		return result(res, AWR_PREPARE_FAILED, -errno, "cannot stat the file: %s",
+			      strerror(errno));
 	if (v->type != AWR_FS_XFS && v->type != AWR_FS_EXT4)
-		return result(res, AWR_PREPARE_FS, -EOPNOTSUPP, "the file is on %s, not XFS or ext4: "
-			      "prepare knows only their allocation rules", v->type_name[0] ? v->type_name : "?");
+		return result(res, AWR_PREPARE_FS, -EOPNOTSUPP,
+			      "the file is on %s, not XFS or "
+			      "ext4: "
+			      "prepare knows only their allocation rules",
+			      v->type_name[0] ? v->type_name : "?");
 	if (!v->atomic)
-		return result(res, AWR_PREPARE_FS, -EOPNOTSUPP, "the kernel offers no atomic writes on this "
+		return result(res, AWR_PREPARE_FS, -EOPNOTSUPP, "the kernel offers no atomic "
+								"writes on this "
 			      "file (XFS and ext4 files need Linux 6.13+)");
 	if (!awr_is_pow2(unit))
-		return result(res, AWR_PREPARE_NOT_POW2, -EINVAL, "the unit %" PRIu64 " is not a power of "
-			      "two: atomic writes are powers of two (e.g. 16k, 64k)", unit);
+		return result(res, AWR_PREPARE_NOT_POW2, -EINVAL,
+			      "the unit %" PRIu64 " is not a power of "
+			      "two: atomic writes are powers of two (e.g. 16k, 64k)",
+			      unit);
 	if (unit < v->block_size || unit < v->unit_min)
-		return result(res, AWR_PREPARE_UNIT_SMALL, -EINVAL, "the unit %s is below the filesystem "
-			      "block %s", sz(unit, a), sz(awr_max_u64(v->block_size, v->unit_min), b));
+		return result(res, AWR_PREPARE_UNIT_SMALL, -EINVAL,
+			      "the unit %s is below the "
+			      "filesystem "
+			      "block %s",
+			      sz(unit, a), sz(awr_max_u64(v->block_size, v->unit_min), b));
 	if (unit > v->unit_max)
-		return result(res, AWR_PREPARE_UNIT_FS, -EINVAL, "the unit %s is above what %s writes "
-			      "atomically here (%s%s)", sz(unit, a), v->type_name, sz(v->unit_max, b),
-			      v->type != AWR_FS_EXT4 ? "" : !v->bigalloc ? "; ext4 without bigalloc: one block"
-			      : "; ext4: min(cluster, device unit_max)");
+		return result(res, AWR_PREPARE_UNIT_FS, -EINVAL,
+			      "the unit %s is above what %s "
+			      "writes "
+			      "atomically here (%s%s)",
+			      sz(unit, a), v->type_name, sz(v->unit_max, b),
+			      v->type != AWR_FS_EXT4 ? ""
+			      : !v->bigalloc	     ? "; ext4 without "
+						       "bigalloc: one block"
+						     : "; ext4: min(cluster, device unit_max)");
 	if (v->hw_atomic && unit > v->hw_unit_max)
-		return result(res, AWR_PREPARE_UNIT_DEVICE, -EINVAL, "the unit %s is above what the device "
-			      "%s writes atomically (%s): its writes would never take the hardware path",
+		return result(res, AWR_PREPARE_UNIT_DEVICE, -EINVAL, "the unit %s is above what "
+								     "the device "
+			      "%s writes atomically (%s): its writes would never take the hardware "
+			      "path",
 			      sz(unit, a), v->device, sz(v->hw_unit_max, b));
 	if (!size || size % unit)
-		return result(res, AWR_PREPARE_SIZE, -EINVAL, "the size %" PRIu64 " is not a positive "
-			      "multiple of the unit %s", size, sz(unit, a));
+		return result(res, AWR_PREPARE_SIZE, -EINVAL,
+			      "the size %" PRIu64 " is not a positive "
+			      "multiple of the unit %s",
+			      size, sz(unit, a));
 	if (st.st_size || st.st_blocks)
-		return result(res, AWR_PREPARE_HAS_DATA, -EEXIST, "the file holds data (%" PRIu64 " bytes, "
+		return result(res, AWR_PREPARE_HAS_DATA, -EEXIST,
+			      "the file holds data (%" PRIu64 " bytes, "
 			      "%" PRIu64 " allocated): prepare works only on a new or empty file",
 			      (uint64_t)st.st_size, (uint64_t)st.st_blocks * 512);
 	return 0;
 }
 
-/* XFS: FS_IOC_FSSETXATTR with FS_XFLAG_EXTSIZE (xfs_ioctl_setattr_check_extsize(): no extents yet). */
+/* XFS: FS_IOC_FSSETXATTR with FS_XFLAG_EXTSIZE (xfs_ioctl_setattr_check_extsize(): no extents
+ * yet). */
 static int set_hint(int fd, uint64_t unit, struct awr_prepare_result *res)
 {
 	struct fsxattr fx;
 
 	memset(&fx, 0, sizeof(fx));
 	if (ioctl(fd, FS_IOC_FSGETXATTR, &fx))
-		return result(res, AWR_PREPARE_FAILED, -errno, "FS_IOC_FSGETXATTR: %s", strerror(errno));
+		return result(res, AWR_PREPARE_FAILED, -errno, "FS_IOC_FSGETXATTR: %s",
+			      strerror(errno));
 	fx.fsx_xflags |= FS_XFLAG_EXTSIZE;
 	fx.fsx_extsize = (uint32_t)unit;
 	if (ioctl(fd, FS_IOC_FSSETXATTR, &fx))
-		return result(res, AWR_PREPARE_FAILED, -errno, "setting the extent size hint %" PRIu64
-			      ": %s", unit, strerror(errno));
+		return result(res, AWR_PREPARE_FAILED, -errno,
+			      "setting the extent size hint %" PRIu64 ": %s", unit,
+			      strerror(errno));
 	res->extsize_hint = unit;
 	return 0;
 }
@@ -190,12 +213,14 @@ static int place_aligned(int fd, uint64_t size, uint64_t unit, struct awr_prepar
 	}
 	free(zero);
 	if (ret)
-		return result(res, AWR_PREPARE_FAILED, ret, "placing aligned units: %s%s", strerror(-ret),
+		return result(res, AWR_PREPARE_FAILED, ret, "placing aligned units: %s%s",
+			      strerror(-ret),
 			      ret == -ENOSPC ? " (no free extent holds a whole aligned unit)" : "");
 	return 0;
 }
 
-int awr_prepare(int fd, uint64_t size, uint64_t unit, unsigned int flags, struct awr_prepare_result *res)
+int awr_prepare(int fd, uint64_t size, uint64_t unit, unsigned int flags,
+		struct awr_prepare_result *res)
 {
 	struct awr_extent_report *r;
 	struct awr_fs_view v;
@@ -217,27 +242,38 @@ int awr_prepare(int fd, uint64_t size, uint64_t unit, unsigned int flags, struct
 		if (!ret && v.reflink && !(flags & AWR_PREPARE_HINT_ONLY))
 			ret = place_aligned(fd, size, unit, res);
 		else if (!ret && fallocate(fd, 0, 0, (off_t)size))
-			ret = result(res, AWR_PREPARE_FAILED, -errno, "fallocate: %s", strerror(errno));
+			ret = result(res, AWR_PREPARE_FAILED, -errno, "fallocate: %s",
+				     strerror(errno));
 	} else {
 		res->cluster_size = v.cluster_size;
 		if (fallocate(fd, 0, 0, (off_t)size))
-			ret = result(res, AWR_PREPARE_FAILED, -errno, "fallocate: %s", strerror(errno));
+			ret = result(res, AWR_PREPARE_FAILED, -errno, "fallocate: %s",
+				     strerror(errno));
 	}
 	if (ret)
 		return ret;
 	ret = awr_extents_read(fd, unit, &r);
 	if (ret)
-		return result(res, AWR_PREPARE_FAILED, ret, "reading the extents: %s", strerror(-ret));
+		return result(res, AWR_PREPARE_FAILED, ret, "reading the extents: %s",
+			      strerror(-ret));
 	res->total_bytes = r->total_bytes;
 	res->aligned_bytes = r->aligned_bytes;
 	awr_extent_report_free(r);
 	if (v.type == AWR_FS_XFS)
-		result(res, AWR_PREPARE_OK, 0, "%s of %s in %s units on aligned extents; extent size hint %s",
-		       sz(res->aligned_bytes, a), sz(res->total_bytes, b), sz(unit, c), sz(unit, d));
+		result(res, AWR_PREPARE_OK, 0,
+		       "%s of %s in %s units on aligned extents; extent "
+		       "size hint %s",
+		       sz(res->aligned_bytes, a), sz(res->total_bytes, b), sz(unit, c),
+		       sz(unit, d));
 	else
-		result(res, AWR_PREPARE_OK, 0, "%s of %s in %s units on aligned extents; ext4 writes "
-		       "atomically up to %s (%s)", sz(res->aligned_bytes, a), sz(res->total_bytes, b),
-		       sz(unit, c), sz(v.unit_max, d), v.bigalloc ? "the cluster or the device's unit_max" :
-		       "one block without bigalloc");
+		result(res, AWR_PREPARE_OK, 0,
+		       "%s of %s in %s units on aligned extents; ext4 "
+		       "writes "
+		       "atomically up to %s (%s)",
+		       sz(res->aligned_bytes, a), sz(res->total_bytes, b), sz(unit, c),
+		       sz(v.unit_max, d),
+		       v.bigalloc ? "the cluster or the device's "
+				    "unit_max"
+				  : "one block without bigalloc");
 	return 0;
 }

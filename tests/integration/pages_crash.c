@@ -8,13 +8,16 @@
  * them; the store is synced only before a generation of the area is written again): the child ends
  * as the next batch begins, and the test puts back the older copies of the pages of the last two
  * acknowledged batches, as a power cut could leave them when the device's cache was never flushed
- * (a loss the kernel here cannot be made to cause); recovery must bring the acknowledged copies back,
- * and with the area moved away the test must find every one of those pages stale.
+ * (a loss the kernel here cannot be made to cause); recovery must bring the acknowledged copies
+ * back, and with the area moved away the test must find every one of those pages stale.
  *
  *   pages_crash faults software|doublewrite|auto   (run under with-scratch-xfs.sh)
- *   pages_crash shutdown software|doublewrite     (idem: shuts the scratch XFS down, mounts it again)
- *   pages_crash reopen software|doublewrite       (idem: a writer SIGKILLed mid-batch, reopened at once)
- *   pages_crash sessions                          (idem: one store across two opens, see run_sessions)
+ *   pages_crash shutdown software|doublewrite     (idem: shuts the scratch XFS down, mounts it
+ * again)
+ *   pages_crash reopen software|doublewrite       (idem: a writer SIGKILLed mid-batch, reopened at
+ * once)
+ *   pages_crash sessions                          (idem: one store across two opens, see
+ * run_sessions)
  *   pages_crash cache                             (idem: a device cache lost, see run_cache)
  *   pages_crash replay-write|replay-check ...     (the guest's replayed power cuts: replay_write())
  * Each run is one mode: software mode (and AUTO, which needs it) where the target does not offer it
@@ -55,12 +58,13 @@
 #define BATCHES		6U		/* batches a fault child writes (generations 2..7) */
 #define EXIT_FAULT	99
 #define EXIT_EIO	5
-#define DW_BLOCK	4096U		/* the area's header and each record table (awr_pages_open(3)) */
+#define DW_BLOCK 4096U /* the area's header and each record table (awr_pages_open(3)) */
 
 static const char *dir, *dev;
 static unsigned int cycles = 10, shutdowns = 3;
 
-/* batch @gen of run @seed: PER distinct pages, sorted, and the page of which an earlier copy goes first */
+/* batch @gen of run @seed: PER distinct pages, sorted, and the page of which an earlier copy goes
+ * first */
 static void batch_pages(unsigned int seed, uint64_t gen, uint64_t *pages, uint64_t *dup)
 {
 	uint64_t x = (uint64_t)seed * 1000003ULL + gen * 7919ULL + 1;
@@ -103,7 +107,8 @@ static int write_batch(struct awr_pages *s, unsigned int seed, uint64_t gen, uin
 	pg[0] = (struct awr_page){ .buf = buf, .page_no = dup };
 	for (unsigned int i = 0; i < PER; i++) {
 		tp_fill(buf + (size_t)(i + 1) * PS, PS, pages[i], gen, 0);
-		pg[i + 1] = (struct awr_page){ .buf = buf + (size_t)(i + 1) * PS, .page_no = pages[i] };
+		pg[i + 1] =
+			(struct awr_page){.buf = buf + (size_t)(i + 1) * PS, .page_no = pages[i]};
 	}
 	return awr_pages_write(s, pg, PER + 1);
 }
@@ -161,8 +166,8 @@ static struct awr_pages *child_open(const char *path, unsigned int mode)
  * batch above 2), the batches before it are written in a first session, the store closed, and the
  * fault armed for a second session that opens it again and writes from @reopen on.
  */
-static void child(const char *path, unsigned int mode, const char *fault, unsigned int seed, int ack,
-		  uint64_t last, uint64_t reopen)
+static void child(const char *path, unsigned int mode, const char *fault, unsigned int seed,
+		  int ack, uint64_t last, uint64_t reopen)
 {
 	struct awr_pages *s;
 	uint8_t *buf = alloc_pages(PER + 1);
@@ -217,8 +222,8 @@ static bool allowed(unsigned int seed, uint64_t acked, uint64_t upto, unsigned i
 }
 
 /* Every page whole, copy 0, and old or new. Returns the number of bad pages; prints each. */
-static unsigned int check_pages(const char *what, const uint8_t *data, unsigned int seed, uint64_t acked,
-				uint64_t upto)
+static unsigned int check_pages(const char *what, const uint8_t *data, unsigned int seed,
+				uint64_t acked, uint64_t upto)
 {
 	unsigned int bad = 0;
 
@@ -229,9 +234,13 @@ static unsigned int check_pages(const char *what, const uint8_t *data, unsigned 
 		if (allowed(seed, acked, upto, p, gen, &must) && c == TP_WHOLE && !copy)
 			continue;
 		bad++;
-		printf("  %s: page %u %s (generation %" PRIu64 ", copy %" PRIu64 "; expected %" PRIu64
-		       " or a batch in flight up to %" PRIu64 ")\n", what, p,
-		       c == TP_TORN ? "torn" : c == TP_ZERO ? "zero" : "whole", gen, copy, must, upto);
+		printf("  %s: page %u %s (generation %" PRIu64 ", copy %" PRIu64
+		       "; expected %" PRIu64 " or a batch in flight up to %" PRIu64 ")\n",
+		       what, p,
+		       c == TP_TORN   ? "torn"
+		       : c == TP_ZERO ? "zero"
+				      : "whole",
+		       gen, copy, must, upto);
 	}
 	return bad;
 }
@@ -295,7 +304,8 @@ static unsigned int lose_unsynced(const char *path, unsigned int seed, uint64_t 
 			continue;
 		allowed(seed, acked - 2, acked - 2, p, 0, &before);
 		tp_fill(buf, PS, p, before, 0);
-		T_EXPECT(pwrite(fd, buf, PS, (off_t)p * PS) == PS, "putting page %u back: %s", p, strerror(errno));
+		T_EXPECT(pwrite(fd, buf, PS, (off_t)p * PS) == PS, "putting page %u back: %s", p,
+			 strerror(errno));
 		n++;
 	}
 	if (fd >= 0) {
@@ -318,15 +328,17 @@ static uint64_t read_acks(int fd)
 
 static const char *mode_name(unsigned int mode)
 {
-	return mode == AWR_PAGES_SOFTWARE ? "software" : mode == AWR_PAGES_DOUBLEWRITE ? "doublewrite" : "auto";
+	return mode == AWR_PAGES_SOFTWARE      ? "software"
+	       : mode == AWR_PAGES_DOUBLEWRITE ? "doublewrite"
+					       : "auto";
 }
 
 /*
  * The store file read directly with its doublewrite area moved away (a negative control: what the
  * pages would be without the protection), then the area moved back; check_pages' count.
  */
-static unsigned int check_without_area(const char *path, uint8_t *data, unsigned int seed, uint64_t acked,
-				       uint64_t upto)
+static unsigned int check_without_area(const char *path, uint8_t *data, unsigned int seed,
+				       uint64_t acked, uint64_t upto)
 {
 	char dw[1100], moved[1200];
 	unsigned int bad;
@@ -336,7 +348,8 @@ static unsigned int check_without_area(const char *path, uint8_t *data, unsigned
 	snprintf(moved, sizeof(moved), "%s.moved", dw);
 	T_EXPECT(!rename(dw, moved), "moving %s away: %s", dw, strerror(errno));
 	fd = open(path, O_RDONLY);
-	T_EXPECT(fd >= 0 && pread(fd, data, (size_t)NP * PS, 0) == (ssize_t)NP * PS, "reading %s", path);
+	T_EXPECT(fd >= 0 && pread(fd, data, (size_t)NP * PS, 0) == (ssize_t)NP * PS, "reading %s",
+		 path);
 	close(fd);
 	bad = check_pages("without the area", data, seed, acked, upto);
 	T_EXPECT(!rename(moved, dw), "moving %s back", dw);
@@ -347,8 +360,8 @@ static unsigned int check_without_area(const char *path, uint8_t *data, unsigned
  * One crash at @fault; returns false when the mode is not available. With @reopen, the fault is in
  * a second session of the child from batch @reopen on (see child()).
  */
-static bool fault_cycle(unsigned int mode, const char *kind, uint64_t n, unsigned int seed, uint64_t batches,
-			uint64_t reopen)
+static bool fault_cycle(unsigned int mode, const char *kind, uint64_t n, unsigned int seed,
+			uint64_t batches, uint64_t reopen)
 {
 	char path[1024], fault[64], dw[1100], explain[512];
 	uint8_t *data = alloc_pages(NP);
@@ -379,17 +392,20 @@ static bool fault_cycle(unsigned int mode, const char *kind, uint64_t n, unsigne
 	close(fds[0]);
 	waitpid(pid, &st, 0);
 	T_EXPECT(WIFEXITED(st) && WEXITSTATUS(st) == EXIT_FAULT,
-		 "%s mode, %s: the child ended with status %d, not by the fault point (99)", mode_name(mode),
-		 fault, WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st));
+		 "%s mode, %s: the child ended with status %d, not by the fault point (99)",
+		 mode_name(mode), fault, WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st));
 	if (!strcmp(kind, "held")) {
 		unsigned int lost;
 
-		T_EXPECT(acked >= 3, "held:%" PRIu64 ": two batches acknowledged before the fault, not %" PRIu64,
+		T_EXPECT(acked >= 3, "held:%" PRIu64 ": two batches acknowledged before the fault, "
+						     "not %" PRIu64,
 			 n, acked - 1);
 		lost = lose_unsynced(path, seed, acked);
-		/* negative control: without the area every page put back is an acknowledged write lost */
+		/* negative control: without the area every page put back is an acknowledged write
+		 * lost */
 		bad = check_without_area(path, data, seed, acked, acked);
-		T_EXPECT(bad == lost, "%s mode, %s: with the area moved away the test must find the %u pages put "
+		T_EXPECT(bad == lost, "%s mode, %s: with the area moved away the test must find "
+				      "the %u pages put "
 			 "back stale, found %u bad page(s)", mode_name(mode), fault, lost, bad);
 		torn = (int)lost;
 	}
@@ -399,23 +415,31 @@ static bool fault_cycle(unsigned int mode, const char *kind, uint64_t n, unsigne
 		bad = check_without_area(path, data, seed, acked, acked + 1);
 		T_EXPECT(bad == 1 && tp_check(data + (size_t)torn * PS, PS, torn, &(uint64_t){ 0 },
 					      &(uint64_t){ 0 }) == TP_TORN,
-			 "%s mode, %s: with the area moved away the test must find exactly page %d torn, "
+			 "%s mode, %s: with the area moved away the test must find exactly page %d "
+			 "torn, "
 			 "found %u bad page(s)", mode_name(mode), fault, torn, bad);
 	}
 	/* recover: reopened in the same mode, or (every other cycle) letting AUTO choose */
-	ret = read_store(path, (seed & 1) ? mode : AWR_PAGES_AUTO, data, &recovered, explain, sizeof(explain));
-	T_EXPECT(!ret, "%s mode, %s: reopening: %s: %s", mode_name(mode), fault, strerror(-ret), explain);
+	ret = read_store(path, (seed & 1) ? mode : AWR_PAGES_AUTO, data, &recovered, explain,
+			 sizeof(explain));
+	T_EXPECT(!ret, "%s mode, %s: reopening: %s: %s", mode_name(mode), fault, strerror(-ret),
+		 explain);
 	bad = ret ? NP : check_pages("after recovery", data, seed, acked, acked + 1);
-	T_EXPECT(!bad, "%s mode, %s: %u page(s) not whole, old or new after recovery", mode_name(mode), fault, bad);
+	T_EXPECT(!bad, "%s mode, %s: %u page(s) not whole, old or new after recovery",
+		 mode_name(mode), fault, bad);
 	if (torn >= 0 && strcmp(kind, "held"))
-		T_EXPECT(recovered >= 1, "%s: the torn page %d was not repaired (%u recovered)", fault, torn, recovered);
+		T_EXPECT(recovered >= 1, "%s: the torn page %d was not repaired (%u recovered)",
+			 fault, torn, recovered);
 	if (torn >= 0 && !strcmp(kind, "held"))
-		T_EXPECT(recovered == (unsigned int)torn, "%s: %d pages put back, %u repaired", fault, torn,
-			 recovered);
-	printf("%s %-10s%s acknowledged batches %" PRIu64 ", repaired %u page(s)%s: %s\n", mode_name(mode),
-	       fault, reopen ? " in a 2nd session," : "", acked - 1, recovered, torn < 0 ? "" : strcmp(kind, "held") ?
-	       ", negative control: page torn without the area" :
-	       ", negative control: the pages put back stale without the area", bad ? "FAIL" : "ok");
+		T_EXPECT(recovered == (unsigned int)torn, "%s: %d pages put back, %u repaired",
+			 fault, torn, recovered);
+	printf("%s %-10s%s acknowledged batches %" PRIu64 ", repaired %u page(s)%s: %s\n",
+	       mode_name(mode), fault, reopen ? " in a 2nd session," : "", acked - 1, recovered,
+	       torn < 0 ? ""
+	       : strcmp(kind, "held")
+		       ? ", negative control: page torn without the area"
+		       : ", negative control: the pages put back stale without the area",
+	       bad ? "FAIL" : "ok");
 	unlink(path);
 	unlink(dw);
 	free(data);
@@ -431,14 +455,16 @@ static bool software_offered(void)
 
 	snprintf(path, sizeof(path), "%s/pages-probe.db", dir);
 	ret = awr_pages_open(path, PS, AWR_PAGES_SOFTWARE | AWR_PAGES_CREATE, &s);
-	T_EXPECT(!ret || ret == -EOPNOTSUPP, "opening a store in software mode: %s", strerror(-ret));
+	T_EXPECT(!ret || ret == -EOPNOTSUPP, "opening a store in software mode: %s",
+		 strerror(-ret));
 	if (!ret)
 		awr_pages_close(s);
 	unlink(path);
 	return !ret;
 }
 
-/* The mode a part runs in (its argument): software or doublewrite; software skips where not offered. */
+/* The mode a part runs in (its argument): software or doublewrite; software skips where not
+ * offered. */
 static unsigned int part_mode(const char *arg, const char *part)
 {
 	if (!strcmp(arg, "doublewrite"))
@@ -456,10 +482,12 @@ static unsigned int part_mode(const char *arg, const char *part)
 static int run_faults_software(void)
 {
 	for (unsigned int i = 0; i < cycles; i++) {
-		uint64_t n = (uint64_t)(i * 37 + 5) % (PER * (BATCHES - 1));	/* varying, reached by batch 6 */
+		uint64_t n = (uint64_t)(i * 37 + 5) %
+			     (PER * (BATCHES - 1)); /* varying, reached by batch 6 */
 
 		if (!fault_cycle(AWR_PAGES_SOFTWARE, "crash", n, i + 1, BATCHES, 0)) {
-			T_EXPECT(!i, "software mode went away after %u cycles: %s", i, awr_last_error());
+			T_EXPECT(!i, "software mode went away after %u cycles: %s", i,
+				 awr_last_error());
 			T_SKIP("%s", awr_last_error());
 		}
 	}
@@ -478,8 +506,10 @@ static int run_faults_doublewrite(void)
 
 			if (!strcmp(dw_kinds[k], "held"))	/* two batches acknowledged first */
 				n = PER + (uint64_t)(i * 29 + 3) % (PER * (BATCHES - 2));
-			if (!fault_cycle(AWR_PAGES_DOUBLEWRITE, dw_kinds[k], n, seed++, BATCHES, 0)) {
-				T_EXPECT(0, "doublewrite mode must be offered on a file: %s", awr_last_error());
+			if (!fault_cycle(AWR_PAGES_DOUBLEWRITE, dw_kinds[k], n, seed++, BATCHES,
+					 0)) {
+				T_EXPECT(0, "doublewrite mode must be offered on a file: %s",
+					 awr_last_error());
 				return t_done("pages_crash faults doublewrite");
 			}
 		}
@@ -524,12 +554,15 @@ static int run_sessions(void)
 
 	for (unsigned int k = 0; k < 3; k++) {
 		for (unsigned int i = 0; i < cycles; i++) {
-			uint64_t reopen = 4 + (i + k) % 4, n = (uint64_t)(i * 23 + k * 5 + 2) % (PER * 4);
+			uint64_t reopen = 4 + (i + k) % 4,
+				 n = (uint64_t)(i * 23 + k * 5 + 2) % (PER * 4);
 
 			if (!strcmp(kinds[k], "held"))
-				n += PER;	/* two batches acknowledged in the second session first */
-			if (!fault_cycle(AWR_PAGES_DOUBLEWRITE, kinds[k], n, seed++, reopen - 2 + 6, reopen)) {
-				T_EXPECT(0, "doublewrite mode must be offered on a file: %s", awr_last_error());
+				n += PER; /* two batches acknowledged in the second session first */
+			if (!fault_cycle(AWR_PAGES_DOUBLEWRITE, kinds[k], n, seed++, reopen - 2 + 6,
+					 reopen)) {
+				T_EXPECT(0, "doublewrite mode must be offered on a file: %s",
+					 awr_last_error());
 				return t_done("pages_crash sessions");
 			}
 		}
@@ -552,7 +585,8 @@ static int run_sessions(void)
  */
 struct cache_model {
 	uint64_t acks;		/* batches acknowledged (2 .. 1 + acks) */
-	uint64_t synced;	/* the last batch a store sync covers (1: the test's sync after creating) */
+	/* the last batch a store sync covers (1: the test's sync after creating) */
+	uint64_t synced;
 	unsigned int store_syncs, area_writes;
 	uint32_t lost;		/* generations whose last area write was not durable */
 };
@@ -569,7 +603,8 @@ static bool traced_file(const char *line, const char *call, const char *path)
 	return lt && !strncmp(lt + 1, path, n) && lt[1 + n] == '>';
 }
 
-/* The model from the strace log @log of a child writing store @path (area @dw, @slots slots a generation). */
+/* The model from the strace log @log of a child writing store @path (area @dw, @slots slots a
+ * generation). */
 static void read_trace(const char *log, const char *path, const char *dw, int ackfd, uint32_t slots,
 		       struct cache_model *m)
 {
@@ -591,11 +626,13 @@ static void read_trace(const char *log, const char *path, const char *dw, int ac
 			continue;
 		if (strstr(line, ack) && atoi(eq + 4) == (int)sizeof(struct ack)) {
 			m->acks++;
-		} else if ((traced_file(line, "fdatasync(", path) || traced_file(line, "fsync(", path)) &&
+		} else if ((traced_file(line, "fdatasync(", path) ||
+			    traced_file(line, "fsync(", path)) &&
 			   !strncmp(eq, ") = 0", 5)) {
 			m->synced = 1 + m->acks;
 			m->store_syncs++;
-		} else if ((traced_file(line, "fdatasync(", dw) || traced_file(line, "fsync(", dw)) &&
+		} else if ((traced_file(line, "fdatasync(", dw) ||
+			    traced_file(line, "fsync(", dw)) &&
 			   !strncmp(eq, ") = 0", 5)) {
 			durable_pending = 0;	/* every earlier area write durable */
 		} else if (traced_file(line, "pwritev2(", dw) && atoll(eq + 4) > 0) {
@@ -637,7 +674,8 @@ static void area_shape(const char *dw, uint32_t *slots, uint32_t *gens)
 	memcpy(gens, h + 20, 4);
 }
 
-/* The loss applied: pages back to their state at batch m->synced, lost generations' tables zeroed. Returns the acknowledged pages put back. */
+/* The loss applied: pages back to their state at batch m->synced, lost generations' tables zeroed.
+ * Returns the acknowledged pages put back. */
 static unsigned int lose_cache(const char *path, const char *dw, unsigned int seed, uint64_t acked,
 			       uint32_t slots, const struct cache_model *m)
 {
@@ -652,15 +690,18 @@ static unsigned int lose_cache(const char *path, const char *dw, unsigned int se
 		allowed(seed, m->synced, m->synced, p, 0, &before);
 		allowed(seed, acked, acked, p, 0, &must);
 		tp_fill(buf, PS, p, before, 0);
-		T_EXPECT(pwrite(fd, buf, PS, (off_t)p * PS) == PS, "putting page %u back: %s", p, strerror(errno));
+		T_EXPECT(pwrite(fd, buf, PS, (off_t)p * PS) == PS, "putting page %u back: %s", p,
+			 strerror(errno));
 		stale += before != must;
 	}
 	memset(buf, 0, DW_BLOCK);
 	for (uint32_t g = 0; g < 32 && dfd >= 0; g++)
 		if (m->lost & (1U << g))
 			T_EXPECT(pwrite(dfd, buf, DW_BLOCK,
-					(off_t)(DW_BLOCK + (uint64_t)g * (DW_BLOCK + (uint64_t)slots * PS))) ==
-				 DW_BLOCK, "zeroing generation %u's table: %s", g, strerror(errno));
+					(off_t)(DW_BLOCK +
+						(uint64_t)g * (DW_BLOCK + (uint64_t)slots * PS))) ==
+					 DW_BLOCK,
+				 "zeroing generation %u's table: %s", g, strerror(errno));
 	if (fd >= 0) {
 		fsync(fd);
 		close(fd);
@@ -673,9 +714,11 @@ static unsigned int lose_cache(const char *path, const char *dw, unsigned int se
 	return stale;
 }
 
-static bool cache_cycle(const char *kind, uint64_t n, unsigned int seed, uint64_t batches, uint32_t *gens_out)
+static bool cache_cycle(const char *kind, uint64_t n, unsigned int seed, uint64_t batches,
+			uint32_t *gens_out)
 {
-	char path[1024], dw[1100], log[1100], fault[64], explain[512], ackfd[16], seeds[16], last[24], mode[8];
+	char path[1024], dw[1100], log[1100], fault[64], explain[512], ackfd[16], seeds[16],
+		last[24], mode[8];
 	uint8_t *data = alloc_pages(NP);
 	unsigned int recovered = 0, bad, stale;
 	struct cache_model m;
@@ -715,7 +758,8 @@ static bool cache_cycle(const char *kind, uint64_t n, unsigned int seed, uint64_
 
 		close(fds[0]);
 		/* LeakSanitizer's own ptrace cannot run under strace */
-		snprintf(opts, sizeof(opts), "%s%sdetect_leaks=0", asan ? asan : "", asan ? ":" : "");
+		snprintf(opts, sizeof(opts), "%s%sdetect_leaks=0", asan ? asan : "",
+			 asan ? ":" : "");
 		setenv("ASAN_OPTIONS", opts, 1);
 		snprintf(ackfd, sizeof(ackfd), "%d", fds[1]);
 		snprintf(seeds, sizeof(seeds), "%u", seed);
@@ -731,25 +775,32 @@ static bool cache_cycle(const char *kind, uint64_t n, unsigned int seed, uint64_
 	close(fds[0]);
 	waitpid(pid, &st, 0);
 	T_EXPECT(WIFEXITED(st) && WEXITSTATUS(st) == EXIT_FAULT,
-		 "cache, %s: the traced child ended with status %d, not by the fault point (99)", fault,
-		 WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st));
+		 "cache, %s: the traced child ended with status %d, not by the fault point (99)",
+		 fault, WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st));
 	read_trace(log, path, dw, fds[1], slots, &m);
 	T_EXPECT(m.acks == acked - 1 && m.area_writes >= m.acks,
-		 "cache, %s: the trace shows %" PRIu64 " acknowledgements and %u area writes, the pipe %" PRIu64,
+		 "cache, %s: the trace shows %" PRIu64 " acknowledgements and %u area writes, the "
+						       "pipe %" PRIu64,
 		 fault, m.acks, m.area_writes, acked - 1);
 	stale = lose_cache(path, dw, seed, acked, slots, &m);
 	/* negative control: without the area every acknowledged page put back is stale */
 	bad = check_without_area(path, data, seed, acked, acked + 1);
-	T_EXPECT(bad == stale && stale, "cache, %s: with the area moved away the test must find the %u "
+	T_EXPECT(bad == stale && stale, "cache, %s: with the area moved away the test must find "
+					"the %u "
 		 "acknowledged pages put back stale, found %u bad page(s)", fault, stale, bad);
 	ret = read_store(path, AWR_PAGES_DOUBLEWRITE, data, &recovered, explain, sizeof(explain));
 	T_EXPECT(!ret, "cache, %s: reopening: %s: %s", fault, strerror(-ret), explain);
-	bad = ret ? NP : check_pages("after the cache loss and recovery", data, seed, acked, acked + 1);
-	T_EXPECT(!bad, "cache, %s: %u page(s) not as their last acknowledged batch wrote them after recovery",
+	bad = ret ? NP
+		  : check_pages("after the cache loss and recovery", data, seed, acked, acked + 1);
+	T_EXPECT(!bad, "cache, %s: %u page(s) not as their last acknowledged batch wrote them "
+		       "after recovery",
 		 fault, bad);
-	printf("doublewrite %-9s acknowledged batches %" PRIu64 ", last store sync after batch %" PRIu64
-	       " (%u syncs), %u of %u area writes durable; lost: %u acknowledged page(s), the tables of "
-	       "%d generation(s); repaired %u: %s\n", fault, acked - 1, m.synced - 1, m.store_syncs,
+	printf("doublewrite %-9s acknowledged batches %" PRIu64
+	       ", last store sync after batch %" PRIu64
+	       " (%u syncs), %u of %u area writes durable; lost: %u acknowledged page(s), the "
+	       "tables of "
+	       "%d generation(s); repaired %u: %s\n",
+	       fault, acked - 1, m.synced - 1, m.store_syncs,
 	       m.area_writes - (unsigned int)__builtin_popcount(m.lost), m.area_writes, stale,
 	       __builtin_popcount(m.lost), recovered, bad ? "FAIL" : "ok");
 	unlink(path);
@@ -765,14 +816,18 @@ static int run_cache(void)
 	unsigned int seed = 900;
 
 	if (system("strace -V >/dev/null 2>&1"))
-		T_SKIP("strace is not installed (scripts/deps.sh installs it): the cache model reads its trace");
-	/* learn the generations first: crashes after the area wrapped at least once, 2+ batches after a sync */
+		T_SKIP("strace is not installed (scripts/deps.sh installs it): the cache model "
+		       "reads its trace");
+	/* learn the generations first: crashes after the area wrapped at least once, 2+ batches
+	 * after a sync */
 	if (!cache_cycle("crash", 2 * PER + 3, seed++, 4, &gens))
 		return t_done("pages_crash cache");
 	for (unsigned int i = 0; i < cycles && gens > 2; i++) {
-		uint64_t b = gens + 2 + i % (gens - 2);	/* the faulting batch, 0-based in the session */
+		uint64_t b =
+			gens + 2 + i % (gens - 2); /* the faulting batch, 0-based in the session */
 
-		cache_cycle((i & 1) ? "tear" : "crash", PER * b + (i * 7) % PER, seed++, b + 2, &gens);
+		cache_cycle((i & 1) ? "tear" : "crash", PER * b + (i * 7) % PER, seed++, b + 2,
+			    &gens);
 	}
 	return t_done("pages_crash cache");
 }
@@ -799,7 +854,8 @@ static void endless_child(const char *path, unsigned int mode, unsigned int seed
 }
 
 /* One kill and reopen; false when the store could not be opened at once or a page is wrong. */
-static bool reopen_cycle(unsigned int mode, unsigned int seed, unsigned int delay_us, uint64_t *worst_ns)
+static bool reopen_cycle(unsigned int mode, unsigned int seed, unsigned int delay_us,
+			 uint64_t *worst_ns)
 {
 	char path[4096];
 	uint8_t *data = alloc_pages(NP);
@@ -819,7 +875,7 @@ static bool reopen_cycle(unsigned int mode, unsigned int seed, unsigned int dela
 		endless_child(path, mode, seed, p[1]);
 	}
 	close(p[1]);
-	if (read(p[0], &a, sizeof(a)) == sizeof(a))	/* the first batch is in: the ring is busy */
+	if (read(p[0], &a, sizeof(a)) == sizeof(a)) /* the first batch is in: the ring is busy */
 		acked = a.gen;
 	usleep(delay_us);
 	kill(pid, SIGKILL);
@@ -835,10 +891,13 @@ static bool reopen_cycle(unsigned int mode, unsigned int seed, unsigned int dela
 			acked = more;
 	}
 	close(p[0]);
-	T_EXPECT(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "%s: the writer ended by itself (status %#x)",
+	T_EXPECT(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "%s: the writer ended by itself "
+							     "(status %#x)",
 		 mode_name(mode), st);
-	T_EXPECT(!ret, "%s, cycle %u: opening the store %.3f ms after its writer was killed: %s: %s",
-		 mode_name(mode), seed, (double)(mono_ns() - t0) / 1e6, strerror(-ret), awr_last_error());
+	T_EXPECT(!ret,
+		 "%s, cycle %u: opening the store %.3f ms after its writer was killed: %s: %s",
+		 mode_name(mode), seed, (double)(mono_ns() - t0) / 1e6, strerror(-ret),
+		 awr_last_error());
 	if (ret) {
 		free(data);
 		unlink(path);
@@ -848,8 +907,8 @@ static bool reopen_cycle(unsigned int mode, unsigned int seed, unsigned int dela
 		T_EXPECT(!awr_pages_read(s, data + (size_t)i * PS, i), "read page %u", i);
 	awr_pages_close(s);
 	bad = check_pages("after the kill", data, seed, acked, acked + 1);
-	T_EXPECT(!bad, "%s, cycle %u: %u page(s) not whole, old or new after a kill and reopen", mode_name(mode),
-		 seed, bad);
+	T_EXPECT(!bad, "%s, cycle %u: %u page(s) not whole, old or new after a kill and reopen",
+		 mode_name(mode), seed, bad);
 	free(data);
 	unlink(path);
 	{
@@ -900,7 +959,8 @@ static void remount(void)
 		exit(1);
 	}
 	if (mount(dev, dir, "xfs", 0, NULL) || stat(dir, &st)) {
-		printf("FAIL: mounting %s on %s again (log recovery): %s\n", dev, dir, strerror(errno));
+		printf("FAIL: mounting %s on %s again (log recovery): %s\n", dev, dir,
+		       strerror(errno));
 		exit(1);
 	}
 }
@@ -931,7 +991,8 @@ static bool shutdown_cycle(unsigned int mode, unsigned int seed)
 		child(path, mode, NULL, seed, fds[1], UINT64_MAX, 0);
 	}
 	close(fds[1]);
-	T_EXPECT(read(fds[0], &a, sizeof(a)) == sizeof(a), "no batch acknowledged before the shutdown");
+	T_EXPECT(read(fds[0], &a, sizeof(a)) == sizeof(a), "no batch acknowledged before the "
+							   "shutdown");
 	nanosleep(&(struct timespec){ 0, (long)(20 + (seed * 53) % 200) * 1000000L }, NULL);
 	/*
 	 * The crash instant, as verify_crash_shutdown.sh takes it: a batch acknowledged after it
@@ -947,18 +1008,23 @@ static bool shutdown_cycle(unsigned int mode, unsigned int seed)
 			late++;
 	} while (read(fds[0], &a, sizeof(a)) == sizeof(a));
 	close(fds[0]);
-	T_EXPECT(late <= 1, "%" PRIu64 " batches acknowledged after the shutdown: the filesystem went on", late);
+	T_EXPECT(late <= 1, "%" PRIu64 " batches acknowledged after the shutdown: the filesystem "
+				       "went on", late);
 	waitpid(pid, &st, 0);
 	T_EXPECT(WIFEXITED(st) && WEXITSTATUS(st) == EXIT_EIO,
-		 "%s mode: the writer ended with status %d, expected %d (a write ended by EIO from the shutdown)",
+		 "%s mode: the writer ended with status %d, expected %d (a write ended by EIO from "
+		 "the shutdown)",
 		 mode_name(mode), WIFEXITED(st) ? WEXITSTATUS(st) : -WTERMSIG(st), EXIT_EIO);
 	remount();
 	ret = read_store(path, mode, data, &recovered, explain, sizeof(explain));
 	T_EXPECT(!ret, "reopening after the shutdown: %s: %s", strerror(-ret), explain);
 	bad = ret ? NP : check_pages("after shutdown", data, seed, acked, acked + late + 1);
-	T_EXPECT(!bad, "%s mode: %u page(s) not whole, old or new, or an acknowledged batch lost", mode_name(mode), bad);
-	printf("%s shutdown after %" PRIu64 " acknowledged batches (%" PRIu64 " more after the crash instant), "
-	       "repaired %u page(s): %s\n", mode_name(mode), acked - 1, late, recovered, bad ? "FAIL" : "ok");
+	T_EXPECT(!bad, "%s mode: %u page(s) not whole, old or new, or an acknowledged batch lost",
+		 mode_name(mode), bad);
+	printf("%s shutdown after %" PRIu64 " acknowledged batches (%" PRIu64 " more after the "
+	       "crash instant), "
+	       "repaired %u page(s): %s\n",
+	       mode_name(mode), acked - 1, late, recovered, bad ? "FAIL" : "ok");
 	free(data);
 	return true;
 }
@@ -976,10 +1042,10 @@ static int run_shutdowns(unsigned int mode)
 /*
  * replay-write PATH MODE SEED BATCHES MARK: the writer of the guest's replayed power cuts
  * (tests/vm/guest/replay_cycles.sh). It makes the store (generation 1, durable with its directory),
- * runs "MARK created", then writes batches 2..1+BATCHES with AWR_PAGES_FAULT as the caller set it and
- * runs "MARK bG" after batch G returned: the log of the device then says which batches had returned
- * before any of its entries. MARK is a command line the mark's name is appended to, as it is
- * (dmsetup message DEV 0 mark PREFIX-: marks PREFIX-created, PREFIX-b2, ...).
+ * runs "MARK created", then writes batches 2..1+BATCHES with AWR_PAGES_FAULT as the caller set it
+ * and runs "MARK bG" after batch G returned: the log of the device then says which batches had
+ * returned before any of its entries. MARK is a command line the mark's name is appended to, as it
+ * is (dmsetup message DEV 0 mark PREFIX-: marks PREFIX-created, PREFIX-b2, ...).
  */
 static void run_mark(const char *mark, const char *name)
 {
@@ -1006,7 +1072,8 @@ static void sync_path(const char *path)
 static int replay_write(const char *path, const char *mode_arg, unsigned int seed, uint64_t batches,
 			const char *mark)
 {
-	unsigned int mode = !strcmp(mode_arg, "software") ? AWR_PAGES_SOFTWARE : AWR_PAGES_DOUBLEWRITE;
+	unsigned int mode =
+		!strcmp(mode_arg, "software") ? AWR_PAGES_SOFTWARE : AWR_PAGES_DOUBLEWRITE;
 	const char *fault = getenv("AWR_PAGES_FAULT");
 	char dw[1100], name[32], *slash, parent[1024];
 	uint8_t *buf = alloc_pages(PER + 1);
@@ -1054,14 +1121,16 @@ static int replay_write(const char *path, const char *mode_arg, unsigned int see
 }
 
 /*
- * replay-check PATH MODE SEED ACKED LAST: the store as a replay point left it, opened (its recovery)
- * and read: each page whole and holding the generation of the last batch up to ACKED that wrote it
- * (the batches that had returned before the point) or of a later one up to LAST (in flight).
+ * replay-check PATH MODE SEED ACKED LAST: the store as a replay point left it, opened (its
+ * recovery) and read: each page whole and holding the generation of the last batch up to ACKED that
+ * wrote it (the batches that had returned before the point) or of a later one up to LAST (in
+ * flight).
  */
 static int replay_check(const char *path, const char *mode_arg, unsigned int seed, uint64_t acked,
 			uint64_t last)
 {
-	unsigned int mode = !strcmp(mode_arg, "software") ? AWR_PAGES_SOFTWARE : AWR_PAGES_DOUBLEWRITE;
+	unsigned int mode =
+		!strcmp(mode_arg, "software") ? AWR_PAGES_SOFTWARE : AWR_PAGES_DOUBLEWRITE;
 	uint8_t *data = alloc_pages(NP);
 	unsigned int recovered = 0, bad;
 	char explain[512];
@@ -1073,7 +1142,8 @@ static int replay_check(const char *path, const char *mode_arg, unsigned int see
 		return 1;
 	}
 	bad = check_pages("at the replay point", data, seed, acked, last);
-	printf("%s: batches returned before the point %" PRIu64 ", repaired %u page(s), %u bad page(s)\n",
+	printf("%s: batches returned before the point %" PRIu64 ", repaired %u page(s), %u bad "
+								"page(s)\n",
 	       bad ? "FAIL" : "ok", acked - 1, recovered, bad);
 	free(data);
 	return bad ? 1 : 0;
@@ -1086,18 +1156,20 @@ int main(int argc, char **argv)
 	dir = getenv("AWR_SCRATCH_DIR");
 	dev = getenv("AWR_SCRATCH_DEV");
 	if (argc == 8 && !strcmp(argv[1], "cache-child")) {
-		/* cache-child PATH MODE FAULT SEED ACKFD LAST: a cache cycle's child, under strace */
-		child(argv[2], (unsigned int)atoi(argv[3]), argv[4], (unsigned int)atoi(argv[5]), atoi(argv[6]),
-		      strtoull(argv[7], NULL, 10), 0);
+		/* cache-child PATH MODE FAULT SEED ACKFD LAST: a cache cycle's child, under
+		 * strace */
+		child(argv[2], (unsigned int)atoi(argv[3]), argv[4], (unsigned int)atoi(argv[5]),
+		      atoi(argv[6]), strtoull(argv[7], NULL, 10), 0);
 	}
 	if (argc == 7 && !strcmp(argv[1], "replay-write"))
-		return replay_write(argv[2], argv[3], (unsigned int)atoi(argv[4]), strtoull(argv[5], NULL, 10),
-				    argv[6]);
+		return replay_write(argv[2], argv[3], (unsigned int)atoi(argv[4]),
+				    strtoull(argv[5], NULL, 10), argv[6]);
 	if (argc == 7 && !strcmp(argv[1], "replay-check"))
-		return replay_check(argv[2], argv[3], (unsigned int)atoi(argv[4]), strtoull(argv[5], NULL, 10),
-				    strtoull(argv[6], NULL, 10));
+		return replay_check(argv[2], argv[3], (unsigned int)atoi(argv[4]),
+				    strtoull(argv[5], NULL, 10), strtoull(argv[6], NULL, 10));
 	if (argc < 2 || argc > 3 || !dir)
-		T_SKIP("run as pages_crash faults|shutdown|reopen MODE, sessions or cache under with-scratch-xfs.sh "
+		T_SKIP("run as pages_crash faults|shutdown|reopen MODE, sessions or cache under "
+		       "with-scratch-xfs.sh "
 		       "(AWR_SCRATCH_DIR)");
 	if (c)
 		cycles = (unsigned int)atoi(c);
@@ -1118,10 +1190,12 @@ int main(int argc, char **argv)
 		return run_cache();
 	if (!strcmp(argv[1], "shutdown") && argc == 3) {
 		if (!dev)
-			T_SKIP("no AWR_SCRATCH_DEV: the shutdown cycles mount the scratch device again");
+			T_SKIP("no AWR_SCRATCH_DEV: the shutdown cycles mount the scratch device "
+			       "again");
 		return run_shutdowns(part_mode(argv[2], "shutdown"));
 	}
-	printf("usage: pages_crash faults software|doublewrite|auto, shutdown|reopen software|doublewrite, "
+	printf("usage: pages_crash faults software|doublewrite|auto, shutdown|reopen "
+	       "software|doublewrite, "
 	       "sessions or cache\n");
 	return 2;
 }

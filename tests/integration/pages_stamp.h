@@ -44,8 +44,8 @@ static inline void tp_fill(uint8_t *p, uint32_t size, uint64_t page_no, uint64_t
 }
 
 /* TP_WHOLE with *gen and *copy set, TP_ZERO for an all-zero page, else TP_TORN. */
-static inline enum tp_class tp_check(const uint8_t *p, uint32_t size, uint64_t page_no, uint64_t *gen,
-				     uint64_t *copy)
+static inline enum tp_class tp_check(const uint8_t *p, uint32_t size, uint64_t page_no,
+				     uint64_t *gen, uint64_t *copy)
 {
 	uint64_t magic, no, h;
 	uint32_t i;

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Description: the page store's API on scratch XFS: every mode the target offers writes, reads back
- * and reopens; a forced mode the target lacks fails with EOPNOTSUPP and a reason; a page given twice
- * in a batch ends with its last copy; unaligned buffers; the sidecar is never taken when it is not
- * this store's area; a mounted block device is refused. "threads MODE": four threads writing
+ * and reopens; a forced mode the target lacks fails with EOPNOTSUPP and a reason; a page given
+ * twice in a batch ends with its last copy; unaligned buffers; the sidecar is never taken when it
+ * is not this store's area; a mounted block device is refused. "threads MODE": four threads writing
  * through one store in software or doublewrite mode (software where not offered: a skip).
  *
  *   pages_store [threads software|doublewrite]     (run under with-scratch-xfs.sh)
@@ -45,8 +45,9 @@ static unsigned int check_all(struct awr_pages *s, uint64_t (*gen)(unsigned int)
 
 		if (ret || tp_check(b, PS, p, &g, &copy) != TP_WHOLE || g != gen(p) || copy) {
 			if (!bad)
-				printf("  %s: page %u: read %d, generation %" PRIu64 " copy %" PRIu64
-				       " (expected %" PRIu64 ")\n", what, p, ret, g, copy, gen(p));
+				printf("  %s: page %u: read %d, generation %" PRIu64
+				       " copy %" PRIu64 " (expected %" PRIu64 ")\n",
+				       what, p, ret, g, copy, gen(p));
 			bad++;
 		}
 	}
@@ -60,8 +61,8 @@ static uint64_t gen_thr(unsigned int p) { return 10 + p % 4; }
 
 static void modes_and_reopen(void)
 {
-	static const unsigned int modes[] = { AWR_PAGES_AUTO, AWR_PAGES_SOFTWARE, AWR_PAGES_DOUBLEWRITE,
-					      AWR_PAGES_HARDWARE };
+	static const unsigned int modes[] = {AWR_PAGES_AUTO, AWR_PAGES_SOFTWARE,
+					     AWR_PAGES_DOUBLEWRITE, AWR_PAGES_HARDWARE};
 	char path[1024], dw[1100];
 	struct awr_page pg[2 * NP];
 	uint8_t *buf = pages_buf(2 * NP);
@@ -75,34 +76,41 @@ static void modes_and_reopen(void)
 		snprintf(dw, sizeof(dw), "%s.awr-dw", path);
 		ret = awr_pages_open(path, PS, modes[m] | AWR_PAGES_CREATE, &s);
 		if (ret == -EOPNOTSUPP) {
-			T_EXPECT(!s && strlen(awr_last_error()) > 20, "a refused mode names its reason");
+			T_EXPECT(!s && strlen(awr_last_error()) > 20, "a refused mode names its "
+								      "reason");
 			printf("mode %u refused: %s\n", modes[m], awr_last_error());
-			/* the refusal leaves nothing behind but the (empty) store file it created */
+			/* the refusal leaves nothing behind but the (empty) store file it
+			 * created */
 			T_EXPECT(access(dw, F_OK), "a refused open made %s", dw);
 			continue;
 		}
-		T_EXPECT(!ret, "open %s (flags %u): %s: %s", path, modes[m], strerror(-ret), awr_last_error());
+		T_EXPECT(!ret, "open %s (flags %u): %s: %s", path, modes[m], strerror(-ret),
+			 awr_last_error());
 		if (ret)
 			continue;
 		ran++;
 		printf("flags %u: mode %s: %s\n", modes[m], awr_pages_mode_name(awr_pages_mode(s)),
 		       awr_pages_explain(s));
 		if (modes[m] == AWR_PAGES_SOFTWARE)
-			T_EXPECT_EQ(awr_pages_mode(s), AWR_PAGES_MODE_SOFTWARE, "forced software mode");
+			T_EXPECT_EQ(awr_pages_mode(s), AWR_PAGES_MODE_SOFTWARE,
+				    "forced software mode");
 		if (modes[m] == AWR_PAGES_DOUBLEWRITE) {
-			T_EXPECT_EQ(awr_pages_mode(s), AWR_PAGES_MODE_DOUBLEWRITE, "forced doublewrite mode");
+			T_EXPECT_EQ(awr_pages_mode(s), AWR_PAGES_MODE_DOUBLEWRITE,
+				    "forced doublewrite mode");
 			T_EXPECT(!access(dw, F_OK), "doublewrite mode has its area %s", dw);
 		}
 		/* generation 1 everywhere (one batch of NP > 64 pages), in reverse order */
 		for (unsigned int i = 0; i < NP; i++) {
 			tp_fill(buf + (size_t)i * PS, PS, NP - 1 - i, 1, 0);
-			pg[i] = (struct awr_page){ .buf = buf + (size_t)i * PS, .page_no = NP - 1 - i, .status = 7 };
+			pg[i] = (struct awr_page){
+				.buf = buf + (size_t)i * PS, .page_no = NP - 1 - i, .status = 7};
 		}
 		T_EXPECT_EQ(awr_pages_write(s, pg, NP), 0, "write generation 1");
 		for (unsigned int i = 0; i < NP; i++)
 			T_EXPECT_EQ(pg[i].status, 0, "page status");
 		T_EXPECT_EQ(check_all(s, gen_one, "generation 1"), 0, "pages that read back wrong");
-		/* generation 2 on two thirds, each given twice: an earlier copy (copy 1) first, the last wins */
+		/* generation 2 on two thirds, each given twice: an earlier copy (copy 1) first, the
+		 * last wins */
 		unsigned int n = 0;
 
 		for (unsigned int p = 0; p < NP; p++) {
@@ -121,9 +129,11 @@ static void modes_and_reopen(void)
 			pg[n] = (struct awr_page){ .buf = buf + (size_t)n * PS, .page_no = p };
 			n++;
 		}
-		T_EXPECT(n - first == first, "built %u earlier and %u last copies", first, n - first);
+		T_EXPECT(n - first == first, "built %u earlier and %u last copies", first,
+			 n - first);
 		T_EXPECT_EQ(awr_pages_write(s, pg, n), 0, "write generation 2 with earlier copies");
-		T_EXPECT_EQ(check_all(s, gen_two, "last copy wins"), 0, "pages that read back wrong");
+		T_EXPECT_EQ(check_all(s, gen_two, "last copy wins"), 0,
+			    "pages that read back wrong");
 		/* an unaligned buffer is copied */
 		uint8_t *odd = buf + 1;
 
@@ -133,16 +143,20 @@ static void modes_and_reopen(void)
 		T_EXPECT_EQ(awr_pages_read(s, odd, 0), 0, "read into an unaligned buffer");
 		uint64_t g = 0, c = 0;
 
-		T_EXPECT(tp_check(odd, PS, 0, &g, &c) == TP_WHOLE && g == 1, "unaligned page 0 reads back");
+		T_EXPECT(tp_check(odd, PS, 0, &g, &c) == TP_WHOLE && g == 1, "unaligned page 0 "
+									     "reads back");
 		/* a page beyond the end reads as zeros */
 		T_EXPECT_EQ(awr_pages_read(s, buf, 100000), 0, "read beyond the end");
-		T_EXPECT(tp_check(buf, PS, 100000, &g, &c) == TP_ZERO, "a page beyond the end is zeros");
+		T_EXPECT(tp_check(buf, PS, 100000, &g, &c) == TP_ZERO, "a page beyond the end is "
+								       "zeros");
 		/* a second open of an open store is refused */
 		struct awr_pages *s2;
 
-		T_EXPECT_EQ(awr_pages_open(path, PS, AWR_PAGES_DOUBLEWRITE, &s2), -EBUSY, "second open");
+		T_EXPECT_EQ(awr_pages_open(path, PS, AWR_PAGES_DOUBLEWRITE, &s2), -EBUSY,
+			    "second open");
 		T_EXPECT_EQ(awr_pages_close(s), 0, "close");
-		/* reopen: the pages are there; the wrong page size is refused when the area says otherwise */
+		/* reopen: the pages are there; the wrong page size is refused when the area says
+		 * otherwise */
 		T_EXPECT_EQ(awr_pages_open(path, PS, modes[m], &s), 0, "reopen");
 		if (!s)
 			continue;
@@ -152,7 +166,8 @@ static void modes_and_reopen(void)
 		if (modes[m] == AWR_PAGES_DOUBLEWRITE) {
 			T_EXPECT_EQ(awr_pages_open(path, 4096, AWR_PAGES_DOUBLEWRITE, &s), -EINVAL,
 				    "reopen with another page size");
-			T_EXPECT(strstr(awr_last_error(), "16384"), "the reason names the store's page size: %s",
+			T_EXPECT(strstr(awr_last_error(), "16384"), "the reason names the store's "
+								    "page size: %s",
 				 awr_last_error());
 		}
 	}
@@ -176,9 +191,11 @@ static void sidecar_safety(void)
 	close(fd);
 	T_EXPECT_EQ(awr_pages_open(a, PS, AWR_PAGES_DOUBLEWRITE | AWR_PAGES_CREATE, &s), -EEXIST,
 		    "a sidecar holding other data");
-	T_EXPECT(strstr(awr_last_error(), "not a doublewrite area"), "reason: %s", awr_last_error());
+	T_EXPECT(strstr(awr_last_error(), "not a doublewrite area"), "reason: %s",
+		 awr_last_error());
 	/* it is refused in every mode: an area might need recovery */
-	T_EXPECT_EQ(awr_pages_open(a, PS, AWR_PAGES_CREATE, &s), -EEXIST, "a sidecar holding other data (AUTO)");
+	T_EXPECT_EQ(awr_pages_open(a, PS, AWR_PAGES_CREATE, &s), -EEXIST, "a sidecar holding other "
+									  "data (AUTO)");
 	char got[32] = { 0 };
 
 	fd = open(adw, O_RDONLY);
@@ -187,7 +204,8 @@ static void sidecar_safety(void)
 	close(fd);
 	unlink(adw);
 	/* store b's area given to store a */
-	T_EXPECT_EQ(awr_pages_open(b, PS, AWR_PAGES_DOUBLEWRITE | AWR_PAGES_CREATE, &s), 0, "create b");
+	T_EXPECT_EQ(awr_pages_open(b, PS, AWR_PAGES_DOUBLEWRITE | AWR_PAGES_CREATE, &s), 0,
+		    "create b");
 	awr_pages_close(s);
 	T_EXPECT(!rename(bdw, adw), "rename");
 	T_EXPECT_EQ(awr_pages_open(a, PS, AWR_PAGES_DOUBLEWRITE | AWR_PAGES_CREATE, &s), -EEXIST,
@@ -197,7 +215,8 @@ static void sidecar_safety(void)
 	/* no store without CREATE; bad arguments */
 	T_EXPECT_EQ(awr_pages_open("/nonexistent-dir/x.db", PS, 0, &s), -ENOENT, "missing store");
 	T_EXPECT_EQ(awr_pages_open(a, 3000, 0, &s), -EINVAL, "page size not a power of two");
-	T_EXPECT_EQ(awr_pages_open(a, PS, AWR_PAGES_SOFTWARE | AWR_PAGES_DOUBLEWRITE, &s), -EINVAL, "two modes");
+	T_EXPECT_EQ(awr_pages_open(a, PS, AWR_PAGES_SOFTWARE | AWR_PAGES_DOUBLEWRITE, &s), -EINVAL,
+		    "two modes");
 }
 
 /* A mounted block device is never a store. */
@@ -243,7 +262,8 @@ static void *writer(void *arg)
 	return NULL;
 }
 
-/* Four threads through one store in @mode (software or doublewrite); a mode not offered is a skip. */
+/* Four threads through one store in @mode (software or doublewrite); a mode not offered is a
+ * skip. */
 static int threads(const char *mode)
 {
 	unsigned int m = !strcmp(mode, "software") ? AWR_PAGES_SOFTWARE : AWR_PAGES_DOUBLEWRITE;
@@ -261,7 +281,8 @@ static int threads(const char *mode)
 	ret = awr_pages_open(path, PS, m | AWR_PAGES_CREATE, &s);
 	if (ret == -EOPNOTSUPP && m == AWR_PAGES_SOFTWARE)
 		T_SKIP("%s", awr_last_error());
-	T_EXPECT(!ret, "opening %s in %s mode: %s: %s", path, mode, strerror(-ret), awr_last_error());
+	T_EXPECT(!ret, "opening %s in %s mode: %s: %s", path, mode, strerror(-ret),
+		 awr_last_error());
 	if (ret)
 		return t_done("pages_store threads");
 	for (unsigned int i = 0; i < 4; i++) {

@@ -11,7 +11,8 @@
  *   concurrency [SCRATCH_DIR | BLOCK_DEVICE]	(default $AWR_SCRATCH_DIR)
  *
  * On a block device (the guest stage: a scsi_debug disk, an NVMe namespace with atomic writes) both
- * runs use its first 256 KiB (16 units), zeroed before each run and at the end: the device must hold nothing else.
+ * runs use its first 256 KiB (16 units), zeroed before each run and at the end: the device must
+ * hold nothing else.
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -40,7 +41,7 @@ static bool blockdev;	/* the target is a block device */
 static struct awr_file *shared;
 static uint64_t deadline_ns;
 static atomic_uint_fast64_t writes_done, write_errors;
-static bool plain;	/* AWR_CONCURRENCY_PLAIN=1: plain O_DIRECT writes, the control of the method */
+static bool plain; /* AWR_CONCURRENCY_PLAIN=1: plain O_DIRECT writes, the control of the method */
 
 static uint64_t now_ns(void)
 {
@@ -96,7 +97,8 @@ static int count_issue(const struct awr_verify_issue *is, void *arg)
 /* Verify the span with awr_verify_run() and read each unit back through the classifier. */
 static struct tally check_span(const char *path)
 {
-	struct awr_verify_opts o = { .unit = UNIT, .span = (uint64_t)UNIT * UNITS, .issue = count_issue };
+	struct awr_verify_opts o = {
+		.unit = UNIT, .span = (uint64_t)UNIT * UNITS, .issue = count_issue};
 	struct awr_verify_result r;
 	struct tally t = { 0 };
 	int ret = awr_verify_run(path, &o, &r);
@@ -136,12 +138,17 @@ static void report(const char *what, const char *path, unsigned int secs)
 	struct tally t = check_span(path);
 	uint64_t bad = torn_by_pread(path);
 
-	printf("%s: %llu %s writes of 16 KiB in %u s over %u units, %llu errors; verify: intact %llu, "
-	       "torn %llu, corrupt %llu, misplaced %llu, never written %llu; classifier on pread: %llu not intact\n",
-	       what, (unsigned long long)writes_done, plain ? "plain" : "atomic", secs, UNITS, (unsigned long long)write_errors,
-	       (unsigned long long)t.intact, (unsigned long long)t.torn, (unsigned long long)t.corrupt,
-	       (unsigned long long)t.misplaced, (unsigned long long)t.never, (unsigned long long)bad);
-	T_EXPECT(writes_done > 10 * UNITS, "%s: only %llu writes: the writers did not overlap enough", what,
+	printf("%s: %llu %s writes of 16 KiB in %u s over %u units, %llu errors; verify: intact "
+	       "%llu, "
+	       "torn %llu, corrupt %llu, misplaced %llu, never written %llu; classifier on pread: "
+	       "%llu not intact\n",
+	       what, (unsigned long long)writes_done, plain ? "plain" : "atomic", secs, UNITS,
+	       (unsigned long long)write_errors, (unsigned long long)t.intact,
+	       (unsigned long long)t.torn, (unsigned long long)t.corrupt,
+	       (unsigned long long)t.misplaced, (unsigned long long)t.never,
+	       (unsigned long long)bad);
+	T_EXPECT(writes_done > 10 * UNITS, "%s: only %llu writes: the writers did not overlap "
+					   "enough", what,
 		 (unsigned long long)writes_done);
 	T_EXPECT_EQ(write_errors, 0, "write errors");
 	T_EXPECT_EQ(t.units, UNITS, "units scanned");
@@ -155,7 +162,8 @@ static void prepare(const char *path)
 	uint8_t *zero = calloc(1, (size_t)UNIT * UNITS);
 	int fd = open(path, blockdev ? O_RDWR : O_RDWR | O_CREAT | O_TRUNC, 0600);
 
-	if (fd < 0 || !zero || pwrite(fd, zero, (size_t)UNIT * UNITS, 0) != (ssize_t)UNIT * UNITS || fsync(fd))
+	if (fd < 0 || !zero || pwrite(fd, zero, (size_t)UNIT * UNITS, 0) != (ssize_t)UNIT * UNITS ||
+	    fsync(fd))
 		T_SKIP("cannot make %s", path);
 	close(fd);
 	free(zero);
@@ -230,10 +238,12 @@ int main(int argc, char **argv)
 		uint64_t res[2] = { 0, 0 };
 		int st;
 
-		T_EXPECT(read(pipes[i][0], res, sizeof(res)) == sizeof(res), "process %d reported nothing", i);
+		T_EXPECT(read(pipes[i][0], res, sizeof(res)) == sizeof(res), "process %d reported "
+									     "nothing", i);
 		close(pipes[i][0]);
 		wait(&st);
-		T_EXPECT(WIFEXITED(st) && !WEXITSTATUS(st), "a writer process ended with status %#x", st);
+		T_EXPECT(WIFEXITED(st) && !WEXITSTATUS(st),
+			 "a writer process ended with status %#x", st);
 		total += res[0];
 		errors += res[1];
 	}
@@ -247,15 +257,18 @@ int main(int argc, char **argv)
 		int fd = open(path, O_RDWR);
 		struct tally c;
 
-		if (posix_memalign((void **)&a, 4096, UNIT) || posix_memalign((void **)&b, 4096, UNIT))
+		if (posix_memalign((void **)&a, 4096, UNIT) ||
+		    posix_memalign((void **)&b, 4096, UNIT))
 			abort();
 		awr_stamp_fill(a, UNIT, 7, 1ULL << 50, 9);
 		awr_stamp_fill(b, UNIT, 7, (1ULL << 50) + 1, 9);
 		memcpy(a + UNIT / 2, b + UNIT / 2, UNIT / 2);
-		T_EXPECT(fd >= 0 && pwrite(fd, a, UNIT, 7 * UNIT) == UNIT && !fsync(fd), "plant a torn unit");
+		T_EXPECT(fd >= 0 && pwrite(fd, a, UNIT, 7 * UNIT) == UNIT && !fsync(fd),
+			 "plant a torn unit");
 		close(fd);
 		c = check_span(path);
-		printf("control: a unit planted torn: verify finds torn %llu, the classifier %llu not intact\n",
+		printf("control: a unit planted torn: verify finds torn %llu, the classifier %llu "
+		       "not intact\n",
 		       (unsigned long long)c.torn, (unsigned long long)torn_by_pread(path));
 		T_EXPECT_EQ(c.torn, 1, "the planted torn unit found by awr_verify_run");
 		free(a);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Description: awr_queue_write_units() writes a range as naturally aligned atomic (or plain) units through a queue smaller than the batch, reads back, and reports the first error with its verdict.
+ * Description: awr_queue_write_units() writes a range as naturally aligned atomic (or plain) units
+ * through a queue smaller than the batch, reads back, and reports the first error with its verdict.
  *
  *   page_batch [TARGET]
  *
@@ -143,16 +144,20 @@ int main(int argc, char **argv)
 	/* whether to skip is the kernel's answer, read here; the library's must agree with it */
 	raw_atomic_read(path, &raw);
 	if (raw.supported != lim->supported) {
-		printf("FAIL library_agrees_with_kernel: the kernel %s atomic writes on %s (statx unit %u..%u%s%s),"
-		       " the library says %s\n", raw.supported ? "offers" : "does not offer", path, raw.unit_min,
-		       raw.unit_max, raw.why[0] ? "; " : "", raw.why, lim->supported ? "supported" : "unsupported");
+		printf("FAIL library_agrees_with_kernel: the kernel %s atomic writes on %s (statx "
+		       "unit %u..%u%s%s),"
+		       " the library says %s\n",
+		       raw.supported ? "offers" : "does not offer", path, raw.unit_min,
+		       raw.unit_max, raw.why[0] ? "; " : "", raw.why,
+		       lim->supported ? "supported" : "unsupported");
 		return T_EXIT_FAIL;
 	}
 	page = raw.unit_min > 16384 ? raw.unit_min : 16384;
 	if (!raw.supported)
 		T_SKIP("%s: %s", path, raw.why);
 	if (page > raw.unit_max || (raw.dev_size && raw.dev_size < SPAN + page))
-		T_SKIP("%s: no atomic writes of %" PRIu64 " bytes here (kernel unit %u..%u, size %" PRIu64 ")",
+		T_SKIP("%s: no atomic writes of %" PRIu64
+		       " bytes here (kernel unit %u..%u, size %" PRIu64 ")",
 		       path, page, raw.unit_min, raw.unit_max, raw.dev_size);
 	if (posix_memalign((void **)&buf, 4096, SPAN) || posix_memalign((void **)&rb, 4096, SPAN))
 		return T_EXIT_FAIL;
@@ -166,7 +171,8 @@ int main(int argc, char **argv)
 	ok_batch("plain_qd4_12k_units", 4, 0, 4096, 60 * 12288, 12288, AWR_WRITE_PLAIN);
 	bad_batch("refused_too_large", 0, 2ULL * lim->unit_max, 0, AWR_RULE_TOO_LARGE, -EINVAL);
 	bad_batch("refused_misaligned", page / 2, page, 0, AWR_RULE_MISALIGNED, -EINVAL);
-	bad_batch("kernel_refuses_misaligned", page / 2, page, AWR_WRITE_NOCHECK, AWR_RULE_OK, -EINVAL);
+	bad_batch("kernel_refuses_misaligned", page / 2, page, AWR_WRITE_NOCHECK, AWR_RULE_OK,
+		  -EINVAL);
 	busy_ring();
 
 	awr_file_close(file);

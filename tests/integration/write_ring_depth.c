@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Description: the io_uring engine keeps its queue full: in a queue-and-reap loop every reap hands the writes queued since the last one to the kernel in one system call and finds the whole depth in flight (awr_queue_stats()), for atomic and plain writes, QD 1 and 32, page batches and SQPOLL; registered buffers carry plain writes and the kernel itself refuses RWF_ATOMIC on them; every write's data reads back.
+ * Description: the io_uring engine keeps its queue full: in a queue-and-reap loop every reap hands
+ * the writes queued since the last one to the kernel in one system call and finds the whole depth
+ * in flight (awr_queue_stats()), for atomic and plain writes, QD 1 and 32, page batches and SQPOLL;
+ * registered buffers carry plain writes and the kernel itself refuses RWF_ATOMIC on them; every
+ * write's data reads back.
  *
  *   ring_depth [FILE]    (default: $AWR_SCRATCH_DIR/ring_depth.dat)
  *
@@ -111,27 +115,34 @@ static void stream(const char *name, unsigned int qd, unsigned int ring_flags, u
 			break;
 		awr_queue_stats(r, &st);
 		if (next > first && !each)
-			T_EXPECT_EQ(st.submit_calls - prev.submit_calls, 1, "system calls to submit and wait in one reap");
+			T_EXPECT_EQ(st.submit_calls - prev.submit_calls, 1, "system calls to "
+									    "submit and wait in "
+									    "one reap");
 		else
-			T_EXPECT(st.submit_calls - prev.submit_calls <= 1, "%s: %" PRIu64 " system calls in one reap",
-				 name, st.submit_calls - prev.submit_calls);
+			T_EXPECT(st.submit_calls - prev.submit_calls <= 1,
+				 "%s: %" PRIu64 " system calls in one reap", name,
+				 st.submit_calls - prev.submit_calls);
 		if (full) {
 			full_reaps++;
-			T_EXPECT(st.inflight_last == qd, "%s: reap %u found %u writes in the kernel, not the depth %u",
+			T_EXPECT(st.inflight_last == qd, "%s: reap %u found %u writes in the "
+							 "kernel, not the depth %u",
 				 name, full_reaps, st.inflight_last, qd);
 		}
 		for (int i = 0; i < n; i++)
-			T_EXPECT(c[i].res == (int)PAGE, "%s: write %" PRIu64 " ended with %d", name, c[i].tag, c[i].res);
+			T_EXPECT(c[i].res == (int)PAGE, "%s: write %" PRIu64 " ended with %d", name,
+				 c[i].tag, c[i].res);
 		done += (unsigned int)n;
 	}
 	awr_queue_stats(r, &st);
 	T_EXPECT_EQ(st.submitted, NPAGES, "writes handed to the kernel");
 	T_EXPECT_EQ(st.completed, NPAGES, "kernel completions reaped");
-	T_EXPECT(full_reaps >= NPAGES / qd / 2, "%s: only %u reaps had the depth queued", name, full_reaps);
+	T_EXPECT(full_reaps >= NPAGES / qd / 2, "%s: only %u reaps had the depth queued", name,
+		 full_reaps);
 	T_EXPECT(reads_back(), "%s: the data does not read back", name);
 	printf("    %s: %u reaps with the depth queued, in the kernel min %u max %u, %" PRIu64
-	       " reaps below depth of %" PRIu64 ", setup flags 0x%x\n", name, full_reaps, st.inflight_min,
-	       st.inflight_max, st.reaps_below_depth, st.reaps, st.setup_flags);
+	       " reaps below depth of %" PRIu64 ", setup flags 0x%x\n",
+	       name, full_reaps, st.inflight_min, st.inflight_max, st.reaps_below_depth, st.reaps,
+	       st.setup_flags);
 	awr_queue_close(r);
 	verdict(name, before);
 }
@@ -159,14 +170,20 @@ static void batch(const char *name, unsigned int qd, unsigned int ring_flags, un
 	T_EXPECT_EQ(st.submitted, NPAGES, "writes handed to the kernel");
 	T_EXPECT_EQ(st.inflight_max, qd, "most writes in the kernel at a reap");
 	if (ring_flags & AWR_QUEUE_SUBMIT_EACH)
-		T_EXPECT(st.submit_calls >= NPAGES, "%s: %" PRIu64 " submission calls for %u units, each submitted as queued",
+		T_EXPECT(st.submit_calls >= NPAGES,
+			 "%s: %" PRIu64 " submission calls for %u "
+			 "units, each submitted as queued",
 			 name, st.submit_calls, NPAGES);
-	/* every reap takes at least one completion: once the last unit is queued, at most qd reaps follow */
-	T_EXPECT(st.reaps_below_depth <= qd, "%s: %" PRIu64 " of %" PRIu64 " reaps found fewer than %u writes in the kernel",
+	/* every reap takes at least one completion: once the last unit is queued, at most qd reaps
+	 * follow */
+	T_EXPECT(st.reaps_below_depth <= qd, "%s: %" PRIu64 " of %" PRIu64 " reaps found fewer "
+									   "than %u writes in the "
+									   "kernel",
 		 name, st.reaps_below_depth, st.reaps, qd);
 	T_EXPECT(reads_back(), "%s: the data does not read back", name);
-	printf("    %s: %" PRIu64 " reaps, %" PRIu64 " below depth, mean in flight %.1f\n", name, st.reaps,
-	       st.reaps_below_depth, st.reaps ? (double)st.inflight_sum / (double)st.reaps : 0.0);
+	printf("    %s: %" PRIu64 " reaps, %" PRIu64 " below depth, mean in flight %.1f\n", name,
+	       st.reaps, st.reaps_below_depth,
+	       st.reaps ? (double)st.inflight_sum / (double)st.reaps : 0.0);
 	awr_queue_close(r);
 	verdict(name, before);
 }
@@ -208,13 +225,15 @@ static void setup_flags(void)
 	if (major > 6 || (major == 6 && minor >= 1))
 		T_EXPECT(st.setup_flags == (IORING_SETUP_COOP_TASKRUN | IORING_SETUP_SINGLE_ISSUER |
 					    IORING_SETUP_DEFER_TASKRUN),
-			 "kernel %s: setup flags 0x%x, expected COOP_TASKRUN|SINGLE_ISSUER|DEFER_TASKRUN", u.release,
+			 "kernel %s: setup flags 0x%x, expected "
+			 "COOP_TASKRUN|SINGLE_ISSUER|DEFER_TASKRUN", u.release,
 			 st.setup_flags);
 	T_EXPECT(st.wait_flags == (no_iowait ? (1U << 7) : 0),
-		 "kernel %s: wait flags 0x%x, but the kernel %s IORING_FEAT_NO_IOWAIT", u.release, st.wait_flags,
-		 no_iowait ? "has" : "lacks");
+		 "kernel %s: wait flags 0x%x, but the kernel %s IORING_FEAT_NO_IOWAIT", u.release,
+		 st.wait_flags, no_iowait ? "has" : "lacks");
 	if (major > 6 || (major == 6 && minor >= 15))
-		T_EXPECT(no_iowait, "kernel %s (6.15 or later) lacks IORING_FEAT_NO_IOWAIT", u.release);
+		T_EXPECT(no_iowait, "kernel %s (6.15 or later) lacks IORING_FEAT_NO_IOWAIT",
+			 u.release);
 	printf("    setup flags 0x%x, wait flags 0x%x\n", st.setup_flags, st.wait_flags);
 	awr_queue_close(r);
 	verdict("setup_flags", before);
@@ -256,7 +275,8 @@ static void fixed_atomic(void)
 		}
 	}
 	io_uring_queue_exit(&ring);
-	T_EXPECT(res[0] == -EINVAL, "the kernel answered %d (%s) to RWF_ATOMIC from a registered buffer, expected -EINVAL",
+	T_EXPECT(res[0] == -EINVAL, "the kernel answered %d (%s) to RWF_ATOMIC from a registered "
+				    "buffer, expected -EINVAL",
 		 res[0], strerror(-res[0]));
 	T_EXPECT(res[1] == (int)PAGE, "the same write without RWF_ATOMIC ended with %d", res[1]);
 	verdict("fixed_buffer_atomic_refused", before);
@@ -282,8 +302,10 @@ int main(int argc, char **argv)
 	close(fd);
 	raw_atomic_read(path, &raw);
 	if (!raw.supported || raw.unit_min > PAGE || raw.unit_max < PAGE)
-		T_SKIP("%s: no 16 KiB atomic writes (%s)", path, raw.why[0] ? raw.why : "unit range");
-	if (awr_file_open(path, 0, &file) || posix_memalign((void **)&data, 4096, (size_t)NPAGES * PAGE) ||
+		T_SKIP("%s: no 16 KiB atomic writes (%s)", path,
+		       raw.why[0] ? raw.why : "unit range");
+	if (awr_file_open(path, 0, &file) ||
+	    posix_memalign((void **)&data, 4096, (size_t)NPAGES * PAGE) ||
 	    posix_memalign((void **)&rb, 4096, (size_t)NPAGES * PAGE))
 		T_SKIP("cannot open %s or allocate buffers", path);
 	setup_flags();

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Description: the io_uring engine on a real target: mixed valid and refused writes in one batch, QD 1 and 128, batches larger than the ring, registered file on and off, plain writes, and the kernel agreeing with the rule checker.
+ * Description: the io_uring engine on a real target: mixed valid and refused writes in one batch,
+ * QD 1 and 128, batches larger than the ring, registered file on and off, plain writes, and the
+ * kernel agreeing with the rule checker.
  *
  *   uring_engine [TARGET]
  *
@@ -144,13 +146,16 @@ static void check_results(struct target *t, const struct planned *p, unsigned in
 	for (unsigned int i = 0; i < n; i++) {
 		if (p[i].rule == AWR_RULE_OK) {
 			CHECK(done[i].res == (int)p[i].len && done[i].rule == AWR_RULE_OK,
-			      "write %u (%" PRIu64 " at %" PRIu64 "): res %d rule %s, expected %" PRIu64,
-			      i, p[i].len, p[i].offset, done[i].res, awr_rule_name(done[i].rule), p[i].len);
+			      "write %u (%" PRIu64 " at %" PRIu64
+			      "): res %d rule %s, expected %" PRIu64,
+			      i, p[i].len, p[i].offset, done[i].res, awr_rule_name(done[i].rule),
+			      p[i].len);
 			CHECK(region_is(t, p[i].offset, p[i].len, t->buf + p[i].offset),
 			      "write %u at %" PRIu64 " does not read back", i, p[i].offset);
 		} else {
 			CHECK(done[i].rule == p[i].rule && done[i].res == awr_rule_errno(p[i].rule),
-			      "write %u (%" PRIu64 " at %" PRIu64 "): res %d rule %s, expected refusal %s",
+			      "write %u (%" PRIu64 " at %" PRIu64 "): res %d rule %s, expected "
+								  "refusal %s",
 			      i, p[i].len, p[i].offset, done[i].res, awr_rule_name(done[i].rule),
 			      awr_rule_name(p[i].rule));
 		}
@@ -194,8 +199,10 @@ static unsigned int plan_mixed(struct target *t, struct planned *p)
 	/* a length in range at an offset not a multiple of it: the shape rule everywhere */
 	p[n++] = (struct planned){ 13 * u + u / 2, u, 0, 0, AWR_RULE_MISALIGNED };
 	if (t->lim->mem_align > 1)
-		p[n++] = (struct planned){ 5 * u, u, t->lim->mem_align / 2, 0, AWR_RULE_BUFFER_ALIGNMENT };
-	if (t->lim->unit_min >= 1024 && (!t->lim->offset_align || t->lim->offset_align <= t->lim->unit_min / 2))
+		p[n++] = (struct planned){5 * u, u, t->lim->mem_align / 2, 0,
+					  AWR_RULE_BUFFER_ALIGNMENT};
+	if (t->lim->unit_min >= 1024 &&
+	    (!t->lim->offset_align || t->lim->offset_align <= t->lim->unit_min / 2))
 		p[n++] = (struct planned){ 7 * u, t->lim->unit_min / 2, 0, 0, AWR_RULE_TOO_SMALL };
 	if (t->lim->dev_size)
 		p[n++] = (struct planned){ t->lim->dev_size, u, 0, 0, AWR_RULE_BEYOND_END };
@@ -237,7 +244,8 @@ static int case_larger_than_ring(struct target *t, unsigned int qd, bool reg)
 	if (with_ring(t, qd, reg, &r))
 		return -1;
 	for (unsigned int i = 0; i < n; i++)
-		p[i] = (struct planned){ (uint64_t)((i * 37) % n) * t->unit, t->unit, 0, 0, AWR_RULE_OK };
+		p[i] = (struct planned){(uint64_t)((i * 37) % n) * t->unit, t->unit, 0, 0,
+					AWR_RULE_OK};
 	fill_pattern(t, 3 * qd + reg);
 	memset(done, 0xff, sizeof(done));
 	CHECK(!prefill(t, 0), "prefill failed");
@@ -276,7 +284,8 @@ static int case_kernel_agrees(struct target *t, unsigned int qd, bool reg)
 	unsigned int n = 0;
 	struct awr_queue *r;
 
-	p[n++] = (struct planned){ t->unit + t->unit / 4, t->unit / 2, 0, AWR_WRITE_NOCHECK, AWR_RULE_MISALIGNED };
+	p[n++] = (struct planned){t->unit + t->unit / 4, t->unit / 2, 0, AWR_WRITE_NOCHECK,
+				  AWR_RULE_MISALIGNED};
 	p[n++] = (struct planned){ 3 * t->unit, t->unit / 2 + t->unit / 4, 0, AWR_WRITE_NOCHECK,
 				   AWR_RULE_NOT_POWER_OF_TWO };
 	if (with_ring(t, qd, reg, &r))
@@ -291,7 +300,8 @@ static int case_kernel_agrees(struct target *t, unsigned int qd, bool reg)
 	return 0;
 }
 
-/* A target without atomic support: every atomic write refused before the kernel, plain ones land. */
+/* A target without atomic support: every atomic write refused before the kernel, plain ones
+ * land. */
 static int case_unsupported(struct target *t, unsigned int qd, bool reg)
 {
 	struct awr_completion done[4];
@@ -309,7 +319,8 @@ static int case_unsupported(struct target *t, unsigned int qd, bool reg)
 	CHECK(!run_plan(r, t, p, 2, done), "queue/reap failed");
 	CHECK(!read_back(t), "read-back failed");
 	check_results(t, p, 2, done);
-	CHECK(region_is_byte(t, 0, t->unit, 0), "page 0, aimed at by a refused write only, changed");
+	CHECK(region_is_byte(t, 0, t->unit, 0),
+	      "page 0, aimed at by a refused write only, changed");
 	awr_queue_close(r);
 	return 0;
 }
@@ -396,9 +407,12 @@ int main(int argc, char **argv)
 	if (size_target(&t, &raw))
 		return T_EXIT_FAIL;
 	if (raw.supported != t.lim->supported) {
-		printf("FAIL library_agrees_with_kernel: the kernel %s atomic writes on %s (statx unit %u..%u%s%s),"
-		       " the library says %s\n", raw.supported ? "offers" : "does not offer", t.path, raw.unit_min,
-		       raw.unit_max, raw.why[0] ? "; " : "", raw.why, t.lim->supported ? "supported" : "unsupported");
+		printf("FAIL library_agrees_with_kernel: the kernel %s atomic writes on %s (statx "
+		       "unit %u..%u%s%s),"
+		       " the library says %s\n",
+		       raw.supported ? "offers" : "does not offer", t.path, raw.unit_min,
+		       raw.unit_max, raw.why[0] ? "; " : "", raw.why,
+		       t.lim->supported ? "supported" : "unsupported");
 		return T_EXIT_FAIL;
 	}
 	ret = awr_queue_open(AWR_QUEUE_URING, NULL, t.file, 1, 0, &probe);
@@ -413,7 +427,8 @@ int main(int argc, char **argv)
 	if (!raw.supported || t.unit > raw.unit_max || t.area < 16 * t.unit) {
 		printf("SKIP uring_engine: %s has no usable atomic write support: %s (page %" PRIu64
 		       ", kernel unit %u..%u, area %" PRIu64 ")\n", t.path,
-		       raw.why[0] ? raw.why : "the page size is outside the unit range or the target is too small",
+		       raw.why[0] ? raw.why : "the page size is outside the unit range or the "
+					      "target is too small",
 		       t.unit, raw.unit_min, raw.unit_max, t.area);
 		return T_EXIT_SKIP;
 	}

@@ -59,8 +59,8 @@ static void check_sweep(struct awr_file *f, unsigned char *wbuf, unsigned char *
 		T_EXPECT(ret == (ssize_t)len, "atomic write of %llu at %llu returned %zd (%s)",
 			 (unsigned long long)len, (unsigned long long)off, ret, v.message);
 		memset(rbuf, 0, len);
-		T_EXPECT(pread(awr_file_fd(f), rbuf, len, (off_t)off) == (ssize_t)len, "read back %llu",
-			 (unsigned long long)len);
+		T_EXPECT(pread(awr_file_fd(f), rbuf, len, (off_t)off) == (ssize_t)len,
+			 "read back %llu", (unsigned long long)len);
 		T_EXPECT(!memcmp(wbuf, rbuf, len), "data of the %llu byte write reads back",
 			 (unsigned long long)len);
 	}
@@ -98,11 +98,13 @@ static void check_bad(const struct bad_case *c, struct awr_file *dio, struct awr
 		 awr_rule_name(v.rule), awr_rule_name(c->rule));
 	if (c->segs == 1) {
 		got = (int)awr_pwrite(f, buf, len, c->offset, 0, &v);
-		T_EXPECT(got == predicted, "%s: awr_pwrite returned %d, predicted %d", c->name, got, predicted);
+		T_EXPECT(got == predicted, "%s: awr_pwrite returned %d, predicted %d", c->name, got,
+			 predicted);
 	}
 	got = (int)awr_pwrite_raw(awr_file_fd(f), iov, c->segs, c->offset, 0);
 	T_EXPECT(got == predicted, "%s: the kernel returned %d (%s), the library predicted %d (%s)",
-		 c->name, got, got < 0 ? strerror(-got) : "written", predicted, strerror(-predicted));
+		 c->name, got, got < 0 ? strerror(-got) : "written", predicted,
+		 strerror(-predicted));
 	printf("%-24s rule %-18s kernel %s\n", c->name, awr_rule_name(v.rule),
 	       got < 0 ? strerror(-got) : "accepted");
 }
@@ -139,18 +141,24 @@ static void check_buffered_raw(const struct awr_kstatx *stx, unsigned char *buf)
 	T_EXPECT_EQ(awr_file_open(path, AWR_OPEN_BUFFERED, &f), 0, "awr_file_open buffered");
 	if (fd < 0 || fl < 0 || !f)
 		return;
-	T_EXPECT(!(fcntl(awr_file_fd(f), F_GETFL) & O_DIRECT), "the library's buffered file has no O_DIRECT");
+	T_EXPECT(!(fcntl(awr_file_fd(f), F_GETFL) & O_DIRECT), "the library's buffered file has no "
+							       "O_DIRECT");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct buffered_case *c = &cases[i];
 		struct iovec iov = { .iov_base = buf, .iov_len = c->length };
 		struct awr_write_plan plan = {
-			.offset = c->offset, .length = c->length, .buf = buf, .nr_segs = 1, .open_flags = fl,
+			.offset = c->offset,
+			.length = c->length,
+			.buf = buf,
+			.nr_segs = 1,
+			.open_flags = fl,
 		};
 		ssize_t n;
 		int kernel, predicted, planned;
 
 		if (c->length > umax) {
-			printf("%-24s not run: %llu bytes exceed unit_max %u (the size rule would decide)\n",
+			printf("%-24s not run: %llu bytes exceed unit_max %u (the size rule would "
+			       "decide)\n",
 			       c->name, (unsigned long long)c->length, umax);
 			continue;
 		}
@@ -159,15 +167,19 @@ static void check_buffered_raw(const struct awr_kstatx *stx, unsigned char *buf)
 		kernel = n < 0 ? -errno : 0;
 		T_EXPECT(n < 0 || n == (ssize_t)c->length, "%s: short write %zd", c->name, n);
 		predicted = awr_file_check(f, buf, c->length, c->offset, &v);
-		T_EXPECT(predicted == kernel, "%s: the kernel returned %d (%s), awr_file_check predicted %d (%s, rule %s)",
-			 c->name, kernel, strerror(-kernel), predicted, strerror(-predicted), awr_rule_name(v.rule));
-		T_EXPECT(v.rule == c->rule, "%s: rule %s, expected %s", c->name, awr_rule_name(v.rule),
-			 awr_rule_name(c->rule));
-		T_EXPECT(v.error == predicted, "%s: verdict errno %d, returned %d", c->name, v.error, predicted);
+		T_EXPECT(predicted == kernel,
+			 "%s: the kernel returned %d (%s), awr_file_check "
+			 "predicted %d (%s, rule %s)",
+			 c->name, kernel, strerror(-kernel), predicted, strerror(-predicted),
+			 awr_rule_name(v.rule));
+		T_EXPECT(v.rule == c->rule, "%s: rule %s, expected %s", c->name,
+			 awr_rule_name(v.rule), awr_rule_name(c->rule));
+		T_EXPECT(v.error == predicted, "%s: verdict errno %d, returned %d", c->name,
+			 v.error, predicted);
 		planned = awr_check(awr_file_limits(f), &plan, &v);
 		T_EXPECT(planned == kernel && v.rule == c->rule,
-			 "%s: awr_check on the raw descriptor's flags: %d rule %s, the kernel %d", c->name,
-			 planned, awr_rule_name(v.rule), kernel);
+			 "%s: awr_check on the raw descriptor's flags: %d rule %s, the kernel %d",
+			 c->name, planned, awr_rule_name(v.rule), kernel);
 		printf("%-24s offset %-8llu length %-8llu kernel %-24s library rule %s\n", c->name,
 		       (unsigned long long)c->offset, (unsigned long long)c->length,
 		       kernel ? strerror(-kernel) : "accepted", awr_rule_name(v.rule));
@@ -200,8 +212,10 @@ static void check_loop_device(const char *dev)
 	predicted = awr_file_check(f, buf, 4096, 1 << 20, NULL);
 	iov = (struct iovec){ .iov_base = buf, .iov_len = 4096 };
 	got = (int)awr_pwrite_raw(awr_file_fd(f), &iov, 1, 1 << 20, 0);
-	T_EXPECT(predicted == -EOPNOTSUPP, "library predicts EOPNOTSUPP on the loop device (%d)", predicted);
-	T_EXPECT(got == predicted, "kernel returned %d on the loop device, predicted %d", got, predicted);
+	T_EXPECT(predicted == -EOPNOTSUPP, "library predicts EOPNOTSUPP on the loop device (%d)",
+		 predicted);
+	T_EXPECT(got == predicted, "kernel returned %d on the loop device, predicted %d", got,
+		 predicted);
 	free(buf);
 	awr_file_close(f);
 }
@@ -236,16 +250,17 @@ int main(void)
 
 	const uint32_t umin = stx.stx_atomic_write_unit_min;
 	const struct bad_case bad[] = {
-		{ "non power of two", 0, 3ULL * umin, 1, false, AWR_RULE_NOT_POWER_OF_TWO },
-		{ "misaligned", umin, 4ULL * umin, 1, false, AWR_RULE_MISALIGNED },
-		{ "larger than unit_max", 0, 0, 1, false, AWR_RULE_TOO_LARGE },
-		{ "smaller than unit_min", 0, umin / 2, 1, false, AWR_RULE_TOO_SMALL },
-		{ "two iovecs", 0, 2ULL * umin, 2, false, AWR_RULE_SEGMENTS },
-		{ "buffered fd", 0, umin, 1, true, AWR_RULE_NOT_DIRECT },
+		{"non power of two", 0, 3ULL * umin, 1, false, AWR_RULE_NOT_POWER_OF_TWO},
+		{"misaligned", umin, 4ULL * umin, 1, false, AWR_RULE_MISALIGNED},
+		{"larger than unit_max", 0, 0, 1, false, AWR_RULE_TOO_LARGE},
+		{"smaller than unit_min", 0, umin / 2, 1, false, AWR_RULE_TOO_SMALL},
+		{"two iovecs", 0, 2ULL * umin, 2, false, AWR_RULE_SEGMENTS},
+		{"buffered fd", 0, umin, 1, true, AWR_RULE_NOT_DIRECT},
 		/* XFS checks the size range before the buffered-I/O rule */
-		{ "buffered and too large", 0, 0, 1, true, AWR_RULE_TOO_LARGE },
-		{ "misaligned and too small", umin / 4, umin / 2, 1, false, AWR_RULE_TOO_SMALL },
-		{ "past the largest offset", (1ULL << 63) - umin, 2ULL * umin, 1, false, AWR_RULE_OFFSET_RANGE },
+		{"buffered and too large", 0, 0, 1, true, AWR_RULE_TOO_LARGE},
+		{"misaligned and too small", umin / 4, umin / 2, 1, false, AWR_RULE_TOO_SMALL},
+		{"past the largest offset", (1ULL << 63) - umin, 2ULL * umin, 1, false,
+		 AWR_RULE_OFFSET_RANGE},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		check_bad(&bad[i], dio, buffered, wbuf);

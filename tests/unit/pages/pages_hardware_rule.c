@@ -15,9 +15,16 @@
 
 static struct awr_fs_view xfs(uint64_t hardware_max)
 {
-	struct awr_fs_view v = { .type = AWR_FS_XFS, .block_size = 4096, .atomic = true, .unit_min = 4096,
-				 .unit_max = 1 << 20, .unit_max_opt = (uint32_t)hardware_max, .reflink = true,
-				 .ag_size = 1ULL << 30, .ag_count = 4, .hardware_max = hardware_max };
+	struct awr_fs_view v = {.type = AWR_FS_XFS,
+				.block_size = 4096,
+				.atomic = true,
+				.unit_min = 4096,
+				.unit_max = 1 << 20,
+				.unit_max_opt = (uint32_t)hardware_max,
+				.reflink = true,
+				.ag_size = 1ULL << 30,
+				.ag_count = 4,
+				.hardware_max = hardware_max};
 
 	return v;
 }
@@ -25,7 +32,8 @@ static struct awr_fs_view xfs(uint64_t hardware_max)
 static bool judge(const struct awr_fs_view *fs, struct awr_extent *e, unsigned int n, uint64_t size,
 		  const char *name, bool want)
 {
-	struct awr_extent_report r = { .unit = 16 * KIB, .file_size = size, .nr_extents = n, .extents = e };
+	struct awr_extent_report r = {
+		.unit = 16 * KIB, .file_size = size, .nr_extents = n, .extents = e};
 	char why[384] = "";
 	bool got;
 
@@ -53,8 +61,10 @@ int main(void)
 		{ .logical = 0, .physical = 64 * KIB, .length = 256 * KIB },
 		{ .logical = 512 * KIB, .physical = 1024 * KIB, .length = 512 * KIB },
 	};
-	struct awr_extent shared[1] = { { .logical = 0, .physical = 64 * KIB, .length = 1024 * KIB, .flags = SHARED } };
-	struct awr_extent short_end[1] = { { .logical = 0, .physical = 64 * KIB, .length = 512 * KIB } };
+	struct awr_extent shared[1] = {
+		{.logical = 0, .physical = 64 * KIB, .length = 1024 * KIB, .flags = SHARED}};
+	struct awr_extent short_end[1] = {
+		{.logical = 0, .physical = 64 * KIB, .length = 512 * KIB}};
 
 	judge(&fs16, two, 2, 1024 * KIB, "aligned extents", true);
 	judge(&fs16, misaligned, 2, 1024 * KIB, "misaligned extent", false);
