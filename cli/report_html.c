@@ -29,6 +29,7 @@
 
 #include "awr.h"
 #include "platform/platform.h"
+#include "report_css.h"	/* style[]: cli/report.css */
 
 #define GENERATOR	"<meta name=\"generator\" content=\"awr "
 #define CHART_W		640.0
@@ -1012,31 +1013,6 @@ static void embed_json(FILE *f, struct json_object *doc)
 }
 
 /* ------------------------------------------------------------------ the page */
-
-static const char style[] =
-	"body{font:14px/1.45 system-ui,sans-serif;color:#1d1d1f;margin:24px auto;max-width:980px;"
-	"padding:0 16px}h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;"
-	"border-bottom:1px solid #ddd}"
-	".verdict{display:inline-block;padding:2px 12px;border-radius:4px;color:#fff;"
-	"font-weight:700}.verdict.PASS{background:#2a9a3c}.verdict.FAIL{background:#c8372d}"
-	".verdict.PASS.software_only,.verdict.PASS.partial_hardware,.verdict.PASS.unknown"
-	"{background:#b86e00}#scope{font-size:15px;margin:4px 0 8px}#requirement{color:#c8372d}"
-	"table{border-collapse:collapse;margin:6px 0}td,th{padding:3px 8px;"
-	"border-bottom:1px solid #eee;text-align:left;vertical-align:top}th{font-weight:600;"
-	"background:#f6f6f6}td.num{text-align:right}"
-	".res{font-weight:700}.res.PASS{color:#2a9a3c}.res.FAIL{color:#c8372d}"
-	".res.SKIP{color:#8a8a8a}"
-	".res.INFO{color:#1f6fb4}"
-	".sev.error{color:#c8372d;font-weight:700}.sev.warning{color:#b86e00;font-weight:700}"
-	".sev.info{color:#555}"
-	".meta td,.meta th{border:0;padding:1px 8px 1px 0}.empty{color:#777;font-style:italic}"
-	"#lacks li{color:#b86e00}"
-	"svg.chart{display:block;max-width:100%;height:auto}svg .frame{fill:none;stroke:#bbb}"
-	"svg .grid{stroke:#eee}svg .tick{font-size:11px;fill:#555}svg .axis-title{font-size:12px;"
-	"fill:#333}svg .sweep-pt.ok{fill:#2a9a3c}svg .sweep-pt.bad{fill:#c8372d}"
-	"svg .cdf-line{fill:none;stroke-width:1.5}svg .pct-mark{stroke-width:2}"
-	".swatch{display:inline-block;width:10px;height:10px;margin:0 4px 0 8px}"
-		"@media print{body{margin:0;max-width:none}section{break-inside:avoid}}";
 
 static void section(FILE *f, const char *id, const char *title)
 {
