@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: MIT
 # Description: the README and the guides in docs/ cannot drift from the tool: every
 # "awr CMD --option" they show (in `code`, in indented examples and in fenced ``` blocks) names a
-# command that `awr help` lists and options that `awr CMD --help` lists. Negative control first:
-# a text with an unknown command and an unknown option, in each kind of code, must be flagged by
-# the same check.
+# command that `awr help` lists and options that `awr CMD --help` lists, and no merge left its
+# conflict markers in them. Negative controls first: a text with an unknown command and an
+# unknown option, in each kind of code, and a text with conflict markers must be flagged by the
+# same checks.
 #
 #   cli/readme_commands.py AWR README.md [DOCS_DIR]
 import glob
@@ -92,6 +93,15 @@ control = problems('Run\n\n```sh\nawr frobnicate-too /dev/x\nawr list --no-such-
 check(len(control) == 2 and any('frobnicate-too' in c for c in control) and any('--no-such-filter' in c for c in control),
       'the check flags them in a fenced block too: %s' % control)
 
+def conflicts(text):
+    """lines of @text that a merge left behind (<<<<<<<, =======, >>>>>>>)"""
+    return [l for l in text.splitlines() if re.match(r'(<{7}|={7}|>{7})( |$)', l)]
+
+
+# negative control: a text with a merge's markers is flagged
+control = conflicts('a\n<<<<<<< HEAD\nb\n=======\nc\n>>>>>>> 1234 (x)\n| a ======= b |\n')
+check(len(control) == 3, 'the check flags the 3 lines a merge conflict leaves: %s' % control)
+
 texts = [('README', readme)]
 if docs:
     guides = sorted(glob.glob(os.path.join(docs, '*.md')))
@@ -107,6 +117,8 @@ for name, path in texts:
         check(n >= 15, 'the README shows %d awr command lines' % n)
     for p in problems(text, known):
         check(False, '%s: %s' % (name, p))
+    for l in conflicts(text):
+        check(False, '%s: a merge conflict marker left in: %s' % (name, l))
 check(total >= 40, 'the README and the guides show %d awr command lines' % total)
 print('readme_commands: %d failure(s)' % fails)
 sys.exit(1 if fails else 0)
