@@ -22,12 +22,6 @@
 
 #define REPLAY_SCHEMA_VERSION	1	/* the document of awr replay (man/awr.1) */
 
-static const struct { uint64_t bit; const char *name; } flag_names[] = {
-	{ AWR__LW_FLUSH, "flush" }, { AWR__LW_FUA, "fua" }, { AWR__LW_DISCARD, "discard" },
-	{ AWR__LW_MARK, "mark" }, { AWR__LW_METADATA, "metadata" },
-};
-#define NR_FLAG_NAMES (sizeof(flag_names) / sizeof(flag_names[0]))
-
 /* What the command line asks. */
 struct replay_opts {
 	const char *log_path;
@@ -39,30 +33,13 @@ struct replay_opts {
 
 /* ---- listing ------------------------------------------------------------------------- */
 
-static void flags_text(uint64_t flags, char *buf, size_t len)
-{
-	size_t n = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < NR_FLAG_NAMES; i++) {
-		if (!(flags & flag_names[i].bit))
-			continue;
-		n += (size_t)snprintf(buf + n, len - n, "%s", n ? "|" : "");
-		for (const char *p = flag_names[i].name; *p && n + 1 < len; p++)
-			buf[n++] = (char)(*p - 'a' + 'A');
-		buf[n] = '\0';
-	}
-	if (!n)
-		snprintf(buf, len, "-");
-}
-
 static struct json_object *flags_json(uint64_t flags)
 {
 	struct json_object *a = json_object_new_array();
 
-	for (size_t i = 0; i < NR_FLAG_NAMES; i++)
-		if (flags & flag_names[i].bit)
-			json_object_array_add(a, json_object_new_string(flag_names[i].name));
+	for (unsigned int i = 0; awr__lw_flag_name(i); i++)
+		if (flags & (1ULL << i))
+			json_object_array_add(a, json_object_new_string(awr__lw_flag_name(i)));
 	return a;
 }
 
@@ -87,7 +64,7 @@ static void entry_print(const struct awr__lw_entry *e)
 {
 	char f[64];
 
-	flags_text(e->flags, f, sizeof(f));
+	awr__lw_flags_text(e->flags, f, sizeof(f));
 	printf("%8" PRIu64 " %14" PRIu64 " %9" PRIu64 "  ", e->index, e->sector, e->nr_sectors);
 	if (e->flags & AWR__LW_MARK)
 		printf("%-22s %s\n", f, e->mark);

@@ -236,3 +236,28 @@ int awr__lw_read_data(const struct awr__lw_log *log, const struct awr__lw_entry 
 	ret = read_at(log->fd, buf, (size_t)len, e->data_off + off);
 	return ret == -ENODATA ? -EIO : ret;
 }
+
+static const char *const flag_names[] = { "flush", "fua", "discard", "mark", "metadata" };
+
+const char *awr__lw_flag_name(unsigned int bit)
+{
+	return bit < sizeof(flag_names) / sizeof(flag_names[0]) ? flag_names[bit] : NULL;
+}
+
+char *awr__lw_flags_text(uint64_t flags, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; awr__lw_flag_name(i); i++) {
+		if (!(flags & (1ULL << i)))
+			continue;
+		n += (size_t)snprintf(buf + n, len - n, "%s", n ? "|" : "");
+		for (const char *p = flag_names[i]; *p && n + 1 < len; p++)
+			buf[n++] = (char)(*p - 'a' + 'A');
+		buf[n] = '\0';
+	}
+	if (!n)
+		snprintf(buf, len, "-");
+	return buf;
+}

@@ -110,6 +110,11 @@ static inline bool awr__lw_flush_point(const struct awr__lw_entry *e)
 	return e->flags & (AWR__LW_FLUSH | AWR__LW_FUA);
 }
 
+/* awr__lw_flag_name() - flag bit @bit by name ("flush" for AWR__LW_FLUSH), NULL past the last */
+const char *awr__lw_flag_name(unsigned int bit);
+/* awr__lw_flags_text() - @flags as "FLUSH|FUA", "-" for none; returns @buf */
+char *awr__lw_flags_text(uint64_t flags, char *buf, size_t len);
+
 /* What to replay (replay.c): one bound at most (none: the whole log), and the first entry */
 struct awr__lw_bound {
 	long long to_entry, to_flush, from_entry;	/* 0 or -1: not given */
