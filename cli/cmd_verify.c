@@ -121,6 +121,12 @@ static const struct field figure_fields[] = {
 	FLD_END
 };
 
+/* awr verify's own: what to do about a failed scan (null when it did not fail) */
+static const struct field advice_fields[] = {
+	FLD(struct awr_verify_result, what_to_do, FLD_CHARS, "what_to_do", .flags = FLD_NULL_ZERO),
+	FLD_END
+};
+
 struct json_object *verify_result_json(const struct awr_verify_result *r, bool journal)
 {
 	struct json_object *o = json_object_new_object(), *c = json_object_new_object();
@@ -258,6 +264,7 @@ int cmd_verify(int argc, const char **argv)
 		json_object_object_add(j, "path", json_object_new_string(c.operand));
 		json_object_object_add(j, "unit", out_u64(o.unit));
 		json_object_object_add(j, "issues", k.list);
+		fld_json_add(j, advice_fields, &r);
 		out_print_json(j);
 	} else {
 		report_text(&o, &r, &k);

@@ -31,7 +31,7 @@ py "$work/s1.json" "assert d['writes'] == 3000 and d['first_generation'] == 1 an
 "$awr" verify "$t" --unit 16k --journal "$j" -o json >"$work/v1.json" || { cat "$work/v1.json"; fail "verify exited $?"; }
 py "$work/v1.json" "c=d['counts']; assert d['units'] == 128 and c['intact'] + c['never_written'] == 128 and c['intact'] >= 8, d
 assert d['lost'] == 0 and d['unjournaled'] == 0 and d['acked_writes'] == 3000 and d['journal_records'] == 6001, d
-assert d['direct'] and d['mb_per_s'] > 0 and d['ok'], d" || fail "first verify figures"
+assert d['direct'] and d['mb_per_s'] > 0 and d['ok'] and d['what_to_do'] is None, d" || fail "first verify figures"
 
 # a second run continues the journal's generations; the result still verifies
 "$awr" stress "$t" --force --unit 16k --seconds 1 --journal "$j" -o json >"$work/s2.json" || fail "second stress exited $?"
@@ -44,6 +44,9 @@ expect_rc 1 "verify --unit 8k" "$awr" verify "$t" --unit 8k
 grep -q "misplaced:" "$work/out" && grep -q "give --unit 16384" "$work/out" || { cat "$work/out"; fail "wrong unit not reported as misplaced with a hint"; }
 grep -q "^result: FAILED: the target was stamped with another unit size" "$work/out" ||
 	{ cat "$work/out"; fail "the failed verification does not say what to do"; }
+"$awr" verify "$t" --unit 8k -o json >"$work/v8.json"
+py "$work/v8.json" "assert not d['ok'] and d['what_to_do'].startswith('the target was stamped with another unit size'), d" ||
+	fail "the JSON of a failed verification does not say what to do"
 expect_rc 2 "verify --unit 8k --journal" "$awr" verify "$t" --unit 8k --journal "$j"
 grep -q "written with --unit 16384" "$work/out" || { cat "$work/out"; fail "no hint at the journal's unit"; }
 
