@@ -104,8 +104,9 @@ static void run(void)
 	T_EXPECT_EQ(awr_stress_run(target, &so, &sr), 0, "stress run");
 	T_EXPECT_EQ(sr.error, 0, "no write failed");
 	T_EXPECT_EQ(verify(&vr, f), 0, "verify clean");
-	T_EXPECT(vr.count[AWR_UNIT_TORN] + vr.count[AWR_UNIT_CORRUPT] + vr.count[AWR_UNIT_MISPLACED] +
-		 vr.lost + vr.unjournaled == 0, "a clean run has no issue (found %u)", f->nr);
+	T_EXPECT(vr.count[AWR_UNIT_TORN] + vr.count[AWR_UNIT_CORRUPT] +
+		 vr.count[AWR_UNIT_MISPLACED] + vr.lost + vr.unjournaled == 0,
+		 "a clean run has no issue (found %u)", f->nr);
 	T_EXPECT_EQ(vr.failed, 0, "a clean run is not failed");
 	T_EXPECT(!vr.what_to_do[0], "a clean run has nothing to do: %s", vr.what_to_do);
 	T_EXPECT(vr.acked_writes == sr.writes, "every write acknowledged: %llu of %llu",
@@ -150,7 +151,8 @@ static void run(void)
 		 "lost write on unit %llu found", (unsigned long long)u[2]);
 	is = issue_at(f, u[4]);
 	T_EXPECT(is && is->state.cls == AWR_UNIT_MISPLACED && is->state.found_unit == u[3],
-		 "misplaced unit %llu carries unit %llu", (unsigned long long)u[4], (unsigned long long)u[3]);
+		 "misplaced unit %llu carries unit %llu", (unsigned long long)u[4],
+		 (unsigned long long)u[3]);
 	free(f);
 }
 
