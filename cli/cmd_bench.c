@@ -134,7 +134,7 @@ static void print_pair(const struct awr_bench_result *r)
 static void print_head(const char *path, const struct awr_bench_opts *o,
 		       const struct awr_bench_result *r)
 {
-	unsigned int batch = o->batch ? o->batch : o->qd;
+	unsigned int batch = r->batch;
 	char u[32], s[32], t[32];
 
 	printf("awr bench %s: %s pages, queue depth %u%s, %s order, span %s, %s per mode\n",
@@ -174,9 +174,8 @@ static void print_moved(const struct awr_bench_result *r)
 }
 
 /* Where a batch's time went, per mode with batches. */
-static void print_steps(const struct awr_bench_opts *o, const struct awr_bench_result *r)
+static void print_steps(const struct awr_bench_result *r)
 {
-	unsigned int batch = o->batch ? o->batch : o->qd;
 	char c[32], w[32], f[32];
 
 	for (int m = AWR_BENCH_ATOMIC; m <= AWR_BENCH_DOUBLEWRITE; m++) {
@@ -184,7 +183,7 @@ static void print_steps(const struct awr_bench_opts *o, const struct awr_bench_r
 
 		if (!x->ran || !x->batches)
 			continue;
-		printf("%s: a batch of %u pages took", awr_bench_mode_name(m), batch);
+		printf("%s: a batch of %u pages took", awr_bench_mode_name(m), r->batch);
 		if (m == AWR_BENCH_DOUBLEWRITE)
 			printf(" %s in the copy,", awr__human_usec(
 				x->batch_step_ms[AWR_BENCH_STEP_COPY] * 1e3, c, sizeof(c)));
@@ -212,7 +211,7 @@ static void print_normal(const char *path, const struct awr_bench_opts *o,
 	print_ratio("atomic/doublewrite", r->atomic_to_doublewrite);
 	print_ratio("atomic/plain", r->atomic_to_plain);
 	print_moved(r);
-	print_steps(o, r);
+	print_steps(r);
 	if (r->pages_store[0])
 		printf("pages: the store chose %s\n", r->pages_store);
 	print_ratio("pages/doublewrite", r->pages_to_doublewrite);
@@ -332,6 +331,7 @@ static const struct field asked[] = {
 };
 
 static const struct field given[] = {
+	FLD(struct awr_bench_result, batch, FLD_UINT, "batch"),
 	FLD(struct awr_bench_result, span, FLD_UINT, "span"),
 	FLD(struct awr_bench_result, layout, FLD_CHARS, "layout"),
 	FLD_END
@@ -362,7 +362,6 @@ static void print_json(const char *path, const struct awr_bench_opts *o,
 
 	json_object_object_add(root, "path", json_object_new_string(path));
 	fld_json_add(root, asked, o);
-	json_object_object_add(root, "batch", out_u64(o->batch ? o->batch : o->qd));
 	fld_json_add(root, given, r);
 	fld_json_add(root, asked_how, o);
 	for (int m = 0; m <= AWR_BENCH_PAGES; m++)

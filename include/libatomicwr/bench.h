@@ -134,6 +134,7 @@ struct awr_bench_result {
 	/* pages/s of one mode over another's; 0 when either did not run or failed */
 	double atomic_to_doublewrite, atomic_to_plain, pages_to_doublewrite;
 	uint64_t data_pages;		/* pages of the data area (before the doublewrite area) */
+	unsigned int batch;		/* pages per batch: awr_bench_opts.batch, or the depth */
 };
 
 /**

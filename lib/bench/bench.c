@@ -707,6 +707,7 @@ int awr_bench_run(int fd, const struct awr_bench_opts *o, struct awr_bench_resul
 	if (ret)
 		goto err;
 	out->r.dw_offset = jobs[0].dw_offset;
+	out->r.batch = jobs[0].batch;
 	run_modes(jobs, out);
 	ratios(out, o->unit);
 err:
