@@ -21,19 +21,40 @@ struct bench_args {
 	int force, sqpoll, fixed_buffers;
 };
 
-static int pick(const char *opt, const char *text, const char *const *names, int n, int *out)
+/* What --mode, --order and --durability take, by value; NULL past the last */
+static const char *mode_word(int v)
 {
+	return v <= AWR_BENCH_PAGES ? awr_bench_mode_name((enum awr_bench_mode)v) :
+	       v == AWR_BENCH_PAGES + 1 ? "all" : NULL;
+}
+
+static const char *order_name(int v)
+{
+	return v == AWR_BENCH_RANDOM ? "random" : v == AWR_BENCH_SEQUENTIAL ? "sequential" : NULL;
+}
+
+static const char *durability_name(int v)
+{
+	return v <= AWR_BENCH_NO_SYNC ? awr_bench_durability_name((enum awr_bench_durability)v) :
+	       NULL;
+}
+
+/* @text as the value of the words @name gives, into @out; a usage error naming them all */
+static int pick(const char *opt, const char *text, const char *(*name)(int), int *out)
+{
+	char all[128];
+	size_t n = 0;
+
 	if (!text)
 		return 0;
-	for (int i = 0; i < n; i++) {
-		if (!strcmp(text, names[i])) {
+	for (int i = 0; name(i); i++) {
+		if (!strcmp(text, name(i))) {
 			*out = i;
 			return 0;
 		}
+		n += (size_t)snprintf(all + n, sizeof(all) - n, "%s%s", i ? ", " : "", name(i));
 	}
-	out_error("--%s '%s' is unknown: use %s%s%s%s%s", opt, text, names[0],
-		  n > 1 ? ", " : "", n > 1 ? names[1] : "", n > 2 ? " or " : "",
-		  n > 2 ? names[2] : "");
+	out_error("--%s '%s' is unknown: use one of %s", opt, text, all);
 	return -EINVAL;
 }
 
@@ -69,26 +90,23 @@ static int parse_seconds(const char *text, double *out)
 
 static int parse_opts(const struct bench_args *a, struct awr_bench_opts *o)
 {
-	static const char *const modes[] = { "atomic", "plain", "doublewrite", "pages", "all" };
-	static const char *const orders[] = { "random", "sequential" };
-	static const char *const durs[] = { "fdatasync", "dsync", "none" };
-	int mode = 4, order = AWR_BENCH_RANDOM, dur = AWR_BENCH_FDATASYNC;
+	int mode = AWR_BENCH_PAGES + 1, order = AWR_BENCH_RANDOM, dur = AWR_BENCH_FDATASYNC;
 
 	if ((a->unit && parse_size_arg("unit", a->unit, &o->unit)) ||
 	    (a->size && parse_size_arg("size", a->size, &o->span)) ||
 	    parse_count("qd", a->qd, 32768, &o->qd) ||
 	    parse_count("batch", a->batch, 65536, &o->batch) ||
 	    parse_count("jobs", a->jobs, 64, &o->jobs) ||
-	    parse_seconds(a->seconds, &o->seconds) || pick("mode", a->mode, modes, 5, &mode) ||
-	    pick("order", a->order, orders, 2, &order) ||
-	    pick("durability", a->durability, durs, 3, &dur))
+	    parse_seconds(a->seconds, &o->seconds) || pick("mode", a->mode, mode_word, &mode) ||
+	    pick("order", a->order, order_name, &order) ||
+	    pick("durability", a->durability, durability_name, &dur))
 		return -EINVAL;
 	if (!o->unit || o->unit % 512 || o->unit > (1ULL << 30)) {
 		out_error("--unit %" PRIu64 " must be a multiple of 512 bytes up to 1 GiB "
 			  "(a page size such as 16k)", o->unit);
 		return -EINVAL;
 	}
-	o->modes = mode == 4 ? AWR_BENCH_ALL : 1U << mode;
+	o->modes = mode > AWR_BENCH_PAGES ? AWR_BENCH_ALL : 1U << mode;
 	o->sqpoll = a->sqpoll;
 	o->fixed_buffers = a->fixed_buffers;
 	o->order = (enum awr_bench_order)order;
@@ -310,15 +328,6 @@ static struct json_object *pair_json(const struct awr_bench_result *r)
 	return o;
 }
 
-static const char *order_name(int v)
-{
-	return v == AWR_BENCH_RANDOM ? "random" : "sequential";
-}
-
-static const char *durability_name(int v)
-{
-	return awr_bench_durability_name((enum awr_bench_durability)v);
-}
 
 /* The run's head as awr bench -o json starts: what was asked, then what the target gave. */
 static const struct field asked[] = {

@@ -111,6 +111,11 @@ out=$("$awr" bench "$f" --force --jobs 0 2>&1); rc=$?
 out=$("$awr" bench "$AWR_SCRATCH_DEV" --seconds 0.2 2>&1); rc=$?
 [ $rc = 2 ] && grep -q "refusing to write" <<<"$out" && pass refuses_mounted_device || fail refuses_mounted_device "rc $rc: $out"
 
+# an unknown word: every word the option takes is named, from the library's names
+out=$("$awr" bench "$f" --mode fast 2>&1); rc=$?
+[ $rc = 2 ] && grep -q "use one of atomic, plain, doublewrite, pages, all" <<<"$out" &&
+	pass "usage --mode names every mode" || fail "usage --mode names every mode" "rc $rc: $out"
+
 for bad in "--mode fast" "--seconds 0" "--unit 1000" "--qd 0" "--durability always" "--order backwards"; do
 	# shellcheck disable=SC2086
 	out=$("$awr" bench "$f" $bad 2>&1); rc=$?
