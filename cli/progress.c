@@ -133,7 +133,7 @@ void progress_seconds(void *arg, double el, char *buf, size_t len)
 void progress_allocated(void *arg, double el, char *buf, size_t len)
 {
 	const struct progress_file *f = arg;
-	char a[24], b[24];
+	char a[32], b[32];
 	struct stat st;
 	uint64_t done;
 
@@ -144,8 +144,9 @@ void progress_allocated(void *arg, double el, char *buf, size_t len)
 	done = (uint64_t)st.st_blocks * 512;
 	if (done > f->total)
 		done = f->total;
-	snprintf(buf, len, "%s of %s allocated (%.0f%%), %.0f s", out_size(done, a, sizeof(a)),
-		 out_size(f->total, b, sizeof(b)), 100.0 * (double)done / (double)f->total, el);
+	snprintf(buf, len, "%s of %s allocated (%.0f%%), %.0f s",
+		 awr__human_bytes(done, a, sizeof(a)), awr__human_bytes(f->total, b, sizeof(b)),
+		 100.0 * (double)done / (double)f->total, el);
 }
 
 /* read_bytes of /proc/self/io: what this process has read from storage so far */
@@ -168,15 +169,16 @@ void progress_read(void *arg, double el, char *buf, size_t len)
 {
 	const struct progress_file *f = arg;
 	uint64_t done = progress_read_base();
-	char a[24], b[24];
+	char a[32], b[32];
 
 	done = done > f->base ? done - f->base : 0;
 	if (!f->total) {
-		snprintf(buf, len, "%s read, %.0f s", out_size(done, a, sizeof(a)), el);
+		snprintf(buf, len, "%s read, %.0f s", awr__human_bytes(done, a, sizeof(a)), el);
 		return;
 	}
 	if (done > f->total)
 		done = f->total;
-	snprintf(buf, len, "%s of %s read (%.0f%%), %.0f s", out_size(done, a, sizeof(a)),
-		 out_size(f->total, b, sizeof(b)), 100.0 * (double)done / (double)f->total, el);
+	snprintf(buf, len, "%s of %s read (%.0f%%), %.0f s", awr__human_bytes(done, a, sizeof(a)),
+		 awr__human_bytes(f->total, b, sizeof(b)),
+		 100.0 * (double)done / (double)f->total, el);
 }
