@@ -55,6 +55,7 @@ static const struct field file_fields[] = {
 	F(aligned_bytes, FLD_SIZE, "aligned_bytes"),
 	F(device_offset_align, FLD_SIZE, "device_offset_align", .flags = FLD_NULL_ZERO),
 	F(grow_align, FLD_SIZE, "grow_align", .flags = FLD_NULL_ZERO),
+	F(what_to_do, FLD_STR, "what_to_do", .flags = FLD_NULL_ZERO),
 	FLD_END
 };
 #undef F
@@ -74,6 +75,7 @@ static const struct field report_fields[] = {
 	R(kernel, FLD_ENUM, "kernel", .name = kernel_name),
 	R(verdict, FLD_ENUM, "verdict", .name = verdict_name),
 	R(advice, FLD_CHARS, "advice"),
+	R(what_to_do, FLD_STR, "what_to_do", .flags = FLD_NULL_ZERO),
 	R(server_pid, FLD_INT, "server_pid", .flags = FLD_NULL_ZERO),
 	R(protection, FLD_BOOL, "protection", .flags = FLD_NULL_NEG),
 	R(protection_from, FLD_CHARS, "protection_from"),
@@ -225,6 +227,8 @@ static void print_text(const struct awr_db_report *r, bool all)
 	       r->engine == AWR_DB_INNODB ? "innodb_doublewrite" : "full_page_writes",
 	       r->protection < 0 ? "unknown" : r->protection ? "ON" : "OFF", r->protection_from);
 	printf("verdict: %s\nadvice: %s\n", verdict_words(r->verdict), r->advice);
+	if (r->what_to_do)
+		printf("what to do: %s\n", r->what_to_do);
 	if (r->speed[0])
 		printf("speed: %s\n", r->speed);
 }

@@ -65,6 +65,8 @@ struct awr_db_file {
 	/* why not safe / unknown, one sentence each with the numbers */
 	unsigned int nr_reasons;
 	char reasons[AWR_DB_MAX_REASONS][256];
+	/* not safe / unknown: one sentence, what would make it safe (its worst reason's); NULL */
+	const char *what_to_do;
 };
 
 /* The verdict for a data directory. */
@@ -81,6 +83,8 @@ struct awr_db_report {
 	char atomic_why[256];		/* why atomic_writes is what it is */
 	uint32_t kernel;		/* AWR_KERNEL() of the running kernel */
 	enum awr_db_verdict verdict;	/* the directory's: the worst of its files */
+	/* not safe / unknown: one sentence, what would make it safe (a worst file's); else NULL */
+	const char *what_to_do;
 	char advice[512];		/* one line: keep the protection, or turn it off and how */
 	/* device-implicit: what makes it true and what would break it */
 	unsigned int nr_conditions;

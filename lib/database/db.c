@@ -61,14 +61,21 @@ const char *awr_db_verdict_name(enum awr_db_verdict v)
 	}
 }
 
-static void reason(struct awr_db_file *f, enum awr_db_verdict v, const char *fmt, ...)
+static void reason(struct awr_db_file *f, enum awr__finding_key key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* One reason of @f's verdict; the verdict falls to @v (unknown counts below not safe) */
-static void reason(struct awr_db_file *f, enum awr_db_verdict v, const char *fmt, ...)
+/*
+ * One reason of @f's verdict, an entry of the catalogue (findings.def): an error makes it not
+ * safe, a warning unknown (unknown counts below not safe); the first one's what to do is the file's.
+ */
+static void reason(struct awr_db_file *f, enum awr__finding_key key, const char *fmt, ...)
 {
+	enum awr_db_verdict v = awr__findings[key].severity == AWR_SEV_ERROR ? AWR_DB_NOT_SAFE :
+				AWR_DB_UNKNOWN;
 	va_list ap;
 
+	if (!f->what_to_do || (v == AWR_DB_NOT_SAFE && f->verdict != AWR_DB_NOT_SAFE))
+		f->what_to_do = awr__findings[key].what_to_do;
 	if (f->nr_reasons < AWR_DB_MAX_REASONS) {
 		va_start(ap, fmt);
 		vsnprintf(f->reasons[f->nr_reasons++], sizeof(f->reasons[0]), fmt, ap);
@@ -159,14 +166,14 @@ static void judge_device(struct awr_db_file *f, int fd, const struct awr_fs_view
 	int ret = awr_probe_fd(fd, 0, &p);
 
 	if (ret) {
-		reason(f, AWR_DB_UNKNOWN, "the device below could not be examined: %s", strerror(-ret));
+		reason(f, AWR_FIND(db_device_unreadable), strerror(-ret));
 		return;
 	}
 	sv = awr_probe_sysfs(p);
 	st = awr_probe_stack(p);
 	dev = awr_probe_device(p);
 	if (!sv) {
-		reason(f, AWR_DB_UNKNOWN, "no block device below the file in sysfs: what its writes reach is unknown");
+		reason(f, AWR_FIND(db_no_block_device));
 		goto out;
 	}
 	/* every start below: the partition, each leg's data start and the leg's own partition */
@@ -176,39 +183,32 @@ static void judge_device(struct awr_db_file *f, int fd, const struct awr_fs_view
 		f->device_offset_align = align_min(f->device_offset_align, part_start_of(st->legs[i].name));
 	}
 	if (f->device_offset_align && f->device_offset_align < P)
-		reason(f, AWR_DB_NOT_SAFE, "the data starts at an offset that is a multiple of %" PRIu64 " bytes only "
-		       "on the disk below (partition start %" PRIu64 "%s): every %u-byte page is misaligned there",
+		reason(f, AWR_FIND(db_offset_misaligned),
 		       f->device_offset_align, sv->part_start, st ? ", or a dm/md leg's data start" : "", P);
 	if (!st && judge_provider(f, dev, fs)) {
 		/* the provider's unit stands for the kernel's; every check below still applies */
 	} else if (!fs->hw_atomic || !fs->hw_unit_max) {
-		reason(f, AWR_DB_NOT_SAFE, "%s writes nothing atomically itself (sysfs atomic_write_unit_max_bytes 0): "
-		       "a plain %u-byte write can be torn by a power cut", sv->disk, P);
+		reason(f, AWR_FIND(db_device_no_atomic), sv->disk, P);
 	} else if (fs->hw_unit_max < P || fs->hw_unit_min > P) {
-		reason(f, AWR_DB_NOT_SAFE, "%s writes %u..%u bytes atomically, and the page is %u bytes", sv->disk,
+		reason(f, AWR_FIND(db_device_unit_page), sv->disk,
 		       fs->hw_unit_min, fs->hw_unit_max, P);
 	} else if (!st && dev && awr_device_type(dev) == AWR_DEVICE_SCSI) {
-		reason(f, AWR_DB_NOT_SAFE, "%s is SCSI: its atomic unit holds only for WRITE ATOMIC(16) commands, and "
-		       "the engine's plain writes are WRITE(10/16) (only RWF_ATOMIC sends WRITE ATOMIC)", sv->disk);
+		reason(f, AWR_FIND(db_scsi_plain), sv->disk);
 	} else if (!st && !dev) {
-		reason(f, AWR_DB_UNKNOWN, "%s's device fields could not be read (needs root): whether its atomic unit "
-		       "holds for plain writes (NVMe AWUPF/NAWUPF) is unknown", sv->disk);
+		reason(f, AWR_FIND(db_device_fields_unread), sv->disk);
 	}
 	if (sv->boundary && (sv->boundary < P || sv->boundary % P))
-		reason(f, AWR_DB_NOT_SAFE, "%s's atomic boundary is %u bytes: an aligned %u-byte page can cross it",
+		reason(f, AWR_FIND(db_boundary),
 		       sv->disk, sv->boundary, P);
 	snprintf(q, sizeof(q), "%s/block/%s/queue", awr__sysfs_root(), sv->disk);
 	if (!awr__sysfs_read_u64(q, "max_sectors_kb", &v) && v * 1024 < P)
-		reason(f, AWR_DB_NOT_SAFE, "%s's max_sectors_kb is %" PRIu64 ": a %u-byte write is split", sv->disk, v, P);
+		reason(f, AWR_FIND(db_max_sectors), sv->disk, v, P);
 	if (!awr__sysfs_read_u64(q, "chunk_sectors", &v) && v && (v * 512) % P)
-		reason(f, AWR_DB_NOT_SAFE, "%s's chunk_sectors is %" PRIu64 " (%" PRIu64 " bytes), not a multiple of the "
-		       "%u-byte page: a page across a chunk end is split", sv->disk, v, v * 512, P);
+		reason(f, AWR_FIND(db_chunk_sectors), sv->disk, v, v * 512, P);
 	if (!awr__sysfs_read_u64(q, "max_segments", &v) && v < (P + 4095) / 4096)
-		reason(f, AWR_DB_NOT_SAFE, "%s takes %" PRIu64 " segments a request: a %u-byte page from %u user pages is "
-		       "split", sv->disk, v, P, (P + 4095) / 4096);
+		reason(f, AWR_FIND(db_max_segments), sv->disk, v, P, (P + 4095) / 4096);
 	if (st && st->chunk_bytes && st->chunk_bytes % P)
-		reason(f, AWR_DB_NOT_SAFE, "%s (%s) stripes in %" PRIu64 "-byte chunks, not a multiple of the page: a page "
-		       "across a chunk end goes to two legs", st->disk, st->type, st->chunk_bytes);
+		reason(f, AWR_FIND(db_stripe_chunk), st->disk, st->type, st->chunk_bytes);
 out:
 	awr_probe_free(p);
 }
@@ -220,7 +220,7 @@ static void judge_extents(struct awr_db_file *f, int fd, const struct awr_fs_vie
 	int ret = awr_extents_read(fd, f->page_size, &er);
 
 	if (ret) {
-		reason(f, AWR_DB_UNKNOWN, "its extents could not be read (FIEMAP: %s): where its pages lie is unknown",
+		reason(f, AWR_FIND(db_extents_unread),
 		       strerror(-ret));
 		return;
 	}
@@ -239,16 +239,13 @@ static void judge_extents(struct awr_db_file *f, int fd, const struct awr_fs_vie
 					    er->misaligned[0].offset / f->page_size * f->page_size : 0,
 					    f->page_size, NULL, 0);
 	if (er->aligned_bytes < er->total_bytes)
-		reason(f, AWR_DB_NOT_SAFE, "%" PRIu64 " of its %" PRIu64 " mapped bytes are not in whole %u-byte pages "
-		       "aligned on the device (FIEMAP, first at byte %" PRIu64 "): such a page goes down as two pieces",
+		reason(f, AWR_FIND(db_extents_misaligned),
 		       er->total_bytes - er->aligned_bytes, er->total_bytes, f->page_size,
 		       er->nr_misaligned ? er->misaligned[0].offset : 0);
 	if (shared)
-		reason(f, AWR_DB_NOT_SAFE, "%" PRIu64 " bytes are in shared (reflinked) extents: an overwrite goes "
-		       "elsewhere by copy-on-write", shared);
+		reason(f, AWR_FIND(db_extents_shared), shared);
 	if (moved)
-		reason(f, AWR_DB_UNKNOWN, "%" PRIu64 " bytes are in extents FIEMAP marks inline, encoded, delayed or "
-		       "not aligned: where they are written is unknown", moved);
+		reason(f, AWR_FIND(db_extents_moved), moved);
 	awr_extent_report_free(er);
 }
 
@@ -277,12 +274,9 @@ static void judge_growth(struct awr_db_file *f, const struct awr_fs_view *fs)
 	if (!P || (f->grow_align && f->grow_align % P == 0))
 		return;
 	if (fs->type == AWR_FS_XFS && f->grow_align)
-		reason(f, AWR_DB_NOT_SAFE, "xfs aligns the extents a growing file gets to its stripe unit of %" PRIu64
-		       " bytes (sunit), not a multiple of the %u-byte page: pages written where the file grew can be "
-		       "split on the device; %s keeps them %u-byte aligned", f->grow_align, P, mk, P);
+		reason(f, AWR_FIND(db_growth_stripe), f->grow_align, P, mk, P);
 	else
-		reason(f, AWR_DB_NOT_SAFE, "%s places the extents a growing file gets at any %" PRIu64 "-byte %s (%s): "
-		       "pages written where the file grew can be split on the device; %s keeps them %u-byte aligned",
+		reason(f, AWR_FIND(db_growth_any),
 		       fs->type_name, f->grow_align ? f->grow_align : fs->block_size,
 		       fs->type == AWR_FS_XFS ? "block" : "cluster",
 		       fs->type == AWR_FS_XFS ? "no stripe unit" : "no bigalloc cluster of the page", mk, P);
@@ -293,12 +287,9 @@ static void judge_growth(struct awr_db_file *f, const struct awr_fs_view *fs)
 static void judge_dax(struct awr_db_file *f, const struct awr_fs_view *fs)
 {
 	if (fs->dax)
-		reason(f, AWR_DB_NOT_SAFE, "the file is DAX (statx): its writes are copied to persistent memory "
-		       "by the CPU, with no atomic unit (6.17+ refuses RWF_ATOMIC on DAX; before, it was ignored)");
+		reason(f, AWR_FIND(db_dax));
 	if (fs->no_direct_io)
-		reason(f, AWR_DB_NOT_SAFE, "the file takes no direct I/O (statx STATX_DIOALIGN 0: ext4 data=journal, "
-		       "a journalled file, inline data or fs-verity): its O_DIRECT page writes, RWF_ATOMIC ones too, "
-		       "go through the page cache as plain writes");
+		reason(f, AWR_FIND(db_no_direct_io));
 }
 
 /* A line that explains, not lowers, @f's verdict */
@@ -332,7 +323,7 @@ static int file_page_size(const struct awr_db_report *r, int fd, struct awr_db_f
 	}
 	n = pread(fd, head, sizeof(head), 0);
 	if (n < 0) {
-		reason(f, AWR_DB_UNKNOWN, "its page size is unknown: %s", strerror(errno));
+		reason(f, AWR_FIND(db_page_size_unread), strerror(errno));
 		return -1;
 	}
 	ret = awr__innodb_page_size(head, (size_t)n, &f->page_size, why, sizeof(why));
@@ -343,7 +334,7 @@ static int file_page_size(const struct awr_db_report *r, int fd, struct awr_db_f
 		return 0;
 	}
 	if (ret) {
-		reason(f, AWR_DB_UNKNOWN, "its page size is unknown: %s%s", why, ret == -ENODATA ?
+		reason(f, AWR_FIND(db_page_size_unknown), why, ret == -ENODATA ?
 		       ", and ibdata1's is unknown too" : "");
 		return -1;
 	}
@@ -358,9 +349,7 @@ static void judge_buffered(struct awr_db_file *f, const char *why)
 {
 	const uint32_t P = f->page_size ? f->page_size : 8192;
 
-	reason(f, AWR_DB_NOT_SAFE, "%s: page-cache writeback does not keep a page whole, on any storage; "
-	       "what makes it safe: debug_io_direct=data (PostgreSQL 16+) under libatomicwr-preload, on a "
-	       "kernel and storage taking %u-byte atomic writes", why, P);
+	reason(f, AWR_FIND(db_pg_buffered), why, P);
 }
 
 static void judge_file(struct awr_db_report *r, int dfd, const char *rel, struct awr_db_file *f,
@@ -374,7 +363,7 @@ static void judge_file(struct awr_db_report *r, int dfd, const char *rel, struct
 	f->verdict = AWR_DB_DEVICE_IMPLICIT;	/* until a reason lowers it */
 	fd = awr__db_open(dfd, rel, via, sizeof(via));
 	if (fd < 0) {
-		reason(f, AWR_DB_UNKNOWN, "cannot be opened: %s", fd == -EINVAL ? "no longer a regular file (a FIFO "
+		reason(f, AWR_FIND(db_open_failed), fd == -EINVAL ? "no longer a regular file (a FIFO "
 		       "or a device now): not read" : strerror(-fd));
 		return;
 	}
@@ -386,7 +375,7 @@ static void judge_file(struct awr_db_report *r, int dfd, const char *rel, struct
 	}
 	ret = awr_fs_view_fd(fd, &fs);
 	if (ret) {
-		reason(f, AWR_DB_UNKNOWN, "its filesystem could not be examined: %s", strerror(-ret));
+		reason(f, AWR_FIND(db_fs_unread), strerror(-ret));
 		goto out;
 	}
 	snprintf(f->fs, sizeof(f->fs), "%s", fs.type_name);
@@ -400,29 +389,24 @@ static void judge_file(struct awr_db_report *r, int dfd, const char *rel, struct
 	if (r->atomic_writes && r->direct_io) {
 		/* the kernel enforces it: statx's unit is the whole answer */
 		f->nr_reasons = 0;
+		f->what_to_do = NULL;
 		f->verdict = AWR_DB_GUARANTEED;
 		if (!fs.atomic)
-			reason(f, AWR_DB_NOT_SAFE, "statx: the file takes no atomic writes (%s on %s): the engine's "
-			       "RWF_ATOMIC page writes are refused", fs.type_name, fs.device[0] ? fs.device : "no device");
+			reason(f, AWR_FIND(db_statx_no_atomic), fs.type_name, fs.device[0] ? fs.device : "no device");
 		else if (f->page_size < fs.unit_min || f->page_size > fs.unit_max)
-			reason(f, AWR_DB_NOT_SAFE, "statx: atomic writes of %u..%u bytes, and the page is %u bytes: the "
-			       "engine's RWF_ATOMIC page writes are refused", fs.unit_min, fs.unit_max, f->page_size);
+			reason(f, AWR_FIND(db_statx_unit_page), fs.unit_min, fs.unit_max, f->page_size);
 		judge_dax(f, &fs);
 		goto out;
 	}
 	/* plain writes: the extents' reasons stand */
 	if (!r->direct_io)
-		reason(f, AWR_DB_NOT_SAFE, "%s writes its %u-byte pages through the page cache: writeback sends them "
-		       "as the cache holds them (4 KiB pages, any order), and no kernel up to 7.3 takes RWF_ATOMIC on "
-		       "buffered writes", engine_name(r->engine), f->page_size);
+		reason(f, AWR_FIND(db_buffered), engine_name(r->engine), f->page_size);
 	/* PostgreSQL 17's smgrwritev() (bulk_write.c, relation extension) writes runs of blocks */
 	if (r->engine == AWR_DB_POSTGRESQL && (!r->engine_version || r->engine_version >= 17))
-		reason(f, AWR_DB_NOT_SAFE, "PostgreSQL %s writes several pages in one pwritev (smgrwritev: bulk "
-		       "writes, relation extension): past the device's atomic unit it can tear inside a page; "
-		       "libatomicwr-preload makes each page one atomic write", r->engine_version ? "17+" :
+		reason(f, AWR_FIND(db_pg_writev), r->engine_version ? "17+" :
 		       "(PG_VERSION unread; 17+)");
 	if (fs.type != AWR_FS_XFS && fs.type != AWR_FS_EXT4 && fs.type != AWR_FS_BLOCK)
-		reason(f, AWR_DB_UNKNOWN, "awr knows how XFS and ext4 place an overwrite, not %s", fs.type_name);
+		reason(f, AWR_FIND(db_fs_unknown), fs.type_name);
 	judge_growth(f, &fs);
 	judge_dax(f, &fs);
 	judge_device(f, fd, &fs);
@@ -652,24 +636,19 @@ static void judge_cover(const struct awr_db_report *r, const char *given, const 
 	if (!r->atomic_writes || c->read == 1)
 		return;
 	if (c->read < 0) {
-		reason(f, AWR_DB_UNKNOWN, "which files the server's libatomicwr-preload names is unknown: %s cannot "
-		       "be read (%s; run awr database as root or as the server's user)", c->from, strerror(-c->read));
+		reason(f, AWR_FIND(db_preload_cfg_unread), c->from, strerror(-c->read));
 		return;
 	}
 	snprintf(g, sizeof(g), "%s/%s", given, f->path);
 	snprintf(res, sizeof(res), "%s/%s", r->datadir, f->path);
 	if (c->names_err)
-		reason(f, AWR_DB_NOT_SAFE, "libatomicwr-preload names no file (%s: AWR_PRELOAD_FILES %s): its page "
-		       "writes go down plain", c->from, c->names_why);
+		reason(f, AWR_FIND(db_preload_no_names), c->from, c->names_why);
 	else if (!awr__names_match(&c->names, g) && !awr__names_match(&c->names, res))
-		reason(f, AWR_DB_NOT_SAFE, "no pattern of AWR_PRELOAD_FILES='%.80s' (%s) matches it (as %.60s or "
-		       "%.60s): its page writes go down plain", c->files, c->from, g, res);
+		reason(f, AWR_FIND(db_preload_no_match), c->files, c->from, g, res);
 	if (!c->page_size)
-		reason(f, AWR_DB_NOT_SAFE, "AWR_PRELOAD_PAGE_SIZE is '%s' (%s), not a page size: the preload "
-		       "makes no write atomic", c->page, c->from);
+		reason(f, AWR_FIND(db_preload_page_bad), c->page, c->from);
 	else if (f->page_size && c->page_size != f->page_size)
-		reason(f, AWR_DB_NOT_SAFE, "AWR_PRELOAD_PAGE_SIZE=%s (%s), and its pages are %u bytes: its page "
-		       "writes are not one preload page and go down plain", c->page, c->from, f->page_size);
+		reason(f, AWR_FIND(db_preload_page_mismatch), c->page, c->from, f->page_size);
 }
 
 /* The live counters: what the preload did in the server. A reason for every file when they say
@@ -684,22 +663,16 @@ static void judge_counters(const struct awr_db_report *r, const struct preload_c
 	if (!r->atomic_writes || c->read || c->stats_err)
 		return;
 	if (!s->files_named)
-		reason(f, AWR_DB_NOT_SAFE, "the preload's counters (%s) show no named file opened: the server's "
-		       "page writes went down plain", c->stats_path);
+		reason(f, AWR_FIND(db_preload_none_opened), c->stats_path);
 	if (s->files_refused)
-		reason(f, AWR_DB_NOT_SAFE, "the preload refused %" PRIu64 " opens of named files (%s): a file "
-		       "that cannot take atomic writes of the page", s->files_refused, c->stats_path);
+		reason(f, AWR_FIND(db_preload_refused_opens), s->files_refused, c->stats_path);
 	if (s->refused)
-		reason(f, AWR_DB_NOT_SAFE, "the kernel refused %" PRIu64 " of the preload's atomic page writes "
-		       "(%s): the server got the error", s->refused, c->stats_path);
+		reason(f, AWR_FIND(db_preload_kernel_refused), s->refused, c->stats_path);
 	if (plain)
-		reason(f, AWR_DB_NOT_SAFE, "%" PRIu64 " page writes to named files went down plain (%s: no O_DIRECT "
-		       "%" PRIu64 ", not page-aligned %" PRIu64 ", a page across iovecs %" PRIu64 ", at the file "
-		       "position %" PRIu64 ", appended %" PRIu64 ")", plain, c->stats_path, s->plain_buffered,
+		reason(f, AWR_FIND(db_preload_plain), plain, c->stats_path, s->plain_buffered,
 		       s->plain_misaligned, s->plain_segments, s->plain_position, s->plain_append);
 	if (s->uring_fixed_files)
-		reason(f, AWR_DB_UNKNOWN, "%" PRIu64 " io_uring writes went to registered files, which the preload "
-		       "does not look at (%s)", s->uring_fixed_files, c->stats_path);
+		reason(f, AWR_FIND(db_preload_uring_fixed), s->uring_fixed_files, c->stats_path);
 }
 
 /* --- PostgreSQL: its postmaster, its settings, direct I/O ----------------------------------- */
@@ -1273,6 +1246,22 @@ static void skipped(struct awr_db_report *r, const struct awr__db_list *l, unsig
 }
 
 /* every data file judged, and what the preload covers of it; the directory's verdict the worst */
+/* Not safe or unknown: what would make it safe, the first worst file's (or the page size's) */
+static void what_to_do(struct awr_db_report *r)
+{
+	if (r->verdict != AWR_DB_NOT_SAFE && r->verdict != AWR_DB_UNKNOWN)
+		return;
+	for (unsigned int i = 0; i < r->nr_files && !r->what_to_do; i++)
+		if (r->files[i].verdict == r->verdict)
+			r->what_to_do = r->files[i].what_to_do;
+	if (!r->what_to_do)
+		r->what_to_do = r->engine == AWR_DB_INNODB ?
+			"Run awr database as a user who can read ibdata1 (root or the server's user); "
+			"a damaged ibdata1 page 0 is for innochecksum." :
+			"Run awr database as a user who can read global/pg_control (root or the "
+			"server's user); pg_controldata checks the file.";
+}
+
 static int judge_all(struct awr_db_report *r, int dfd, const struct awr__db_list *l,
 		     const struct preload_cfg *c, const char *given, const char *buffered)
 {
@@ -1302,6 +1291,7 @@ static int judge_all(struct awr_db_report *r, int dfd, const struct awr__db_list
 	}
 	if (!r->page_size && r->verdict != AWR_DB_NOT_SAFE)
 		r->verdict = AWR_DB_UNKNOWN;
+	what_to_do(r);
 	return 0;
 }
 

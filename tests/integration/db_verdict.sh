@@ -11,7 +11,7 @@
 # wrong --for and a directory of neither engine are refused. Without --for the engine is the one
 # whose files the directory holds (the same report as with it); mariadb, mysql, postgres and pg
 # are the engines' names too; a directory with neither engine's files or both is refused, naming
-# the --for to give. The directories are only read: every
+# the --for to give. A not safe or unknown verdict says what to do (text and JSON). The directories are only read: every
 # file's size, mtime and inode are the same after, and no file was added.
 #
 #   with-scratch-xfs.sh db_verdict.sh AWR
@@ -64,6 +64,12 @@ cmp -s "$w/pg.before" "$w/pg.after" && ok "PostgreSQL: the directory only read" 
 "$awr" database "$pg/data" --for postgresql >"$w/pg.txt"
 grep -q "^advice: Keep full_page_writes=on" "$w/pg.txt" && grep -q "^verdict: not safe$" "$w/pg.txt" &&
 	ok "PostgreSQL text: $(grep '^advice' "$w/pg.txt")" || fail "PostgreSQL text: $(cat "$w/pg.txt")"
+# not safe says what would make it safe: one sentence, the report's and each not-safe file's
+grep -q "^what to do: Run PostgreSQL 16+ with debug_io_direct=data under libatomicwr-preload" \
+	"$w/pg.txt" && json "$w/pg.json" 'd["what_to_do"].endswith(".") and all(f["what_to_do"] ==
+		d["what_to_do"] for f in d["files"])' | grep -q True &&
+	ok "PostgreSQL not safe: $(grep '^what to do' "$w/pg.txt")" ||
+	fail "PostgreSQL: no what to do: $(grep -c what_to_do "$w/pg.json") keys; $(tail -3 "$w/pg.txt")"
 
 # durable_condition DATADIR JSON: the last condition against the scratch loop device's queue/write_cache
 wcq=/sys/block/${AWR_SCRATCH_DEV#/dev/}/queue
@@ -188,6 +194,10 @@ rel=${t#"$dir/damaged/"}
 	json "$w/d.json" '[f["verdict"] + ": " + f["reasons"][0] for f in d["files"] if f["path"] == "'"$rel"'"][0]' |
 	grep -q "^unknown: its page size is unknown: page 0 is of type 7" &&
 	ok "a damaged page 0 ($rel): unknown, named" || fail "damaged page 0 of $rel: exit $rc, $(head -c 600 "$w/d.json")"
+json "$w/d.json" '"innochecksum" in d["what_to_do"] and [f["what_to_do"] for f in d["files"]
+	if f["path"] == "'"$rel"'"][0] == d["what_to_do"]' | grep -q True &&
+	ok "unknown: what to do: $(json "$w/d.json" 'd["what_to_do"]')" ||
+	fail "unknown: what to do $(json "$w/d.json" 'd.get("what_to_do")')"
 
 shm=$(mktemp -d "${TMPDIR:-/tmp}/awr-dbshm.XXXXXX") && mount -t tmpfs -o size=256m tmpfs "$shm" || exit 2
 cp -a "$my" "$shm/my"
