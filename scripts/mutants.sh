@@ -202,8 +202,8 @@ mutant qualify-creates-missing "qualify makes a missing PATH its scratch file wi
 
 mutant report-last-check-dropped "the HTML report leaves out the last check's row" \
 	"report_html" cli/report_html.c \
-	$'\tfor (size_t i = 0; i < n; i++) {\n\t\tstruct json_object *c = json_object_array_get_idx(a, i);\n\n\t\tput(f, "<tr class=\\"check\\" data-check=\\"", str(c, "name"));' \
-	$'\tfor (size_t i = 0; i + 1 < n; i++) {\n\t\tstruct json_object *c = json_object_array_get_idx(a, i);\n\n\t\tput(f, "<tr class=\\"check\\" data-check=\\"", str(c, "name"));'
+	$'\tfor (size_t i = 0; i < n; i++) {\n\t\tstruct json_object *c = json_object_array_get_idx(a, i);\n\t\tconst char *res = word(str(c, "result"));' \
+	$'\tfor (size_t i = 0; i + 1 < n; i++) {\n\t\tstruct json_object *c = json_object_array_get_idx(a, i);\n\t\tconst char *res = word(str(c, "result"));'
 
 mutant report-cdf-first-point "the latency chart draws each mode without its first sample" \
 	"report_html" cli/report_html.c \
