@@ -330,13 +330,3 @@ void catch_stop_signals(void (*on)(int))
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 }
-
-int reopen_fd(int fd, int oflags)
-{
-	char p[64];
-	int nfd;
-
-	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
-	nfd = open(p, oflags | O_CLOEXEC);
-	return nfd < 0 ? -errno : nfd;
-}

@@ -137,8 +137,6 @@ int target_open(const char *verb, const char *path, int oflags, unsigned int tfl
 /* the same; *created: this open made the file (AWR_TARGET_CREATE), from the library's own open */
 int target_open_as(const char *verb, const char *path, int oflags, unsigned int tflags, bool force,
 		   bool *created);
-/* Another open file description of the file behind @fd (by /proc/self/fd, never by name). */
-int reopen_fd(int fd, int oflags);
 /* The signal (SIGINT, SIGTERM) that asked a stress or bench run to stop; 0 none. */
 extern volatile sig_atomic_t stop_signal;
 void catch_stop_signals(void (*on)(int));

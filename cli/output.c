@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include "awr.h"
+#include "platform/platform.h"
 
 enum out_mode out_mode = OUT_NORMAL;
 static char *out_arg;
@@ -504,15 +505,11 @@ void out_add_write_cache(struct json_object *o, const struct awr_sysfs_view *y)
 
 const char *out_write_cache_text(const struct awr_sysfs_view *y, char *buf, size_t len)
 {
-	const char *wc = write_cache_name(y->write_cache);
+	int wb = write_cache_name(y->write_cache) ? y->write_cache == AWR_WRITE_CACHE_WRITE_BACK :
+		 -1;
 
-	if (!wc)
-		snprintf(buf, len, "unknown (no queue/write_cache)");
-	else if (y->fua == AWR_FUA_UNKNOWN)
-		snprintf(buf, len, "%s", wc);
-	else
-		snprintf(buf, len, "%s, FUA %d", wc, y->fua == AWR_FUA_YES);
-	return buf;
+	return awr__write_cache_text(wb, y->fua == AWR_FUA_UNKNOWN ? -1 : y->fua == AWR_FUA_YES,
+				     buf, len);
 }
 
 const char *out_write_cache_cell(const struct awr_sysfs_view *y)
@@ -528,39 +525,7 @@ const char *out_write_cache_cell(const struct awr_sysfs_view *y)
 
 const char *out_errno_name(int err)
 {
-	switch (err < 0 ? -err : err) {
-	case 0: return "0";
-	case EINVAL: return "EINVAL";
-	case EOPNOTSUPP: return "EOPNOTSUPP";
-	case EBADF: return "EBADF";
-	case EAGAIN: return "EAGAIN";
-	case EIO: return "EIO";
-	case ENOSPC: return "ENOSPC";
-	case EPERM: return "EPERM";
-	case EACCES: return "EACCES";
-	case ENOENT: return "ENOENT";
-	case EBUSY: return "EBUSY";
-	case EEXIST: return "EEXIST";
-	case ENOTDIR: return "ENOTDIR";
-	case EISDIR: return "EISDIR";
-	case ENODEV: return "ENODEV";
-	case ENXIO: return "ENXIO";
-	case EROFS: return "EROFS";
-	case ENOTBLK: return "ENOTBLK";
-	case ENODATA: return "ENODATA";
-	case ENOMEM: return "ENOMEM";
-	case EMFILE: return "EMFILE";
-	case ELOOP: return "ELOOP";
-	case ENAMETOOLONG: return "ENAMETOOLONG";
-	case ETXTBSY: return "ETXTBSY";
-	case ECONNREFUSED: return "ECONNREFUSED";
-	case ETIMEDOUT: return "ETIMEDOUT";
-	case EADDRINUSE: return "EADDRINUSE";
-	case ERANGE: return "ERANGE";
-	case EFBIG: return "EFBIG";
-	case ENOTTY: return "ENOTTY";
-	default: return "errno";
-	}
+	return awr__errno_name(err);
 }
 
 static const char *rule_name(int r)

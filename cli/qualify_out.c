@@ -74,11 +74,6 @@ static void discovery_json(struct json_object *f, const struct awr_qualify_repor
 				       json_object_new_boolean(r->single_block_unit));
 }
 
-static const char *errno_name(int e)
-{
-	return out_errno_name(e);
-}
-
 static const char *class_name(int c)
 {
 	return awr_unit_class_name(c);
@@ -109,7 +104,7 @@ static const struct field sweep_fields[] = {
 
 /* a write that failed has no read-back */
 static const struct field sweep_write_fields[] = { W(write_error, FLD_ENUM, "write",
-						     .name = errno_name), FLD_END };
+						     .name = out_errno_name), FLD_END };
 static const struct field sweep_read_fields[] = { W(read_back, FLD_ENUM, "read_back",
 						    .name = class_name), FLD_END };
 
@@ -139,7 +134,7 @@ static const struct field refusal_fields[] = {
 	R(x.offset, FLD_SIZE, "offset"),
 	R(x.length, FLD_SIZE, "length"),
 	R(x.rule, FLD_ENUM, "rule", .name = rule_name),
-	R(x.predicted, FLD_ENUM, "predicted", .name = errno_name),
+	R(x.predicted, FLD_ENUM, "predicted", .name = out_errno_name),
 	R(kernel, FLD_STR, "kernel"),
 	FLD_END
 };
@@ -174,7 +169,7 @@ static const struct field stress_fields[] = {
 	S(writes, FLD_UINT, "writes"),
 	S(nsec, FLD_NSEC, "seconds", .decimals = 3),
 	S(per_s, FLD_DOUBLE, "writes_per_s", .decimals = 1),
-	S(error, FLD_ENUM, "stopped_by", .name = errno_name, .flags = FLD_NULL_ZERO),
+	S(error, FLD_ENUM, "stopped_by", .name = out_errno_name, .flags = FLD_NULL_ZERO),
 	FLD_END
 };
 

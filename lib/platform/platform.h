@@ -191,4 +191,38 @@ char *awr__human_bytes(uint64_t bytes, char *buf, size_t len);
  */
 char *awr__human_usec(double usec, char *buf, size_t len);
 
+/**
+ * awr__errno_name() - an errno's name (glibc's strerrorname_np())
+ * @err:	the errno, negative or not
+ *
+ * Return: "EINVAL" for -EINVAL or EINVAL, "0" for 0, "errno" for a number without a name.
+ */
+const char *awr__errno_name(int err);
+
+/**
+ * awr__write_cache_text() - a disk's write cache and FUA in words
+ * @write_back:	1: queue/write_cache says "write back", 0: "write through", -1: not read
+ * @fua:	1: queue/fua is 1, 0: it is 0, -1: not read
+ * @buf:	where the text goes (40 bytes hold any)
+ * @len:	size of @buf
+ *
+ * Return: @buf: "write back, FUA 0", "write through, FUA 1", "write back" (FUA not read), or
+ * "unknown (no queue/write_cache)".
+ */
+char *awr__write_cache_text(int write_back, int fua, char *buf, size_t len);
+
+/* ------------------------------------------------------------------ fd.c */
+
+/**
+ * awr__reopen() - another open file description of what @fd has open
+ * @fd:		an open descriptor
+ * @oflags:	open(2) flags of the new one (O_CLOEXEC is added)
+ *
+ * Opens /proc/self/fd/@fd, never the path by name: nothing can swap the file underneath, and the
+ * new description has flags of its own (O_DIRECT or not, read-only or not).
+ *
+ * Return: the new descriptor, or -errno.
+ */
+int awr__reopen(int fd, int oflags);
+
 #endif /* AWR_PLATFORM_H */

@@ -112,3 +112,23 @@ char *awr__human_usec(double usec, char *buf, size_t len)
 	}
 	return buf;
 }
+
+const char *awr__errno_name(int err)
+{
+	const char *n = err ? strerrorname_np(err < 0 ? -err : err) : "0";
+
+	return n ? n : "errno";
+}
+
+char *awr__write_cache_text(int write_back, int fua, char *buf, size_t len)
+{
+	const char *wc = write_back > 0 ? "write back" : "write through";
+
+	if (write_back < 0)
+		snprintf(buf, len, "unknown (no queue/write_cache)");
+	else if (fua < 0)
+		snprintf(buf, len, "%s", wc);
+	else
+		snprintf(buf, len, "%s, FUA %d", wc, fua > 0);
+	return buf;
+}

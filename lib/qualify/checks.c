@@ -55,25 +55,6 @@ void awr__q_note(struct awr__qctx *q, const char *fmt, ...)
 	r->nr_notes += notes[r->nr_notes] != NULL;
 }
 
-/* "EINVAL" for -EINVAL, "0" for 0 */
-const char *awr__q_errno_name(int err)
-{
-	const char *n = err ? strerrorname_np(err < 0 ? -err : err) : "0";
-
-	return n ? n : "errno";
-}
-
-/* Another open of @fd (never by name: nothing can swap it underneath). */
-int awr__q_reopen(int fd, int oflags)
-{
-	char p[64];
-	int nfd;
-
-	snprintf(p, sizeof(p), "/proc/self/fd/%d", fd);
-	nfd = open(p, oflags | O_CLOEXEC);
-	return nfd < 0 ? -errno : nfd;
-}
-
 /* The journal directory in use, its files prepared for an async-signal-safe removal. */
 static char live_dir[4096], live_files[Q_JOURNALS][4200];
 
@@ -313,7 +294,7 @@ static int sweep_open(struct awr__qctx *q, struct awr_file **f, int *rfd, void *
 	if (!ret)
 		ret = awr_file_from_fd(q->fd, f);
 	if (!ret)
-		ret = *rfd = awr__q_reopen(q->fd, O_RDONLY | O_DIRECT);
+		ret = *rfd = awr__reopen(q->fd, O_RDONLY | O_DIRECT);
 	if (ret >= 0 && posix_memalign(buf, 4096, q->r->limits.unit_max))
 		ret = -ENOMEM;
 	return ret < 0 ? ret : 0;
@@ -409,7 +390,7 @@ static int refuse_one(struct awr__qctx *q, const struct bad_write *w, void *buf,
 	awr_format_size(w->offset, b, sizeof(b));
 	x->predicted = awr_check(&q->r->limits, &plan, &v);
 	x->rule = v.rule;
-	fd = awr__q_reopen(q->fd, oflags);
+	fd = awr__reopen(q->fd, oflags);
 	x->kernel = fd < 0 ? fd : awr_pwrite_raw(fd, &iov, 1, w->offset, 0);
 	if (fd >= 0)
 		close(fd);
@@ -421,8 +402,8 @@ static int refuse_one(struct awr__qctx *q, const struct bad_write *w, void *buf,
 			 b, v.message);
 	else if (x->kernel != x->predicted)
 		snprintf(why, len, "%s: the kernel returned %s, awr_check predicted %s (%s)",
-			 w->name, awr__q_errno_name((int)x->kernel),
-			 awr__q_errno_name(x->predicted), v.message);
+			 w->name, awr__errno_name((int)x->kernel),
+			 awr__errno_name(x->predicted), v.message);
 	else
 		return 0;
 	return -1;

@@ -641,19 +641,14 @@ static int crash_cycle(unsigned int n, uint32_t unit, struct awr_qualify_cycle *
 	"shutdown, so what a volatile cache (\"write back\") holds is never lost here, nor " \
 	"anything torn inside the device; a power pull shows those"
 
-/* The target's write cache in words (queue/write_cache, fua). */
+/* The target's write cache in words (queue/write_cache, fua), as awr probe says it. */
 static const char *write_cache_text(const struct awr_sysfs_view *y, char *buf, size_t len)
 {
-	const char *wc = y->write_cache == AWR_WRITE_CACHE_WRITE_BACK ? "write back" :
-			 y->write_cache == AWR_WRITE_CACHE_WRITE_THROUGH ? "write through" : NULL;
+	int wb = y->write_cache == AWR_WRITE_CACHE_UNKNOWN ? -1 :
+		 y->write_cache == AWR_WRITE_CACHE_WRITE_BACK;
 
-	if (!wc)
-		snprintf(buf, len, "unknown (no queue/write_cache)");
-	else if (y->fua == AWR_FUA_UNKNOWN)
-		snprintf(buf, len, "%s", wc);
-	else
-		snprintf(buf, len, "%s, FUA %d", wc, y->fua == AWR_FUA_YES);
-	return buf;
+	return awr__write_cache_text(wb, y->fua == AWR_FUA_UNKNOWN ? -1 : y->fua == AWR_FUA_YES,
+				     buf, len);
 }
 
 /* What the check proves and cannot, with the target's write cache: figures and one note. */

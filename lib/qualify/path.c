@@ -58,7 +58,7 @@ static int prepared_file(const struct awr__qctx *q, struct awr_file **f,
 	if (fd < 0)
 		return -errno;
 	ret = awr_prepare(fd, SPAN, PAGE, 0, res);
-	dfd = ret ? ret : awr__q_reopen(fd, O_RDWR | O_DIRECT);
+	dfd = ret ? ret : awr__reopen(fd, O_RDWR | O_DIRECT);
 	close(fd);
 	if (dfd < 0)
 		return dfd;

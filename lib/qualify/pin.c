@@ -32,7 +32,7 @@ static void pin_figures(struct awr_qualify_short_pin *x, uint64_t off,
 static void pin_verdict(struct awr_qualify_check *c, const struct pin_result *r,
 			enum awr_qualify_pin_outcome o)
 {
-	const char *err = awr__q_errno_name((int)r->ret);
+	const char *err = awr__errno_name((int)r->ret);
 	char a[32], b[32];
 
 	awr_format_size(r->unit, a, sizeof(a));
@@ -85,8 +85,8 @@ void awr__q_short_pin(struct awr__qctx *q, struct awr_qualify_check *c)
 			   "of it cannot pin in part", awr_format_size(unit, a, sizeof(a)));
 		return;
 	}
-	wfd = awr__q_reopen(q->fd, O_RDWR | O_DIRECT);
-	rfd = awr__q_reopen(q->fd, O_RDONLY | O_DIRECT);
+	wfd = awr__reopen(q->fd, O_RDWR | O_DIRECT);
+	rfd = awr__reopen(q->fd, O_RDONLY | O_DIRECT);
 	ret = wfd < 0 ? wfd : rfd < 0 ? rfd : awr__pin_try(wfd, rfd, off, unit, &r);
 	if (ret) {
 		awr__q_set(c, AWR_QUALIFY_FAIL, "cannot set the probe up on %s: %s", q->r->target,

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "libatomicwr.h"
+#include "platform/platform.h"
 
 struct awr__qctx {
 	struct awr_qualify_report *r;
@@ -26,10 +27,6 @@ void awr__q_set(struct awr_qualify_check *c, enum awr_qualify_status s, const ch
 void awr__q_todo(struct awr_qualify_check *c, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void awr__q_note(struct awr__qctx *q, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-const char *awr__q_errno_name(int err);
-int awr__q_reopen(int fd, int oflags);
-/* the sentence for one verifier issue */
-void awr__q_issue_text(const struct awr_verify_issue *is, uint32_t unit, char *buf, size_t len);
 
 #define Q_JOURNALS	4	/* journal-0 (concurrency), journal-1..3 (crash cycles) */
 

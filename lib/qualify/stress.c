@@ -14,35 +14,6 @@
 
 #include "qualify.h"
 
-void awr__q_issue_text(const struct awr_verify_issue *is, uint32_t unit, char *buf, size_t len)
-{
-	const struct awr_unit_state *s = &is->state;
-	uint64_t sec_off = is->offset + (uint64_t)s->bad_sector * AWR_STAMP_SECTOR;
-	int n = snprintf(buf, len, "unit %" PRIu64 " at %" PRIu64 ": ", is->unit, is->offset);
-
-	if (n < 0 || (size_t)n >= len)
-		return;
-	buf += n;
-	len -= (size_t)n;
-	if (s->cls == AWR_UNIT_TORN)
-		snprintf(buf, len, "torn: sector 0 holds generation %" PRIu64 ", sector %u "
-			 "(offset %" PRIu64 ") generation %" PRIu64, s->generation, s->bad_sector,
-			 sec_off, s->other_generation);
-	else if (s->cls == AWR_UNIT_CORRUPT)
-		snprintf(buf, len, "corrupt: generation %" PRIu64 ", checksum wrong, sector %u "
-			 "(offset %" PRIu64 ") differs", s->generation, s->bad_sector, sec_off);
-	else if (s->cls == AWR_UNIT_MISPLACED)
-		snprintf(buf, len, "misplaced: sector %u holds sector %u of unit %" PRIu64
-			 " of size %u (expected unit %" PRIu64 " of size %u)", s->bad_sector,
-			 s->found_sector, s->found_unit, s->found_unit_size, is->unit, unit);
-	else if (is->lost)
-		snprintf(buf, len, "lost: holds generation %" PRIu64 " but generation %" PRIu64
-			 " was acknowledged after it", s->generation, is->acked_generation);
-	else
-		snprintf(buf, len, "unjournaled: holds generation %" PRIu64 ", which the journal "
-			 "never issued for it", s->generation);
-}
-
 struct first_issue {
 	char text[240];
 	uint32_t unit;
@@ -53,7 +24,7 @@ static int keep_first(const struct awr_verify_issue *is, void *arg)
 	struct first_issue *fi = arg;
 
 	if (!fi->text[0])
-		awr__q_issue_text(is, fi->unit, fi->text, sizeof(fi->text));
+		awr_verify_issue_text(is, fi->unit, fi->text, sizeof(fi->text));
 	return 0;
 }
 
@@ -84,7 +55,7 @@ static int clear_area(const struct awr__qctx *q, uint64_t len)
 	if (posix_memalign(&z, 4096, chunk))
 		return -ENOMEM;
 	memset(z, 0, chunk);
-	fd = awr__q_reopen(q->fd, O_WRONLY | O_DIRECT);
+	fd = awr__reopen(q->fd, O_WRONLY | O_DIRECT);
 	if (fd < 0)
 		ret = fd;
 	for (uint64_t off = 0; !ret && off < len; off += chunk) {

@@ -2,11 +2,15 @@
 /*
  * Description: the platform layer's string helpers: joins and copies cut to fit, a formatted
  * path that does not fit is an error, trailing blanks trimmed, \ooo escapes undone (and a
- * backslash that starts none kept), sizes and durations for people, and the clocks and CPU
- * time move forward.
+ * backslash that starts none kept), sizes and durations for people, errno names, a disk's
+ * write cache in words, another open of a descriptor (its own flags, the same file), and the
+ * clocks and CPU time move forward.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "helpers.h"
 #include "platform/platform.h"
@@ -68,6 +72,40 @@ static void check_human(void)
 			 "%g us: '%s', want '%s'", times[i].us, b, times[i].s);
 }
 
+static void check_words(void)
+{
+	char b[40];
+
+	T_EXPECT(!strcmp(awr__errno_name(-EINVAL), "EINVAL") &&
+		 !strcmp(awr__errno_name(EOPNOTSUPP), "EOPNOTSUPP") &&
+		 !strcmp(awr__errno_name(0), "0") && !strcmp(awr__errno_name(-4000), "errno"),
+		 "errno names");
+	T_EXPECT(!strcmp(awr__write_cache_text(1, 0, b, sizeof(b)), "write back, FUA 0"), "%s", b);
+	T_EXPECT(!strcmp(awr__write_cache_text(0, 1, b, sizeof(b)), "write through, FUA 1"), "%s",
+		 b);
+	T_EXPECT(!strcmp(awr__write_cache_text(1, -1, b, sizeof(b)), "write back"), "%s", b);
+	T_EXPECT(!strcmp(awr__write_cache_text(-1, 1, b, sizeof(b)),
+			 "unknown (no queue/write_cache)"), "%s", b);
+}
+
+static void check_reopen(void)
+{
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC), nfd;
+	struct stat a, b;
+
+	T_EXPECT(fd >= 0, "open /proc/self/exe");
+	nfd = awr__reopen(fd, O_RDONLY | O_NONBLOCK);
+	T_EXPECT(nfd >= 0 && nfd != fd, "reopen: %d", nfd);
+	T_EXPECT(!fstat(fd, &a) && !fstat(nfd, &b) && a.st_ino == b.st_ino && a.st_dev == b.st_dev,
+		 "the same file");
+	T_EXPECT((fcntl(nfd, F_GETFL) & O_NONBLOCK) && !(fcntl(fd, F_GETFL) & O_NONBLOCK),
+		 "flags of its own");
+	T_EXPECT(fcntl(nfd, F_GETFD) & FD_CLOEXEC, "close-on-exec");
+	close(nfd);
+	T_EXPECT(awr__reopen(-1, O_RDONLY) == -ENOENT, "a closed descriptor: -ENOENT");
+	close(fd);
+}
+
 static void check_clocks(void)
 {
 	uint64_t t0 = awr__now_ns(), r = awr__realtime_ns();
@@ -88,6 +126,8 @@ int main(void)
 	check_pathf();
 	check_text();
 	check_human();
+	check_words();
+	check_reopen();
 	check_clocks();
 	return t_done("str");
 }
