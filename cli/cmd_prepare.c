@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "awr.h"
+#include "platform/platform.h"
 
 static const char *refusal_name(enum awr_prepare_refusal r)
 {
@@ -43,12 +44,13 @@ static void prepare_report(const char *path, uint64_t size, uint64_t unit,
 	struct json_object *o;
 	struct awr_fs_view v;
 	bool have_v = !awr_fs_view_fd(fd, &v);
+	char a[32], b[32];
 
 	if (awr_extents_read(fd, unit, &r))
 		r = NULL;
 	if (out_mode == OUT_NORMAL) {
-		printf("%s: prepared %" PRIu64 " bytes for atomic writes of %" PRIu64 ": %s\n",
-		       path, size, unit,
+		printf("%s: prepared %s for atomic writes of %s: %s\n", path,
+		       awr__human_bytes(size, a, sizeof(a)), awr__human_bytes(unit, b, sizeof(b)),
 		       res->message);
 		if (have_v)
 			fs_view_print(&v, r);
@@ -74,7 +76,7 @@ static bool same_file(const char *path, int fd)
 
 int cmd_prepare(int argc, const char **argv)
 {
-	char *size_s = NULL, *unit_s = NULL;
+	char *size_s = NULL, *unit_s = NULL, a[32], b[32];
 	int hint_only = 0;
 	struct poptOption table[] = {
 		{ "size", 0, POPT_ARG_STRING, &size_s, 0,
@@ -135,9 +137,10 @@ int cmd_prepare(int argc, const char **argv)
 	rc = res.aligned_bytes == size ? AWR_EXIT_OK : AWR_EXIT_FAIL;
 	out_outcome("not_aligned");
 	if (rc)
-		out_error("%s: only %" PRIu64 " of %" PRIu64 " bytes are on aligned extents",
-			  c.operand,
-			  res.aligned_bytes, size);
+		out_error("%s: only %s of %s are on aligned extents: free space is in pieces "
+			  "smaller than the unit; prepare a new file on a less full filesystem",
+			  c.operand, awr__human_bytes(res.aligned_bytes, a, sizeof(a)),
+			  awr__human_bytes(size, b, sizeof(b)));
 out:
 	if (fd >= 0)
 		close(fd);

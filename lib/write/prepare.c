@@ -47,6 +47,8 @@ static int result(struct awr_prepare_result *res, enum awr_prepare_refusal why, 
 	va_start(ap, fmt);
 	vsnprintf(res->message, sizeof(res->message), fmt, ap);
 	va_end(ap);
+	if (err)	/* a refusal or a failure is the call's error too */
+		awr__fail(err, "%s", res->message);
 	return err;
 }
 
@@ -55,10 +57,13 @@ static const char *sz(uint64_t v, char *buf)
 	return awr_format_size(v, buf, 32);
 }
 
-/* The refusals, in the order a user fixes them. */
+/* The refusals, in the order a user fixes them, each with what to do. */
 static int check(int fd, const struct awr_fs_view *v, uint64_t size, uint64_t unit,
 		 struct awr_prepare_result *res)
 {
+	const char *ext4 = v->type != AWR_FS_EXT4 ? "" :
+			   !v->bigalloc ? "; ext4 without bigalloc: one block" :
+			   "; ext4: min(cluster, device unit_max)";
 	char a[32], b[32];
 	struct stat st;
 
@@ -66,52 +71,38 @@ static int check(int fd, const struct awr_fs_view *v, uint64_t size, uint64_t un
 		return result(res, AWR_PREPARE_FAILED, -errno, "cannot stat the file: %s",
 			      strerror(errno));
 	if (v->type != AWR_FS_XFS && v->type != AWR_FS_EXT4)
-		return result(res, AWR_PREPARE_FS, -EOPNOTSUPP,
-			      "the file is on %s, not XFS or "
-			      "ext4: "
-			      "prepare knows only their allocation rules",
-			      v->type_name[0] ? v->type_name : "?");
+		return result(res, AWR_PREPARE_FS, -EOPNOTSUPP, "the file is on %s, not XFS or "
+			      "ext4: prepare knows only their allocation rules; make the file on "
+			      "XFS or ext4", v->type_name[0] ? v->type_name : "?");
 	if (!v->atomic)
 		return result(res, AWR_PREPARE_FS, -EOPNOTSUPP, "the kernel offers no atomic "
-								"writes on this "
-			      "file (XFS and ext4 files need Linux 6.13+)");
+			      "writes on this file (XFS and ext4 files need Linux 6.13+): awr "
+			      "probe says why");
 	if (!awr_is_pow2(unit))
-		return result(res, AWR_PREPARE_NOT_POW2, -EINVAL,
-			      "the unit %" PRIu64 " is not a power of "
-			      "two: atomic writes are powers of two (e.g. 16k, 64k)",
-			      unit);
+		return result(res, AWR_PREPARE_NOT_POW2, -EINVAL, "the unit %" PRIu64 " is not a "
+			      "power of two: use one such as 16 KiB or 64 KiB", unit);
 	if (unit < v->block_size || unit < v->unit_min)
-		return result(res, AWR_PREPARE_UNIT_SMALL, -EINVAL,
-			      "the unit %s is below the "
-			      "filesystem "
-			      "block %s",
-			      sz(unit, a), sz(awr_max_u64(v->block_size, v->unit_min), b));
+		return result(res, AWR_PREPARE_UNIT_SMALL, -EINVAL, "the unit %s is below the "
+			      "filesystem block: use a unit of at least %s", sz(unit, a),
+			      sz(awr_max_u64(v->block_size, v->unit_min), b));
 	if (unit > v->unit_max)
-		return result(res, AWR_PREPARE_UNIT_FS, -EINVAL,
-			      "the unit %s is above what %s "
-			      "writes "
-			      "atomically here (%s%s)",
-			      sz(unit, a), v->type_name, sz(v->unit_max, b),
-			      v->type != AWR_FS_EXT4 ? ""
-			      : !v->bigalloc	     ? "; ext4 without "
-						       "bigalloc: one block"
-						     : "; ext4: min(cluster, device unit_max)");
+		return result(res, AWR_PREPARE_UNIT_FS, -EINVAL, "the unit %s is above what %s "
+			      "writes atomically here (%s%s): use a unit of at most that",
+			      sz(unit, a), v->type_name, sz(v->unit_max, b), ext4);
 	if (v->hw_atomic && unit > v->hw_unit_max)
 		return result(res, AWR_PREPARE_UNIT_DEVICE, -EINVAL, "the unit %s is above what "
-								     "the device "
-			      "%s writes atomically (%s): its writes would never take the hardware "
-			      "path",
-			      sz(unit, a), v->device, sz(v->hw_unit_max, b));
+			      "the device %s writes atomically (%s): its writes would never take "
+			      "the hardware path; use a unit of at most that", sz(unit, a),
+			      v->device, sz(v->hw_unit_max, b));
 	if (!size || size % unit)
-		return result(res, AWR_PREPARE_SIZE, -EINVAL,
-			      "the size %" PRIu64 " is not a positive "
-			      "multiple of the unit %s",
-			      size, sz(unit, a));
+		return result(res, AWR_PREPARE_SIZE, -EINVAL, "the size %s is not a positive "
+			      "multiple of the unit %s: round it to whole units",
+			      awr__human_bytes(size, b, sizeof(b)), sz(unit, a));
 	if (st.st_size || st.st_blocks)
-		return result(res, AWR_PREPARE_HAS_DATA, -EEXIST,
-			      "the file holds data (%" PRIu64 " bytes, "
-			      "%" PRIu64 " allocated): prepare works only on a new or empty file",
-			      (uint64_t)st.st_size, (uint64_t)st.st_blocks * 512);
+		return result(res, AWR_PREPARE_HAS_DATA, -EEXIST, "the file holds data (%s, %s "
+			      "allocated): prepare works only on a new or empty file; give a new "
+			      "file", awr__human_bytes((uint64_t)st.st_size, a, sizeof(a)),
+			      awr__human_bytes((uint64_t)st.st_blocks * 512, b, sizeof(b)));
 	return 0;
 }
 
@@ -260,20 +251,13 @@ int awr_prepare(int fd, uint64_t size, uint64_t unit, unsigned int flags,
 	res->aligned_bytes = r->aligned_bytes;
 	awr_extent_report_free(r);
 	if (v.type == AWR_FS_XFS)
-		result(res, AWR_PREPARE_OK, 0,
-		       "%s of %s in %s units on aligned extents; extent "
-		       "size hint %s",
-		       sz(res->aligned_bytes, a), sz(res->total_bytes, b), sz(unit, c),
-		       sz(unit, d));
+		result(res, AWR_PREPARE_OK, 0, "%s of %s in %s units on aligned extents; extent "
+		       "size hint %s", sz(res->aligned_bytes, a), sz(res->total_bytes, b),
+		       sz(unit, c), sz(unit, d));
 	else
-		result(res, AWR_PREPARE_OK, 0,
-		       "%s of %s in %s units on aligned extents; ext4 "
-		       "writes "
-		       "atomically up to %s (%s)",
-		       sz(res->aligned_bytes, a), sz(res->total_bytes, b), sz(unit, c),
-		       sz(v.unit_max, d),
-		       v.bigalloc ? "the cluster or the device's "
-				    "unit_max"
-				  : "one block without bigalloc");
+		result(res, AWR_PREPARE_OK, 0, "%s of %s in %s units on aligned extents; ext4 "
+		       "writes atomically up to %s (%s)", sz(res->aligned_bytes, a),
+		       sz(res->total_bytes, b), sz(unit, c), sz(v.unit_max, d), v.bigalloc ?
+		       "the cluster or the device's unit_max" : "one block without bigalloc");
 	return 0;
 }
