@@ -13,18 +13,12 @@ release_cache=${AWR_RELEASE_CACHE:-/var/cache/awr-vm/release}
 base_version=1
 base_tree=$release_cache/bookworm-v$base_version
 
-# the mirror of this machine's apt sources (the guest stage's rule: tests/vm/run.sh mirror_uri)
+# the mirror that serves this machine its bookworm packages (AWR_VM_MIRROR as the guest stage)
 release_mirror() {
-	local u
-	if [ -n "${AWR_VM_MIRROR:-}" ]; then
-		echo "$AWR_VM_MIRROR"
-		return
-	fi
-	u=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null |
-		awk '/^URIs:/ { for (i = 2; i <= NF; i++) if ($i !~ /security/) { print $i; exit } }')
-	[ -n "$u" ] || u=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-		awk '$1 == "deb" && $2 ~ /^[a-z]+:\/\// && $2 !~ /security/ { print $2; exit }')
-	echo "${u:-http://deb.debian.org/debian}"
+	local u=${AWR_VM_MIRROR:-}
+	[ -n "$u" ] || u=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE)' \
+		'Identifier: Packages' 2>/dev/null | awk '$2 == "bookworm" { print $1; exit }')
+	echo "${u:-http://deb.debian.org/debian/}"
 }
 
 # base_tree_ready LOG: make the base tree unless it is there (debootstrap's downloads are kept);
