@@ -59,7 +59,8 @@ int help_command(const struct cmd_ctx *c, const char *operand_name);
 enum out_mode { OUT_NORMAL, OUT_JSON, OUT_PROMETHEUS };
 extern enum out_mode out_mode;
 extern const struct poptOption out_options[];	/* -o normal|json */
-extern const struct poptOption out_options_prom[];	/* -o normal|json|prometheus: list, qualify */
+/* -o normal|json|prometheus: list, qualify */
+extern const struct poptOption out_options_prom[];
 
 int out_apply_options(const char *cmd);
 /* -o prometheus (awr list, awr qualify): node_exporter's textfile format */
@@ -100,16 +101,23 @@ const char *out_write_cache_cell(const struct awr_sysfs_view *y);
 
 /* progress.c: seconds on the monotonic clock */
 double cli_now_s(void);
-/* progress.c: one line on a terminal's standard error while a long call runs (normal output only) */
+/*
+ * progress.c: one line on a terminal's standard error while a long call runs (normal output
+ * only)
+ */
 struct progress;
 typedef void (*progress_fn)(void *arg, double elapsed, char *buf, size_t len);
 struct progress_file { int fd; uint64_t total; uint64_t base; };
 bool progress_wanted(void);
-struct progress *progress_start(const char *label, progress_fn fn, void *arg);	/* NULL: none shown */
+/* NULL: none shown */
+struct progress *progress_start(const char *label, progress_fn fn, void *arg);
 void progress_stop(struct progress *p);	/* clears the line; NULL is fine */
-void progress_seconds(void *arg, double elapsed, char *buf, size_t len);	/* arg: const double *total */
-void progress_allocated(void *arg, double elapsed, char *buf, size_t len);	/* arg: struct progress_file */
-void progress_read(void *arg, double elapsed, char *buf, size_t len);	/* arg: struct progress_file */
+/* arg: const double *total */
+void progress_seconds(void *arg, double elapsed, char *buf, size_t len);
+/* arg: struct progress_file */
+void progress_allocated(void *arg, double elapsed, char *buf, size_t len);
+/* arg: struct progress_file */
+void progress_read(void *arg, double elapsed, char *buf, size_t len);
 uint64_t progress_read_base(void);	/* read_bytes so far, for progress_file.base */
 
 /* args.c: popt context and operand helpers shared by commands */
@@ -152,7 +160,8 @@ void stack_print(const struct awr_stack_view *s);
 
 /* write_pt.c: the passthrough engines of awr write */
 struct pt_target;
-int pt_open(const char *engine, const char *path, unsigned int qd, bool force, struct pt_target **out);
+int pt_open(const char *engine, const char *path, unsigned int qd, bool force,
+	    struct pt_target **out);
 int pt_read_fd(const struct pt_target *t);
 struct awr_queue *pt_queue(const struct pt_target *t);
 void pt_close(struct pt_target *t);
@@ -167,7 +176,10 @@ int cmd_verify(int argc, const char **argv);
 int cmd_qualify(int argc, const char **argv);
 int cmd_database(int argc, const char **argv);
 int cmd_preload_stats(int argc, const char **argv);
-/* cmd_journal_serve.c: the journal server; tcp:// journal errors and --secret-file for stress and verify */
+/*
+ * cmd_journal_serve.c: the journal server; tcp:// journal errors and --secret-file for stress and
+ * verify
+ */
 int cmd_journal_serve(int argc, const char **argv);
 int secret_file_check(const char *file);
 

@@ -39,9 +39,22 @@ absent() {	# absent WORD WORDS...: WORD is not offered
 	esac
 }
 
-expect "innodb postgresql" database datadir --for ""
-expect "innodb postgresql" qualify datadir --for ""
-expect "postgresql" database --for=p
+has() {	# has "WANTED..." WORDS...: at least these completions
+	local w got
+	got=" $(complete_words "${@:2}")"
+	for w in $1; do
+		case $got in
+		*" $w "*) ;;
+		*) bad "awr ${*:2}: '$w' not offered: $got"; return ;;
+		esac
+	done
+	ok "awr ${*:2}: $1"
+}
+
+# --for: the engines (more names of them may join; never a file)
+has "innodb postgresql" database datadir --for ""
+has "innodb postgresql" qualify datadir --for ""
+has "postgresql" database --for=p
 expect "json normal prometheus" list -o ""
 expect "json normal prometheus" qualify x --output ""
 expect "json normal" probe -o ""
