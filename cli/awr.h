@@ -155,6 +155,8 @@ struct json_object *bench_mode_json(const struct awr_bench_mode_result *x);
 void device_add_json(struct json_object *o, const struct awr_device *d);
 void device_print(const struct awr_device *d);
 struct json_object *device_findings_json(const struct awr_device *d);
+void device_identity_json(struct json_object *o, const struct awr_device *d);
+void device_identity_print(const struct awr_device *d);
 struct json_object *stack_json(const struct awr_stack_view *s);
 void stack_print(const struct awr_stack_view *s);
 

@@ -525,11 +525,13 @@ static void report(const struct decode_args *a, const struct awr_device *d)
 	if (out_mode == OUT_NORMAL) {
 		if (a->files)
 			input_print(a);
+		device_identity_print(d);
 		device_print(d);
 		print_findings(d);
 		return;
 	}
 	o = json_object_new_object();
+	device_identity_json(o, d);
 	device_add_json(o, d);
 	json_object_object_add(o, "findings", device_findings_json(d));
 	if (a->files)

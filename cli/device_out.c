@@ -514,6 +514,43 @@ void device_print(const struct awr_device *d)
 		scsi_print(d);
 }
 
+static const char *const ident_keys[] = { "model", "serial", "firmware" };
+
+static void identity(const struct awr_device *d, const char **v)
+{
+	v[0] = awr_device_model(d);
+	v[1] = awr_device_serial(d);
+	v[2] = awr_device_firmware(d);
+}
+
+/* "model", "serial", "firmware" (null when the input lacks them) and awr list's "verdict" */
+void device_identity_json(struct json_object *o, const struct awr_device *d)
+{
+	const char *v[3];
+
+	identity(d, v);
+	for (int i = 0; i < 3; i++)
+		json_object_object_add(o, ident_keys[i],
+				       *v[i] ? json_object_new_string(v[i]) : NULL);
+	json_object_object_add(o, "verdict", json_object_new_string(awr_device_verdict(d)));
+}
+
+/* "model: X, serial: Y, firmware: Z" ("not in the input" for each it lacks), then the verdict */
+void device_identity_print(const struct awr_device *d)
+{
+	const char *v[3];
+	char word[16];
+
+	identity(d, v);
+	printf("identity:");
+	for (int i = 0; i < 3; i++)
+		printf("%s %s %s", i ? "," : "", ident_keys[i], *v[i] ? v[i] : "not in the input");
+	snprintf(word, sizeof(word), "%s", awr_device_verdict(d));
+	for (char *p = word; *p; p++)
+		*p = *p == '_' ? '-' : *p;
+	printf("\nverdict: %s (awr list's word for the derived limits)\n\n", word);
+}
+
 struct json_object *device_findings_json(const struct awr_device *d)
 {
 	struct json_object *a = json_object_new_array();

@@ -54,6 +54,9 @@ struct awr_nvme_id {
 	uint8_t vendor_have;	/* AWR_NVME_HAVE_*: which of vid, model, ntwp* were read */
 	uint16_t ntwpu, ntwpg;	/* Amazon's namespace vendor bytes 256:257, 258:259, 0's based */
 	uint32_t ntwpb;		/* 260:263: 0 no boundary, else 0's based */
+	char mn[41];		/* model number (MN, bytes 63:24), blanks cut; "" unknown */
+	char sn[21];		/* serial number (SN, bytes 23:4) */
+	char fr[9];		/* firmware revision (FR, bytes 71:64) */
 	uint32_t reserved[5];
 };
 
@@ -89,6 +92,10 @@ struct awr_scsi_id {
 	uint8_t p_type;			/* its P_TYPE (PI type = p_type + 1 when prot_en) */
 	uint64_t nr_blocks;		/* logical blocks, 0 unknown */
 	int write_atomic16;		/* WRITE ATOMIC(16): 1 supported, 0 not, -1 unknown */
+	char vendor[9];			/* INQUIRY: T10 VENDOR IDENTIFICATION; "" unknown */
+	char product[17];		/* PRODUCT IDENTIFICATION */
+	char revision[5];		/* PRODUCT REVISION LEVEL */
+	char serial[64];		/* Unit Serial Number VPD page (80h) */
 	uint32_t reserved[8];
 };
 
@@ -383,6 +390,48 @@ unsigned int awr_device_nr_kernel_ranges(const struct awr_device *d);
  */
 const struct awr_device_limits *awr_device_kernel_range(const struct awr_device *d, unsigned int i,
 							const char **label);
+
+/**
+ * awr_device_model() - the model the device reports
+ * @d:	the view
+ *
+ * NVMe: the Identify Controller MN; SCSI: INQUIRY's vendor and product
+ * ("ATA      Samsung SSD" as "ATA Samsung SSD"). Trailing blanks are cut.
+ *
+ * Return: the model, "" when the data did not hold it (a namespace page
+ * alone, a Block Limits page).
+ */
+const char *awr_device_model(const struct awr_device *d);
+
+/**
+ * awr_device_serial() - the serial number the device reports
+ * @d:	the view
+ *
+ * Return: NVMe SN, SCSI VPD page 80h; "" when the data did not hold it.
+ */
+const char *awr_device_serial(const struct awr_device *d);
+
+/**
+ * awr_device_firmware() - the firmware revision the device reports
+ * @d:	the view
+ *
+ * Return: NVMe FR, SCSI INQUIRY PRODUCT REVISION LEVEL; "" when unknown.
+ */
+const char *awr_device_firmware(const struct awr_device *d);
+
+/**
+ * awr_device_verdict() - one word for the atomic writes the view's kernel derives
+ * @d:	the view
+ *
+ * The words of awr_blockdev_verdict(), from the same function, applied to
+ * awr_device_derived() and the logical block size: "atomic" (more than one
+ * block), "single_block", "none" (Linux turns atomic writes off, or the
+ * device has none), "unknown" (the data allows no derivation: no namespace
+ * data, no block size). A view knows no partitions: never "misaligned".
+ *
+ * Return: the word.
+ */
+const char *awr_device_verdict(const struct awr_device *d);
 
 /* --- what users have in hand: nvme-cli and sg3_utils output, dumps ------ */
 

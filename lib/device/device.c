@@ -76,8 +76,24 @@ uint64_t awr__finding_reads(const char *id)
 	return 0;
 }
 
+void awr__ident_copy(char *dst, size_t cap, const char *src, size_t n)
+{
+	while (n && (*src == ' ' || *src == '"'))
+		src++, n--;
+	while (n && (src[n - 1] == ' ' || src[n - 1] == '\0' || src[n - 1] == '"' ||
+		     src[n - 1] == ',' || src[n - 1] == '\r'))
+		n--;
+	if (cap)
+		snprintf(dst, cap, "%.*s", (int)(n < cap ? n : cap - 1), src);
+	for (char *p = dst; *p; p++)
+		*p = (unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e ? '?' : *p;
+}
+
 void awr__device_derive(struct awr_device *d)
 {
+	if (d->type == AWR_DEVICE_SCSI)
+		snprintf(d->scsi_model, sizeof(d->scsi_model), "%s%s%s", d->scsi.vendor,
+			 d->scsi.vendor[0] && d->scsi.product[0] ? " " : "", d->scsi.product);
 	d->nr_findings = 0;
 	d->have_alt = false;
 	awr__device_derive_kernel(d);
@@ -147,6 +163,30 @@ int awr_device_from_scsi(const struct awr_scsi_id *id, const struct awr_queue_ca
 			 struct awr_device **out)
 {
 	return device_from(AWR_DEVICE_SCSI, id, sizeof(*id), caps, out);
+}
+
+const char *awr_device_model(const struct awr_device *d)
+{
+	return d->type == AWR_DEVICE_NVME ? d->nvme.mn : d->scsi_model;
+}
+
+const char *awr_device_serial(const struct awr_device *d)
+{
+	return d->type == AWR_DEVICE_NVME ? d->nvme.sn : d->scsi.serial;
+}
+
+const char *awr_device_firmware(const struct awr_device *d)
+{
+	return d->type == AWR_DEVICE_NVME ? d->nvme.fr : d->scsi.revision;
+}
+
+const char *awr_device_verdict(const struct awr_device *d)
+{
+	const struct awr_device_limits *l = awr_device_derived(d);
+	bool nvme = d->type == AWR_DEVICE_NVME;
+	uint32_t lbs = nvme ? (d->nvme.have_ns ? d->nvme.lba_size : 0) : d->scsi.logical_block_size;
+
+	return awr__atomic_verdict(lbs != 0, l->supported ? l->unit_max : 0, lbs, false);
 }
 
 void awr_device_free(struct awr_device *d)

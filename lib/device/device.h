@@ -34,6 +34,7 @@ struct awr_device {
 	struct awr_provider_atomic provider;
 	unsigned int nr_findings;
 	struct awr_finding findings[AWR_MAX_FINDINGS];
+	char scsi_model[32];		/* "VENDOR PRODUCT" of scsi, blanks cut */
 };
 
 /* Where a path's device data is read from. */
@@ -111,6 +112,8 @@ int awr__scsi_decode_readcap16(const uint8_t *buf, size_t len, struct awr_scsi_i
 int awr__scsi_decode_rsoc(const uint8_t *buf, size_t len, struct awr_scsi_id *id);
 
 /* device.c */
+/* @n bytes of an identity field (MN, SN, FR, INQUIRY) into @dst: blanks, NULs, quotes cut */
+void awr__ident_copy(char *dst, size_t cap, const char *src, size_t n);
 struct awr_device *awr__device_new(enum awr_device_type type);
 void awr__device_derive(struct awr_device *d);
 int awr__caps_from_sysfs(const char *disk, struct awr_queue_caps *caps);

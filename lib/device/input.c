@@ -211,11 +211,23 @@ int awr__input_set(struct awr_input *in, enum awr_input_field f, uint64_t v)
 	return 0;
 }
 
+/* The controller's model ('m'), serial ('s') or firmware ('f'), where the record has none yet */
+void awr__input_ident(struct awr_input *in, char key, const char *s, size_t n)
+{
+	struct awr_nvme_id *id = &in->nvme;
+	char *dst = key == 'm' ? id->mn : key == 's' ? id->sn : id->fr;
+	size_t cap = key == 'm' ? sizeof(id->mn) : key == 's' ? sizeof(id->sn) : sizeof(id->fr);
+
+	if (!dst[0])
+		awr__ident_copy(dst, cap, s, n);
+}
+
 /* FNV-1a of the serial number without its padding: two readings of one controller match */
 void awr__input_sn(struct awr_input *in, const char *sn, size_t n)
 {
 	uint32_t h = 2166136261U;
 
+	awr__input_ident(in, 's', sn, n);
 	while (n && (*sn == ' ' || *sn == '"'))
 		sn++, n--;
 	while (n && (sn[n - 1] == ' ' || sn[n - 1] == '"' || sn[n - 1] == ','))
@@ -277,8 +289,11 @@ static int add_dump(const uint8_t *b, size_t n, struct awr_input *in)
 	switch (awr__dump_kind(b, n)) {
 	case AWR_DUMP_NVME_CTRL:
 		ret = awr_nvme_decode_ctrl(b, n, &t.nvme);
-		if (!ret)
+		if (!ret) {
 			awr__input_sn(in, (const char *)b + 4, 20);
+			awr__input_ident(in, 'm', t.nvme.mn, strlen(t.nvme.mn));
+			awr__input_ident(in, 'f', t.nvme.fr, strlen(t.nvme.fr));
+		}
 		return ret ? ret : set_all(in, &t, ctrl, sizeof(ctrl) / sizeof(ctrl[0]));
 	case AWR_DUMP_NVME_NS:
 		ret = awr_nvme_decode_ns(b, n, &t.nvme);
@@ -639,6 +654,10 @@ uint64_t awr_input_update(struct awr_input *in, const struct awr_input *later)
 		in->lbaf_in_use = later->lbaf_in_use;
 	in->nvme.nsid = later->nvme.nsid ? later->nvme.nsid : in->nvme.nsid;
 	in->sn_hash = later->sn_hash ? later->sn_hash : in->sn_hash;
+	if (later->nvme.mn[0])
+		memcpy(in->nvme.mn, later->nvme.mn, sizeof(in->nvme.mn));
+	if (later->nvme.fr[0])
+		memcpy(in->nvme.fr, later->nvme.fr, sizeof(in->nvme.fr));
 	if ((changed & (1ULL << AWR_IF_FLBAS)) && !HAVE(later, AWR_IF_LBAF)) {
 		in->have &= ~(1ULL << AWR_IF_LBAF);
 		resolve_lbaf(in);

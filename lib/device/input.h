@@ -23,6 +23,7 @@ bool awr__text_elided(const struct awr__line *l);
 int awr__input_set(struct awr_input *in, enum awr_input_field f, uint64_t v);
 /* The controller's serial number (nvme-cli "sn"), kept as a hash; the first one stays. */
 void awr__input_sn(struct awr_input *in, const char *sn, size_t n);
+void awr__input_ident(struct awr_input *in, char key, const char *s, size_t n);
 /* Record LBA format @i's data size; @in_use marks it in use. */
 int awr__input_lbaf(struct awr_input *in, uint64_t i, uint64_t size, bool in_use);
 

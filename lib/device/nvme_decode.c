@@ -11,8 +11,12 @@
 #include "nvme_format.h"
 
 #define CTRL_VID	0
+#define CTRL_SN		4
+#define CTRL_SN_LEN	20
 #define CTRL_MN		24
 #define CTRL_MN_LEN	40
+#define CTRL_FR		64
+#define CTRL_FR_LEN	8
 #define CTRL_MDTS	77
 #define CTRL_AWUN	526
 #define CTRL_AWUPF	528
@@ -82,6 +86,9 @@ int awr_nvme_decode_ctrl(const void *buf, size_t len, struct awr_nvme_id *id)
 	id->acwu = awr__le16(b + CTRL_ACWU);
 	id->vid = awr__le16(b + CTRL_VID);
 	id->model = awr__nvme_model_kind((const char *)b + CTRL_MN, CTRL_MN_LEN);
+	awr__ident_copy(id->mn, sizeof(id->mn), (const char *)b + CTRL_MN, CTRL_MN_LEN);
+	awr__ident_copy(id->sn, sizeof(id->sn), (const char *)b + CTRL_SN, CTRL_SN_LEN);
+	awr__ident_copy(id->fr, sizeof(id->fr), (const char *)b + CTRL_FR, CTRL_FR_LEN);
 	id->vendor_have |= AWR_NVME_HAVE_VID | AWR_NVME_HAVE_MODEL;
 	id->have_ctrl = true;
 	return 0;

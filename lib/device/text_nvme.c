@@ -101,11 +101,11 @@ static int lbaf_line(const char *p, const char *end, struct awr_input *in, bool 
 	return awr__input_lbaf(in, idx, v, find(q, end, "(in use)") != NULL) ?: 1;
 }
 
-/* "mn        : Amazon Elastic Block Store", "sn        : vol0123...": the text after ':' */
+/* "mn        : Amazon Elastic Block Store", "sn        : vol0123...", "fr        : 1.0" */
 static int string_line(const char *k, size_t n, const char *p, const char *end,
 		       struct awr_input *in)
 {
-	if (n != 2 || (memcmp(k, "mn", 2) && memcmp(k, "sn", 2)))
+	if (n != 2 || (memcmp(k, "mn", 2) && memcmp(k, "sn", 2) && memcmp(k, "fr", 2)))
 		return 0;
 	awr__text_blank(&p, end);
 	if (p >= end || *p != ':')
@@ -116,6 +116,9 @@ static int string_line(const char *k, size_t n, const char *p, const char *end,
 		awr__input_sn(in, p, (size_t)(end - p));
 		return 1;
 	}
+	awr__input_ident(in, k[0], p, (size_t)(end - p));
+	if (k[0] == 'f')
+		return 1;
 	return awr__input_set(in, AWR_IF_MODEL, awr__nvme_model_kind(p, (size_t)(end - p))) ?: 1;
 }
 
@@ -330,17 +333,19 @@ int awr__nvme_json(const char *s, size_t len, struct awr_input *in)
 			continue;
 		if (n == 5 && !memcmp(k, "lbafs", 5)) {
 			r = json_lbafs(&p, end, in);
-		} else if (n == 2 && (!memcmp(k, "mn", 2) || !memcmp(k, "sn", 2)) && p < end && *p == '"') {
+		} else if (n == 2 && (!memcmp(k, "mn", 2) || !memcmp(k, "sn", 2) ||
+				      !memcmp(k, "fr", 2)) && p < end && *p == '"') {
 			const char *sv;
 			size_t vn;
 			bool mn = k[0] == 'm';
 
 			if (!json_string(&p, end, &sv, &vn))
 				return -EINVAL;
+			awr__input_ident(in, k[0], sv, vn);
 			if (mn)
 				r = awr__input_set(in, AWR_IF_MODEL,
 						   awr__nvme_model_kind(sv, vn)) ?: 1;
-			else
+			else if (k[0] == 's')
 				awr__input_sn(in, sv, vn);
 			r = mn ? r : 0;
 		} else if ((f = key_field(k, n)) >= 0) {
