@@ -189,8 +189,6 @@ int secret_file_check(const char *file);
 int stamp_unit_arg(const char *text, uint32_t *unit);	/* --unit of stress and verify */
 struct json_object *verify_issue_json(const struct awr_verify_issue *is);
 struct json_object *verify_result_json(const struct awr_verify_result *r, bool journal);
-bool verify_failed(const struct awr_verify_result *r);
-double verify_mbps(const struct awr_verify_result *r);
 int cmd_decode(int argc, const char **argv);
 int cmd_list(int argc, const char **argv);	/* cmd_list.c */
 int cmd_version(int argc, const char **argv);	/* cmd_version.c */

@@ -79,17 +79,6 @@ int stamp_unit_arg(const char *text, uint32_t *unit)
 	return 0;
 }
 
-/* the library's answer (awr_verify_run() sets it), for callers that have a result at hand */
-bool verify_failed(const struct awr_verify_result *r)
-{
-	return r->failed;
-}
-
-double verify_mbps(const struct awr_verify_result *r)
-{
-	return r->nsec ? (double)r->bytes / 1e6 / ((double)r->nsec / 1e9) : 0;
-}
-
 #define R(m, t, k, ...) FLD(struct awr_verify_result, m, t, k, __VA_ARGS__)
 static const struct field journal_fields[] = {
 	R(lost, FLD_UINT, "lost"),
@@ -104,22 +93,12 @@ static const struct field result_fields[] = {
 	R(acked_late, FLD_UINT, "acked_late"),
 	R(bytes, FLD_UINT, "bytes"),
 	R(nsec, FLD_NSEC, "seconds", .decimals = 3),
+	R(mb_per_s, FLD_DOUBLE, "mb_per_s", .decimals = 1),
+	R(direct, FLD_BOOL, "direct"),
+	R(failed, FLD_BOOL, "ok", .flags = FLD_NOT),	/* the opposite of failed */
 	FLD_END
 };
 #undef R
-
-/* What the result gives when read: the scan's rate, and whether it found nothing wrong */
-struct verify_figures {
-	double mb_per_s;
-	bool direct, ok;
-};
-
-static const struct field figure_fields[] = {
-	FLD(struct verify_figures, mb_per_s, FLD_DOUBLE, "mb_per_s", .decimals = 1),
-	FLD(struct verify_figures, direct, FLD_BOOL, "direct"),
-	FLD(struct verify_figures, ok, FLD_BOOL, "ok"),
-	FLD_END
-};
 
 /* awr verify's own: what to do about a failed scan (null when it did not fail) */
 static const struct field advice_fields[] = {
@@ -130,7 +109,6 @@ static const struct field advice_fields[] = {
 struct json_object *verify_result_json(const struct awr_verify_result *r, bool journal)
 {
 	struct json_object *o = json_object_new_object(), *c = json_object_new_object();
-	struct verify_figures f = { verify_mbps(r), r->direct, !verify_failed(r) };
 
 	for (int i = 0; i < AWR_UNIT__COUNT; i++)
 		json_object_object_add(c, awr_unit_class_name(i), out_u64(r->count[i]));
@@ -142,7 +120,6 @@ struct json_object *verify_result_json(const struct awr_verify_result *r, bool j
 		for (const struct field *j = journal_fields; j->key; j++)
 			json_object_object_add(o, j->key, NULL);
 	fld_json_add(o, result_fields, r);
-	fld_json_add(o, figure_fields, &f);
 	return o;
 }
 
@@ -153,7 +130,7 @@ static void report_text(const struct awr_verify_opts *o, const struct awr_verify
 
 	printf("verify: %" PRIu64 " units of %s (%s) in %s, %.0f MB/s%s\n", r->units,
 	       awr__human_bytes(o->unit, a, sizeof(a)), awr__human_bytes(r->bytes, b, sizeof(b)),
-	       awr__human_usec((double)r->nsec / 1e3, t, sizeof(t)), verify_mbps(r),
+	       awr__human_usec((double)r->nsec / 1e3, t, sizeof(t)), r->mb_per_s,
 	       r->direct ? " (O_DIRECT)" : " (through the page cache)");
 	printf("  never_written %" PRIu64 ", intact %" PRIu64 ", torn %" PRIu64 ", corrupt %" PRIu64
 	       ", misplaced %" PRIu64 "\n", r->count[AWR_UNIT_NEVER_WRITTEN],
@@ -172,7 +149,7 @@ static void report_text(const struct awr_verify_opts *o, const struct awr_verify
 	if (r->stamped_unit)
 		printf("hint: units were stamped with a unit size of %u bytes: give --unit %u\n",
 		       r->stamped_unit, r->stamped_unit);
-	if (verify_failed(r))
+	if (r->failed)
 		printf("result: FAILED: %s\n", r->what_to_do);
 	else
 		printf("result: OK\n");
@@ -269,7 +246,7 @@ int cmd_verify(int argc, const char **argv)
 	} else {
 		report_text(&o, &r, &k);
 	}
-	rc = verify_failed(&r) ? AWR_EXIT_FAIL : AWR_EXIT_OK;
+	rc = r.failed ? AWR_EXIT_FAIL : AWR_EXIT_OK;
 	out_outcome("verify_failed");
 out:
 	cmd_done(&c);

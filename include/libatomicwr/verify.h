@@ -246,6 +246,7 @@ struct awr_verify_result {
 	bool direct;				/* read with O_DIRECT */
 	uint64_t bytes;				/* bytes read */
 	uint64_t nsec;				/* scan time */
+	double mb_per_s;			/* 10^6 bytes read per second */
 	uint32_t failed;			/* 1: the scan found a torn, corrupt or misplaced
 						   unit, or a lost or unjournaled write */
 	uint32_t stamped_unit;			/* misplaced units carry stamps of this

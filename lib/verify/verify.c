@@ -464,6 +464,7 @@ int awr_verify_run(const char *path, const struct awr_verify_opts *o,
 	start = awr__now_ns();
 	ret = scan_all(&s, fd, out->units);
 	out->nsec = awr__now_ns() - start;
+	out->mb_per_s = out->nsec ? (double)out->bytes * 1e3 / (double)out->nsec : 0;
 	out->failed = verdict_failed(out);
 	if (out->failed)
 		what_to_do(out);
