@@ -7,8 +7,8 @@
 # (Python's "backslashreplace"). awr_partitions_misaligned must count the JSON's partitions with
 # aligned false, per disk.
 #
-#   prom_check.py list METRICS LIST.json SYSFS_BLOCK   (awr list -o prometheus / -o json; /sys/block)
-#   prom_check.py qualify METRICS REPORT.json          (awr qualify -o prometheus --report REPORT.json)
+#   prom_check.py list METRICS LIST.json SYSFS_BLOCK   (awr list -o prometheus, -o json; /sys/block)
+#   prom_check.py qualify METRICS REPORT.json    (awr qualify -o prometheus --report REPORT.json)
 # Every family must be a gauge with a HELP text; exit 0 when every check holds, 1 otherwise.
 import json
 import os
@@ -84,33 +84,39 @@ def check_list(metrics, listing, sysblock):
             'awr_logical_block_size_bytes': ('logical_block_size', 'logical_block_size')}
     for metric, (key, attr) in keys.items():
         got = {s.labels['device']: s for s in samples(fams, metric)}
-        check(set(got) == set(devs), '%s: devices %s, awr list -o json has %s' % (metric, sorted(got), sorted(devs)))
+        check(set(got) == set(devs),
+              '%s: devices %s, awr list -o json has %s' % (metric, sorted(got), sorted(devs)))
         for name, s in got.items():
             if name not in devs:
                 continue
             d = devs[name]
-            check(s.value == d[key], '%s{device="%s"} %s, JSON %s %s' % (metric, name, s.value, key, d[key]))
+            check(s.value == d[key],
+                  '%s{device="%s"} %s, JSON %s %s' % (metric, name, s.value, key, d[key]))
             check(s.labels.get('model') == label(d['model'] or ''),
                   '%s: model label %r, JSON %r' % (name, s.labels.get('model'), d['model']))
             p = os.path.join(sysblock, d['name'], 'queue', attr)
             if os.path.exists(p):
                 v = int(open(p).read().split()[0])
-                check(s.value == v, '%s{device="%s"} %s, sysfs %s %s' % (metric, name, s.value, attr, v))
+                check(s.value == v,
+                      '%s{device="%s"} %s, sysfs %s %s' % (metric, name, s.value, attr, v))
     verdicts = {}
     for s in samples(fams, 'awr_atomic_verdict'):
         verdicts.setdefault(s.labels['device'], []).append((s.labels['verdict'], s.value))
     for name, d in devs.items():
         ones = [v for v, x in verdicts.get(name, []) if x == 1]
-        check(ones == [d['verdict']], '%s: verdict gauges at 1 %s, JSON verdict %s' % (name, ones, d['verdict']))
+        check(ones == [d['verdict']],
+              '%s: verdict gauges at 1 %s, JSON verdict %s' % (name, ones, d['verdict']))
     for metric, field in (('awr_nvme_awupf', 'awupf'), ('awr_nvme_nawupf', 'nawupf')):
         got = {s.labels['device']: s.value for s in samples(fams, metric)}
-        want = {n: d['nvme'][field] for n, d in devs.items() if d['nvme'] and d['nvme'][field] is not None}
+        want = {n: d['nvme'][field] for n,
+                d in devs.items() if d['nvme'] and d['nvme'][field] is not None}
         check(got == want, '%s: %s, JSON %s' % (metric, got, want))
     got = {s.labels['device']: s.value for s in samples(fams, 'awr_partitions_misaligned')}
     want = {n: sum(not p['aligned'] for p in d['partitions']) for n, d in devs.items()}
     check(got == want, 'awr_partitions_misaligned: %s, JSON partitions with aligned false %s'
           % (got, want))
-    got = {s.labels['device']: s.value for s in samples(fams, 'awr_scsi_max_atomic_transfer_length_blocks')}
+    got = {s.labels['device']: s.value
+           for s in samples(fams, 'awr_scsi_max_atomic_transfer_length_blocks')}
     want = {n: d['scsi']['max_atomic_transfer_length'] for n, d in devs.items() if d['scsi']}
     check(got == want, 'awr_scsi_max_atomic_transfer_length_blocks: %s, JSON %s' % (got, want))
     info = samples(fams, 'awr_info')
@@ -127,10 +133,13 @@ def check_qualify(metrics, report):
     check(len(v) == 1 and v[0].value == (1 if rep['verdict'] == 'pass' else 0),
           'awr_qualify_verdict %s, report verdict %s' % ([s.value for s in v], rep['verdict']))
     scope = [s.labels['scope'] for s in samples(fams, 'awr_qualify_scope') if s.value == 1]
-    check(scope == [rep['scope']], 'awr_qualify_scope at 1 %s, report scope %s' % (scope, rep['scope']))
+    check(scope == [rep['scope']],
+          'awr_qualify_scope at 1 %s, report scope %s' % (scope, rep['scope']))
     res = {}
-    targets = {s.labels.get('target') for f in fams.values() for s in f.samples if 'target' in s.labels}
-    check(targets == {label(rep['path'])}, 'target labels %r, report path %r' % (targets, rep['path']))
+    targets = {s.labels.get('target') for f in fams.values() for s in f.samples
+               if 'target' in s.labels}
+    check(targets == {label(rep['path'])},
+          'target labels %r, report path %r' % (targets, rep['path']))
     for s in samples(fams, 'awr_qualify_check'):
         if s.value == 1:
             res.setdefault(s.labels['check'], []).append(s.labels['result'])
@@ -138,7 +147,8 @@ def check_qualify(metrics, report):
     check(res == want, 'checks at 1 %s, report %s' % (res, want))
     secs = {s.labels['check']: s.value for s in samples(fams, 'awr_qualify_check_seconds')}
     for c in rep['checks']:
-        check(abs(secs.get(c['name'], -1) - c['seconds']) < 1e-3, '%s seconds %s, report %s' % (c['name'], secs.get(c['name']), c['seconds']))
+        check(abs(secs.get(c['name'], -1) - c['seconds']) < 1e-3,
+              '%s seconds %s, report %s' % (c['name'], secs.get(c['name']), c['seconds']))
     umax = samples(fams, 'awr_qualify_atomic_unit_max_bytes')
     check(len(umax) == 1 and umax[0].value == rep['limits']['unit_max'],
           'unit_max %s, report %s' % ([s.value for s in umax], rep['limits'].get('unit_max')))

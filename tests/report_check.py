@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-# Description: an awr qualify HTML report opened in a real browser (Debian's chromium, headless, driven
-# through chromedriver by python3-selenium) and checked against the JSON report it was drawn from:
-# the verdict and its scope, every check with its result, sentence and what to do, as many chart
-# points as the JSON has samples (size sweep, each mode's latency distribution and its p50/p99/p99.9 marks, the extent
-# map's ranges), the findings, the embedded JSON equal to the file, and nothing loaded from outside
-# (no resource requested, no src/href/url() off the page). Takes a screenshot.
+# Description: an awr qualify HTML report opened in a real browser (Debian's chromium, headless,
+# driven through chromedriver by python3-selenium) and checked against the JSON report it was
+# drawn from: the verdict and its scope, every check with its result, sentence and what to do, as
+# many chart points as the JSON has samples (size sweep, each mode's latency distribution and its
+# p50/p99/p99.9 marks, the extent map's ranges), the findings, the embedded JSON equal to the
+# file, and nothing loaded from outside (no resource requested, no src/href/url() off the page).
+# Takes a screenshot.
 # Negative controls go to the same browser (one start of Chromium): each --control page must
 # fail, and one of its failures must begin with the expected text.
 # --damaged AWR DIR: the report damaged as a saved one of another awr version, or a broken one,
@@ -72,7 +73,8 @@ with open(report_json) as f:
 
 opts = webdriver.ChromeOptions()
 opts.binary_location = '/usr/bin/chromium'
-for a in ('--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--hide-scrollbars',
+for a in ('--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
+          '--hide-scrollbars',
           '--window-size=1000,1200', '--no-first-run', '--disable-extensions'):
     opts.add_argument(a)
 
@@ -107,12 +109,15 @@ def check_page(report_html, shot):
     # the verdict and every check
     # the words people read: PASS, FAIL, SKIP, INFO for the JSON's pass, fail, skip, info
     v = q(By.ID, 'verdict')
-    check(len(v) == 1 and v[0].text == doc['verdict'].upper(), 'the verdict shown is the JSON\'s %s' % doc['verdict'])
+    check(len(v) == 1 and v[0].text == doc['verdict'].upper(),
+          'the verdict shown is the JSON\'s %s' % doc['verdict'])
     sc = q(By.ID, 'scope')
-    check(len(sc) == 1 and sc[0].get_attribute('data-scope') == doc['scope'] and sc[0].text == doc['scope_text'],
+    check(len(sc) == 1 and sc[0].get_attribute('data-scope') == doc['scope'] and
+          sc[0].text == doc['scope_text'],
           'the verdict\'s scope shown is the JSON\'s %s' % doc['scope'])
     rows = q(By.CSS_SELECTOR, 'tr.check')
-    check(len(rows) == len(doc['checks']), '%d check rows for the JSON\'s %d checks' % (len(rows), len(doc['checks'])))
+    check(len(rows) == len(doc['checks']),
+          '%d check rows for the JSON\'s %d checks' % (len(rows), len(doc['checks'])))
     for c in doc['checks']:
         r = q(By.CSS_SELECTOR, 'tr.check[data-check="%s"]' % c['name'])
         if not r:
@@ -121,8 +126,10 @@ def check_page(report_html, shot):
         res = r[0].find_element(By.CSS_SELECTOR, 'td.res').text
         reason = r[0].find_element(By.CSS_SELECTOR, 'td.reason').text
         todo = r[0].find_element(By.CSS_SELECTOR, 'td.todo').text
-        check(res == c['result'].upper() and reason == c['reason'].strip() and todo == (c['what_to_do'] or ''),
-              'check %s: %s with its sentence and what to do (page: %s)' % (c['name'], c['result'], res))
+        check(res == c['result'].upper() and reason == c['reason'].strip() and
+              todo == (c['what_to_do'] or ''),
+              'check %s: %s with its sentence and what to do (page: %s)' % (c['name'], c['result'],
+                                                                            res))
     check(doc['kernel'] == driver.find_element(By.ID, 'kernel').text, 'the kernel is named')
     check_counts(doc)
     lacks = [e.get_attribute('data-key') for e in q(By.CSS_SELECTOR, 'li.lack')]
@@ -131,32 +138,38 @@ def check_page(report_html, shot):
     # the size sweep: a point per write
     sweep = by_name(doc, 'size_sweep')['figures'].get('writes', [])
     pts = q(By.CSS_SELECTOR, 'svg.sweep-chart circle.sweep-pt')
-    check(len(pts) == len(sweep) > 0, 'size sweep: %d points for %d writes' % (len(pts), len(sweep)))
+    check(len(pts) == len(sweep) > 0,
+          'size sweep: %d points for %d writes' % (len(pts), len(sweep)))
     check([int(p.get_attribute('data-size')) for p in pts] == [w['size'] for w in sweep],
           'size sweep: the points are the sizes written, in order')
-    check(all(p.get_attribute('data-result') == w.get('read_back', w.get('write')) for p, w in zip(pts, sweep)),
+    check(all(p.get_attribute('data-result') == w.get('read_back', w.get('write'))
+              for p, w in zip(pts, sweep)),
           'size sweep: each point says what was read back')
 
     # the latency distributions: a point per CDF sample, three percentile marks per mode
     perf = by_name(doc, 'performance')['figures']
     modes = {m: x for m, x in perf.items() if isinstance(x, dict) and x.get('latency_cdf')}
-    check(len(modes) >= 3, 'performance: %d modes with a latency distribution (atomic, plain, doublewrite)'
+    check(len(modes) >= 3,
+          'performance: %d modes with a latency distribution (atomic, plain, doublewrite)'
           % len(modes))
     for m, x in modes.items():
         n = len(q(By.CSS_SELECTOR, 'svg.cdf-chart circle.cdf-pt[data-mode="%s"]' % m))
-        check(n == len(x['latency_cdf']), 'latency %s: %d points for %d samples' % (m, n, len(x['latency_cdf'])))
+        check(n == len(x['latency_cdf']),
+              'latency %s: %d points for %d samples' % (m, n, len(x['latency_cdf'])))
         marks = q(By.CSS_SELECTOR, 'svg.cdf-chart line.pct-mark[data-mode="%s"]' % m)
         got = {e.get_attribute('data-pct'): float(e.get_attribute('data-us')) for e in marks}
         want = {k: v for k, v in x['latency_us'].items() if v > 0}
         check(got.keys() == want.keys() and all(abs(got[k] - want[k]) < 0.06 for k in want),
               'latency %s: p50/p99/p99.9 marked at the JSON\'s values' % m)
-        check(len(q(By.CSS_SELECTOR, 'tr.perf-mode[data-mode="%s"]' % m)) == 1, 'latency %s: in the legend' % m)
+        check(len(q(By.CSS_SELECTOR, 'tr.perf-mode[data-mode="%s"]' % m)) == 1,
+              'latency %s: in the legend' % m)
 
     # the extent map: a bar per range
     em = doc.get('extent_map')
     bars = q(By.CSS_SELECTOR, 'svg.extent-chart rect.extent-range')
     if em:
-        check(len(bars) == len(em['ranges']) > 0, 'extent map: %d bars for %d ranges' % (len(bars), len(em['ranges'])))
+        check(len(bars) == len(em['ranges']) > 0,
+              'extent map: %d bars for %d ranges' % (len(bars), len(em['ranges'])))
         check([b.get_attribute('data-path') for b in bars] == [r['path'] for r in em['ranges']],
               'extent map: each bar is coloured by its range\'s path')
     else:
@@ -166,7 +179,8 @@ def check_page(report_html, shot):
     found = (by_name(doc, 'discovery')['figures'] or {}).get('findings', [])
     rows = q(By.CSS_SELECTOR, 'tr.finding')
     check([(r.get_attribute('data-finding'), r.get_attribute('data-severity')) for r in rows] ==
-          [(x['id'], x['severity']) for x in found], 'findings: %d rows with their severity' % len(found))
+          [(x['id'], x['severity']) for x in found],
+          'findings: %d rows with their severity' % len(found))
 
     # the embedded JSON is the report
     emb = driver.execute_script('return document.getElementById("awr-report").textContent')
@@ -175,15 +189,18 @@ def check_page(report_html, shot):
     # nothing from outside: no resource fetched, nothing that names one
     res = driver.execute_script('return performance.getEntriesByType("resource").map(e => e.name)')
     check(res == [], 'no resource requested by the page (%s)' % res)
-    refs = driver.execute_script('''return Array.from(document.querySelectorAll("[src],[href],[srcset],link,iframe,object,embed,img"))
+    refs = driver.execute_script('''return Array.from(document.querySelectorAll(
+        "[src],[href],[srcset],link,iframe,object,embed,img"))
         .map(e => e.outerHTML.slice(0, 120))''')
     check(refs == [], 'no element that loads something (%s)' % refs)
     with open(report_html) as f:
         text = f.read()
-    check(not re.search(r'url\(|@import|https?://', text.split('<script type="application/json"')[0]),
+    page = text.split('<script type="application/json"')[0]
+    check(not re.search(r'url\(|@import|https?://', page),
           'no url(), @import or address in the page itself')
     check(driver.execute_script('return document.scripts.length') ==
-          len(q(By.CSS_SELECTOR, 'script[type="application/json"]')), 'no script but the JSON data block')
+          len(q(By.CSS_SELECTOR, 'script[type="application/json"]')),
+          'no script but the JSON data block')
 
     # the screenshot: the whole page
     h = driver.execute_script('return document.documentElement.scrollHeight')
@@ -193,7 +210,8 @@ def check_page(report_html, shot):
         png = f.read()
     ok = png[:8] == b'\x89PNG\r\n\x1a\n' and len(png) > 20000
     w, hh = struct.unpack('>II', png[16:24]) if ok else (0, 0)
-    check(ok and w >= 900 and hh >= 600, 'a screenshot of the page: %dx%d, %d bytes' % (w, hh, len(png)))
+    check(ok and w >= 900 and hh >= 600,
+          'a screenshot of the page: %dx%d, %d bytes' % (w, hh, len(png)))
 
 
 def run_report(awr, src, out):
@@ -282,7 +300,9 @@ try:
         if hit:
             print('ok: control %s fails: %s' % (name, hit[0]))
         else:
-            print('FAIL: control %s: %s' % (name, ('failed only for other reasons: %s' % failed[:3]) if failed else 'passed every check'))
+            why = ('failed only for other reasons: %s' % failed[:3]) if failed else \
+                'passed every check'
+            print('FAIL: control %s: %s' % (name, why))
             fails += 1
     if os.path.exists(shot + '.control.png'):
         os.unlink(shot + '.control.png')

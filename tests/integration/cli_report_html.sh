@@ -20,7 +20,8 @@ fails=0
 . "$here/expect.sh"	# fail, ok, expect_rc, expect_text, kstatx
 
 if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
-	echo "SKIP: Debian's chromium and chromium-driver are not installed (scripts/deps.sh installs them)"
+	echo "SKIP: Debian's chromium and chromium-driver are not installed" \
+		"(scripts/deps.sh installs them)"
 	exit 77
 fi
 truncate -s 1M "$dir/probe.dat"
@@ -40,7 +41,8 @@ cmp -s "$work/r.html" "$work/again.html" && ok "the saved JSON draws the same pa
 	fail "awr report's page differs from qualify --html's"
 
 # sizes for people in the tables (the exact bytes in the title and the JSON), times too
-grep -Eq '<td data-key="unit_max"><span title="[0-9]+ bytes">[0-9.]+ [KMG]iB</span>' "$work/r.html" &&
+umax='<td data-key="unit_max"><span title="[0-9]+ bytes">[0-9.]+ [KMG]iB</span>'
+grep -Eq "$umax" "$work/r.html" &&
 	ok "the limits table gives unit_max in binary units, the bytes in its title" ||
 	fail "the limits table gives unit_max as a bare number"
 grep -Eq '<td class="num">[0-9.]+ (us|ms|s)</td></tr>' "$work/r.html" &&
@@ -59,9 +61,11 @@ for k in ("scope", "scope_text"):
     del d[k]
 json.dump(d, open(sys.argv[2], "w"))
 PY
-expect_rc 0 "awr report draws a report of the old spelling" "$awr" report "$work/old.json" --html "$work/old.html"
+expect_rc 0 "awr report draws a report of the old spelling" \
+	"$awr" report "$work/old.json" --html "$work/old.html"
 results() { grep -o 'data-result="[A-Z]*"\|id="verdict">[A-Z]*<' "$1"; }
-[ -n "$(results "$work/r.html")" ] && [ "$(results "$work/r.html")" = "$(results "$work/old.html")" ] &&
+[ -n "$(results "$work/r.html")" ] &&
+	[ "$(results "$work/r.html")" = "$(results "$work/old.html")" ] &&
 	ok "the old spelling reads as the same words: $(results "$work/r.html" | tr '\n' ' ')" ||
 	fail "the old spelling reads otherwise: $(results "$work/old.html" | tr '\n' ' ')"
 grep -q 'class="lack"' "$work/old.html" && fail "the old report's page lists something it lacks" ||
@@ -71,39 +75,54 @@ grep -q 'class="lack"' "$work/old.html" && fail "the old report's page lists som
 # outside resource added; each must fail for its reason (report_check.py --control)
 shot=${AWR_REPORT_SHOT:-$work/r.png}
 sed '/<tr class="check" data-check="concurrent_torn"/d' "$work/r.html" >"$work/c1.html"
-sed 's|<section id="checks">|<img src="http://127.0.0.1:9/track.png" alt="">&|' "$work/r.html" >"$work/c2.html"
+sed 's|<section id="checks">|<img src="http://127.0.0.1:9/track.png" alt="">&|' "$work/r.html" \
+	>"$work/c2.html"
 cmp -s "$work/r.html" "$work/c1.html" && fail "control 1: the sed changed nothing"
 cmp -s "$work/r.html" "$work/c2.html" && fail "control 2: the sed changed nothing"
 if python3 "$here/../report_check.py" "$work/r.json" "$work/r.html" "$shot" \
-	--control "a page missing the concurrent_torn check" "$work/c1.html" "check concurrent_torn is in the page" \
-	--control "a page that loads an outside image" "$work/c2.html" "no element that loads something" \
+	--control "a page missing the concurrent_torn check" "$work/c1.html" \
+		"check concurrent_torn is in the page" \
+	--control "a page that loads an outside image" "$work/c2.html" \
+		"no element that loads something" \
 	--damaged "$awr" "$work"; then
-	ok "the report, opened in headless Chromium, matches its JSON; both controls fail for their" \
-		"reason; every damaged report is drawn"
+	ok "the report, opened in headless Chromium, matches its JSON; both controls fail for" \
+		"their reason; every damaged report is drawn"
 else
 	fail "the report does not match its JSON in the browser, or a control passed (above)"
 fi
 
-# awr report's refusals: not a report, not JSON, a file holding something else; a report over a report
+# awr report's refusals: not a report, not JSON, a file holding something else; a report over a
+# report
 echo '{"devices": []}' > "$work/list.json"
-expect_rc 2 "awr report on JSON that is not a report" "$awr" report "$work/list.json" --html "$work/l.html"
+expect_rc 2 "awr report on JSON that is not a report" \
+	"$awr" report "$work/list.json" --html "$work/l.html"
 expect_text "not an awr qualify report"
-[ -e "$work/l.html" ] && fail "awr report wrote a page for a non-report" || ok "nothing written for it"
+[ -e "$work/l.html" ] && fail "awr report wrote a page for a non-report" ||
+	ok "nothing written for it"
 echo 'not json' > "$work/bad.json"
-expect_rc 2 "awr report on a file that is not JSON" "$awr" report "$work/bad.json" --html "$work/l.html"
+expect_rc 2 "awr report on a file that is not JSON" \
+	"$awr" report "$work/bad.json" --html "$work/l.html"
 expect_text "cannot read"
 expect_rc 2 "awr report without --html" "$awr" report "$work/r.json"
 expect_text "--html OUT"
 echo "my notes" > "$work/notes.html"
-expect_rc 2 "awr report over a file that holds something else" "$awr" report "$work/r.json" --html "$work/notes.html"
+expect_rc 2 "awr report over a file that holds something else" \
+	"$awr" report "$work/r.json" --html "$work/notes.html"
 expect_text "--force"
-[ "$(cat "$work/notes.html")" = "my notes" ] && ok "the file is untouched" || fail "awr report overwrote notes.html"
+[ "$(cat "$work/notes.html")" = "my notes" ] &&
+	ok "the file is untouched" ||
+	fail "awr report overwrote notes.html"
 expect_rc 2 "qualify --html over a file that holds something else, refused before it runs" \
 	"$awr" qualify --quick --create "$dir/q2.dat" --html "$work/notes.html"
-[ -e "$dir/q2.dat" ] && fail "qualify created its scratch file before refusing" || ok "nothing created"
-expect_rc 0 "awr report over its own earlier page" "$awr" report "$work/r.json" --html "$work/again.html"
-expect_rc 0 "awr report --force over the other file" "$awr" report "$work/r.json" --html "$work/notes.html" --force
-cmp -s "$work/r.html" "$work/notes.html" && ok "--force replaced it with the report" || fail "--force did not write the report"
+[ -e "$dir/q2.dat" ] && fail "qualify created its scratch file before refusing" ||
+	ok "nothing created"
+expect_rc 0 "awr report over its own earlier page" \
+	"$awr" report "$work/r.json" --html "$work/again.html"
+expect_rc 0 "awr report --force over the other file" \
+	"$awr" report "$work/r.json" --html "$work/notes.html" --force
+cmp -s "$work/r.html" "$work/notes.html" &&
+	ok "--force replaced it with the report" ||
+	fail "--force did not write the report"
 
 rm -rf "$work"
 [ "$fails" = 0 ]

@@ -16,7 +16,8 @@ dev=${AWR_SCRATCH_DEV:?run under with-scratch-xfs.sh}
 fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "SKIP: $*"; exit 77; }
 command -v python3 >/dev/null || skip "python3 not installed (reads the JSON)"
-command -v unshare >/dev/null && command -v nsenter >/dev/null || skip "unshare/nsenter not installed (util-linux)"
+command -v unshare >/dev/null && command -v nsenter >/dev/null ||
+	skip "unshare/nsenter not installed (util-linux)"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/awr-crash-safety.XXXXXX") || exit 2
 ns_pid= q_pid=
@@ -31,7 +32,8 @@ cleanup() {
 	[ -n "$q_pid" ] && kill "$q_pid" 2>/dev/null && wait "$q_pid" 2>/dev/null
 	for p in $ns_pid ${intruder_pid:-}; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
 	for m in "$work/intruder" "$work/bind"; do
-		grep -q " $m " /proc/self/mountinfo && { umount "$m" 2>/dev/null || umount -l "$m"; }
+		grep -q " $m " /proc/self/mountinfo &&
+			{ umount "$m" 2>/dev/null || umount -l "$m"; }
 	done
 	rm -rf "$work"
 }
@@ -67,10 +69,13 @@ victim_intact() { # victim_intact CASE
 	hashes >"$work/after" 2>&1 && cmp -s "$work/before" "$work/after" ||
 		{ diff "$work/before" "$work/after"; fail "$1: the victim's files changed"; }
 	mounts_of "$dev" | grep -qx "$dir /" || fail "$1: $dev is no longer mounted at $dir"
-	mounts_of "$dev" | grep -qx "$work/bind /data/sub" || fail "$1: the bind mount $work/bind is gone"
-	nsenter -t "$ns_pid" -m awk -v p="$work/ns" '$5 == p { found = 1 } END { exit !found }' /proc/self/mountinfo ||
+	mounts_of "$dev" | grep -qx "$work/bind /data/sub" ||
+		fail "$1: the bind mount $work/bind is gone"
+	nsenter -t "$ns_pid" -m awk -v p="$work/ns" '$5 == p { found = 1 } END { exit !found }' \
+		/proc/self/mountinfo ||
 		fail "$1: $dev is no longer mounted in the other namespace"
-	nsenter -t "$ns_pid" -m cat "$work/ns/data/a" | cmp -s - "$dir/data/a" || fail "$1: the other namespace's mount cannot be read"
+	nsenter -t "$ns_pid" -m cat "$work/ns/data/a" | cmp -s - "$dir/data/a" ||
+		fail "$1: the other namespace's mount cannot be read"
 	cmp -s "$work/bind/c" "$dir/data/sub/c" || fail "$1: the bind mount cannot be read"
 	echo alive >"$dir/alive" && sync -f "$dir/alive" && rm "$dir/alive" ||
 		fail "$1: the victim cannot be written (shut down?)"
@@ -92,40 +97,52 @@ for case in "bind mount of a subdirectory:$work/bind" "filesystem holding other 
 	IFS=$'\t' read -r result qdev reason < <(crash_check "$work/q.json") ||
 		{ cat "$work/q.err"; fail "$what: no JSON report"; }
 	[ "$result" = pass ] || fail "$what: crash check $result: $reason"
-	[ "$qdev" != "$dev" ] && [[ "$qdev" == /dev/loop* ]] || fail "$what: the crash check used $qdev"
-	[[ "$reason" == *"its own scratch XFS ($qdev"* ]] || fail "$what: the reason does not name its own scratch XFS: $reason"
+	[ "$qdev" != "$dev" ] && [[ "$qdev" == /dev/loop* ]] ||
+		fail "$what: the crash check used $qdev"
+	[[ "$reason" == *"its own scratch XFS ($qdev"* ]] ||
+		fail "$what: the reason does not name its own scratch XFS: $reason"
 	victim_intact "$what"
-	echo "$what ($target), $dev also mounted in another namespace: crashed only its own $qdev; the victim is unchanged and alive"
+	echo "$what ($target), $dev also mounted in another namespace: crashed only its own" \
+		"$qdev; the victim is unchanged and alive"
 done
 
 # ---- before each shutdown qualify refuses its own scratch XFS when it is not exactly its own.
-# qualify stops itself before its first check (AWR_QUALIFY_CRASH_PAUSE=1); we intrude and let it go on. The target is $work (no atomic writes there: only the crash check matters).
-intrude() { # intrude NAME: run qualify, call intrude_NAME MNT DEV while it is stopped before its first check
+# qualify stops itself before its first check (AWR_QUALIFY_CRASH_PAUSE=1); we intrude and let it
+# go on. The target is $work (no atomic writes there: only the crash check matters).
+# intrude NAME: run qualify, call intrude_NAME MNT DEV while it is stopped before its first check
+intrude() {
 	local mnt= qdev= i line= state=
-	AWR_QUALIFY_CRASH_PAUSE=1 "$awr" qualify "$work" --quick --crash -o json >"$work/q.json" 2>"$work/q.err" &
+	AWR_QUALIFY_CRASH_PAUSE=1 "$awr" qualify "$work" --quick --crash -o json >"$work/q.json" \
+		2>"$work/q.err" &
 	q_pid=$!
 	# qualify stops itself (SIGSTOP) just before it checks its scratch XFS the first time
 	for ((i = 0; i < 12000; i++)); do
-		state=$(awk '{ sub(/.*\) /, ""); print $1 }' "/proc/$q_pid/stat" 2>/dev/null) || break
+		state=$(awk '{ sub(/.*\) /, ""); print $1 }' "/proc/$q_pid/stat" 2>/dev/null) ||
+			break
 		[ "$state" = T ] && break
 		sleep 0.005
 	done
-	[ "$state" = T ] || fail "$1: qualify never reached its check of the scratch XFS (state ${state:-gone})"
+	[ "$state" = T ] ||
+		fail "$1: qualify never reached its check of the scratch XFS (state ${state:-gone})"
 	line=$(awk '{ for (i = 7; $i != "-"; i++); }
-		$(i + 1) == "xfs" && $5 ~ /\/\.awr-crash\.[^\/]*\/mnt$/ { print $5, $(i + 2) }' "/proc/$q_pid/mountinfo")
+		$(i + 1) == "xfs" && $5 ~ /\/\.awr-crash\.[^\/]*\/mnt$/ { print $5, $(i + 2) }' \
+		"/proc/$q_pid/mountinfo")
 	[ -n "$line" ] || fail "$1: qualify's scratch mount is not there when it stops"
 	read -r mnt qdev <<<"$line"
 	"intrude_$1" "$mnt" "$qdev"
 	kill -CONT "$q_pid"
 	wait "$q_pid"
 	q_pid=
-	IFS=$'\t' read -r result qdev2 reason < <(crash_check "$work/q.json") || { cat "$work/q.err"; fail "$1: no JSON report"; }
-	[ "$result" = fail ] && [[ "$reason" == *refusing* ]] || fail "$1: crash check $result, expected a refusal: $reason"
+	IFS=$'\t' read -r result qdev2 reason < <(crash_check "$work/q.json") ||
+		{ cat "$work/q.err"; fail "$1: no JSON report"; }
+	[ "$result" = fail ] && [[ "$reason" == *refusing* ]] ||
+		fail "$1: crash check $result, expected a refusal: $reason"
 	python3 -c "
 import json, sys
 d = json.load(open(sys.argv[1]))
 c = [c for c in d['checks'] if c['name'] == 'crash'][0]
-assert all('crash_ns' not in y for y in c['figures']['cycles']), 'a shutdown happened: %s' % c" "$work/q.json" ||
+assert all('crash_ns' not in y for y in c['figures']['cycles']), \\
+    'a shutdown happened: %s' % c" "$work/q.json" ||
 		fail "$1: qualify shut the filesystem down before refusing"
 	ls -A "$work" | grep -q '^\.awr-crash' && fail "$1: qualify left its scratch directory"
 	echo "$1: refused: $reason"
@@ -139,7 +156,8 @@ intrude_other_namespace() {
 intrude other_namespace
 [[ "$reason" == *"$work/intruder (root /) in the mount namespace of pid"* ]] ||
 	fail "other_namespace: the refusal does not name $work/intruder: $reason"
-nsenter -t "$intruder_pid" -m sh -c "stat '$work/intruder' >/dev/null && echo alive >'$work/intruder/x' && rm '$work/intruder/x'" ||
+nsenter -t "$intruder_pid" -m sh -c "stat '$work/intruder' >/dev/null &&
+	echo alive >'$work/intruder/x' && rm '$work/intruder/x'" ||
 	fail "other_namespace: the second mount was shut down"
 kill "$intruder_pid" && wait "$intruder_pid" 2>/dev/null	# its namespace and mount go with it
 intruder_pid=
@@ -154,10 +172,15 @@ intrude_bind_subdir() {
 		fail "cannot bind-mount in qualify's namespace"
 }
 intrude bind_subdir
-[[ "$reason" == *"$work/intruder (root /sub)"* ]] || fail "bind_subdir: the refusal does not name the bind mount: $reason"
+[[ "$reason" == *"$work/intruder (root /sub)"* ]] ||
+	fail "bind_subdir: the refusal does not name the bind mount: $reason"
 
 # a file it did not make
-intrude_foreign_file() { nsenter -t "$q_pid" -m sh -c "echo x >'$1/not-qualifys'" || fail "cannot write in qualify's namespace"; }
+intrude_foreign_file() {
+	nsenter -t "$q_pid" -m sh -c "echo x >'$1/not-qualifys'" ||
+		fail "cannot write in qualify's namespace"
+}
 intrude foreign_file
-[[ "$reason" == *"holds files qualify did not make: not-qualifys"* ]] || fail "foreign_file: the refusal does not name the file: $reason"
+[[ "$reason" == *"holds files qualify did not make: not-qualifys"* ]] ||
+	fail "foreign_file: the refusal does not name the file: $reason"
 echo "qualify_crash_safety: ok"

@@ -29,21 +29,25 @@ want=$(printf '%s' "$dir/" | sed 's/\\/\\\\/g')'odd\\xff \"q\" \\ \\xe2\\x82\nna
 if grep -qaF "awr_qualify_verdict{target=\"$want\"}" "$dir/q.prom"; then
 	ok "the target label: 0xff and E2 82 spelled \\xff, quote, backslash and newline escaped"
 else
-	fail "no awr_qualify_verdict{target=\"$want\"}: $(grep -a awr_qualify_verdict "$dir/q.prom")"
+	fail "no awr_qualify_verdict{target=\"$want\"}:" \
+		"$(grep -a awr_qualify_verdict "$dir/q.prom")"
 fi
 [ -e "$dir/$name" ] && fail "qualify left its scratch file" || ok "the scratch file is removed"
 # JSON is UTF-8 (RFC 8259): the report and an error document spell such bytes \xff too (json-c
 # wrote them raw: no JSON reader took the document)
-utf8_json() {	# utf8_json FILE WANT-TARGET: FILE is strict UTF-8 JSON whose "target" is WANT-TARGET
+# utf8_json FILE WANT-TARGET: FILE is strict UTF-8 JSON whose "target" is WANT-TARGET
+utf8_json() {
 	python3 -c 'import json, sys
 d = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))
 sys.exit(0 if d.get("target") == sys.argv[2] else 1)' "$1" "$2" 2>/dev/null
 }
 spelled="$dir/"'odd\xff "q" \ \xe2\x82'$'\n''name.dat'
 utf8_json "$dir/r.json" "$spelled" && ok "the report is UTF-8 JSON, its target spelled \\xff" ||
-	fail "the report is not UTF-8 JSON with the target spelled: $(grep -a '"target"' "$dir/r.json")"
+	fail "the report is not UTF-8 JSON with the target spelled:" \
+		"$(grep -a '"target"' "$dir/r.json")"
 "$awr" probe "$dir/$name" -o json >"$dir/e.json" 2>/dev/null
-utf8_json "$dir/e.json" "$spelled" && ok "an error document (probe of the removed path): UTF-8, spelled" ||
+utf8_json "$dir/e.json" "$spelled" &&
+	ok "an error document (probe of the removed path): UTF-8, spelled" ||
 	fail "the error document is not UTF-8 JSON with the target spelled: $(cat -v "$dir/e.json")"
 rm -f "$dir/r.json" "$dir/e.json" "$dir/q.prom"
 [ "$fails" = 0 ]

@@ -33,7 +33,8 @@ PY
 grep -q 'id="short-pin"' "$work/file.html" && fail "a report without short_pin draws its section"
 grep -q '<tr class="check" data-check="short_pin" data-result="FAIL"' "$work/blk.html" ||
 	fail "the checks table has no short_pin row"
-for kv in 'returned">12288' 'pages_new">3' 'pages_old">1' 'outcome">torn' 'kernel_has_fix">false'; do
+for kv in 'returned">12288' 'pages_new">3' 'pages_old">1' 'outcome">torn' \
+	'kernel_has_fix">false'; do
 	grep -q "data-key=\"$kv<" "$work/blk.html" || fail "the short_pin section lacks $kv"
 done
 grep -q 'id="short-pin"' "$work/blk.html" || fail "no short_pin section"

@@ -36,8 +36,8 @@ out, rep = (json.load(open(p)) for p in sys.argv[1:3])
 assert out == rep, "stdout JSON and --report differ"
 assert out["verdict"] == "pass", out["verdict"]
 names = [c["name"] for c in out["checks"]]
-assert names == ["discovery", "size_sweep", "kernel_refusals", "concurrent_torn", "crash", "performance",
-                 "hardware_path"], names
+assert names == ["discovery", "size_sweep", "kernel_refusals", "concurrent_torn", "crash",
+                 "performance", "hardware_path"], names
 res = {c["name"]: c["result"] for c in out["checks"]}
 for n in ("discovery", "size_sweep", "kernel_refusals", "concurrent_torn"):
     assert res[n] == "pass", (n, res[n])
@@ -52,7 +52,8 @@ assert all(w["read_back"] == "intact" for w in sweep)
 refused = out["checks"][2]["figures"]["cases"]
 assert all(c["kernel"] == c["predicted"] != "0" for c in refused), refused
 perf = out["checks"][5]["figures"]
-assert all(perf[m]["pages"] > 0 and perf[m]["error"] is None for m in ("atomic", "plain", "doublewrite")), perf
+assert all(perf[m]["pages"] > 0 and perf[m]["error"] is None
+           for m in ("atomic", "plain", "doublewrite")), perf
 views = out["checks"][0]["figures"]["views"]
 assert views["statx"]["atomic_reported"] and views["statx"]["unit_min"] == 4096, views
 # untorn is not durable: the loop device's write cache as its sysfs says, read here
@@ -90,7 +91,8 @@ assert c['result'] == 'pass', c
 assert c['figures']['cycles'][0]['verify']['counts']['torn'] == 0
 # what it proves and what it cannot, in the figures and a note
 assert 'nor a power cut' in c['reason'], c['reason']
-assert [n for n in d['notes'] if n.startswith('crash check: proves that ') and 'cannot prove a power cut' in n
+assert [n for n in d['notes'] if n.startswith('crash check: proves that ')
+        and 'cannot prove a power cut' in n
         and c['figures']['target_write_cache']['disk'] + ': ' in n], d['notes']
 print('crash:', c['reason'])" "$work/crash.json" || fail "crash check"
 mountpoint -q "$dir" || fail "the scratch filesystem is not mounted again after the crash check"
@@ -124,15 +126,18 @@ PY
 # a mounted device is refused without --force, nothing written
 "$awr" qualify "$dev" --quick >"$work/refused.out" 2>&1
 rc=$?
-[ "$rc" = 2 ] || { cat "$work/refused.out"; fail "qualify of the mounted $dev exited $rc, expected 2"; }
-grep -q "refusing to write" "$work/refused.out" || { cat "$work/refused.out"; fail "no refusal message"; }
+[ "$rc" = 2 ] ||
+	{ cat "$work/refused.out"; fail "qualify of the mounted $dev exited $rc, expected 2"; }
+grep -q "refusing to write" "$work/refused.out" ||
+	{ cat "$work/refused.out"; fail "no refusal message"; }
 
 # a file holding data is not overwritten without --force
 head -c 8192 /dev/urandom >"$dir/data.file"
 cp "$dir/data.file" "$work/data.copy"
 "$awr" qualify "$dir/data.file" --quick >"$work/file.out" 2>&1
 rc=$?
-[ "$rc" = 2 ] || { cat "$work/file.out"; fail "qualify of a file with data exited $rc, expected 2"; }
+[ "$rc" = 2 ] ||
+	{ cat "$work/file.out"; fail "qualify of a file with data exited $rc, expected 2"; }
 cmp -s "$dir/data.file" "$work/data.copy" || fail "qualify changed a file it refused"
 
 # a raw loop device: no atomic support, so discovery fails and the write checks skip
@@ -156,5 +161,6 @@ assert fails and all(len(c["what_to_do"] or "") > 20 for c in fails), fails
 assert all(c["what_to_do"] is None for c in d["checks"] if c["result"] != "fail"), d["checks"]
 assert d["verdict"] == "fail" and d["scope"] == "none", (d["verdict"], d["scope"])
 PY
-grep -q "hardware_path" "$work/raw.out" && fail "a block device's qualify lists the file-only hardware_path check"
+grep -q "hardware_path" "$work/raw.out" &&
+	fail "a block device's qualify lists the file-only hardware_path check"
 echo "qualify_xfs: ok"
