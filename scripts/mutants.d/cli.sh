@@ -1,8 +1,24 @@
 # SPDX-License-Identifier: MIT
-# Description: the mutants of the command dispatch in cli/awr.c (sourced by scripts/mutants.sh).
+# Description: the mutants of the command dispatch (cli/awr.c), --help, the pages and the completion
+# (cli/help.c, completion/awr); sourced by scripts/mutants.sh.
 # shellcheck shell=bash disable=SC2016
 
 mutant version-outside-output "awr --version runs the version command outside the output layer (-o json printed nothing)" \
 	"cli_contract" cli/awr.c \
 	'	c = awr_command(strcmp(argv[1], "--version") ? argv[1] : "version");' \
 	$'\tif (!strcmp(argv[1], "--version"))\n\t\treturn cmd_version(argc - 1, argv + 1);\n\tc = awr_command(argv[1]);'
+
+mutant help-no-examples "awr COMMAND --help without its examples" \
+	"help_pages" cli/help.c \
+	'	fprintf(f, "\nExamples:\n");' \
+	'	return;'
+
+mutant man-no-options "the pages awr-COMMAND(1) without the options of the command's table" \
+	"help_pages" cli/help.c \
+	'			man_option(f, t);' \
+	'			(void)t;'
+
+mutant completion-values-as-files "the completion offers file names for an option that lists its values" \
+	"completion_values" completion/awr \
+	'		compgen -W "${kind//|/ }" -- "$cur"' \
+	'		compgen -f -- "$cur"'
