@@ -206,8 +206,11 @@ static void man_notes(FILE *f, const struct awr_cmd *cmd)
 static void man_commands(FILE *f)
 {
 	fputs(".SH COMMANDS\nEach command has its own page, and\n.BI \"awr \" COMMAND \" "
-	      "\\-\\-help\"\nprints its options and examples from the same source.\n", f);
+	      "\\-\\-help\"\n(or \\fBawr help\\fR \\fICOMMAND\\fR) prints its options and "
+	      "examples from the same source;\n.B awr help\nlists the commands.\n", f);
 	for (size_t i = 0; i < awr_nr_commands; i++) {
+		if (awr_commands[i].handler == cmd_help)
+			continue;
 		fputs(".TP\n.BR awr\\-", f);
 		man_text(f, awr_commands[i].name);
 		fputs(" (1)\n", f);
