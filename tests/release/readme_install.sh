@@ -5,9 +5,11 @@
 # top of a copy of the source tree; then, in a fresh shell, `awr --version` and `awr probe` on a
 # file must run. And the install step alone makes the library found: with the loader's cache
 # removed awr must fail (the control), and after `ninja -C BUILD install` run again (meson's
-# install script runs ldconfig) it must run.
+# install script runs ldconfig) it must run. Then the block under "### From the Debian
+# packages" runs in the same chroot: the packages it builds must be installed and run.
 #   readme_install.sh SRC LOGDIR
-# Prints "PASS name" / "FAIL name: reason" lines (release/readme-install, release/install-ldconfig).
+# Prints "PASS name" / "FAIL name: reason" lines (release/readme-install, release/install-ldconfig,
+# release/readme-debs).
 set -u
 src=$1 logs=$2
 . "$src/tests/release/chroot.sh"
@@ -15,17 +17,21 @@ log=$logs/readme-install.log
 : >"$log"
 trap 'chroot_down readme' EXIT
 
-# the block: its lines between "```sh" and "```", in the "## Install" section (up to the next
-# heading of any level)
-block=$(awk '
-	b { if ($0 ~ /^```/) { done = 1; exit } print; next }
-	/^## Install[[:space:]]*$/ { s = 1; next }
-	s && /^#/ { exit }
-	s && /^```sh[[:space:]]*$/ { b = 1 }
-	END { if (!done) exit 1 }' "$src/README.md") || block=
+# block HEADING: the lines of the first ```sh block under the line HEADING, up to the next heading
+# of any level
+block() {
+	awk -v h="$1" '
+		b { if ($0 ~ /^```/) { done = 1; exit } print; next }
+		$0 == h { s = 1; next }
+		s && /^#/ { exit }
+		s && /^```sh[[:space:]]*$/ { b = 1 }
+		END { if (!done) exit 1 }' "$src/README.md"
+}
+block=$(block "## Install") || block=
 if [ -z "$block" ]; then
 	echo "FAIL release/readme-install: README.md has no \`\`\`sh block under \"## Install\""
 	echo "SKIP release/install-ldconfig: no install block to run first"
+	echo "SKIP release/readme-debs: no install block to run first"
 	exit 1
 fi
 bdir=$(sed -n 's/.*meson setup \([^ &;]*\).*/\1/p' <<<"$block" | head -n 1)
@@ -45,6 +51,7 @@ if ! in_chroot bash -c 'cd /root/libatomicwr && bash -e -x /root/install-block.s
 	tail -n 25 "$log" | sed 's/^/    /'
 	echo "FAIL release/readme-install: the README's install block failed in a clean bookworm chroot (log: $log)"
 	echo "SKIP release/install-ldconfig: the install block failed"
+	echo "SKIP release/readme-debs: the install block failed"
 	exit 1
 fi
 echo "== the block took $(( $(date +%s) - t0 )) s" >>"$log"
@@ -86,4 +93,30 @@ elif ! ver=$(in_chroot awr --version 2>&1); then
 else
 	echo "PASS release/install-ldconfig"
 fi
+
+# The second way, "### From the Debian packages": its block, run next in the same chroot (it
+# builds on the build dependencies the first block installed); then the packages are installed
+# and their awr (/usr/bin, behind /usr/local/bin in PATH) runs.
+debs=$(block "### From the Debian packages") || debs=
+if [ -z "$debs" ]; then
+	echo "SKIP release/readme-debs: README.md has no \`\`\`sh block under \"### From the Debian packages\""
+	exit $fail
+fi
+printf '%s\n' "$debs" >"$root/root/debs-block.sh"
+{ echo "== the README's packages block:"; cat "$root/root/debs-block.sh"; } >>"$log"
+t0=$(date +%s)
+if ! in_chroot bash -c 'cd /root/libatomicwr && bash -e -x /root/debs-block.sh' >>"$log" 2>&1; then
+	tail -n 25 "$log" | sed 's/^/    /'
+	echo "FAIL release/readme-debs: the README's packages block failed after the install block (log: $log)"
+	exit 1
+fi
+echo "== the packages block took $(( $(date +%s) - t0 )) s" >>"$log"
+for p in libatomicwr0 libatomicwr-dev awr libatomicwr-preload; do
+	v=$(in_chroot dpkg-query -W -f='${Status} ${Version}' "$p" 2>&1)
+	[ "$v" = "install ok installed $want" ] ||
+		{ echo "FAIL release/readme-debs: after the packages block, $p: $v"; exit 1; }
+done
+ver=$(in_chroot /usr/bin/awr --version 2>&1) && grep -q "$want" <<<"$ver" ||
+	{ echo "FAIL release/readme-debs: the packaged /usr/bin/awr --version says: $ver"; exit 1; }
+echo "PASS release/readme-debs"
 exit $fail

@@ -13,8 +13,8 @@
 #                            the pkg-config file
 #   release/abi, abi-news, abi-control     tests/release/abi_check.sh
 #   release/deb-install      tests/release/deb_install.sh (a clean Debian 12 chroot)
-#   release/readme-install, install-ldconfig   tests/release/readme_install.sh (another one, run
-#                            beside the package build)
+#   release/readme-install, install-ldconfig, readme-debs   tests/release/readme_install.sh (the
+#                            README's two install blocks in another one, beside the package build)
 # Prints "PASS name", "FAIL name: reason", "SKIP name: reason" and ends with
 # "release: N passed, N failed, N skipped".
 #   run.sh WORKDIR     (removed and made again; the chroots' cache: tests/release/chroot.sh)
@@ -117,6 +117,8 @@ else
 fi
 wait "$readme_pid"
 relay "$(cat "$work/readme.out")"
-echo "release: the README's install block in a clean chroot: $(sed -n 's/^== the block took //p' "$logs/readme-install.log")"
+echo "release: the README's install blocks in a clean chroot: from source" \
+	"$(sed -n 's/^== the block took //p' "$logs/readme-install.log"), the packages" \
+	"$(sed -n 's/^== the packages block took //p' "$logs/readme-install.log")"
 echo "release: stage $(( $(date +%s) - t_stage )) s"
 finish
