@@ -46,17 +46,3 @@ void awr__finding_copy(struct awr_finding *arr, unsigned int *nr, unsigned int m
 	if (*nr < max)
 		arr[(*nr)++] = *f;
 }
-
-void awr__findings_vadd(struct awr_finding *arr, unsigned int *nr, const char *id,
-			enum awr_severity sev, const char *fmt, va_list ap)
-{
-	struct awr_finding *f;
-
-	if (*nr >= AWR_MAX_FINDINGS)
-		return;
-	f = &arr[(*nr)++];
-	f->id = id;
-	f->severity = sev;
-	f->what_to_do = NULL;
-	vsnprintf(f->message, sizeof(f->message), fmt, ap);
-}

@@ -72,7 +72,7 @@ static inline uint64_t awr_max_u64(uint64_t a, uint64_t b)
 int awr__fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int awr__vfail(int err, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
-/* finding.c: the catalogue of findings.def; emit as awr__add_finding(p, AWR_FIND(key), ...) */
+/* finding.c: the catalogue of findings.def; emit as awr__probe_finding(p, AWR_FIND(key), ...) */
 struct awr__finding_entry {
 	const char *id;
 	enum awr_severity severity;
@@ -88,10 +88,6 @@ void awr__finding_vadd(struct awr_finding *arr, unsigned int *nr, unsigned int m
 /* Append a finding made elsewhere (a device view's, into the probe's list). */
 void awr__finding_copy(struct awr_finding *arr, unsigned int *nr, unsigned int max,
 		       const struct awr_finding *f);
-/* Outside the catalogue (no what to do): for emitters not yet converted to AWR_FIND(). */
-void awr__findings_vadd(struct awr_finding *arr, unsigned int *nr, const char *id,
-			enum awr_severity sev, const char *fmt, va_list ap)
-	__attribute__((format(printf, 5, 0)));
 
 /* span.c */
 int awr__fd_size(int fd, uint64_t *size);

@@ -296,8 +296,8 @@ mutant serve-name-never-busy "the server lets two clients append to one journal 
 
 mutant decode-finding-from-assumed "a finding is raised from a field the paste did not hold" \
 	"decode_text" lib/device/derive_blk.c \
-	'	if (d->assumed & awr__finding_reads(id))' \
-	'	if (0 && (d->assumed & awr__finding_reads(id)))'
+	'	if (d->assumed & awr__finding_reads(awr__findings[key].id))' \
+	'	if (0 && (d->assumed & awr__finding_reads(awr__findings[key].id)))'
 
 mutant decode-assumed-as-read "decode prints an assumed field as read" \
 	"decode_text" cli/device_out.c \

@@ -15,15 +15,14 @@
 #define BIO_MAX_VECS	256
 
 /* A finding of the device view (every derivation adds them; device.c only reads them). */
-void awr__dev_finding(struct awr_device *d, const char *id, enum awr_severity sev,
-		      const char *fmt, ...)
+void awr__dev_finding(struct awr_device *d, enum awr__finding_key key, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (d->assumed & awr__finding_reads(id))
+	if (d->assumed & awr__finding_reads(awr__findings[key].id))
 		return;		/* it would state an assumed field as read */
 	va_start(ap, fmt);
-	awr__findings_vadd(d->findings, &d->nr_findings, id, sev, fmt, ap);
+	awr__finding_vadd(d->findings, &d->nr_findings, AWR_MAX_FINDINGS, key, fmt, ap);
 	va_end(ap);
 }
 
@@ -125,22 +124,18 @@ void awr__blk_findings(struct awr_device *d, const struct awr_device_limits *l, 
 	why = awr__blk_finish(&tmp, &(struct awr_queue_caps){ .chunk_bytes = d->chunk_bytes },
 			      lbs, d->kernel);
 	if (why) {
-		awr__dev_finding(d, "block_layer_rejects", AWR_SEV_ERROR,
-				 "the block layer turns atomic writes off: %s (unit %" PRIu32 "..%" PRIu32 ", max %" PRIu32 ", boundary %" PRIu32 ", chunk %" PRIu64 " bytes)",
+		awr__dev_finding(d, AWR_FIND(block_layer_rejects),
 				 why, l->hw_unit_min, l->hw_unit_max, l->hw_max, l->hw_boundary, d->chunk_bytes);
 		return;
 	}
 	if (!l->capped) {
-		awr__dev_finding(d, "block_caps_unknown", AWR_SEV_INFO,
-				 "max_segments and max_hw_sectors are not known here, so the block layer's caps are not applied: the derived limits are the driver's");
+		awr__dev_finding(d, AWR_FIND(block_caps_unknown));
 		return;
 	}
 	if (l->unit_max < l->hw_unit_max)
-		awr__dev_finding(d, "block_caps_unit_max", AWR_SEV_INFO,
-				 "the block layer caps unit_max from %" PRIu32 " to %" PRIu32 " bytes (max_segments %" PRIu32 ", max_hw_sectors %" PRIu64 " bytes)",
+		awr__dev_finding(d, AWR_FIND(block_caps_unit_max),
 				 l->hw_unit_max, l->unit_max, c->max_segments, c->max_hw_bytes);
 	if (l->max_bytes < l->hw_max)
-		awr__dev_finding(d, "block_caps_max_bytes", AWR_SEV_INFO,
-				 "the block layer caps max_bytes from %" PRIu32 " to %" PRIu32 " bytes (max_hw_sectors)",
+		awr__dev_finding(d, AWR_FIND(block_caps_max_bytes),
 				 l->hw_max, l->max_bytes);
 }

@@ -156,8 +156,7 @@ static void change_findings(struct awr_device *d)
 		}
 		if (have_prev && !same_limits(&prev, &cur)) {
 			reason(d, r->first, why, sizeof(why));
-			awr__dev_finding(d, "kernel_limits_change", AWR_SEV_WARN,
-					 "from %s %s: %s; %s before",
+			awr__dev_finding(d, AWR_FIND(kernel_limits_change),
 					 awr_kernel_format(r->first, v, sizeof(v)),
 					 describe(d, &cur, now, sizeof(now)), why,
 					 limits_short(&prev, before, sizeof(before)));
@@ -172,16 +171,13 @@ void awr__kernel_findings(struct awr_device *d)
 	char v[16];
 
 	if (!awr_kernel_has(d->kernel, AWR_KRULE_ATOMIC_WRITES))
-		awr__dev_finding(d, "kernel_too_old", AWR_SEV_ERROR,
-				 "kernel %s predates atomic writes (6.11): no limits are derived for it",
+		awr__dev_finding(d, AWR_FIND(kernel_too_old_device),
 				 awr_kernel_format(d->kernel, v, sizeof(v)));
 	else if (d->mpath_head && !awr_kernel_has(d->kernel, AWR_KRULE_NVME_MPATH_HEAD))
-		awr__dev_finding(d, "nvme_head_no_limits", AWR_SEV_WARN,
-				 "%s is an NVMe multipath head node: kernel %s gives a head no atomic write limits (from 6.15, also 6.14.10), only its path nodes have them",
+		awr__dev_finding(d, AWR_FIND(nvme_head_no_limits),
 				 d->disk, awr_kernel_format(d->kernel, v, sizeof(v)));
 	else if (d->scsi_kernel_no_vpd && d->kernel == awr_kernel_running())
-		awr__dev_finding(d, "scsi_kernel_no_vpd", AWR_SEV_WARN,
-				 "the kernel's SCSI layer holds no Block Limits page of %s (no vpd_pgb0 in sysfs): sd sets no atomic write limits from the page the device answers (seen with LIO's tcm_loop on 7.3)",
+		awr__dev_finding(d, AWR_FIND(scsi_kernel_no_vpd),
 				 d->disk);
 	change_findings(d);
 }

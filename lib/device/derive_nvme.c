@@ -99,34 +99,27 @@ static void spec_relations(struct awr_device *d, const struct awr_nvme_id *id)
 	bool ns = id->have_ns && (id->nsfeat & NSFEAT_NSABP);
 
 	if (id->have_ctrl && id->awun != 0xffff && id->awupf > id->awun)
-		awr__dev_finding(d, "nvme_spec_awupf_above_awun", AWR_SEV_WARN,
-				 "AWUPF %u exceeds AWUN %u: the specification requires AWUPF <= AWUN",
+		awr__dev_finding(d, AWR_FIND(nvme_spec_awupf_above_awun),
 				 id->awupf, id->awun);
 	if (!ns)
 		return;
 	if (id->have_ctrl && id->awun != 0xffff && id->nawun < id->awun)
-		awr__dev_finding(d, "nvme_spec_nawun_below_awun", AWR_SEV_WARN,
-				 "NAWUN %u is below AWUN %u: the specification requires NAWUN >= AWUN",
+		awr__dev_finding(d, AWR_FIND(nvme_spec_nawun_below_awun),
 				 id->nawun, id->awun);
 	if (id->have_ctrl && id->nawupf && id->nawupf < id->awupf)
-		awr__dev_finding(d, "nvme_spec_nawupf_below_awupf", AWR_SEV_WARN,
-				 "NAWUPF %u is below AWUPF %u: the specification requires AWUPF <= NAWUPF",
+		awr__dev_finding(d, AWR_FIND(nvme_spec_nawupf_below_awupf),
 				 id->nawupf, id->awupf);
 	if (id->nawupf > id->nawun)
-		awr__dev_finding(d, "nvme_spec_nawupf_above_nawun", AWR_SEV_WARN,
-				 "NAWUPF %u exceeds NAWUN %u: the specification requires NAWUPF <= NAWUN",
+		awr__dev_finding(d, AWR_FIND(nvme_spec_nawupf_above_nawun),
 				 id->nawupf, id->nawun);
 	if (id->nabsn && id->nabsn < id->nawun)
-		awr__dev_finding(d, "nvme_spec_nabsn_below_nawun", AWR_SEV_WARN,
-				 "NABSN %u is below NAWUN %u: the specification requires NABSN >= NAWUN",
+		awr__dev_finding(d, AWR_FIND(nvme_spec_nabsn_below_nawun),
 				 id->nabsn, id->nawun);
 	if (id->nabspf && id->nabspf < id->nawupf)
-		awr__dev_finding(d, "nvme_spec_nabspf_below_nawupf", AWR_SEV_WARN,
-				 "NABSPF %u is below NAWUPF %u: the specification requires NABSPF >= NAWUPF",
+		awr__dev_finding(d, AWR_FIND(nvme_spec_nabspf_below_nawupf),
 				 id->nabspf, id->nawupf);
 	if ((id->nabsn && id->nabo > id->nabsn) || (id->nabspf && id->nabo > id->nabspf))
-		awr__dev_finding(d, "nvme_spec_nabo_beyond_boundary", AWR_SEV_WARN,
-				 "NABO %u exceeds NABSN %u or NABSPF %u: the specification requires NABO <= both",
+		awr__dev_finding(d, AWR_FIND(nvme_spec_nabo_beyond_boundary),
 				 id->nabo, id->nabsn, id->nabspf);
 }
 
@@ -136,16 +129,13 @@ static void normal_vs_power_fail(struct awr_device *d, const struct awr_nvme_id 
 	bool ns = id->have_ns && (id->nsfeat & NSFEAT_NSABP);
 
 	if (id->have_ctrl && id->awun != 0xffff && id->awun > id->awupf)
-		awr__dev_finding(d, "nvme_awun_above_awupf", AWR_SEV_INFO,
-				 "AWUN %u exceeds AWUPF %u: writes up to %u blocks are atomic against other commands, but only %u blocks (%" PRIu64 " bytes) survive a power failure, and Linux uses the power-fail value",
+		awr__dev_finding(d, AWR_FIND(nvme_awun_above_awupf),
 				 id->awun, id->awupf, id->awun + 1, id->awupf + 1, (id->awupf + 1) * bs);
 	if (ns && id->nawun > id->nawupf)
-		awr__dev_finding(d, "nvme_nawun_above_nawupf", AWR_SEV_INFO,
-				 "NAWUN %u exceeds NAWUPF %u: only %u blocks (%" PRIu64 " bytes) survive a power failure; Linux uses NAWUPF",
+		awr__dev_finding(d, AWR_FIND(nvme_nawun_above_nawupf),
 				 id->nawun, id->nawupf, id->nawupf + 1, (id->nawupf + 1) * bs);
 	if (id->have_dn && id->dn)
-		awr__dev_finding(d, "nvme_dn_set", AWR_SEV_INFO,
-				 "Write Atomicity Normal (feature 0Ah) has DN set: only AWUPF/NAWUPF are honoured, AWUN/NAWUN give no guarantee");
+		awr__dev_finding(d, AWR_FIND(nvme_dn_set));
 }
 
 static void namespace_findings(struct awr_device *d, const struct awr_nvme_id *id)
@@ -157,43 +147,32 @@ static void namespace_findings(struct awr_device *d, const struct awr_nvme_id *i
 	awr_kernel_format(d->kernel, kv, sizeof(kv));
 
 	if (id->nsfeat & NSFEAT_MAM)
-		awr__dev_finding(d, "nvme_nsfeat_mam", AWR_SEV_INFO,
-				 "NSFEAT bit 6 (MAM): a write across an atomic boundary is written as atomic "
-				 "pieces split there; Linux ignores the bit (a 2026 RFC, not merged): its limits "
-				 "stop at the boundary");
+		awr__dev_finding(d, AWR_FIND(nvme_nsfeat_mam));
 	if ((id->flbas & 0x60) && id->nlbaf < 16)
-		awr__dev_finding(d, "nvme_flbas_high_bits", AWR_SEV_WARN,
-				 "FLBAS 0x%02x has the format index high bits set although NLBAF is %u (< 16)",
+		awr__dev_finding(d, AWR_FIND(nvme_flbas_high_bits),
 				 id->flbas, id->nlbaf);
 	if (id->nabo) {
-		awr__dev_finding(d, "nvme_nabo_nonzero", AWR_SEV_ERROR,
-				 "NABO is %u: Linux does not support an atomic boundary offset and turns atomic writes off",
+		awr__dev_finding(d, AWR_FIND(nvme_nabo_nonzero),
 				 id->nabo);
 		return;
 	}
 	if (!(id->nsfeat & NSFEAT_NSABP) && no_awupf)
-		awr__dev_finding(d, "nvme_nsabp_clear", AWR_SEV_INFO,
-				 "NSFEAT bit 1 is clear (NSFEAT 0x%02x): the namespace atomic fields are not valid, and kernel %s ignores the controller's AWUPF %u, so one block (%" PRIu64 " bytes) applies",
+		awr__dev_finding(d, AWR_FIND(nvme_nsabp_clear),
 				 id->nsfeat, kv, id->awupf, bs);
 	else if (!(id->nsfeat & NSFEAT_NSABP))
-		awr__dev_finding(d, "nvme_nsabp_clear", AWR_SEV_INFO,
-				 "NSFEAT bit 1 is clear (NSFEAT 0x%02x): the namespace atomic fields are not valid, so the controller's AWUPF %u (%" PRIu64 " bytes) applies",
+		awr__dev_finding(d, AWR_FIND(nvme_nsabp_clear_2),
 				 id->nsfeat, id->awupf, (id->awupf + 1) * bs);
 	else if (!id->nawupf && no_awupf)
-		awr__dev_finding(d, "nvme_nawupf_zero", AWR_SEV_INFO,
-				 "NSFEAT bit 1 is set but NAWUPF is 0: kernel %s ignores the controller's AWUPF %u, so one block (%" PRIu64 " bytes) applies",
+		awr__dev_finding(d, AWR_FIND(nvme_nawupf_zero),
 				 kv, id->awupf, bs);
 	else if (!id->nawupf)
-		awr__dev_finding(d, "nvme_nawupf_zero", AWR_SEV_INFO,
-				 "NSFEAT bit 1 is set but NAWUPF is 0: Linux falls back to the controller's AWUPF %u (%" PRIu64 " bytes)",
+		awr__dev_finding(d, AWR_FIND(nvme_nawupf_zero_2),
 				 id->awupf, (id->awupf + 1) * bs);
 	if (ns_atomics(id) && id->nabspf && !awr_is_pow2((uint64_t)(id->nabspf + 1) * bs))
-		awr__dev_finding(d, "nvme_boundary_not_pow2", AWR_SEV_ERROR,
-				 "the power-fail boundary NABSPF %u is %" PRIu64 " bytes, not a power of two: the block layer turns atomic writes off",
+		awr__dev_finding(d, AWR_FIND(nvme_boundary_not_pow2),
 				 id->nabspf, (uint64_t)(id->nabspf + 1ULL) * bs);
 	if (atomic_bs64(id, 0) > UINT32_MAX)
-		awr__dev_finding(d, "nvme_atomic_overflow", AWR_SEV_WARN,
-				 "the atomic unit is %" PRIu64 " bytes, more than Linux's 32-bit limit holds",
+		awr__dev_finding(d, AWR_FIND(nvme_atomic_overflow),
 				 atomic_bs64(id, 0));
 }
 
@@ -203,8 +182,7 @@ static void awupf_interpretations(struct awr_device *d)
 
 	if (!d->have_alt || d->alt.unit_max == d->derived.unit_max)
 		return;
-	awr__dev_finding(d, "nvme_awupf_ignored", AWR_SEV_WARN,
-			 "kernels with \"nvme: stop using AWUPF\" (7.0+) ignore the controller's AWUPF %u: there atomic writes are %" PRIu32 "..%" PRIu32 " bytes instead of %" PRIu32 "..%" PRIu32,
+	awr__dev_finding(d, AWR_FIND(nvme_awupf_ignored),
 			 id->awupf, d->alt.unit_min, d->alt.unit_max, d->derived.unit_min, d->derived.unit_max);
 }
 
@@ -215,17 +193,14 @@ void awr__nvme_findings(struct awr_device *d)
 	spec_relations(d, id);
 	normal_vs_power_fail(d, id);
 	if (!id->have_ns) {
-		awr__dev_finding(d, "nvme_no_namespace", AWR_SEV_WARN,
-				 "no Identify Namespace data: the limits Linux derives need the namespace's block size and atomic fields");
+		awr__dev_finding(d, AWR_FIND(nvme_no_namespace));
 		return;
 	}
 	namespace_findings(d, id);
 	if (!ns_atomics(id) && !id->have_ctrl)
-		awr__dev_finding(d, "nvme_no_controller", AWR_SEV_WARN,
-				 "the namespace gives no NAWUPF and no Identify Controller data is present: AWUPF is needed to derive the limits");
+		awr__dev_finding(d, AWR_FIND(nvme_no_controller));
 	awupf_interpretations(d);
 	awr__blk_findings(d, &d->kder, id->lba_size);
 	if (d->kder.supported && d->kder.unit_max == id->lba_size)
-		awr__dev_finding(d, "nvme_single_block", AWR_SEV_INFO,
-				 "only single-block (%" PRIu32 " bytes) writes are atomic", id->lba_size);
+		awr__dev_finding(d, AWR_FIND(nvme_single_block), id->lba_size);
 }

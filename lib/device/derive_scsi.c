@@ -94,28 +94,23 @@ int awr_scsi_derive(const struct awr_scsi_id *id, uint32_t kernel,
 static void vpd_findings(struct awr_device *d, const struct awr_scsi_id *id)
 {
 	if (!id->have_vpd) {
-		awr__dev_finding(d, "scsi_no_vpd", AWR_SEV_WARN,
-				 "no Block Limits VPD page (B0h): the device reports no atomic limits");
+		awr__dev_finding(d, AWR_FIND(scsi_no_vpd));
 		return;
 	}
 	if (!id->vpd_has_atomic) {
-		awr__dev_finding(d, "scsi_vpd_short", AWR_SEV_WARN,
-				 "short VPD page: no atomic fields (page length 0x%02x, they need 0x%02x)",
+		awr__dev_finding(d, AWR_FIND(scsi_vpd_short),
 				 id->vpd_page_length, AWR_SCSI_VPD_BL_ATOMIC_LEN);
 		return;
 	}
 	if (id->max_transfer_length && id->max_atomic_transfer_length > id->max_transfer_length)
-		awr__dev_finding(d, "scsi_spec_matl_above_max_transfer", AWR_SEV_WARN,
-				 "MAXIMUM ATOMIC TRANSFER LENGTH %" PRIu32 " exceeds MAXIMUM TRANSFER LENGTH %" PRIu32 " blocks",
+		awr__dev_finding(d, AWR_FIND(scsi_spec_matl_above_max_transfer),
 				 id->max_atomic_transfer_length, id->max_transfer_length);
 	if (id->max_atomic_transfer_length_with_boundary &&
 	    id->max_atomic_boundary_size > id->max_atomic_transfer_length_with_boundary)
-		awr__dev_finding(d, "scsi_spec_boundary_above_max", AWR_SEV_WARN,
-				 "MAXIMUM ATOMIC BOUNDARY SIZE %" PRIu32 " exceeds MAXIMUM ATOMIC TRANSFER LENGTH WITH ATOMIC BOUNDARY %" PRIu32 " blocks",
+		awr__dev_finding(d, AWR_FIND(scsi_spec_boundary_above_max),
 				 id->max_atomic_boundary_size, id->max_atomic_transfer_length_with_boundary);
 	if (id->atomic_granularity > 1 && !awr_is_pow2(id->atomic_granularity))
-		awr__dev_finding(d, "scsi_granularity_not_pow2", AWR_SEV_WARN,
-				 "ATOMIC TRANSFER LENGTH GRANULARITY %" PRIu32 " blocks is not a power of two",
+		awr__dev_finding(d, AWR_FIND(scsi_granularity_not_pow2),
 				 id->atomic_granularity);
 }
 
@@ -125,22 +120,17 @@ static void sd_findings(struct awr_device *d, const struct awr_scsi_id *id)
 
 	sd_compute(id, &s);
 	if (s.off && pi_type2(id))
-		awr__dev_finding(d, "scsi_pi_type2", AWR_SEV_ERROR,
-				 "the device is formatted with T10 PI type 2: Linux turns atomic writes off");
+		awr__dev_finding(d, AWR_FIND(scsi_pi_type2));
 	else if (s.off && strstr(s.off, "granularity"))
-		awr__dev_finding(d, "scsi_granularity_mismatch", AWR_SEV_ERROR,
-				 "unit_min %" PRIu64 " or unit_max %" PRIu64 " blocks is not a multiple of the atomic granularity %" PRIu32 ": Linux turns atomic writes off",
+		awr__dev_finding(d, AWR_FIND(scsi_granularity_mismatch),
 				 s.unit_min, s.unit_max, id->atomic_granularity);
 	else if (s.off && strstr(s.off, "alignment"))
-		awr__dev_finding(d, "scsi_alignment_mismatch", AWR_SEV_ERROR,
-				 "unit_min %" PRIu64 " or unit_max %" PRIu64 " blocks is not a multiple of the atomic alignment %" PRIu32 ": Linux turns atomic writes off",
+		awr__dev_finding(d, AWR_FIND(scsi_alignment_mismatch),
 				 s.unit_min, s.unit_max, id->atomic_alignment);
 	else if (s.off)
-		awr__dev_finding(d, "scsi_no_atomic", AWR_SEV_WARN,
-				 "both maximum atomic transfer lengths are 0: the device does not support atomic writes");
+		awr__dev_finding(d, AWR_FIND(scsi_no_atomic));
 	if (!s.off && s.boundary_mode)
-		awr__dev_finding(d, "scsi_boundary_mode", AWR_SEV_INFO,
-				 "MAXIMUM ATOMIC TRANSFER LENGTH is 0: Linux uses the with-boundary maximum %" PRIu32 " and the boundary size %" PRIu32 " blocks for unit_max",
+		awr__dev_finding(d, AWR_FIND(scsi_boundary_mode),
 				 id->max_atomic_transfer_length_with_boundary, id->max_atomic_boundary_size);
 }
 
@@ -150,20 +140,17 @@ void awr__scsi_findings(struct awr_device *d)
 
 	vpd_findings(d, id);
 	if (!awr_is_pow2(id->logical_block_size)) {
-		awr__dev_finding(d, "scsi_block_size_unknown", AWR_SEV_WARN,
-				 "the logical block size is unknown: limits in bytes cannot be derived (give the block sizes)");
+		awr__dev_finding(d, AWR_FIND(scsi_block_size_unknown));
 		return;
 	}
 	if (!id->physical_block_size)
-		awr__dev_finding(d, "scsi_physical_block_size_unknown", AWR_SEV_INFO,
-				 "the physical block size is unknown: taken equal to the logical block size %" PRIu32,
+		awr__dev_finding(d, AWR_FIND(scsi_physical_block_size_unknown),
 				 id->logical_block_size);
 	if (!id->vpd_has_atomic)
 		return;
 	sd_findings(d, id);
 	if (id->write_atomic16 == 0 && (id->max_atomic_transfer_length ||
 					id->max_atomic_transfer_length_with_boundary))
-		awr__dev_finding(d, "scsi_write_atomic16_unsupported", AWR_SEV_WARN,
-				 "the VPD advertises atomic writes, but REPORT SUPPORTED OPERATION CODES says WRITE ATOMIC(16) (9Ch) is not supported: Linux does not ask and sends it anyway, so writes fail unless the list is wrong");
+		awr__dev_finding(d, AWR_FIND(scsi_write_atomic16_unsupported));
 	awr__blk_findings(d, &d->kder, id->logical_block_size);
 }

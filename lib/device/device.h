@@ -83,8 +83,9 @@ uint64_t awr__finding_reads(const char *id);
  * "misaligned", "atomic".
  */
 const char *awr__atomic_verdict(bool known, uint32_t unit_max, uint32_t lbs, bool misaligned);
-void awr__dev_finding(struct awr_device *d, const char *id, enum awr_severity sev,
-		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* A finding of the catalogue (lib/findings.def): awr__dev_finding(d, AWR_FIND(key), args...) */
+void awr__dev_finding(struct awr_device *d, enum awr__finding_key key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* derive_blk.c: the block layer's validation and caps on the driver's hw limits */
 const char *awr__blk_finish(struct awr_device_limits *l, const struct awr_queue_caps *caps,

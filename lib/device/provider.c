@@ -176,22 +176,16 @@ static void aws_findings(struct awr_device *d)
 	char b[40] = "";
 
 	if (!p->read) {
-		awr__dev_finding(d, "aws_torn_write_prevention_unread", AWR_SEV_INFO,
-				 "an Amazon controller; its torn write prevention is not read: %s", p->source);
+		awr__dev_finding(d, AWR_FIND(aws_torn_write_prevention_unread), p->source);
 		return;
 	}
 	if (p->boundary)
 		snprintf(b, sizeof(b), ", within %" PRIu32 "-byte boundaries", p->boundary);
-	awr__dev_finding(d, "aws_torn_write_prevention", AWR_SEV_INFO,
-			 "AWS: writes of n x %" PRIu32 " up to %" PRIu32 " bytes, aligned%s, are never torn "
-			 "(NTWPU %u, NTWPG %u, NTWPB %" PRIu32 "); Linux reads none of it (%" PRIu32 "..%"
-			 PRIu32 "): plain writes within are device-implicit",
+	awr__dev_finding(d, AWR_FIND(aws_torn_write_prevention),
 			 p->granularity, p->unit, b, id->ntwpu, id->ntwpg, id->ntwpb,
 			 k->supported ? k->unit_min : 0, k->supported ? k->unit_max : 0);
 	if (p->granularity > p->unit)
-		awr__dev_finding(d, "aws_ntwp_inconsistent", AWR_SEV_WARN,
-				 "NTWPG (%" PRIu32 " bytes) exceeds NTWPU (%" PRIu32 " bytes): no write size "
-				 "satisfies both", p->granularity, p->unit);
+		awr__dev_finding(d, AWR_FIND(aws_ntwp_inconsistent), p->granularity, p->unit);
 }
 
 /* the vendor bytes of a controller that is not (or not known to be) Amazon's */
@@ -202,14 +196,10 @@ static void other_vendor_bytes(struct awr_device *d)
 	if (!ntwp_nonzero(id) || amazon(id))
 		return;
 	if (have(id, AWR_NVME_HAVE_VID) || have(id, AWR_NVME_HAVE_MODEL))
-		awr__dev_finding(d, "nvme_vendor_bytes_not_amazon", AWR_SEV_INFO,
-				 "the namespace's vendor-specific bytes 256:263 are not 0, but PCI vendor 0x%04x "
-				 "is not Amazon's 0x1d0f: that vendor's own bytes, not torn write prevention",
+		awr__dev_finding(d, AWR_FIND(nvme_vendor_bytes_not_amazon),
 				 id->vid);
 	else
-		awr__dev_finding(d, "nvme_vendor_bytes_controller_unknown", AWR_SEV_INFO,
-				 "vendor-specific bytes 256:263 would read NTWPU %u, NTWPG %u, NTWPB %" PRIu32
-				 " on an Amazon volume, but no controller data tells the vendor: not read",
+		awr__dev_finding(d, AWR_FIND(nvme_vendor_bytes_controller_unknown),
 				 id->ntwpu, id->ntwpg, id->ntwpb);
 }
 
@@ -224,14 +214,10 @@ void awr__provider_findings(struct awr_device *d)
 	if (!strcmp(p->provider, "AWS"))
 		aws_findings(d);
 	else if (!strcmp(p->provider, "Azure"))
-		awr__dev_finding(d, "azure_nvme_atomic", AWR_SEV_INFO,
-				 "Azure states 8 and 16 KiB aligned writes untorn on NVMe managed disks, as "
-				 "NAWUPF/NABSPF: %s", (id->nsfeat & 2) && id->nawupf ? "Linux reads them, the "
+		awr__dev_finding(d, AWR_FIND(azure_nvme_atomic), (id->nsfeat & 2) && id->nawupf ? "Linux reads them, the "
 				 "derived limits are Azure's" : "this namespace reports no NAWUPF: not offered here");
 	else
-		awr__dev_finding(d, "provider_guarantee_unreadable", AWR_SEV_INFO,
-				 "%s states built-in torn write protection, but the disk publishes no field a "
-				 "host can read: awr cannot read it; the kernel's view stands", p->provider);
+		awr__dev_finding(d, AWR_FIND(provider_guarantee_unreadable), p->provider);
 }
 
 /*

@@ -38,9 +38,6 @@ void awr__sysfs_disk_cache(const char *name, enum awr_write_cache *wc, enum awr_
 /* findings.c: a finding of the catalogue, awr__probe_finding(p, AWR_FIND(key), args...) */
 void awr__probe_finding(struct awr_probe *p, enum awr__finding_key key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* outside the catalogue: for stack.c until it emits through AWR_FIND() */
-void awr__add_finding(struct awr_probe *p, const char *id, enum awr_severity sev,
-		      const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void awr__derive_effective(struct awr_probe *p);
 /* which files take atomic writes on the running kernel, for a sentence's parenthesis */
 const char *awr__fs_atomic_kernel(void);

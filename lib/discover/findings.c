@@ -22,16 +22,6 @@ void awr__probe_finding(struct awr_probe *p, enum awr__finding_key key, const ch
 	va_end(ap);
 }
 
-void awr__add_finding(struct awr_probe *p, const char *id, enum awr_severity sev,
-		      const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	awr__findings_vadd(p->findings, &p->nr_findings, id, sev, fmt, ap);
-	va_end(ap);
-}
-
 /* The running kernel's release (uname -r) into @release, and its version for the rules table. */
 static uint32_t kernel_version(char *release, size_t len)
 {

@@ -487,45 +487,36 @@ void awr__stack_findings(struct awr_probe *p, const struct awr_stack_view *s)
 
 	awr_kernel_format(s->kernel, kv, sizeof(kv));
 	if (!strcmp(s->type, "dm") && !s->table_read)
-		awr__add_finding(p, "stack_dm_table_unread", AWR_SEV_INFO,
-				 "the dm table of %s could not be read (DM_TABLE_STATUS needs CAP_SYS_ADMIN): its target is taken as one that stacks (linear, stripe, mirror), with no offsets",
+		awr__probe_finding(p, AWR_FIND(stack_dm_table_unread),
 				 s->disk);
 	if (!s->kernel_stacks && type_stacks(s->type, AWR_KERNEL(999, 0, 0)))
-		awr__add_finding(p, "stack_kernel_too_old", AWR_SEV_WARN,
-				 "kernel %s does not stack %s atomic write limits (from %s): %s reads no atomic writes whatever its legs support",
+		awr__probe_finding(p, AWR_FIND(stack_kernel_too_old),
 				 kv, s->type,
 				 awr_kernel_rule_since((enum awr_kernel_rule)type_rule(s->type), since, sizeof(since)),
 				 s->disk);
 	else if (!s->kernel_stacks)
-		awr__add_finding(p, "stack_type_no_atomic", AWR_SEV_WARN,
-				 "%s is a %s device: no kernel stacks atomic write limits through it", s->disk, s->type);
+		awr__probe_finding(p, AWR_FIND(stack_type_no_atomic), s->disk, s->type);
 	else if (leg && !leg->unit_min)
-		awr__add_finding(p, "stack_leg_no_atomic", AWR_SEV_WARN,
-				 "leg %s of %s (%s) has no atomic write support: one leg without them turns them off for the whole stacked device",
+		awr__probe_finding(p, AWR_FIND(stack_leg_no_atomic),
 				 leg->name, s->disk, s->type);
 	else if (leg && strstr(s->why, "start"))
-		awr__add_finding(p, "stack_leg_misaligned", AWR_SEV_WARN,
-				 "the data of %s starts at byte %" PRIu64 " of leg %s, not a multiple of its unit_min %" PRIu32 " and boundary %" PRIu32 ": the kernel turns atomic writes off",
+		awr__probe_finding(p, AWR_FIND(stack_leg_misaligned),
 				 s->disk, leg->start, leg->name, leg->unit_min, leg->boundary);
 	else if (leg && strstr(s->why, "boundaries"))
-		awr__add_finding(p, "stack_boundaries_differ", AWR_SEV_WARN,
-				 "leg %s has boundary %" PRIu32 " but leg %s %" PRIu32 ": the kernel stacks no legs with different boundaries, so %s has no atomic writes",
+		awr__probe_finding(p, AWR_FIND(stack_boundaries_differ),
 				 leg->name, leg->boundary, s->legs[0].name, s->legs[0].boundary, s->disk);
 	else if (leg && strstr(s->why, "overlap"))
-		awr__add_finding(p, "stack_units_disjoint", AWR_SEV_WARN,
-				 "leg %s allows %" PRIu32 "..%" PRIu32 " bytes, outside what the other legs allow: %s has no atomic writes",
+		awr__probe_finding(p, AWR_FIND(stack_units_disjoint),
 				 leg->name, leg->unit_min, leg->unit_max, s->disk);
 	else if (s->why[0])
-		awr__add_finding(p, "stack_off", AWR_SEV_WARN, "%s (%s) has no atomic writes: %s",
+		awr__probe_finding(p, AWR_FIND(stack_off),
 				 s->disk, s->type, s->why);
 	if (s->derived.supported && s->chunk_bytes && s->derived.hw_unit_max < legs_unit_max(s))
-		awr__add_finding(p, "stack_chunk_caps", AWR_SEV_INFO,
-				 "the stripe chunk of %" PRIu64 " bytes caps unit_max at %" PRIu32 " (the largest power of two dividing it), below the legs' %" PRIu32,
+		awr__probe_finding(p, AWR_FIND(stack_chunk_caps),
 				 s->chunk_bytes, s->derived.hw_unit_max, legs_unit_max(s));
 	if (p->have_sysfs && p->sysfs.has_atomic_attrs && !strcmp(p->sysfs.disk, s->disk) &&
 	    !same_as_sysfs(&s->derived, &p->sysfs))
-		awr__add_finding(p, "stack_sysfs_mismatch", AWR_SEV_WARN,
-				 "stacking the legs the way kernel %s does gives unit_min %" PRIu32 ", unit_max %" PRIu32 ", max_bytes %" PRIu32 ", boundary %" PRIu32 ", but sysfs of %s says %" PRIu32 ", %" PRIu32 ", %" PRIu32 ", %" PRIu32,
+		awr__probe_finding(p, AWR_FIND(stack_sysfs_mismatch),
 				 kv, s->derived.unit_min, s->derived.unit_max, s->derived.max_bytes,
 				 s->derived.boundary, s->disk, p->sysfs.unit_min, p->sysfs.unit_max,
 				 p->sysfs.max_bytes, p->sysfs.boundary);
