@@ -85,23 +85,25 @@ static ssize_t (*real_pwritev2)(int, const struct iovec *, int, off_t, int);
 static ssize_t (*real_pwritev64v2)(int, const struct iovec *, int, off64_t, int);
 static int (*real_uring_submit)(struct io_uring *);
 static int (*real_uring_submit_and_wait)(struct io_uring *, unsigned);
-static int (*real_uring_submit_and_wait_timeout)(struct io_uring *, struct io_uring_cqe **, unsigned,
-						 struct __kernel_timespec *, sigset_t *);
+static int (*real_uring_submit_and_wait_timeout)(struct io_uring *, struct io_uring_cqe **,
+						 unsigned, struct __kernel_timespec *, sigset_t *);
 static int (*real_uring_submit_and_get_events)(struct io_uring *);
 static int (*real_io_submit)(aio_context_t, long, struct iocb **);
 
 /* ---- configuration and counters -------------------------------------------------------------- */
 
 static uint32_t page_size;
-static struct awr__names names;		/* AWR_PRELOAD_FILES (preload_names.c: db.c reads it alike) */
+static struct awr__names names;	/* AWR_PRELOAD_FILES (preload_names.c: db.c reads it alike) */
 static struct awr_preload_stats local_stats;
-static struct awr_preload_stats *stats = &local_stats;	/* the mapped AWR_PRELOAD_STATS file, if named */
+/* the mapped AWR_PRELOAD_STATS file, if named */
+static struct awr_preload_stats *stats = &local_stats;
 static bool stats_shared;	/* the counters of a parent that runs under the preload too */
 static int stats_lock_fd = -1;	/* holds the writer's lock on the counters file (stats_file.c) */
 static __thread int inside;	/* the library's own calls pass straight through */
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-#define COUNT(field) atomic_fetch_add_explicit((_Atomic uint64_t *)&stats->field, 1, memory_order_relaxed)
+#define COUNT(field)                                                                               \
+	atomic_fetch_add_explicit((_Atomic uint64_t *)&stats->field, 1, memory_order_relaxed)
 
 /*
  * The environment as glibc's secure_getenv() reads it: nothing in a set-user-ID or set-group-ID
@@ -113,7 +115,7 @@ static const char *env(const char *name)
 	return secure_getenv(name);
 }
 
-/* ---- descriptor states: two levels, 1024 descriptors a chunk, made on first use ---------------- */
+/* ---- descriptor states: two levels, 1024 descriptors a chunk, made on first use -------------- */
 
 #define FD_CHUNK	1024
 #define FD_CHUNKS	4096	/* descriptors below 4 Mi */
@@ -208,7 +210,7 @@ static int fd_still(int fd)
 	return real_fcntl(fd, F_GETFL, 0);
 }
 
-/* ---- messages (async-signal-safe: the report is also written from a signal handler) ----------- */
+/* ---- messages (async-signal-safe: the report is also written from a signal handler) ---------- */
 
 static void put(char *buf, size_t *n, size_t cap, const char *s)
 {
@@ -239,12 +241,13 @@ static void report(void)
 {
 	const struct awr_preload_stats *s = stats;
 	uint64_t atomic = s->atomic_pwrite + s->atomic_uring + s->atomic_aio;
-	uint64_t plain = s->plain_size + s->plain_misaligned + s->plain_buffered + s->plain_segments +
-			 s->plain_position + s->plain_append;
+	uint64_t plain = s->plain_size + s->plain_misaligned + s->plain_buffered +
+			 s->plain_segments + s->plain_position + s->plain_append;
 	char b[896];
 	size_t n = 0;
 
-	if (!names.nr || stats_shared || (!s->files_named && !atomic && !plain && !s->uring_fixed_files))
+	if (!names.nr || stats_shared ||
+	    (!s->files_named && !atomic && !plain && !s->uring_fixed_files))
 		return;
 	put_n(b, &n, sizeof(b), "libatomicwr-preload: pid ", (uint64_t)getpid());
 	put_n(b, &n, sizeof(b), ": ", atomic);
@@ -254,7 +257,8 @@ static void report(void)
 	put_n(b, &n, sizeof(b), "; ", s->split_pwrite);
 	put_n(b, &n, sizeof(b), " writes of several pages split) to ", s->files_named);
 	put_n(b, &n, sizeof(b), " named file opens; ", plain);
-	put_n(b, &n, sizeof(b), " writes to them left as they were (not whole pages ", s->plain_size);
+	put_n(b, &n, sizeof(b), " writes to them left as they were (not whole pages ",
+	      s->plain_size);
 	put_n(b, &n, sizeof(b), ", not page-aligned ", s->plain_misaligned);
 	put_n(b, &n, sizeof(b), ", buffered ", s->plain_buffered);
 	put_n(b, &n, sizeof(b), ", a page across iovecs ", s->plain_segments);
@@ -302,7 +306,7 @@ void awr__preload_refuse(const char *fmt, ...)
 #define say awr__preload_say
 #define refuse awr__preload_refuse
 
-/* ---- a named file: matched by its path, checked by the library's rules ------------------------- */
+/* ---- a named file: matched by its path, checked by the library's rules ----------------------- */
 
 /* @fd's path as /proc/self/fd shows it (symlinks resolved): false when it has none */
 static bool fd_path(int fd, char *buf, size_t len)
@@ -345,7 +349,8 @@ static bool given_path(int dirfd, const char *path, char *buf, size_t len)
 	size_t n = 0;
 
 	if (path[0] != '/') {
-		if (dirfd == AT_FDCWD ? !getcwd(buf, len) || buf[0] != '/' : !fd_path(dirfd, buf, len))
+		if (dirfd == AT_FDCWD ? !getcwd(buf, len) || buf[0] != '/'
+				      : !fd_path(dirfd, buf, len))
 			return false;
 		n = strlen(buf);
 	}
@@ -418,7 +423,8 @@ static int consider(int fd, int flags, int dirfd, const char *path, char *abs, s
 	return 0;
 }
 
-/* After an open of @fd with @flags: name it when a pattern matches; refuse what cannot take atomics. */
+/* After an open of @fd with @flags: name it when a pattern matches; refuse what cannot take
+ * atomics. */
 static int track(int fd, int flags, int dirfd, const char *path)
 {
 	char abs[PATH_MAX], why[320];
@@ -434,8 +440,9 @@ static int track(int fd, int flags, int dirfd, const char *path)
 	err = consider(fd, flags, dirfd, path, abs, sizeof(abs), why, sizeof(why));
 	if (!err)
 		return fd;
-	say("libatomicwr-preload: %s cannot take atomic writes of %u bytes: %s; not opened (EOPNOTSUPP). "
-	    "Name only files that can (awr probe %s), or set AWR_PRELOAD_PAGE_SIZE to a size they take",
+	say("libatomicwr-preload: %s cannot take atomic writes of %u bytes: %s; not opened "
+	    "(EOPNOTSUPP). Name only files that can (awr probe %s), or set AWR_PRELOAD_PAGE_SIZE "
+	    "to a size they take",
 	    abs, page_size, why, abs);
 	COUNT(files_refused);
 	real_close(fd);
@@ -443,7 +450,7 @@ static int track(int fd, int flags, int dirfd, const char *path)
 	return -1;
 }
 
-/* ---- start: configuration, the files that exist, the report at exit ------------------------------ */
+/* ---- start: configuration, the files that exist, the report at exit -------------------------- */
 
 static void on_signal(int sig)
 {
@@ -467,8 +474,8 @@ static void catch_default(int sig)
 static void refuse_file(const char *path, const char *why)
 {
 	refuse("%s cannot take atomic writes of %u bytes: %s. Not run: name only files that can "
-	       "(awr probe %s), or set AWR_PRELOAD_PAGE_SIZE to a size they take", path, page_size, why,
-	       path);
+	       "(awr probe %s), or set AWR_PRELOAD_PAGE_SIZE to a size they take",
+	       path, page_size, why, path);
 }
 
 #define WALK_DEPTH	16		/* directories below a pattern's literal directory */
@@ -520,8 +527,8 @@ static void check_existing(void)
 		nftw(real, check_entry, 16, FTW_PHYS | FTW_MOUNT | FTW_ACTIONRETVAL);
 	}
 	if (walked > WALK_ENTRIES)
-		say("libatomicwr-preload: the check at start stopped after %u entries; the files beyond "
-		    "are checked when they are opened", WALK_ENTRIES);
+		say("libatomicwr-preload: the check at start stopped after %u entries; the files "
+		    "beyond are checked when they are opened", WALK_ENTRIES);
 }
 
 /*
@@ -554,7 +561,8 @@ static void map_stats(const char *path)
 	bool fresh = true;
 	char id[24];
 
-	m = path && *path ? awr__stats_map(path, owner, &stats_shared, &fresh, &stats_lock_fd) : NULL;
+	m = path && *path ? awr__stats_map(path, owner, &stats_shared, &fresh, &stats_lock_fd)
+			  : NULL;
 	if (m)
 		stats = m;
 	if (fresh) {
@@ -578,9 +586,21 @@ static void find_real(void)
 	real_open64_2 = dlsym(RTLD_NEXT, "__open64_2");
 	real_openat_2 = dlsym(RTLD_NEXT, "__openat_2");
 	real_openat64_2 = dlsym(RTLD_NEXT, "__openat64_2");
-	REAL(creat); REAL(creat64); REAL(fcntl); REAL(fcntl64); REAL(dup); REAL(dup2); REAL(dup3); REAL(close);
+	REAL(creat);
+	REAL(creat64);
+	REAL(fcntl);
+	REAL(fcntl64);
+	REAL(dup);
+	REAL(dup2);
+	REAL(dup3);
+	REAL(close);
 	REAL(closefrom); REAL(fclose);
-	REAL(pwrite); REAL(pwrite64); REAL(pwritev); REAL(pwritev64); REAL(pwritev2); REAL(pwritev64v2);
+	REAL(pwrite);
+	REAL(pwrite64);
+	REAL(pwritev);
+	REAL(pwritev64);
+	REAL(pwritev2);
+	REAL(pwritev64v2);
 	real_uring_submit = dlsym(RTLD_NEXT, "io_uring_submit");
 	real_uring_submit_and_wait = dlsym(RTLD_NEXT, "io_uring_submit_and_wait");
 	real_uring_submit_and_wait_timeout = dlsym(RTLD_NEXT, "io_uring_submit_and_wait_timeout");
@@ -598,18 +618,20 @@ static bool configure(void)
 
 	ret = awr__names_parse(files, &names, why, sizeof(why));
 	if (ret == -ENOENT && (!files || !*files))
-		say("libatomicwr-preload: AWR_PRELOAD_FILES is not set: no file is named, every write goes "
-		    "down as it was (set it to the data files' patterns, e.g. "
+		say("libatomicwr-preload: AWR_PRELOAD_FILES is not set: no file is named, every "
+		    "write goes down as it was (set it to the data files' patterns, e.g. "
 		    "AWR_PRELOAD_FILES='/var/lib/mysql/*.ibd')");
 	else if (ret == -ENOENT)
-		say("libatomicwr-preload: AWR_PRELOAD_FILES: %s; every write goes down as it was", why);
+		say("libatomicwr-preload: AWR_PRELOAD_FILES: %s; every write goes down as it was",
+		    why);
 	else if (ret)
 		refuse("AWR_PRELOAD_FILES: %s", why);
 	if (ret)
 		return false;
 	if (!ps || awr_parse_size(ps, &v) || v < 512 || v > (1U << 20) || (v & (v - 1)))
-		refuse("AWR_PRELOAD_PAGE_SIZE=%s: give the engine's page size, a power of two from 512 to 1M "
-		       "(InnoDB: innodb_page_size, 16k by default)", ps && *ps ? ps : "(not set)");
+		refuse("AWR_PRELOAD_PAGE_SIZE=%s: give the engine's page size, a power of two from "
+		       "512 to 1M (InnoDB: innodb_page_size, 16k by default)",
+		       ps && *ps ? ps : "(not set)");
 	page_size = (uint32_t)v;
 	return true;
 }
@@ -618,7 +640,8 @@ static void init(void)
 {
 	inside++;
 	find_real();
-	/* set-user-ID or set-group-ID: nothing but the calls passed through (no file, no refusal) */
+	/* set-user-ID or set-group-ID: nothing but the calls passed through (no file, no
+	 * refusal) */
 	if (getauxval(AT_SECURE) || !configure()) {
 		inside--;
 		return;
@@ -632,7 +655,8 @@ static void init(void)
 	inside--;
 }
 
-/* Before the first interposed call is served: init() once. Its own calls (the thread inside it) pass. */
+/* Before the first interposed call is served: init() once. Its own calls (the thread inside it)
+ * pass. */
 static inline void ready(void)
 {
 	if (!inside)
@@ -649,7 +673,7 @@ __attribute__((destructor)) static void preload_end(void)
 	report();
 }
 
-/* ---- the open family -------------------------------------------------------------------------- */
+/* ---- the open family ------------------------------------------------------------------------- */
 
 static mode_t mode_arg(int flags, va_list ap)
 {
@@ -722,7 +746,7 @@ int creat64(const char *path, mode_t mode)
 	return track(real_creat64(path, mode), O_WRONLY | O_CREAT | O_TRUNC, AT_FDCWD, path);
 }
 
-/* ---- what changes a descriptor: fcntl, dup, the close family ------------------------------------ */
+/* ---- what changes a descriptor: fcntl, dup, the close family --------------------------------- */
 
 /*
  * F_SETFL giving O_DIRECT to a descriptor the preload has not named: it may have been opened
@@ -862,7 +886,7 @@ void closefrom(int low)
 		real_closefrom(low);	/* no close_range (before Linux 5.9): glibc's own way */
 }
 
-/* ---- one write: atomic, or left as it was and counted -------------------------------------------- */
+/* ---- one write: atomic, or left as it was and counted ---------------------------------------- */
 
 /*
  * Is @fd a named descriptor a write with the RWF_ flags @rwf may be made atomic on? Counted
@@ -988,7 +1012,8 @@ static ssize_t atomic_pages(int fd, const struct iovec *iov, int cnt, int64_t of
 
 	if (!n) {	/* the limit inside the first page: the kernel's own short write */
 		COUNT(plain_size);
-		return (real_pwritev2 ? real_pwritev2 : real_pwritev64v2)(fd, iov, cnt, (off_t)off, flags);
+		return (real_pwritev2 ? real_pwritev2 : real_pwritev64v2)(fd, iov, cnt, (off_t)off,
+									  flags);
 	}
 	if (pages > 1)
 		COUNT(split_pwrite);
@@ -1089,7 +1114,7 @@ static uint64_t iov_bytes(const struct iovec *iov, int cnt)
 	return n;
 }
 
-/* ---- io_uring: the SQEs queued since the last submit, before liburing publishes them ------------- */
+/* ---- io_uring: the SQEs queued since the last submit, before liburing publishes them --------- */
 
 /* Every SQE from liburing's sqe_head (the first not yet published) to its sqe_tail. */
 static void uring_mark(struct io_uring *ring)
@@ -1111,7 +1136,9 @@ static void uring_mark(struct io_uring *ring)
 			break;
 		case IORING_OP_WRITEV:
 			segs = sqe->len;
-			len = segs ? iov_bytes((const struct iovec *)(uintptr_t)sqe->addr, (int)segs) : 0;
+			len = segs ? iov_bytes((const struct iovec *)(uintptr_t)sqe->addr,
+					       (int)segs)
+				   : 0;
 			break;
 		default:
 			continue;
@@ -1142,8 +1169,9 @@ int io_uring_submit_and_wait(struct io_uring *ring, unsigned wait_nr)
 	return real_uring_submit_and_wait(ring, wait_nr);
 }
 
-int io_uring_submit_and_wait_timeout(struct io_uring *ring, struct io_uring_cqe **cqe, unsigned wait_nr,
-				     struct __kernel_timespec *ts, sigset_t *sigmask)
+int io_uring_submit_and_wait_timeout(struct io_uring *ring, struct io_uring_cqe **cqe,
+				     unsigned wait_nr, struct __kernel_timespec *ts,
+				     sigset_t *sigmask)
 {
 	ready();
 	uring_mark(ring);
@@ -1157,7 +1185,7 @@ int io_uring_submit_and_get_events(struct io_uring *ring)
 	return real_uring_submit_and_get_events ? real_uring_submit_and_get_events(ring) : -ENOSYS;
 }
 
-/* ---- libaio: io_submit's iocbs (the kernel's struct iocb, which libaio's mirrors) ------------------ */
+/* ---- libaio: io_submit's iocbs (the kernel's struct iocb, which libaio's mirrors) ------------ */
 
 int io_submit(aio_context_t ctx, long nr, struct iocb **ios)
 {
@@ -1176,7 +1204,8 @@ int io_submit(aio_context_t ctx, long nr, struct iocb **ios)
 			continue;
 		}
 		if (!(cb->aio_rw_flags & RWF_ATOMIC) &&
-		    make_atomic((int)cb->aio_fildes, len, cb->aio_offset, segs, (int)cb->aio_rw_flags)) {
+		    make_atomic((int)cb->aio_fildes, len, cb->aio_offset, segs,
+				(int)cb->aio_rw_flags)) {
 			cb->aio_rw_flags |= RWF_ATOMIC;
 			COUNT(atomic_aio);
 		}

@@ -53,8 +53,9 @@ static int follow(int dfd, const char *name, char *target, size_t len, char *why
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
 		return -errno;
 	if (st.st_uid != 0 && st.st_uid != geteuid()) {
-		snprintf(why, why_len, "its component '%s' is a symlink owned by uid %u, neither root nor "
-			 "this process's user (uid %u): not followed", name, st.st_uid, geteuid());
+		snprintf(why, why_len, "its component '%s' is a symlink owned by uid %u, neither "
+			 "root nor this process's user (uid %u): not followed",
+			 name, st.st_uid, geteuid());
 		return -EPERM;
 	}
 	n = readlinkat(dfd, name, target, len - 1);
@@ -165,9 +166,9 @@ static struct awr_preload_stats *reserve_map(int fd, int dfd, const char *leaf, 
 	if (err) {
 		if (made)
 			unlinkat(dfd, leaf, 0);
-		awr__preload_refuse("AWR_PRELOAD_STATS=%s: no room for its %zu bytes: %s (name a file on a "
-				    "filesystem with free space)", p, sizeof(struct awr_preload_stats),
-				    strerror(err));
+		awr__preload_refuse("AWR_PRELOAD_STATS=%s: no room for its %zu bytes: %s (name a "
+				    "file on a filesystem with free space)",
+				    p, sizeof(struct awr_preload_stats), strerror(err));
 	}
 	m = mmap(NULL, sizeof(struct awr_preload_stats), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED)
@@ -186,18 +187,20 @@ static int open_file(int dfd, const char *leaf, const char *p, bool *made)
 	if (fd < 0 && errno == EEXIST)
 		fd = openat(dfd, leaf, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0 && errno == ELOOP)
-		awr__preload_refuse("AWR_PRELOAD_STATS=%s is a symlink: not followed (name the file itself)",
+		awr__preload_refuse("AWR_PRELOAD_STATS=%s is a symlink: not followed (name the "
+				    "file itself)",
 				    p);
 	if (fd < 0)
-		awr__preload_refuse("AWR_PRELOAD_STATS=%s: cannot create or open it: %s (name a file in a "
-				    "writable directory)", p, strerror(errno));
+		awr__preload_refuse("AWR_PRELOAD_STATS=%s: cannot create or open it: %s (name a "
+				    "file in a writable directory)", p, strerror(errno));
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
-		awr__preload_refuse("AWR_PRELOAD_STATS=%s is not a regular file: not touched (name a new "
-				    "file, or one the preload made before)", p);
+		awr__preload_refuse("AWR_PRELOAD_STATS=%s is not a regular file: not touched (name "
+				    "a new file, or one the preload made before)", p);
 	if (!*made && !is_stats(fd, &st))
-		awr__preload_refuse("AWR_PRELOAD_STATS=%s is a file of %lld bytes that is not a counters "
-				    "file of libatomicwr-preload (magic %s, version %d, %zu bytes): not "
-				    "touched (name a new file, or one the preload made before)", p,
+		awr__preload_refuse("AWR_PRELOAD_STATS=%s is a file of %lld bytes that is not a "
+				    "counters file of libatomicwr-preload (magic %s, version %d, "
+				    "%zu bytes): not touched (name a new file, or one the preload "
+				    "made before)", p,
 				    (long long)st.st_size, AWR_PRELOAD_STATS_MAGIC,
 				    AWR_PRELOAD_STATS_VERSION, sizeof(struct awr_preload_stats));
 	return fd;
@@ -246,7 +249,7 @@ struct awr_preload_stats *awr__stats_map(const char *path, const char *owner, bo
 		m = reserve_map(fd, dfd, leaf, p, made);
 		if (*fresh)
 			memset(m, 0, sizeof(*m));
-		*lock_fd = fd;		/* kept open (O_CLOEXEC) for the life of the program: the lock */
+		*lock_fd = fd; /* kept open (O_CLOEXEC) for the life of the program: the lock */
 	}
 	if (*lock_fd < 0)
 		close(fd);

@@ -66,7 +66,8 @@ static void reason(struct awr_db_file *f, enum awr__finding_key key, const char 
 
 /*
  * One reason of @f's verdict, an entry of the catalogue (findings.def): an error makes it not
- * safe, a warning unknown (unknown counts below not safe); the first one's what to do is the file's.
+ * safe, a warning unknown (unknown counts below not safe); the first one's what to do is the
+ * file's.
  */
 static void reason(struct awr_db_file *f, enum awr__finding_key key, const char *fmt, ...)
 {
@@ -85,7 +86,8 @@ static void reason(struct awr_db_file *f, enum awr__finding_key key, const char 
 		f->verdict = v;
 }
 
-static void condition(struct awr_db_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void condition(struct awr_db_report *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 static void condition(struct awr_db_report *r, const char *fmt, ...)
 {
@@ -146,9 +148,10 @@ static bool judge_provider(struct awr_db_file *f, const struct awr_device *dev,
 		return false;
 	}
 	f->by_provider = true;
-	note(f, "the page is within %s's own statement (device-implicit on its word, not the kernel's): "
-	     "writes of n x %u up to %u bytes, aligned%s, are never torn (NTWPU/NTWPG/NTWPB); the kernel "
-	     "reads none of it and gives %u..%u bytes", pa->provider, pa->granularity, pa->unit,
+	note(f, "the page is within %s's own statement (device-implicit on its word, not the "
+	     "kernel's): writes of n x %u up to %u bytes, aligned%s, are never torn "
+	     "(NTWPU/NTWPG/NTWPB); the kernel reads none of it and gives %u..%u bytes",
+	     pa->provider, pa->granularity, pa->unit,
 	     pa->boundary ? ", within its boundary" : "", fs->hw_unit_min, fs->hw_unit_max);
 	return true;
 }
@@ -180,11 +183,12 @@ static void judge_device(struct awr_db_file *f, int fd, const struct awr_fs_view
 	f->device_offset_align = align_min(0, sv->part_start);
 	for (unsigned int i = 0; st && i < st->nr_legs; i++) {
 		f->device_offset_align = align_min(f->device_offset_align, st->legs[i].start);
-		f->device_offset_align = align_min(f->device_offset_align, part_start_of(st->legs[i].name));
+		f->device_offset_align =
+			align_min(f->device_offset_align, part_start_of(st->legs[i].name));
 	}
 	if (f->device_offset_align && f->device_offset_align < P)
-		reason(f, AWR_FIND(db_offset_misaligned),
-		       f->device_offset_align, sv->part_start, st ? ", or a dm/md leg's data start" : "", P);
+		reason(f, AWR_FIND(db_offset_misaligned), f->device_offset_align, sv->part_start,
+		       st ? ", or a dm/md leg's data start" : "", P);
 	if (!st && judge_provider(f, dev, fs)) {
 		/* the provider's unit stands for the kernel's; every check below still applies */
 	} else if (!fs->hw_atomic || !fs->hw_unit_max) {
@@ -231,13 +235,15 @@ static void judge_extents(struct awr_db_file *f, int fd, const struct awr_fs_vie
 
 		if (e->flags & FIEMAP_EXTENT_SHARED)
 			shared += e->length;
-		if (e->flags & (FIEMAP_EXTENT_DATA_INLINE | FIEMAP_EXTENT_ENCODED | FIEMAP_EXTENT_NOT_ALIGNED |
-				FIEMAP_EXTENT_DELALLOC | FIEMAP_EXTENT_UNKNOWN))
+		if (e->flags &
+		    (FIEMAP_EXTENT_DATA_INLINE | FIEMAP_EXTENT_ENCODED | FIEMAP_EXTENT_NOT_ALIGNED |
+		     FIEMAP_EXTENT_DELALLOC | FIEMAP_EXTENT_UNKNOWN))
 			moved += e->length;
 	}
-	f->write_route = awr__route_predict(fs, er, er->nr_misaligned ?
-					    er->misaligned[0].offset / f->page_size * f->page_size : 0,
-					    f->page_size, NULL, 0);
+	f->write_route = awr__route_predict(
+		fs, er,
+		er->nr_misaligned ? er->misaligned[0].offset / f->page_size * f->page_size : 0,
+		f->page_size, NULL, 0);
 	if (er->aligned_bytes < er->total_bytes)
 		reason(f, AWR_FIND(db_extents_misaligned),
 		       er->total_bytes - er->aligned_bytes, er->total_bytes, f->page_size,
@@ -276,10 +282,12 @@ static void judge_growth(struct awr_db_file *f, const struct awr_fs_view *fs)
 	if (fs->type == AWR_FS_XFS && f->grow_align)
 		reason(f, AWR_FIND(db_growth_stripe), f->grow_align, P, mk, P);
 	else
-		reason(f, AWR_FIND(db_growth_any),
-		       fs->type_name, f->grow_align ? f->grow_align : fs->block_size,
+		reason(f, AWR_FIND(db_growth_any), fs->type_name,
+		       f->grow_align ? f->grow_align : fs->block_size,
 		       fs->type == AWR_FS_XFS ? "block" : "cluster",
-		       fs->type == AWR_FS_XFS ? "no stripe unit" : "no bigalloc cluster of the page", mk, P);
+		       fs->type == AWR_FS_XFS ? "no stripe unit"
+					      : "no bigalloc cluster of the page",
+		       mk, P);
 }
 
 /* Files whose writes no path makes atomic: DAX (CPU stores to persistent memory, dax_iomap_rw()),
@@ -308,9 +316,11 @@ static void note(struct awr_db_file *f, const char *fmt, ...)
 
 /*
  * @f's page size from its page 0; a page 0 not written yet (a table just created) takes the
- * directory's (ibdata1's: innodb_page_size is one for the instance), said in @from. 0, or -1 unknown.
+ * directory's (ibdata1's: innodb_page_size is one for the instance), said in @from. 0, or -1
+ * unknown.
  */
-static int file_page_size(const struct awr_db_report *r, int fd, struct awr_db_file *f, char *from, size_t len)
+static int file_page_size(const struct awr_db_report *r, int fd, struct awr_db_file *f, char *from,
+			  size_t len)
 {
 	uint8_t head[1024];
 	char why[256];
@@ -329,8 +339,9 @@ static int file_page_size(const struct awr_db_report *r, int fd, struct awr_db_f
 	ret = awr__innodb_page_size(head, (size_t)n, &f->page_size, why, sizeof(why));
 	if (ret == -ENODATA && r->page_size) {
 		f->page_size = r->page_size;
-		snprintf(from, len, "its %u-byte page size is ibdata1's: page 0 is not written yet (all zeros, a "
-			 "table just created; a ROW_FORMAT=COMPRESSED one's smaller page shows once it is)", f->page_size);
+		snprintf(from, len, "its %u-byte page size is ibdata1's: page 0 is not written yet "
+			 "(all zeros, a table just created; a ROW_FORMAT=COMPRESSED one's smaller "
+			 "page shows once it is)", f->page_size);
 		return 0;
 	}
 	if (ret) {
@@ -363,8 +374,8 @@ static void judge_file(struct awr_db_report *r, int dfd, const char *rel, struct
 	f->verdict = AWR_DB_DEVICE_IMPLICIT;	/* until a reason lowers it */
 	fd = awr__db_open(dfd, rel, via, sizeof(via));
 	if (fd < 0) {
-		reason(f, AWR_FIND(db_open_failed), fd == -EINVAL ? "no longer a regular file (a FIFO "
-		       "or a device now): not read" : strerror(-fd));
+		reason(f, AWR_FIND(db_open_failed), fd == -EINVAL ? "no longer a regular file (a "
+		       "FIFO or a device now): not read" : strerror(-fd));
 		return;
 	}
 	if (file_page_size(r, fd, f, from, sizeof(from)))
@@ -392,9 +403,11 @@ static void judge_file(struct awr_db_report *r, int dfd, const char *rel, struct
 		f->what_to_do = NULL;
 		f->verdict = AWR_DB_GUARANTEED;
 		if (!fs.atomic)
-			reason(f, AWR_FIND(db_statx_no_atomic), fs.type_name, fs.device[0] ? fs.device : "no device");
+			reason(f, AWR_FIND(db_statx_no_atomic), fs.type_name,
+			       fs.device[0] ? fs.device : "no device");
 		else if (f->page_size < fs.unit_min || f->page_size > fs.unit_max)
-			reason(f, AWR_FIND(db_statx_unit_page), fs.unit_min, fs.unit_max, f->page_size);
+			reason(f, AWR_FIND(db_statx_unit_page), fs.unit_min, fs.unit_max,
+			       f->page_size);
 		judge_dax(f, &fs);
 		goto out;
 	}
@@ -414,7 +427,8 @@ out:
 	if (from[0])
 		note(f, "%s", from);
 	if (via[0])
-		note(f, "reached through a symlink to %.200s: the file judged is the one it leads to", via);
+		note(f, "reached through a symlink to %.200s: the file judged is the one it leads "
+		     "to", via);
 	close(fd);
 }
 
@@ -427,8 +441,10 @@ static bool page_file(const char *path)
 
 	if (strstr(path, ".ibd") || strstr(path, "/ibdata") || strstr(path, "/undo"))
 		return true;
-	/* PostgreSQL's relation files (NNN...), not pg_control, pg_filenode.map, pg_internal.init */
-	return (strstr(path, "/base/") || strstr(path, "/global/")) && name && isdigit((unsigned char)name[1]);
+	/* PostgreSQL's relation files (NNN...), not pg_control, pg_filenode.map,
+	 * pg_internal.init */
+	return (strstr(path, "/base/") || strstr(path, "/global/")) && name &&
+	       isdigit((unsigned char)name[1]);
 }
 
 /* does descriptor @fd of process @pid have O_DIRECT (its fdinfo flags)? */
@@ -533,7 +549,7 @@ static pid_t find_server(const char *datadir, bool *direct, int *held_most)
  * own environment when it sets AWR_PRELOAD_FILES (the configuration about to be used).
  */
 struct preload_cfg {
-	int read;			/* 0: read; 1: not given (as given); -errno: cannot be read */
+	int read; /* 0: read; 1: not given (as given); -errno: cannot be read */
 	char from[64];			/* "process N's environment", "awr's environment" */
 	struct awr__names names;	/* AWR_PRELOAD_FILES */
 	int names_err;
@@ -545,7 +561,8 @@ struct preload_cfg {
 	struct awr_preload_stats st;
 };
 
-/* the whole of a /proc file (NUL-separated strings) into @buf, NUL-terminated: its length, or -errno */
+/* the whole of a /proc file (NUL-separated strings) into @buf, NUL-terminated: its length, or
+ * -errno */
 static ssize_t read_whole(const char *path, char *buf, size_t len)
 {
 	ssize_t n = 0, got = 0;
@@ -582,7 +599,8 @@ static void read_stats(struct preload_cfg *c, const char *st, pid_t pid)
 		return;
 	for (const char *s = st; *s && n + 24 < sizeof(c->stats_path); s++) {
 		if (s[0] == '%' && s[1] == 'p') {
-			n += (size_t)snprintf(c->stats_path + n, sizeof(c->stats_path) - n, "%d", (int)pid);
+			n += (size_t)snprintf(c->stats_path + n, sizeof(c->stats_path) - n, "%d",
+					      (int)pid);
 			s++;
 		} else {
 			c->stats_path[n++] = *s;
@@ -592,7 +610,8 @@ static void read_stats(struct preload_cfg *c, const char *st, pid_t pid)
 	c->stats_err = awr_preload_stats_read(c->stats_path, &c->st);
 }
 
-static void cfg_set(struct preload_cfg *c, const char *files, const char *page, const char *stats, pid_t pid)
+static void cfg_set(struct preload_cfg *c, const char *files, const char *page, const char *stats,
+		    pid_t pid)
 {
 	uint64_t v = 0;
 
@@ -619,8 +638,8 @@ static void cfg_of_process(struct preload_cfg *c, pid_t pid)
 		c->read = (int)n;
 	else
 		cfg_set(c, env_in(env, (size_t)n, "AWR_PRELOAD_FILES"),
-			env_in(env, (size_t)n, "AWR_PRELOAD_PAGE_SIZE"), env_in(env, (size_t)n, "AWR_PRELOAD_STATS"),
-			pid);
+			env_in(env, (size_t)n, "AWR_PRELOAD_PAGE_SIZE"),
+			env_in(env, (size_t)n, "AWR_PRELOAD_STATS"), pid);
 	free(env);
 }
 
@@ -628,8 +647,8 @@ static void cfg_of_process(struct preload_cfg *c, pid_t pid)
  * Is file @f covered: named by a pattern (as reached through the data directory given, or as
  * resolved) with the preload's page size equal to the file's? Each mismatch is a reason.
  */
-static void judge_cover(const struct awr_db_report *r, const char *given, const struct preload_cfg *c,
-			struct awr_db_file *f)
+static void judge_cover(const struct awr_db_report *r, const char *given,
+			const struct preload_cfg *c, struct awr_db_file *f)
 {
 	char g[8192], res[8192];
 
@@ -654,11 +673,12 @@ static void judge_cover(const struct awr_db_report *r, const char *given, const 
 /* The live counters: what the preload did in the server. A reason for every file when they say
  * writes to named files went down plain, or were refused. Writes of other sizes than one page
  * (the doublewrite batch, a file extended with zeroes) are not page writes: not counted against. */
-static void judge_counters(const struct awr_db_report *r, const struct preload_cfg *c, struct awr_db_file *f)
+static void judge_counters(const struct awr_db_report *r, const struct preload_cfg *c,
+			   struct awr_db_file *f)
 {
 	const struct awr_preload_stats *s = &c->st;
-	uint64_t plain = s->plain_buffered + s->plain_misaligned + s->plain_segments + s->plain_position +
-			 s->plain_append;
+	uint64_t plain = s->plain_buffered + s->plain_misaligned + s->plain_segments +
+			 s->plain_position + s->plain_append;
 
 	if (!r->atomic_writes || c->read || c->stats_err)
 		return;
@@ -677,8 +697,9 @@ static void judge_counters(const struct awr_db_report *r, const struct preload_c
 
 /* --- PostgreSQL: its postmaster, its settings, direct I/O ----------------------------------- */
 
-/* DATADIR/postmaster.pid's process, when it runs with @datadir as its directory (ChangeToDataDir()):
- * the postmaster, whose command line its children overwrite in their own (ps display) */
+/* DATADIR/postmaster.pid's process, when it runs with @datadir as its directory
+ * (ChangeToDataDir()): the postmaster, whose command line its children overwrite in their own (ps
+ * display) */
 static pid_t postmaster_of(const char *datadir)
 {
 	char path[4200], cwd[4096];
@@ -738,8 +759,8 @@ static int cmdline_setting(pid_t pid, const char *name, struct awr__pg_setting *
 		v = pg_arg(prev, cmd + i, name);
 		if (v) {
 			snprintf(s->value, sizeof(s->value), "%s", v);
-			snprintf(s->where, sizeof(s->where), "%.120s on process %d's command line", cmd + i,
-				 (int)pid);
+			snprintf(s->where, sizeof(s->where), "%.120s on process %d's command line",
+				 cmd + i, (int)pid);
 			found = 1;
 		}
 		prev = cmd + i;
@@ -769,15 +790,17 @@ static int pg_setting(const struct awr_db_report *r, const char *name, struct aw
 		cmdline_setting(r->server_pid, "config_file", &cf);
 	ret = awr__pg_conf_main(r->datadir, cf.value, conf, sizeof(conf));
 	if (ret) {
-		snprintf(s->where, sizeof(s->where), "no postgresql.conf found (in the data directory, nor in "
-			 "/etc/postgresql with it as data_directory)");
+		snprintf(s->where, sizeof(s->where), "no postgresql.conf found (in the data "
+			 "directory, nor in /etc/postgresql with it as data_directory)");
 		return ret;
 	}
 	ret = awr__pg_conf_get(conf, r->datadir, name, s);
 	if (ret < 0)
-		snprintf(s->where, sizeof(s->where), "%.300s cannot be read: %s", conf, strerror(-ret));
+		snprintf(s->where, sizeof(s->where), "%.300s cannot be read: %s", conf,
+			 strerror(-ret));
 	else if (!ret)
-		snprintf(s->where, sizeof(s->where), "not set in %.300s, its includes or postgresql.auto.conf",
+		snprintf(s->where, sizeof(s->where), "not set in %.300s, its includes or "
+			 "postgresql.auto.conf",
 			 conf);
 	return ret < 0 ? ret : ret ? PG_FILE : PG_UNSET;
 }
@@ -797,7 +820,8 @@ static int pg_bool(const char *v)
 }
 
 /* Does debug_io_direct's list @v name data? (fd.c check_debug_io_direct(): SplitGUCList() on ',',
- * items data, wal, wal_init without case; IO_DIRECT_DATA makes md.c open relation files O_DIRECT) */
+ * items data, wal, wal_init without case; IO_DIRECT_DATA makes md.c open relation files
+ * O_DIRECT) */
 static bool io_direct_data(const char *v)
 {
 	while (*v) {
@@ -823,7 +847,8 @@ static bool io_direct_data(const char *v)
  * (15 and older have no direct I/O for data files); else debug_io_direct on the postmaster's
  * command line or in the configuration. When not, @why (one clause) says why for the reason.
  */
-static void pg_direct(struct awr_db_report *r, pid_t holder, int held, bool direct, char *why, size_t len)
+static void pg_direct(struct awr_db_report *r, pid_t holder, int held, bool direct, char *why,
+		      size_t len)
 {
 	const unsigned int v = r->engine_version;
 	struct awr__pg_setting s;
@@ -831,38 +856,45 @@ static void pg_direct(struct awr_db_report *r, pid_t holder, int held, bool dire
 
 	if (holder && held > 0) {
 		r->direct_io = direct;
-		snprintf(r->direct_io_from, sizeof(r->direct_io_from), "process %d holds %d relation files open "
-			 "%s O_DIRECT (fdinfo flags)%s", (int)holder, held, direct ? "with" : "without",
-			 v && v < 16 ? "; PostgreSQL 15 and older have no direct I/O for data files" : "");
+		snprintf(r->direct_io_from, sizeof(r->direct_io_from),
+			 "process %d holds %d relation files open %s O_DIRECT (fdinfo flags)%s",
+			 (int)holder, held, direct ? "with" : "without",
+			 v && v < 16 ? "; PostgreSQL 15 and older have no direct I/O for data files"
+				     : "");
 		if (v && v < 16)
 			snprintf(why, len, "PostgreSQL %u has no direct I/O for data files", v);
 		else
-			snprintf(why, len, "process %d has its relation files open without O_DIRECT", (int)holder);
+			snprintf(why, len,
+				 "process %d has its relation files open without O_DIRECT",
+				 (int)holder);
 		return;
 	}
 	if (v && v < 16) {
 		r->direct_io = false;
-		snprintf(r->direct_io_from, sizeof(r->direct_io_from), "PostgreSQL %u (PG_VERSION) has no direct "
-			 "I/O for data files; 16+ has debug_io_direct=data", v);
+		snprintf(r->direct_io_from, sizeof(r->direct_io_from), "PostgreSQL %u (PG_VERSION) "
+			 "has no direct I/O for data files; 16+ has debug_io_direct=data", v);
 		snprintf(why, len, "PostgreSQL %u has no direct I/O for data files", v);
 		return;
 	}
 	ret = pg_setting(r, "debug_io_direct", &s);
 	r->direct_io = ret > 0 && io_direct_data(s.value);
 	if (ret == PG_CMDLINE)
-		snprintf(r->direct_io_from, sizeof(r->direct_io_from), "debug_io_direct: %.200s", s.where);
+		snprintf(r->direct_io_from, sizeof(r->direct_io_from), "debug_io_direct: %.200s",
+			 s.where);
 	else if (ret == PG_FILE)
-		snprintf(r->direct_io_from, sizeof(r->direct_io_from), "debug_io_direct = '%.40s' at %.140s "
-			 "(as configured: the server reads it at start)", s.value, s.where);
+		snprintf(r->direct_io_from, sizeof(r->direct_io_from), "debug_io_direct = '%.40s' "
+			 "at %.140s (as configured: the server reads it at start)",
+			 s.value, s.where);
 	else
-		snprintf(r->direct_io_from, sizeof(r->direct_io_from), "debug_io_direct: %.200s", s.where);
+		snprintf(r->direct_io_from, sizeof(r->direct_io_from), "debug_io_direct: %.200s",
+			 s.where);
 	if (ret > 0)
 		snprintf(why, len, "debug_io_direct='%.24s' has no 'data'", s.value);
 	else
 		snprintf(why, len, "debug_io_direct is not set");
 	if (r->direct_io && !r->server_pid)
-		condition(r, "debug_io_direct=data as configured (%.150s): seen in the server's descriptors when "
-			  "awr database runs while it does", s.where);
+		condition(r, "debug_io_direct=data as configured (%.150s): seen in the server's "
+			  "descriptors when awr database runs while it does", s.where);
 }
 
 /* full_page_writes as the server has it: its command line, else as configured (on by default) */
@@ -875,17 +907,20 @@ static void read_pg_protection(struct awr_db_report *r)
 	if (ret == PG_CMDLINE)
 		snprintf(r->protection_from, sizeof(r->protection_from), "%.200s", s.where);
 	else if (ret == PG_FILE)
-		snprintf(r->protection_from, sizeof(r->protection_from), "full_page_writes = '%.20s' at %.150s "
-			 "(as configured: the server reads it at start and reload)", s.value, s.where);
+		snprintf(r->protection_from, sizeof(r->protection_from),
+			 "full_page_writes = '%.20s' at %.150s (as configured: the server reads it "
+			 "at start and reload)",
+			 s.value, s.where);
 	else if (ret == PG_UNSET)
-		snprintf(r->protection_from, sizeof(r->protection_from), "on by default: %.200s", s.where);
+		snprintf(r->protection_from, sizeof(r->protection_from), "on by default: %.200s",
+			 s.where);
 	else
 		snprintf(r->protection_from, sizeof(r->protection_from), "%.250s", s.where);
 }
 
 /* @why: PostgreSQL's data files written through the page cache, why (else "") */
-static void judge_engine(struct awr_db_report *r, unsigned int flags, struct preload_cfg *c, char *why,
-			 size_t why_len)
+static void judge_engine(struct awr_db_report *r, unsigned int flags, struct preload_cfg *c,
+			 char *why, size_t why_len)
 {
 	bool direct = false;
 	int held = 0;
@@ -900,12 +935,15 @@ static void judge_engine(struct awr_db_report *r, unsigned int flags, struct pre
 	if (pid && preload) {
 		r->atomic_writes = true;
 		cfg_of_process(c, pid);
-		snprintf(r->atomic_why, sizeof(r->atomic_why), "process %d holds files of the directory open and has "
-			 "libatomicwr-preload loaded: AWR_PRELOAD_FILES='%.80s', AWR_PRELOAD_PAGE_SIZE=%.16s%s", (int)pid,
-			 c->files, c->page[0] ? c->page : "(not set)", c->read < 0 ? " (its environment unread)" : "");
+		snprintf(r->atomic_why, sizeof(r->atomic_why),
+			 "process %d holds files of the directory open and has libatomicwr-preload "
+			 "loaded: AWR_PRELOAD_FILES='%.80s', AWR_PRELOAD_PAGE_SIZE=%.16s%s",
+			 (int)pid, c->files, c->page[0] ? c->page : "(not set)",
+			 c->read < 0 ? " (its environment unread)" : "");
 	} else if (pid && (flags & AWR_DB_ATOMIC_WRITES)) {
-		snprintf(r->atomic_why, sizeof(r->atomic_why), "--atomic-writes was given, but process %d, which "
-			 "holds the files open, has no libatomicwr-preload loaded: its page writes are plain", (int)pid);
+		snprintf(r->atomic_why, sizeof(r->atomic_why), "--atomic-writes was given, but "
+			 "process %d, which holds the files open, has no libatomicwr-preload "
+			 "loaded: its page writes are plain", (int)pid);
 	} else if (flags & AWR_DB_ATOMIC_WRITES) {
 		const char *files = getenv("AWR_PRELOAD_FILES");
 
@@ -914,13 +952,18 @@ static void judge_engine(struct awr_db_report *r, unsigned int flags, struct pre
 			snprintf(c->from, sizeof(c->from), "awr's environment");
 			cfg_set(c, files, getenv("AWR_PRELOAD_PAGE_SIZE"), NULL, 0);
 		}
-		snprintf(r->atomic_why, sizeof(r->atomic_why), "as given: the engine will run under "
-			 "libatomicwr-preload%s", files ? " configured as awr's environment says (AWR_PRELOAD_FILES, "
-			 "AWR_PRELOAD_PAGE_SIZE)" : "");
+		snprintf(r->atomic_why, sizeof(r->atomic_why), "as given: the engine will run "
+			 "under libatomicwr-preload%s",
+			 files ? " configured as awr's environment says "
+							  "(AWR_PRELOAD_FILES, "
+							  "AWR_PRELOAD_PAGE_SIZE)" : "");
 	} else {
-		snprintf(r->atomic_why, sizeof(r->atomic_why), "%s issues no RWF_ATOMIC of its own (%s)%s",
-			 engine_name(r->engine), r->engine == AWR_DB_INNODB ? "MySQL 8, MariaDB 10.11 and 11" :
-			 "PostgreSQL 15..17", pid ? "; the running server has no libatomicwr-preload" : "");
+		snprintf(r->atomic_why, sizeof(r->atomic_why), "%s issues no RWF_ATOMIC of its own "
+			 "(%s)%s",
+			 engine_name(r->engine), r->engine == AWR_DB_INNODB ? "MySQL 8, MariaDB "
+									      "10.11 and 11" :
+			 "PostgreSQL 15..17", pid ? "; the running server has no "
+						    "libatomicwr-preload" : "");
 	}
 	why[0] = '\0';
 	if (r->engine == AWR_DB_POSTGRESQL) {
@@ -930,19 +973,21 @@ static void judge_engine(struct awr_db_report *r, unsigned int flags, struct pre
 		return;
 	}
 	if (!pid)
-		snprintf(r->direct_io_from, sizeof(r->direct_io_from), "no server runs on the directory: "
-			 "innodb_flush_method=O_DIRECT taken as a condition");
+		snprintf(r->direct_io_from, sizeof(r->direct_io_from), "no server runs on the "
+			 "directory: innodb_flush_method=O_DIRECT taken as a condition");
 	else
-		snprintf(r->direct_io_from, sizeof(r->direct_io_from), "process %d's page files: %s (fdinfo "
-			 "flags)", (int)pid, direct ? "O_DIRECT" : "no O_DIRECT");
+		snprintf(r->direct_io_from, sizeof(r->direct_io_from), "process %d's page files: "
+			 "%s (fdinfo flags)", (int)pid, direct ? "O_DIRECT" : "no O_DIRECT");
 	if (r->engine == AWR_DB_INNODB && pid && !direct) {
 		r->direct_io = false;
-		condition(r, "process %d has the data files open without O_DIRECT: set innodb_flush_method=O_DIRECT",
+		condition(r, "process %d has the data files open without O_DIRECT: set "
+			     "innodb_flush_method=O_DIRECT",
 			  (int)pid);
 	}
 	if (r->engine == AWR_DB_INNODB && !pid)
-		condition(r, "innodb_flush_method=O_DIRECT (or O_DIRECT_NO_FSYNC): buffered page writes are never "
-			  "untorn (no server runs on the directory now to check it)");
+		condition(r, "innodb_flush_method=O_DIRECT (or O_DIRECT_NO_FSYNC): buffered page "
+			  "writes are never untorn (no server runs on the directory now to check "
+			  "it)");
 }
 
 /* --- the directory's page size ------------------------------------------------- */
@@ -956,17 +1001,20 @@ static int read_page_size(struct awr_db_report *r, int dfd)
 	ssize_t n;
 	int fd = awr__db_open(dfd, name, via, sizeof(via)), ret;
 
-	snprintf(at, sizeof(at), "%s%s%.60s%s", name, via[0] ? " (a symlink to " : "", via, via[0] ? ")" : "");
+	snprintf(at, sizeof(at), "%s%s%.60s%s", name, via[0] ? " (a symlink to " : "", via,
+		 via[0] ? ")" : "");
 	if (fd < 0) {
 		snprintf(r->page_size_from, sizeof(r->page_size_from), "%s cannot be read: %s", at,
-			 fd == -EINVAL ? "not a regular file (a FIFO, a device or a directory)" : strerror(-fd));
+			 fd == -EINVAL ? "not a regular file (a FIFO, a device or a directory)"
+				       : strerror(-fd));
 		return 0;
 	}
 	n = pread(fd, buf, sizeof(buf), 0);
 	ret = n < 0 ? errno : 0;
 	close(fd);
 	if (n < 0) {
-		snprintf(r->page_size_from, sizeof(r->page_size_from), "%s cannot be read: %s", at, strerror(ret));
+		snprintf(r->page_size_from, sizeof(r->page_size_from), "%s cannot be read: %s", at,
+			 strerror(ret));
 		return 0;
 	}
 	ret = r->engine == AWR_DB_INNODB ?
@@ -1011,10 +1059,12 @@ static void option_name(const char *arg, char *out, size_t len)
 
 static bool off_value(const char *v)
 {
-	return !strcasecmp(v, "0") || !strcasecmp(v, "off") || !strcasecmp(v, "false") || !strcasecmp(v, "no");
+	return !strcasecmp(v, "0") || !strcasecmp(v, "off") || !strcasecmp(v, "false") ||
+	       !strcasecmp(v, "no");
 }
 
-/* InnoDB: --innodb-doublewrite[=V], --skip-/--disable-/--enable-innodb-doublewrite; the last counts */
+/* InnoDB: --innodb-doublewrite[=V], --skip-/--disable-/--enable-innodb-doublewrite; the last
+ * counts */
 static int doublewrite_arg(const char *arg)
 {
 	char o[64];
@@ -1046,7 +1096,8 @@ static void read_protection(struct awr_db_report *r)
 		return;
 	}
 	if (!r->server_pid) {
-		snprintf(r->protection_from, sizeof(r->protection_from), "no server runs on the directory");
+		snprintf(r->protection_from, sizeof(r->protection_from), "no server runs on the "
+			 "directory");
 		return;
 	}
 	cmd = malloc(len);
@@ -1061,12 +1112,14 @@ static void read_protection(struct awr_db_report *r)
 		}
 	}
 	if (which)
-		snprintf(r->protection_from, sizeof(r->protection_from), "%.120s on process %d's command line",
+		snprintf(r->protection_from, sizeof(r->protection_from), "%.120s on process %d's "
+			 "command line",
 			 which, r->server_pid);
 	free(cmd);
 	if (!which)
-		snprintf(r->protection_from, sizeof(r->protection_from), "innodb_doublewrite is not on process %d's "
-			 "command line%s: the option files decide (on by default; awr does not read them)",
+		snprintf(r->protection_from, sizeof(r->protection_from), "innodb_doublewrite is "
+			 "not on process %d's command line%s: the option files decide (on by "
+			 "default; awr does not read them)",
 			 r->server_pid, n < 0 ? " (it cannot be read)" : "");
 }
 
@@ -1078,12 +1131,15 @@ static void preload_env(const struct awr_db_report *r, const char *given, char *
 	snprintf(ps, sizeof(ps), "%uk", r->page_size ? r->page_size / 1024 :
 		 r->engine == AWR_DB_INNODB ? 16 : 8);
 	if (r->engine == AWR_DB_INNODB)
-		snprintf(buf, len, "LD_PRELOAD=libatomicwr-preload.so AWR_PRELOAD_FILES='%s/*.ibd:%s/ibdata*:"
+		snprintf(buf, len, "LD_PRELOAD=libatomicwr-preload.so "
+				   "AWR_PRELOAD_FILES='%s/*.ibd:%s/ibdata*:"
 			 "%s/undo[0-9]*' AWR_PRELOAD_PAGE_SIZE=%s", given, given, given, ps);
 	else
-		snprintf(buf, len, "LD_PRELOAD=libatomicwr-preload.so AWR_PRELOAD_FILES='%s/base/*/[0-9]*:"
-			 "%s/global/[0-9]*:%s/pg_tblspc/*/PG_*/*/[0-9]*' AWR_PRELOAD_PAGE_SIZE=%s", given, given,
-			 given, ps);
+		snprintf(buf, len,
+			 "LD_PRELOAD=libatomicwr-preload.so "
+			 "AWR_PRELOAD_FILES='%s/base/*/[0-9]*:"
+			 "%s/global/[0-9]*:%s/pg_tblspc/*/PG_*/*/[0-9]*' AWR_PRELOAD_PAGE_SIZE=%s",
+			 given, given, given, ps);
 }
 
 /* Safe, but is it faster here? The atomic writes of the software path cost what they cost on this
@@ -1101,41 +1157,49 @@ static void speed(struct awr_db_report *r, const char *given)
 	slash = strrchr(parent, '/');
 	if (slash)
 		*(slash == parent ? slash + 1 : slash) = '\0';
-	snprintf(r->speed, sizeof(r->speed), "the atomic page writes take %s's copy-on-write (software) path "
-		 "here, which can cost more than the %s saves: measure it on this machine before turning it "
-		 "off: awr bench %.200s/awr-bench.tmp --unit %u --mode all (then remove the file)",
-		 r->files[0].fs, r->engine == AWR_DB_INNODB ? "doublewrite buffer" : "full page images",
+	snprintf(r->speed, sizeof(r->speed),
+		 "the atomic page writes take %s's copy-on-write (software) path here, which can "
+		 "cost more than the %s saves: measure it on this machine before turning it off: "
+		 "awr bench %.200s/awr-bench.tmp --unit %u --mode all (then remove the file)",
+		 r->files[0].fs,
+		 r->engine == AWR_DB_INNODB ? "doublewrite buffer" : "full page images",
 		 strcmp(parent, "/") ? parent : "", r->page_size ? r->page_size : 16384);
 }
 
 static void warn_unprotected(struct awr_db_report *r)
 {
 	const bool inno = r->engine == AWR_DB_INNODB;
+	const char *torn = r->verdict == AWR_DB_NOT_SAFE ? "can be torn" :
+			   "is not known to be untorn";
 
-	if (r->protection != 0 || r->verdict == AWR_DB_GUARANTEED || r->verdict == AWR_DB_DEVICE_IMPLICIT)
+	if (r->protection != 0 || r->verdict == AWR_DB_GUARANTEED ||
+	    r->verdict == AWR_DB_DEVICE_IMPLICIT)
 		return;
 	if (!r->server_pid) {	/* PostgreSQL's configuration: no server runs with it yet */
-		snprintf(r->warning, sizeof(r->warning), "the configuration sets full_page_writes OFF (%s), and a "
-			 "page write here %s: a server started on this directory runs unprotected. Set it on before "
-			 "starting one: ALTER SYSTEM SET full_page_writes = on writes postgresql.auto.conf, which "
-			 "is read last (or edit the line named)", r->protection_from,
-			 r->verdict == AWR_DB_NOT_SAFE ? "can be torn" : "is not known to be untorn");
+		snprintf(r->warning, sizeof(r->warning), "the configuration sets full_page_writes "
+			 "OFF (%s), and a page write here %s: a server started on this directory "
+			 "runs unprotected. Set it on before starting one: ALTER SYSTEM SET "
+			 "full_page_writes = on writes postgresql.auto.conf, which is read last "
+			 "(or edit the line named)", r->protection_from, torn);
 		return;
 	}
-	snprintf(r->warning, sizeof(r->warning), "process %d runs with %s OFF (%s), and a page write here %s: a "
-		 "crash or power cut can leave a page that recovery cannot repair. Restore it now: %s",
-		 r->server_pid, inno ? "the doublewrite buffer" : "full_page_writes", r->protection_from,
-		 r->verdict == AWR_DB_NOT_SAFE ? "can be torn" : "is not known to be untorn", inno ?
-		 "take that option off the server's command line (systemctl cat mariadb shows where it is set) "
-		 "and restart it: systemctl restart mariadb (innodb_doublewrite is not dynamic in MariaDB 10.11)" :
-		 "take full_page_writes=off off the server's command line if it is there, then psql -c "
-		 "\"ALTER SYSTEM SET full_page_writes = on\" -c \"SELECT pg_reload_conf()\"");
+	snprintf(r->warning, sizeof(r->warning), "process %d runs with %s OFF (%s), and a page "
+		 "write here %s: a crash or power cut can leave a page that recovery cannot "
+		 "repair. Restore it now: %s", r->server_pid,
+		 inno ? "the doublewrite buffer" : "full_page_writes", r->protection_from, torn,
+		 inno ? "take that option off the server's command line (systemctl cat mariadb "
+		 "shows where it is set) and restart it: systemctl restart mariadb "
+		 "(innodb_doublewrite is not dynamic in MariaDB 10.11)" :
+		 "take full_page_writes=off off the server's command line if it is there, then "
+		 "psql -c \"ALTER SYSTEM SET full_page_writes = on\" "
+		 "-c \"SELECT pg_reload_conf()\"");
 }
 
 static void advise(struct awr_db_report *r, const char *given)
 {
 	const bool inno = r->engine == AWR_DB_INNODB;
-	const char *setting = inno ? "the doublewrite buffer (innodb_doublewrite=ON)" : "full_page_writes=on";
+	const char *setting =
+		inno ? "the doublewrite buffer (innodb_doublewrite=ON)" : "full_page_writes=on";
 	const char *off = inno ? "--innodb-doublewrite=0 --innodb-flush-method=O_DIRECT" :
 		"-c full_page_writes=off";
 	const char *what = inno ? "the doublewrite buffer" : "full_page_writes";
@@ -1145,29 +1209,33 @@ static void advise(struct awr_db_report *r, const char *given)
 	switch (r->verdict) {
 	case AWR_DB_GUARANTEED:
 		if (r->protection == 0)
-			snprintf(r->advice, sizeof(r->advice), "%s is off (%s), and that is safe here: keep the server "
-				 "under libatomicwr-preload as it runs now.", inno ? "The doublewrite buffer" :
-				 "full_page_writes", r->protection_from);
+			snprintf(r->advice, sizeof(r->advice), "%s is off (%s), and that is safe "
+				 "here: keep the server under libatomicwr-preload as it runs now.",
+				 inno ? "The doublewrite buffer" : "full_page_writes",
+				 r->protection_from);
 		else if (r->server_pid)
-			snprintf(r->advice, sizeof(r->advice), "Turn %s off: it is safe here. Restart process %d with "
-				 "%s, keeping its libatomicwr-preload environment as it is.", what, r->server_pid, off);
+			snprintf(r->advice, sizeof(r->advice), "Turn %s off: it is safe here. "
+				 "Restart process %d with %s, keeping its libatomicwr-preload "
+				 "environment as it is.", what, r->server_pid, off);
 		else
-			snprintf(r->advice, sizeof(r->advice), "Turn %s off: it is safe here when the server runs as: "
-				 "%.290s %s %s", what, env, inno ? "mariadbd" : "postgres", off);
+			snprintf(r->advice, sizeof(r->advice),
+				 "Turn %s off: it is safe here when the server runs as: %.290s %s "
+				 "%s", what, env, inno ? "mariadbd" : "postgres", off);
 		break;
 	case AWR_DB_DEVICE_IMPLICIT:
-		snprintf(r->advice, sizeof(r->advice), "%s is safe while the conditions below hold (awr checked them; "
-			 "the engine does not); to have the kernel enforce them, run it as: %.290s %s %s",
-			 inno ? "innodb_doublewrite=OFF" : "full_page_writes=off", env, inno ? "mariadbd" : "postgres",
-			 off);
+		snprintf(r->advice, sizeof(r->advice), "%s is safe while the conditions below "
+			 "hold (awr checked them; the engine does not); to have the kernel enforce "
+			 "them, run it as: %.290s %s %s",
+			 inno ? "innodb_doublewrite=OFF" : "full_page_writes=off", env,
+			 inno ? "mariadbd" : "postgres", off);
 		break;
 	case AWR_DB_NOT_SAFE:
-		snprintf(r->advice, sizeof(r->advice), "Keep %s: a page write here can be torn (see the reasons).",
-			 setting);
+		snprintf(r->advice, sizeof(r->advice),
+			 "Keep %s: a page write here can be torn (see the reasons).", setting);
 		break;
 	default:
-		snprintf(r->advice, sizeof(r->advice), "Keep %s until what the reasons name as unknown can be read.",
-			 setting);
+		snprintf(r->advice, sizeof(r->advice),
+			 "Keep %s until what the reasons name as unknown can be read.", setting);
 	}
 }
 
@@ -1187,30 +1255,38 @@ static void conditions(struct awr_db_report *r)
 	if (!f)
 		return;
 	if (r->verdict == AWR_DB_GUARANTEED) {
-		condition(r, "every page write RWF_ATOMIC and O_DIRECT (libatomicwr-preload reports the writes it "
-			  "could not make atomic at exit)");
+		condition(r, "every page write RWF_ATOMIC and O_DIRECT (libatomicwr-preload "
+			  "reports the writes it could not make atomic at exit)");
 		durable_condition(r, f);
 		return;
 	}
 	if (r->verdict != AWR_DB_DEVICE_IMPLICIT)
 		return;
 	if (f->by_provider)
-		condition(r, "%s writes %u-byte pages untorn for every plain write on its cloud provider's word "
-			  "(read from the device, not enforced by Linux, whose unit is %u bytes); a volume or "
-			  "instance type without it breaks this", f->device, r->page_size, f->hw_unit_max);
+		condition(r,
+			  "%s writes %u-byte pages untorn for every plain write on its cloud "
+			  "provider's word (read from the device, not enforced by Linux, whose "
+			  "unit is %u bytes); a volume or instance type without it breaks this",
+			  f->device, r->page_size, f->hw_unit_max);
 	else
-		condition(r, "%s writes %u-byte pages atomically on power failure for every write (sysfs atomic "
-			  "unit up to %u bytes from the device's AWUPF/NAWUPF); a firmware or kernel that lowers it "
-			  "breaks this", f->device, r->page_size, f->hw_unit_max);
+		condition(r, "%s writes %u-byte pages atomically on power failure for every write "
+			  "(sysfs atomic unit up to %u bytes from the device's AWUPF/NAWUPF); a "
+			  "firmware or kernel that lowers it breaks this",
+			  f->device, r->page_size, f->hw_unit_max);
 	if (f->grow_align)
-		condition(r, "every page of every file in one extent aligned on the device (FIEMAP); a file grown "
-			  "into misaligned extents breaks this: %s aligns new extents to %" PRIu64 " bytes%s", f->fs,
-			  f->grow_align, strcmp(f->fs, "xfs") ? "" : " where free space allows (its stripe unit: run awr "
-			  "database again after the files grow)");
+		condition(r,
+			  "every page of every file in one extent aligned on the device (FIEMAP); "
+			  "a file grown into misaligned extents breaks this: %s aligns new extents "
+			  "to %" PRIu64 " bytes%s",
+			  f->fs, f->grow_align,
+			  strcmp(f->fs, "xfs") ? ""
+					       : " where free space allows (its stripe unit: run "
+						 "awr database again after the files grow)");
 	else
 		condition(r, "every page of every file aligned on the device (FIEMAP)");
-	condition(r, "every start below (partition, dm/LVM, md) a multiple of the page, and no layer splitting a "
-		  "page write (max_sectors_kb, chunk_sectors, max_segments, the atomic boundary)");
+	condition(r, "every start below (partition, dm/LVM, md) a multiple of the page, and no "
+		  "layer splitting a page write (max_sectors_kb, chunk_sectors, max_segments, the "
+		  "atomic boundary)");
 	durable_condition(r, f);
 }
 
@@ -1238,11 +1314,12 @@ static void skipped(struct awr_db_report *r, const struct awr__db_list *l, unsig
 	for (unsigned int k = i; k < l->nr; k++)
 		rest += l->e[k].skip;
 	if (r->nr_skipped + rest <= room || r->nr_skipped + 1 < room)
-		snprintf(r->skipped[r->nr_skipped++], sizeof(r->skipped[0]), "%.90s: %.160s", l->e[i].rel,
-			 l->e[i].why);
+		snprintf(r->skipped[r->nr_skipped++], sizeof(r->skipped[0]), "%.90s: %.160s",
+			 l->e[i].rel, l->e[i].why);
 	else if (r->nr_skipped + 1 == room)
-		snprintf(r->skipped[r->nr_skipped++], sizeof(r->skipped[0]), "%.80s: %.100s; and %u more entries "
-			 "after it, not listed", l->e[i].rel, l->e[i].why, rest - 1);
+		snprintf(r->skipped[r->nr_skipped++], sizeof(r->skipped[0]), "%.80s: %.100s; and "
+			 "%u more entries after it, not listed",
+			 l->e[i].rel, l->e[i].why, rest - 1);
 }
 
 /* every data file judged, and what the preload covers of it; the directory's verdict the worst */
@@ -1256,8 +1333,8 @@ static void what_to_do(struct awr_db_report *r)
 			r->what_to_do = r->files[i].what_to_do;
 	if (!r->what_to_do)
 		r->what_to_do = r->engine == AWR_DB_INNODB ?
-			"Run awr database as a user who can read ibdata1 (root or the server's user); "
-			"a damaged ibdata1 page 0 is for innochecksum." :
+			"Run awr database as a user who can read ibdata1 (root or the server's "
+			"user); a damaged ibdata1 page 0 is for innochecksum." :
 			"Run awr database as a user who can read global/pg_control (root or the "
 			"server's user); pg_controldata checks the file.";
 }
@@ -1273,7 +1350,7 @@ static int judge_all(struct awr_db_report *r, int dfd, const struct awr__db_list
 			continue;
 		}
 		judge_file(r, dfd, l->e[i].rel, f, buffered);
-		if (!buffered) {	/* the preload makes no buffered write atomic: nothing to add */
+		if (!buffered) { /* the preload makes no buffered write atomic: nothing to add */
 			judge_cover(r, given, c, f);
 			judge_counters(r, c, f);
 		}
@@ -1285,7 +1362,8 @@ static int judge_all(struct awr_db_report *r, int dfd, const struct awr__db_list
 	for (unsigned int i = 0; i < r->nr_files; i++) {
 		enum awr_db_verdict v = r->files[i].verdict;
 
-		if (v == AWR_DB_NOT_SAFE || (v == AWR_DB_UNKNOWN && r->verdict != AWR_DB_NOT_SAFE) ||
+		if (v == AWR_DB_NOT_SAFE ||
+		    (v == AWR_DB_UNKNOWN && r->verdict != AWR_DB_NOT_SAFE) ||
 		    (v == AWR_DB_DEVICE_IMPLICIT && r->verdict == AWR_DB_GUARANTEED))
 			r->verdict = v;
 	}
@@ -1295,7 +1373,8 @@ static int judge_all(struct awr_db_report *r, int dfd, const struct awr__db_list
 	return 0;
 }
 
-int awr_db_qualify(const char *datadir, enum awr_db_engine engine, unsigned int flags, struct awr_db_report **out)
+int awr_db_qualify(const char *datadir, enum awr_db_engine engine, unsigned int flags,
+		   struct awr_db_report **out)
 {
 	struct preload_cfg cfg = { 0 };
 	struct awr__db_list l;
@@ -1335,7 +1414,8 @@ int awr_db_qualify(const char *datadir, enum awr_db_engine engine, unsigned int 
 	judge_engine(r, flags, &cfg, buffered, sizeof(buffered));
 	read_protection(r);
 	r->files = calloc(l.nr ? l.nr : 1, sizeof(*r->files));
-	ret = r->files ? judge_all(r, dfd, &l, &cfg, given, buffered[0] ? buffered : NULL) : -ENOMEM;
+	ret = r->files ? judge_all(r, dfd, &l, &cfg, given, buffered[0] ? buffered : NULL)
+		       : -ENOMEM;
 	if (ret)
 		goto err_list;
 	conditions(r);

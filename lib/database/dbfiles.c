@@ -57,7 +57,8 @@ static uint32_t be32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
-static int say(char *why, size_t len, int ret, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static int say(char *why, size_t len, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 static int say(char *why, size_t len, int ret, const char *fmt, ...)
 {
@@ -96,39 +97,46 @@ int awr__innodb_page_size(const void *page0, size_t len, uint32_t *page_size, ch
 	unsigned int type;
 
 	if (!p || !page_size || len < FSP_SPACE_FLAGS + 4)
-		return say(why, why_len, -EINVAL, "shorter than an InnoDB page header (%zu bytes)", len);
+		return say(why, why_len, -EINVAL, "shorter than an InnoDB page header (%zu bytes)",
+			   len);
 	if (unwritten(p, len))
-		return say(why, why_len, -ENODATA, "page 0 is all zeros: the server has not written it yet "
-			   "(a tablespace just created keeps page 0 in memory until its first flush)");
+		return say(why, why_len, -ENODATA, "page 0 is all zeros: the server has not "
+			   "written it yet (a tablespace just created keeps page 0 in memory until "
+			   "its first flush)");
 	type = (unsigned int)p[FIL_PAGE_TYPE] << 8 | p[FIL_PAGE_TYPE + 1];
 	if (type != FIL_PAGE_TYPE_FSP_HDR)
-		return say(why, why_len, -EINVAL, "page 0 is of type %u, not an FSP header page (8): not an "
-			   "InnoDB tablespace, or damaged", type);
+		return say(why, why_len, -EINVAL, "page 0 is of type %u, not an FSP header page "
+			   "(8): not an InnoDB tablespace, or damaged", type);
 	if (be32(p + FIL_PAGE_SPACE_ID) != be32(p + FIL_PAGE_DATA))
-		return say(why, why_len, -EINVAL, "page 0 names space %u in its header and %u in the FSP header: "
-			   "damaged", be32(p + FIL_PAGE_SPACE_ID), be32(p + FIL_PAGE_DATA));
+		return say(why, why_len, -EINVAL, "page 0 names space %u in its header and %u in "
+			   "the FSP header: damaged",
+			   be32(p + FIL_PAGE_SPACE_ID), be32(p + FIL_PAGE_DATA));
 	flags = be32(p + FSP_SPACE_FLAGS);
 	if (flags & (1U << 4)) {		/* full_crc32 */
 		ssize = flags & 15U;
 		if (ssize < 3 || ssize > 7)
-			return say(why, why_len, -EINVAL, "FSP flags 0x%x (full_crc32) hold page size code %u, "
-				   "not 3..7 (4..64 KiB)", flags, ssize);
+			return say(why, why_len, -EINVAL, "FSP flags 0x%x (full_crc32) hold page "
+				   "size code %u, not 3..7 (4..64 KiB)", flags, ssize);
 		*page_size = 1U << (ssize + 9);
-		return say(why, why_len, 0, "FSP flags 0x%x (full_crc32 layout): %u-byte pages", flags, *page_size);
+		return say(why, why_len, 0, "FSP flags 0x%x (full_crc32 layout): %u-byte pages",
+			   flags, *page_size);
 	}
 	ssize = (flags >> 6) & 15U;
 	zip = (flags >> 1) & 15U;
 	if (ssize && (ssize < 3 || ssize > 7))
-		return say(why, why_len, -EINVAL, "FSP flags 0x%x hold page size code %u, not 0 or 3..7", flags, ssize);
+		return say(why, why_len, -EINVAL, "FSP flags 0x%x hold page size code %u, not 0 or "
+			   "3..7", flags, ssize);
 	if (zip > 5)
-		return say(why, why_len, -EINVAL, "FSP flags 0x%x hold compressed page size code %u, not 0..5",
+		return say(why, why_len, -EINVAL, "FSP flags 0x%x hold compressed page size code "
+			   "%u, not 0..5",
 			   flags, zip);
 	*page_size = ssize ? 1U << (ssize + 9) : 16384U;
 	if (zip) {
 		uint32_t logical = *page_size;
 
 		*page_size = 1U << (zip + 9);
-		return say(why, why_len, 0, "FSP flags 0x%x: ROW_FORMAT=COMPRESSED, %u-byte pages on disk (%u in memory)",
+		return say(why, why_len, 0, "FSP flags 0x%x: ROW_FORMAT=COMPRESSED, %u-byte pages "
+			   "on disk (%u in memory)",
 			   flags, *page_size, logical);
 	}
 	return say(why, why_len, 0, "FSP flags 0x%x: %u-byte pages", flags, *page_size);
@@ -170,8 +178,8 @@ static int pg_control_layout(const uint8_t *p, size_t len, size_t *at, size_t *c
 		}
 	}
 	if (!*at)
-		return say(why, why_len, -EINVAL, "no floatFormat constant 1234567.0 in the first 1 KiB: not a "
-			   "pg_control of this machine's byte order, or damaged");
+		return say(why, why_len, -EINVAL, "no floatFormat constant 1234567.0 in the first "
+			   "1 KiB: not a pg_control of this machine's byte order, or damaged");
 	/* the CRC: the first 4-byte field after blcksz that matches the CRC-32C of all before it */
 	for (size_t o = *at + 12; o + 4 <= len && o < 2048; o += 4) {
 		if (crc32c(p, o) == awr__get_le32(p + o)) {
@@ -180,8 +188,8 @@ static int pg_control_layout(const uint8_t *p, size_t len, size_t *at, size_t *c
 		}
 	}
 	if (!*crc_at)
-		return say(why, why_len, -EINVAL, "its CRC-32C matches at no offset: damaged (or written by a "
-			   "PostgreSQL this reader does not know)");
+		return say(why, why_len, -EINVAL, "its CRC-32C matches at no offset: damaged (or "
+			   "written by a PostgreSQL this reader does not know)");
 	return 0;
 }
 
@@ -198,9 +206,11 @@ int awr__pg_control_block_size(const void *buf, size_t len, uint32_t *blcksz, ch
 		return -EINVAL;
 	b = awr__get_le32(p + at + 8);
 	if (b < 1024 || b > 32768 || (b & (b - 1)))
-		return say(why, why_len, -EINVAL, "blcksz %u is not a power of two of 1..32 KiB", b);
+		return say(why, why_len, -EINVAL, "blcksz %u is not a power of two of 1..32 KiB",
+			   b);
 	*blcksz = b;
-	return say(why, why_len, 0, "pg_control version %u: block size %u (CRC-32C good at byte %zu)",
+	return say(why, why_len, 0, "pg_control version %u: block size %u (CRC-32C good at byte "
+		   "%zu)",
 		   awr__get_le32(p + 8), b, crc_at);
 }
 
@@ -282,11 +292,13 @@ static enum kind kind_of(enum awr_db_engine engine, const char *n, int depth)
 {
 	if (engine == AWR_DB_POSTGRESQL)
 		return depth > 0 && all_digits_rel(n) ? DATA : NOT_OURS;
-	if (!fnmatch("ib_logfile*", n, 0) || !strcmp(n, "aria_log_control") || !fnmatch("aria_log.*", n, 0))
+	if (!fnmatch("ib_logfile*", n, 0) || !strcmp(n, "aria_log_control") ||
+	    !fnmatch("aria_log.*", n, 0))
 		return REDO;
 	if (!strcmp(n, "ibtmp1"))
 		return TEMP;
-	if (!fnmatch("ibdata*", n, 0) || !fnmatch("*.ibd", n, 0) || !fnmatch("undo[0-9][0-9][0-9]", n, 0))
+	if (!fnmatch("ibdata*", n, 0) || !fnmatch("*.ibd", n, 0) ||
+	    !fnmatch("undo[0-9][0-9][0-9]", n, 0))
 		return DATA;
 	return NOT_OURS;
 }
@@ -294,9 +306,13 @@ static enum kind kind_of(enum awr_db_engine engine, const char *n, int depth)
 /* "a FIFO", "a socket", ...: what a file that is not regular is */
 static const char *type_name(mode_t m)
 {
-	return S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" : S_ISCHR(m) ? "a character device" :
-	       S_ISBLK(m) ? "a block device" : S_ISDIR(m) ? "a directory" : S_ISLNK(m) ? "a symlink" :
-	       "not a regular file";
+	return S_ISFIFO(m)   ? "a FIFO"
+	       : S_ISSOCK(m) ? "a socket"
+	       : S_ISCHR(m)  ? "a character device"
+	       : S_ISBLK(m)  ? "a block device"
+	       : S_ISDIR(m)  ? "a directory"
+	       : S_ISLNK(m)  ? "a symlink"
+			     : "not a regular file";
 }
 
 /* The target of the symlink @n in @fd ("?" when it cannot be read) */
@@ -317,31 +333,33 @@ static int add_link(struct awr__db_list *l, int fd, const char *n, const char *r
 	struct stat st;
 
 	if (fstatat(fd, n, &st, 0))
-		return add(l, rel, true, "a dangling symlink (to %s: %s): no file to judge", target_of(fd, n, t, sizeof(t)),
-			   strerror(errno));
+		return add(l, rel, true, "a dangling symlink (to %s: %s): no file to judge",
+			   target_of(fd, n, t, sizeof(t)), strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		return add(l, rel, true, "a symlink to %s (%s), not a regular file", type_name(st.st_mode),
-			   target_of(fd, n, t, sizeof(t)));
+		return add(l, rel, true, "a symlink to %s (%s), not a regular file",
+			   type_name(st.st_mode), target_of(fd, n, t, sizeof(t)));
 	if (k == REDO)
 		return add(l, rel, true, "a redo or Aria log, not a page file (through a symlink)");
 	if (k == TEMP)
-		return add(l, rel, true, "the temporary tablespace, recreated at every start (through a symlink)");
+		return add(l, rel, true, "the temporary tablespace, recreated at every start "
+			   "(through a symlink)");
 	return add(l, rel, false, NULL);	/* judge_file() names the symlink */
 }
 
-static int add_named(struct awr__db_list *l, int fd, const char *n, const char *rel, const struct stat *st,
-		     enum kind k)
+static int add_named(struct awr__db_list *l, int fd, const char *n, const char *rel,
+		     const struct stat *st, enum kind k)
 {
 	if (S_ISLNK(st->st_mode))
 		return add_link(l, fd, n, rel, k);
 	if (!S_ISREG(st->st_mode))
-		return add(l, rel, true, "%s, not a regular file: nothing of it is judged", type_name(st->st_mode));
+		return add(l, rel, true, "%s, not a regular file: nothing of it is judged",
+			   type_name(st->st_mode));
 	if (k == REDO)
-		return add(l, rel, true, "a redo or Aria log, not a page file: its writes are not what the doublewrite "
-			   "buffer protects");
+		return add(l, rel, true, "a redo or Aria log, not a page file: its writes are not "
+			   "what the doublewrite buffer protects");
 	if (k == TEMP)
-		return add(l, rel, true, "the temporary tablespace: recreated at every start, nothing in it survives "
-			   "a crash");
+		return add(l, rel, true, "the temporary tablespace: recreated at every start, "
+			   "nothing in it survives a crash");
 	return add(l, rel, false, NULL);
 }
 
@@ -354,7 +372,7 @@ static int scan_dir(int dfd, const char *prefix, enum awr_db_engine engine, int 
 /* PostgreSQL's directories of pages that full-page images do not protect (storage.sgml) */
 static const struct pg_dir {
 	const char *name, *what;
-	bool redone;		/* written at each checkpoint and redone by WAL replay; else emptied at start */
+	bool redone;	/* written at each checkpoint, redone by WAL replay; else emptied */
 } pg_dirs[] = {
 	{ "pg_xact", "commit status", true },
 	{ "pg_multixact", "multixact", true },
@@ -377,8 +395,8 @@ static int scan_tblspc(int dfd, struct awr__db_list *l)
 	if (!d) {
 		if (fd >= 0)
 			close(fd);
-		return add(l, "pg_tblspc", true, "the tablespaces' directory cannot be read (%s): their files are "
-			   "not judged", strerror(errno));
+		return add(l, "pg_tblspc", true, "the tablespaces' directory cannot be read (%s): "
+			   "their files are not judged", strerror(errno));
 	}
 	while (!ret && (de = readdir(d))) {
 		char rel[4096], t[256];
@@ -388,10 +406,12 @@ static int scan_tblspc(int dfd, struct awr__db_list *l)
 			continue;
 		snprintf(rel, sizeof(rel), "pg_tblspc/%.200s", de->d_name);
 		if (fstatat(fd, de->d_name, &st, 0))
-			ret = add(l, rel, true, "a tablespace link that leads nowhere (%s: %s): no file to judge",
+			ret = add(l, rel, true, "a tablespace link that leads nowhere (%s: %s): no "
+				  "file to judge",
 				  target_of(fd, de->d_name, t, sizeof(t)), strerror(errno));
 		else if (!S_ISDIR(st.st_mode))
-			ret = add(l, rel, true, "%s, not a tablespace directory", type_name(st.st_mode));
+			ret = add(l, rel, true, "%s, not a tablespace directory",
+				  type_name(st.st_mode));
 		else
 			ret = scan_versions(dfd, rel, l);
 	}
@@ -399,7 +419,8 @@ static int scan_tblspc(int dfd, struct awr__db_list *l)
 	return ret;
 }
 
-/* A subdirectory: entered where the engine keeps pages; one that cannot be read is named, not fatal */
+/* A subdirectory: entered where the engine keeps pages; one that cannot be read is named, not
+ * fatal */
 static int enter(int dfd, int fd, const char *n, const char *rel, const struct stat *st,
 		 enum awr_db_engine engine, int depth, struct awr__db_list *l)
 {
@@ -413,19 +434,23 @@ static int enter(int dfd, int fd, const char *n, const char *rel, const struct s
 		return pg_other_dir(dfd, n, rel, st, l);
 	if (S_ISLNK(st->st_mode))	/* a symlink to a directory that would have been entered */
 		return fstatat(fd, n, &ts, 0) || !S_ISDIR(ts.st_mode) ? 0 :
-			add(l, rel, true, "a symlink to a directory (%s): not followed, its files are not judged",
+			add(l, rel, true, "a symlink to a directory (%s): not followed, its files "
+			    "are not judged",
 			    target_of(fd, n, t, sizeof(t)));
 	ret = scan_dir(dfd, rel, engine, depth + 1, l);
 	if (ret == -ENOMEM)
 		return ret;
-	return ret ? add(l, rel, true, "a directory that cannot be read (%s): its files are not judged",
+	return ret ? add(l, rel, true, "a directory that cannot be read (%s): its files are not "
+			 "judged",
 			 strerror(-ret)) : 0;
 }
 
 /* one directory level of @dfd (relative path @prefix) */
-static int scan_dir(int dfd, const char *prefix, enum awr_db_engine engine, int depth, struct awr__db_list *l)
+static int scan_dir(int dfd, const char *prefix, enum awr_db_engine engine, int depth,
+		    struct awr__db_list *l)
 {
-	int fd = openat(dfd, prefix[0] ? prefix : ".", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = openat(dfd, prefix[0] ? prefix : ".",
+			O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct dirent *de;
 	DIR *d;
 	int ret = 0;
@@ -447,8 +472,9 @@ static int scan_dir(int dfd, const char *prefix, enum awr_db_engine engine, int 
 		de = readdir(d);
 		if (!de) {
 			if (errno)
-				ret = add(l, prefix[0] ? prefix : ".", true, "reading the directory failed part way (%s): "
-					  "files after that point are not judged", strerror(errno));
+				ret = add(l, prefix[0] ? prefix : ".", true, "reading the "
+					  "directory failed part way (%s): files after that point "
+					  "are not judged", strerror(errno));
 			break;
 		}
 		n = de->d_name;
@@ -480,20 +506,21 @@ static int scan_versions(int dfd, const char *tsrel, struct awr__db_list *l)
 	if (!d) {
 		if (fd >= 0)
 			close(fd);
-		return add(l, tsrel, true, "a tablespace directory that cannot be read (%s): its files are not "
-			   "judged", strerror(errno));
+		return add(l, tsrel, true, "a tablespace directory that cannot be read (%s): its "
+			   "files are not judged", strerror(errno));
 	}
 	while (!ret && (de = readdir(d))) {
 		char rel[4096];
 		struct stat st;
 
-		if (strncmp(de->d_name, "PG_", 3) || fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
-		    !S_ISDIR(st.st_mode))
+		if (strncmp(de->d_name, "PG_", 3) ||
+		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISDIR(st.st_mode))
 			continue;
 		snprintf(rel, sizeof(rel), "%.400s/%.200s", tsrel, de->d_name);
 		ret = scan_dir(dfd, rel, AWR_DB_POSTGRESQL, 1, l);
 		if (ret && ret != -ENOMEM)
-			ret = add(l, rel, true, "a directory that cannot be read (%s): its files are not judged",
+			ret = add(l, rel, true, "a directory that cannot be read (%s): its files "
+				  "are not judged",
 				  strerror(-ret));
 	}
 	closedir(d);
@@ -501,7 +528,8 @@ static int scan_versions(int dfd, const char *tsrel, struct awr__db_list *l)
 }
 
 /* A top directory of PostgreSQL's other than base/ and global/: the tablespaces entered, the WAL
- * and the SLRU directories named as skipped with why, the rest (pg_stat, pg_logical, ...) ignored */
+ * and the SLRU directories named as skipped with why, the rest (pg_stat, pg_logical, ...)
+ * ignored */
 static int pg_other_dir(int dfd, const char *n, const char *rel, const struct stat *st,
 			struct awr__db_list *l)
 {
@@ -511,15 +539,18 @@ static int pg_other_dir(int dfd, const char *n, const char *rel, const struct st
 		return S_ISDIR(st->st_mode) ? scan_tblspc(dfd, l) : 0;
 	snprintf(dir, sizeof(dir), "%.200s/", rel);
 	if (!strcmp(n, "pg_wal"))
-		return add(l, dir, true, "the WAL, not relation pages: each record carries its own CRC-32C "
-			   "and replay stops at a torn one; full-page images protect relation pages only");
+		return add(l, dir, true, "the WAL, not relation pages: each record carries its own "
+			   "CRC-32C and replay stops at a torn one; full-page images protect "
+			   "relation pages only");
 	for (size_t i = 0; i < sizeof(pg_dirs) / sizeof(pg_dirs[0]); i++) {
 		if (strcmp(n, pg_dirs[i].name))
 			continue;
 		return add(l, dir, true, "SLRU pages (%s), not relation pages: %s", pg_dirs[i].what,
-			   pg_dirs[i].redone ? "written at each checkpoint, their changes after it redone by WAL "
-			   "replay; full-page images never cover them" : "emptied at every start, nothing in them "
-			   "survives a crash");
+			   pg_dirs[i].redone ? "written at each checkpoint, their changes after it "
+					       "redone by WAL replay; full-page images never cover "
+					       "them" : "emptied at every start, "
+									 "nothing in them survives "
+									 "a crash");
 	}
 	return 0;
 }
@@ -545,9 +576,11 @@ int awr__db_open(int dfd, const char *rel, char *via, size_t via_len)
 		char dir[4096];
 		int d;
 
-		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - rel) : 1, slash ? rel : ".");
+		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - rel) : 1,
+			 slash ? rel : ".");
 		d = openat(dfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		snprintf(via, via_len, "%s", d < 0 ? "?" : target_of(d, slash ? slash + 1 : rel, t, sizeof(t)));
+		snprintf(via, via_len, "%s",
+			 d < 0 ? "?" : target_of(d, slash ? slash + 1 : rel, t, sizeof(t)));
 		if (d >= 0)
 			close(d);
 	}

@@ -9,7 +9,7 @@
 
 struct awr__db_entry {
 	char rel[4096];		/* relative to the data directory */
-	bool skip;		/* named, but not a page file (a redo log, the temporary tablespace) */
+	bool skip; /* named, but not a page file (a redo log, the temporary tablespace) */
 	char why[160];		/* why it is skipped */
 };
 

@@ -86,7 +86,8 @@ static int split(const char *line, char *name, size_t nlen, char *value, size_t 
 			return -EINVAL;
 	} else {
 		n = 0;
-		while (*p && *p != ' ' && *p != '\t' && *p != '#' && *p != '\n' && *p != '\r' && n + 1 < vlen)
+		while (*p && *p != ' ' && *p != '\t' && *p != '#' && *p != '\n' && *p != '\r' &&
+		       n + 1 < vlen)
 			value[n++] = *p++;
 		value[n] = '\0';
 		if (!n)
@@ -152,7 +153,8 @@ static int parse_dir(const char *dir, int depth, struct lookup *l)
 	return ret;
 }
 
-static int one_line(const char *path, unsigned int lineno, const char *line, int depth, struct lookup *l)
+static int one_line(const char *path, unsigned int lineno, const char *line, int depth,
+		    struct lookup *l)
 {
 	char name[128], value[PATH_MAX], inc[PATH_MAX];
 
@@ -192,7 +194,8 @@ static int parse_file(const char *path, int depth, bool must_exist, struct looku
 	return ret;
 }
 
-int awr__pg_conf_get(const char *conf, const char *datadir, const char *name, struct awr__pg_setting *out)
+int awr__pg_conf_get(const char *conf, const char *datadir, const char *name,
+		     struct awr__pg_setting *out)
 {
 	struct lookup l = { .name = name, .out = out };
 	char autoconf[PATH_MAX];

@@ -25,6 +25,7 @@ int awr__pg_conf_main(const char *datadir, const char *config_file, char *out, s
  * setting wins, names compare without case.
  * Return: 1 set (in @out), 0 not set, -errno when @conf cannot be read.
  */
-int awr__pg_conf_get(const char *conf, const char *datadir, const char *name, struct awr__pg_setting *out);
+int awr__pg_conf_get(const char *conf, const char *datadir, const char *name,
+		     struct awr__pg_setting *out);
 
 #endif

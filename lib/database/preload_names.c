@@ -68,8 +68,10 @@ int awr__names_parse(const char *list, struct awr__names *n, char *why, size_t l
 		size_t l = strcspn(s, ":");
 
 		if (l && s[0] != '/') {
-			snprintf(why, len, "'%.*s' is not an absolute pattern (patterns match the file's absolute "
-				 "path, e.g. /var/lib/mysql/*.ibd; '*' also matches '/')", (int)l, s);
+			snprintf(why, len,
+				 "'%.*s' is not an absolute pattern (patterns match the file's "
+				 "absolute path, e.g. /var/lib/mysql/*.ibd; '*' also matches '/')",
+				 (int)l, s);
 			ret = -EINVAL;
 		} else if (l) {
 			ret = add(n, s, l, NULL);
@@ -80,8 +82,10 @@ int awr__names_parse(const char *list, struct awr__names *n, char *why, size_t l
 	for (unsigned int i = 0; !ret && i < n->nr_given; i++)
 		ret = add_resolved(n, i);
 	if (!ret && !n->nr) {
-		snprintf(why, len, "'%s' names no file (set it to the data files' absolute patterns, e.g. "
-			 "AWR_PRELOAD_FILES='/var/lib/mysql/*.ibd:/var/lib/mysql/ibdata*')", list ? list : "");
+		snprintf(why, len,
+			 "'%s' names no file (set it to the data files' absolute patterns, e.g. "
+			 "AWR_PRELOAD_FILES='/var/lib/mysql/*.ibd:/var/lib/mysql/ibdata*')",
+			 list ? list : "");
 		ret = -ENOENT;
 	}
 	if (ret == -ENOMEM)

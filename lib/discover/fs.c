@@ -70,7 +70,8 @@ static void view_device(struct awr_fs_view *v, unsigned int maj, unsigned int mi
 	if (awr_sysfs_lookup(maj, min, &y))
 		return;
 	snprintf(v->device, sizeof(v->device), "%s", y.partition[0] ? y.partition : y.disk);
-	/* a partition whose start is not aligned has no atomic writes (blkdev_atomic_write_valid) */
+	/* a partition whose start is not aligned has no atomic writes
+	 * (blkdev_atomic_write_valid) */
 	v->hw_atomic = y.unit_max && (!y.partition[0] || y.part_aligned);
 	if (v->hw_atomic) {
 		v->hw_unit_min = y.unit_min;
@@ -120,7 +121,8 @@ static void view_xfs(int fd, struct awr_fs_view *v, const char *opts)
 		v->ag_count = g.agcount;
 		v->reflink = g.flags & AWR_XFS_GEOM_FLAGS_REFLINK;
 		v->has_rtdev = g.rtblocks > 0;
-		v->stripe_unit = (uint64_t)g.sunit * g.blocksize;	/* sb_unit, in blocks (xfs_fs_geometry()) */
+		v->stripe_unit = (uint64_t)g.sunit *
+				 g.blocksize; /* sb_unit, in blocks (xfs_fs_geometry()) */
 	}
 	memset(&fx, 0, sizeof(fx));
 	if (!ioctl(fd, FS_IOC_FSGETXATTR, &fx)) {
@@ -130,7 +132,8 @@ static void view_xfs(int fd, struct awr_fs_view *v, const char *opts)
 	}
 	v->max_atomic_write_opt = opt_max_atomic_write(opts);
 	if (large && v->reflink && v->block_size)
-		v->ag_atomic_max = xfs_ag_cap(v->ag_size / v->block_size, v->block_size, v->hw_atomic);
+		v->ag_atomic_max =
+			xfs_ag_cap(v->ag_size / v->block_size, v->block_size, v->hw_atomic);
 	if (v->atomic && v->reflink && large)
 		v->software_max = v->unit_max;
 	if (v->unit_max_opt)
@@ -174,7 +177,7 @@ static void view_ext4(struct awr_fs_view *v, unsigned int maj, unsigned int min,
 			uint32_t ro_compat = awr__get_le32(sb + 0x64);
 
 			v->bigalloc_known = true;
-			v->bigalloc = ro_compat & 0x200;	/* EXT4_FEATURE_RO_COMPAT_BIGALLOC */
+			v->bigalloc = ro_compat & 0x200; /* EXT4_FEATURE_RO_COMPAT_BIGALLOC */
 			if (v->bigalloc && log_cluster < 20)
 				v->cluster_size = 1024ULL << log_cluster;
 		}
@@ -222,8 +225,8 @@ int awr_fs_view_fd(int fd, struct awr_fs_view *out)
 	maj = major(st.st_dev);
 	min = minor(st.st_dev);
 	out->block_size = sf.f_bsize;
-	mount_options(maj, min, out->type_name, sizeof(out->type_name), source, sizeof(source), opts,
-		      sizeof(opts));
+	mount_options(maj, min, out->type_name, sizeof(out->type_name), source, sizeof(source),
+		      opts, sizeof(opts));
 	view_device(out, maj, min);
 	if (sf.f_type == AWR_XFS_SUPER_MAGIC) {
 		out->type = AWR_FS_XFS;
@@ -233,10 +236,11 @@ int awr_fs_view_fd(int fd, struct awr_fs_view *out)
 		view_ext4(out, maj, min, source);
 	}
 	/* A DAX write goes through dax_iomap_rw(), which has no atomic path: from 6.17 it refuses
-	 * IOCB_ATOMIC (EIO) and XFS reports no atomic unit (AWR_KRULE_DAX_NO_ATOMIC); before, the write
-	 * went through as a plain one, whatever statx said (a reflink XFS on DAX reported software
-	 * atomics in 6.16) */
-	if (out->dax || out->no_direct_io)	/* and ext4_dio_write_iter() buffers what takes no O_DIRECT */
+	 * IOCB_ATOMIC (EIO) and XFS reports no atomic unit (AWR_KRULE_DAX_NO_ATOMIC); before, the
+	 * write went through as a plain one, whatever statx said (a reflink XFS on DAX reported
+	 * software atomics in 6.16) */
+	if (out->dax ||
+	    out->no_direct_io) /* and ext4_dio_write_iter() buffers what takes no O_DIRECT */
 		out->hardware_max = out->software_max = 0;
 	return 0;
 }
@@ -254,7 +258,8 @@ int awr_fs_view_path(const char *path, struct awr_fs_view *out)
 	dir = S_ISDIR(st.st_mode);
 	if (!dir && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
 		return -EINVAL;	/* never open a FIFO or a character device just to look */
-	fd = dir ? open(path, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600) : open(path, O_RDONLY | O_CLOEXEC);
+	fd = dir ? open(path, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)
+		 : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return (dir && errno == EISDIR) ? -EOPNOTSUPP : -errno;
 	ret = awr_fs_view_fd(fd, out);

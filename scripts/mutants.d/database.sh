@@ -45,8 +45,8 @@ mutant db-no-warning "the protection off where a page can tear gives no warning 
 
 mutant db-speed-in-verdict "guaranteed on the copy-on-write path advised as 'keep the buffer' (issue 38.3)" \
 	"db_preload db_verdict" lib/database/db.c \
-	'"Turn %s off: it is safe here when the server runs as: "' \
-	'"Keep %s: it is safe here when the server runs as: "'
+	'"Turn %s off: it is safe here when the server runs as: %.290s %s "' \
+	'"Keep %s: it is safe here when the server runs as: %.290s %s "'
 
 mutant db-skipped-dropped "skipped entries past the report's lines vanish without a count" \
 	"db_files" lib/database/db.c \

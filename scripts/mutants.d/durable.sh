@@ -25,8 +25,8 @@ mutant durable-no-findings "the probe says nothing of the write cache" \
 
 mutant durable-condition-dropped "a guaranteed verdict without the durability condition" \
 	"db_verdict" lib/database/db.c \
-	$'\t\t\t  "could not make atomic at exit)");\n\t\tdurable_condition(r, f);' \
-	$'\t\t\t  "could not make atomic at exit)");'
+	$'\t\t\t  "reports the writes it could not make atomic at exit)");\n\t\tdurable_condition(r, f);' \
+	$'\t\t\t  "reports the writes it could not make atomic at exit)");'
 
 mutant durable-condition-any-cache "the durability condition calls every cache volatile" \
 	"db_verdict" lib/discover/durability.c \

@@ -12,7 +12,7 @@ mutant pg-running-state-ignored "the relation files a server process holds open 
 
 mutant pg-any-open-file-counts "pg_control held open taken as a relation file (the running state)" \
 	"db_postgres" lib/database/db.c \
-	' && name && isdigit((unsigned char)name[1]);' \
+	$' && name &&\n\t       isdigit((unsigned char)name[1]);' \
 	';'
 
 mutant pg-version-ignored "PG_VERSION 15 not read: a 15 taken as having debug_io_direct" \
@@ -47,8 +47,8 @@ mutant pg-buffered-noise "buffered PostgreSQL files judged down to the device un
 
 mutant pg-advice-old-patterns "the advice names every file of base/ and global/ (pg_control too)" \
 	"db_postgres" lib/database/db.c \
-	$'"LD_PRELOAD=libatomicwr-preload.so AWR_PRELOAD_FILES=\'%s/base/*/[0-9]*:"' \
-	$'"LD_PRELOAD=libatomicwr-preload.so AWR_PRELOAD_FILES=\'%s/base/*:"'
+	$'"AWR_PRELOAD_FILES=\'%s/base/*/[0-9]*:"' \
+	$'"AWR_PRELOAD_FILES=\'%s/base/*:"'
 
 mutant pg-checksum-offset "data_checksum_version read at blcksz + 32 (float8ByVal)" \
 	"db_postgres" lib/database/dbfiles.c \

@@ -20,7 +20,7 @@ mutant preload-start-no-subdirs "the check at start looks only in a pattern's di
 
 mutant preload-separators-silent "a pattern list of separators only names nothing without a word" \
 	"preload_names" preload/preload.c \
-	$'\telse if (ret == -ENOENT)\n\t\tsay("libatomicwr-preload: AWR_PRELOAD_FILES: %s; every write goes down as it was", why);' \
+	$'\telse if (ret == -ENOENT)\n\t\tsay("libatomicwr-preload: AWR_PRELOAD_FILES: %s; every write goes down as it was",\n\t\t    why);' \
 	$'\telse if (ret == -ENOENT)\n\t\t;'
 
 mutant preload-inherited-ignored "descriptors an exec'd program inherits are not looked at at start" \

@@ -124,7 +124,8 @@ static void aio_case(int fd, char *buf, int page, int vec, size_t len)
 		while (ret == -EINTR);
 	if (ret == 1)
 		ret = (long)ev.res;
-	said(page, vec ? "libaio-pwritev" : "libaio-pwrite", len == P ? "atomic" : "plain-size", ret, len);
+	said(page, vec ? "libaio-pwritev" : "libaio-pwrite", len == P ? "atomic" : "plain-size",
+	     ret, len);
 	io_destroy(ctx);
 }
 
@@ -255,7 +256,8 @@ static int reuse(const char *path, const char *other, char *buf)
 		if (!f || fileno(f) != fd)
 			return fprintf(stderr, "%s: not given number %d again\n", other, fd), 2;
 		printf("other %d %s ", i, how[i]);
-		said(i, "pwrite-other", "not-named", rc(pwrite(fileno(f), buf, P, (off_t)i * (off_t)P)), P);
+		said(i, "pwrite-other", "not-named",
+		     rc(pwrite(fileno(f), buf, P, (off_t)i * (off_t)P)), P);
 		fclose(f);
 	}
 	return failed;
@@ -339,7 +341,8 @@ static int split(const char *path)
 	v[0] = (struct iovec){ m + 12 * P, P / 2 };
 	v[1] = (struct iovec){ m + 12 * P + P / 2, P };
 	v[2] = (struct iovec){ m + 13 * P + P / 2, P / 2 };
-	ranged(12 * P, 2 * P, "pwritev-mixed", "plain-segments", rc(pwritev(fd, v, 3, (off_t)(12 * P))));
+	ranged(12 * P, 2 * P, "pwritev-mixed", "plain-segments",
+	       rc(pwritev(fd, v, 3, (off_t)(12 * P))));
 	ranged(14 * P, 5 * P / 2, "pwrite-2.5-pages", "plain-size",
 	       rc(pwrite(fd, m + 14 * P, 5 * P / 2, (off_t)(14 * P))));
 	v[0] = (struct iovec){ m + 18 * P + P / 2, P };
@@ -364,7 +367,7 @@ static int fsize(const char *path, unsigned int k, unsigned int n)
 	for (unsigned int i = 0; i < n; i++)
 		v[i] = (struct iovec){ m + i * P, P };
 	if (!k)
-		signal(SIGXFSZ, SIG_IGN);	/* the write starts at the limit: EFBIG and the signal */
+		signal(SIGXFSZ, SIG_IGN); /* the write starts at the limit: EFBIG and the signal */
 	if (setrlimit(RLIMIT_FSIZE, &r))
 		return perror("setrlimit"), 2;
 	errno = 0;

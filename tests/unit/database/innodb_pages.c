@@ -74,8 +74,8 @@ static void expect(const char *what, uint32_t flags, uint32_t want)
 	int ret = size_of(flags, &ps, why, sizeof(why));
 
 	printf("  %-44s flags 0x%05x: %d, %u (%s)\n", what, flags, ret, ps, why);
-	T_EXPECT(ret == 0 && ps == want, "%s: flags 0x%x gave %d, %u bytes; want %u (%s)", what, flags, ret, ps,
-		 want, why);
+	T_EXPECT(ret == 0 && ps == want, "%s: flags 0x%x gave %d, %u bytes; want %u (%s)", what,
+		 flags, ret, ps, want, why);
 }
 
 static void refused(const char *what, uint32_t flags)
@@ -102,16 +102,20 @@ static void layouts(void)
 	expect("older layout .ibd 32k", POST_ANTELOPE | ATOMIC_BLOBS | PAGE_SSIZE(6), 32768);
 	expect("older layout .ibd 64k", POST_ANTELOPE | ATOMIC_BLOBS | PAGE_SSIZE(7), 65536);
 	/* ROW_FORMAT=COMPRESSED: the page on disk is the KEY_BLOCK_SIZE */
-	expect("COMPRESSED KEY_BLOCK_SIZE=8 on 16k (0x29)", POST_ANTELOPE | ATOMIC_BLOBS | ZIP_SSIZE(4), 8192);
-	expect("COMPRESSED KEY_BLOCK_SIZE=1 on 16k", POST_ANTELOPE | ATOMIC_BLOBS | ZIP_SSIZE(1), 1024);
-	expect("COMPRESSED KEY_BLOCK_SIZE=4 on 8k", POST_ANTELOPE | ATOMIC_BLOBS | ZIP_SSIZE(3) | PAGE_SSIZE(4),
-	       4096);
-	expect("COMPRESSED KEY_BLOCK_SIZE=16 on 16k", POST_ANTELOPE | ATOMIC_BLOBS | ZIP_SSIZE(5), 16384);
+	expect("COMPRESSED KEY_BLOCK_SIZE=8 on 16k (0x29)",
+	       POST_ANTELOPE | ATOMIC_BLOBS | ZIP_SSIZE(4), 8192);
+	expect("COMPRESSED KEY_BLOCK_SIZE=1 on 16k", POST_ANTELOPE | ATOMIC_BLOBS | ZIP_SSIZE(1),
+	       1024);
+	expect("COMPRESSED KEY_BLOCK_SIZE=4 on 8k",
+	       POST_ANTELOPE | ATOMIC_BLOBS | ZIP_SSIZE(3) | PAGE_SSIZE(4), 4096);
+	expect("COMPRESSED KEY_BLOCK_SIZE=16 on 16k", POST_ANTELOPE | ATOMIC_BLOBS | ZIP_SSIZE(5),
+	       16384);
 	/* MySQL 8.0: the same bits, SDI set in every file-per-table tablespace */
 	expect("MySQL 8.0 .ibd 16k (0x4021)", MYSQL80_SDI | POST_ANTELOPE | ATOMIC_BLOBS, 16384);
-	expect("MySQL 8.0 .ibd 8k", MYSQL80_SDI | POST_ANTELOPE | ATOMIC_BLOBS | PAGE_SSIZE(4), 8192);
-	expect("MySQL 8.0 COMPRESSED KEY_BLOCK_SIZE=2", MYSQL80_SDI | POST_ANTELOPE | ATOMIC_BLOBS | ZIP_SSIZE(2),
-	       2048);
+	expect("MySQL 8.0 .ibd 8k", MYSQL80_SDI | POST_ANTELOPE | ATOMIC_BLOBS | PAGE_SSIZE(4),
+	       8192);
+	expect("MySQL 8.0 COMPRESSED KEY_BLOCK_SIZE=2",
+	       MYSQL80_SDI | POST_ANTELOPE | ATOMIC_BLOBS | ZIP_SSIZE(2), 2048);
 	/* sizes no engine writes */
 	refused("older layout PAGE_SSIZE 1 (2 KiB pages)", POST_ANTELOPE | PAGE_SSIZE(1));
 	refused("older layout PAGE_SSIZE 9", POST_ANTELOPE | PAGE_SSIZE(9));
@@ -135,7 +139,8 @@ static void unwritten_or_damaged(void)
 	T_EXPECT_EQ(ps, 7, "no page size given for an unwritten page 0");
 	ret = page_size(p, 64, &ps, why, sizeof(why));
 	T_EXPECT_EQ(ret, -ENODATA, "the first 64 bytes zero");
-	/* page 0 zero, page 1 written (a 1 KiB compressed tablespace flushed out of order): unwritten */
+	/* page 0 zero, page 1 written (a 1 KiB compressed tablespace flushed out of order):
+	 * unwritten */
 	memset(p + 1024, 0xa5, 1024);
 	T_EXPECT_EQ(page_size(p, sizeof(p), &ps, why, sizeof(why)), -ENODATA, "page 1 written");
 	/* one byte set in the first 1 KiB: not unwritten, and not an FSP header page: damaged */

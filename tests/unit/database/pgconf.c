@@ -39,7 +39,8 @@ static void expect(const char *name, int want, const char *value, const char *wh
 	T_EXPECT_EQ(ret, want, name);
 	if (want == 1) {
 		T_EXPECT(!strcmp(s.value, value), "%s: '%s', expected '%s'", name, s.value, value);
-		T_EXPECT(strstr(s.where, where) != NULL, "%s set at %s, expected at %s", name, s.where, where);
+		T_EXPECT(strstr(s.where, where) != NULL, "%s set at %s, expected at %s", name,
+			 s.where, where);
 	}
 }
 
@@ -53,16 +54,10 @@ int main(void)
 		T_SKIP("no temporary directory");
 	mkdir(strcat(strcpy(main_conf, dir), "/conf.d"), 0755);
 	put("postgresql.conf",
-	    "# a comment line\n"
-	    "full_page_writes = on\t# the default\n"
-	    "Debug_IO_Direct='data'\n"
-	    "shared_buffers 128MB\n"
-	    "work_mem = = 4MB\n"		/* a syntax error: skipped */
-	    "cluster_name = 'it''s'\n"
-	    "include 'inc.conf'\n"
-	    "include_if_exists 'missing.conf'\n"
-	    "include_dir 'conf.d'\n"
-	    "wal_level = replica\n");
+	    "# a comment line\nfull_page_writes = on\t# the default\nDebug_IO_Direct='data'\n"
+	    "shared_buffers 128MB\nwork_mem = = 4MB\n"		/* a syntax error: skipped */
+	    "cluster_name = 'it''s'\ninclude 'inc.conf'\ninclude_if_exists 'missing.conf'\n"
+	    "include_dir 'conf.d'\nwal_level = replica\n");
 	put("inc.conf", "full_page_writes = off\nwal_level = minimal\n");
 	put("conf.d/10-a.conf", "shared_buffers = 1GB\n");
 	put("conf.d/20-b.conf", "shared_buffers = 2GB\n");
@@ -86,11 +81,14 @@ int main(void)
 	put("inc.conf", "include 'inc.conf'\n");
 	expect("full_page_writes", -ELOOP, NULL, NULL);
 
-	T_EXPECT_EQ(awr__pg_conf_main(dir, NULL, main_conf, sizeof(main_conf)), 0, "main file in DATADIR");
+	T_EXPECT_EQ(awr__pg_conf_main(dir, NULL, main_conf, sizeof(main_conf)), 0,
+		    "main file in DATADIR");
 	T_EXPECT(strstr(main_conf, "/postgresql.conf") != NULL, "main file %s", main_conf);
-	T_EXPECT_EQ(awr__pg_conf_main(dir, "/etc/x.conf", main_conf, sizeof(main_conf)), 0, "config_file");
+	T_EXPECT_EQ(awr__pg_conf_main(dir, "/etc/x.conf", main_conf, sizeof(main_conf)), 0,
+		    "config_file");
 	T_EXPECT(!strcmp(main_conf, "/etc/x.conf"), "config_file %s", main_conf);
-	T_EXPECT_EQ(awr__pg_conf_get("/nonexistent/postgresql.conf", dir, "x", &s), -ENOENT, "no file");
+	T_EXPECT_EQ(awr__pg_conf_get("/nonexistent/postgresql.conf", dir, "x", &s), -ENOENT,
+		    "no file");
 	snprintf(main_conf, sizeof(main_conf), "rm -rf '%s'", dir);
 	if (system(main_conf) != 0)
 		printf("note: %s left behind\n", dir);

@@ -9,7 +9,8 @@
 #include "private.h"
 #include "discover/discover.h"
 
-static struct awr_probe *make(uint32_t mode, bool atomic, uint32_t umin, uint32_t umax, uint32_t opt)
+static struct awr_probe *make(uint32_t mode, bool atomic, uint32_t umin, uint32_t umax,
+			      uint32_t opt)
 {
 	struct awr_probe *p = calloc(1, sizeof(*p));
 
@@ -117,7 +118,8 @@ int main(void)
 	p = make(S_IFBLK, true, 4096, 32768, 0);
 	with_sysfs(p, "sda", "", 8192, 1048576, 33554432, 0, true);
 	awr__derive_effective(p);
-	EXPECT_FINDING(p, "statx_sysfs_mismatch", "statx says 4096..32768 bytes but sysfs of sda says 8192..1048576");
+	EXPECT_FINDING(p, "statx_sysfs_mismatch", "statx says 4096..32768 bytes but sysfs of sda "
+		       "says 8192..1048576");
 	free(p);
 
 	/* Block device without atomics (loop). */
@@ -162,8 +164,9 @@ int main(void)
 	EXPECT_FINDING(p, "dio_alignment_unknown", "direct I/O alignment");
 	free(p);
 
-	/* ext4 with data=journal (read off the 7.3 guest): statx reports atomic writes and no direct I/O
-	 * (STATX_DIOALIGN offset 0); ext4_dio_write_iter() buffers them: no atomic writes in effect. */
+	/* ext4 with data=journal (read off the 7.3 guest): statx reports atomic writes and no
+	 * direct I/O (STATX_DIOALIGN offset 0); ext4_dio_write_iter() buffers them: no atomic
+	 * writes in effect. */
 	p = make(S_IFREG, true, 4096, 16384, 0);
 	with_sysfs(p, "nvme0n1", "", 4096, 16384, 16384, 0, true);
 	p->statx.dio_mem_align = p->statx.dio_offset_align = 0;
@@ -171,7 +174,8 @@ int main(void)
 	T_EXPECT(!p->effective.supported, "data=journal: no atomic writes in effect");
 	T_EXPECT_EQ(p->effective.unit_max, 0, "data=journal: no unit");
 	EXPECT_FINDING(p, "no_direct_io", "through the page cache as plain writes");
-	T_EXPECT(!find(p, "fs_no_atomic"), "data=journal: statx did report atomics, no fs_no_atomic");
+	T_EXPECT(!find(p, "fs_no_atomic"),
+		 "data=journal: statx did report atomics, no fs_no_atomic");
 	free(p);
 
 	/* A DAX file whose statx reports atomic writes (6.16's reflink XFS): none in effect. */

@@ -6,8 +6,9 @@
  * interpretations agree and nothing is claimed.
  *
  * The identify data come from tests/fixtures through a test double of awr__device_read() (this
- * file's definition is linked instead of lib/device/device_io.c's, which would open /dev/nvme0n1): the
- * rest of the probe - sysfs lookup, node mapping, caps, derivation, comparison - is the library's.
+ * file's definition is linked instead of lib/device/device_io.c's, which would open /dev/nvme0n1):
+ * the rest of the probe - sysfs lookup, node mapping, caps, derivation, comparison - is the
+ * library's.
  */
 #include "device/device_fixtures.h"
 #include "device/device.h"
@@ -16,7 +17,8 @@
 static const char *ctrl_fixture, *ns_fixture;
 static unsigned int device_reads;
 
-/* The device query, answered from fixtures instead of ioctls; the rest as lib/device/device_io.c does. */
+/* The device query, answered from fixtures instead of ioctls; the rest as lib/device/device_io.c
+ * does. */
 int awr__device_read(const struct awr_devnode *n, struct awr_device **out, char *err, size_t errlen)
 {
 	static uint8_t buf[8192];
@@ -112,11 +114,11 @@ int main(int argc, char **argv)
 	check("AWUPF 15, sysfs of 6.12", file, awupf15, ns, 4096, 65536, 65536, AGREES, NULL);
 	check("AWUPF 15, sysfs of 7.3", file, awupf15, ns, 4096, 4096, 4096, IGNORES_AWUPF,
 	      "matches the limits without AWUPF (4096..4096 bytes)");
-	check("AWUPF 15, sysfs explained by neither", file, awupf15, ns, 4096, 32768, 32768, MISMATCH,
-	      "gives unit_min 4096, unit_max 65536, max_bytes 65536");
+	check("AWUPF 15, sysfs explained by neither", file, awupf15, ns, 4096, 32768, 32768,
+	      MISMATCH, "gives unit_min 4096, unit_max 65536, max_bytes 65536");
 	/* NSFEAT bit 1 set with NAWUPF 0: the kernel falls back to AWUPF */
-	check("NSABP, NAWUPF 0, AWUPF 15, sysfs of 6.12", file, awupf15, ns_nawupf0, 4096, 65536, 65536,
-	      AGREES, NULL);
+	check("NSABP, NAWUPF 0, AWUPF 15, sysfs of 6.12", file, awupf15, ns_nawupf0, 4096, 65536,
+	      65536, AGREES, NULL);
 	/* AWUPF 0: both interpretations are one block; no kernel is said to ignore AWUPF */
 	check("AWUPF 0, one block", file, awupf0, ns, 4096, 4096, 4096, AGREES, NULL);
 	return t_done("probe_nvme_sysfs");
