@@ -177,13 +177,13 @@ static void print_head(const char *path, const struct awr_bench_opts *o,
 	       "p99.9", "CPU/page");
 }
 
-/* Which path atomic and plain writes took, from the pages they moved. */
+/* Which path atomic and plain writes took, from the pages they moved (a failed mode wrote none) */
 static void print_moved(const struct awr_bench_result *r)
 {
 	for (int m = AWR_BENCH_ATOMIC; m <= AWR_BENCH_PLAIN; m++) {
 		const struct awr_bench_mode_result *x = mode_of(r, m);
 
-		if (x->ran && x->moved_pages >= 0)
+		if (x->ran && !x->error && x->moved_pages >= 0)
 			printf("%s: %" PRId64 " of %" PRIu64 " pages moved on the device (%s)\n",
 			       awr_bench_mode_name(m), x->moved_pages, r->data_pages,
 			       x->moved_pages ? "copy-on-write: the software path" :
