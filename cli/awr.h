@@ -160,13 +160,6 @@ void device_identity_print(const struct awr_device *d);
 struct json_object *stack_json(const struct awr_stack_view *s);
 void stack_print(const struct awr_stack_view *s);
 
-/* write_pt.c: the passthrough engines of awr write */
-struct pt_target;
-int pt_open(const char *engine, const char *path, unsigned int qd, bool force,
-	    struct pt_target **out);
-int pt_read_fd(const struct pt_target *t);
-struct awr_queue *pt_queue(const struct pt_target *t);
-void pt_close(struct pt_target *t);
 
 /* commands */
 int cmd_probe(int argc, const char **argv);

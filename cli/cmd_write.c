@@ -258,19 +258,53 @@ static int render(const struct write_cli *w)
 	return AWR_EXIT_USAGE;
 }
 
-/* nvme, scsi: the device's queue, its block disk guarded and kept for the read-back. */
+/*
+ * nvme, scsi: the device's queue (a partition is refused: a passthrough command
+ * addresses the whole namespace or disk), its block disk claimed like any target
+ * (awr_target_open(), O_EXCL) and kept for the read-back, so that nothing can
+ * mount or claim it while awr writes; with no block disk bound its content is unknown.
+ */
+static int open_passthrough(struct write_cli *w)
+{
+	bool nvme = !strcmp(w->engine, "nvme");
+	char node[128];
+	const char *disk;
+	int ret = awr_queue_open(nvme ? AWR_QUEUE_NVME : AWR_QUEUE_SCSI, w->path, NULL,
+				 nvme && !w->job.qd ? 1 : w->job.qd, AWR_QUEUE_SUBMIT_EACH,
+				 &w->job.queue);
+
+	if (ret) {	/* a partition (-EINVAL), not a device of the kind (-ENODEV), ... */
+		out_error("%s%s", awr_last_error(), ret == -EINVAL ?
+			  ", or --engine sync for a partition" : "");
+		return ret;
+	}
+	disk = awr_device_disk(awr_queue_device(w->job.queue));
+	snprintf(node, sizeof(node), "/dev/%s", disk);
+	if (*disk && !access(node, F_OK)) {
+		w->job.verify_fd = target_open("write", node, O_RDONLY | O_DIRECT, 0, w->force);
+		return w->job.verify_fd < 0 ? w->job.verify_fd : 0;
+	}
+	if (!w->force) {
+		out_error("cannot tell whether %s holds data: no block device is bound to it. "
+			  "Nothing was written. Use --force to write it anyway.", w->path);
+		return -EBUSY;
+	}
+	out_error("warning: cannot tell whether %s holds data (no block device is bound to it): "
+		  "--force given", w->path);
+	return 0;
+}
+
 static int run_passthrough(struct write_cli *w)
 {
-	struct pt_target *t = NULL;
-	int rc;
+	int rc = AWR_EXIT_USAGE;
 
-	if (pt_open(w->engine, w->path, w->job.qd, w->force, &t))
-		return AWR_EXIT_USAGE;
-	w->job.queue = pt_queue(t);
-	w->job.verify_fd = pt_read_fd(t);
-	awr_write_job_run(&w->job, &w->res);
-	rc = render(w);
-	pt_close(t);
+	if (!open_passthrough(w)) {
+		awr_write_job_run(&w->job, &w->res);
+		rc = render(w);
+	}
+	awr_queue_close(w->job.queue);
+	if (w->job.verify_fd >= 0)
+		close(w->job.verify_fd);
 	return rc;
 }
 

@@ -10,6 +10,7 @@
 #include "private.h"
 
 static __thread char last[512];
+static __thread unsigned long nr_failures;
 
 const char *awr_last_error(void)
 {
@@ -19,7 +20,13 @@ const char *awr_last_error(void)
 int awr__vfail(int err, const char *fmt, va_list ap)
 {
 	vsnprintf(last, sizeof(last), fmt, ap);
+	nr_failures++;
 	return err;
+}
+
+unsigned long awr__failures(void)
+{
+	return nr_failures;
 }
 
 int awr__fail(int err, const char *fmt, ...)

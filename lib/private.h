@@ -71,6 +71,8 @@ static inline uint64_t awr_max_u64(uint64_t a, uint64_t b)
  */
 int awr__fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int awr__vfail(int err, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+/* How many sentences this thread set: a caller sees whether a callee said why. */
+unsigned long awr__failures(void);
 
 /* finding.c: the catalogue of findings.def; emit as awr__probe_finding(p, AWR_FIND(key), ...) */
 struct awr__finding_entry {

@@ -200,7 +200,8 @@ int awr__nvme_open(struct awr_queue *q, const char *path)
 	if (ret)
 		return ret;
 	if (n.kind != AWR_NODE_NVME_NS || !n.generic[0])
-		return -ENODEV;
+		return awr__fail(-ENODEV, "%s is not an NVMe namespace (use /dev/ngXnY or "
+				 "/dev/nvmeXnY)", path);
 	awr__strjoin(n.node, sizeof(n.node), "/dev/", n.generic);	/* the char device */
 	h = calloc(1, sizeof(*h));
 	if (!h)

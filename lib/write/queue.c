@@ -58,14 +58,17 @@ static int queue_new(unsigned int depth, unsigned int flags, struct awr_queue **
 int awr_queue_open(enum awr_queue_engine engine, const char *path, struct awr_file *f,
 		   unsigned int depth, unsigned int flags, struct awr_queue **out)
 {
+	static const char *const names[] = { "io_uring", "NVMe passthrough", "SCSI" };
+	unsigned long said = awr__failures();
 	struct awr_queue *q;
 	int ret;
 
 	if (!out || !valid(engine, depth, flags) || (engine != AWR_QUEUE_URING && f))
-		return -EINVAL;
+		return awr__fail(-EINVAL, "no such queue: an engine, a depth within its range "
+				 "and its flags (a file for the uring engine only)");
 	ret = queue_new(depth, flags, &q);
 	if (ret)
-		return ret;
+		return awr__fail(ret, "no memory for a queue of depth %u", depth);
 	q->engine = engine;
 	if (engine == AWR_QUEUE_URING)
 		ret = awr__uring_open(q, path, f, flags);
@@ -75,6 +78,9 @@ int awr_queue_open(enum awr_queue_engine engine, const char *path, struct awr_fi
 		ret = awr__scsi_open(q, path, depth);
 	if (ret) {
 		awr_queue_close(q);
+		if (awr__failures() == said)	/* the engine did not say why */
+			awr__fail(ret, "cannot open %s for the %s engine: %s",
+				  path ? path : "the file", names[engine], strerror(-ret));
 		return ret;
 	}
 	*out = q;

@@ -52,8 +52,9 @@ static int open_sg(const struct awr_devnode *n)
 	char node[80];
 	int fd;
 
-	if (!n->generic[0])
-		return -ENODEV;		/* no sg node: the sg module is not loaded */
+	if (!n->generic[0])		/* no sg node: the sg module is not loaded */
+		return awr__fail(-ENODEV, "%s has no sg node for a queue (use /dev/sgN or "
+				 "/dev/sdX; the sg module must be loaded)", n->node);
 	awr__strjoin(node, sizeof(node), "/dev/", n->generic);
 	fd = open(node, O_RDWR | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
@@ -293,7 +294,8 @@ int awr__scsi_open(struct awr_queue *q, const char *path, unsigned int depth)
 	if (ret)
 		return ret;
 	if (n.kind != AWR_NODE_SCSI)
-		return -ENODEV;
+		return awr__fail(-ENODEV, "%s is not a SCSI device (use /dev/sgN or /dev/sdX)",
+				 path);
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
