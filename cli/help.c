@@ -391,7 +391,7 @@ int cmd_help(int argc, const char **argv)
 		argv++;
 		argc--;
 	}
-	if (argc < 2) {
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-?")) {
 		help_usage(stdout);
 		return AWR_EXIT_OK;
 	}

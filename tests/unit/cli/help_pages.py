@@ -93,6 +93,8 @@ for line in run('help').splitlines():
     if m:
         commands[m.group(1)] = m.group(2)
 check(len(commands) >= 17, 'awr help lists %d commands with their purposes' % len(commands))
+check(run('help', '--help') == run('help') == run('--help'),
+      'awr help --help, awr help and awr --help list the commands')
 check(set(commands) == set(run('help', '--complete').split()),
       'awr help and awr help --complete name the same commands')
 overview = roff_text(open(os.path.join(mandir, 'awr.1'), encoding='utf-8').read())
