@@ -305,7 +305,7 @@ engine_cases() {
 }
 
 # awr qualify --quick on the raw device: every check relayed as a case, the
-# verdict must be PASS; on a one-block atomic unit it must say so plainly.
+# verdict must be PASS with the scope hardware; on a one-block atomic unit it must say so plainly.
 qualify_case() {
 	g=$1 disk=$2
 	$AWR qualify --quick --force "/dev/$disk" >/tmp/qualify.out 2>&1
@@ -323,7 +323,11 @@ qualify_case() {
 	verdict=$(grep '^verdict:' /tmp/qualify.out)
 	say "INFO qualify $g dev=$disk exit=$rc $verdict"
 	case "$rc:$verdict" in
-	"0:verdict: PASS"*) say "PASS $g.$disk.qualify" ;;
+	# the verdict's scope: the device writes atomically itself (not a filesystem's software path)
+	"0:verdict: PASS"*) if grep -q '^scope: atomic writes by the device itself' /tmp/qualify.out
+		then say "PASS $g.$disk.qualify: scope hardware"
+		else say "FAIL $g.$disk.qualify: PASS, scope not hardware: $(grep '^scope:' /tmp/qualify.out)"
+		fi ;;
 	"1:verdict: FAIL ("*" 1 failed,"*) [ "$(cat /tmp/pin_tore 2>/dev/null)" = 1 ] &&
 		say "PASS $g.$disk.qualify: FAIL from short_pin alone, a tear this guest saw on the device" ;;
 	*) say "FAIL $g.$disk.qualify: exit $rc, $(echo "${verdict:-no verdict line}"; tail -n 3 /tmp/qualify.out)" ;;
