@@ -126,13 +126,6 @@ static const struct field hw_fields[] = {
 };
 #undef L
 
-static int derive_at(const struct awr_device *d, uint32_t kernel, struct awr_device_limits *l)
-{
-	if (awr_device_type(d) == AWR_DEVICE_NVME)
-		return awr_nvme_derive(awr_device_nvme(d), kernel, awr_device_caps(d), l);
-	return awr_scsi_derive(awr_device_scsi(d), kernel, awr_device_caps(d), l);
-}
-
 /*
  * NVMe: what kernels that use AWUPF (6.18) derive in @with; when the answer rests on AWUPF (no
  * NAWUPF, NABO 0), what kernels that ignore it (7.0, "nvme: stop using AWUPF") derive in
@@ -143,10 +136,10 @@ static bool awupf_answers(const struct awr_device *d, struct awr_device_limits *
 {
 	const struct awr_nvme_id *n = awr_device_nvme(d);
 
-	derive_at(d, AWR_KERNEL(6, 18, 0), with);
+	awr_device_derive_at(d, AWR_KERNEL(6, 18, 0), with);
 	if (!n->have_ns || ((n->nsfeat & 2) && n->nawupf) || n->nabo)
 		return false;
-	derive_at(d, AWR_KERNEL(7, 0, 0), without);
+	awr_device_derive_at(d, AWR_KERNEL(7, 0, 0), without);
 	return true;
 }
 
@@ -383,7 +376,7 @@ static void by_kernel(const struct awr_device *d)
 
 		print_limits(r, x);
 	}
-	if (run && k != run && !derive_at(d, run, &l)) {
+	if (run && k != run && !awr_device_derive_at(d, run, &l)) {
 		snprintf(label, sizeof(label), "here %s", awr_kernel_format(run, w, sizeof(w)));
 		print_limits(label, &l);
 	}

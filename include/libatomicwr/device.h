@@ -317,6 +317,20 @@ const struct awr_scsi_id *awr_device_scsi(const struct awr_device *d);
 const struct awr_device_limits *awr_device_derived(const struct awr_device *d);
 
 /**
+ * awr_device_derive_at() - what another kernel release derives from the view's data
+ * @d:		the view
+ * @kernel:	AWR_KERNEL() of the release, 0 for the running one
+ * @out:	the limits
+ *
+ * awr_nvme_derive() or awr_scsi_derive() of the view's identify or VPD data
+ * with awr_device_caps(): the view itself is left as it is.
+ *
+ * Return: 0, or the negative errno of that derivation.
+ */
+int awr_device_derive_at(const struct awr_device *d, uint32_t kernel,
+			 struct awr_device_limits *out);
+
+/**
  * awr_device_caps() - the block layer caps' inputs used
  * @d:	the view
  *

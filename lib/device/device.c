@@ -165,6 +165,14 @@ int awr_device_from_scsi(const struct awr_scsi_id *id, const struct awr_queue_ca
 	return device_from(AWR_DEVICE_SCSI, id, sizeof(*id), caps, out);
 }
 
+int awr_device_derive_at(const struct awr_device *d, uint32_t kernel,
+			 struct awr_device_limits *out)
+{
+	if (d->type == AWR_DEVICE_NVME)
+		return awr_nvme_derive(&d->nvme, kernel, &d->caps, out);
+	return awr_scsi_derive(&d->scsi, kernel, &d->caps, out);
+}
+
 const char *awr_device_model(const struct awr_device *d)
 {
 	return d->type == AWR_DEVICE_NVME ? d->nvme.mn : d->scsi_model;

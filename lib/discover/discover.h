@@ -34,6 +34,8 @@ uint64_t awr__align_base(uint64_t physical, uint64_t ag_size);
 void awr__sysfs_part_check(struct awr_sysfs_view *y, uint32_t hw_unit_min);
 /* sysfs.c: queue/write_cache and queue/fua of the queue a device's writes go to */
 void awr__sysfs_disk_cache(const char *name, enum awr_write_cache *wc, enum awr_fua *fua);
+/* sysfs.c: the queue limits of the disk at sysfs directory @disk (stack legs read them too) */
+void awr__sysfs_read_queue(const char *disk, struct awr_sysfs_view *out);
 
 /* findings.c: a finding of the catalogue, awr__probe_finding(p, AWR_FIND(key), args...) */
 void awr__probe_finding(struct awr_probe *p, enum awr__finding_key key, const char *fmt, ...)

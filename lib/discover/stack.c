@@ -53,7 +53,8 @@
  */
 static void read_leg(const char *dir, const char *name, struct awr_stack_leg *leg)
 {
-	char q[PATH_MAX + 8], disk[PATH_MAX], *slash;
+	char disk[PATH_MAX], *slash;
+	struct awr_sysfs_view q;
 	uint64_t v;
 
 	memset(leg, 0, sizeof(*leg));
@@ -64,13 +65,13 @@ static void read_leg(const char *dir, const char *name, struct awr_stack_leg *le
 		if (!awr__sysfs_read_u64(dir, "start", &v))
 			leg->start = v * 512;
 	}
-	awr__pathf(q, sizeof(q), "%s/queue", disk);
-	leg->has_atomic_attrs = !awr__sysfs_read_u64(q, "atomic_write_max_bytes", &v);
-	leg->unit_min = awr__sysfs_read_u32(q, "atomic_write_unit_min_bytes");
-	leg->unit_max = awr__sysfs_read_u32(q, "atomic_write_unit_max_bytes");
-	leg->max_bytes = awr__sysfs_read_u32(q, "atomic_write_max_bytes");
-	leg->boundary = awr__sysfs_read_u32(q, "atomic_write_boundary_bytes");
-	leg->logical_block_size = awr__sysfs_read_u32(q, "logical_block_size");
+	awr__sysfs_read_queue(disk, &q);
+	leg->has_atomic_attrs = q.has_atomic_attrs;
+	leg->unit_min = q.unit_min;
+	leg->unit_max = q.unit_max;
+	leg->max_bytes = q.max_bytes;
+	leg->boundary = q.boundary;
+	leg->logical_block_size = q.logical_block_size;
 }
 
 static int cmp_names(const void *a, const void *b)

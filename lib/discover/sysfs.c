@@ -54,7 +54,7 @@ void awr__sysfs_disk_cache(const char *name, enum awr_write_cache *wc, enum awr_
 	read_cache(q, wc, fua);
 }
 
-static void read_queue(const char *disk, struct awr_sysfs_view *out)
+void awr__sysfs_read_queue(const char *disk, struct awr_sysfs_view *out)
 {
 	char q[PATH_MAX + 8];
 	uint64_t v;
@@ -113,7 +113,7 @@ int awr_sysfs_lookup(unsigned int major, unsigned int minor, struct awr_sysfs_vi
 		copy_name(out->partition, sizeof(out->partition), real);
 	}
 	copy_name(out->disk, sizeof(out->disk), disk);
-	read_queue(disk, out);
+	awr__sysfs_read_queue(disk, out);
 	if (is_part)
 		read_partition(real, out);
 	else

@@ -15,8 +15,8 @@ mutant durable-fua-inverted "queue/fua 0 read as FUA and 1 as none" \
 
 mutant durable-part-own-queue "a partition's queue read from its own directory (it has none)" \
 	"write_cache" lib/discover/sysfs.c \
-	$'\tread_queue(disk, out);' \
-	$'\tread_queue(real, out);'
+	$'\tawr__sysfs_read_queue(disk, out);' \
+	$'\tawr__sysfs_read_queue(real, out);'
 
 mutant durable-no-findings "the probe says nothing of the write cache" \
 	"write_cache" lib/discover/findings.c \

@@ -173,15 +173,6 @@ static bool ignores_awupf(void)
 	return !uname(&u) && sscanf(u.release, "%u.", &major) == 1 && major >= 7;
 }
 
-/* What kernel @k derives from the view's data (the AWUPF rule changes at 7.0). */
-static void derive_at(const struct awr_device *d, uint32_t k, struct awr_device_limits *l)
-{
-	if (awr_device_type(d) == AWR_DEVICE_NVME)
-		awr_nvme_derive(awr_device_nvme(d), k, awr_device_caps(d), l);
-	else
-		awr_scsi_derive(awr_device_scsi(d), k, awr_device_caps(d), l);
-}
-
 static bool same_limits(const struct awr_device_limits *a, const struct awr_device_limits *b)
 {
 	return a->unit_min == b->unit_min && a->unit_max == b->unit_max &&
@@ -200,8 +191,8 @@ static void derived_vs_sysfs(const char *name, const char *blk)
 		     strerror(ret ? -ret : ENODEV));
 		goto out;
 	}
-	derive_at(d, AWR_KERNEL(6, 18, 0), &with);
-	derive_at(d, AWR_KERNEL(7, 0, 0), &without);
+	awr_device_derive_at(d, AWR_KERNEL(6, 18, 0), &with);
+	awr_device_derive_at(d, AWR_KERNEL(7, 0, 0), &without);
 	if (same_limits(&with, &without))
 		alt = NULL;	/* one interpretation: the answer does not rest on AWUPF */
 	/*
@@ -323,7 +314,7 @@ static void probe_view(const char *name, const char *path, enum awr_device_type 
 		}
 	}
 	if (d)
-		derive_at(d, AWR_KERNEL(6, 18, 0), &l);
+		awr_device_derive_at(d, AWR_KERNEL(6, 18, 0), &l);
 	if (!d || awr_device_type(d) != type)
 		FAIL(name, "no %s device view for %s", type == AWR_DEVICE_NVME ? "NVMe" : "SCSI",
 		     path);

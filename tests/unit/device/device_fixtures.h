@@ -18,14 +18,11 @@
 	T_EXPECT_EQ((l)->boundary, bnd, what " boundary");			\
 } while (0)
 
-/* What kernel @k derives from a view's data, into @l. */
+/* What kernel @k derives from a view's data, into @l (awr_device_derive_at()). */
 static inline const struct awr_device_limits *derive_at(const struct awr_device *d, uint32_t k,
 							struct awr_device_limits *l)
 {
-	if (awr_device_type(d) == AWR_DEVICE_NVME)
-		awr_nvme_derive(awr_device_nvme(d), k, awr_device_caps(d), l);
-	else
-		awr_scsi_derive(awr_device_scsi(d), k, awr_device_caps(d), l);
+	awr_device_derive_at(d, k, l);
 	return l;
 }
 
