@@ -54,6 +54,7 @@ static const struct field sums[] = {
 static void render(const char *file, const struct awr_preload_stats *s, const struct sums *n)
 {
 	struct json_object *o;
+	char ps[32];
 
 	if (out_mode == OUT_JSON) {
 		o = json_object_new_object();
@@ -64,9 +65,9 @@ static void render(const char *file, const struct awr_preload_stats *s, const st
 		out_print_json(o);
 		return;
 	}
-	printf("%s: pid %" PRIu64 ", %" PRIu64 "-byte pages: %" PRIu64 " page writes made atomic, %"
-	       PRIu64 " writes to named files left as they were, %" PRIu64 " refused\n", file,
-	       s->pid, s->page_size, n->atomic, n->plain, s->refused);
+	printf("%s: pid %" PRIu64 ", %s pages: %" PRIu64 " page writes made atomic, %" PRIu64
+	       " writes to named files left as they were, %" PRIu64 " refused\n", file, s->pid,
+	       out_size(s->page_size, ps, sizeof(ps)), n->atomic, n->plain, s->refused);
 	fld_print(counters, s, 18, 12);
 }
 

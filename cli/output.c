@@ -546,7 +546,12 @@ struct json_object *out_verdict_json(const struct awr_verdict *v)
 	return fld_json(verdict_fields, v);
 }
 
+/* Sizes for people: "16 KiB", "11.9 MiB" (the platform's awr__human_bytes); 0 is "0" */
 const char *out_size(uint64_t bytes, char *buf, size_t len)
 {
-	return awr_format_size(bytes, buf, len);
+	if (!bytes) {
+		snprintf(buf, len, "0");
+		return buf;
+	}
+	return awr__human_bytes(bytes, buf, len);
 }

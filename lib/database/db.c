@@ -221,6 +221,7 @@ static void judge_extents(struct awr_db_file *f, int fd, const struct awr_fs_vie
 {
 	struct awr_extent_report *er = NULL;
 	uint64_t shared = 0, moved = 0;
+	char a[32], b[32];
 	int ret = awr_extents_read(fd, f->page_size, &er);
 
 	if (ret) {
@@ -246,12 +247,13 @@ static void judge_extents(struct awr_db_file *f, int fd, const struct awr_fs_vie
 		f->page_size, NULL, 0);
 	if (er->aligned_bytes < er->total_bytes)
 		reason(f, AWR_FIND(db_extents_misaligned),
-		       er->total_bytes - er->aligned_bytes, er->total_bytes, f->page_size,
+		       awr__human_bytes(er->total_bytes - er->aligned_bytes, a, sizeof(a)),
+		       awr__human_bytes(er->total_bytes, b, sizeof(b)), f->page_size,
 		       er->nr_misaligned ? er->misaligned[0].offset : 0);
 	if (shared)
-		reason(f, AWR_FIND(db_extents_shared), shared);
+		reason(f, AWR_FIND(db_extents_shared), awr__human_bytes(shared, a, sizeof(a)));
 	if (moved)
-		reason(f, AWR_FIND(db_extents_moved), moved);
+		reason(f, AWR_FIND(db_extents_moved), awr__human_bytes(moved, a, sizeof(a)));
 	awr_extent_report_free(er);
 }
 

@@ -50,6 +50,9 @@ const char *awr__fs_atomic_kernel(void)
 	       "reflink also by copy-on-write";
 }
 
+/* "16 KiB", "1.5 MiB": a size in the sentences, one buffer of @b per use in a call */
+#define SZ(v, b) awr__human_bytes((v), (b), sizeof(b))
+
 static const char *dev_name(const struct awr_sysfs_view *y)
 {
 	return y->partition[0] ? y->partition : y->disk;
@@ -152,21 +155,25 @@ static void explain_file(struct awr_probe *p)
 	const struct awr_statx_view *s = &p->statx;
 	const struct awr_sysfs_view *y = p->have_sysfs ? &p->sysfs : NULL;
 	uint32_t hw = y ? y->unit_max : 0;
+	char a[32], b[32];
 
 	if (!s->unit_max_opt && !hw) {
-		awr__probe_finding(p, AWR_FIND(software_path_only), s->unit_min, s->unit_max);
+		awr__probe_finding(p, AWR_FIND(software_path_only), SZ(s->unit_min, a),
+				   SZ(s->unit_max, b));
 		return;
 	}
 	if (s->unit_max_opt && s->unit_max_opt < s->unit_max)
-		awr__probe_finding(p, AWR_FIND(hardware_path_limit), s->unit_max_opt, s->unit_max);
+		awr__probe_finding(p, AWR_FIND(hardware_path_limit), SZ(s->unit_max_opt, a),
+				   SZ(s->unit_max, b));
 	else if (!s->unit_max_opt && hw && s->unit_max > hw)
-		awr__probe_finding(p, AWR_FIND(above_device_limit), s->unit_max, hw);
+		awr__probe_finding(p, AWR_FIND(above_device_limit), SZ(s->unit_max, a), SZ(hw, b));
 }
 
 static void explain_block(struct awr_probe *p)
 {
 	const struct awr_statx_view *s = &p->statx;
 	const struct awr_sysfs_view *y = &p->sysfs;
+	char a[32], b[32];
 
 	if (!p->have_sysfs)
 		return;
@@ -174,10 +181,10 @@ static void explain_block(struct awr_probe *p)
 		awr__probe_finding(p, AWR_FIND(statx_sysfs_mismatch), s->unit_min, s->unit_max,
 				   y->disk, y->unit_min, y->unit_max);
 	if (y->max_bytes > y->unit_max)
-		awr__probe_finding(p, AWR_FIND(max_bytes_above_unit_max), y->max_bytes,
-				   y->unit_max);
+		awr__probe_finding(p, AWR_FIND(max_bytes_above_unit_max), SZ(y->max_bytes, a),
+				   SZ(y->unit_max, b));
 	if (y->boundary)
-		awr__probe_finding(p, AWR_FIND(boundary), y->boundary);
+		awr__probe_finding(p, AWR_FIND(boundary), SZ(y->boundary, a));
 }
 
 void awr__derive_effective(struct awr_probe *p)

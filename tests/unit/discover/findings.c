@@ -81,7 +81,7 @@ int main(void)
 	p = make(S_IFREG, true, 4096, 1048576, 65536);
 	with_sysfs(p, "nvme0n1", "", 4096, 65536, 65536, 0, true);
 	awr__derive_effective(p);
-	EXPECT_FINDING(p, "hardware_path_limit", "up to 65536 bytes may take the hardware path");
+	EXPECT_FINDING(p, "hardware_path_limit", "up to 64 KiB may take the hardware path");
 	T_EXPECT(!find(p, "software_path_only"), "no software-only finding");
 	free(p);
 
@@ -109,8 +109,9 @@ int main(void)
 	T_EXPECT_EQ(p->effective.max_bytes, 131072, "max_bytes from sysfs");
 	T_EXPECT_EQ(p->effective.boundary, 131072, "boundary from sysfs");
 	T_EXPECT_EQ(p->effective.dev_size, 1ULL << 30, "device size");
-	EXPECT_FINDING(p, "max_bytes_above_unit_max", "up to 131072 bytes");
-	EXPECT_FINDING(p, "boundary", "multiple of 131072");
+	EXPECT_FINDING(p, "max_bytes_above_unit_max",
+		       "up to 128 KiB, but one write may be at most 64 KiB");
+	EXPECT_FINDING(p, "boundary", "multiple of 128 KiB");
 	T_EXPECT(!find(p, "statx_sysfs_mismatch"), "no mismatch");
 	free(p);
 
