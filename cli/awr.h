@@ -160,7 +160,6 @@ void device_identity_print(const struct awr_device *d);
 struct json_object *stack_json(const struct awr_stack_view *s);
 void stack_print(const struct awr_stack_view *s);
 
-
 /* commands */
 int cmd_probe(int argc, const char **argv);
 int cmd_check(int argc, const char **argv);

@@ -71,7 +71,7 @@ int awr_pages_open(const char *path, uint32_t page_size, unsigned int flags,
  * @n:		number of pages
  *
  * Return: 0 when every page is durable; else the first error, with each
- * page's @status set (0 or -errno).
+ * page's @status set (0 or -errno) and awr_last_error() naming the batch.
  */
 int awr_pages_write(struct awr_pages *s, struct awr_page *pages, unsigned int n);
 

@@ -516,16 +516,20 @@ int awr_pages_write(struct awr_pages *s, struct awr_page *pages, unsigned int n)
 	int ret;
 
 	if (!s || (!pages && n))
-		return -EINVAL;
+		return awr__fail(-EINVAL, "no store, or no pages to write");
 	for (unsigned int i = 0; i < n; i++) {
 		if (!pages[i].buf || pages[i].page_no > UINT64_MAX / s->page_size - 1)
-			return -EINVAL;
+			return awr__fail(-EINVAL, "page %u of the batch has no buffer or a page "
+					 "number past the largest offset", i);
 	}
 	if (!n)
 		return 0;
 	pthread_mutex_lock(&s->lock);
 	ret = awr__pages_write_locked(s, pages, n);
 	pthread_mutex_unlock(&s->lock);
+	if (ret)
+		awr__fail(ret, "a batch of %u pages in %s mode failed: %s (each page's status "
+			  "says which)", n, awr_pages_mode_name(s->mode), strerror(-ret));
 	return ret;
 }
 
