@@ -63,8 +63,8 @@ mutant nvme-swap-probe "probe: the AWUPF-less derivation taken as primary agains
 
 mutant nvme-swap-finding "nvme_awupf_ignored names the two derivations the other way round" \
 	"nvme_derive" lib/device/derive_nvme.c \
-	'id->awupf, d->alt.unit_min, d->alt.unit_max, d->derived.unit_min, d->derived.unit_max);' \
-	'id->awupf, d->derived.unit_min, d->derived.unit_max, d->alt.unit_min, d->alt.unit_max);'
+	$'id->awupf, d->alt.unit_min,\n\t\t\t d->alt.unit_max, d->derived.unit_min, d->derived.unit_max);' \
+	$'id->awupf, d->derived.unit_min,\n\t\t\t d->derived.unit_max, d->alt.unit_min, d->alt.unit_max);'
 
 mutant nvme-swap-device "the device view derives primary and AWUPF-less the other way round" \
 	"nvme_derive cli_decode" lib/device/device.c \

@@ -83,7 +83,8 @@ static int check_shape(const struct awr_write_plan *w, struct awr_verdict *v)
 
 	if (segs > 1)
 		return verdict(v, AWR_RULE_SEGMENTS,
-			       "%u iovecs given, but an atomic write takes exactly one buffer", segs);
+			       "%u iovecs given, but an atomic write takes exactly one buffer",
+			       segs);
 	if (!awr_is_pow2(w->length))
 		return verdict(v, AWR_RULE_NOT_POWER_OF_TWO,
 			       "length %" PRIu64 " is not a power of two", w->length);
@@ -118,15 +119,18 @@ static int check_placement(const struct awr_limits *l, const struct awr_write_pl
 
 	if (l->boundary && w->offset / l->boundary != (end - 1) / l->boundary)
 		return verdict(v, AWR_RULE_CROSSES_BOUNDARY,
-			       "the write %" PRIu64 "..%" PRIu64 " crosses the atomic boundary at %" PRIu64,
+			       "the write %" PRIu64 "..%" PRIu64
+			       " crosses the atomic boundary at %" PRIu64,
 			       w->offset, end, (w->offset / l->boundary + 1) * l->boundary);
 	if (w->buf && l->mem_align && ((uintptr_t)w->buf % l->mem_align))
 		return verdict(v, AWR_RULE_BUFFER_ALIGNMENT,
-			       "the buffer address is not a multiple of the direct I/O memory alignment %" PRIu32,
+			       "the buffer address is not a multiple of the direct I/O memory "
+			       "alignment %" PRIu32,
 			       l->mem_align);
 	if (l->dev_size && end > l->dev_size)
 		return verdict(v, AWR_RULE_PAST_END,
-			       "the write ends at %" PRIu64 ", past the end of the device (%" PRIu64 " bytes)",
+			       "the write ends at %" PRIu64 ", past the end of the device (%" PRIu64
+			       " bytes)",
 			       end, l->dev_size);
 	return 0;
 }
@@ -149,7 +153,9 @@ static int check_open_time_direct(const struct awr_write_plan *w, uint32_t asked
 	if (awr_kernel_has(kernel, AWR_KRULE_DIRECT_PER_WRITE))
 		return 0;
 	return verdict(v, AWR_RULE_NOT_DIRECT,
-		       "kernel %s decides O_DIRECT at open time: opened without it, every atomic write is refused first; opened with it and cleared by fcntl, writes go buffered, not atomic",
+		       "kernel %s decides O_DIRECT at open time: opened without it, every atomic "
+		       "write is refused first; opened with it and cleared by fcntl, writes go "
+		       "buffered, not atomic",
 		       awr_kernel_format(kernel, kv, sizeof(kv)));
 }
 
@@ -164,15 +170,18 @@ static int check_block_device(const struct awr_limits *l, const struct awr_write
 	*done = false;
 	if (l->flags & AWR_LIMITS_READ_ONLY)
 		return verdict(v, AWR_RULE_READ_ONLY,
-			       "the block device is read-only: the kernel refuses every write with EPERM before any atomic check");
+			       "the block device is read-only: the kernel refuses every write with "
+			       "EPERM before any atomic check");
 	if (!w->length) {
 		*done = true;
 		return verdict(v, AWR_RULE_OK,
-			       "a zero-length atomic write to a block device returns 0 and writes nothing");
+			       "a zero-length atomic write to a block device returns 0 and writes "
+			       "nothing");
 	}
 	if (l->dev_size && w->offset >= l->dev_size)
 		return verdict(v, AWR_RULE_BEYOND_END,
-			       "offset %" PRIu64 " is at or past the end of the device (%" PRIu64 " bytes)",
+			       "offset %" PRIu64 " is at or past the end of the device (%" PRIu64
+			       " bytes)",
 			       w->offset, l->dev_size);
 	return 0;
 }
@@ -195,7 +204,8 @@ static int check_all(const struct awr_limits *l, const struct awr_write_plan *w,
 		return ret;
 	if (w->offset > (uint64_t)INT64_MAX || w->length > (uint64_t)INT64_MAX - w->offset)
 		return verdict(v, AWR_RULE_OFFSET_RANGE,
-			       "offset %" PRIu64 " plus length %" PRIu64 " is beyond the largest file offset",
+			       "offset %" PRIu64 " plus length %" PRIu64 " is beyond the largest "
+									 "file offset",
 			       w->offset, w->length);
 	if (!l->supported)
 		return verdict(v, AWR_RULE_UNSUPPORTED,

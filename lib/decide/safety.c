@@ -61,7 +61,8 @@ static bool same_or_child(const char *disk, dev_t dev)
 
 	if (!sysfs_dev_path(dev, real))
 		return false;
-	return !strncmp(real, disk, n) && (real[n] == '\0' || (real[n] == '/' && !strchr(real + n + 1, '/')));
+	return !strncmp(real, disk, n) &&
+	       (real[n] == '\0' || (real[n] == '/' && !strchr(real + n + 1, '/')));
 }
 
 struct mount_check {
@@ -133,7 +134,8 @@ static void check_signatures(int fd, struct awr_safety *s)
 	rc = blkid_do_safeprobe(pr);
 	if (rc == 0) {
 		if (!blkid_probe_lookup_value(pr, "TYPE", &val, NULL))
-			add_detail(s, AWR_UNSAFE_SIGNATURE, "holds a filesystem or volume signature: %.32s", val);
+			add_detail(s, AWR_UNSAFE_SIGNATURE, "holds a filesystem or volume "
+							    "signature: %.32s", val);
 		if (!blkid_probe_lookup_value(pr, "PTTYPE", &val, NULL))
 			add_detail(s, AWR_UNSAFE_PTABLE, "holds a partition table: %.32s", val);
 	} else if (rc == -2) {
@@ -148,7 +150,7 @@ static void check_signatures(int fd, struct awr_safety *s)
 /* Does loop device @name (loopN) use the file dev/ino as its backing file? */
 static bool loop_backs(const char *name, const struct stat *st)
 {
-	struct loop_info64 info = { 0 };	/* valgrind does not know that LOOP_GET_STATUS64 fills it */
+	struct loop_info64 info = {0}; /* valgrind does not know that LOOP_GET_STATUS64 fills it */
 	char node[64], file[PATH_MAX + 16], path[PATH_MAX];
 	struct stat bst;
 	bool hit = false;
@@ -270,7 +272,8 @@ static const char *type_name(mode_t m)
 }
 
 /* Open once; block devices exclusively. A symlink is followed only to a block device. */
-static int open_once(const char *path, int oflags, unsigned int flags, bool *created, struct awr_safety *s)
+static int open_once(const char *path, int oflags, unsigned int flags, bool *created,
+		     struct awr_safety *s)
 {
 	int base = oflags | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW | O_NONBLOCK;
 	char real[PATH_MAX];
@@ -291,7 +294,8 @@ static int open_once(const char *path, int oflags, unsigned int flags, bool *cre
 	}
 	if (fd < 0 && errno == ELOOP && realpath(path, real) && !stat(real, &st)) {
 		if (!S_ISBLK(st.st_mode)) {
-			add_detail(s, AWR_UNSAFE_SYMLINK, "is a symbolic link to %s (%.200s): give the real path",
+			add_detail(s, AWR_UNSAFE_SYMLINK, "is a symbolic link to %s (%.200s): give "
+							  "the real path",
 				   type_name(st.st_mode), real);
 			errno = ELOOP;
 			return -1;
@@ -299,7 +303,8 @@ static int open_once(const char *path, int oflags, unsigned int flags, bool *cre
 		fd = open(real, base | O_EXCL);	/* /dev/disk/by-id/... to a block device */
 	}
 	if (fd < 0 && errno == EBUSY && (flags & AWR_TARGET_FORCE)) {
-		add_detail(s, AWR_UNSAFE_BUSY, "is claimed by another user (mounted, held or opened exclusively)");
+		add_detail(s, AWR_UNSAFE_BUSY, "is claimed by another user (mounted, held or "
+					       "opened exclusively)");
 		fd = open(path, base);
 	}
 	return fd;
@@ -351,9 +356,10 @@ int awr_target_open(const char *path, int oflags, unsigned int flags, struct awr
 			if (!stat(path, &st) && S_ISBLK(st.st_mode))
 				examine_claims(&st, s);
 			if (!s->reasons)
-				add_detail(s, AWR_UNSAFE_BUSY, "is opened exclusively by another program");
-		} else if ((err == -ENXIO || err == -EISDIR || err == -ENODEV) && !stat(path, &st) &&
-			   !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+				add_detail(s, AWR_UNSAFE_BUSY, "is opened exclusively by another "
+							       "program");
+		} else if ((err == -ENXIO || err == -EISDIR || err == -ENODEV) &&
+			   !stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
 			add_detail(s, AWR_UNSAFE_TYPE, "is %s", type_name(st.st_mode));
 			err = -EINVAL;
 		}

@@ -124,8 +124,8 @@ void awr__blk_findings(struct awr_device *d, const struct awr_device_limits *l, 
 	why = awr__blk_finish(&tmp, &(struct awr_queue_caps){ .chunk_bytes = d->chunk_bytes },
 			      lbs, d->kernel);
 	if (why) {
-		awr__dev_finding(d, AWR_FIND(block_layer_rejects),
-				 why, l->hw_unit_min, l->hw_unit_max, l->hw_max, l->hw_boundary, d->chunk_bytes);
+		awr__dev_finding(d, AWR_FIND(block_layer_rejects), why, l->hw_unit_min,
+				 l->hw_unit_max, l->hw_max, l->hw_boundary, d->chunk_bytes);
 		return;
 	}
 	if (!l->capped) {

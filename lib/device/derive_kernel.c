@@ -26,7 +26,8 @@ static int derive_for(const struct awr_device *d, uint32_t kernel, struct awr_de
 	}
 	if (d->type == AWR_DEVICE_NVME)
 		return awr_nvme_derive(&d->nvme, kernel, &d->caps, out);
-	/* the running kernel holds no Block Limits page of the disk: sd sets nothing (device_io.c) */
+	/* the running kernel holds no Block Limits page of the disk: sd sets nothing
+	 * (device_io.c) */
 	if (d->scsi_kernel_no_vpd && kernel == awr_kernel_running()) {
 		memset(out, 0, sizeof(*out));
 		return 0;
@@ -52,7 +53,8 @@ static void range_label(char *buf, size_t len, uint32_t first, uint32_t last)
 	else if (first / 1000 == last / 1000)
 		snprintf(buf, len, "%s", a);
 	else
-		snprintf(buf, len, "%s-%s", a, awr_kernel_format(last - AWR_KERNEL_PATCH(last), b, sizeof(b)));
+		snprintf(buf, len, "%s-%s", a,
+			 awr_kernel_format(last - AWR_KERNEL_PATCH(last), b, sizeof(b)));
 }
 
 /* Ranges whose answer differs from d->kder; neighbours with one answer are merged. */
@@ -98,9 +100,11 @@ static const char *describe(const struct awr_device *d, const struct awr_device_
 		snprintf(buf, len, "atomic writes are off");
 	else if (l->unit_max == lbs && l->unit_min == lbs)
 		snprintf(buf, len, "this %s writes one block (%s) atomically",
-			 d->type == AWR_DEVICE_NVME ? "namespace" : "device", awr_format_size(lbs, a, sizeof(a)));
+			 d->type == AWR_DEVICE_NVME ? "namespace" : "device",
+			 awr_format_size(lbs, a, sizeof(a)));
 	else
-		snprintf(buf, len, "atomic writes are %s..%s", awr_format_size(l->unit_min, a, sizeof(a)),
+		snprintf(buf, len, "atomic writes are %s..%s",
+			 awr_format_size(l->unit_min, a, sizeof(a)),
 			 awr_format_size(l->unit_max, b, sizeof(b)));
 	return buf;
 }
@@ -127,11 +131,15 @@ static void reason(const struct awr_device *d, uint32_t first, char *buf, size_t
 	if (first == AWR_KERNEL(7, 0, 0))
 		snprintf(buf, len, "AWUPF is ignored");
 	else if (first == AWR_KERNEL(6, 15, 0) && d->mpath_head)
-		snprintf(buf, len, "the multipath head node stacks its paths' limits (also 6.14.10)");
+		snprintf(buf, len,
+			 "the multipath head node stacks its paths' limits (also 6.14.10)");
 	else if (first == AWR_KERNEL(6, 17, 0))
-		snprintf(buf, len, "chunk_sectors (%s) is smaller than the device maximum (%s): rule %s, from %s",
+		snprintf(buf, len,
+			 "chunk_sectors (%s) is smaller than the device maximum (%s): "
+			 "rule %s, from %s",
 			 awr_format_size(d->chunk_bytes, c, sizeof(c)),
-			 awr_format_size(d->kder.hw_max ? d->kder.hw_max : d->derived.hw_max, m, sizeof(m)),
+			 awr_format_size(d->kder.hw_max ? d->kder.hw_max : d->derived.hw_max, m,
+					 sizeof(m)),
 			 awr_kernel_rule_name(AWR_KRULE_CHUNK_LIMIT),
 			 awr_kernel_rule_since(AWR_KRULE_CHUNK_LIMIT, since, sizeof(since)));
 	else if (first == AWR_KERNEL(6, 18, 0))

@@ -129,8 +129,8 @@ static void normal_vs_power_fail(struct awr_device *d, const struct awr_nvme_id 
 	bool ns = id->have_ns && (id->nsfeat & NSFEAT_NSABP);
 
 	if (id->have_ctrl && id->awun != 0xffff && id->awun > id->awupf)
-		awr__dev_finding(d, AWR_FIND(nvme_awun_above_awupf),
-				 id->awun, id->awupf, id->awun + 1, id->awupf + 1, (id->awupf + 1) * bs);
+		awr__dev_finding(d, AWR_FIND(nvme_awun_above_awupf), id->awun, id->awupf,
+				 id->awun + 1, id->awupf + 1, (id->awupf + 1) * bs);
 	if (ns && id->nawun > id->nawupf)
 		awr__dev_finding(d, AWR_FIND(nvme_nawun_above_nawupf),
 				 id->nawun, id->nawupf, id->nawupf + 1, (id->nawupf + 1) * bs);
@@ -182,8 +182,8 @@ static void awupf_interpretations(struct awr_device *d)
 
 	if (!d->have_alt || d->alt.unit_max == d->derived.unit_max)
 		return;
-	awr__dev_finding(d, AWR_FIND(nvme_awupf_ignored),
-			 id->awupf, d->alt.unit_min, d->alt.unit_max, d->derived.unit_min, d->derived.unit_max);
+	awr__dev_finding(d, AWR_FIND(nvme_awupf_ignored), id->awupf, d->alt.unit_min,
+			 d->alt.unit_max, d->derived.unit_min, d->derived.unit_max);
 }
 
 void awr__nvme_findings(struct awr_device *d)

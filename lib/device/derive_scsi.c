@@ -108,7 +108,8 @@ static void vpd_findings(struct awr_device *d, const struct awr_scsi_id *id)
 	if (id->max_atomic_transfer_length_with_boundary &&
 	    id->max_atomic_boundary_size > id->max_atomic_transfer_length_with_boundary)
 		awr__dev_finding(d, AWR_FIND(scsi_spec_boundary_above_max),
-				 id->max_atomic_boundary_size, id->max_atomic_transfer_length_with_boundary);
+				 id->max_atomic_boundary_size,
+				 id->max_atomic_transfer_length_with_boundary);
 	if (id->atomic_granularity > 1 && !awr_is_pow2(id->atomic_granularity))
 		awr__dev_finding(d, AWR_FIND(scsi_granularity_not_pow2),
 				 id->atomic_granularity);
@@ -131,7 +132,8 @@ static void sd_findings(struct awr_device *d, const struct awr_scsi_id *id)
 		awr__dev_finding(d, AWR_FIND(scsi_no_atomic));
 	if (!s.off && s.boundary_mode)
 		awr__dev_finding(d, AWR_FIND(scsi_boundary_mode),
-				 id->max_atomic_transfer_length_with_boundary, id->max_atomic_boundary_size);
+				 id->max_atomic_transfer_length_with_boundary,
+				 id->max_atomic_boundary_size);
 }
 
 void awr__scsi_findings(struct awr_device *d)

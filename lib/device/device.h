@@ -18,7 +18,7 @@ struct awr_device {
 	struct awr_device_limits alt;		/* NVMe: 7.0's, without AWUPF, when have_alt */
 	bool have_alt;				/* NVMe: the answer rests on AWUPF */
 	bool mpath_head;		/* an NVMe multipath head node (sysfs multipath/) */
-	bool scsi_kernel_no_vpd;	/* the kernel's SCSI layer holds no Block Limits page of disk */
+	bool scsi_kernel_no_vpd; /* the kernel's SCSI layer holds no Block Limits page of disk */
 	uint32_t kernel_asked;		/* awr_device_set_kernel(), 0 the running one */
 	uint32_t kernel;		/* the release kder follows */
 	uint64_t chunk_bytes;		/* chunk_sectors the derivation used (sysfs or NOIOB) */
@@ -29,7 +29,7 @@ struct awr_device {
 		uint32_t first;
 		struct awr_device_limits l;
 	} ranges[8];
-	uint64_t assumed;		/* AWR_IF_* fields not read but assumed (awr_input_device) */
+	uint64_t assumed; /* AWR_IF_* fields not read but assumed (awr_input_device) */
 	bool have_provider;		/* a cloud provider's statement (provider.c) */
 	struct awr_provider_atomic provider;
 	unsigned int nr_findings;

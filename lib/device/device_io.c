@@ -50,7 +50,8 @@ static bool is_mpath_head(const char *disk)
 	char dir[PATH_MAX];
 	struct stat st;
 
-	if (!disk[0] || snprintf(dir, sizeof(dir), "%s/block/%s/multipath", awr__sysfs_root(), disk) >= (int)sizeof(dir))
+	if (!disk[0] || snprintf(dir, sizeof(dir), "%s/block/%s/multipath", awr__sysfs_root(),
+				 disk) >= (int)sizeof(dir))
 		return false;
 	return !stat(dir, &st) && S_ISDIR(st.st_mode);
 }
@@ -67,7 +68,8 @@ bool awr__scsi_kernel_lacks_vpd(const char *disk)
 	char dev[PATH_MAX], f[PATH_MAX + 16];
 	struct stat st;
 
-	if (!disk[0] || snprintf(dev, sizeof(dev), "%s/block/%s/device", awr__sysfs_root(), disk) >= (int)sizeof(dev))
+	if (!disk[0] || snprintf(dev, sizeof(dev), "%s/block/%s/device", awr__sysfs_root(), disk) >=
+				(int)sizeof(dev))
 		return false;
 	snprintf(f, sizeof(f), "%s/scsi_level", dev);
 	if (stat(f, &st))

@@ -256,7 +256,8 @@ int awr__input_lbaf(struct awr_input *in, uint64_t i, uint64_t size, bool in_use
 
 /* --- dumps ------------------------------------------------------------------ */
 
-static int set_all(struct awr_input *in, const struct awr_input *from, const enum awr_input_field *f, size_t n)
+static int set_all(struct awr_input *in, const struct awr_input *from,
+		   const enum awr_input_field *f, size_t n)
 {
 	unsigned int bits;
 	int ret;
@@ -448,7 +449,8 @@ static void gap_add(struct gap *g, const char *name, const char *assumption)
 	snprintf(g->names + len, sizeof(g->names) - len, "%s%s", g->n ? " and " : "", name);
 	if (assumption) {
 		len = strlen(g->assume);
-		snprintf(g->assume + len, sizeof(g->assume) - len, "%s%s", *g->assume ? " and " : "", assumption);
+		snprintf(g->assume + len, sizeof(g->assume) - len, "%s%s",
+			 *g->assume ? " and " : "", assumption);
 	}
 	g->n++;
 }
@@ -520,10 +522,12 @@ static void scsi_fill(struct awr_input *in, struct gap *g)
 	if (!id->vpd_page_length)
 		id->vpd_page_length = id->vpd_has_atomic ? AWR_SCSI_VPD_BL_ATOMIC_LEN : 0;
 	if (!HAVE(in, AWR_IF_MATL))
-		gap_add(g, "Maximum atomic transfer length", "the maximum atomic transfer length is 0");
+		gap_add(g, "Maximum atomic transfer length", "the maximum atomic transfer length "
+							     "is 0");
 	bndry = !id->max_atomic_transfer_length;
 	if (bndry && !HAVE(in, AWR_IF_MATL_BNDRY))
-		gap_add(g, "Maximum atomic transfer length with atomic boundary", "the maximum with a boundary is 0");
+		gap_add(g, "Maximum atomic transfer length with atomic boundary",
+			"the maximum with a boundary is 0");
 	if (!HAVE(in, AWR_IF_ATOMIC_ALIGN))
 		gap_add(g, "Atomic alignment", "there is no alignment");
 	if (!HAVE(in, AWR_IF_ATOMIC_GRAN))

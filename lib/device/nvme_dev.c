@@ -27,7 +27,8 @@ static const char *nv_resolve(void *h)
 	return NULL;
 }
 
-static struct awr_optlib libnvme = AWR_OPTLIB_INIT("libnvme.so.1", "libnvme1", "NVMe Identify", nv_resolve);
+static struct awr_optlib libnvme =
+	AWR_OPTLIB_INIT("libnvme.so.1", "libnvme1", "NVMe Identify", nv_resolve);
 
 /* libnvme's nvme_identify_cns_nsid() (an inline of its header), through the loaded table */
 static int identify(int fd, enum nvme_identify_cns cns, __u32 nsid, void *data)
@@ -75,7 +76,8 @@ static int read_ns(int fd, struct awr_nvme_id *id, char *err, size_t errlen)
 		return nvme_err(ret, errno, "Identify Namespace", err, errlen);
 	ret = awr_nvme_decode_ns(&ns, sizeof(ns), id);
 	if (ret) {
-		snprintf(err, errlen, "Identify Namespace %u: LBA format %u (FLBAS 0x%02x, NLBAF %u, LBADS %u) is invalid",
+		snprintf(err, errlen, "Identify Namespace %u: LBA format %u (FLBAS 0x%02x, NLBAF "
+				      "%u, LBADS %u) is invalid",
 			 nsid, id->lbaf_index, id->flbas, id->nlbaf, id->lbads);
 		return ret;
 	}

@@ -16,7 +16,7 @@ struct awr__nvme_format {
 	uint8_t index;		/* LBA format in use (FLBAS bits 3:0 and 6:5) */
 	uint8_t lbads;		/* log2 of its data block size */
 	uint16_t ms;		/* LBAF[index].MS: metadata bytes per block */
-	bool extended;		/* FLBAS bit 4: metadata at the end of each block's data (extended LBA) */
+	bool extended; /* FLBAS bit 4: metadata at the end of each block's data (extended LBA) */
 	uint8_t pi_type;	/* DPS bits 2:0: protection information type, 0 none */
 	bool pi_first;		/* DPS bit 3: PI in the first bytes of the metadata */
 	uint8_t dps;		/* DPS as reported */

@@ -89,27 +89,33 @@ static void aws_statement(struct awr_device *d, struct awr_provider_atomic *p)
 	snprintf(p->provider, sizeof(p->provider), "AWS");
 	p->readable = true;
 	if (!have(id, AWR_NVME_HAVE_NTWP)) {
-		snprintf(p->source, sizeof(p->source), "NTWPU/NTWPG/NTWPB not in the input: nvme id-ns -v "
+		snprintf(p->source, sizeof(p->source), "NTWPU/NTWPG/NTWPB not in the input: nvme "
+						       "id-ns -v "
 			 "or -b has them (-o json prints vs[] as text and loses them)");
 		return;
 	}
 	if (!ntwp_nonzero(id)) {
-		snprintf(p->source, sizeof(p->source), "NTWPU, NTWPG, NTWPB are 0: no torn write prevention "
+		snprintf(p->source, sizeof(p->source), "NTWPU, NTWPG, NTWPB are 0: no torn write "
+						       "prevention "
 			 "reported on this volume or instance");
 		return;
 	}
 	if (!lbs || (d->assumed & (1ULL << AWR_IF_LBAF))) {
-		snprintf(p->source, sizeof(p->source), "NTWPU %u, NTWPG %u, NTWPB %" PRIu32 " are in blocks, and "
-			 "the LBA format is not in the input", id->ntwpu, id->ntwpg, id->ntwpb);
+		snprintf(p->source, sizeof(p->source),
+			 "NTWPU %u, NTWPG %u, NTWPB %" PRIu32 " are in blocks, and "
+			 "the LBA format is not in the input",
+			 id->ntwpu, id->ntwpg, id->ntwpb);
 		return;
 	}
 	p->read = true;
 	p->unit = bytes32(blocks0(id->ntwpu, lbs));
 	p->granularity = bytes32(blocks0(id->ntwpg, lbs));
 	p->boundary = id->ntwpb ? bytes32(blocks0(id->ntwpb, lbs)) : 0;
-	snprintf(p->source, sizeof(p->source), "Identify Namespace vendor-specific bytes 256:263: NTWPU %u, "
-		 "NTWPG %u, NTWPB %" PRIu32 " (0's based blocks of %" PRIu32 " bytes)", id->ntwpu, id->ntwpg,
-		 id->ntwpb, lbs);
+	snprintf(p->source, sizeof(p->source),
+		 "Identify Namespace vendor-specific bytes 256:263: "
+		 "NTWPU %u, "
+		 "NTWPG %u, NTWPB %" PRIu32 " (0's based blocks of %" PRIu32 " bytes)",
+		 id->ntwpu, id->ntwpg, id->ntwpb, lbs);
 }
 
 void awr__provider_derive(struct awr_device *d)
@@ -126,12 +132,15 @@ void awr__provider_derive(struct awr_device *d)
 	} else if (have(id, AWR_NVME_HAVE_MODEL) && id->model == AWR_NVME_MODEL_AZURE) {
 		snprintf(p->provider, sizeof(p->provider), "Azure");
 		p->readable = true;
-		snprintf(p->source, sizeof(p->source), "NAWUPF/NABSPF of the namespace, which Linux 6.13+ reads "
+		snprintf(p->source, sizeof(p->source), "NAWUPF/NABSPF of the namespace, which "
+						       "Linux 6.13+ reads "
 			 "itself: the kernel's derivation is the provider's statement");
 	} else if (have(id, AWR_NVME_HAVE_MODEL) && id->model == AWR_NVME_MODEL_GCP) {
 		snprintf(p->provider, sizeof(p->provider), "Google Cloud");
-		snprintf(p->source, sizeof(p->source), "Google states built-in torn write protection for "
-			 "Hyperdisk, but the disk publishes no field a host can read: awr cannot read it");
+		snprintf(p->source, sizeof(p->source), "Google states built-in torn write "
+						       "protection for "
+			 "Hyperdisk, but the disk publishes no field a host can read: awr cannot "
+			 "read it");
 	} else {
 		return;
 	}
@@ -148,18 +157,22 @@ bool awr__provider_covers(const struct awr_device *d, uint32_t page, char *why, 
 		return false;
 	}
 	if (page % p->granularity) {
-		snprintf(why, len, "the %" PRIu32 "-byte page is not a multiple of %s's granularity NTWPG "
+		snprintf(why, len, "the %" PRIu32 "-byte page is not a multiple of %s's "
+						  "granularity NTWPG "
 			 "(%" PRIu32 " bytes)", page, p->provider, p->granularity);
 		return false;
 	}
 	if (page > p->unit) {
-		snprintf(why, len, "the %" PRIu32 "-byte page exceeds %s's unit NTWPU (%" PRIu32 " bytes)",
+		snprintf(why, len,
+			 "the %" PRIu32 "-byte page exceeds %s's unit NTWPU (%" PRIu32 " bytes)",
 			 page, p->provider, p->unit);
 		return false;
 	}
 	if (p->boundary && p->boundary % page) {
-		snprintf(why, len, "%s's boundary NTWPB (%" PRIu32 " bytes) is not a multiple of the %" PRIu32
-			 "-byte page: an aligned page can cross it", p->provider, p->boundary, page);
+		snprintf(why, len,
+			 "%s's boundary NTWPB (%" PRIu32 " bytes) is not a multiple of "
+			 "the %" PRIu32 "-byte page: an aligned page can cross it",
+			 p->provider, p->boundary, page);
 		return false;
 	}
 	snprintf(why, len, "%s states that writes of a multiple of %" PRIu32 " bytes up to %" PRIu32
@@ -214,15 +227,20 @@ void awr__provider_findings(struct awr_device *d)
 	if (!strcmp(p->provider, "AWS"))
 		aws_findings(d);
 	else if (!strcmp(p->provider, "Azure"))
-		awr__dev_finding(d, AWR_FIND(azure_nvme_atomic), (id->nsfeat & 2) && id->nawupf ? "Linux reads them, the "
-				 "derived limits are Azure's" : "this namespace reports no NAWUPF: not offered here");
+		awr__dev_finding(d, AWR_FIND(azure_nvme_atomic),
+				 (id->nsfeat & 2) && id->nawupf
+					 ? "Linux reads them, the "
+					   "derived limits are Azure's"
+					 : "this namespace reports no NAWUPF: "
+					   "not offered here");
 	else
 		awr__dev_finding(d, AWR_FIND(provider_guarantee_unreadable), p->provider);
 }
 
 /*
  * Without identify data (not root, or the query failed): is @disk an Amazon volume by its sysfs,
- * the controller's model (block/DISK/device/model) and the PCI function's vendor (.../device/vendor)?
+ * the controller's model (block/DISK/device/model) and the PCI function's vendor
+ * (.../device/vendor)?
  */
 bool awr__provider_sysfs(const char *disk, char *known_by, size_t len)
 {

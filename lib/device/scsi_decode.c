@@ -38,7 +38,8 @@ int awr_scsi_decode_bl_vpd(const void *buf, size_t len, struct awr_scsi_id *id)
 	avail = 4 + (size_t)id->vpd_page_length;
 	if (avail > len) {
 		/* a dump cut inside the atomic fields it claims to have is truncated */
-		if (id->vpd_page_length >= AWR_SCSI_VPD_BL_ATOMIC_LEN && len < 4 + AWR_SCSI_VPD_BL_ATOMIC_LEN)
+		if (id->vpd_page_length >= AWR_SCSI_VPD_BL_ATOMIC_LEN &&
+		    len < 4 + AWR_SCSI_VPD_BL_ATOMIC_LEN)
 			return -EMSGSIZE;
 		avail = len;
 	}

@@ -123,7 +123,8 @@ static int pt_result(struct sg_pt_base *pt, int ret, const uint8_t *sense, int s
 		return 0;
 	case SCSI_PT_RESULT_SENSE:
 		sense_len = get_scsi_pt_sense_len(pt);
-		awr__scsi_sense_sentence(sense, sense_len < sense_cap ? sense_len : sense_cap, msg, msglen);
+		awr__scsi_sense_sentence(sense, sense_len < sense_cap ? sense_len : sense_cap, msg,
+					 msglen);
 		return -EIO;
 	case SCSI_PT_RESULT_STATUS:
 		snprintf(msg, msglen, "SCSI status 0x%02x", get_scsi_pt_status_response(pt));
@@ -152,7 +153,8 @@ int awr__scsi_cdb(int fd, const uint8_t *cdb, int cdb_len, void *buf, int len, b
 		set_scsi_pt_data_out(pt, buf, len);
 	else if (len)
 		set_scsi_pt_data_in(pt, buf, len);
-	ret = pt_result(pt, do_scsi_pt(pt, -1, SCSI_TIMEOUT_S, 0), sense, (int)sizeof(sense), msg, msglen);
+	ret = pt_result(pt, do_scsi_pt(pt, -1, SCSI_TIMEOUT_S, 0), sense, (int)sizeof(sense), msg,
+			msglen);
 	if (resid)
 		*resid = ret ? 0 : get_scsi_pt_resid(pt);
 	destruct_scsi_pt_obj(pt);

@@ -126,7 +126,8 @@ int awr__scsi_text(const char *s, size_t len, struct awr_input *in)
 	if (exponent != UINT64_MAX) {
 		if (!(in->have & (1ULL << AWR_IF_LBS)))
 			return -EINVAL;
-		r = awr__input_set(in, AWR_IF_PBS, (uint64_t)in->scsi.logical_block_size << exponent);
+		r = awr__input_set(in, AWR_IF_PBS,
+				   (uint64_t)in->scsi.logical_block_size << exponent);
 		if (r)
 			return r;
 	}

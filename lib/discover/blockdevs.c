@@ -262,7 +262,8 @@ static void device_fields(struct awr_blockdev *b)
 	if (strcmp(root, "/sys") ? tree_device(root, b->name, &d) : awr_device_open(path, &d))
 		return;
 	if (awr_device_provider(d) && awr_device_provider(d)->read) {
-		snprintf(b->provider, sizeof(b->provider), "%.7s", awr_device_provider(d)->provider);
+		snprintf(b->provider, sizeof(b->provider), "%.7s",
+			 awr_device_provider(d)->provider);
 		b->provider_unit = awr_device_provider(d)->unit;
 		b->provider_granularity = awr_device_provider(d)->granularity;
 		b->provider_boundary = awr_device_provider(d)->boundary;
@@ -357,7 +358,8 @@ static void free_one(struct awr_blockdev *b)
 
 static int cmp_name(const void *a, const void *b)
 {
-	return strcmp(((const struct awr_blockdev *)a)->name, ((const struct awr_blockdev *)b)->name);
+	return strcmp(((const struct awr_blockdev *)a)->name,
+		      ((const struct awr_blockdev *)b)->name);
 }
 
 int awr_blockdev_list(struct awr_blockdev **out, unsigned int *nr)

@@ -218,8 +218,8 @@ static int map_extent(const struct fiemap_extent *fe, void *arg)
 		c->gap = true;
 		return 1;
 	}
-	m->part[m->nr_parts++] = (struct awr_extent){ lo, fe->fe_physical + (lo - fe->fe_logical), hi - lo,
-						      fe->fe_flags, false };
+	m->part[m->nr_parts++] = (struct awr_extent){lo, fe->fe_physical + (lo - fe->fe_logical),
+						     hi - lo, fe->fe_flags, false};
 	return 0;
 }
 
@@ -265,7 +265,8 @@ static unsigned int runs(const struct awr_unit_map *m, struct awr_extent *out)
  * xfs_reflink_end_atomic_cow(), fs/xfs/xfs_reflink.c, 6.16+), so the device
  * offset changes.
  */
-enum awr_write_route awr_route_compare(const struct awr_unit_map *before, const struct awr_unit_map *after)
+enum awr_write_route awr_route_compare(const struct awr_unit_map *before,
+				       const struct awr_unit_map *after)
 {
 	struct awr_extent a[8], b[8];
 	unsigned int na, nb;
@@ -315,7 +316,8 @@ static enum awr_write_route say(enum awr_write_route p, char *why, size_t len, c
 static const struct awr_extent *extent_at(const struct awr_extent_report *r, uint64_t off)
 {
 	for (unsigned int i = 0; r && i < r->nr_extents; i++)
-		if (off >= r->extents[i].logical && off < r->extents[i].logical + r->extents[i].length)
+		if (off >= r->extents[i].logical &&
+		    off < r->extents[i].logical + r->extents[i].length)
 			return &r->extents[i];
 	return NULL;
 }
@@ -332,39 +334,50 @@ static const struct awr_extent *extent_at(const struct awr_extent_report *r, uin
  * judged within the allocation group. A hole longer than one block is never
  * written in place; shared (reflinked) blocks must be copied first.
  */
-static enum awr_write_route predict_xfs(const struct awr_fs_view *fs, const struct awr_extent_report *r,
-				       uint64_t off, uint64_t len, char *why, size_t wl)
+static enum awr_write_route predict_xfs(const struct awr_fs_view *fs,
+					const struct awr_extent_report *r, uint64_t off,
+					uint64_t len, char *why, size_t wl)
 {
 	const struct awr_extent *e = extent_at(r, off);
 	uint64_t bs = fs->block_size ? fs->block_size : 4096, phys, blk;
 
 	if (!fs->hardware_max)
-		return say(AWR_ROUTE_SOFTWARE, why, wl, "the device below has no atomic write support: "
+		return say(AWR_ROUTE_SOFTWARE, why, wl, "the device below has no atomic write "
+							"support: "
 			   "XFS writes by copy-on-write");
 	if (len > fs->hardware_max)
-		return say(AWR_ROUTE_SOFTWARE, why, wl, "%" PRIu64 " bytes is above the device's atomic "
-			   "unit_max %" PRIu64 ": XFS writes by copy-on-write", len, fs->hardware_max);
+		return say(AWR_ROUTE_SOFTWARE, why, wl,
+			   "%" PRIu64 " bytes is above the device's "
+			   "atomic "
+			   "unit_max %" PRIu64 ": XFS writes by copy-on-write",
+			   len, fs->hardware_max);
 	if (!e)
-		return len <= bs ? say(AWR_ROUTE_HARDWARE, why, wl, "one unallocated block: allocated "
+		return len <= bs ? say(AWR_ROUTE_HARDWARE, why, wl, "one unallocated block: "
+								    "allocated "
 				       "and written in place")
-				 : say(AWR_ROUTE_SOFTWARE, why, wl, "the range is not allocated: XFS "
+				 : say(AWR_ROUTE_SOFTWARE, why, wl, "the range is not allocated: "
+								    "XFS "
 				       "allocates more than one block by copy-on-write");
 	if (e->flags & FIEMAP_EXTENT_SHARED)
-		return say(AWR_ROUTE_SOFTWARE, why, wl, "the extent is shared (reflinked): it is copied");
+		return say(AWR_ROUTE_SOFTWARE, why, wl, "the extent is shared (reflinked): it is "
+							"copied");
 	if (e->flags & AWR_FIEMAP_NO_ADDRESS)
 		return say(AWR_ROUTE_UNKNOWN, why, wl, "the extent has no device address yet");
 	if (off + len > e->logical + e->length)
-		return say(AWR_ROUTE_SOFTWARE, why, wl, "the range crosses the end of the extent at "
+		return say(AWR_ROUTE_SOFTWARE, why, wl, "the range crosses the end of the extent "
+							"at "
 			   "%" PRIu64 ": more than one extent", e->logical + e->length);
 	phys = e->physical + (off - e->logical);
 	blk = phys / bs;
 	if (fs->ag_size)
 		blk %= fs->ag_size / bs;
 	if (blk % (len / bs ? len / bs : 1))
-		return say(AWR_ROUTE_SOFTWARE, why, wl, "the extent's block %" PRIu64 " (device byte "
-			   "%" PRIu64 ") is not a multiple of the write's %" PRIu64 " blocks", blk, phys,
-			   len / bs);
-	return say(AWR_ROUTE_HARDWARE, why, wl, "one naturally aligned extent within the device's limit");
+		return say(AWR_ROUTE_SOFTWARE, why, wl,
+			   "the extent's block %" PRIu64 " (device byte "
+			   "%" PRIu64 ") is not a multiple of the write's %" PRIu64 " blocks",
+			   blk, phys, len / bs);
+	return say(AWR_ROUTE_HARDWARE, why, wl, "one naturally aligned extent within the device's "
+						"limit");
 }
 
 enum awr_write_route awr__route_predict(const struct awr_fs_view *fs,
@@ -374,17 +387,22 @@ enum awr_write_route awr__route_predict(const struct awr_fs_view *fs,
 	if (!fs)
 		return say(AWR_ROUTE_UNKNOWN, why, why_len, "no filesystem view");
 	if (!fs->atomic)
-		return say(AWR_ROUTE_REFUSED, why, why_len, "the kernel offers no atomic writes on this file");
-	if (!awr_is_pow2(length) || length < fs->unit_min || length > fs->unit_max || offset % length)
-		return say(AWR_ROUTE_REFUSED, why, why_len, "a write of %" PRIu64 " at %" PRIu64 " is not "
-			   "a naturally aligned power of two from %u to %u", length, offset,
-			   fs->unit_min, fs->unit_max);
+		return say(AWR_ROUTE_REFUSED, why, why_len, "the kernel offers no atomic writes on "
+							    "this file");
+	if (!awr_is_pow2(length) || length < fs->unit_min || length > fs->unit_max ||
+	    offset % length)
+		return say(AWR_ROUTE_REFUSED, why, why_len,
+			   "a write of %" PRIu64 " at %" PRIu64 " is not "
+			   "a naturally aligned power of two from %u to %u",
+			   length, offset, fs->unit_min, fs->unit_max);
 	switch (fs->type) {
 	case AWR_FS_BLOCK:
-		return say(AWR_ROUTE_HARDWARE, why, why_len, "a block device writes atomically itself");
+		return say(AWR_ROUTE_HARDWARE, why, why_len, "a block device writes atomically "
+							     "itself");
 	case AWR_FS_EXT4:
 		/* ext4 has no software path (ext4_iomap_begin(), fs/ext4/inode.c, 6.16) */
-		return say(AWR_ROUTE_HARDWARE, why, why_len, "ext4 writes atomically only in place");
+		return say(AWR_ROUTE_HARDWARE, why, why_len,
+			   "ext4 writes atomically only in place");
 	case AWR_FS_XFS:
 		return predict_xfs(fs, r, offset, length, why, why_len);
 	default:

@@ -104,7 +104,8 @@ static unsigned int list_dir(const char *dir, char names[][64], unsigned int max
 	return n;
 }
 
-/* The sysfs directory @base/@group/@name of a leg: slaves/ or multipath/ of the top, or /sys/block (links resolved). */
+/* The sysfs directory @base/@group/@name of a leg: slaves/ or multipath/ of the top, or /sys/block
+ * (links resolved). */
 static int leg_dir(const char *base, const char *group, const char *name, char *out)
 {
 	char link[PATH_MAX];
@@ -148,7 +149,8 @@ static unsigned int head_paths(const char *disk, char names[][64])
 	awr__pathf(dir, sizeof(dir), "%s/block", awr__sysfs_root());
 	all = list_dir(dir, tmp, AWR_STACK_MAX_LEGS);
 	for (unsigned int i = 0; i < all; i++)
-		if (sscanf(tmp[i], "nvme%uc%un%u%c", &ps, &pc, &ph, &end) == 3 && ps == s && ph == h)
+		if (sscanf(tmp[i], "nvme%uc%un%u%c", &ps, &pc, &ph, &end) == 3 && ps == s &&
+		    ph == h)
 			awr__strcopy(names[n++], 64, tmp[i]);
 	return n;
 }
@@ -209,7 +211,8 @@ static int dm_table(unsigned int maj, unsigned int min, char *type, size_t tlen,
 			}
 		if (!strcmp(spec->target_type, "multipath"))
 			p = "";
-		while (n < AWR_STACK_MAX_LEGS && sscanf(p, " %u:%u %llu%n", &a, &b, &off, &used) == 3) {
+		while (n < AWR_STACK_MAX_LEGS &&
+		       sscanf(p, " %u:%u %llu%n", &a, &b, &off, &used) == 3) {
 			starts[n].maj = a;
 			starts[n].min = b;
 			starts[n++].start = off;
@@ -281,8 +284,8 @@ static int type_rule(const char *type)
 {
 	if (!strcmp(type, "md-raid0") || !strcmp(type, "md-raid1") || !strcmp(type, "md-raid10"))
 		return AWR_KRULE_MD_STACK;
-	if (!strcmp(type, "dm-linear") || !strcmp(type, "dm-stripe") || !strcmp(type, "dm-mirror") ||
-	    !strcmp(type, "dm"))
+	if (!strcmp(type, "dm-linear") || !strcmp(type, "dm-stripe") ||
+	    !strcmp(type, "dm-mirror") || !strcmp(type, "dm"))
 		return AWR_KRULE_DM_STACK;
 	if (!strcmp(type, "dm-crypt"))
 		return AWR_KRULE_DM_CRYPT_STACK;
@@ -322,7 +325,8 @@ static const char *stack_head(struct awr_device_limits *t, const struct awr_stac
 			      uint64_t chunk, bool by_chunk_sectors)
 {
 	if (b->boundary && chunk &&
-	    ((b->boundary > chunk && b->boundary % chunk) || (chunk > b->boundary && chunk % b->boundary)))
+	    ((b->boundary > chunk && b->boundary % chunk) ||
+	     (chunk > b->boundary && chunk % b->boundary)))
 		return "the boundary and the stripe chunk are not multiples of each other";
 	t->hw_boundary = b->boundary;
 	t->hw_unit_min = b->unit_min;
@@ -379,10 +383,15 @@ static void stack_derive(struct awr_stack_view *s, const struct awr_queue_caps *
 
 		awr_kernel_format(s->kernel, kv, sizeof(kv));
 		if (rule < 0)
-			snprintf(s->why, sizeof(s->why), "no kernel stacks %s atomic limits", s->type);
+			snprintf(s->why, sizeof(s->why), "no kernel stacks %s atomic limits",
+				 s->type);
 		else
-			snprintf(s->why, sizeof(s->why), "%s stack atomic limits from %s; this is %s",
-				 rule_devices(rule), awr_kernel_rule_since((enum awr_kernel_rule)rule, since, sizeof(since)),
+			snprintf(s->why, sizeof(s->why),
+				 "%s stack atomic limits from %s; this is "
+				 "%s",
+				 rule_devices(rule),
+				 awr_kernel_rule_since((enum awr_kernel_rule)rule, since,
+						       sizeof(since)),
 				 kv);
 		return;
 	}
@@ -394,7 +403,8 @@ static void stack_derive(struct awr_stack_view *s, const struct awr_queue_caps *
 		if (!b->unit_min)
 			why = "the leg has no atomic write support";
 		else if (align && b->start % align)
-			why = "the leg's data does not start at a multiple of its unit_min and boundary";
+			why = "the leg's data does not start at a multiple of its unit_min and "
+			      "boundary";
 		else
 			why = i ? stack_tail(t, b) : stack_head(t, b, chunk, by_chunk);
 	}
@@ -449,7 +459,7 @@ int awr_stack_lookup(const char *disk, uint32_t kernel, struct awr_stack_view *o
 	} else {
 		awr__pathf(dir, sizeof(dir), "%s/md", top);
 		if (access(dir, F_OK))
-			return -ENOENT;		/* slaves of another kind (bcache, loop over dm ...) */
+			return -ENOENT; /* slaves of another kind (bcache, loop over dm ...) */
 		md_type(top, out, (const char (*)[64])names);
 	}
 	awr__pathf(dir, sizeof(dir), "%s/queue", top);
@@ -491,10 +501,10 @@ void awr__stack_findings(struct awr_probe *p, const struct awr_stack_view *s)
 		awr__probe_finding(p, AWR_FIND(stack_dm_table_unread),
 				 s->disk);
 	if (!s->kernel_stacks && type_stacks(s->type, AWR_KERNEL(999, 0, 0)))
-		awr__probe_finding(p, AWR_FIND(stack_kernel_too_old),
-				 kv, s->type,
-				 awr_kernel_rule_since((enum awr_kernel_rule)type_rule(s->type), since, sizeof(since)),
-				 s->disk);
+		awr__probe_finding(p, AWR_FIND(stack_kernel_too_old), kv, s->type,
+				   awr_kernel_rule_since((enum awr_kernel_rule)type_rule(s->type),
+							 since, sizeof(since)),
+				   s->disk);
 	else if (!s->kernel_stacks)
 		awr__probe_finding(p, AWR_FIND(stack_type_no_atomic), s->disk, s->type);
 	else if (leg && !leg->unit_min)
@@ -504,8 +514,8 @@ void awr__stack_findings(struct awr_probe *p, const struct awr_stack_view *s)
 		awr__probe_finding(p, AWR_FIND(stack_leg_misaligned),
 				 s->disk, leg->start, leg->name, leg->unit_min, leg->boundary);
 	else if (leg && strstr(s->why, "boundaries"))
-		awr__probe_finding(p, AWR_FIND(stack_boundaries_differ),
-				 leg->name, leg->boundary, s->legs[0].name, s->legs[0].boundary, s->disk);
+		awr__probe_finding(p, AWR_FIND(stack_boundaries_differ), leg->name, leg->boundary,
+				   s->legs[0].name, s->legs[0].boundary, s->disk);
 	else if (leg && strstr(s->why, "overlap"))
 		awr__probe_finding(p, AWR_FIND(stack_units_disjoint),
 				 leg->name, leg->unit_min, leg->unit_max, s->disk);

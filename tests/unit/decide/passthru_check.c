@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* Description: passthrough writes are judged against the device's own limits (NVMe (N)AWUPF, NABSPF from NABO; SCSI Block Limits VPD) before anything is sent, and a partition (on a sysfs fixture tree) is refused. */
+/* Description: passthrough writes are judged against the device's own limits (NVMe (N)AWUPF, NABSPF
+ * from NABO; SCSI Block Limits VPD) before anything is sent, and a partition (on a sysfs fixture
+ * tree) is refused. */
 #include <limits.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -32,13 +34,15 @@ static void scsi_id(const char *vpd, uint32_t lbs, uint64_t blocks, struct awr_s
 	id->nr_blocks = blocks;
 }
 
-#define NVME(id, len, off, want) do {							\
-	struct awr_verdict _v = { .rule = AWR_RULE__COUNT };				\
-	int _r = awr__nvme_pt_check(id, len, off, &_v);					\
-	T_EXPECT(_v.rule == (want) && _r == awr_rule_errno(want),			\
-		 "NVMe %zu at %llu: rule %s (%d), expected %s: %s", (size_t)(len),	\
-		 (unsigned long long)(off), awr_rule_name(_v.rule), _r, awr_rule_name(want), _v.message); \
-} while (0)
+#define NVME(id, len, off, want)                                                                   \
+	do {                                                                                       \
+		struct awr_verdict _v = {.rule = AWR_RULE__COUNT};                                 \
+		int _r = awr__nvme_pt_check(id, len, off, &_v);                                    \
+		T_EXPECT(_v.rule == (want) && _r == awr_rule_errno(want),                          \
+			 "NVMe %zu at %llu: rule %s (%d), expected %s: %s", (size_t)(len),         \
+			 (unsigned long long)(off), awr_rule_name(_v.rule), _r,                    \
+			 awr_rule_name(want), _v.message);                                         \
+	} while (0)
 
 #define SCSI(id, len, off, bndry, want) do {						\
 	struct awr_verdict _v = { .rule = AWR_RULE__COUNT };				\
@@ -90,7 +94,8 @@ static void test_nvme_nawupf_zero(void)
 	struct awr_nvme_id id;
 
 	nvme_id("ctrl-qemu-awun31-awupf15.hex", "ns-nsabp-set-nawupf0.hex", &id);
-	T_EXPECT(id.nsfeat & 2 && !id.nawupf && id.awupf == 15, "fixture: NSFEAT bit 1, NAWUPF 0, AWUPF 15");
+	T_EXPECT(id.nsfeat & 2 && !id.nawupf && id.awupf == 15, "fixture: NSFEAT bit 1, NAWUPF 0, "
+								"AWUPF 15");
 	NVME(&id, 64 * K, 0, AWR_RULE_OK);				/* AWUPF 15: 16 blocks */
 	NVME(&id, 8 * K, 4 * K, AWR_RULE_OK);
 	NVME(&id, 68 * K, 0, AWR_RULE_TOO_LARGE);
@@ -113,7 +118,8 @@ static void test_scsi(void)
 	SCSI(&id, 16 * K, 4 * 4 * K, 0, AWR_RULE_OK);
 	SCSI(&id, 16 * K, 1 * 4 * K, 0, AWR_RULE_MISALIGNED);	/* LBA 1, alignment 2 */
 	SCSI(&id, 12 * K, 0, 0, AWR_RULE_DEVICE_LIMIT);		/* 3 blocks, granularity 2 */
-	SCSI(&id, 8 * 4 * K, 16380 * 4 * K, 0, AWR_RULE_PAST_END);	/* the 64 MiB device ends at 16384 */
+	SCSI(&id, 8 * 4 * K, 16380 * 4 * K, 0,
+	     AWR_RULE_PAST_END); /* the 64 MiB device ends at 16384 */
 	SCSI(&id, 16 * K, 0, 256, AWR_RULE_DEVICE_LIMIT);	/* boundary above 128 */
 	SCSI(&id, 16 * K, 0, 2, AWR_RULE_OK);
 	SCSI(&id, 1000, 0, 0, AWR_RULE_DEVICE_LIMIT);
@@ -122,7 +128,8 @@ static void test_scsi(void)
 	SCSI(&id, 65536 * 4 * K, 0, 0, AWR_RULE_DEVICE_LIMIT);	/* beyond 16-bit TRANSFER LENGTH */
 }
 
-/* MATL 0, MATL with boundary 64, max boundary 16, 512 B blocks: boundary 0 means the whole transfer. */
+/* MATL 0, MATL with boundary 64, max boundary 16, 512 B blocks: boundary 0 means the whole
+ * transfer. */
 static void test_scsi_boundary_mode(void)
 {
 	struct awr_scsi_id id;
@@ -158,7 +165,8 @@ static void build_tree(void)
 {
 	in_tree("mkdir -p devices/nvme0/nvme0n1/nvme0n1p1 devices/nvme0/nvme0n1/queue "
 		"devices/host0/sda/sda1 devices/host0/sda/device/scsi_disk/0:0:0:0 block dev/block");
-	in_tree("ln -s ../devices/nvme0/nvme0n1 block/nvme0n1 && ln -s ../devices/host0/sda block/sda");
+	in_tree("ln -s ../devices/nvme0/nvme0n1 block/nvme0n1 && ln -s ../devices/host0/sda "
+		"block/sda");
 	in_tree("ln -s ../../devices/nvme0/nvme0n1 dev/block/259:0 && "
 		"ln -s ../../devices/nvme0/nvme0n1/nvme0n1p1 dev/block/259:1 && "
 		"ln -s ../../devices/host0/sda dev/block/8:0 && "
@@ -212,7 +220,8 @@ static void test_partition_refused(void)
 	T_EXPECT_EQ(awr__pt_node(disk, &n), 0, "whole namespace");
 	T_EXPECT(n.kind == AWR_NODE_NVME_NS && !strcmp(n.generic, "ng0n1"),
 		 "whole namespace maps to ng0n1 (kind %d, generic %s)", n.kind, n.generic);
-	T_EXPECT_EQ(awr__devnode_from_mode(S_IFBLK, 259, 1, NULL, &n), 0, "probe still maps a partition");
+	T_EXPECT_EQ(awr__devnode_from_mode(S_IFBLK, 259, 1, NULL, &n), 0, "probe still maps a "
+									  "partition");
 	T_EXPECT_EQ(awr_queue_open(AWR_QUEUE_NVME, p1, NULL, 1, 0, &nvme), -EINVAL,
 		    "an NVMe queue on a partition");
 	T_EXPECT_EQ(awr_queue_open(AWR_QUEUE_SCSI, sda1, NULL, 0, 0, &scsi), -EINVAL,

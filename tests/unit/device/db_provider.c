@@ -101,8 +101,9 @@ static void build_tree(const char *on, unsigned int max_sectors_kb)
 	awr_set_sysfs_root(fx_root);
 }
 
-static enum awr_db_verdict verdict(const char *what, const char *ctrl, const char *ns, const char *on,
-				   unsigned int max_sectors_kb, const char *want_text)
+static enum awr_db_verdict verdict(const char *what, const char *ctrl, const char *ns,
+				   const char *on, unsigned int max_sectors_kb,
+				   const char *want_text)
 {
 	struct awr_db_report *r = NULL;
 	enum awr_db_verdict v = AWR_DB_UNKNOWN;
@@ -118,15 +119,18 @@ static enum awr_db_verdict verdict(const char *what, const char *ctrl, const cha
 	T_EXPECT_EQ(ret, 0, what);
 	if (!ret && r && r->nr_files) {
 		v = r->files[0].verdict;
-		printf("  %-36s %s (page %u)\n", what, awr_db_verdict_name(v), r->files[0].page_size);
+		printf("  %-36s %s (page %u)\n", what, awr_db_verdict_name(v),
+		       r->files[0].page_size);
 		for (unsigned int i = 0; i < r->files[0].nr_reasons; i++) {
 			printf("    %s\n", r->files[0].reasons[i]);
 			found |= want_text && strstr(r->files[0].reasons[i], want_text);
 		}
 		T_EXPECT_EQ(r->files[0].page_size, 4096, "the 4 KiB page read from ibdata1");
-		T_EXPECT(v != AWR_DB_DEVICE_IMPLICIT || r->files[0].by_provider, "%s: by_provider", what);
+		T_EXPECT(v != AWR_DB_DEVICE_IMPLICIT || r->files[0].by_provider, "%s: by_provider",
+			 what);
 		for (unsigned int i = 0; v == AWR_DB_DEVICE_IMPLICIT && i < r->nr_conditions; i++)
-			provider_condition |= !!strstr(r->conditions[i], "on its cloud provider's word");
+			provider_condition |= !!strstr(r->conditions[i], "on its cloud provider's "
+									 "word");
 		T_EXPECT(provider_condition == (v == AWR_DB_DEVICE_IMPLICIT),
 			 "%s: the condition names the provider's word", what);
 	}
@@ -148,28 +152,41 @@ int main(int argc, char **argv)
 	fx_make_root("db-provider-fs");
 	if (statfs(fx_root, &fs) || fs.f_type != EXT4_SUPER_MAGIC || fs.f_bsize != 4096) {
 		fx_remove();
-		T_SKIP("the temporary directory is not on ext4 with 4 KiB blocks (the verdict judges ext4's "
+		T_SKIP("the temporary directory is not on ext4 with 4 KiB blocks (the verdict "
+		       "judges ext4's "
 		       "and XFS's placement; XFS makes a 4 KiB page's growth a reason of its own)");
 	}
 	fx_remove();
-	T_EXPECT_EQ(verdict("AWS, NTWPU 16 KiB, NTWPG 4 KiB", CL("aws-ebs-id-ctrl.hex"), CL("aws-ns-ntwp16k.hex"),
-			    ON_DISK, 128, "device-implicit on its word"), AWR_DB_DEVICE_IMPLICIT, "AWS covers");
+	T_EXPECT_EQ(verdict("AWS, NTWPU 16 KiB, NTWPG 4 KiB", CL("aws-ebs-id-ctrl.hex"),
+			    CL("aws-ns-ntwp16k.hex"), ON_DISK, 128, "device-implicit on its word"),
+		    AWR_DB_DEVICE_IMPLICIT, "AWS covers");
 	T_EXPECT_EQ(verdict("another vendor, the same bytes", CL("other-vendor-id-ctrl.hex"),
-			    CL("aws-ns-ntwp16k.hex"), ON_DISK, 128, "writes 512..512 bytes atomically"),
+			    CL("aws-ns-ntwp16k.hex"), ON_DISK, 128, "writes 512..512 bytes "
+								    "atomically"),
 		    AWR_DB_NOT_SAFE, "another vendor's controller: the kernel's one block");
-	T_EXPECT_EQ(verdict("AWS, nothing reported", CL("aws-ebs-id-ctrl.hex"), CL("aws-ns-ntwp-absent.hex"),
-			    ON_DISK, 128, NULL), AWR_DB_NOT_SAFE, "NTWP fields 0");
-	T_EXPECT_EQ(verdict("AWS, NTWPU 2 KiB", CL("aws-ebs-id-ctrl.hex"), CL("aws-ns-ntwp2k.hex"), ON_DISK, 128,
-			    "exceeds AWS's unit NTWPU"), AWR_DB_NOT_SAFE, "unit below the page");
-	T_EXPECT_EQ(verdict("AWS, NTWPG 16 KiB", CL("aws-ebs-id-ctrl.hex"), CL("aws-ns-ntwpg16k.hex"), ON_DISK, 128,
-			    "granularity NTWPG"), AWR_DB_NOT_SAFE, "granularity above the page");
-	T_EXPECT_EQ(verdict("AWS, NTWPB 5 KiB", CL("aws-ebs-id-ctrl.hex"), CL("aws-ns-ntwp-boundary5k.hex"),
-			    ON_DISK, 128, "boundary NTWPB"), AWR_DB_NOT_SAFE, "boundary not a multiple of the page");
-	T_EXPECT_EQ(verdict("AWS, NTWPB 64 KiB", CL("aws-ebs-id-ctrl.hex"), CL("aws-ns-ntwp-boundary64k.hex"),
-			    ON_DISK, 128, "device-implicit on its word"), AWR_DB_DEVICE_IMPLICIT, "64 KiB boundary");
-	T_EXPECT_EQ(verdict("AWS, partition at 512 bytes", CL("aws-ebs-id-ctrl.hex"), CL("aws-ns-ntwp16k.hex"),
-			    ON_PART, 128, "misaligned"), AWR_DB_NOT_SAFE, "partition start");
-	T_EXPECT_EQ(verdict("AWS, max_sectors_kb 2", CL("aws-ebs-id-ctrl.hex"), CL("aws-ns-ntwp16k.hex"), ON_DISK, 2,
-			    "is split"), AWR_DB_NOT_SAFE, "max_sectors_kb splits the page");
+	T_EXPECT_EQ(verdict("AWS, nothing reported", CL("aws-ebs-id-ctrl.hex"),
+			    CL("aws-ns-ntwp-absent.hex"), ON_DISK, 128, NULL),
+		    AWR_DB_NOT_SAFE, "NTWP fields 0");
+	T_EXPECT_EQ(verdict("AWS, NTWPU 2 KiB", CL("aws-ebs-id-ctrl.hex"), CL("aws-ns-ntwp2k.hex"),
+			    ON_DISK, 128, "exceeds AWS's unit NTWPU"),
+		    AWR_DB_NOT_SAFE, "unit below the page");
+	T_EXPECT_EQ(verdict("AWS, NTWPG 16 KiB", CL("aws-ebs-id-ctrl.hex"),
+			    CL("aws-ns-ntwpg16k.hex"), ON_DISK, 128, "granularity NTWPG"),
+		    AWR_DB_NOT_SAFE, "granularity above the page");
+	T_EXPECT_EQ(verdict("AWS, NTWPB 5 KiB", CL("aws-ebs-id-ctrl.hex"),
+			    CL("aws-ns-ntwp-boundary5k.hex"), ON_DISK, 128, "boundary NTWPB"),
+		    AWR_DB_NOT_SAFE,
+		    "boundary not a "
+		    "multiple of the page");
+	T_EXPECT_EQ(verdict("AWS, NTWPB 64 KiB", CL("aws-ebs-id-ctrl.hex"),
+			    CL("aws-ns-ntwp-boundary64k.hex"), ON_DISK, 128,
+			    "device-implicit on its word"),
+		    AWR_DB_DEVICE_IMPLICIT, "64 KiB boundary");
+	T_EXPECT_EQ(verdict("AWS, partition at 512 bytes", CL("aws-ebs-id-ctrl.hex"),
+			    CL("aws-ns-ntwp16k.hex"), ON_PART, 128, "misaligned"),
+		    AWR_DB_NOT_SAFE, "partition start");
+	T_EXPECT_EQ(verdict("AWS, max_sectors_kb 2", CL("aws-ebs-id-ctrl.hex"),
+			    CL("aws-ns-ntwp16k.hex"), ON_DISK, 2, "is split"),
+		    AWR_DB_NOT_SAFE, "max_sectors_kb splits the page");
 	return t_done("db_provider");
 }

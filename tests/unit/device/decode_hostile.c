@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Description: truncated, garbage and random input to the dump parser, decoders and derivations gives errors, never a crash or an out-of-bounds read.
- * Each input sits in an exactly sized heap buffer, so a sanitizer build (-Db_sanitize=address,undefined) catches any read past it.
+ * Description: truncated, garbage and random input to the dump parser, decoders and derivations
+ * gives errors, never a crash or an out-of-bounds read. Each input sits in an exactly sized heap
+ * buffer, so a sanitizer build (-Db_sanitize=address,undefined) catches any read past it.
  */
 #include <stdint.h>
 

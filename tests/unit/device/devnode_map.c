@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Description: a path maps to the node that answers identify / VPD queries on sysfs fixture trees
- * (namespace, partition, ngXnY, nvmeX, sdX, sgN, others), and a failed device query is a probe finding.
+ * (namespace, partition, ngXnY, nvmeX, sdX, sgN, others), and a failed device query is a probe
+ * finding.
  */
 #include "helpers.h"
 #include "device/device.h"
@@ -50,13 +51,15 @@ static void build_tree(void)
 }
 
 static void expect_node(const char *what, int ret, const struct awr_devnode *n,
-			enum awr_devnode_kind kind, const char *node, const char *disk, const char *generic)
+			enum awr_devnode_kind kind, const char *node, const char *disk,
+			const char *generic)
 {
 	T_EXPECT_EQ(ret, 0, what);
 	T_EXPECT_EQ(n->kind, kind, what);
 	T_EXPECT(!strcmp(n->node, node), "%s: node %s, expected %s", what, n->node, node);
 	T_EXPECT(!strcmp(n->disk, disk), "%s: disk %s, expected %s", what, n->disk, disk);
-	T_EXPECT(!strcmp(n->generic, generic), "%s: generic %s, expected %s", what, n->generic, generic);
+	T_EXPECT(!strcmp(n->generic, generic), "%s: generic %s, expected %s", what, n->generic,
+		 generic);
 }
 
 static void test_mapping(void)
@@ -79,9 +82,11 @@ static void test_mapping(void)
 	expect_node("sd without sg", awr__devnode_from_disk("sdb", &n), &n,
 		    AWR_NODE_SCSI, "/dev/sdb", "sdb", "");
 	T_EXPECT_EQ(awr__devnode_from_disk("vda", &n), -ENODEV, "virtio disk");
-	T_EXPECT_EQ(awr__devnode_from_mode(S_IFBLK, 252, 250, NULL, &n), -ENODEV, "virtio by number");
+	T_EXPECT_EQ(awr__devnode_from_mode(S_IFBLK, 252, 250, NULL, &n), -ENODEV,
+		    "virtio by number");
 	T_EXPECT_EQ(awr__devnode_from_mode(S_IFCHR, 1, 3, "/dev/null", &n), -ENODEV, "/dev/null");
-	T_EXPECT_EQ(awr__devnode_from_mode(S_IFCHR, 9, 9, NULL, &n), -ENODEV, "unknown char device");
+	T_EXPECT_EQ(awr__devnode_from_mode(S_IFCHR, 9, 9, NULL, &n), -ENODEV,
+		    "unknown char device");
 	T_EXPECT_EQ(awr__devnode_from_disk("sdz", &n), -ENOENT, "missing disk");
 	T_EXPECT_EQ(awr__devnode_from_mode(S_IFREG, 0, 0, NULL, &n), -ENODEV, "regular file");
 	T_EXPECT_EQ(awr__caps_from_sysfs("nvme0n1", &caps), 0, "caps");
@@ -89,7 +94,8 @@ static void test_mapping(void)
 	T_EXPECT_EQ(caps.max_hw_bytes, 512 * 1024, "max_hw_bytes");
 }
 
-/* A file whose st_dev sysfs maps to nvme0n1: the probe tries the device, and its failure is a finding. */
+/* A file whose st_dev sysfs maps to nvme0n1: the probe tries the device, and its failure is a
+ * finding. */
 static void test_probe_finding(void)
 {
 	char file[PATH_MAX + 16];
@@ -113,7 +119,8 @@ static void test_probe_finding(void)
 	awr_probe_free(p);
 }
 
-/* A char device that sysfs calls an sg node: its disk's sysfs view, and the failed query as a finding. */
+/* A char device that sysfs calls an sg node: its disk's sysfs view, and the failed query as a
+ * finding. */
 static void test_probe_char(void)
 {
 	struct awr_probe *p = NULL;

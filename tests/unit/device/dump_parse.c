@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Description: awr_dump_parse reads binary and every hex text layout, and refuses malformed text with an error. */
+/* Description: awr_dump_parse reads binary and every hex text layout, and refuses malformed text
+ * with an error. */
 #include <stdint.h>
 
 #include "helpers.h"
@@ -69,7 +70,8 @@ static void test_binary(void)
 
 	T_EXPECT_EQ(awr_dump_parse(bin, sizeof(bin), out, sizeof(out)), 64, "binary copied");
 	T_EXPECT(!memcmp(bin, out, 64), "binary bytes");
-	T_EXPECT_EQ(awr_dump_parse(bin, sizeof(bin), out, 63), -EOVERFLOW, "binary larger than the buffer");
+	T_EXPECT_EQ(awr_dump_parse(bin, sizeof(bin), out, 63), -EOVERFLOW, "binary larger than the "
+									   "buffer");
 	T_EXPECT_EQ(awr_dump_parse(bin, 0, out, 1), 0, "empty input");
 }
 
@@ -79,11 +81,15 @@ static void test_malformed(void)
 	T_EXPECT_EQ(parse("00 zz 00"), -EINVAL, "not hex");
 	T_EXPECT_EQ(parse("hello world"), -EINVAL, "words");
 	T_EXPECT_EQ(parse("0000: 00 01\n0010: 02 03\n"), -EINVAL, "offset gap");
-	T_EXPECT_EQ(parse("0000: 00 01 02 03\n0000: 02 03\n0001: 04\n"), -EINVAL, "offset going back past a line");
+	T_EXPECT_EQ(parse("0000: 00 01 02 03\n0000: 02 03\n0001: 04\n"), -EINVAL,
+		    "offset going back past a line");
 	T_EXPECT_EQ(parse("00000000  00 01  |..|\n*\n"), -EINVAL, "repeat without an end offset");
-	T_EXPECT_EQ(parse("00000000  00 01  |..|\n*\n00000001\n"), -EINVAL, "repeat ending before the data");
-	T_EXPECT_EQ(awr_dump_parse("00 01 02 03", 11, out, 3), -EOVERFLOW, "text larger than the buffer");
-	T_EXPECT_EQ(parse("00000000  01 02  |..|\n*\n00100000\n"), -EOVERFLOW, "repeat beyond the buffer");
+	T_EXPECT_EQ(parse("00000000  00 01  |..|\n*\n00000001\n"), -EINVAL, "repeat ending before "
+									    "the data");
+	T_EXPECT_EQ(awr_dump_parse("00 01 02 03", 11, out, 3), -EOVERFLOW, "text larger than the "
+									   "buffer");
+	T_EXPECT_EQ(parse("00000000  01 02  |..|\n*\n00100000\n"), -EOVERFLOW,
+		    "repeat beyond the buffer");
 	T_EXPECT_EQ(awr_dump_parse(NULL, 1, out, 1), -EINVAL, "NULL input");
 }
 

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* Description: the device limits each kernel range derives (AWUPF before and from 7.0, the 6.13 sanity checks, NOIOB chunk_sectors from 6.17 and its backports, boundary and chunk from 6.18), the ranges listed beside a kernel's answer and the finding that names the release. */
+/* Description: the device limits each kernel range derives (AWUPF before and from 7.0, the 6.13
+ * sanity checks, NOIOB chunk_sectors from 6.17 and its backports, boundary and chunk from 6.18),
+ * the ranges listed beside a kernel's answer and the finding that names the release. */
 #include "device_fixtures.h"
 #include "device/device.h"
 
@@ -48,20 +50,24 @@ static void test_awupf(void)
 	EXPECT_LIMITS(awr_device_derived(d), 4096, 4096, 4096, 0, "view on 7.3.4");
 	T_EXPECT_EQ(awr_device_nr_kernel_ranges(d), 1, "one other answer");
 	l = *awr_device_kernel_range(d, 0, &label);
-	T_EXPECT(label && !strcmp(label, "6.11-6.19"), "merged range: %s", label ? label : "(null)");
+	T_EXPECT(label && !strcmp(label, "6.11-6.19"), "merged range: %s",
+		 label ? label : "(null)");
 	EXPECT_LIMITS(&l, 4096, 65536, 65536, 0, "6.11-6.19");
 	T_EXPECT(awr_device_kernel_range(d, 1, NULL) == NULL, "no second range");
 	T_EXPECT(!strcmp(finding_message(d, "kernel_limits_change"),
-			 "from 7.0 this namespace writes one block (4 KiB) atomically: AWUPF is ignored; 4 KiB..64 KiB before"),
+			 "from 7.0 this namespace writes one block (4 KiB) atomically: AWUPF is "
+			 "ignored; 4 KiB..64 KiB before"),
 		 "finding: %s", finding_message(d, "kernel_limits_change"));
 	T_EXPECT(has_finding(d, "nvme_single_block"), "single block on 7.3.4");
-	T_EXPECT(strstr(finding_message(d, "nvme_nsabp_clear"), "kernel 7.3.4 ignores the controller's AWUPF 15"),
+	T_EXPECT(strstr(finding_message(d, "nvme_nsabp_clear"), "kernel 7.3.4 ignores the "
+								"controller's AWUPF 15"),
 		 "nsabp_clear for 7.3.4: %s", finding_message(d, "nvme_nsabp_clear"));
 	/* the interpretations with and without AWUPF stay whatever the kernel */
 	EXPECT_LIMITS(with_awupf(d), 4096, 65536, 65536, 0, "with AWUPF");
 	T_EXPECT_EQ(awr_device_set_kernel(d, AWR_KERNEL(6, 12, 57)), 0, "set 6.12.57");
 	EXPECT_LIMITS(awr_device_derived(d), 4096, 65536, 65536, 0, "view on 6.12.57");
-	T_EXPECT(awr_device_kernel_range(d, 0, &label) && !strcmp(label, "7.0+"), "7.0+ beside 6.12");
+	T_EXPECT(awr_device_kernel_range(d, 0, &label) && !strcmp(label, "7.0+"),
+		 "7.0+ beside 6.12");
 	T_EXPECT(!has_finding(d, "nvme_single_block"), "not one block on 6.12");
 	T_EXPECT_EQ(awr_device_set_kernel(d, AWR_KERNEL(1, 0, 0)), -EINVAL, "release below 2.0");
 	awr_device_free(d);
@@ -77,7 +83,8 @@ static void test_namespace_fields(void)
 	T_EXPECT_EQ(awr_device_from_nvme(&id, NULL, &d), 0, "view");
 	for (uint32_t k = AWR_KERNEL(6, 11, 0); k <= AWR_KERNEL(7, 3, 0); k += 1000) {
 		T_EXPECT_EQ(awr_device_set_kernel(d, k), 0, "set");
-		EXPECT_LIMITS(awr_device_derived(d), 4096, 16384, 16384, 0, "NAWUPF 3 on every release");
+		EXPECT_LIMITS(awr_device_derived(d), 4096, 16384, 16384, 0, "NAWUPF 3 on every "
+									    "release");
 		T_EXPECT_EQ(awr_device_nr_kernel_ranges(d), 0, "no differing range");
 		T_EXPECT(!has_finding(d, "kernel_limits_change"), "no change");
 	}
@@ -121,10 +128,12 @@ static void test_noiob_chunk(void)
 	T_EXPECT_EQ(awr_device_chunk_bytes(d), 32768, "chunk from NOIOB");
 	T_EXPECT(!awr_device_derived(d)->supported, "off on 6.17");
 	T_EXPECT(has_finding(d, "block_layer_rejects"), "block_layer_rejects");
-	T_EXPECT(strstr(finding_message(d, "block_layer_rejects"), "chunk_sectors is smaller than the device maximum"),
+	T_EXPECT(strstr(finding_message(d, "block_layer_rejects"), "chunk_sectors is smaller than "
+								   "the device maximum"),
 		 "names chunk_sectors: %s", finding_message(d, "block_layer_rejects"));
 	T_EXPECT(strstr(finding_message(d, "kernel_limits_change"),
-			"from 6.17 atomic writes are off: chunk_sectors (32 KiB) is smaller than the device maximum (64 KiB)"),
+			"from 6.17 atomic writes are off: chunk_sectors (32 KiB) is smaller than "
+			"the device maximum (64 KiB)"),
 		 "finding names 6.17: %s", finding_message(d, "kernel_limits_change"));
 	awr_device_free(d);
 }
@@ -156,7 +165,8 @@ static void test_boundary_chunk(void)
 	EXPECT_LIMITS(&l, 4096, 32768, 32768, 65536, "no chunk: the QEMU 11 case on every kernel");
 }
 
-/* NAWUPF 15 (64 KiB) above a 32 KiB boundary: 6.13's sanity check turns it off, 6.11 did not check. */
+/* NAWUPF 15 (64 KiB) above a 32 KiB boundary: 6.13's sanity check turns it off, 6.11 did not
+ * check. */
 static void test_sanity_checks(void)
 {
 	struct awr_nvme_id id;
@@ -185,10 +195,12 @@ static void test_scsi(void)
 	T_EXPECT_EQ(awr_scsi_derive(&id, AWR_KERNEL(6, 12, 57), NULL, &l), 0, "6.12");
 	EXPECT_LIMITS(&l, 8192, 8192 * 4096U, 8192 * 4096U, 0, "scsi_debug on 6.12, uncapped");
 	T_EXPECT_EQ(awr_scsi_derive(&id, AWR_KERNEL(6, 17, 0),
-					   &(struct awr_queue_caps){ .chunk_bytes = 1 << 20 }, &l), 0, "6.17");
+				    &(struct awr_queue_caps){.chunk_bytes = 1 << 20}, &l),
+		    0, "6.17");
 	T_EXPECT(!l.supported, "6.17: a 1 MiB chunk below the 32 MiB maximum");
 	T_EXPECT_EQ(awr_scsi_derive(&id, AWR_KERNEL(6, 16, 0),
-					   &(struct awr_queue_caps){ .chunk_bytes = 1 << 20 }, &l), 0, "6.16");
+				    &(struct awr_queue_caps){.chunk_bytes = 1 << 20}, &l),
+		    0, "6.16");
 	T_EXPECT(l.supported, "6.16.0: no chunk rule yet");
 }
 
@@ -206,11 +218,14 @@ static void test_head(void)
 	awr__strjoin(d->disk, sizeof(d->disk), "", "nvme0n1");
 	T_EXPECT_EQ(awr_device_set_kernel(d, AWR_KERNEL(6, 12, 57)), 0, "6.12.57");
 	T_EXPECT(!awr_device_derived(d)->supported, "a 6.12 head reads 0");
-	T_EXPECT(strstr(finding_message(d, "nvme_head_no_limits"), "nvme0n1 is an NVMe multipath head node: kernel 6.12.57"),
+	T_EXPECT(strstr(finding_message(d, "nvme_head_no_limits"), "nvme0n1 is an NVMe multipath "
+								   "head node: kernel 6.12.57"),
 		 "head finding: %s", finding_message(d, "nvme_head_no_limits"));
-	T_EXPECT(awr_device_kernel_range(d, 0, &label) && !strcmp(label, "6.15+"), "6.15+ beside: %s",
-		 label ? label : "(null)");
-	T_EXPECT(strstr(finding_message(d, "kernel_limits_change"), "from 6.15 atomic writes are 4 KiB..32 KiB: the multipath head node stacks"),
+	T_EXPECT(awr_device_kernel_range(d, 0, &label) && !strcmp(label, "6.15+"),
+		 "6.15+ beside: %s", label ? label : "(null)");
+	T_EXPECT(strstr(finding_message(d, "kernel_limits_change"), "from 6.15 atomic writes are 4 "
+								    "KiB..32 KiB: the multipath "
+								    "head node stacks"),
 		 "change at 6.15: %s", finding_message(d, "kernel_limits_change"));
 	T_EXPECT_EQ(awr_device_set_kernel(d, AWR_KERNEL(6, 14, 10)), 0, "6.14.10");
 	EXPECT_LIMITS(awr_device_derived(d), 4096, 32768, 32768, 0, "6.14.10 head");

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Description: NVMe identify fixtures decode to the spec's fields, derive the kernel's limits and explain each case. */
+/* Description: NVMe identify fixtures decode to the spec's fields, derive the kernel's limits and
+ * explain each case. */
 #include "device_fixtures.h"
 
 static uint8_t ctrl_buf[8192], ns_buf[8192];
@@ -38,8 +39,10 @@ static struct awr_device *view(const char *ctrl, const char *ns, const struct aw
 /* QEMU atomic.awun=31 atomic.awupf=15, 4 KiB LBA, NSFEAT 0x34: the guest's sysfs. */
 static void test_qemu(void)
 {
-	struct awr_queue_caps caps = { .max_segments = 128, .max_hw_bytes = 512 * 1024, .page_size = 4096 };
-	struct awr_device *d = view("ctrl-qemu-awun31-awupf15.hex", "ns-qemu-nsfeat34-4k.hex", &caps);
+	struct awr_queue_caps caps = {
+		.max_segments = 128, .max_hw_bytes = 512 * 1024, .page_size = 4096};
+	struct awr_device *d =
+		view("ctrl-qemu-awun31-awupf15.hex", "ns-qemu-nsfeat34-4k.hex", &caps);
 	const struct awr_nvme_id *id = awr_device_nvme(d);
 	const struct awr_device_limits *alt = without_awupf(d);
 
@@ -76,8 +79,10 @@ static void test_qemu(void)
  */
 static void test_nawupf_zero_awupf15(void)
 {
-	struct awr_queue_caps caps = { .max_segments = 128, .max_hw_bytes = 512 * 1024, .page_size = 4096 };
-	struct awr_device *d = view("ctrl-qemu-awun31-awupf15.hex", "ns-nsabp-set-nawupf0.hex", &caps);
+	struct awr_queue_caps caps = {
+		.max_segments = 128, .max_hw_bytes = 512 * 1024, .page_size = 4096};
+	struct awr_device *d =
+		view("ctrl-qemu-awun31-awupf15.hex", "ns-nsabp-set-nawupf0.hex", &caps);
 	const struct awr_device_limits *alt = without_awupf(d);
 	struct awr_nvme_id id;
 
@@ -107,7 +112,8 @@ static void test_nawupf_zero_awupf15(void)
 /* The same offline: the block layer's caps are skipped and said so. */
 static void test_offline(void)
 {
-	struct awr_device *d = view("ctrl-qemu-awun31-awupf15.hex", "ns-qemu-nsfeat34-4k.hex", NULL);
+	struct awr_device *d =
+		view("ctrl-qemu-awun31-awupf15.hex", "ns-qemu-nsfeat34-4k.hex", NULL);
 
 	T_EXPECT(!with_awupf(d)->capped, "offline: not capped");
 	EXPECT_LIMITS(with_awupf(d), 4096, 65536, 65536, 0, "offline");
@@ -119,7 +125,8 @@ static void test_offline(void)
  * max_hw 128 KiB binds. */
 static void test_caps_bind(void)
 {
-	struct awr_queue_caps caps = { .max_segments = 128, .max_hw_bytes = 128 * 1024, .page_size = 4096 };
+	struct awr_queue_caps caps = {
+		.max_segments = 128, .max_hw_bytes = 128 * 1024, .page_size = 4096};
 	struct awr_device *d = view("ctrl-awupf63.hex", "ns-qemu-nsfeat34-4k.hex", &caps);
 
 	EXPECT_LIMITS(with_awupf(d), 4096, 131072, 131072, 0, "awupf63 capped");
@@ -172,7 +179,8 @@ static void test_boundaries(void)
 	awr_device_free(d);
 
 	d = view("ctrl-awupf0.hex", "ns-boundary-128k.hex", NULL);
-	EXPECT_LIMITS(with_awupf(d), 4096, 65536, 65536, 131072, "16-block unit, 32-block boundary");
+	EXPECT_LIMITS(with_awupf(d), 4096, 65536, 65536, 131072,
+		      "16-block unit, 32-block boundary");
 	awr_device_free(d);
 }
 
@@ -223,8 +231,9 @@ static void test_lba_formats(void)
 	T_EXPECT_EQ(awr_nvme_decode_ns(ns_buf, n, &id), -EINVAL, "LBADS 0");
 	T_EXPECT(!id.have_ns, "invalid namespace is not marked decoded");
 	memset(&id, 0, sizeof(id));
-	T_EXPECT_EQ(awr_nvme_derive(&id, AWR_KERNEL(6, 18, 0), NULL,
-				    &(struct awr_device_limits){ 0 }), -EINVAL, "derive without namespace");
+	T_EXPECT_EQ(
+		awr_nvme_derive(&id, AWR_KERNEL(6, 18, 0), NULL, &(struct awr_device_limits){0}),
+		-EINVAL, "derive without namespace");
 }
 
 int main(int argc, char **argv)

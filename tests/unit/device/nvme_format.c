@@ -29,10 +29,12 @@ static void expect(const char *ns, int index, int ms, bool ext, int pi, int want
 	ret = awr__nvme_pt_format(&f, &v);
 	T_EXPECT_EQ(ret, want, ns);
 	if (want) {
-		T_EXPECT(v.rule == AWR_RULE_UNSUPPORTED && v.error == -EOPNOTSUPP, "%s: rule %s", ns,
-			 awr_rule_name(v.rule));
-		T_EXPECT(strstr(v.message, words) != NULL, "%s: \"%s\" does not say \"%s\"", ns, v.message, words);
-		T_EXPECT(strlen(v.message) < sizeof(v.message) - 1, "%s: message cut: \"%s\"", ns, v.message);
+		T_EXPECT(v.rule == AWR_RULE_UNSUPPORTED && v.error == -EOPNOTSUPP, "%s: rule %s",
+			 ns, awr_rule_name(v.rule));
+		T_EXPECT(strstr(v.message, words) != NULL, "%s: \"%s\" does not say \"%s\"", ns,
+			 v.message, words);
+		T_EXPECT(strlen(v.message) < sizeof(v.message) - 1, "%s: message cut: \"%s\"", ns,
+			 v.message);
 		printf("%s: %s\n", ns, v.message);
 	} else {
 		T_EXPECT(v.rule == AWR_RULE__COUNT, "%s: no verdict for an accepted format", ns);
@@ -44,9 +46,13 @@ int main(int argc, char **argv)
 	struct awr__nvme_format f;
 
 	fixture_dir_from_args(argc, argv);
-	expect("ns-ms8-extended.hex", 5, 8, true, 0, -EOPNOTSUPP, "MS 8 (metadata bytes per block, extended LBA), PI off");
-	expect("ns-ms8-separate-pi1.hex", 5, 8, false, 1, -EOPNOTSUPP, "MS 8 (metadata bytes per block, separate buffer), PI type 1");
-	expect("ns-ms16-extended-pi3-first.hex", 6, 16, true, 3, -EOPNOTSUPP, "PI type 3 (DPS 0x0b)");
+	expect("ns-ms8-extended.hex", 5, 8, true, 0, -EOPNOTSUPP, "MS 8 (metadata bytes per block, "
+								  "extended LBA), PI off");
+	expect("ns-ms8-separate-pi1.hex", 5, 8, false, 1, -EOPNOTSUPP, "MS 8 (metadata bytes per "
+								       "block, separate buffer), "
+								       "PI type 1");
+	expect("ns-ms16-extended-pi3-first.hex", 6, 16, true, 3, -EOPNOTSUPP,
+	       "PI type 3 (DPS 0x0b)");
 	expect("ns-ms0-4k-of-qemu-list.hex", 4, 0, false, 0, 0, NULL);
 	expect("ns-qemu-nsfeat34-4k.hex", 4, 0, false, 0, 0, NULL);
 

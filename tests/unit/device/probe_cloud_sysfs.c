@@ -57,10 +57,12 @@ static void probe(const char *what, const char *vendor, const char *model, bool 
 int main(void)
 {
 	if (access("/dev/nvme0n1", F_OK) == 0)
-		T_SKIP("this machine has a real /dev/nvme0n1 (the identify of the fixture's disk would reach it)");
+		T_SKIP("this machine has a real /dev/nvme0n1 (the identify of the fixture's disk "
+		       "would reach it)");
 	probe("EBS", "0x1d0f", "Amazon Elastic Block Store", true);
 	probe("instance store", "0x1d0f", "Amazon EC2 NVMe Instance Storage", true);
 	probe("another vendor", "0x144d", "SAMSUNG MZQL2960HCJR-00A07", false);
-	probe("an Amazon model under another vendor", "0x144d", "Amazon Elastic Block Store", false);
+	probe("an Amazon model under another vendor", "0x144d", "Amazon Elastic Block Store",
+	      false);
 	return t_done("probe_cloud_sysfs");
 }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* Description: cloud providers' statements from fixtures built to AWS's published layout (no such disk is reachable here): NTWPU/NTWPG/NTWPB read only on Amazon's controller, what each covers, the kernel's derivation untouched; NSFEAT bit 6; transcripts split at nvme format. */
+/* Description: cloud providers' statements from fixtures built to AWS's published layout (no such
+ * disk is reachable here): NTWPU/NTWPG/NTWPB read only on Amazon's controller, what each covers,
+ * the kernel's derivation untouched; NSFEAT bit 6; transcripts split at nvme format. */
 #include "device_fixtures.h"
 #include "device/device.h"
 
@@ -50,10 +52,12 @@ static void test_ebs_present(void)
 		T_EXPECT_EQ(p->unit, 16384, "unit");
 		T_EXPECT_EQ(p->granularity, 4096, "granularity");
 		T_EXPECT_EQ(p->boundary, 0, "boundary");
-		T_EXPECT(strstr(p->known_by, "0x1d0f") && strstr(p->known_by, "Elastic Block Store"),
+		T_EXPECT(strstr(p->known_by, "0x1d0f") &&
+				 strstr(p->known_by, "Elastic Block Store"),
 			 "known by the PCI vendor and the model");
 	}
-	T_EXPECT(covers(d, 16384) && covers(d, 8192) && covers(d, 4096), "16, 8, 4 KiB pages covered");
+	T_EXPECT(covers(d, 16384) && covers(d, 8192) && covers(d, 4096), "16, 8, 4 KiB pages "
+									 "covered");
 	T_EXPECT(!covers(d, 32768), "a 32 KiB page exceeds NTWPU");
 	T_EXPECT(!covers(d, 2048), "a 2 KiB page is below NTWPG");
 	T_EXPECT(has_finding(d, "aws_torn_write_prevention"), "finding");
@@ -88,8 +92,10 @@ static void test_absent(void)
 
 static void test_boundary(void)
 {
-	struct awr_device *d = view("cloud/aws-ebs-id-ctrl.hex", "cloud/aws-ns-ntwp-boundary64k.hex");
-	struct awr_device *b = view("cloud/aws-ebs-id-ctrl.hex", "cloud/aws-ns-ntwp-boundary12k.hex");
+	struct awr_device *d =
+		view("cloud/aws-ebs-id-ctrl.hex", "cloud/aws-ns-ntwp-boundary64k.hex");
+	struct awr_device *b =
+		view("cloud/aws-ebs-id-ctrl.hex", "cloud/aws-ns-ntwp-boundary12k.hex");
 	struct awr_device *g = view("cloud/aws-ebs-id-ctrl.hex", "cloud/aws-ns-ntwpg16k.hex");
 
 	T_EXPECT_EQ(awr_device_provider(d)->boundary, 65536, "NTWPB 127: 64 KiB");
@@ -110,7 +116,8 @@ static void test_not_amazon(void)
 	T_EXPECT(awr_device_provider(o) == NULL, "another vendor's bytes: no statement");
 	T_EXPECT(!covers(o, 4096), "nothing covered on another vendor's controller");
 	T_EXPECT(has_finding(o, "nvme_vendor_bytes_not_amazon"), "finding: another vendor's bytes");
-	T_EXPECT(awr_device_provider(n) == NULL && has_finding(n, "nvme_vendor_bytes_controller_unknown"),
+	T_EXPECT(awr_device_provider(n) == NULL &&
+			 has_finding(n, "nvme_vendor_bytes_controller_unknown"),
 		 "no controller data: not read");
 	awr_device_free(o);
 	awr_device_free(n);
@@ -130,12 +137,14 @@ static void test_model_from_text(void)
 	T_EXPECT_EQ(awr_input_add(mn, sizeof(mn) - 1, &in), 0, "mn line");
 	T_EXPECT_EQ(awr_input_add(text, n, &in), 0, "namespace page");
 	T_EXPECT_EQ(awr_input_device(&in, NULL, &d, missing, sizeof(missing)), 0, "view");
-	T_EXPECT(d && awr_device_provider(d) && awr_device_provider(d)->read, "Amazon by its model");
+	T_EXPECT(d && awr_device_provider(d) && awr_device_provider(d)->read,
+		 "Amazon by its model");
 	T_EXPECT(!(awr_device_assumed(d) & (1ULL << AWR_IF_VID)), "the vendor is never assumed");
 	awr_device_free(d);
 }
 
-/* Azure states its guarantee as NAWUPF, which the kernel reads; Google states one no field carries */
+/* Azure states its guarantee as NAWUPF, which the kernel reads; Google states one no field
+ * carries */
 static void test_azure_gcp(void)
 {
 	struct awr_device *a = view("cloud/azure-id-ctrl.hex", "ns-nawupf-16k.hex");
@@ -143,12 +152,16 @@ static void test_azure_gcp(void)
 	struct awr_device *g = view("cloud/gcp-id-ctrl.hex", "ns-qemu-nsfeat34-4k.hex");
 	const struct awr_provider_atomic *pa = awr_device_provider(a), *pg = awr_device_provider(g);
 
-	T_EXPECT(pa && !strcmp(pa->provider, "Azure") && pa->readable && !pa->read, "Azure: through NAWUPF");
-	T_EXPECT(strstr(finding_message(a, "azure_nvme_atomic"), "Linux reads them"), "Azure: the kernel's");
-	T_EXPECT(strstr(finding_message(n, "azure_nvme_atomic"), "no NAWUPF"), "Azure without NAWUPF");
+	T_EXPECT(pa && !strcmp(pa->provider, "Azure") && pa->readable && !pa->read,
+		 "Azure: through NAWUPF");
+	T_EXPECT(strstr(finding_message(a, "azure_nvme_atomic"), "Linux reads them"),
+		 "Azure: the kernel's");
+	T_EXPECT(strstr(finding_message(n, "azure_nvme_atomic"), "no NAWUPF"),
+		 "Azure without NAWUPF");
 	EXPECT_LIMITS(awr_device_derived(a), 4096, 16384, 16384, 0, "azure kernel view");
 	T_EXPECT(!covers(a, 16384), "nothing of its own covered: the kernel's limits decide");
-	T_EXPECT(pg && !strcmp(pg->provider, "Google Cloud") && !pg->readable, "Google: not readable");
+	T_EXPECT(pg && !strcmp(pg->provider, "Google Cloud") && !pg->readable,
+		 "Google: not readable");
 	T_EXPECT(has_finding(g, "provider_guarantee_unreadable"), "Google: said so");
 	awr_device_free(a);
 	awr_device_free(n);
@@ -177,7 +190,8 @@ static void test_split(void)
 	struct awr_input a, b;
 	uint64_t changed;
 
-	T_EXPECT(first < n && strstr(text, "# nvme format") + strlen("# nvme format /dev/nvme0n1 --lbaf=4 --force\n") ==
+	T_EXPECT(first < n && strstr(text, "# nvme format") + strlen("# nvme format /dev/nvme0n1 "
+								     "--lbaf=4 --force\n") ==
 		 text + first, "the first reading ends with the nvme format line");
 	second = awr_input_split(text + first, n - first);
 	T_EXPECT(!strncmp(text + first, "Success formatting namespace", 28) && second < n - first,
@@ -189,8 +203,10 @@ static void test_split(void)
 	T_EXPECT_EQ(awr_input_add(text + first + second, n - first - second, &b), 0, "reading 2");
 	T_EXPECT(a.sn_hash && a.sn_hash == b.sn_hash, "one serial number");
 	changed = awr_input_update(&a, &b);
-	T_EXPECT_EQ(changed, (1ULL << AWR_IF_AWUN) | (1ULL << AWR_IF_AWUPF) | (1ULL << AWR_IF_FLBAS) |
-		    (1ULL << AWR_IF_LBAF), "AWUN, AWUPF, FLBAS and the LBA format changed");
+	T_EXPECT_EQ(changed,
+		    (1ULL << AWR_IF_AWUN) | (1ULL << AWR_IF_AWUPF) | (1ULL << AWR_IF_FLBAS) |
+			    (1ULL << AWR_IF_LBAF),
+		    "AWUN, AWUPF, FLBAS and the LBA format changed");
 	T_EXPECT(a.nvme.awupf == 7 && a.nvme.lba_size == 4096, "the later values stand");
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Description: SCSI Block Limits VPD fixtures decode per SBC, derive sd's and the block layer's limits and explain each case. */
+/* Description: SCSI Block Limits VPD fixtures decode per SBC, derive sd's and the block layer's
+ * limits and explain each case. */
 #include "device_fixtures.h"
 #include "device/device.h"
 
@@ -39,7 +40,8 @@ static struct awr_device *view(const char *name, uint32_t lbs, uint32_t pbs,
 /* scsi_debug atomic_wr=1 sector_size=4096 on 6.12: the guest's sysfs of sda. */
 static void test_scsi_debug(void)
 {
-	struct awr_queue_caps caps = { .max_segments = 2048, .max_hw_bytes = 32 << 20, .page_size = 4096 };
+	struct awr_queue_caps caps = {
+		.max_segments = 2048, .max_hw_bytes = 32 << 20, .page_size = 4096};
 	struct awr_device *d = view("vpd-bl-scsi-debug-default.hex", 4096, 4096, &caps);
 	const struct awr_scsi_id *id = awr_device_scsi(d);
 
@@ -85,9 +87,11 @@ static void test_disabled(void)
 	struct awr_device *d = view("vpd-bl-short-page.hex", 512, 512, NULL);
 
 	T_EXPECT(has_finding(d, "scsi_vpd_short"), "short page");
-	T_EXPECT(strstr(awr_device_finding(d, 0)->message, "short VPD page: no atomic fields") != NULL,
+	T_EXPECT(strstr(awr_device_finding(d, 0)->message, "short VPD page: no atomic fields") !=
+			 NULL,
 		 "short page message: %s", awr_device_finding(d, 0)->message);
-	T_EXPECT_EQ(awr_device_scsi(d)->max_transfer_length, 0x4000, "max transfer length within the short page");
+	T_EXPECT_EQ(awr_device_scsi(d)->max_transfer_length, 0x4000, "max transfer length within "
+								     "the short page");
 	T_EXPECT(!derived_618(d)->supported, "short page: unsupported");
 	awr_device_free(d);
 
@@ -139,8 +143,9 @@ static void test_relations(void)
 	load("vpd-bl-scsi-debug-default.hex", 0, 0, &id);
 	d = view_id(&id, NULL);
 	T_EXPECT(has_finding(d, "scsi_block_size_unknown"), "no block size");
-	T_EXPECT_EQ(awr_scsi_derive(&id, AWR_KERNEL(6, 18, 0), NULL, &(struct awr_device_limits){ 0 }),
-		    -EINVAL, "derive without lbs");
+	T_EXPECT_EQ(
+		awr_scsi_derive(&id, AWR_KERNEL(6, 18, 0), NULL, &(struct awr_device_limits){0}),
+		-EINVAL, "derive without lbs");
 	awr_device_free(d);
 }
 

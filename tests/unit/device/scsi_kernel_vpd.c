@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* Description: sd derives atomic limits only from the Block Limits page the kernel's SCSI layer holds (sysfs device/vpd_pgb0): a SCSI disk without it (a tcm_loop LUN on 7.3.4) derives none for the running kernel, with the finding scsi_kernel_no_vpd, while the same page with it derives the target's limits; a fixture directory without scsi_level is not taken for the kernel's. */
+/* Description: sd derives atomic limits only from the Block Limits page the kernel's SCSI layer
+ * holds (sysfs device/vpd_pgb0): a SCSI disk without it (a tcm_loop LUN on 7.3.4) derives none for
+ * the running kernel, with the finding scsi_kernel_no_vpd, while the same page with it derives the
+ * target's limits; a fixture directory without scsi_level is not taken for the kernel's. */
 #include "helpers.h"
 #include "device/device.h"
 #include "sysfs_fixture.h"
@@ -7,7 +10,8 @@
 /* LIO over a NAWUPF 7 namespace (7.3.4): MATL 8, granularity and alignment 1, 4 KiB blocks. */
 static struct awr_device *lio_view(void)
 {
-	struct awr_queue_caps caps = { .max_segments = 256, .max_hw_bytes = 32764 << 10, .page_size = 4096 };
+	struct awr_queue_caps caps = {
+		.max_segments = 256, .max_hw_bytes = 32764 << 10, .page_size = 4096};
 	struct awr_scsi_id id = { 0 };
 	struct awr_device *d = NULL;
 
@@ -60,7 +64,8 @@ static void test_sysfs(void)
 	fx_mkdir("block/sdc/device/scsi_disk");
 	T_EXPECT(awr__scsi_kernel_lacks_vpd("sda"), "sda: scsi_level, no vpd_pgb0");
 	T_EXPECT(!awr__scsi_kernel_lacks_vpd("sdb"), "sdb: the page is there");
-	T_EXPECT(!awr__scsi_kernel_lacks_vpd("sdc"), "sdc: no scsi_level, not the kernel's directory");
+	T_EXPECT(!awr__scsi_kernel_lacks_vpd("sdc"), "sdc: no scsi_level, not the kernel's "
+						     "directory");
 	T_EXPECT(!awr__scsi_kernel_lacks_vpd(""), "no disk");
 	T_EXPECT(!awr__scsi_kernel_lacks_vpd("sdz"), "no such disk");
 }

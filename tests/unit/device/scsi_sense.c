@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Description: SCSI sense data (fixed and descriptor format, SPC) becomes one readable sentence with the CDB byte it points at. */
+/* Description: SCSI sense data (fixed and descriptor format, SPC) becomes one readable sentence
+ * with the CDB byte it points at. */
 #include "helpers.h"
 #include "device/device.h"
 
@@ -14,11 +15,13 @@ static void expect(const char *what, const uint8_t *sense, int len, const char *
 int main(void)
 {
 	/* fixed format: ILLEGAL REQUEST, 24h/00h, SKSV + C/D, field pointer 2 (the LBA) */
-	uint8_t fixed[18] = { 0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x24, 0x00, 0, 0xc0, 0x00, 0x02 };
+	uint8_t fixed[18] = {0x70, 0, 0x05, 0,	  0,	0, 0,	 10,   0,
+			     0,	   0, 0,    0x24, 0x00, 0, 0xc0, 0x00, 0x02};
 	/* descriptor format: 20h/00h, no sense-key specific descriptor */
 	uint8_t desc[8] = { 0x72, 0x05, 0x20, 0x00, 0, 0, 0, 0 };
 	/* descriptor format with a sense-key specific descriptor: field pointer 12 */
-	uint8_t desc_sks[16] = { 0x72, 0x05, 0x24, 0x00, 0, 0, 0, 8, 0x02, 0x06, 0, 0, 0xc0, 0x00, 0x0c, 0 };
+	uint8_t desc_sks[16] = {0x72, 0x05, 0x24, 0x00, 0,    0,    0,	  8,
+				0x02, 0x06, 0,	  0,	0xc0, 0x00, 0x0c, 0};
 	uint8_t garbage[4] = { 0x12, 0x34, 0x56, 0x78 };
 
 	expect("fixed", fixed, sizeof(fixed),

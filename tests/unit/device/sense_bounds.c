@@ -89,18 +89,22 @@ int main(void)
 			for (int k = at + 2; k < 64; k++)
 				s[k] = 0xff;		/* SKSV, C/D set wherever read */
 			sentence(s, len, msg, sizeof(msg));
-			T_EXPECT(len >= 4 || !strcmp(msg, "CHECK CONDITION without readable sense data"),
+			T_EXPECT(len >= 4 || !strcmp(msg, "CHECK CONDITION without readable sense "
+							  "data"),
 				 "%d bytes: \"%s\"", len, msg);
 			T_EXPECT(!strstr(msg, "CDB byte") || at + 8 <= len,
-				 "descriptor at %d, %d bytes: a field pointer read from outside: \"%s\"", at, len, msg);
+				 "descriptor at %d, %d bytes: a field pointer read from outside: "
+				 "\"%s\"", at, len, msg);
 		}
 	}
 	/* fixed format of every length: the field pointer needs bytes 15..17 */
 	for (int len = 0; len <= 18; len++) {
-		const uint8_t fixed[18] = { 0x70, 0, 0x05, 0, 0, 0, 0, 10, 0, 0, 0, 0, 0x24, 0x00, 0, 0xc0, 0x00, 0x02 };
+		const uint8_t fixed[18] = {0x70, 0, 0x05, 0,	0,    0, 0,    10,   0,
+					   0,	 0, 0,	  0x24, 0x00, 0, 0xc0, 0x00, 0x02};
 
 		sentence(fixed, len, msg, sizeof(msg));
-		T_EXPECT(!strstr(msg, "CDB byte") || len == 18, "fixed, %d bytes: \"%s\"", len, msg);
+		T_EXPECT(!strstr(msg, "CDB byte") || len == 18, "fixed, %d bytes: \"%s\"", len,
+			 msg);
 	}
 	/* a message buffer of one byte stays a string */
 	sentence(b, 64, msg, 1);

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * Description: stacked devices on sysfs fixture trees whose legs have atomic writes: md raid1 and
- * raid0 (a chunk that caps unit_max), dm, NVMe multipath heads; each kernel's rule (md from 6.13, dm
- * from 6.14, heads from 6.15 and 6.14.10, the chunk from io_min before 6.17 and chunk_sectors after),
- * and the disagreements named: a leg without atomics, boundaries that differ, a misaligned leg, a
- * kernel older than the feature, a result that differs from sysfs; a head before 6.15 (no multipath/,
- * its paths found by name).
+ * raid0 (a chunk that caps unit_max), dm, NVMe multipath heads; each kernel's rule (md from 6.13,
+ * dm from 6.14, heads from 6.15 and 6.14.10, the chunk from io_min before 6.17 and chunk_sectors
+ * after), and the disagreements named: a leg without atomics, boundaries that differ, a misaligned
+ * leg, a kernel older than the feature, a result that differs from sysfs; a head before 6.15 (no
+ * multipath/, its paths found by name).
  */
 #include "helpers.h"
 #include "libatomicwr.h"
@@ -51,7 +51,8 @@ static bool probe_has(const struct awr_stack_view *s, const char *id, const char
 	p->sysfs.has_atomic_attrs = true;
 	awr__stack_findings(p, s);
 	for (unsigned int i = 0; i < p->nr_findings; i++)
-		if (!strcmp(p->findings[i].id, id) && (!text || strstr(p->findings[i].message, text)))
+		if (!strcmp(p->findings[i].id, id) &&
+		    (!text || strstr(p->findings[i].message, text)))
 			found = true;
 	if (!found)
 		for (unsigned int i = 0; i < p->nr_findings; i++)
@@ -77,7 +78,8 @@ static void test_md_raid1(void)
 	s = look("md0", AWR_KERNEL(6, 13, 0));
 	T_EXPECT(!strcmp(s.type, "md-raid1"), "type %s", s.type);
 	T_EXPECT_EQ(s.nr_legs, 2, "legs");
-	T_EXPECT(!strcmp(s.legs[0].name, "nvme0n1") && !strcmp(s.legs[1].name, "nvme1n1"), "leg names");
+	T_EXPECT(!strcmp(s.legs[0].name, "nvme0n1") && !strcmp(s.legs[1].name, "nvme1n1"),
+		 "leg names");
 	T_EXPECT_EQ(s.legs[0].start, 262144ULL * 512, "md data offset");
 	T_EXPECT(s.kernel_stacks, "6.13 stacks md");
 	EXPECT_STACK(s, 4096, 32768, 32768, 0, "raid1 on 6.13");
@@ -96,26 +98,31 @@ static void test_md_raid1(void)
 	queue("block/md0", 0, 0, 0, 0, 0, 512);
 	s = look("md0", AWR_KERNEL(6, 12, 57));
 	T_EXPECT(!s.kernel_stacks && !s.derived.supported, "6.12 stacks no md");
-	T_EXPECT(probe_has(&s, "stack_kernel_too_old", "kernel 6.12.57 does not stack md-raid1 atomic write limits (from 6.13)"),
+	T_EXPECT(probe_has(&s, "stack_kernel_too_old", "kernel 6.12.57 does not stack md-raid1 "
+						       "atomic write limits (from 6.13)"),
 		 "the kernel is named");
 	/* one leg without atomics (a loop device) turns them off */
 	queue("devices/nvme1n1", 0, 0, 0, 0, 0, 512);
 	s = look("md0", AWR_KERNEL(6, 18, 0));
-	T_EXPECT(!s.derived.supported && s.why_leg == 1, "a leg without atomics: off (leg %d)", s.why_leg);
-	T_EXPECT(probe_has(&s, "stack_leg_no_atomic", "leg nvme1n1 of md0 (md-raid1) has no atomic write support"),
+	T_EXPECT(!s.derived.supported && s.why_leg == 1, "a leg without atomics: off (leg %d)",
+		 s.why_leg);
+	T_EXPECT(probe_has(&s, "stack_leg_no_atomic", "leg nvme1n1 of md0 (md-raid1) has no atomic "
+						      "write support"),
 		 "the leg is named");
 	queue("devices/nvme1n1", 4096, 32768, 32768, 0, 0, 4096);
 	/* a data offset that is not a multiple of unit_min */
 	fx_put("block/md0/md/dev-nvme1n1/offset", "%u\n", 1);
 	s = look("md0", AWR_KERNEL(6, 18, 0));
 	T_EXPECT(!s.derived.supported, "misaligned leg: off");
-	T_EXPECT(probe_has(&s, "stack_leg_misaligned", "starts at byte 512 of leg nvme1n1"), "misaligned named");
+	T_EXPECT(probe_has(&s, "stack_leg_misaligned", "starts at byte 512 of leg nvme1n1"),
+		 "misaligned named");
 	fx_put("block/md0/md/dev-nvme1n1/offset", "%u\n", 262144);
 	/* boundaries that differ */
 	queue("devices/nvme1n1", 4096, 32768, 32768, 131072, 0, 4096);
 	s = look("md0", AWR_KERNEL(6, 18, 0));
 	T_EXPECT(!s.derived.supported, "different boundaries: off");
-	T_EXPECT(probe_has(&s, "stack_boundaries_differ", "leg nvme1n1 has boundary 131072 but leg nvme0n1 0"),
+	T_EXPECT(probe_has(&s, "stack_boundaries_differ", "leg nvme1n1 has boundary 131072 but leg "
+							  "nvme0n1 0"),
 		 "boundaries named");
 	/* legs with different units: the largest unit_min, the smallest unit_max */
 	queue("devices/nvme1n1", 8192, 16384, 16384, 0, 0, 4096);
@@ -139,7 +146,8 @@ static void test_md_raid0_chunk(void)
 	fx_put("block/md1/md/level", "raid0\n");
 	fx_put("block/md1/md/chunk_size", "%u\n", 24576);
 	s = look("md1", AWR_KERNEL(6, 17, 0));
-	T_EXPECT(!strcmp(s.type, "md-raid0") && s.chunk_bytes == 24576, "raid0, chunk %llu", (unsigned long long)s.chunk_bytes);
+	T_EXPECT(!strcmp(s.type, "md-raid0") && s.chunk_bytes == 24576, "raid0, chunk %llu",
+		 (unsigned long long)s.chunk_bytes);
 	EXPECT_STACK(s, 4096, 8192, 24576, 0, "raid0 chunk 24K on 6.17");
 	T_EXPECT(probe_has(&s, "stack_chunk_caps", "caps unit_max at 8192"), "the chunk is named");
 	s = look("md1", AWR_KERNEL(6, 16, 0));
@@ -162,7 +170,8 @@ static void test_dm_and_head(void)
 	fx_ln("../../../devices/nvme4n1", "block/dm-0/slaves/nvme4n1");
 	fx_put("block/dm-0/dm/name", "lv\n");
 	s = look("dm-0", AWR_KERNEL(6, 14, 0));
-	T_EXPECT(!strcmp(s.type, "dm") && !s.table_read, "dm table unread in a fixture: %s", s.type);
+	T_EXPECT(!strcmp(s.type, "dm") && !s.table_read, "dm table unread in a fixture: %s",
+		 s.type);
 	EXPECT_STACK(s, 4096, 32768, 32768, 65536, "dm on 6.14");
 	T_EXPECT(probe_has(&s, "stack_dm_table_unread", NULL), "unread table said");
 	s = look("dm-0", AWR_KERNEL(6, 13, 5));
@@ -174,15 +183,18 @@ static void test_dm_and_head(void)
 	fx_ln("../../../devices/subsys/nvme0c0n1", "block/nvme5n1/multipath/nvme0c0n1");
 	fx_ln("../../../devices/subsys/nvme0c1n1", "block/nvme5n1/multipath/nvme0c1n1");
 	s = look("nvme5n1", AWR_KERNEL(6, 15, 0));
-	T_EXPECT(!strcmp(s.type, "nvme-multipath") && s.nr_legs == 2, "head: %s, %u paths", s.type, s.nr_legs);
+	T_EXPECT(!strcmp(s.type, "nvme-multipath") && s.nr_legs == 2, "head: %s, %u paths", s.type,
+		 s.nr_legs);
 	EXPECT_STACK(s, 4096, 32768, 32768, 0, "head on 6.15");
 	s = look("nvme5n1", AWR_KERNEL(6, 14, 10));
 	T_EXPECT(s.derived.supported, "6.14.10 has the head backport");
 	s = look("nvme5n1", AWR_KERNEL(6, 12, 57));
 	T_EXPECT(!s.derived.supported, "the 6.12 head reads 0");
-	T_EXPECT(probe_has(&s, "stack_kernel_too_old", "(from 6.15 (also 6.14.10))"), "head kernel named");
+	T_EXPECT(probe_has(&s, "stack_kernel_too_old", "(from 6.15 (also 6.14.10))"),
+		 "head kernel named");
 	queue("block/nvme6n1", 4096, 32768, 32768, 0, 0, 4096);
-	T_EXPECT_EQ(awr_stack_lookup("nvme6n1", 0, &s), -ENOENT, "a plain namespace is not stacked");
+	T_EXPECT_EQ(awr_stack_lookup("nvme6n1", 0, &s), -ENOENT,
+		    "a plain namespace is not stacked");
 	T_EXPECT_EQ(awr_stack_lookup("../x", 0, &s), -EINVAL, "a path is not a disk name");
 }
 
@@ -208,9 +220,12 @@ static void test_head_without_multipath_dir(void)
 	fx_ln("../devices/pci/nvme/nvme3/nvme7c3n2", "block/nvme7c3n2");
 	fx_ln("../devices/pci/nvme/nvme4/nvme8c4n1", "block/nvme8c4n1");
 	s = look("nvme7n1", AWR_KERNEL(6, 12, 57));
-	T_EXPECT(!strcmp(s.type, "nvme-multipath") && s.nr_legs == 2, "6.12 head: %s, %u paths", s.type, s.nr_legs);
-	T_EXPECT(s.nr_legs == 2 && !strcmp(s.legs[0].name, "nvme7c2n1") && !strcmp(s.legs[1].name, "nvme7c3n1"),
-		 "the head's own paths: %s %s", s.legs[0].name, s.nr_legs > 1 ? s.legs[1].name : "-");
+	T_EXPECT(!strcmp(s.type, "nvme-multipath") && s.nr_legs == 2, "6.12 head: %s, %u paths",
+		 s.type, s.nr_legs);
+	T_EXPECT(s.nr_legs == 2 && !strcmp(s.legs[0].name, "nvme7c2n1") &&
+			 !strcmp(s.legs[1].name, "nvme7c3n1"),
+		 "the head's own paths: %s %s", s.legs[0].name,
+		 s.nr_legs > 1 ? s.legs[1].name : "-");
 	T_EXPECT_EQ(s.legs[1].unit_max, 16384, "a path's own limits");
 	T_EXPECT(!s.kernel_stacks && !s.derived.supported, "6.12 derives nothing for a head");
 	EXPECT_STACK(s, 0, 0, 0, 0, "head on 6.12");
@@ -225,7 +240,8 @@ static void test_head_without_multipath_dir(void)
 	fx_ln("../devices/pci/nvme/nvme5/nvme9n1", "block/nvme9n1");
 	queue("devices/pci/nvme/nvme5/nvme9c5n1", 4096, 32768, 32768, 0, 0, 4096);
 	fx_ln("../devices/pci/nvme/nvme5/nvme9c5n1", "block/nvme9c5n1");
-	T_EXPECT_EQ(awr_stack_lookup("nvme9n1", 0, &s), -ENOENT, "a namespace under its controller is no head");
+	T_EXPECT_EQ(awr_stack_lookup("nvme9n1", 0, &s), -ENOENT, "a namespace under its controller "
+								 "is no head");
 }
 
 int main(void)

@@ -46,7 +46,8 @@ static void build_tree(void)
 {
 	queue("devices/pci0000:00/nvme/nvme0/nvme0n1", 4096, 65536, 65536, 0, true);
 	part("devices/pci0000:00/nvme/nvme0/nvme0n1/nvme0n1p1", 2048);	/* 1 MiB: aligned */
-	part("devices/pci0000:00/nvme/nvme0/nvme0n1/nvme0n1p2", 2055);	/* 1052160: not 4 KiB aligned */
+	part("devices/pci0000:00/nvme/nvme0/nvme0n1/nvme0n1p2",
+	     2055); /* 1052160: not 4 KiB aligned */
 	link_dev("259:0", "devices/pci0000:00/nvme/nvme0/nvme0n1");
 	link_dev("259:1", "devices/pci0000:00/nvme/nvme0/nvme0n1/nvme0n1p1");
 	link_dev("259:2", "devices/pci0000:00/nvme/nvme0/nvme0n1/nvme0n1p2");
@@ -70,7 +71,8 @@ int main(void)
 	awr_set_sysfs_root(fx_root);
 
 	T_EXPECT_EQ(awr_sysfs_lookup(259, 0, &v), 0, "whole disk lookup");
-	T_EXPECT(!strcmp(v.disk, "nvme0n1") && !v.partition[0], "disk name '%s' part '%s'", v.disk, v.partition);
+	T_EXPECT(!strcmp(v.disk, "nvme0n1") && !v.partition[0], "disk name '%s' part '%s'", v.disk,
+		 v.partition);
 	T_EXPECT(v.has_atomic_attrs, "atomic attrs present");
 	T_EXPECT_EQ(v.unit_min, 4096, "unit_min");
 	T_EXPECT_EQ(v.unit_max, 65536, "unit_max");
@@ -83,7 +85,8 @@ int main(void)
 	T_EXPECT(v.part_aligned, "a whole disk counts as aligned");
 
 	T_EXPECT_EQ(awr_sysfs_lookup(259, 1, &v), 0, "aligned partition lookup");
-	T_EXPECT(!strcmp(v.disk, "nvme0n1") && !strcmp(v.partition, "nvme0n1p1"), "names %s %s", v.disk, v.partition);
+	T_EXPECT(!strcmp(v.disk, "nvme0n1") && !strcmp(v.partition, "nvme0n1p1"), "names %s %s",
+		 v.disk, v.partition);
 	T_EXPECT_EQ(v.unit_max, 65536, "partition reads the parent's queue");
 	T_EXPECT_EQ(v.part_start, 2048 * 512, "partition start");
 	T_EXPECT(v.part_aligned, "1 MiB start is aligned");
