@@ -117,8 +117,12 @@ j=$out
 [ "$(jq .fs.extsize_hint <<<"$j")" = 65536 ] && ok "fs.extsize_hint 65536" || fail "fs.extsize_hint $(jq .fs.extsize_hint <<<"$j")"
 [ "$(jq .fs.hw_atomic <<<"$j")" = false ] && ok "no hardware atomics on the loop device" || fail "fs.hw_atomic $(jq .fs.hw_atomic <<<"$j")"
 [ "$(jq .fs.software_max <<<"$j")" = "$kmax" ] && ok "fs.software_max = statx unit_max ($kmax)" || fail "fs.software_max $(jq .fs.software_max <<<"$j")"
-jq -r '.fs.findings[].message' <<<"$j" | grep -q "served by copy-on-write only: the device has no atomic support" &&
-	ok "finding: copy-on-write only" || fail "no copy-on-write-only finding: $(jq -c .fs.findings <<<"$j")"
+# the fact is said once: the probe's software_path_only, not again in the filesystem's findings
+jq -r '.findings[] | select(.id == "software_path_only") | .message' <<<"$j" |
+	grep -q "takes the filesystem's software (copy-on-write) path" &&
+	ok "finding: copy-on-write only" || fail "no copy-on-write-only finding: $(jq -c .findings <<<"$j")"
+[ "$(jq '[.fs.findings[]? | select(.id == "fs_software_only")] | length' <<<"$j")" = 0 ] &&
+	ok "the filesystem's findings do not say it again" || fail "said twice: $(jq -c .fs.findings <<<"$j")"
 expect_rc 0 "probe the directory" "$awr" probe "$dir" -o json
 [ "$(jq '.fs.tmpfile and .fs.extsize_hint == 0' <<<"$out")" = true ] && ok "directory: a new file's view, no hint" ||
 	fail "directory view: $(jq -c .fs <<<"$out")"
