@@ -123,14 +123,16 @@ int main(int argc, char **argv)
 		raw[i] = round_liburing(awr_file_fd(f), buf, unit);
 		own[i] = queue[i] - raw[i];
 		if (check[i] < 0 || queue[i] < 0 || raw[i] < 0) {
-			fprintf(stderr, "%s does not take atomic writes of %u bytes, or io_uring failed\n",
+			fprintf(stderr, "%s does not take atomic writes of %u bytes, or io_uring "
+					"failed\n",
 				argv[1], unit);
 			return 1;
 		}
 	}
-	printf("check_ns=%.1f queue_ns=%.1f liburing_prep_ns=%.1f library_ns=%.1f writes_per_round=%u rounds=%d\n",
-	       median(check, rounds), median(queue, rounds), median(raw, rounds), median(own, rounds), DEPTH,
-	       rounds);
+	printf("check_ns=%.1f queue_ns=%.1f liburing_prep_ns=%.1f library_ns=%.1f "
+	       "writes_per_round=%u rounds=%d\n",
+	       median(check, rounds), median(queue, rounds), median(raw, rounds),
+	       median(own, rounds), DEPTH, rounds);
 	awr_file_close(f);
 	free(buf);
 	return 0;

@@ -68,7 +68,8 @@ int main(int argc, char **argv)
 	double seconds;
 
 	if (argc < 6) {
-		fprintf(stderr, "usage: %s FILE UNIT QD SECONDS SPAN [plain] [sequential]\n", argv[0]);
+		fprintf(stderr, "usage: %s FILE UNIT QD SECONDS SPAN [plain] [sequential]\n",
+			argv[0]);
 		return 2;
 	}
 	unit = (unsigned int)strtoul(argv[2], NULL, 0);

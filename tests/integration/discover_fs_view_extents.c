@@ -204,7 +204,8 @@ static void check_write_path(const char *mnt)
 	if (!v.atomic)
 		T_SKIP("no atomic writes on XFS files here (kernel before 6.13)");
 	T_EXPECT_EQ(awr_extents_read(awr_file_fd(f), 16384, &r), 0, "extents");
-	T_EXPECT(awr_route_predict(&v, r, 32768, 16384) == AWR_ROUTE_SOFTWARE, "predicted software");
+	T_EXPECT(awr_route_predict(&v, r, 32768, 16384) == AWR_ROUTE_SOFTWARE,
+		 "predicted software");
 	awr_extent_report_free(r);
 	T_EXPECT(!xfs_io_fiemap(file, &x0), "xfs_io fiemap before");
 	T_EXPECT_EQ(awr_unit_map_read(awr_file_fd(f), 32768, 16384, &before), 0, "map before");

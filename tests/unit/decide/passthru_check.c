@@ -164,7 +164,8 @@ static void in_tree(const char *cmd)
 static void build_tree(void)
 {
 	in_tree("mkdir -p devices/nvme0/nvme0n1/nvme0n1p1 devices/nvme0/nvme0n1/queue "
-		"devices/host0/sda/sda1 devices/host0/sda/device/scsi_disk/0:0:0:0 block dev/block");
+		"devices/host0/sda/sda1 devices/host0/sda/device/scsi_disk/0:0:0:0 "
+		"block dev/block");
 	in_tree("ln -s ../devices/nvme0/nvme0n1 block/nvme0n1 && ln -s ../devices/host0/sda "
 		"block/sda");
 	in_tree("ln -s ../../devices/nvme0/nvme0n1 dev/block/259:0 && "

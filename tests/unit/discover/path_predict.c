@@ -50,29 +50,34 @@ static void predict(void)
 		{ 1024 * K, 4096 * K + 4 * K, 1024 * K, FIEMAP_EXTENT_LAST, false },
 	};
 	/* an extent at device byte 100 MiB + 20 KiB: not 16 KiB aligned on the device */
-	struct awr_extent ag2[1] = { { 0, 100 * 1024 * K + 4 * K + 16 * K, 256 * K, FIEMAP_EXTENT_LAST, false } };
-	struct awr_extent shared[1] = { { 0, 1024 * K, 64 * K, FIEMAP_EXTENT_SHARED | FIEMAP_EXTENT_LAST, true } };
+	struct awr_extent ag2[1] = {
+		{0, 100 * 1024 * K + 4 * K + 16 * K, 256 * K, FIEMAP_EXTENT_LAST, false}};
+	struct awr_extent shared[1] = {
+		{0, 1024 * K, 64 * K, FIEMAP_EXTENT_SHARED | FIEMAP_EXTENT_LAST, true}};
 
 	T_EXPECT_EQ(p(&v, ext, 2, 0, 16 * K), AWR_ROUTE_HARDWARE, "aligned 16k in one extent");
 	T_EXPECT_EQ(p(&v, ext, 2, 48 * K, 16 * K), AWR_ROUTE_HARDWARE, "aligned 16k further in");
 	T_EXPECT_EQ(p(&v, ext, 2, 0, 64 * K), AWR_ROUTE_SOFTWARE, "64k above the device's 16k");
 	T_EXPECT_EQ(p(&v, ext, 2, 1024 * K, 16 * K), AWR_ROUTE_SOFTWARE, "misaligned extent");
-	T_EXPECT_EQ(p(&v, ext, 2, 1024 * K - 16 * K, 16 * K), AWR_ROUTE_HARDWARE, "last unit of extent 0");
+	T_EXPECT_EQ(p(&v, ext, 2, 1024 * K - 16 * K, 16 * K), AWR_ROUTE_HARDWARE,
+		    "last unit of extent 0");
 	T_EXPECT_EQ(p(&v, ext, 2, 2048 * K, 16 * K), AWR_ROUTE_SOFTWARE, "hole, 4 blocks");
 	T_EXPECT_EQ(p(&v, ext, 2, 2048 * K, 4 * K), AWR_ROUTE_HARDWARE, "hole, one block");
 	T_EXPECT_EQ(p(&v, shared, 1, 0, 16 * K), AWR_ROUTE_SOFTWARE, "shared extent");
 	T_EXPECT_EQ(p(&nohw, ext, 2, 0, 16 * K), AWR_ROUTE_SOFTWARE, "no hardware atomics");
-	T_EXPECT_EQ(p(&v, ext, 2, 4 * K, 16 * K), AWR_ROUTE_REFUSED, "offset not a multiple of length");
+	T_EXPECT_EQ(p(&v, ext, 2, 4 * K, 16 * K), AWR_ROUTE_REFUSED, "offset not a multiple of "
+								     "length");
 	T_EXPECT_EQ(p(&v, ext, 2, 0, 12 * K), AWR_ROUTE_REFUSED, "not a power of two");
 	T_EXPECT_EQ(p(&v, ext, 2, 0, 2048 * K), AWR_ROUTE_REFUSED, "above unit_max");
 	/* spanning two extents that are adjacent in the file */
 	{
-		struct awr_extent two[2] = { { 0, 1024 * K, 8 * K, 0, true }, { 8 * K, 1032 * K, 8 * K, 0, false } };
+		struct awr_extent two[2] = {{0, 1024 * K, 8 * K, 0, true},
+					    {8 * K, 1032 * K, 8 * K, 0, false}};
 
 		T_EXPECT_EQ(p(&v, two, 2, 0, 16 * K), AWR_ROUTE_SOFTWARE, "two extents");
 	}
-	/* XFS judges the block number within the AG: device offset 100 MiB + 20 KiB is not 16 KiB aligned,
-	 * but with AGs of 100 MiB + 4 KiB the block within AG 1 is 16 KiB: aligned */
+	/* XFS judges the block number within the AG: device offset 100 MiB + 20 KiB is not 16 KiB
+	 * aligned, but with AGs of 100 MiB + 4 KiB the block within AG 1 is 16 KiB: aligned */
 	v.ag_size = 100 * 1024 * K + 4 * K;
 	T_EXPECT_EQ(p(&v, ag2, 1, 0, 16 * K), AWR_ROUTE_HARDWARE, "AG-relative aligned");
 	v.ag_size = 100 * 1024 * K;
@@ -90,8 +95,11 @@ static void predict(void)
 
 static void compare(void)
 {
-	struct awr_unit_map a = { .offset = 0, .length = 16 * K, .mapped = true, .nr_parts = 1,
-				  .part = { { 0, 1024 * K, 16 * K, FIEMAP_EXTENT_UNWRITTEN, false } } };
+	struct awr_unit_map a = {.offset = 0,
+				 .length = 16 * K,
+				 .mapped = true,
+				 .nr_parts = 1,
+				 .part = {{0, 1024 * K, 16 * K, FIEMAP_EXTENT_UNWRITTEN, false}}};
 	struct awr_unit_map b = a, split = a, hole = a;
 
 	b.part[0].flags = 0;	/* unwritten became written in place */
