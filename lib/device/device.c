@@ -76,19 +76,6 @@ uint64_t awr__finding_reads(const char *id)
 	return 0;
 }
 
-void awr__ident_copy(char *dst, size_t cap, const char *src, size_t n)
-{
-	while (n && (*src == ' ' || *src == '"'))
-		src++, n--;
-	while (n && (src[n - 1] == ' ' || src[n - 1] == '\0' || src[n - 1] == '"' ||
-		     src[n - 1] == ',' || src[n - 1] == '\r'))
-		n--;
-	if (cap)
-		snprintf(dst, cap, "%.*s", (int)(n < cap ? n : cap - 1), src);
-	for (char *p = dst; *p; p++)
-		*p = (unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e ? '?' : *p;
-}
-
 void awr__device_derive(struct awr_device *d)
 {
 	if (d->type == AWR_DEVICE_SCSI)

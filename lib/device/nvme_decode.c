@@ -5,6 +5,7 @@
  * within the length checked on entry.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "device.h"
@@ -56,6 +57,21 @@ static const struct {
 	{ "Microsoft NVMe Direct Disk", AWR_NVME_MODEL_AZURE },
 	{ "nvme_card", AWR_NVME_MODEL_GCP },
 };
+
+/* an identity string (model, serial, firmware) of a decoded page, blanks and quotes trimmed,
+ * unprintable bytes as '?': the NVMe and SCSI decoders and the text readers share it */
+void awr__ident_copy(char *dst, size_t cap, const char *src, size_t n)
+{
+	while (n && (*src == ' ' || *src == '"'))
+		src++, n--;
+	while (n && (src[n - 1] == ' ' || src[n - 1] == '\0' || src[n - 1] == '"' ||
+		     src[n - 1] == ',' || src[n - 1] == '\r'))
+		n--;
+	if (cap)
+		snprintf(dst, cap, "%.*s", (int)(n < cap ? n : cap - 1), src);
+	for (char *p = dst; *p; p++)
+		*p = (unsigned char)*p < 0x20 || (unsigned char)*p > 0x7e ? '?' : *p;
+}
 
 uint8_t awr__nvme_model_kind(const char *mn, size_t len)
 {
