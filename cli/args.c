@@ -9,27 +9,42 @@
 #include "awr.h"
 
 /*
- * The numeric option (int, long long, double) called @name (@len bytes) in @t or a table it
- * includes.
+ * The option of @t or a table it includes called --@name (@len bytes), or -@sh when @sh is given,
+ * whose type is one of @types (a bit per POPT_ARG_* type).
  */
-static const struct poptOption *numeric_option(const struct poptOption *t, const char *name,
-					       size_t len)
+static const struct poptOption *find_option(const struct poptOption *t, const char *name,
+					    size_t len, char sh, unsigned int types)
 {
 	for (; t->longName || t->shortName || t->argInfo; t++) {
 		unsigned int type = t->argInfo & POPT_ARG_MASK;
 		const struct poptOption *in;
 
 		if (type == POPT_ARG_INCLUDE_TABLE && t->arg) {
-			if ((in = numeric_option(t->arg, name, len)))
+			if ((in = find_option(t->arg, name, len, sh, types)))
 				return in;
-		} else if (t->longName && strlen(t->longName) == len &&
-			   !strncmp(t->longName, name, len) &&
-			   (type == POPT_ARG_INT || type == POPT_ARG_LONG ||
-			    type == POPT_ARG_LONGLONG || type == POPT_ARG_DOUBLE)) {
+		} else if (((1U << type) & types) &&
+			   (sh ? t->shortName == sh :
+			    t->longName && strlen(t->longName) == len &&
+			    !strncmp(t->longName, name, len))) {
 			return t;
 		}
 	}
 	return NULL;
+}
+
+#define NUMERIC_TYPES ((1U << POPT_ARG_INT) | (1U << POPT_ARG_LONG) | \
+		       (1U << POPT_ARG_LONGLONG) | (1U << POPT_ARG_DOUBLE))
+#define STRING_TYPES (1U << POPT_ARG_STRING)
+
+void opt_each(const struct poptOption *t, void (*fn)(const struct poptOption *o, void *arg),
+	      void *arg)
+{
+	for (; t->longName || t->shortName || t->argInfo; t++) {
+		if ((t->argInfo & POPT_ARG_MASK) != POPT_ARG_INCLUDE_TABLE)
+			fn(t, arg);
+		else if (t->arg)
+			opt_each(t->arg, fn, arg);
+	}
 }
 
 /*
@@ -46,7 +61,8 @@ static int check_numeric_values(int argc, const char **argv, const struct poptOp
 		if (strncmp(a, "--", 2))
 			continue;
 		eq = strchr(a + 2, '=');
-		o = numeric_option(table, a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
+		o = find_option(table, a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2), 0,
+				NUMERIC_TYPES);
 		if (!o)
 			continue;
 		val = eq ? eq + 1 : i + 1 < argc ? argv[++i] : NULL;
@@ -59,29 +75,6 @@ static int check_numeric_values(int argc, const char **argv, const struct poptOp
 		}
 	}
 	return 0;
-}
-
-/*
- * The string option called @name (@len bytes, or the short name @sh) in @t or a table it includes.
- */
-static const struct poptOption *string_option(const struct poptOption *t, const char *name,
-					      size_t len, char sh)
-{
-	for (; t->longName || t->shortName || t->argInfo; t++) {
-		unsigned int type = t->argInfo & POPT_ARG_MASK;
-		const struct poptOption *in;
-
-		if (type == POPT_ARG_INCLUDE_TABLE && t->arg) {
-			if ((in = string_option(t->arg, name, len, sh)))
-				return in;
-		} else if (type == POPT_ARG_STRING &&
-			   ((sh && t->shortName == sh) ||
-			    (!sh && t->longName && strlen(t->longName) == len &&
-			     !strncmp(t->longName, name, len)))) {
-			return t;
-		}
-	}
-	return NULL;
 }
 
 /*
@@ -109,11 +102,11 @@ static const char **drop_repeated_strings(int argc, const char **argv,
 
 		if (!strncmp(a, "--", 2)) {
 			eq = strchr(a + 2, '=');
-			opt[i] = string_option(table, a + 2,
-					       eq ? (size_t)(eq - a - 2) : strlen(a + 2), 0);
+			opt[i] = find_option(table, a + 2, eq ? (size_t)(eq - a - 2) :
+					     strlen(a + 2), 0, STRING_TYPES);
 			width[i] = opt[i] && !eq && i + 1 < argc ? 2 : 1;
 		} else if (a[0] == '-' && a[1] && a[1] != '-') {
-			opt[i] = string_option(table, NULL, 0, a[1]);
+			opt[i] = find_option(table, NULL, 0, a[1], STRING_TYPES);
 			width[i] = opt[i] && !a[2] && i + 1 < argc ? 2 : 1;
 		}
 	}
@@ -217,18 +210,13 @@ err:
 	return -EINVAL;
 }
 
-/* popt allocates the values of string options: free them, in included tables too. */
-static void free_strings(const struct poptOption *t)
+/* popt allocates the values of string options: free them (opt_each: in included tables too). */
+static void free_string(const struct poptOption *o, void *arg)
 {
-	for (; t->longName || t->shortName || t->argInfo; t++) {
-		unsigned int type = t->argInfo & POPT_ARG_MASK;
-
-		if (type == POPT_ARG_INCLUDE_TABLE && t->arg) {
-			free_strings(t->arg);
-		} else if (type == POPT_ARG_STRING && t->arg) {
-			free(*(char **)t->arg);
-			*(char **)t->arg = NULL;
-		}
+	(void)arg;
+	if ((o->argInfo & POPT_ARG_MASK) == POPT_ARG_STRING && o->arg) {
+		free(*(char **)o->arg);
+		*(char **)o->arg = NULL;
 	}
 }
 
@@ -238,7 +226,7 @@ void cmd_done(struct cmd_ctx *c)
 		poptFreeContext(c->pc);
 	c->pc = NULL;
 	if (c->table)
-		free_strings(c->table);
+		opt_each(c->table, free_string, NULL);
 	c->table = NULL;
 	free(c->argv);
 	c->argv = NULL;

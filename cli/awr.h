@@ -12,6 +12,7 @@
 
 #include "libatomicwr.h"
 #include "fields.h"
+#include "platform/platform.h"
 
 /* Exit codes (man/awr.1). */
 #define AWR_EXIT_OK	0	/* success; the check or write held */
@@ -86,7 +87,6 @@ void out_add_versions(struct json_object *o);
 struct json_object *out_limits_json(const struct awr_limits *l);
 struct json_object *out_verdict_json(const struct awr_verdict *v);
 const char *out_size(uint64_t bytes, char *buf, size_t len);
-const char *out_errno_name(int err);
 const char *out_severity_name(enum awr_severity s);
 struct json_object *out_finding_json(const struct awr_finding *f);
 /* "  [warn] id: message": a finding as every command's text shows it */
@@ -135,6 +135,9 @@ struct cmd_ctx {
 int cmd_parse(struct cmd_ctx *c, int argc, const char **argv,
 	      const struct poptOption *table, const char *operand_name, bool operand_required);
 void cmd_done(struct cmd_ctx *c);
+/* @fn for each option of @t and the tables it includes, in the order --help lists them */
+void opt_each(const struct poptOption *t, void (*fn)(const struct poptOption *o, void *arg),
+	      void *arg);
 int parse_size_arg(const char *opt, const char *text, uint64_t *out);
 /*
  * The one way a command opens what it writes: awr_target_open() with the

@@ -58,7 +58,7 @@ int cmd_check(int argc, const char **argv)
 		printf("atomic: %s\n", v.message);
 	} else {
 		printf("not atomic: %s (rule %s; the kernel returns %s)\n", v.message,
-		       awr_rule_name(v.rule), out_errno_name(v.error));
+		       awr_rule_name(v.rule), awr__errno_name(v.error));
 	}
 	awr_probe_free(p);
 	cmd_done(&c);

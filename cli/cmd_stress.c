@@ -57,7 +57,7 @@ static const struct field run_fields[] = {
 
 static const struct field error_fields[] = {
 	S(journal_syncs, FLD_UINT, "journal_syncs"),
-	S(error, FLD_ENUM, "error", .name = out_errno_name, .flags = FLD_NULL_ZERO),
+	S(error, FLD_ENUM, "error", .name = awr__errno_name, .flags = FLD_NULL_ZERO),
 	FLD_END
 };
 #undef S
@@ -97,7 +97,7 @@ static void report_json(const char *path, const struct awr_stress_opts *o,
 	fld_json_add(j, error_fields, r);
 	json_object_object_add(j, "error_offset", r->error ? out_u64(r->error_offset) : NULL);
 	json_object_object_add(j, "journal_error", r->journal_error ?
-			       json_object_new_string(out_errno_name(r->journal_error)) : NULL);
+			       json_object_new_string(awr__errno_name(r->journal_error)) : NULL);
 	out_print_json(j);
 }
 

@@ -68,24 +68,6 @@ void prom_gauge(const char *name, const char *help)
 }
 
 /*
- * The length of the valid UTF-8 sequence at @s (1 to 4), 0 where none starts: a stray continuation
- * byte, an overlong form, a surrogate, beyond U+10FFFF, or cut short (RFC 3629, section 4).
- */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned char c = s[0], lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80;
-	unsigned char hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
-	size_t n = c < 0x80 ? 1 : c < 0xc2 ? 0 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : c < 0xf5 ? 4 : 0;
-
-	if (n > 1 && (s[1] < lo || s[1] > hi))
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return n;
-}
-
-/*
  * A label value as the text format takes it: backslash, double quote and newline escaped, and
  * UTF-8 only. node_exporter refuses a whole textfile with one invalid byte in it, so each byte
  * that is not part of valid UTF-8 is spelled out as \xff (the label then reads backslash, x and
@@ -95,7 +77,7 @@ static size_t utf8_len(const unsigned char *s)
 static void prom_escape(const char *v)
 {
 	for (; *v; v++) {
-		size_t n = utf8_len((const unsigned char *)v);
+		size_t n = awr__utf8_len((const unsigned char *)v);
 
 		if (*v == '\\' || *v == '"')
 			printf("\\%c", *v);
@@ -150,30 +132,6 @@ void prom_info(void)
  */
 #define AWR_JSON_SCHEMA_VERSION	2	/* 2: effective.dio_*_align, seconds to the millisecond */
 
-/*
- * @s with each byte that is not part of valid UTF-8 spelled \xff (as prom_escape() does); NULL if
- * valid
- */
-static char *utf8_spelled(const char *s)
-{
-	size_t n, len = 0, bad = 0;
-	char *out, *o;
-
-	for (const char *p = s; *p; p += n ? n : 1, len += n ? n : 1)
-		bad += !(n = utf8_len((const unsigned char *)p));
-	if (!bad || !(out = malloc(len + 3 * bad + 1)))
-		return NULL;
-	for (o = out; *s; s += n ? n : 1) {
-		n = utf8_len((const unsigned char *)s);
-		if (n)
-			o = (char *)memcpy(o, s, n) + n;
-		else
-			o += sprintf(o, "\\x%02x", (unsigned char)*s);
-	}
-	*o = '\0';
-	return out;
-}
-
 static void json_utf8(struct json_object *o);
 
 /* An object's values, then its keys (moved under their spelled form after the walk: a key is
@@ -186,13 +144,13 @@ static void json_utf8_object(struct json_object *o)
 
 	json_object_object_foreach(o, key, each) {
 		json_utf8(each);
-		if (nb < 16 && (v = utf8_spelled(key))) {
+		if (nb < 16 && (v = awr__utf8_spelled(key))) {
 			free(v);
 			bad[nb++] = strdup(key);
 		}
 	}
 	for (size_t i = 0; i < nb; i++) {
-		v = bad[i] ? utf8_spelled(bad[i]) : NULL;
+		v = bad[i] ? awr__utf8_spelled(bad[i]) : NULL;
 		if (v && json_object_object_get_ex(o, bad[i], &val)) {
 			json_object_object_add(o, v, json_object_get(val));
 			json_object_object_del(o, bad[i]);
@@ -205,14 +163,15 @@ static void json_utf8_object(struct json_object *o)
 /*
  * JSON text is UTF-8 (RFC 8259, section 8.1) and json-c writes a string's bytes as they are: a
  * path or a device model with bytes that are not UTF-8 would make the whole document unreadable.
- * Every string value and key of @o is spelled as utf8_spelled() does, once, before it is written.
+ * Every string value and key of @o is spelled as awr__utf8_spelled() does, once, before it is
+ * written.
  */
 static void json_utf8(struct json_object *o)
 {
 	char *v;
 
 	if (json_object_is_type(o, json_type_string)) {
-		if ((v = utf8_spelled(json_object_get_string(o)))) {
+		if ((v = awr__utf8_spelled(json_object_get_string(o)))) {
 			json_object_set_string(o, v);
 			free(v);
 		}
@@ -388,7 +347,7 @@ void out_finish(int rc)
 	if (out_mode != OUT_JSON || rc == AWR_EXIT_OK || json_printed || !last_error[0])
 		return;
 	e = error_errno ? error_errno : errno_named(last_error);
-	d = (struct error_doc){ last_error, e ? out_errno_name(-e) : NULL, cmd_name, cmd_target,
+	d = (struct error_doc){ last_error, e ? awr__errno_name(-e) : NULL, cmd_name, cmd_target,
 				outcome_of(rc) };
 	o = fld_json(error_fields, &d);
 	print_doc(o);
@@ -523,11 +482,6 @@ const char *out_write_cache_cell(const struct awr_sysfs_view *y)
 	return "-";
 }
 
-const char *out_errno_name(int err)
-{
-	return awr__errno_name(err);
-}
-
 static const char *rule_name(int r)
 {
 	return awr_rule_name((enum awr_rule)r);
@@ -536,7 +490,7 @@ static const char *rule_name(int r)
 static const struct field verdict_fields[] = {
 	FLD(struct awr_verdict, rule, FLD_BOOL, "atomic", .flags = FLD_NOT),	/* AWR_RULE_OK */
 	FLD(struct awr_verdict, rule, FLD_ENUM, "rule", .name = rule_name),
-	FLD(struct awr_verdict, error, FLD_ENUM, "errno", .name = out_errno_name),
+	FLD(struct awr_verdict, error, FLD_ENUM, "errno", .name = awr__errno_name),
 	FLD(struct awr_verdict, message, FLD_CHARS, "message"),
 	FLD_END
 };

@@ -104,7 +104,7 @@ static const struct field sweep_fields[] = {
 
 /* a write that failed has no read-back */
 static const struct field sweep_write_fields[] = { W(write_error, FLD_ENUM, "write",
-						     .name = out_errno_name), FLD_END };
+						     .name = awr__errno_name), FLD_END };
 static const struct field sweep_read_fields[] = { W(read_back, FLD_ENUM, "read_back",
 						    .name = class_name), FLD_END };
 
@@ -134,7 +134,7 @@ static const struct field refusal_fields[] = {
 	R(x.offset, FLD_SIZE, "offset"),
 	R(x.length, FLD_SIZE, "length"),
 	R(x.rule, FLD_ENUM, "rule", .name = rule_name),
-	R(x.predicted, FLD_ENUM, "predicted", .name = out_errno_name),
+	R(x.predicted, FLD_ENUM, "predicted", .name = awr__errno_name),
 	R(kernel, FLD_STR, "kernel"),
 	FLD_END
 };
@@ -146,7 +146,7 @@ static void refusals_json(struct json_object *f, const struct awr_qualify_report
 	for (unsigned int i = 0; i < r->nr_refusals; i++) {
 		const struct awr_qualify_refusal *x = &r->refusals[i];
 		struct refusal_row row = { *x, x->kernel >= 0 ? "accepted" :
-					   out_errno_name((int)x->kernel) };
+					   awr__errno_name((int)x->kernel) };
 
 		json_object_array_add(a, fld_json(refusal_fields, &row));
 	}
@@ -169,7 +169,7 @@ static const struct field stress_fields[] = {
 	S(writes, FLD_UINT, "writes"),
 	S(nsec, FLD_NSEC, "seconds", .decimals = 3),
 	S(per_s, FLD_DOUBLE, "writes_per_s", .decimals = 1),
-	S(error, FLD_ENUM, "stopped_by", .name = out_errno_name, .flags = FLD_NULL_ZERO),
+	S(error, FLD_ENUM, "stopped_by", .name = awr__errno_name, .flags = FLD_NULL_ZERO),
 	FLD_END
 };
 
@@ -320,7 +320,7 @@ static void short_pin_json(struct json_object *f, const struct awr_qualify_repor
 	if (!row.x.ran)
 		return;
 	fld_json_add(f, pin_head_fields, &row);
-	json_object_object_add(f, "returned", ret < 0 ? str(out_errno_name((int)ret)) :
+	json_object_object_add(f, "returned", ret < 0 ? str(awr__errno_name((int)ret)) :
 						      out_u64((uint64_t)ret));
 	fld_json_add(f, pin_tail_fields, &row);
 }

@@ -211,6 +211,25 @@ const char *awr__errno_name(int err);
  */
 char *awr__write_cache_text(int write_back, int fua, char *buf, size_t len);
 
+/**
+ * awr__utf8_len() - the length of the valid UTF-8 sequence at @s
+ * @s:		the bytes (NUL-terminated)
+ *
+ * Return: 1 to 4, or 0 where none starts: a stray continuation byte, an overlong form, a
+ * surrogate, beyond U+10FFFF, or cut short (RFC 3629, section 4).
+ */
+size_t awr__utf8_len(const unsigned char *s);
+
+/**
+ * awr__utf8_spelled() - @s with each byte that is not part of valid UTF-8 spelled \xff
+ * @s:		the string
+ *
+ * As Python's "backslashreplace" spells it: two strings that differ in such bytes stay two.
+ *
+ * Return: a new string (free() it), or NULL when @s is valid UTF-8 (or memory ran out).
+ */
+char *awr__utf8_spelled(const char *s);
+
 /* ------------------------------------------------------------------ fd.c */
 
 /**

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "platform/platform.h"
@@ -131,4 +132,38 @@ char *awr__write_cache_text(int write_back, int fua, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%s, FUA %d", wc, fua > 0);
 	return buf;
+}
+
+size_t awr__utf8_len(const unsigned char *s)
+{
+	unsigned char c = s[0], lo = c == 0xe0 ? 0xa0 : c == 0xf0 ? 0x90 : 0x80;
+	unsigned char hi = c == 0xed ? 0x9f : c == 0xf4 ? 0x8f : 0xbf;
+	size_t n = c < 0x80 ? 1 : c < 0xc2 ? 0 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : c < 0xf5 ? 4 : 0;
+
+	if (n > 1 && (s[1] < lo || s[1] > hi))
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+char *awr__utf8_spelled(const char *s)
+{
+	size_t n, len = 0, bad = 0;
+	char *out, *o;
+
+	for (const char *p = s; *p; p += n ? n : 1, len += n ? n : 1)
+		bad += !(n = awr__utf8_len((const unsigned char *)p));
+	if (!bad || !(out = malloc(len + 3 * bad + 1)))
+		return NULL;
+	for (o = out; *s; s += n ? n : 1) {
+		n = awr__utf8_len((const unsigned char *)s);
+		if (n)
+			o = (char *)memcpy(o, s, n) + n;
+		else
+			o += sprintf(o, "\\x%02x", (unsigned char)*s);
+	}
+	*o = '\0';
+	return out;
 }

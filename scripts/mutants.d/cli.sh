@@ -15,8 +15,8 @@ mutant help-no-examples "awr COMMAND --help without its examples" \
 
 mutant man-no-options "the pages awr-COMMAND(1) without the options of the command's table" \
 	"help_pages" cli/help.c \
-	'			man_option(f, t);' \
-	'			(void)t;'
+	'	opt_each(c->table, man_option, f);' \
+	'	(void)c;'
 
 mutant completion-values-as-files "the completion offers file names for an option that lists its values" \
 	"completion_values" completion/awr \

@@ -24,8 +24,8 @@ mutant report-array-untyped "the HTML report takes any member as an array (json-
 
 mutant prom-utf8 "-o prometheus writes label bytes that are not UTF-8 as they are" \
 	"list_prometheus qualify_prometheus" cli/output.c \
-	'		size_t n = utf8_len((const unsigned char *)v);' \
-	'		size_t n = utf8_len((const unsigned char *)"a");'
+	'		size_t n = awr__utf8_len((const unsigned char *)v);' \
+	'		size_t n = awr__utf8_len((const unsigned char *)"a");'
 
 mutant prom-misaligned-all "awr_partitions_misaligned counts every partition of the disk" \
 	"list_prometheus" cli/cmd_list.c \
