@@ -160,6 +160,8 @@ void device_print(const struct awr_device *d);
 struct json_object *device_findings_json(const struct awr_device *d);
 void device_identity_json(struct json_object *o, const struct awr_device *d);
 void device_identity_print(const struct awr_device *d);
+/* an awr list verdict in text: "single-block" for "single_block" */
+const char *verdict_text(const char *v, char *buf, size_t len);
 struct json_object *stack_json(const struct awr_stack_view *s);
 void stack_print(const struct awr_stack_view *s);
 

@@ -39,15 +39,6 @@ static const char *device_field(const struct awr_blockdev *b, char *buf, size_t 
 #define LIST_ROW "%-10s %-9s %-18.18s %-16.16s %-8.8s %5s %8s %8s %8s %8s %-11s %-6s %-12s " \
 		 "%-8s "
 
-/* The verdict in text: words ("single-block"), where JSON has the key ("single_block"). */
-static const char *verdict_text(const char *v, char *buf, size_t len)
-{
-	snprintf(buf, len, "%s", v);
-	for (char *p = buf; *p; p++)
-		*p = *p == '_' ? '-' : *p;
-	return buf;
-}
-
 /* The last column: "NAME:MOUNTPOINT(FSTYPE)" of each mount, then the holders; "-" none */
 static void print_claims(const struct awr_blockdev *b)
 {

@@ -301,8 +301,8 @@ mutant decode-finding-from-assumed "a finding is raised from a field the paste d
 
 mutant decode-assumed-as-read "decode prints an assumed field as read" \
 	"decode_text" cli/device_out.c \
-	'	snprintf(buf, len, "%s%s", assumed(d, f) ? "assumed " : "", txt);' \
-	'	snprintf(buf, len, "%s%s", "", txt);'
+	'printf("%s%s %s%s%s%s", sep, t->f.label, assumed(d, t->input) ? "assumed " : "", v,' \
+	'printf("%s%s %s%s%s%s", sep, t->f.label, "", v,'
 
 mutant probe-dir-no-new-file "probe DIR answers for the directory, not a new file in it" \
 	"cli_contract" lib/discover/probe.c \
