@@ -1,150 +1,59 @@
 // SPDX-License-Identifier: MIT
 /*
- * awr qualify PATH: the scripted device qualification. Sets the target up (a
- * scratch file, or a file or device opened by target_open()'s rules), runs
+ * awr qualify PATH: the scripted device qualification. Has the library set the
+ * target up (awr_qualify_target_open(): a scratch file, a file or a device), runs
  * awr_qualify_run() and renders its report: a line per check and the verdict,
  * -o json or --report FILE with every check's figures, -o prometheus, --html.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <libgen.h>
-#include <limits.h>
 #include <signal.h>
-#include <linux/fs.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "qualify.h"
 
 struct qctx {
 	const char *path;		/* PATH as given */
-	char target[4200];		/* the file or device written */
-	int fd;				/* the target, O_RDWR | O_DIRECT (target_open) */
-	char dir[4096];			/* directory of a file target */
-	bool is_blk;
-	bool created;			/* we created target: remove it at the end */
-	bool quick, crash, force;
+	struct awr_qualify_target t;	/* what is written: awr_qualify_target_open() */
+	bool quick, crash;
 	bool hardware;			/* --require-hardware */
-	bool create;			/* --create: a missing PATH is made (removed at the end) */
-	uint64_t size;			/* target size (block device) */
 	struct progress *pr;		/* the running check's line */
 	unsigned int nr;		/* checks begun */
 };
 
-/* What to remove when qualify is interrupted: its scratch file (the library: the rest). */
-static char scratch[4200];
-
+/* Interrupted: the library removes what it made (the scratch file, its scratch XFS). */
 static void on_signal(int sig)
 {
-	if (scratch[0])
-		unlink(scratch);
 	awr_qualify_cleanup();
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
 
-static void remove_on_signal(const struct qctx *q)
+static void remove_on_signal(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGPIPE };
 
-	if (q->created)
-		snprintf(scratch, sizeof(scratch), "%s", q->target);
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		signal(sigs[i], on_signal);
 }
 
-/* The scratch file: new (O_EXCL), then opened and held like any target. */
-static int create_file(struct qctx *q)
+/* PATH: a directory (scratch file inside), a file (made with --create) or a block device. */
+static int open_target(struct qctx *q, bool create, bool force)
 {
-	int fd = open(q->target, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	unsigned int fl = (create ? AWR_QUALIFY_TARGET_CREATE : 0) |
+			  (force ? AWR_QUALIFY_TARGET_FORCE : 0);
+	int ret = awr_qualify_target_open(q->path, fl, &q->t);
 
-	if (fd < 0) {
-		out_error("cannot create the scratch file %s: %s", q->target, strerror(errno));
-		return -errno;
-	}
-	close(fd);
-	q->created = true;
-	q->fd = target_open("qualify", q->target, O_RDWR | O_DIRECT, 0, q->force);
-	return q->fd < 0 ? q->fd : 0;
-}
-
-static int file_target(struct qctx *q, const char *path, bool dir)
-{
-	char tmp[PATH_MAX];
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	if (!realpath(dir ? path : dirname(tmp), q->dir)) {
-		out_error("cannot resolve the directory of %s: %s", path, strerror(errno));
-		return -errno;
-	}
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	if (dir)
-		snprintf(q->target, sizeof(q->target), "%s/awr-qualify.%d.dat", q->dir,
-			 (int)getpid());
-	else
-		snprintf(q->target, sizeof(q->target), "%s/%s", q->dir, basename(tmp));
-	return 0;
-}
-
-static int block_target(struct qctx *q, const char *path)
-{
-	q->fd = target_open("qualify", path, O_RDWR | O_DIRECT, 0, q->force);
-	if (q->fd < 0)
-		return q->fd;
-	if (ioctl(q->fd, BLKGETSIZE64, &q->size)) {
-		out_error("cannot read the size of %s: %s", path, strerror(errno));
-		return -errno;
-	}
-	snprintf(q->target, sizeof(q->target), "%s", path);
-	q->is_blk = true;
-	return 0;
-}
-
-/* PATH: a directory (scratch file inside), a file (created when missing) or a block device. */
-static int setup_target(struct qctx *q)
-{
-	struct stat st;
-	int ret;
-
-	if (stat(q->path, &st)) {
-		if (errno != ENOENT) {
-			out_error("cannot examine %s: %s", q->path, strerror(errno));
-			return -errno;
-		}
-		/* a typo must not qualify a new file and PASS: a missing PATH needs --create */
-		if (!q->create) {
-			out_error("%s does not exist: give an existing directory (qualify makes "
-				  "its scratch file in it), file or block device, or --create to "
-				  "make the file %s for the run and remove it at the end", q->path,
-				  q->path);
+	if (ret) {
+		out_error("%s", awr_last_error());
+		if (ret == -ENOENT)	/* PATH missing: the sentence names no errno */
 			out_set_errno(ENOENT);
-			return -ENOENT;
-		}
-		ret = file_target(q, q->path, false);
-		return ret ? ret : create_file(q);	/* --create: made new, removed at the end */
-	}
-	if (S_ISBLK(st.st_mode))
-		return block_target(q, q->path);
-	if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
-		out_error("%s is neither a directory, a regular file nor a block device: give "
-			  "a directory on the filesystem to qualify, a file, or a block device",
-			  q->path);
-		return -EINVAL;
-	}
-	ret = file_target(q, q->path, S_ISDIR(st.st_mode));
-	if (ret)
 		return ret;
-	if (S_ISDIR(st.st_mode))
-		return create_file(q);
-	/* a file holding data is refused: give its directory, an empty file, or --force */
-	q->fd = target_open("qualify", q->target, O_RDWR | O_DIRECT, 0, q->force);
-	return q->fd < 0 ? q->fd : 0;
+	}
+	if (q->t.safety.reasons)
+		out_error("warning: writing %s although it %s: --force given", q->t.path,
+			  q->t.safety.detail);
+	return 0;
 }
 
 /* @text after @lead, wrapped at word boundaries to 100 columns, later lines indented */
@@ -220,11 +129,12 @@ static int run_checks(struct qctx *q, struct awr_qualify_report **r)
 	o.progress = on_check;
 	o.arg = q;
 	if (out_mode == OUT_NORMAL)
-		printf("qualify %s (%s %s)%s\n", q->path, q->is_blk ? "block device" : "file",
-		       q->target, q->quick ? ", quick" : "");
-	ret = awr_qualify_run(q->fd, q->target, &o, r);
+		printf("qualify %s (%s %s)%s\n", q->path,
+		       q->t.block_device ? "block device" : "file", q->t.path,
+		       q->quick ? ", quick" : "");
+	ret = awr_qualify_run(q->t.fd, q->t.path, &o, r);
 	if (ret)
-		out_error("cannot probe %s: %s", q->target, strerror(-ret));
+		out_error("cannot probe %s: %s", q->t.path, strerror(-ret));
 	return ret;
 }
 
@@ -257,77 +167,74 @@ static void print_verdict(const struct awr_qualify_report *r)
 		print_wrapped("what to do: ", r->what_to_do);
 }
 
-static void prom_check(const char *path, const char *name, enum awr_qualify_status s)
-{
-	const char *l[7] = { "target", path, "check", name, "result", NULL, NULL };
+/* -o prometheus: each metric in the order printed, with its HELP */
+enum { P_VERDICT, P_SCOPE, P_CHECK, P_SECONDS, P_MIN, P_MAX, P_UNIT, P_DURATION, P__N };
+static const struct { const char *name, *help; } metrics[P__N] = {
+	[P_VERDICT] = { "awr_qualify_verdict", "awr qualify's verdict for the target: 1 PASS "
+			"(every check passed or was skipped), 0 FAIL; its scope in "
+			"awr_qualify_scope" },
+	[P_SCOPE] = { "awr_qualify_scope", "what makes the qualified unit atomic: 1 for the "
+		      "target's scope (hardware, software_only: the filesystem's software path "
+		      "alone, ...), 0 for the others" },
+	[P_CHECK] = { "awr_qualify_check", "each check of awr qualify: 1 for the result it had, "
+		      "0 for the others" },
+	[P_SECONDS] = { "awr_qualify_check_seconds", "how long each check of awr qualify ran" },
+	[P_MIN] = { "awr_qualify_atomic_unit_min_bytes", "the effective atomic unit_min qualified "
+		    "(statx, sysfs and device views joined)" },
+	[P_MAX] = { "awr_qualify_atomic_unit_max_bytes", "the effective atomic unit_max qualified "
+		    "(0: no atomic writes)" },
+	[P_UNIT] = { "awr_qualify_stress_unit_bytes", "the unit of the concurrent and crash "
+		     "checks" },
+	[P_DURATION] = { "awr_qualify_duration_seconds", "how long awr qualify ran" },
+};
 
-	for (unsigned int i = 0; i < AWR_QUALIFY__STATUSES; i++) {
-		l[5] = awr_qualify_status_name(i);
-		prom_sample("awr_qualify_check", l, s == i);
+/* Metric @m's samples: per scope, per check (and result), or the one of the target. */
+static void prom_samples(unsigned int m, const char *path, const struct awr_qualify_report *r)
+{
+	const char *l[7] = { "target", path, NULL, NULL, NULL, NULL, NULL }, *name;
+	const struct awr_limits *lim = &r->limits;
+	double v[P__N] = { [P_VERDICT] = r->verdict == AWR_QUALIFY_VERDICT_PASS,
+			   [P_MIN] = lim->supported ? lim->unit_min : 0,
+			   [P_MAX] = lim->supported ? lim->unit_max : 0,
+			   [P_UNIT] = r->unit, [P_DURATION] = r->seconds };
+
+	name = metrics[m].name;
+	if (m == P_SCOPE) {
+		l[2] = "scope";
+		for (unsigned int i = 0; i < AWR_QUALIFY__SCOPES; i++) {
+			l[3] = awr_qualify_scope_name(i);
+			prom_sample(name, l, r->scope == i);
+		}
+	} else if (m == P_CHECK || m == P_SECONDS) {
+		l[2] = "check";
+		l[4] = m == P_CHECK ? "result" : NULL;
+		for (unsigned int id = 0; id < AWR_QUALIFY__CHECKS; id++) {
+			const struct awr_qualify_check *c = &r->checks[id];
+			unsigned int s;
+
+			l[3] = awr_qualify_check_name(id);
+			for (s = 0; c->ran && m == P_CHECK && s < AWR_QUALIFY__STATUSES; s++) {
+				l[5] = awr_qualify_status_name(s);
+				prom_sample(name, l, c->status == s);
+			}
+			if (c->ran && m == P_SECONDS)
+				prom_sample(name, l, c->seconds);
+		}
+	} else {
+		prom_sample(name, l, v[m]);
 	}
 }
 
-static void prom_seconds(const char *path, const char *name, double seconds)
-{
-	const char *l[5] = { "target", path, "check", name, NULL };
-
-	prom_sample("awr_qualify_check_seconds", l, seconds);
-}
-
-/* Each check that ran: its result, or its seconds. */
-static void prom_checks(const struct qctx *q, const struct awr_qualify_report *r, bool seconds)
-{
-	for (unsigned int id = 0; id < AWR_QUALIFY__CHECKS; id++) {
-		const struct awr_qualify_check *c = &r->checks[id];
-		const char *name = awr_qualify_check_name(id);
-
-		if (c->ran && seconds)
-			prom_seconds(q->path, name, c->seconds);
-		else if (c->ran)
-			prom_check(q->path, name, c->status);
-	}
-}
-
-/* The verdict's scope: 1 for the scope the target has, 0 for the others. */
-static void prom_scope(const struct qctx *q, const struct awr_qualify_report *r)
-{
-	const char *l[5] = { "target", q->path, "scope", NULL, NULL };
-
-	prom_gauge("awr_qualify_scope", "what makes the qualified unit atomic: 1 for the target's "
-		   "scope (hardware, software_only: the filesystem's software path alone, ...), "
-		   "0 for the others");
-	for (unsigned int i = 0; i < AWR_QUALIFY__SCOPES; i++) {
-		l[3] = awr_qualify_scope_name(i);
-		prom_sample("awr_qualify_scope", l, r->scope == i);
-	}
-}
-
-/* -o prometheus: the verdict, each check's result and seconds, the limits qualified */
+/*
+ * -o prometheus: the verdict, each check's result and seconds, the limits qualified; target:
+ * PATH as given (a directory's scratch file changes name every run)
+ */
 static void print_prometheus(const struct qctx *q, const struct awr_qualify_report *r)
 {
-	const struct awr_limits *lim = &r->limits;
-	const char *l[3] = { "target", q->path, NULL };
-
-	/* target: PATH as given (a directory's scratch file changes name every run) */
-	prom_gauge("awr_qualify_verdict", "awr qualify's verdict for the target: 1 PASS (every "
-		   "check passed or was skipped), 0 FAIL; its scope in awr_qualify_scope");
-	prom_sample("awr_qualify_verdict", l, r->verdict == AWR_QUALIFY_VERDICT_PASS);
-	prom_scope(q, r);
-	prom_gauge("awr_qualify_check", "each check of awr qualify: 1 for the result it had, 0 for "
-		   "the others");
-	prom_checks(q, r, false);
-	prom_gauge("awr_qualify_check_seconds", "how long each check of awr qualify ran");
-	prom_checks(q, r, true);
-	prom_gauge("awr_qualify_atomic_unit_min_bytes", "the effective atomic unit_min qualified "
-		   "(statx, sysfs and device views joined)");
-	prom_sample("awr_qualify_atomic_unit_min_bytes", l, lim->supported ? lim->unit_min : 0);
-	prom_gauge("awr_qualify_atomic_unit_max_bytes", "the effective atomic unit_max qualified "
-		   "(0: no atomic writes)");
-	prom_sample("awr_qualify_atomic_unit_max_bytes", l, lim->supported ? lim->unit_max : 0);
-	prom_gauge("awr_qualify_stress_unit_bytes", "the unit of the concurrent and crash checks");
-	prom_sample("awr_qualify_stress_unit_bytes", l, r->unit);
-	prom_gauge("awr_qualify_duration_seconds", "how long awr qualify ran");
-	prom_sample("awr_qualify_duration_seconds", l, r->seconds);
+	for (unsigned int m = 0; m < P__N; m++) {
+		prom_gauge(metrics[m].name, metrics[m].help);
+		prom_samples(m, q->path, r);
+	}
 	prom_info();
 }
 
@@ -351,7 +258,7 @@ static int write_outputs(struct json_object *o, const char *report, const char *
 static int finish(struct qctx *q, const struct awr_qualify_report *r, const char *report,
 		  const char *html)
 {
-	struct json_object *o = q_report_json(r, q->path, q->created);
+	struct json_object *o = q_report_json(r, q->path, q->t.created);
 	int rc = r->verdict == AWR_QUALIFY_VERDICT_FAIL ? AWR_EXIT_FAIL : AWR_EXIT_OK, wrc;
 
 	out_outcome("verdict_fail");
@@ -400,7 +307,7 @@ int cmd_qualify(int argc, const char **argv)
 		POPT_TABLEEND
 	};
 	struct awr_qualify_report *r = NULL;
-	struct qctx q = { .fd = -1 };
+	struct qctx q = { .t.fd = -1 };
 	struct cmd_ctx cc;
 	int rc = AWR_EXIT_USAGE;
 
@@ -414,21 +321,16 @@ int cmd_qualify(int argc, const char **argv)
 	q.quick = quick;
 	q.crash = crash;
 	q.hardware = hardware;
-	q.force = force;
-	q.create = create;
 	if (html && report_html_dest_ok(html, force))
 		goto out;
-	if (setup_target(&q))
+	if (open_target(&q, create, force))
 		goto out;
-	remove_on_signal(&q);
+	remove_on_signal();
 	if (!run_checks(&q, &r))
 		rc = finish(&q, r, report, html);
 out:
 	awr_qualify_report_free(r);
-	if (q.fd >= 0)
-		close(q.fd);
-	if (q.created)
-		unlink(q.target);
+	awr_qualify_target_close(&q.t);
 	cmd_done(&cc);
 	return rc;
 }

@@ -196,9 +196,19 @@ mutant progress-stdout-tty "progress is drawn when standard output is a terminal
 	'	return out_mode == OUT_NORMAL && isatty(STDOUT_FILENO);'
 
 mutant qualify-creates-missing "qualify makes a missing PATH its scratch file without --create" \
-	"cli_contract" cli/cmd_qualify.c \
-	'		if (!q->create) {' \
-	'		if (0) {'
+	"cli_contract qualify_lib" lib/qualify/target.c \
+	'	if (!(flags & AWR_QUALIFY_TARGET_CREATE))' \
+	'	if (0)'
+
+mutant qualify-target-kept "awr_qualify_target_close() leaves the scratch file it made" \
+	"qualify_lib" lib/qualify/target.c \
+	$'\tif (t->created) {\n\t\tunlink(t->path);' \
+	$'\tif (t->created) {'
+
+mutant qualify-cleanup-target-kept "awr_qualify_cleanup() leaves the file made for the run" \
+	"qualify_lib" lib/qualify/run.c \
+	$'\tawr__q_target_cleanup();\n' \
+	''
 
 mutant report-last-check-dropped "the HTML report leaves out the last check's row" \
 	"report_html" cli/report_html.c \

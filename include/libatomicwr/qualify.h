@@ -22,6 +22,7 @@
 
 #include <libatomicwr/common.h>
 #include <libatomicwr/discover.h>
+#include <libatomicwr/decide.h>
 #include <libatomicwr/verify.h>
 #include <libatomicwr/bench.h>
 
@@ -251,6 +252,46 @@ struct awr_qualify_report {
 	char what_to_do[320];		/* not met: what to do, in one sentence; else "" */
 };
 
+/* awr_qualify_target_open() flags */
+/* a missing path is made (removed at close) */
+#define AWR_QUALIFY_TARGET_CREATE	(1U << 0)
+/* AWR_TARGET_FORCE: written even when in use, formatted or holding data */
+#define AWR_QUALIFY_TARGET_FORCE	(1U << 1)
+
+/* What a qualification writes, made from the path a person gives; awr_qualify_target_open(). */
+struct awr_qualify_target {
+	size_t size;			/* sizeof(struct awr_qualify_target) of the library */
+	int fd;				/* O_RDWR | O_DIRECT, by awr_target_open(); -1: none */
+	char path[4200];		/* the file or block device written */
+	bool block_device;
+	bool created;			/* made here: awr_qualify_target_close() removes it */
+	uint64_t device_size;		/* a block device's size */
+	struct awr_safety safety;	/* what awr_target_open() found (reasons: written forced) */
+};
+
+/**
+ * awr_qualify_target_open() - the target of a qualification, as `awr qualify PATH` makes it
+ * @path:	a directory (a scratch file awr-qualify.PID.dat is made in it), a regular file or
+ *		a block device; a missing path only with AWR_QUALIFY_TARGET_CREATE
+ * @flags:	AWR_QUALIFY_TARGET_* flags
+ * @t:		filled: the descriptor to give awr_qualify_run() with @t->path
+ *
+ * A file made here (O_CREAT | O_EXCL | O_NOFOLLOW) is removed by awr_qualify_target_close(),
+ * or by awr_qualify_cleanup() from a signal handler. The open is awr_target_open()'s: a file
+ * holding data, a device mounted or in use is refused unless AWR_QUALIFY_TARGET_FORCE.
+ *
+ * Return: 0, or -errno (-ENOENT: @path is missing; -EINVAL: not a directory, file or block
+ * device; awr_target_open()'s refusals) with awr_last_error() saying why; nothing is left open
+ * or made.
+ */
+int awr_qualify_target_open(const char *path, unsigned int flags, struct awr_qualify_target *t);
+
+/**
+ * awr_qualify_target_close() - close the target, and remove the file made for the run
+ * @t:		from awr_qualify_target_open(); NULL is fine
+ */
+void awr_qualify_target_close(struct awr_qualify_target *t);
+
 /**
  * awr_qualify_opts_init() - the default options: every check, not quick, no crash test
  * @o:		filled
@@ -283,6 +324,8 @@ void awr_qualify_report_free(struct awr_qualify_report *r);
 /**
  * awr_qualify_cleanup() - remove the scratch files and the crash check's scratch XFS now
  *
+ * Also the file awr_qualify_target_open() made for the run. The library installs no signal
+ * handler: a program that ends on a signal calls this from its own.
  * Async-signal-safe: for a signal handler that ends the process in the middle of
  * awr_qualify_run() (system calls only).
  */

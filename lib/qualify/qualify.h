@@ -34,6 +34,7 @@ void awr__q_journal_path(char *buf, size_t len, const char *tmpdir, unsigned int
 int awr__q_tmpdir(char *buf, size_t len);
 void awr__q_rmdir(void);	/* the directory of the last awr__q_tmpdir(); signal-safe */
 void awr__q_crash_cleanup(void);	/* unmount and remove the crash check's scratch XFS */
+void awr__q_target_cleanup(void);	/* target.c: remove the file made for the run */
 
 /* the checks, in the order qualify runs them */
 void awr__q_discovery(struct awr__qctx *q, struct awr_qualify_check *c);

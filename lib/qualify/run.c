@@ -84,6 +84,7 @@ void awr_qualify_cleanup(void)
 {
 	awr__q_rmdir();
 	awr__q_crash_cleanup();
+	awr__q_target_cleanup();
 }
 
 /* Whether check @id is for @r's target: hardware_path for files, short_pin for block devices. */

@@ -6,7 +6,9 @@
  * scope software_only over a loop device), a checks mask honoured, hardware atomics required making
  * that verdict FAIL, and the negative control: a raw loop device (no atomic writes) fails
  * discovery, skips the write checks and gets the verdict FAIL, scope none, each FAIL with what to
- * do.
+ * do. awr_qualify_target_open() takes PATH as awr qualify does: a directory gets a scratch file
+ * that awr_qualify_target_close() and awr_qualify_cleanup() remove; a missing path is made only
+ * when asked; a file holding data and a character device are refused with their sentences.
  *
  *   qualify_lib   (run under with-scratch-xfs.sh)
  */
@@ -15,6 +17,7 @@
 #include <linux/loop.h>
 #include <stdio.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "libatomicwr.h"
@@ -212,12 +215,84 @@ static void on_raw_loop(const char *dir)
 	awr_qualify_report_free(r);
 }
 
+static bool gone(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) && errno == ENOENT;
+}
+
+/* A directory: a scratch file made in it, qualified, removed at close or by the cleanup call. */
+static void target_of_dir(const char *dir)
+{
+	struct awr_qualify_report *r = NULL;
+	struct awr_qualify_target t;
+	struct awr_qualify_opts o;
+	char made[4200];
+	int ret = awr_qualify_target_open(dir, 0, &t);
+
+	T_EXPECT(!ret && t.size == sizeof(t) && t.fd >= 0 && t.created && !t.block_device &&
+		 strstr(t.path, "/awr-qualify.") && !gone(t.path), "target of %s: %d %s", dir, ret,
+		 t.path);
+	if (ret)
+		return;
+	awr_qualify_opts_init(&o);
+	o.flags = AWR_QUALIFY_QUICK;
+	o.checks = 1U << AWR_QUALIFY_DISCOVERY | 1U << AWR_QUALIFY_SIZE_SWEEP;
+	ret = awr_qualify_run(t.fd, t.path, &o, &r);
+	T_EXPECT(!ret && r && !r->block_device && !strcmp(r->target, t.path) &&
+		 r->checks[AWR_QUALIFY_SIZE_SWEEP].ran, "qualify the scratch file: %d", ret);
+	awr_qualify_report_free(r);
+	snprintf(made, sizeof(made), "%s", t.path);
+	awr_qualify_target_close(&t);
+	T_EXPECT(gone(made) && t.fd < 0, "the scratch file %s is left after close", made);
+	/* a signal handler's call removes it too */
+	ret = awr_qualify_target_open(dir, 0, &t);
+	awr_qualify_cleanup();
+	T_EXPECT(!ret && gone(t.path), "the scratch file %s is left after the cleanup", t.path);
+	awr_qualify_target_close(&t);
+}
+
+/* A missing path, a file holding data, a character device: each refused with its sentence. */
+static void target_refusals(const char *dir)
+{
+	struct awr_qualify_target t;
+	char path[4200];
+	int ret, fd;
+
+	snprintf(path, sizeof(path), "%s/qualify_lib.missing", dir);
+	ret = awr_qualify_target_open(path, 0, &t);
+	T_EXPECT(ret == -ENOENT && t.fd < 0 && gone(path) &&
+		 strstr(awr_last_error(), "does not exist: give an existing directory"),
+		 "missing path: %d, %s", ret, awr_last_error());
+	ret = awr_qualify_target_open(path, AWR_QUALIFY_TARGET_CREATE, &t);
+	T_EXPECT(!ret && t.created && !gone(path), "--create: %d, %s", ret, awr_last_error());
+	awr_qualify_target_close(&t);
+	T_EXPECT(gone(path), "the file made for the run is left: %s", path);
+	fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+	T_EXPECT(fd >= 0 && write(fd, "data", 4) == 4, "write %s", path);
+	close(fd);
+	ret = awr_qualify_target_open(path, 0, &t);
+	T_EXPECT(ret == -EEXIST && strstr(awr_last_error(), "(awr qualify): it holds 4 bytes"),
+		 "a file holding data: %d, %s", ret, awr_last_error());
+	ret = awr_qualify_target_open(path, AWR_QUALIFY_TARGET_FORCE, &t);
+	T_EXPECT(!ret && !t.created && t.safety.reasons, "forced: %d, %s", ret, awr_last_error());
+	awr_qualify_target_close(&t);
+	T_EXPECT(!gone(path), "close removed a file it did not make");
+	unlink(path);
+	ret = awr_qualify_target_open("/dev/null", 0, &t);
+	T_EXPECT(ret == -EINVAL && strstr(awr_last_error(), "is neither a directory"),
+		 "/dev/null: %d, %s", ret, awr_last_error());
+}
+
 int main(void)
 {
 	const char *dir = getenv("AWR_SCRATCH_DIR");
 
 	if (!dir)
 		T_SKIP("run under with-scratch-xfs.sh");
+	target_of_dir(dir);
+	target_refusals(dir);
 	on_file(dir);
 	on_raw_loop(dir);
 	return t_done("qualify_lib");
