@@ -194,14 +194,7 @@ int cmd_replay(int argc, const char **argv);	/* cmd_replay.c: dm-log-writes logs
 
 /* fs_out.c: the filesystem view and extent reports (probe's fs section, extents, prepare) */
 #define FS_MAX_FINDINGS 8	/* the fs section shows at most 8 of awr_fs_findings() */
-struct fs_band {
-	uint64_t from, to;
-	const char *path;	/* "hardware", "software", "unknown" */
-	const char *why;
-};
 const char *fs_type_label(const struct awr_fs_view *v);
-uint64_t fs_default_unit(const struct awr_fs_view *v);
-void fs_paths(const struct awr_fs_view *v, struct fs_band *band, unsigned int *n);
 struct json_object *fs_view_json(const struct awr_fs_view *v, const struct awr_extent_report *r);
 void fs_view_print(const struct awr_fs_view *v, const struct awr_extent_report *r);
 struct json_object *extents_ranges_json(const struct awr_extent_report *r);

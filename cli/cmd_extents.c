@@ -111,7 +111,7 @@ int cmd_extents(int argc, const char **argv)
 		goto out;
 	}
 	if (!unit && !awr_fs_view_fd(fd, &v))
-		unit = fs_default_unit(&v);
+		unit = awr_fs_default_unit(&v);
 	ret = awr_extents_read(fd, unit, &r);
 	if (ret == -EINVAL)
 		out_error("%s is not a regular file: extents are a file's", c.operand);

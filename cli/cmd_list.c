@@ -8,13 +8,6 @@
 
 #include "awr.h"
 
-static void part_counts(const struct awr_blockdev *b, unsigned int *aligned)
-{
-	*aligned = 0;
-	for (unsigned int i = 0; i < b->nr_parts; i++)
-		*aligned += b->parts[i].part_aligned;
-}
-
 /* "AWUPF 15", "NAWUPF 7", "MATL 8192", or "-" */
 static const char *device_field(const struct awr_blockdev *b, char *buf, size_t len)
 {
@@ -57,11 +50,8 @@ static const char *dash(const char *s)
 static void print_line(const struct awr_blockdev *b)
 {
 	char s[4][24], dev[32], parts[24], lbs[16], verdict[16];
-	unsigned int aligned;
-
-	part_counts(b, &aligned);
 	if (b->nr_parts)
-		snprintf(parts, sizeof(parts), "%u/%u", aligned, b->nr_parts);
+		snprintf(parts, sizeof(parts), "%u/%u", b->nr_parts_aligned, b->nr_parts);
 	else
 		snprintf(parts, sizeof(parts), "-");
 	snprintf(lbs, sizeof(lbs), "%" PRIu32, b->sysfs.logical_block_size);
@@ -236,14 +226,10 @@ static void print_prometheus(const struct awr_blockdev *list, unsigned int nr)
 	prom_cache(list, nr);
 	prom_gauge("awr_partitions_misaligned", "partitions of the disk whose start is not a "
 						"multiple of its atomic unit and boundary");
-	for (unsigned int i = 0; i < nr; i++) {
-		unsigned int aligned;
-
-		part_counts(&list[i], &aligned);
+	for (unsigned int i = 0; i < nr; i++)
 		prom_sample("awr_partitions_misaligned",
 			    (const char *const[]){ "device", list[i].name, NULL },
-			    list[i].nr_parts - aligned);
-	}
+			    list[i].nr_parts - list[i].nr_parts_aligned);
 	prom_gauge("awr_atomic_verdict", "awr list's verdict of the disk: 1 for the verdict it "
 					 "has, 0 for the others");
 	for (unsigned int i = 0; i < nr; i++) {

@@ -229,23 +229,6 @@ static const struct dev_field hw_fields[] = {
 };
 #undef L
 
-/*
- * NVMe: what kernels that use AWUPF (6.18) derive in @with; when the answer rests on AWUPF (no
- * NAWUPF, NABO 0), what kernels that ignore it (7.0, "nvme: stop using AWUPF") derive in
- * @without, and true.
- */
-static bool awupf_answers(const struct awr_device *d, struct awr_device_limits *with,
-			  struct awr_device_limits *without)
-{
-	const struct awr_nvme_id *n = awr_device_nvme(d);
-
-	awr_device_derive_at(d, AWR_KERNEL(6, 18, 0), with);
-	if (!n->have_ns || ((n->nsfeat & 2) && n->nawupf) || n->nabo)
-		return false;
-	awr_device_derive_at(d, AWR_KERNEL(7, 0, 0), without);
-	return true;
-}
-
 static struct json_object *limits_json(const struct awr_device_limits *l)
 {
 	struct json_object *o = dev_json(unit_fields, NULL, l);
@@ -321,18 +304,10 @@ static const struct dev_field nvme_dn[] = {
 	DEV_END
 };
 
-static const char *model_name(int m)
-{
-	static const char *const keys[] = { "other", "aws_ebs", "aws_instance_storage", "azure",
-					    "gcp" };
-
-	return m >= 0 && (size_t)m < sizeof(keys) / sizeof(keys[0]) ? keys[m] : "other";
-}
-
 static const struct dev_field nvme_vendor[] = {
 	N(vid, "vid", -1, H_VID, 0),
-	{ FLD(struct awr_nvme_id, model, FLD_ENUM, "model", .name = model_name), -1, H_MODEL, 0,
-	  NULL },
+	{ FLD(struct awr_nvme_id, model, FLD_ENUM, "model", .name = awr_nvme_model_name), -1,
+	  H_MODEL, 0, NULL },
 	N(ntwpu, "ntwpu", -1, H_NTWP, 0),
 	N(ntwpg, "ntwpg", -1, H_NTWP, 0),
 	N(ntwpb, "ntwpb", -1, H_NTWP, 0),
@@ -345,7 +320,7 @@ static struct json_object *nvme_json(const struct awr_device *d)
 {
 	const struct awr_nvme_id *n = awr_device_nvme(d);
 	struct awr_device_limits with, without;
-	bool alt = awupf_answers(d, &with, &without);
+	bool alt = awr_device_awupf_answers(d, &with, &without);
 	struct json_object *o = json_object_new_object();
 	bool s = n->have_ns;
 
@@ -474,7 +449,7 @@ static void nvme_print(const struct awr_device *d)
 {
 	const struct awr_nvme_id *n = awr_device_nvme(d);
 	struct awr_device_limits with, without;
-	bool alt = awupf_answers(d, &with, &without);
+	bool alt = awr_device_awupf_answers(d, &with, &without);
 
 	if (n->have_ctrl)
 		dev_line("controller", nvme_fields, 1, d, n, "");

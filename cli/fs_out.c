@@ -17,43 +17,6 @@ const char *fs_type_label(const struct awr_fs_view *v)
 	return v->type_name[0] ? v->type_name : "unknown";
 }
 
-/*
- * The unit extents are judged against when none is given: the hardware path's maximum, else the
- * block.
- */
-uint64_t fs_default_unit(const struct awr_fs_view *v)
-{
-	if (v->hardware_max)
-		return v->hardware_max;
-	return v->unit_min ? v->unit_min : v->block_size;
-}
-
-/* Which sizes take which path: up to three bands. */
-void fs_paths(const struct awr_fs_view *v, struct fs_band *band, unsigned int *n)
-{
-	*n = 0;
-	if (!v->atomic || !v->unit_min)
-		return;
-	if (v->hardware_max >= v->unit_min) {
-		band[*n] = (struct fs_band){ v->unit_min, v->hardware_max,
-			v->type == AWR_FS_XFS ? "hardware" : "hardware",
-			v->type == AWR_FS_XFS ? "in place where the unit lies on one aligned "
-						"extent, else copy-on-write"
-			: v->type == AWR_FS_EXT4 ? "in place (ext4 has no other path)"
-			: "the device writes it" };
-		(*n)++;
-	}
-	if (v->software_max > v->hardware_max)
-		band[(*n)++] = (struct fs_band){
-			v->hardware_max >= v->unit_min ? v->hardware_max * 2 : v->unit_min,
-			v->software_max, "software",
-			v->hardware_max ? "above the device's atomic unit: copy-on-write"
-			: "copy-on-write: the device has no atomic support" };
-	if (v->unit_max && !v->hardware_max && !v->software_max)
-		band[(*n)++] = (struct fs_band){ v->unit_min, v->unit_max, "unknown",
-						 "the filesystem's path is not known" };
-}
-
 #define V(m, t, k, ...) FLD(struct awr_fs_view, m, t, k, __VA_ARGS__)
 static const struct field view_fields[] = {
 	V(tmpfile, FLD_BOOL, "tmpfile"),
@@ -88,10 +51,10 @@ static const struct field device_fields[] = {
 #undef V
 
 static const struct field band_fields[] = {
-	FLD(struct fs_band, from, FLD_SIZE, "from"),
-	FLD(struct fs_band, to, FLD_SIZE, "to"),
-	FLD(struct fs_band, path, FLD_STR, "path"),
-	FLD(struct fs_band, why, FLD_STR, "why"),
+	FLD(struct awr_fs_band, from, FLD_SIZE, "from"),
+	FLD(struct awr_fs_band, to, FLD_SIZE, "to"),
+	FLD(struct awr_fs_band, path, FLD_STR, "path"),
+	FLD(struct awr_fs_band, why, FLD_STR, "why"),
 	FLD_END
 };
 
@@ -112,8 +75,8 @@ struct json_object *fs_view_json(const struct awr_fs_view *v, const struct awr_e
 {
 	struct json_object *o = json_object_new_object(), *a, *b;
 	struct awr_finding f[FS_MAX_FINDINGS];
-	struct fs_band band[3];
-	unsigned int n;
+	struct awr_fs_band band[AWR_FS_MAX_BANDS];
+	unsigned int n = awr_fs_paths(v, band);
 
 	json_object_object_add(o, "type", json_object_new_string(fs_type_label(v)));
 	fld_json_add(o, view_fields, v);
@@ -125,7 +88,6 @@ struct json_object *fs_view_json(const struct awr_fs_view *v, const struct awr_e
 		json_object_object_add(o, "cluster_size", out_u64(v->cluster_size));
 	}
 	fld_json_add(o, device_fields, v);
-	fs_paths(v, band, &n);
 	json_object_object_add(o, "paths", fld_json_array(band_fields, band, sizeof(*band), n));
 	if (r) {
 		b = fld_json(report_fields, r);
@@ -143,9 +105,9 @@ struct json_object *fs_view_json(const struct awr_fs_view *v, const struct awr_e
 void fs_view_print(const struct awr_fs_view *v, const struct awr_extent_report *r)
 {
 	struct awr_finding f[FS_MAX_FINDINGS];
-	struct fs_band band[3];
+	struct awr_fs_band band[AWR_FS_MAX_BANDS];
+	unsigned int n = awr_fs_paths(v, band);
 	char a[32], b[32], c[32];
-	unsigned int n;
 
 	printf("\nfilesystem%s: %s, block %s", v->tmpfile ? " (a new file in this directory)" : "",
 	       fs_type_label(v), out_size(v->block_size, a, sizeof(a)));
@@ -165,7 +127,6 @@ void fs_view_print(const struct awr_fs_view *v, const struct awr_extent_report *
 	if (v->hw_atomic)
 		printf("    %s .. %s\n", out_size(v->hw_unit_min, a, sizeof(a)),
 		       out_size(v->hw_unit_max, b, sizeof(b)));
-	fs_paths(v, band, &n);
 	for (unsigned int i = 0; i < n; i++)
 		printf("  %9s .. %-9s %-9s %s\n", out_size(band[i].from, a, sizeof(a)),
 		       out_size(band[i].to, b, sizeof(b)), band[i].path, band[i].why);
@@ -193,7 +154,7 @@ static int fs_probe_view(const char *path, struct awr_fs_view *v, struct awr_ext
 		return 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
-		if (awr_extents_read(fd, fs_default_unit(v), r))
+		if (awr_extents_read(fd, awr_fs_default_unit(v), r))
 			*r = NULL;
 		close(fd);
 	}

@@ -284,8 +284,8 @@ mutant list-text-awupf-first "awr list's DEVICE column shows AWUPF even where NS
 
 mutant list-verdict-inverted "awr list's verdict says misaligned for an aligned partition and atomic for a misaligned one" \
 	"list_guest cli_list_tree" lib/discover/blockdevs.c \
-	'misaligned |= !b->parts[i].part_aligned;' \
-	'misaligned |= b->parts[i].part_aligned;'
+	'b->sysfs.logical_block_size, b->nr_parts_aligned < b->nr_parts);' \
+	'b->sysfs.logical_block_size, b->nr_parts_aligned > 0);'
 
 mutant part-align-unit-only "a partition's alignment judged by unit_min alone, not max(unit_min, boundary)" \
 	"list_guest cli_list_tree" lib/discover/sysfs.c \

@@ -68,6 +68,15 @@ struct awr_nvme_id {
 #define AWR_NVME_MODEL_AZURE		3
 #define AWR_NVME_MODEL_GCP		4	/* "nvme_card", "nvme_card-pd" (Google) */
 
+/**
+ * awr_nvme_model_name() - the stable snake_case name of an AWR_NVME_MODEL_* value
+ * @model:	awr_nvme_id.model
+ *
+ * Return: "other", "aws_ebs", "aws_instance_storage", "azure" or "gcp"; "other"
+ * for a value it does not know.
+ */
+const char *awr_nvme_model_name(int model);
+
 /* awr_nvme_id.vendor_have */
 #define AWR_NVME_HAVE_VID	(1U << 0)
 #define AWR_NVME_HAVE_MODEL	(1U << 1)
@@ -329,6 +338,23 @@ const struct awr_device_limits *awr_device_derived(const struct awr_device *d);
  */
 int awr_device_derive_at(const struct awr_device *d, uint32_t kernel,
 			 struct awr_device_limits *out);
+
+/**
+ * awr_device_awupf_answers() - what kernels that use AWUPF and kernels that ignore it derive
+ * @d:		the view
+ * @with:	receives what kernels that use AWUPF derive (6.18; NVMe only)
+ * @without:	receives what kernels that ignore it derive (7.0, "nvme: stop using AWUPF"),
+ *		when the answer rests on AWUPF
+ *
+ * The answer rests on AWUPF when the namespace was read and gives neither a
+ * NAWUPF (NSFEAT bit 1 with NAWUPF not 0) nor a NABO other than 0
+ * (nvme_configure_atomic_write(), 6.18 and 7.0).
+ *
+ * Return: true when it rests on AWUPF (@without is set), false otherwise and
+ * for a SCSI view (@with is set for every NVMe view).
+ */
+bool awr_device_awupf_answers(const struct awr_device *d, struct awr_device_limits *with,
+			      struct awr_device_limits *without);
 
 /**
  * awr_device_caps() - the block layer caps' inputs used

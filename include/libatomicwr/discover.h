@@ -223,7 +223,8 @@ struct awr_blockdev {
 	uint32_t provider_unit;		/* its bytes (awr_device_provider()): unit, granularity, */
 	uint32_t provider_granularity;	/* boundary (0 none) */
 	uint32_t provider_boundary;
-	uint32_t reserved[3];
+	unsigned int nr_parts_aligned;	/* partitions whose start is ->part_aligned */
+	uint32_t reserved[2];
 };
 
 /**
@@ -410,6 +411,38 @@ int awr_fs_view_fd(int fd, struct awr_fs_view *out);
  * no O_TMPFILE).
  */
 int awr_fs_view_path(const char *path, struct awr_fs_view *out);
+
+/* Sizes from..to (bytes) that take one path on a filesystem view (awr_fs_paths()). */
+struct awr_fs_band {
+	uint64_t from, to;
+	const char *path;		/* "hardware", "software" or "unknown" */
+	const char *why;		/* in a few words: "copy-on-write: the device has ..." */
+};
+
+#define AWR_FS_MAX_BANDS	3
+
+/**
+ * awr_fs_paths() - which sizes of atomic write take which path on a filesystem
+ * @v:		the view (awr_fs_view_fd(), awr_fs_view_path())
+ * @band:	room for AWR_FS_MAX_BANDS bands, filled smallest sizes first
+ *
+ * The hardware path (unit_min up to the device's hardware_max: on XFS in
+ * place where the unit lies on one aligned extent, else copy-on-write), the
+ * software path above it (XFS copy-on-write up to software_max), or one
+ * "unknown" band when the file takes atomic writes by a path the view does
+ * not know.
+ *
+ * Return: the number of bands, 0 when the file takes no atomic writes.
+ */
+unsigned int awr_fs_paths(const struct awr_fs_view *v, struct awr_fs_band *band);
+
+/**
+ * awr_fs_default_unit() - the unit a file's extents are judged against when none is given
+ * @v:	the view
+ *
+ * Return: the hardware path's maximum, else the file's atomic unit_min, else the block size.
+ */
+uint64_t awr_fs_default_unit(const struct awr_fs_view *v);
 
 /* One extent as FIEMAP reports it. */
 struct awr_extent {

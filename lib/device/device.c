@@ -160,6 +160,30 @@ int awr_device_derive_at(const struct awr_device *d, uint32_t kernel,
 	return awr_scsi_derive(&d->scsi, kernel, &d->caps, out);
 }
 
+bool awr_device_awupf_answers(const struct awr_device *d, struct awr_device_limits *with,
+			      struct awr_device_limits *without)
+{
+	if (d->type != AWR_DEVICE_NVME)
+		return false;
+	awr_device_derive_at(d, AWR_KERNEL(6, 18, 0), with);
+	if (!d->have_alt)
+		return false;
+	awr_device_derive_at(d, AWR_KERNEL(7, 0, 0), without);
+	return true;
+}
+
+const char *awr_nvme_model_name(int model)
+{
+	static const char *const names[] = {
+		[AWR_NVME_MODEL_OTHER] = "other", [AWR_NVME_MODEL_AWS_EBS] = "aws_ebs",
+		[AWR_NVME_MODEL_AWS_INSTANCE] = "aws_instance_storage",
+		[AWR_NVME_MODEL_AZURE] = "azure", [AWR_NVME_MODEL_GCP] = "gcp",
+	};
+
+	return model >= 0 && (size_t)model < sizeof(names) / sizeof(names[0]) ? names[model] :
+	       "other";
+}
+
 const char *awr_device_model(const struct awr_device *d)
 {
 	return d->type == AWR_DEVICE_NVME ? d->nvme.mn : d->scsi_model;

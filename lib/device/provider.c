@@ -25,7 +25,7 @@
 
 #include "device.h"
 
-static const char *model_name(uint8_t kind)
+static const char *model_words(uint8_t kind)
 {
 	switch (kind) {
 	case AWR_NVME_MODEL_AWS_EBS: return "Amazon Elastic Block Store";
@@ -66,7 +66,7 @@ static void known_by(const struct awr_nvme_id *id, char *buf, size_t len)
 	if (have(id, AWR_NVME_HAVE_VID))
 		snprintf(v, sizeof(v), "PCI vendor 0x%04x", id->vid);
 	if (have(id, AWR_NVME_HAVE_MODEL))
-		snprintf(m, sizeof(m), "model %s", model_name(id->model));
+		snprintf(m, sizeof(m), "model %s", model_words(id->model));
 	snprintf(buf, len, "%s, %s", v, m);
 }
 
@@ -256,7 +256,7 @@ bool awr__provider_sysfs(const char *disk, char *known_by, size_t len)
 	if (vid ? vid != AWR_NVME_VID_AMAZON : !aws_model(kind))
 		return false;
 	snprintf(known_by, len, "sysfs: PCI vendor %s, model %s", vendor[0] ? vendor : "not read",
-		 model[0] ? model_name(kind) : "not read");
+		 model[0] ? model_words(kind) : "not read");
 	return true;
 }
 

@@ -296,6 +296,7 @@ static int add_partitions(const char *dir, struct awr_blockdev *b)
 		if (awr__sysfs_read_u64(part, "partition", &x) || read_devno(part, &ma, &mi) ||
 		    awr_sysfs_lookup(ma, mi, &v))
 			continue;
+		b->nr_parts_aligned += v.part_aligned;
 		b->parts[b->nr_parts++] = v;
 		holders(part, b->holders, sizeof(b->holders));
 		mounts(e->d_name, ma, mi, b);
@@ -412,10 +413,6 @@ void awr_blockdev_list_free(struct awr_blockdev *list, unsigned int nr)
 
 const char *awr_blockdev_verdict(const struct awr_blockdev *b)
 {
-	bool misaligned = false;
-
-	for (unsigned int i = 0; i < b->nr_parts; i++)
-		misaligned |= !b->parts[i].part_aligned;
 	return awr__atomic_verdict(b->sysfs.has_atomic_attrs, b->sysfs.unit_max,
-				   b->sysfs.logical_block_size, misaligned);
+				   b->sysfs.logical_block_size, b->nr_parts_aligned < b->nr_parts);
 }

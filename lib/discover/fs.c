@@ -267,3 +267,34 @@ int awr_fs_view_path(const char *path, struct awr_fs_view *out)
 	close(fd);
 	return ret;
 }
+
+uint64_t awr_fs_default_unit(const struct awr_fs_view *v)
+{
+	if (v->hardware_max)
+		return v->hardware_max;
+	return v->unit_min ? v->unit_min : v->block_size;
+}
+
+unsigned int awr_fs_paths(const struct awr_fs_view *v, struct awr_fs_band *band)
+{
+	unsigned int n = 0;
+
+	if (!v->atomic || !v->unit_min)
+		return 0;
+	if (v->hardware_max >= v->unit_min)
+		band[n++] = (struct awr_fs_band){ v->unit_min, v->hardware_max, "hardware",
+			v->type == AWR_FS_XFS ? "in place where the unit lies on one aligned "
+						"extent, else copy-on-write"
+			: v->type == AWR_FS_EXT4 ? "in place (ext4 has no other path)"
+			: "the device writes it" };
+	if (v->software_max > v->hardware_max)
+		band[n++] = (struct awr_fs_band){
+			v->hardware_max >= v->unit_min ? v->hardware_max * 2 : v->unit_min,
+			v->software_max, "software",
+			v->hardware_max ? "above the device's atomic unit: copy-on-write"
+			: "copy-on-write: the device has no atomic support" };
+	if (v->unit_max && !v->hardware_max && !v->software_max)
+		band[n++] = (struct awr_fs_band){ v->unit_min, v->unit_max, "unknown",
+						  "the filesystem's path is not known" };
+	return n;
+}
