@@ -40,7 +40,7 @@ mutant() {
 
 # --- the mutants -----------------------------------------------------------------------------
 mutant rules-direct-first "the rule checker tests O_DIRECT before the shape rules" \
-	"rules xfs-atomic-writes" lib/decide/rules.c \
+	"rules write_xfs_atomic" lib/decide/rules.c \
 	$'\tunsigned int segs = w->nr_segs ? w->nr_segs : 1;\n\n\tif (segs > 1)' \
 	$'\tunsigned int segs = w->nr_segs ? w->nr_segs : 1;\n\n\tif (w->open_flags >= 0 && !(w->open_flags & O_DIRECT))\n\t\treturn verdict(v, AWR_RULE_NOT_DIRECT, "not O_DIRECT");\n\tif (segs > 1)'
 
@@ -114,17 +114,17 @@ mutant pt-nvme-nawupf0 "NVMe passthrough takes NAWUPF 0 as the unit (no AWUPF fa
 	'bool ns_unit = ns;'
 
 mutant uring-reap-no-submit "awr_queue_reap does not submit the queued writes when completions wait" \
-	"ring_depth" lib/write/queue.c \
+	"write_ring_depth" lib/write/queue.c \
 	'	ret = q->ops->enter(q, wait_nr > n + ready ? wait_nr - n - ready : 0);' \
 	'	ret = ready ? 0 : q->ops->enter(q, wait_nr > n + ready ? wait_nr - n - ready : 0);'
 
 mutant queue-open-misaligned "the queue's per-write check lets a misaligned atomic write through" \
-	"uring_engine" lib/write/uring.c \
+	"write_uring_engine" lib/write/uring.c \
 	$'\t       !(off & (len - 1)) && !((uintptr_t)buf & u->mem_mask) &&' \
 	$'\t       !((uintptr_t)buf & u->mem_mask) &&'
 
 mutant path-compare-moved "awr_route_compare does not compare device offsets: a remapped unit counts as in place" \
-	"path_predict fs_view_extents prepare_extents" lib/discover/extents.c \
+	"path_predict discover_fs_view_extents prepare_extents" lib/discover/extents.c \
 	'		if (a[i].logical != b[i].logical || a[i].physical != b[i].physical ||' \
 	'		if (a[i].logical != b[i].logical ||'
 
@@ -149,22 +149,22 @@ mutant journal-append-unchecked "an append whose generation no run could issue i
 	'	} else if (0 && !gen_possible(r->generation, j->records + 1,'
 
 mutant pages-lock-on-ring-fd "the store's writes use the guard's own descriptor (the dead process's ring then holds the lock)" \
-	"pages_reopen pages_reopen_software" lib/pages/store.c \
+	"pages_crash_reopen_doublewrite pages_crash_reopen_software" lib/pages/store.c \
 	'	fd = reopen_for_writes(s->lock_fd, path, &st);' \
 	'	fd = dup(s->lock_fd);'
 
 mutant pages-seq-restart "the page store numbers its batches from 1 again on every open" \
-	"pages_sessions" lib/pages/area.c \
+	"pages_crash_sessions" lib/pages/area.c \
 	$'\ts->seq = nr ? newest + 1 : 1;' \
 	$'\ts->seq = 1;'
 
 mutant pages-settle-no-sync "the area's generation is reused without the store's fdatasync first" \
-	"pages_cache" lib/pages/area.c \
+	"pages_crash_cache" lib/pages/area.c \
 	$'\tif (fdatasync(s->fd))\n\t\treturn -errno;\n\ts->dw_unsynced = 0;' \
 	$'\ts->dw_unsynced = 0;'
 
 mutant pages-area-no-dsync "the area write is not RWF_DSYNC (the batch acknowledged before it is durable)" \
-	"pages_cache" lib/pages/area.c \
+	"pages_crash_cache" lib/pages/area.c \
 	'		     awr__pages_fault_nosync(s) ? 0 : RWF_DSYNC);' \
 	'		     0);'
 
@@ -191,7 +191,7 @@ mutant prom-label-unescaped "-o prometheus writes label values without escaping 
 	$'\t\tif (*v == 1)'
 
 mutant progress-stdout-tty "progress is drawn when standard output is a terminal, not standard error" \
-	"progress_tty" cli/progress.c \
+	"cli_progress_tty" cli/progress.c \
 	'	return out_mode == OUT_NORMAL && isatty(STDERR_FILENO);' \
 	'	return out_mode == OUT_NORMAL && isatty(STDOUT_FILENO);'
 
@@ -211,17 +211,17 @@ mutant qualify-cleanup-target-kept "awr_qualify_cleanup() leaves the file made f
 	''
 
 mutant report-last-check-dropped "the HTML report leaves out the last check's row" \
-	"report_html" cli/report_html.c \
+	"cli_report_html" cli/report_html.c \
 	$'\tfor (size_t i = 0; i < n; i++) {\n\t\tstruct json_object *c = json_object_array_get_idx(a, i);\n\t\tconst char *res = word(str(c, "result"));' \
 	$'\tfor (size_t i = 0; i + 1 < n; i++) {\n\t\tstruct json_object *c = json_object_array_get_idx(a, i);\n\t\tconst char *res = word(str(c, "result"));'
 
 mutant report-cdf-first-point "the latency chart draws each mode without its first sample" \
-	"report_html" cli/report_html.c \
+	"cli_report_html" cli/report_html.c \
 	$'\t\tfor (size_t i = 0; i < n; i++) {\n\t\t\tstruct json_object *p = json_object_array_get_idx(c, i);\n\t\t\tdouble us' \
 	$'\t\tfor (size_t i = 1; i < n; i++) {\n\t\t\tstruct json_object *p = json_object_array_get_idx(c, i);\n\t\t\tdouble us'
 
 mutant report-pct-shifted "the latency chart marks p99 and p99.9 at the percentile below" \
-	"report_html" cli/report_html.c \
+	"cli_report_html" cli/report_html.c \
 	'			double us = num(lat, pcts[k]);' \
 	'			double us = num(lat, pcts[k ? k - 1 : 0]);'
 
@@ -320,7 +320,7 @@ mutant probe-dir-no-new-file "probe DIR answers for the directory, not a new fil
 	''
 
 mutant json-effective-old-names "effective keeps mem_align/offset_align beside statx's dio_* names" \
-	"json_keys" cli/output.c \
+	"cli_json_keys" cli/output.c \
 	'L(mem_align, FLD_SIZE, "dio_mem_align"),' \
 	'L(mem_align, FLD_SIZE, "mem_align"),'
 
@@ -389,6 +389,19 @@ if [ "${1:-}" = --list ]; then
 	exit 0
 fi
 if [ "${1:-}" = --check ]; then
+	# every test a mutant names is a meson test of the build (AWR_BUILD_DIR: the meson test
+	# mutants_check sets it; a build without -Dtest_hooks=true lacks some, so it is not asked)
+	intro=${AWR_BUILD_DIR:-}/meson-info
+	if [ -n "${AWR_BUILD_DIR:-}" ] && grep -q '"name": "test_hooks", "value": true' \
+		"$intro/intro-buildoptions.json" 2>/dev/null; then
+		for n in "${names[@]}"; do echo "$n ${m_tests[$n]}"; done | python3 -c '
+import json, sys
+known = {t["name"] for t in json.load(open(sys.argv[1]))}
+bad = [f"mutant {w[0]}: no meson test {t}" for w in map(str.split, sys.stdin) for t in w[1:]
+       if t not in known]
+print("\n".join(bad + [f"mutants name {len(known)} known tests: {len(bad)} unknown name(s)"]))
+sys.exit(1 if bad else 0)' "$intro/intro-tests.json" || exit 1
+	fi
 	for n in "${names[@]}"; do
 		for ((i = 0; i < m_nrep[$n]; i++)); do
 			printf '%s\0%s\0%s\0' "$n" "${m_file[$n]}" "${m_old[$n.$i]}"

@@ -11,13 +11,13 @@
 #   run-tests.sh --quick    everyday work: the unit tests and the integration tests of a few
 #                           seconds each (meson suite `slow` left out); no sanitizers, fuzz,
 #                           valgrind or guests. Its last lines say that it is the quick tier.
-#   run-tests.sh --only NAME...  only these: a meson test (`concurrency`, `rules`), `sanitizers/NAME`,
+#   run-tests.sh --only NAME...  only these: a meson test (`write_concurrency`, `rules`), `sanitizers/NAME`,
 #                           `vm/GROUP` (one guest group on every kernel; AWR_VM_KERNELS picks
 #                           kernels), or a stage: `fuzz`, `memcheck`, `install-consumer`,
 #                           `release`, `vm`
 #   run-tests.sh --long     the long soak lengths of the benchmark machine and nightly runs
-#                           (AWR_TEST_LONG=1: concurrency 60 s a part, 20 crash cycles, fuzz 60 s
-#                           a harness, the guest's concurrency 30 s); combines with the others
+#                           (AWR_TEST_LONG=1: write_concurrency 60 s a part, 20 crash cycles, fuzz 60 s
+#                           a harness, the guest's write_concurrency 30 s); combines with the others
 # Environment: AWR_TEST_JOBS (meson tests run at once, default 6), AWR_BUILD_DIR.
 # Stages that do not depend on each other run side by side: the guest stage in the
 # background from the start, the host's meson tests several at a time; the output of each

@@ -7,7 +7,9 @@
 # what: every awr__ function a private header lib/STAGE/*.h declares is defined in lib/STAGE/*.c.
 #   check-layout.py LIBDIR LIBATOMICWR.A
 #   check-layout.py --self-test       (a made-up upward reference must be found)
-#   check-layout.py --tests TESTSDIR  (the tests mirror the tree: tests/README)
+#   check-layout.py --tests TESTSDIR [BUILDDIR]  (the tests mirror the tree, and each meson test
+#                     of BUILDDIR is named after its file: tests/README)
+import json
 import os
 import re
 import subprocess
@@ -208,8 +210,110 @@ def tests_self_test():
     return ok
 
 
-def tests_main(testsdir):
-    if not tests_self_test():
+# --- a test is named after its file (tests/README, "How a test is named") ----------------------
+# NAME = the stem of the file the test runs ('-' written '_'), then each word argument the test gives
+# that file (not a path; an option's dashes dropped), joined by '_'. A second build of one file adds
+# a word of its executable's name (unit-mountinfo_builtin: mountinfo_builtin). The file is the first
+# command word inside the source tree (a script, or the first source of a built executable), past an
+# interpreter and the scratch-filesystem wrapper with its options.
+WRAPPERS = ['with-scratch-xfs.sh']
+
+
+def stem(path):
+    return os.path.splitext(os.path.basename(path))[0].replace('-', '_')
+
+
+def inside(path, root):
+    return os.path.normpath(path).startswith(os.path.normpath(root) + os.sep)
+
+
+def test_file(cmd, srcroot, exes):
+    """(file, executable target name or None, the arguments after it) of one test's command."""
+    for i, word in enumerate(cmd):
+        path = os.path.normpath(word)
+        if path in exes:
+            return exes[path][0], exes[path][1], cmd[i + 1:]
+        if inside(path, srcroot) and os.path.basename(path) not in WRAPPERS:
+            return path, None, cmd[i + 1:]
+    return None, None, []
+
+
+def expected_name(cmd, srcroot, exes):
+    """The name the rule gives a test's command, and the word its executable may add (or None)."""
+    path, target, args = test_file(cmd, srcroot, exes)
+    if path is None:
+        return None, None
+    words = [a.lstrip('-').replace('-', '_') for a in args if '/' not in a and a.strip('-')]
+    return '_'.join([stem(path)] + words), target
+
+
+def name_violations(tests, targets, srcroot):
+    """tests, targets: meson's intro-tests.json and intro-targets.json (lists of dicts)."""
+    exes = {}
+    for t in targets:
+        srcs = [s for ts in t.get('target_sources', []) for s in ts.get('sources', [])
+                if inside(s, srcroot)]
+        for f in t.get('filename', []):
+            if srcs:
+                exes[os.path.normpath(f)] = (os.path.normpath(srcs[0]), t['name'])
+    bad, seen = [], {}
+    for t in tests:
+        name = t['name']
+        want, target = expected_name(t['cmd'], srcroot, exes)
+        extra = name[len(want) + 1:] if want and name.startswith(want + '_') else ''
+        if want is None:
+            bad.append(f'{name}: runs no file of the source tree ({" ".join(t["cmd"][:3])})')
+        elif name != want and not (extra and target and extra in target.replace('-', '_')):
+            bad.append(f'{name}: should be named {want} (its file and arguments)')
+        if name in seen:
+            bad.append(f'{name}: two tests of that name')
+        seen[name] = True
+    return bad
+
+
+def names_self_test():
+    src, bld = '/s', '/s/b'
+    targets = [{'name': 'short_pin', 'filename': [f'{bld}/tests/short_pin'],
+                'target_sources': [{'sources': [f'{src}/tests/integration/qualify_short_pin.c']}]},
+               {'name': 'unit-mountinfo_builtin', 'filename': [f'{bld}/tests/unit-mb'],
+                'target_sources': [{'sources': [f'{src}/tests/unit/platform/mountinfo.c',
+                                                f'{src}/lib/platform/mountinfo.c']}]}]
+    wrap = f'{src}/tests/integration/with-scratch-xfs.sh'
+    tests = [{'name': 'qualify_short_pin', 'cmd': [wrap, f'{bld}/tests/short_pin']},
+             {'name': 'mountinfo_builtin', 'cmd': [f'{bld}/tests/unit-mb']},
+             {'name': 'pages_crash_faults_auto',
+              'cmd': [wrap, '--size', '1G', f'{src}/tests/integration/pages_crash.sh', 'faults',
+                      'auto', f'{bld}/cli/awr']},
+             {'name': 'check_layout_tests',
+              'cmd': ['/usr/bin/python3', f'{src}/tests/check-layout.py', '--tests', f'{src}/t']},
+             # deliberately misnamed: each must be found
+             {'name': 'short_pin', 'cmd': [wrap, f'{bld}/tests/short_pin']},
+             {'name': 'pages_crash_auto',
+              'cmd': [wrap, f'{src}/tests/integration/pages_crash.sh', 'faults', 'auto']},
+             {'name': 'cli-xfs', 'cmd': [wrap, f'{src}/tests/integration/cli_xfs.sh', '/awr']},
+             {'name': 'mountinfo_extra', 'cmd': [f'{bld}/tests/unit-mb']},
+             {'name': 'skipped', 'cmd': ['/bin/sh', '-c', 'exit 77']}]
+    bad = name_violations(tests, targets, src)
+    wrong = ['short_pin', 'pages_crash_auto', 'cli-xfs', 'mountinfo_extra', 'skipped']
+    ok = len(bad) == len(wrong) and all(any(b.startswith(w + ':') for b in bad) for w in wrong)
+    print('self-test:', 'tests named against the rule are found' if ok else
+          f'FAIL: expected {wrong} found, got {bad}')
+    return ok
+
+
+def names_main(builddir, srcroot):
+    info = os.path.join(builddir, 'meson-info')
+    tests = json.load(open(os.path.join(info, 'intro-tests.json')))
+    targets = json.load(open(os.path.join(info, 'intro-targets.json')))
+    bad = name_violations(tests, targets, srcroot)
+    for b in bad:
+        print('FAIL:', b)
+    print(f'test names: {len(tests)} meson tests of {builddir}, {len(bad)} named against the rule')
+    return bad
+
+
+def tests_main(testsdir, builddir=None):
+    if not tests_self_test() or not names_self_test():
         return 1
     files = test_files(testsdir)
     bad = test_violations(files)
@@ -217,14 +321,16 @@ def tests_main(testsdir):
         print('FAIL:', b)
     print(f'test layout: {len(files)} files of tests/unit and tests/integration, '
           f'{len(bad)} misplaced')
+    if builddir:
+        bad += names_main(builddir, os.path.dirname(os.path.abspath(testsdir)))
     return 1 if bad else 0
 
 
 def main():
     if sys.argv[1:] == ['--self-test']:
-        return 0 if self_test() and tests_self_test() else 1
-    if sys.argv[1:2] == ['--tests'] and len(sys.argv) == 3:
-        return tests_main(sys.argv[2])
+        return 0 if self_test() and tests_self_test() and names_self_test() else 1
+    if sys.argv[1:2] == ['--tests'] and len(sys.argv) in (3, 4):
+        return tests_main(*sys.argv[2:])
     libdir, archive = sys.argv[1:3]
     if not self_test():
         return 1

@@ -2,7 +2,7 @@
 # Description: the mutants of the replayed power cuts' fault points and of the durability they drop
 # (issue 41; sourced by scripts/mutants.sh). The guest's replay group (tests/vm/guest/replay_cycles.sh)
 # is their end-to-end check; these are the parts a host test can catch. The durability the page
-# store's fault drops is scripts/mutants.sh's pages-area-no-dsync (caught by pages_cache).
+# store's fault drops is scripts/mutants.sh's pages-area-no-dsync (caught by pages_crash_cache).
 # shellcheck shell=bash disable=SC2016
 
 mutant pages-nosync-late "nosync:N takes effect one in-place write late" \

@@ -4,24 +4,24 @@
 # shellcheck shell=bash disable=SC2016
 
 mutant pin-torn-as-refused "short_pin takes a range with new pages after an error for refused whole" \
-	"short_pin" lib/qualify/short_pin.c \
+	"qualify_short_pin" lib/qualify/short_pin.c \
 	'	if (r->pages_old != r->pages)' \
 	'	if (r->pages_old != r->pages && r->ret >= 0)'
 
 mutant pin-short-not-torn "short_pin judges a short count by the count alone (never torn)" \
-	"short_pin" lib/qualify/short_pin.c \
+	"qualify_short_pin" lib/qualify/short_pin.c \
 	'	if (r->pages_old != r->pages)
 		return AWR_QUALIFY_PIN_TORN;' \
 	'	if (r->pages_old != r->pages && r->ret == (ssize_t)r->unit)
 		return AWR_QUALIFY_PIN_TORN;'
 
 mutant pin-error-kept-as-torn "short_pin calls every refusal torn" \
-	"short_pin" lib/qualify/short_pin.c \
+	"qualify_short_pin" lib/qualify/short_pin.c \
 	'	return r->ret < 0 ? AWR_QUALIFY_PIN_REFUSED : AWR_QUALIFY_PIN_SHORT_KEPT;' \
 	'	return AWR_QUALIFY_PIN_TORN;'
 
 mutant pin-no-protnone "short_pin's buffer has no PROT_NONE page: the XFS file takes the whole write" \
-	"short_pin" lib/qualify/short_pin.c \
+	"qualify_short_pin" lib/qualify/short_pin.c \
 	'	if (mprotect(m + unit - PIN_PAGE, PIN_PAGE, PROT_NONE)) {' \
 	'	if (mprotect(m + unit - PIN_PAGE, PIN_PAGE, PROT_READ)) {'
 
@@ -46,6 +46,6 @@ mutant scsi-kernel-vpd-never-missing "a SCSI disk's sysfs is never found without
 	'	return false;'
 
 mutant report-short-pin-dropped "the HTML report leaves out the short_pin section" \
-	"short_pin_report" cli/report_html.c \
+	"qualify_short_pin_report" cli/report_html.c \
 	$'\tshort_pin(pg, doc);\n\tsection(f, "extents"' \
 	$'\tsection(f, "extents"'

@@ -5,7 +5,7 @@
 # shellcheck shell=bash disable=SC2016
 
 mutant mountinfo-target-escaped "the mount point handed on as mountinfo writes it (\\040)" \
-	"mountinfo mount_names" lib/platform/mountinfo.c \
+	"mountinfo cli_mount_names" lib/platform/mountinfo.c \
 	'.target = or_empty(mnt_fs_get_target(fs)),' \
 	'.target = or_empty(mnt_mangle(or_empty(mnt_fs_get_target(fs)))),'
 

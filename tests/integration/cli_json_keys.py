@@ -105,4 +105,4 @@ for name in ('probe file', 'list', 'qualify'):
           '%s: kernel %s and awr_version %s' % (name, docs[name].get('kernel'), docs[name].get('awr_version')))
 for c in docs['qualify'].get('checks', []):
     check(round(c['seconds'], 3) == c['seconds'], 'qualify %s: seconds %r not to the millisecond' % (c['name'], c['seconds']))
-finish('json_keys')
+finish('cli_json_keys')

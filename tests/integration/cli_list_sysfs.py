@@ -156,4 +156,4 @@ finally:
             subprocess.run(['delpart', loop, n], capture_output=True)
         subprocess.run(['losetup', '-d', loop], capture_output=True)
     shutil.rmtree(work, ignore_errors=True)
-finish('list_sysfs')
+finish('cli_list_sysfs')

@@ -152,4 +152,4 @@ check('mem_align' in documented(old) - outputs['probe'] - device_keys,
       'control: a documented key the output lacks (mem_align) is not reported')
 check('zz_not_documented' in ({'zz_not_documented'} | outputs['probe']) - words(old) - common,
       'control: an output key the page lacks is not reported')
-finish('man_keys')
+finish('cli_man_keys')

@@ -85,4 +85,4 @@ with tempfile.TemporaryDirectory(dir='/dev/shm') as t:	# no atomic writes: a fas
     rc, out, term = run(['qualify', t, '--quick'])
     drawn(term, 'qualify', 'check 1 of 7, discovery')
     check('verdict:' in out and 'qualify: check' not in out, 'qualify: the report on stdout: %r' % out[-200:])
-finish('progress_tty')
+finish('cli_progress_tty')

@@ -107,5 +107,5 @@ after=$(dd if="$dev" bs=1M count=2 iflag=direct status=none | sha256sum)
 [ "$before" = "$after" ] && ok "mounted device unchanged" || fail "the mounted device changed"
 
 rm -f "$file" "$dir/input.bin"
-echo "cli-xfs: $fails failure(s)"
+echo "cli_xfs: $fails failure(s)"
 [ "$fails" = 0 ]

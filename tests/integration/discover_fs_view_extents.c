@@ -253,5 +253,5 @@ int main(void)
 	check_view(mnt);
 	check_extents(mnt);
 	check_write_path(mnt);
-	return t_done("fs_view_extents");
+	return t_done("discover_fs_view_extents");
 }

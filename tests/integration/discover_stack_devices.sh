@@ -112,5 +112,5 @@ if [ $ran = 0 ] && [ $fail = 0 ]; then
 	echo "SKIP: this kernel has neither device-mapper nor md (the stacking is tested on sysfs fixture trees: unit stack, cli_stack)"
 	exit 77
 fi
-[ $fail = 0 ] && echo "stack_devices: ok"
+[ $fail = 0 ] && echo "discover_stack_devices: ok"
 exit $fail

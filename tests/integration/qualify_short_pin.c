@@ -6,10 +6,11 @@
  * too, the whole count is impossible), and the probe on a scratch XFS file of the host kernel,
  * whose software path must not tear (6.18: EFAULT, every page old).
  *
- * short_pin DEVICE (the guests: a scratch block device taking 16 KiB atomic writes): the probe
- * on the raw device, its outcome printed (INFO) and a case, then awr_pwrite() of the same buffer:
- * where the kernel returns a short count the library must return -EIO with a verdict naming a
- * short atomic write (never the count), where it refuses the library must return that errno.
+ * qualify_short_pin DEVICE (the guests: a scratch block device taking 16 KiB atomic writes): the
+ * probe on the raw device, its outcome printed (INFO) and a case, then awr_pwrite() of the same
+ * buffer: where the kernel returns a short count the library must return -EIO with a verdict
+ * naming a short atomic write (never the count), where it refuses the library must return that
+ * errno.
  */
 #include <fcntl.h>
 #include <stdint.h>
@@ -170,5 +171,5 @@ int main(int argc, char **argv)
 	if (!dir)
 		T_SKIP("AWR_SCRATCH_DIR not set (run under with-scratch-xfs.sh)");
 	test_xfs(dir);
-	return t_done("short_pin");
+	return t_done("qualify_short_pin");
 }

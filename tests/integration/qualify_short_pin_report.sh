@@ -38,5 +38,5 @@ for kv in 'returned">12288' 'pages_new">3' 'pages_old">1' 'outcome">torn' \
 	grep -q "data-key=\"$kv<" "$work/blk.html" || fail "the short_pin section lacks $kv"
 done
 grep -q 'id="short-pin"' "$work/blk.html" || fail "no short_pin section"
-[ "$fails" = 0 ] && echo "short_pin_report: ok"
+[ "$fails" = 0 ] && echo "qualify_short_pin_report: ok"
 [ "$fails" = 0 ]

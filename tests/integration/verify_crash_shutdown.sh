@@ -118,6 +118,6 @@ dd if=/dev/zero of="$target" bs=512 count=1 seek=3 conv=notrunc oflag=direct sta
 rc=$?
 [ "$rc" = 1 ] || { cat "$jdir/verify.txt"; fail "verify exited $rc on a damaged unit, expected 1"; }
 grep -q "unit 0 at 0: torn" "$jdir/verify.txt" || { cat "$jdir/verify.txt"; fail "damaged unit 0 not reported"; }
-echo "crash_shutdown: ok ($cycles crashes, $total_writes acknowledged writes, $total_late of them after the" \
+echo "verify_crash_shutdown: ok ($cycles crashes, $total_writes acknowledged writes, $total_late of them after the" \
 	"crash instant: all survived shutdown and log recovery, the verifier agrees with the journal;" \
 	"untornness is not shown here)"

@@ -8,7 +8,7 @@
  * read-back of the newest generation per unit are compared. A control plants one torn unit (two
  * halves of different writes, written without RWF_ATOMIC) that the same check must find.
  *
- *   concurrency [SCRATCH_DIR | BLOCK_DEVICE]	(default $AWR_SCRATCH_DIR)
+ *   write_concurrency [SCRATCH_DIR | BLOCK_DEVICE]	(default $AWR_SCRATCH_DIR)
  *
  * On a block device (the guest stage: a scsi_debug disk, an NVMe namespace with atomic writes) both
  * runs use its first 256 KiB (16 units), zeroed before each run and at the end: the device must
@@ -277,5 +277,5 @@ int main(int argc, char **argv)
 	if (blockdev)
 		prepare(path);	/* the device as it was found: zeros */
 	free(buf);
-	return t_done("concurrency");
+	return t_done("write_concurrency");
 }

@@ -3,9 +3,9 @@
  * Description: awr_queue_write_units() writes a range as naturally aligned atomic (or plain) units
  * through a queue smaller than the batch, reads back, and reports the first error with its verdict.
  *
- *   page_batch [TARGET]
+ *   write_page_batch [TARGET]
  *
- * TARGET as for uring_engine: a file or block device that may be overwritten;
+ * TARGET as for write_uring_engine: a file or block device that may be overwritten;
  * default $AWR_TEST_TARGET, else $AWR_SCRATCH_DIR/page_batch.dat.
  */
 #include <fcntl.h>
@@ -178,5 +178,5 @@ int main(int argc, char **argv)
 	awr_file_close(file);
 	free(buf);
 	free(rb);
-	return t_done("page_batch");
+	return t_done("write_page_batch");
 }

@@ -6,7 +6,7 @@
  * registered buffers carry plain writes and the kernel itself refuses RWF_ATOMIC on them; every
  * write's data reads back.
  *
- *   ring_depth [FILE]    (default: $AWR_SCRATCH_DIR/ring_depth.dat)
+ *   write_ring_depth [FILE]    (default: $AWR_SCRATCH_DIR/ring_depth.dat)
  *
  * Prints one "PASS name", "FAIL name: why" or "SKIP name: why" line per case;
  * exits 0, 1 on any failure, 77 when the target has no atomic support.
@@ -325,5 +325,5 @@ int main(int argc, char **argv)
 	unlink(path);
 	free(data);
 	free(rb);
-	return t_done("ring_depth");
+	return t_done("write_ring_depth");
 }

@@ -215,5 +215,5 @@ else
 	fail "strace is not installed (scripts/deps.sh installs it)"
 fi
 
-echo "target_open: $fails failure(s)"
+echo "write_target_open: $fails failure(s)"
 [ "$fails" = 0 ]

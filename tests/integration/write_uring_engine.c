@@ -4,7 +4,7 @@
  * QD 1 and 128, batches larger than the ring, registered file on and off, plain writes, and the
  * kernel agreeing with the rule checker.
  *
- *   uring_engine [TARGET]
+ *   write_uring_engine [TARGET]
  *
  * TARGET is a file or a block device that may be overwritten (its first few
  * MiB); without it, $AWR_TEST_TARGET, else $AWR_SCRATCH_DIR/uring_engine.dat.
@@ -425,8 +425,8 @@ int main(int argc, char **argv)
 			return T_EXIT_FAIL;
 	}
 	if (!raw.supported || t.unit > raw.unit_max || t.area < 16 * t.unit) {
-		printf("SKIP uring_engine: %s has no usable atomic write support: %s (page %" PRIu64
-		       ", kernel unit %u..%u, area %" PRIu64 ")\n", t.path,
+		printf("SKIP write_uring_engine: %s has no usable atomic write support: %s "
+		       "(page %" PRIu64 ", kernel unit %u..%u, area %" PRIu64 ")\n", t.path,
 		       raw.why[0] ? raw.why : "the page size is outside the unit range or the "
 					      "target is too small",
 		       t.unit, raw.unit_min, raw.unit_max, t.area);
@@ -442,5 +442,5 @@ int main(int argc, char **argv)
 	awr_file_close(t.file);
 	free(t.buf);
 	free(t.rb);
-	return t_done("uring_engine");
+	return t_done("write_uring_engine");
 }

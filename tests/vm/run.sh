@@ -28,7 +28,7 @@
 #   AWR_VM_JOBS     guests booted at once (default: all kernels, one vCPU each;
 #                   1: one at a time with two vCPUs)
 #   AWR_VM_ONLY     comma-separated guest case groups (default all; see README)
-#   AWR_TEST_LONG=1 the guests' long soak lengths (concurrency 30 s a part instead of 8)
+#   AWR_TEST_LONG=1 the guests' long soak lengths (write_concurrency 30 s a part instead of 8)
 #   AWR_VM_SHELL=1  boot the first kernel to an interactive shell in the guest instead
 #   AWR_VM_TIMEOUT  seconds each guest may run (default 900: the stage's whole
 #                   budget; three guests share two cores; 3600 with AWR_TEST_LONG=1)
@@ -100,13 +100,14 @@ guest_modules=(scsi_debug sd_mod sg nvme dm-mod dm-crypt crypto_null dm-multipat
 
 # Guest programs of other suites (meson targets, built when their .c exists),
 # run by guest/cases.sh per device configuration when present.
-extra_guest=(tests/devices/guest-devices tests/integration/uring_engine tests/integration/page_batch tests/integration/concurrency examples/dbpages
+extra_guest=(tests/devices/guest-devices tests/integration/write_uring_engine
+	tests/integration/write_page_batch tests/integration/write_concurrency examples/dbpages
 	tests/integration/pages_crash)
 
 # the SCSI target over an NVMe namespace (guest/lio.sh: tcm_loop, iblock backstore) and the
 # short-pin probe of awr qualify as a guest program (tests/integration/qualify_short_pin.c)
 guest_modules+=(target_core_mod target_core_iblock tcm_loop)
-extra_guest+=(tests/integration/short_pin)
+extra_guest+=(tests/integration/qualify_short_pin)
 
 t_start=$(date +%s)
 
@@ -357,9 +358,8 @@ fi
 # Guest programs of other test suites join when the source tree has them.
 targets=(cli/awr lib/libatomicwr.a)
 extra=()
-for t in "${extra_guest[@]}"; do	# its source: TARGET.c or CAPABILITY_TARGET.c (tests/README)
-	if compgen -G "$src/$t.c" >/dev/null ||
-	   compgen -G "$src/$(dirname "$t")/*_${t##*/}.c" >/dev/null; then
+for t in "${extra_guest[@]}"; do	# its source: TARGET.c (named after its file: tests/README)
+	if [ -f "$src/$t.c" ]; then
 		extra+=("$t")
 	fi
 done

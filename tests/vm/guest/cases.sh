@@ -10,7 +10,7 @@ T=/awr/awr-vmtest
 SD_BASE="atomic_wr=1 sector_size=4096 dev_size_mb=64"
 SD_PARAMS="atomic_wr atomic_wr_max_length atomic_wr_align atomic_wr_gran atomic_wr_max_length_bndry atomic_wr_max_bndry sector_size physblk_exp dev_size_mb"
 
-GROUPS_ALL="sd_default sd_maxlen sd_bndry sd_gran sd_fsview nvme_awupf15 nvme_awupf0 nvme_awupf7 nvme_nawupf7 nvme_nabspf nvme_nabo nvme_nawupf_hi nvme_nawupf3 stack_sd stack_nvme nvme_mpath concurrency logwrites replay"
+GROUPS_ALL="sd_default sd_maxlen sd_bndry sd_gran sd_fsview nvme_awupf15 nvme_awupf0 nvme_awupf7 nvme_nawupf7 nvme_nabspf nvme_nabo nvme_nawupf_hi nvme_nawupf3 stack_sd stack_nvme nvme_mpath write_concurrency logwrites replay"
 
 # The kernel series this guest runs ("6.12", "7.3"), for counts and known
 # behaviour that differ between kernels.
@@ -63,7 +63,7 @@ expected_cases() {
 	stack_sd) echo 48 ;;	# load + 7 stacked devices x (statx, probe, json, stack_derived, sweep, stack_rule) + awr list's 3 + write_cache of dm_linear and md_raid1
 	stack_nvme) echo 48 ;;	# as stack_sd
 	nvme_mpath) echo 10 ;;	# load + 2 paths + the head (statx, probe, json, stack_derived, sweep, write_cache, stack_rule)
-	concurrency) kernel_at_least 7.0 && echo 3 || echo 0 ;;	# load + 2 devices; 7.x only
+	write_concurrency) kernel_at_least 7.0 && echo 3 || echo 0 ;;	# load + 2 devices; 7.x only
 	replay) echo 9 ;;	# replay_cycles.sh: 3 workloads x (record, replay, control); SKIPs before 6.16
 	logwrites) kernel_at_least 6.18 && echo 14 || echo 0 ;;	# logwrites.sh: awr replay of the kernel's logs; 6.18, 7.x
 	bench) echo 2 ;;	# not in GROUPS_ALL: bench/guest.sh; the mount, every round exited 0
@@ -299,7 +299,7 @@ merged_atomic_writes() {
 # The io_uring engine and page-batch tests of the host suite, on the raw device.
 engine_cases() {
 	g=$1 disk=$2
-	for t in uring_engine page_batch; do
+	for t in write_uring_engine write_page_batch; do
 		relay "$g" "$disk.$t" "/awr/$t" "/dev/$disk"
 	done
 }
@@ -476,7 +476,7 @@ run_nvme() {
 	# the short-pin probe on the raw namespace and the SCSI target over it (lio.sh), every kernel;
 	# qualify (its short_pin) on 7.x, where nvme_awupf15's namespace writes one block
 	if [ "$g" = nvme_nawupf7 ]; then
-		relay "$g" short_pin /awr/short_pin "/dev/$ns"
+		relay "$g" qualify_short_pin /awr/qualify_short_pin "/dev/$ns"
 		relay "$g" lio /awr/lio.sh "$g" "/dev/$ns"
 		kernel_at_least 7.0 && qualify_case "$g" "$ns"
 	fi
@@ -805,7 +805,7 @@ run_nvme_mpath() {
 	stack_check "$g" head "$head" 6.15 0 "$@"
 }
 
-# concurrency: 8 threads sharing one awr_file, then 4 processes, overlapping 16 KiB atomic writes on
+# write_concurrency: 8 threads sharing one awr_file, then 4 processes, overlapping 16 KiB atomic writes on
 # the first 256 KiB of the scsi_debug disk (sd_default's parameters) and of the NAWUPF 7 namespace
 # (awrnp7), both devices at once, 30 s per run; zero torn, corrupt or misplaced units, a planted torn
 # unit found (tests/integration/write_concurrency.c). On the 7.x guest only, to keep the stage
@@ -823,15 +823,15 @@ run_concurrency() {
 	wait_for 'sd_disk >/dev/null && [ -b /dev/$(sd_disk) ]'
 	wait_for '[ -n "$(nvme_ns awrnp7)" ] && [ -b /dev/$(nvme_ns awrnp7) ]'
 	disk=$(sd_disk) ns=$(nvme_ns awrnp7)
-	if [ -z "$disk" ] || [ -z "$ns" ] || [ ! -x /awr/concurrency ]; then
-		say "FAIL $g.load: scsi_debug disk '$disk', awrnp7 namespace '$ns' (run.sh configures it), /awr/concurrency $([ -x /awr/concurrency ] && echo present || echo missing)"
+	if [ -z "$disk" ] || [ -z "$ns" ] || [ ! -x /awr/write_concurrency ]; then
+		say "FAIL $g.load: scsi_debug disk '$disk', awrnp7 namespace '$ns' (run.sh configures it), /awr/write_concurrency $([ -x /awr/write_concurrency ] && echo present || echo missing)"
 		rmmod scsi_debug
 		return
 	fi
 	say "PASS $g.load"
 	for d in "$disk" "$ns"; do
 		# 5 s a part (30 s with AWR_TEST_LONG=1, awr_long=1 on the kernel command line)
-		( AWR_CONCURRENCY_SECONDS=$([ "${AWR_TEST_LONG:-0}" = 1 ] && echo 30 || echo 5) /awr/concurrency "/dev/$d" >"/tmp/conc.$d" 2>&1
+		( AWR_CONCURRENCY_SECONDS=$([ "${AWR_TEST_LONG:-0}" = 1 ] && echo 30 || echo 5) /awr/write_concurrency "/dev/$d" >"/tmp/conc.$d" 2>&1
 		  echo $? >"/tmp/conc.$d.rc" ) &
 	done
 	wait
@@ -977,7 +977,7 @@ run_group() {
 	bench) run_bench "$1" ;;
 	bench_mariadb) run_bench_mariadb "$1" ;;
 	bench_postgres) run_bench_postgres "$1" ;;
-	concurrency) run_concurrency "$1" ;;
+	write_concurrency) run_concurrency "$1" ;;
 	replay) relay "$1" cycles /awr/replay_cycles.sh ;;	# power cuts replayed from dm-log-writes logs
 	logwrites) if kernel_at_least 6.18; then relay "$1" log /awr/logwrites.sh
 		else say "INFO $1: runs on the 6.18 and 7.x guests only (stage time; tests/vm/README)"; fi ;;
