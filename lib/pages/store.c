@@ -202,16 +202,17 @@ static int automatic(struct awr_pages *s, const char *path, const struct offer *
  */
 static int reopen_for_writes(int lfd, const char *path, const struct stat *st)
 {
-	char self[64];
 	struct stat w;
 	int fd, flags = O_RDWR | O_DIRECT | O_CLOEXEC | O_NOCTTY;
 
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", lfd);
-	fd = open(self, flags);
-	if (fd < 0 && errno == ENOENT)
+	fd = awr__reopen(lfd, flags);
+	if (fd == -ENOENT) {
 		fd = open(path, flags | (S_ISBLK(st->st_mode) ? 0 : O_NOFOLLOW));
+		if (fd < 0)
+			fd = -errno;
+	}
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (fstat(fd, &w) || w.st_dev != st->st_dev || w.st_ino != st->st_ino ||
 	    w.st_rdev != st->st_rdev) {
 		close(fd);
