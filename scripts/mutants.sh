@@ -148,6 +148,11 @@ mutant journal-append-unchecked "an append whose generation no run could issue i
 	'	} else if (!gen_possible(r->generation, j->records + 1,' \
 	'	} else if (0 && !gen_possible(r->generation, j->records + 1,'
 
+mutant queue-run-no-stop "the queued-write loop queues units after a failed one (not only those in flight)" \
+	"write_page_batch" lib/write/batch.c \
+	$'\twhile (r->next < r->nr && !r->error &&\n' \
+	$'\twhile (r->next < r->nr &&\n'
+
 mutant pages-lock-on-ring-fd "the store's writes use the guard's own descriptor (the dead process's ring then holds the lock)" \
 	"pages_crash_reopen_doublewrite pages_crash_reopen_software" lib/pages/store.c \
 	'	fd = reopen_for_writes(s->lock_fd, path, &st);' \

@@ -91,10 +91,14 @@ struct awr_pages {
 	uint64_t area_written;		/* area records written since open */
 };
 
-/* fault.c */
+/* fault.c: the fault points (test builds set s->fault at open) */
 int awr__pages_fault_parse(const char *spec, struct awr__pages_fault *out);
 bool awr__pages_fault_nosync(const struct awr_pages *s);
 void awr__pages_fault_exit(void) __attribute__((noreturn));
+void awr__pages_fault_write(struct awr_pages *s, const void *buf, uint64_t off);
+void awr__pages_fault_issued(struct awr_pages *s);
+void awr__pages_fault_batch(const struct awr_pages *s);
+void awr__pages_fault_synced(const struct awr_pages *s, unsigned int k);
 /* a message into @buf, cut to @len (a reason string: cutting is fine) */
 void awr__pages_say(char *buf, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

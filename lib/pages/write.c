@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * Page writes: one batch through a queue of the io_uring engine
- * (lib/write/queue.c, uring.c), refilled as writes complete, then one fdatasync: durable on
- * return. In doublewrite mode each chunk of up to AWR_PAGES_DW_SLOTS pages
+ * (lib/write/queue.c, uring.c) by the library's one queued-write loop
+ * (awr__queue_run(), lib/write/batch.c), refilled as writes complete, then one
+ * fdatasync: durable on return. In doublewrite mode each chunk of up to AWR_PAGES_DW_SLOTS pages
  * goes to the area first, durable there, and is then written in place, where
  * the store is synced only before its generation of the area is written again
  * (area.c). A page given more than once in a batch is
@@ -20,8 +21,7 @@
 #include <unistd.h>
 
 #include "pages/pages.h"
-
-#define REAP 64U
+#include "write/queue.h"
 
 void *awr__pages_alloc(const struct awr_pages *s, size_t len)
 {
@@ -79,15 +79,13 @@ void awr__pages_rings_free(struct awr_pages *s)
 	s->ring = NULL;
 }
 
+/* One batch's in-place writes: pages[idx[i]] is unit i of the queued-write loop's run. */
 struct inplace {
 	struct awr_pages *s;
 	struct awr_page *pages;
 	const unsigned int *idx;
 	unsigned int k;
-	unsigned int next;
-	unsigned int flags;
 	uint8_t *bounce;		/* k pages: copies of buffers not aligned for O_DIRECT */
-	int error;
 };
 
 static const void *page_buf(struct inplace *w, unsigned int i)
@@ -106,118 +104,65 @@ static const void *page_buf(struct inplace *w, unsigned int i)
 	return w->bounce + (size_t)i * w->s->page_size;
 }
 
-/* tear:N: the first half of in-place write N+1, directly, then the end of the process */
-static void tear(struct inplace *w, const void *buf, uint64_t off)
+static int page_next(void *arg, uint64_t i, const void **buf, uint64_t *off, uint64_t *tag)
 {
-	awr_queue_submit(w->s->ring);
-	(void)!pwrite(w->s->fd, buf, w->s->page_size / 2, (off_t)off);
-	awr__pages_fault_exit();
-}
+	struct inplace *w = arg;
 
-static void fault_point(struct inplace *w, const void *buf, uint64_t off)
-{
-	struct awr_pages *s = w->s;
-
-	if (s->fault.kind == AWR_PAGES_FAULT_CRASH && s->issued == s->fault.n) {
-		awr_queue_submit(s->ring);
-		awr__pages_fault_exit();
-	}
-	if (s->fault.kind == AWR_PAGES_FAULT_TEAR && s->batch_mode == AWR_PAGES_MODE_DOUBLEWRITE &&
-	    s->issued == s->fault.n)
-		tear(w, buf, off);
-}
-
-/* The page at w->next refused before the kernel: its status, and no page after it is sent. */
-static void refused(struct inplace *w, int err)
-{
-	w->pages[w->idx[w->next]].status = err;
-	w->error = err;
-	w->next++;
-}
-
-static int fill(struct inplace *w)
-{
-	struct awr_pages *s = w->s;
-	struct awr_verdict v;
-	int ret;
-
-	while (w->next < w->k && !w->error) {
-		const void *buf = page_buf(w, w->next);
-		uint64_t off = w->pages[w->idx[w->next]].page_no * s->page_size;
-
-		if (!buf)
-			return -ENOMEM;
-
-		if (awr_queue_outstanding(s->ring) >= awr_queue_depth(s->ring))
-			return 0;
-		if (s->fault.kind)
-			fault_point(w, buf, off);
-		v.rule = AWR_RULE_OK;
-		ret = awr_queue_write(s->ring, buf, s->page_size, off, w->next, w->flags, &v);
-		if (ret == -EBUSY)
-			return 0;
-		if (ret && v.rule != AWR_RULE_OK) {
-			refused(w, ret);	/* failed, as one the kernel fails */
-			return 0;
-		}
-		if (ret)
-			return ret;
-		s->issued++;
-		w->next++;
-		if (s->fault.kind == AWR_PAGES_FAULT_CRASH && s->issued == s->fault.n) {
-			awr_queue_submit(s->ring);
-			awr__pages_fault_exit();
-		}
-	}
+	*buf = page_buf(w, (unsigned int)i);
+	if (!*buf)
+		return -ENOMEM;
+	*off = w->pages[w->idx[i]].page_no * w->s->page_size;
+	*tag = i;
+	if (w->s->fault.kind)
+		awr__pages_fault_write(w->s, *buf, *off);
 	return 0;
 }
 
-static void account(struct inplace *w, const struct awr_completion *c)
+static void page_sent(void *arg, uint64_t tag)
 {
-	struct awr_page *p = &w->pages[w->idx[c->tag]];
+	struct awr_pages *s = ((struct inplace *)arg)->s;
 
-	if (c->res >= 0 && (uint64_t)c->res == w->s->page_size)
-		return;
-	p->status = c->res < 0 ? c->res : -EIO;	/* a short write is an error */
-	if (!w->error)
-		w->error = p->status;
+	(void)tag;
+	s->issued++;
+	if (s->fault.kind)
+		awr__pages_fault_issued(s);
 }
 
-/* pages[idx[0..k-1]] in place, one batch; the caller syncs. */
+/* A page's status: its error, or 0 (as it was) when it was written whole. */
+static void page_done(void *arg, const struct awr_completion *c, int err,
+		      const struct awr_verdict *v)
+{
+	struct inplace *w = arg;
+
+	(void)v;		/* a page refused before the kernel: failed, as one it fails */
+	if (err)
+		w->pages[w->idx[c->tag]].status = err;
+}
+
+static const struct awr__run_ops page_ops = {
+	.next = page_next, .sent = page_sent, .done = page_done,
+};
+
+/*
+ * pages[idx[0..k-1]] in place, one batch; the caller syncs. Their statuses are
+ * 0 on entry. After the first failure no page is sent: those get -ECANCELED,
+ * or the engine's error when the engine failed.
+ */
 int awr__pages_in_place(struct awr_pages *s, struct awr_page *pages, const unsigned int *idx,
 			unsigned int k, bool atomic)
 {
-	struct awr_completion c[REAP];
-	struct inplace w = {
-		.s = s, .pages = pages, .idx = idx, .k = k,
+	struct inplace w = { .s = s, .pages = pages, .idx = idx, .k = k };
+	struct awr__run r = {
+		.q = s->ring, .ops = &page_ops, .arg = &w, .nr = k, .len = s->page_size,
 		.flags = atomic ? 0 : AWR_WRITE_PLAIN,
 	};
-	int n, ret = 0;
+	int ret = awr__queue_run(&r);
 
-	for (;;) {
-		ret = fill(&w);
-		if (ret || !awr_queue_outstanding(s->ring))
-			break;
-		n = awr_queue_reap(s->ring, c, REAP, 1);
-		if (n < 0) {
-			ret = n;
-			break;
-		}
-		for (int i = 0; i < n; i++)
-			account(&w, &c[i]);
-	}
-	/* an engine error leaves writes in flight: wait for them, their buffers are the caller's */
-	while (ret && awr_queue_outstanding(s->ring) && awr_queue_reap(s->ring, c, REAP, 1) > 0)
-		;
 	free(w.bounce);
-	if (ret) {
-		for (unsigned int i = w.next; i < k; i++)
-			pages[idx[i]].status = ret;
-		return ret;
-	}
-	for (unsigned int i = w.next; i < k; i++)	/* not sent after the first failure */
-		pages[idx[i]].status = -ECANCELED;
-	return w.error;
+	for (uint64_t i = r.next; i < k; i++)	/* not sent (a refused page has its status) */
+		if (!pages[idx[i]].status)
+			pages[idx[i]].status = ret ? ret : -ECANCELED;
+	return ret ? ret : r.error;
 }
 
 static int cmp_idx(const void *a, const void *b, void *arg)
@@ -265,9 +210,7 @@ static int write_doublewrite(struct awr_pages *s, struct awr_page *pages, const 
 {
 	int ret = 0;
 
-	if (s->fault.kind == AWR_PAGES_FAULT_HELD && s->issued > s->fault.n)
-		awr__pages_fault_exit(); /* the last batch acknowledged, its in-place writes not
-					    synced */
+	awr__pages_fault_batch(s);
 	for (unsigned int at = 0; at < k && !ret; at += s->dw_slots) {
 		unsigned int c = k - at < s->dw_slots ? k - at : s->dw_slots;
 
@@ -277,9 +220,7 @@ static int write_doublewrite(struct awr_pages *s, struct awr_page *pages, const 
 			set_status(pages, idx + at, k - at, ret);
 			break;
 		}
-		if (s->fault.kind == AWR_PAGES_FAULT_SYNCED && s->fault.n >= s->issued &&
-		    s->fault.n < s->issued + c)
-			awr__pages_fault_exit();
+		awr__pages_fault_synced(s, c);
 		ret = awr__pages_in_place(s, pages, idx + at, c, false);
 		if (!ret)
 			awr__area_written_in_place(

@@ -1,10 +1,24 @@
 // SPDX-License-Identifier: MIT
 /*
- * The queued-write loop: a range written as naturally aligned units, each one
- * atomic write, through a queue of any engine. The queue is refilled as
- * completions arrive, so a run may be far larger than its depth. The data is
- * one buffer of the whole range (awr_queue_write_units()) or made unit by
- * unit into a few buffers, one per write in flight (awr_queue_write_source()).
+ * The queued-write loop, the library's one: a run of equal units, each one
+ * write, through a queue of any engine, refilled as completions arrive, so a
+ * run may be far larger than its depth (awr__queue_run()). Three users drive
+ * it: a range as naturally aligned units from one buffer
+ * (awr_queue_write_units()), or made unit by unit into a few buffers, one per
+ * write in flight (awr_queue_write_source()), and the page store's in-place
+ * writes (lib/pages/write.c), scattered pages from the caller's buffers.
+ *
+ * The loop keeps the rules they share: after the first failure (a completion
+ * in error or short, or a unit the queue refused before the kernel) no unit is
+ * queued and the ones in flight complete and are reported; when the engine
+ * fails, what is in flight is waited for, since the buffers are the caller's.
+ * Its users give the rest through three calls (struct awr__run_ops): where
+ * unit i's data is, that it was queued, how it completed. Calls rather than a
+ * table of units made up front, because the data of a unit is known only when
+ * the queue has room for it: a source fills a buffer a completion gave back,
+ * the page store copies an unaligned page to a bounce buffer only when it is
+ * sent, and its fault points (lib/pages/fault.c) act between one write and
+ * the next.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,53 +29,146 @@
 
 #include "write/queue.h"
 
-#define BATCH_REAP 64U
+#define RUN_REAP 64U
 
+/* A unit the rules refused before the kernel: a failure like one the kernel returns. */
+static void refused(struct awr__run *r, uint64_t tag, int err, const struct awr_verdict *v)
+{
+	struct awr_completion c = { .tag = tag, .res = err, .rule = v->rule };
+
+	r->error = err;
+	r->ops->done(r->arg, &c, err, v);
+}
+
+/*
+ * Queue units until the queue is full or a unit failed. One opened with
+ * AWR_QUEUE_SUBMIT_EACH hands each unit to the kernel as it is queued;
+ * otherwise the units go together with the next reap's one system call.
+ */
+static int fill(struct awr__run *r)
+{
+	struct awr_verdict v;
+	const void *buf;
+	uint64_t off, tag;
+	int ret;
+
+	while (r->next < r->nr && !r->error &&
+	       awr_queue_outstanding(r->q) < awr_queue_depth(r->q)) {
+		ret = r->ops->next(r->arg, r->next, &buf, &off, &tag);
+		if (ret)
+			return ret == -EBUSY ? 0 : ret;
+		v.rule = AWR_RULE_OK;
+		ret = awr_queue_write(r->q, buf, r->len, off, tag, r->flags, &v);
+		if (ret == -EBUSY)
+			return 0;
+		if (ret && v.rule != AWR_RULE_OK) {
+			refused(r, tag, ret, &v);
+			return 0;
+		}
+		if (ret)
+			return ret;
+		r->next++;
+		if (r->ops->sent)
+			r->ops->sent(r->arg, tag);
+	}
+	return 0;
+}
+
+static void complete(struct awr__run *r, const struct awr_completion *c, int n)
+{
+	for (int i = 0; i < n; i++) {
+		int err = 0;
+
+		if (c[i].res < 0 || (uint64_t)c[i].res != r->len)
+			err = c[i].res < 0 ? c[i].res : -EIO;	/* a short write is an error */
+		if (err && !r->error)
+			r->error = err;
+		r->ops->done(r->arg, &c[i], err, NULL);
+	}
+}
+
+/**
+ * awr__queue_run() - write a run of units through an idle queue
+ * @r:	the queue, the units and their user's calls; r->next and r->error are set
+ *
+ * Return: 0 when every unit was queued and completed or the run stopped at a
+ * failed unit (r->error, reported by its done()); -errno when the engine or
+ * next() failed, after the writes in flight completed (r->next: units queued).
+ */
+int awr__queue_run(struct awr__run *r)
+{
+	struct awr_completion c[RUN_REAP];
+	int n, ret;
+
+	r->next = 0;
+	r->error = 0;
+	for (;;) {
+		ret = fill(r);
+		if (ret)
+			break;
+		if (!awr_queue_outstanding(r->q))
+			return 0;
+		n = awr_queue_reap(r->q, c, RUN_REAP, 1);
+		if (n < 0) {
+			ret = n;
+			break;
+		}
+		complete(r, c, n);
+	}
+	/* the engine failed: writes in flight still complete before their buffers go back */
+	while (awr_queue_outstanding(r->q) && (n = awr_queue_reap(r->q, c, RUN_REAP, 1)) > 0)
+		complete(r, c, n);
+	return ret;
+}
+
+/* awr_queue_write_units() and awr_queue_write_source(): a range of units and its result */
 struct batch {
-	struct awr_queue *q;
 	const unsigned char *buf;	/* the whole range, or NULL: src */
 	const struct awr_queue_source *src;
 	unsigned int *free_bufs, nr_free;	/* src: buffers not in flight */
 	uint64_t *unit_of;		/* src: the unit each buffer holds */
 	uint64_t offset;
 	uint64_t unit;
-	uint64_t nr_units;
-	unsigned int flags;
-	uint64_t next;		/* next unit to queue */
 	uint64_t first_bad;	/* index of the failed unit at the lowest offset */
 	struct awr_completion bad;
 	struct awr_verdict refused;	/* the rule of a unit the queue refused */
 	char device_error[160];		/* awr_last_error() when the device failed it */
 	struct awr_batch_result *res;
+	struct awr__run run;
 };
 
-static void note_failure(struct batch *b, uint64_t index, const struct awr_completion *c)
+static void note_failure(struct batch *b, uint64_t index, const struct awr_completion *c,
+			 int err)
 {
-	int res = c->res >= 0 ? -EIO : c->res;	/* a short write is an error */
-
 	b->res->units_failed++;
 	if (b->res->error && index >= b->first_bad)
 		return;
 	b->first_bad = index;
 	b->bad = *c;
-	b->res->error = res;
+	b->res->error = err;
 	if (c->rule == AWR_RULE_DEVICE_ERROR)
 		snprintf(b->device_error, sizeof(b->device_error), "%s", awr_last_error());
 }
 
-/* A completion's unit (the tag: its index, or with a source the buffer that held it). */
-static void account(struct batch *b, const struct awr_completion *c)
+/* A unit's end (the tag: its index, or with a source the buffer that held it). */
+static void unit_done(void *arg, const struct awr_completion *c, int err,
+		      const struct awr_verdict *v)
 {
+	struct batch *b = arg;
 	uint64_t index = c->tag;
 
 	if (b->src) {
 		index = b->unit_of[c->tag];
-		b->free_bufs[b->nr_free++] = (unsigned int)c->tag;
+		if (!v)		/* a refused unit never took its buffer */
+			b->free_bufs[b->nr_free++] = (unsigned int)c->tag;
 	}
-	if (c->res >= 0 && (uint64_t)c->res == b->unit)
+	if (!err) {
 		b->res->units_done++;
-	else
-		note_failure(b, index, c);
+		return;
+	}
+	if (v)
+		b->refused = *v;
+	note_failure(b, index, c, err);
 }
 
 /* The first failure's verdict: the rule that refused it, or what the kernel or device said. */
@@ -84,114 +191,54 @@ static void explain(struct batch *b)
 		why = b->device_error[0] ? b->device_error : "it returned an error status";
 	snprintf(res->verdict.message, sizeof(res->verdict.message),
 		 "the %s refused the write of %" PRIu64 " bytes at %" PRIu64 ": %.120s",
-		 awr_queue_device(b->q) ? "device" : "kernel", b->unit, res->error_offset, why);
+		 awr_queue_device(b->run.q) ? "device" : "kernel", b->unit, res->error_offset,
+		 why);
 }
 
-/* A unit the rules refused before the kernel: a failure like one the kernel returns. */
-static void refused(struct batch *b, int ret, const struct awr_verdict *v)
+/* Unit @i of one buffer of the whole range: its place in it. */
+static int range_next(void *arg, uint64_t i, const void **buf, uint64_t *off, uint64_t *tag)
 {
-	struct awr_completion c = { .tag = b->next, .res = ret, .rule = v->rule };
+	struct batch *b = arg;
 
-	b->refused = *v;
-	b->res->units_failed++;
-	b->first_bad = b->next;
-	b->bad = c;
-	b->res->error = ret;
-}
-
-/* The buffer of the next unit: its place in the range, or a free one the source fills. */
-static int next_buf(struct batch *b, const void **buf, uint64_t *tag)
-{
-	const struct awr_queue_source *s = b->src;
-	unsigned int i;
-	int ret;
-
-	if (!s) {
-		*buf = b->buf + b->next * b->unit;
-		*tag = b->next;
-		return 0;
-	}
-	if (!b->nr_free)
-		return -EBUSY;
-	i = b->free_bufs[b->nr_free - 1];
-	*buf = (unsigned char *)s->bufs + (size_t)i * b->unit;
-	ret = s->fill(s->arg, (void *)*buf, b->next);
-	if (ret)
-		return ret;
-	b->nr_free--;
-	b->unit_of[i] = b->next;
+	*buf = b->buf + i * b->unit;
+	*off = b->offset + i * b->unit;
 	*tag = i;
 	return 0;
 }
 
-/* Give back a buffer taken for a unit that was not queued. */
-static void put_buf(struct batch *b, uint64_t tag)
+/* Unit @i of a source: made in the free buffer on top, taken when it is queued (src_sent()). */
+static int src_next(void *arg, uint64_t i, const void **buf, uint64_t *off, uint64_t *tag)
 {
-	if (b->src)
-		b->free_bufs[b->nr_free++] = (unsigned int)tag;
-}
-
-/*
- * Queue units until the queue is full. One opened with AWR_QUEUE_SUBMIT_EACH
- * hands each unit to the kernel as it is queued; otherwise the units go
- * together with the next reap's one system call.
- */
-static int fill(struct batch *b)
-{
-	struct awr_verdict v;
-	const void *buf;
-	uint64_t tag;
+	struct batch *b = arg;
+	const struct awr_queue_source *s = b->src;
+	unsigned int k;
 	int ret;
 
-	while (b->next < b->nr_units && !b->res->error &&
-	       awr_queue_outstanding(b->q) < awr_queue_depth(b->q)) {
-		ret = next_buf(b, &buf, &tag);
-		if (ret)
-			return ret == -EBUSY ? 0 : ret;
-		v.rule = AWR_RULE_OK;
-		ret = awr_queue_write(b->q, buf, b->unit, b->offset + b->next * b->unit, tag,
-				      b->flags, &v);
-		if (ret)
-			put_buf(b, tag);
-		if (ret == -EBUSY)
-			return 0;
-		if (ret && v.rule != AWR_RULE_OK) {
-			refused(b, ret, &v);
-			return 0;
-		}
-		if (ret)
-			return ret;
-		b->next++;
-	}
+	if (!b->nr_free)
+		return -EBUSY;
+	k = b->free_bufs[b->nr_free - 1];
+	*buf = (unsigned char *)s->bufs + (size_t)k * b->unit;
+	ret = s->fill(s->arg, (void *)*buf, i);
+	if (ret)
+		return ret;
+	b->unit_of[k] = i;
+	*off = b->offset + i * b->unit;
+	*tag = k;
 	return 0;
 }
 
-static int run(struct batch *b)
+static void src_sent(void *arg, uint64_t tag)
 {
-	struct awr_completion c[BATCH_REAP];
-	int n, ret;
+	struct batch *b = arg;
 
-	for (;;) {
-		ret = fill(b);
-		if (ret)
-			break;
-		if (!awr_queue_outstanding(b->q))
-			return 0;
-		n = awr_queue_reap(b->q, c, BATCH_REAP, 1);
-		if (n < 0) {
-			ret = n;
-			break;
-		}
-		for (int i = 0; i < n; i++)
-			account(b, &c[i]);
-	}
-	/* the engine failed: writes in flight still complete before their buffers go back */
-	b->res->error_offset = b->offset + b->next * b->unit;
-	while (awr_queue_outstanding(b->q) && (n = awr_queue_reap(b->q, c, BATCH_REAP, 1)) > 0)
-		for (int i = 0; i < n; i++)
-			account(b, &c[i]);
-	return ret;
+	(void)tag;		/* the buffer src_next() gave: on top */
+	b->nr_free--;
 }
+
+static const struct awr__run_ops range_ops = { .next = range_next, .done = unit_done };
+static const struct awr__run_ops src_ops = {
+	.next = src_next, .sent = src_sent, .done = unit_done,
+};
 
 static int write_run(struct batch *b, uint64_t length)
 {
@@ -201,18 +248,22 @@ static int write_run(struct batch *b, uint64_t length)
 	if (!b->res)
 		b->res = &local;
 	memset(b->res, 0, sizeof(*b->res));	/* callers read it whenever the call fails */
-	if (!b->q || !b->unit || b->unit > UINT_MAX || length % b->unit)
+	if (!b->run.q || !b->unit || b->unit > UINT_MAX || length % b->unit)
 		return awr__fail(-EINVAL,
 				 "a run of %" PRIu64 " bytes is not whole units of %" PRIu64
 				 " bytes (or there is no queue)",
 				 length, b->unit);
-	if (awr_queue_outstanding(b->q))
+	if (awr_queue_outstanding(b->run.q))
 		return awr__fail(-EBUSY, "the queue still holds %u writes not reaped",
-				 awr_queue_outstanding(b->q));
-	b->nr_units = length / b->unit;
-	ret = run(b);
-	if (ret)
+				 awr_queue_outstanding(b->run.q));
+	b->run.arg = b;
+	b->run.nr = length / b->unit;
+	b->run.len = (size_t)b->unit;
+	ret = awr__queue_run(&b->run);
+	if (ret) {
+		b->res->error_offset = b->offset + b->run.next * b->unit;
 		return ret;
+	}
 	if (!b->res->error)
 		return 0;
 	explain(b);
@@ -226,7 +277,8 @@ int awr_queue_write_units(struct awr_queue *q, const void *buf, uint64_t offset,
 			  struct awr_batch_result *res)
 {
 	struct batch b = {
-		.q = q, .buf = buf, .offset = offset, .unit = unit, .flags = flags, .res = res,
+		.buf = buf, .offset = offset, .unit = unit, .res = res,
+		.run = { .q = q, .ops = &range_ops, .flags = flags },
 	};
 
 	if (!buf) {
@@ -242,7 +294,8 @@ int awr_queue_write_source(struct awr_queue *q, const struct awr_queue_source *s
 			   struct awr_batch_result *res)
 {
 	struct batch b = {
-		.q = q, .src = src, .offset = offset, .unit = unit, .flags = flags, .res = res,
+		.src = src, .offset = offset, .unit = unit, .res = res,
+		.run = { .q = q, .ops = &src_ops, .flags = flags },
 	};
 	int ret = -ENOMEM;
 

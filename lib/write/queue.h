@@ -61,6 +61,42 @@ struct awr_queue {
 	struct awr_queue_stats stats;
 };
 
+/*
+ * batch.c: THE queued-write loop, a run of @nr units of @len bytes each through @q.
+ * Its users say where each unit's data goes and what a completion means to them.
+ */
+struct awr__run_ops {
+	/*
+	 * Unit @i's data and offset, and the tag its completion carries (called
+	 * in unit order when the queue has room; nothing is taken yet: the
+	 * same @i may come again). -EBUSY: wait for a completion first;
+	 * another error ends the run with it.
+	 */
+	int (*next)(void *arg, uint64_t i, const void **buf, uint64_t *off, uint64_t *tag);
+	/* The unit of @tag is in the queue (optional). */
+	void (*sent)(void *arg, uint64_t tag);
+	/*
+	 * The unit of @c->tag completed: @err 0 when it was written whole,
+	 * else its error (-EIO for a short write). @v: the queue refused it
+	 * before the kernel, with this rule (then it was never sent).
+	 */
+	void (*done)(void *arg, const struct awr_completion *c, int err,
+		     const struct awr_verdict *v);
+};
+
+struct awr__run {
+	struct awr_queue *q;		/* idle at the start */
+	const struct awr__run_ops *ops;
+	void *arg;
+	uint64_t nr;			/* units */
+	size_t len;			/* each unit's length */
+	unsigned int flags;		/* awr_queue_write()'s */
+	uint64_t next;			/* out: units queued (a refused one is not) */
+	int error;			/* out: the first unit's error; none is queued after it */
+};
+
+int awr__queue_run(struct awr__run *r);
+
 /* queue.c: for the engines */
 void awr__queue_done(struct awr_queue *q, unsigned int slot, int32_t res, enum awr_rule rule);
 

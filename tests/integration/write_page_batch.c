@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Description: awr_queue_write_units() writes a range as naturally aligned atomic (or plain) units
- * through a queue smaller than the batch, reads back, and reports the first error with its verdict.
+ * through a queue smaller than the batch, reads back, and reports the first error with its verdict,
+ * queueing no unit after it.
  *
  *   write_page_batch [TARGET]
  *
@@ -81,6 +82,9 @@ static void bad_batch(const char *name, uint64_t off, uint64_t unit, unsigned in
 	T_EXPECT_EQ(res.units_done, 0, name);
 	T_EXPECT(res.units_failed >= 1 && res.units_failed <= nr, "%s: %" PRIu64 " failed", name,
 		 res.units_failed);
+	/* none is queued after the first failure: those in flight then (depth 4) may fail too */
+	T_EXPECT(res.units_failed <= 4, "%s: %" PRIu64 " units failed, more than were in flight "
+		 "at the first failure", name, res.units_failed);
 	T_EXPECT(res.verdict.rule == rule, "%s: rule %s, expected %s (%s)", name,
 		 awr_rule_name(res.verdict.rule), awr_rule_name(rule), res.verdict.message);
 	T_EXPECT(res.verdict.message[0], "%s: no verdict message", name);
