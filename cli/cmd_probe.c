@@ -3,33 +3,15 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "awr.h"
 
-static const char *kind_name(const struct awr_statx_view *s)
+/* The text header's words for awr_probe_kind() (JSON keeps the kind's word). */
+static const char *kind_words(const struct awr_probe *p)
 {
-	if (!s)
-		return "unknown";
-	if (S_ISREG(s->mode))
-		return "file";
-	if (S_ISBLK(s->mode))
-		return "block";
-	if (S_ISCHR(s->mode))
-		return "char";
-	if (S_ISDIR(s->mode))
-		return "directory";
-	return "other";
-}
+	const char *k = awr_probe_kind(p);
 
-/* The text header's words for the same kinds (JSON keeps kind_name's values). */
-static const char *kind_words(const struct awr_statx_view *s)
-{
-	if (s && S_ISBLK(s->mode))
-		return "block device";
-	if (s && S_ISCHR(s->mode))
-		return "character device";
-	return kind_name(s);
+	return !strcmp(k, "block") ? "block device" : !strcmp(k, "char") ? "character device" : k;
 }
 
 #define X(m, t, k) FLD(struct awr_statx_view, m, t, k)
@@ -85,8 +67,7 @@ static struct json_object *probe_json(const struct awr_probe *p)
 	struct json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "path", json_object_new_string(awr_probe_path_name(p)));
-	json_object_object_add(o, "type", json_object_new_string(awr_probe_new_file(p) ?
-			       "directory" : kind_name(awr_probe_statx(p))));
+	json_object_object_add(o, "type", json_object_new_string(awr_probe_kind(p)));
 	json_object_object_add(o, "new_file", json_object_new_boolean(awr_probe_new_file(p)));
 	out_add_versions(o);
 	json_object_object_add(o, "effective", out_limits_json(awr_probe_effective(p)));
@@ -160,8 +141,7 @@ static void probe_print(const struct awr_probe *p)
 	struct dev_cells dc;
 
 	dev_cells(d, &dc);
-	printf("%s: %s", awr_probe_path_name(p),
-	       awr_probe_new_file(p) ? "directory" : kind_words(s));
+	printf("%s: %s", awr_probe_path_name(p), kind_words(p));
 	if (y)
 		printf(" on %s%s%s", y->disk, y->partition[0] ? ", partition " : "", y->partition);
 	if (awr_probe_new_file(p))

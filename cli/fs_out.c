@@ -4,11 +4,9 @@
  * (the fs section), awr extents and awr prepare: which sizes take which path
  * and why, as sentences and as JSON (fs.*).
  */
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "awr.h"
 
@@ -141,24 +139,15 @@ struct json_object *extents_ranges_json(const struct awr_extent_report *r)
 			      r->nr_misaligned);
 }
 
-/* awr probe's fs section for PATH: a regular file (with its extents) or a directory. */
+/* awr probe's fs section for PATH (a regular file with its extents, or a directory) */
 static int fs_probe_view(const char *path, struct awr_fs_view *v, struct awr_extent_report **r)
 {
-	int fd;
-
-	*r = NULL;
-	if (awr_fs_view_path(path, v) ||
-	    (v->type != AWR_FS_XFS && v->type != AWR_FS_EXT4 && v->type != AWR_FS_OTHER))
+	if (awr_fs_view_extents(path, v, r))
 		return -1;
-	if (v->tmpfile)
+	if (v->type == AWR_FS_XFS || v->type == AWR_FS_EXT4 || v->type == AWR_FS_OTHER)
 		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (awr_extents_read(fd, awr_fs_default_unit(v), r))
-			*r = NULL;
-		close(fd);
-	}
-	return 0;
+	awr_extent_report_free(*r);
+	return -1;
 }
 
 struct json_object *fs_probe_json(const char *path)

@@ -180,6 +180,15 @@ const char *awr_probe_path_name(const struct awr_probe *p);
 bool awr_probe_new_file(const struct awr_probe *p);
 
 /**
+ * awr_probe_kind() - what the probed path is, in one word
+ * @p:	the probe
+ *
+ * Return: "file", "block", "char", "directory" (also when the probe answers for a
+ * new file made in it), "other", or "unknown" when its statx failed.
+ */
+const char *awr_probe_kind(const struct awr_probe *p);
+
+/**
  * awr_sysfs_lookup() - read the sysfs view of a block device number
  * @major:	device major
  * @minor:	device minor
@@ -493,6 +502,18 @@ int awr_extents_read(int fd, uint64_t unit, struct awr_extent_report **out);
  * @r:	the report, may be NULL
  */
 void awr_extent_report_free(struct awr_extent_report *r);
+
+/**
+ * awr_fs_view_extents() - the filesystem view of a path and a regular file's extents
+ * @path:	as awr_fs_view_path()
+ * @v:		the view
+ * @r:		receives the file's extent report (awr_extents_read() against
+ *		awr_fs_default_unit(); free with awr_extent_report_free()), or NULL for a
+ *		directory, a block device, or when the extents cannot be read
+ *
+ * Return: 0, or the negative errno of awr_fs_view_path().
+ */
+int awr_fs_view_extents(const char *path, struct awr_fs_view *v, struct awr_extent_report **r);
 
 /**
  * awr_fs_findings() - what a filesystem view means for atomic writes, as findings

@@ -134,6 +134,18 @@ bool awr_probe_new_file(const struct awr_probe *p)
 	return p->new_file;
 }
 
+const char *awr_probe_kind(const struct awr_probe *p)
+{
+	mode_t m = p->statx.mode;
+
+	if (p->new_file)
+		return "directory";
+	if (!p->have_statx)
+		return "unknown";
+	return S_ISREG(m) ? "file" : S_ISBLK(m) ? "block" : S_ISCHR(m) ? "char" :
+	       S_ISDIR(m) ? "directory" : "other";
+}
+
 const char *awr_probe_path_name(const struct awr_probe *p)
 {
 	return p->path;
