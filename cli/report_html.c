@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <stdarg.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -304,6 +305,31 @@ static void put(FILE *f, const char *raw, const char *text)
 	esc(f, text);
 }
 
+/* fprintf() of markup, each string of a %s escaped; it knows %s, %d, %zu, %.Nf and %% only. */
+static void __attribute__((format(printf, 2, 3))) html(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	for (; *fmt; fmt++) {
+		if (*fmt != '%' || fmt[1] == '%') {
+			fputc(*fmt, f);
+			fmt += *fmt == '%';
+		} else if (*++fmt == 's') {
+			esc(f, va_arg(ap, const char *));
+		} else if (*fmt == 'd') {
+			fprintf(f, "%d", va_arg(ap, int));
+		} else if (*fmt == 'z') {
+			fprintf(f, "%zu", va_arg(ap, size_t));
+			fmt++;
+		} else {	/* .Nf */
+			fprintf(f, "%.*f", fmt[1] - '0', va_arg(ap, double));
+			fmt += 2;
+		}
+	}
+	va_end(ap);
+}
+
 /* Bytes for people ("11.9 MiB"); the exact count stays in the JSON and the data-* attributes. */
 static const char *size_label(double bytes, char *buf, size_t len)
 {
@@ -344,10 +370,8 @@ static double py(const struct axis *a, double v)
 
 static void svg_open(FILE *f, const char *cls, const char *label)
 {
-	fprintf(f, "<svg class=\"chart %s\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" "
-		"height=\"%.0f\" role=\"img\" aria-label=\"", cls, CHART_W, CHART_H, CHART_W,
-		CHART_H);
-	esc(f, label);
+	html(f, "<svg class=\"chart %s\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" height=\"%.0f\" "
+	     "role=\"img\" aria-label=\"%s", cls, CHART_W, CHART_H, CHART_W, CHART_H, label);
 	fprintf(f, "\">\n<rect class=\"frame\" x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" "
 		"height=\"%.0f\"/>\n", ML, MT, CHART_W - ML - MR, CHART_H - MT - MB);
 }
@@ -436,14 +460,10 @@ static void sweep_dot(FILE *f, const struct axis *x, const struct axis *y, struc
 	double s = num(e, "size"), l = num(e, "latency_us");
 	char a[32], b[32];
 
-	fprintf(f, "<circle class=\"sweep-pt %s\" data-size=\"%.0f\" data-result=\"",
-		strcmp(rb, "intact") ? "bad" : "ok", s);
-	esc(f, rb);
-	fprintf(f, "\" data-latency-us=\"%.1f\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\"><title>"
-		"%s: %s, ", l, px(x, s), py(y, l), size_label(s, a, sizeof(a)),
-		us_text(l, b, sizeof(b)));
-	esc(f, rb);
-	fputs("</title></circle>\n", f);
+	html(f, "<circle class=\"sweep-pt %s\" data-size=\"%.0f\" data-result=\"%s\" "
+	     "data-latency-us=\"%.1f\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\"><title>%s: %s, %s</title>"
+	     "</circle>\n", strcmp(rb, "intact") ? "bad" : "ok", s, rb, l, px(x, s), py(y, l),
+	     size_label(s, a, sizeof(a)), us_text(l, b, sizeof(b)), rb);
 }
 
 /* The size sweep: each size written against its latency, coloured by what was read back. */
@@ -591,9 +611,8 @@ static void cdf_modes(struct page *pg, struct json_object *fig, const struct axi
 
 		if (!n)
 			continue;
-		put(f, "<g class=\"cdf\" data-mode=\"", mode);
-		fprintf(f, "\" data-points=\"%zu\">\n<polyline class=\"cdf-line\" stroke=\"%s\" "
-			"points=\"", n, col);
+		html(f, "<g class=\"cdf\" data-mode=\"%s\" data-points=\"%zu\">\n<polyline class="
+		     "\"cdf-line\" stroke=\"%s\" points=\"", mode, n, col);
 		for (size_t i = 0, drawn = 0; i < n; i++) {
 			double us, sh;
 
@@ -608,25 +627,20 @@ static void cdf_modes(struct page *pg, struct json_object *fig, const struct axi
 
 			if (!cdf_point(pg, where, p, i, &us, &sh))
 				continue;
-			put(f, "<circle class=\"cdf-pt\" data-mode=\"", mode);
-			fprintf(f, "\" cx=\"%.1f\" cy=\"%.1f\" r=\"2\" fill=\"%s\"><title>",
-				px(x, us), py(y, sh), col);
-			esc(f, mode);
-			fprintf(f, ": %s, %.2f%%</title></circle>\n", us_text(us, t, sizeof(t)),
-				sh * 100);
+			html(f, "<circle class=\"cdf-pt\" data-mode=\"%s\" cx=\"%.1f\" cy=\"%.1f\" "
+			     "r=\"2\" fill=\"%s\"><title>%s: %s, %.2f%%</title></circle>\n", mode,
+			     px(x, us), py(y, sh), col, mode, us_text(us, t, sizeof(t)), sh * 100);
 		}
 		for (size_t k = 0; k < 3; k++) {
 			double us = num(lat, pcts[k]);
 
 			if (us <= 0)
 				continue;
-			put(f, "<line class=\"pct-mark\" data-mode=\"", mode);
-			fprintf(f, "\" data-pct=\"%s\" data-us=\"%.1f\" x1=\"%.1f\" y1=\"%.1f\" "
-				"x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"><title>", pcts[k], us,
-				px(x, us), py(y, shares[k]) - 7, px(x, us), py(y, shares[k]) + 7,
-				col);
-			esc(f, mode);
-			fprintf(f, " %s: %s</title></line>\n", pcts[k], us_text(us, t, sizeof(t)));
+			html(f, "<line class=\"pct-mark\" data-mode=\"%s\" data-pct=\"%s\" "
+			     "data-us=\"%.1f\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+			     "stroke=\"%s\"><title>%s %s: %s</title></line>\n", mode, pcts[k], us,
+			     px(x, us), py(y, shares[k]) - 7, px(x, us), py(y, shares[k]) + 7, col,
+			     mode, pcts[k], us_text(us, t, sizeof(t)));
 		}
 		fputs("</g>\n", f);
 	}
@@ -645,11 +659,9 @@ static void cdf_legend(struct page *pg, struct json_object *fig)
 
 		if (!count(mode_cdf(pg, mode, m, where, sizeof(where))))
 			continue;
-		put(f, "<tr class=\"perf-mode\" data-mode=\"", mode);
-		fprintf(f, "\"><td><span class=\"swatch\" style=\"background:%s\"></span>",
-			mode_colour(mode));
-		esc(f, mode);
-		fprintf(f, "</td><td>%.0f</td>", num(m, "pages_per_s"));
+		html(f, "<tr class=\"perf-mode\" data-mode=\"%s\"><td><span class=\"swatch\" style="
+		     "\"background:%s\"></span>%s</td><td>%.0f</td>", mode, mode_colour(mode), mode,
+		     num(m, "pages_per_s"));
 		for (size_t k = 0; k < 3; k++)
 			fprintf(f, "<td>%s</td>", us_text(num(lat, pcts[k]), t, sizeof(t)));
 		fputs("</tr>\n", f);
@@ -713,16 +725,15 @@ static void extent_bar(FILE *f, struct json_object *r, double size)
 {
 	double l = num(r, "offset"), len = num(r, "length"), w = CHART_W - ML - MR;
 	double x0 = ML + (size > 0 ? l / size * w : 0), wd = size > 0 ? len / size * w : 0;
+	const char *path = str(r, "path");
 	char a[32], b[32];
 
-	put(f, "<rect class=\"extent-range\" data-path=\"", str(r, "path"));
-	fprintf(f, "\" data-offset=\"%.0f\" data-length=\"%.0f\" x=\"%.2f\" y=\"10\" "
-		"width=\"%.2f\" height=\"30\" fill=\"%s\"><title>%s at %s: ", l, len, x0,
-		wd > 0.5 ? wd : 0.5, path_colour(str(r, "path")), size_label(len, a, sizeof(a)),
-		size_label(l, b, sizeof(b)));
-	esc(f, str(r, "path"));
-	fprintf(f, " path, %.0f extent%s</title></rect>\n", num(r, "extents"),
-		num(r, "extents") == 1 ? "" : "s");
+	html(f, "<rect class=\"extent-range\" data-path=\"%s\" data-offset=\"%.0f\" data-length="
+	     "\"%.0f\" x=\"%.2f\" y=\"10\" width=\"%.2f\" height=\"30\" fill=\"%s\"><title>%s "
+	     "at %s: %s path, %.0f extent%s</title></rect>\n", path, l, len, x0,
+	     wd > 0.5 ? wd : 0.5, path_colour(path), size_label(len, a, sizeof(a)),
+	     size_label(l, b, sizeof(b)), path, num(r, "extents"),
+	     num(r, "extents") == 1 ? "" : "s");
 }
 
 /* The extent map of the test file: each range where it lies in the file, coloured by its path. */
@@ -819,8 +830,7 @@ static void kv_table(FILE *f, const char *cls, struct json_object *o)
 {
 	fprintf(f, "<table class=\"kv %s\">\n<tr>", cls);
 	json_object_object_foreach(o, k, v) {
-		put(f, "<th>", k);
-		fputs("</th>", f);
+		html(f, "<th>%s</th>", k);
 		(void)v;
 	}
 	fputs("</tr>\n<tr>", f);
@@ -845,8 +855,7 @@ static void rows_table(FILE *f, const char *cls, struct json_object *a)
 		if (json_object_is_type(v, json_type_object) ||
 		    json_object_is_type(v, json_type_array))
 			continue;
-		put(f, "<th>", k);
-		fputs("</th>", f);
+		html(f, "<th>%s</th>", k);
 	}
 	fputs("</tr>\n", f);
 	for (size_t i = 0; i < count(a); i++) {
@@ -878,15 +887,11 @@ static void checks_table(FILE *f, struct json_object *doc)
 		struct json_object *c = json_object_array_get_idx(a, i);
 		const char *res = word(str(c, "result"));
 
-		put(f, "<tr class=\"check\" data-check=\"", str(c, "name"));
-		put(f, "\" data-result=\"", res);
-		put(f, "\"><td class=\"res ", res);
-		put(f, "\">", res);
-		put(f, "</td><td class=\"name\">", str(c, "name"));
-		put(f, "</td><td class=\"reason\">", str(c, "reason"));
-		put(f, "</td><td class=\"todo\">", str(c, "what_to_do"));
-		fprintf(f, "</td><td class=\"num\">%s</td></tr>\n",
-			us_text(num(c, "seconds") * 1e6, t, sizeof(t)));
+		html(f, "<tr class=\"check\" data-check=\"%s\" data-result=\"%s\"><td class=\"res "
+		     "%s\">%s</td><td class=\"name\">%s</td><td class=\"reason\">%s</td><td class="
+		     "\"todo\">%s</td><td class=\"num\">%s</td></tr>\n", str(c, "name"), res, res,
+		     res, str(c, "name"), str(c, "reason"), str(c, "what_to_do"),
+		     us_text(num(c, "seconds") * 1e6, t, sizeof(t)));
 	}
 	fputs("</table>\n", f);
 }
@@ -902,8 +907,7 @@ static void notes(struct page *pg, struct json_object *doc)
 			lack(pg, path, "not a string");
 			continue;
 		}
-		put(pg->f, "<p class=\"note\">note: ", json_object_get_string(at(a, i)));
-		fputs("</p>\n", pg->f);
+		html(pg->f, "<p class=\"note\">note: %s</p>\n", json_object_get_string(at(a, i)));
 	}
 }
 
@@ -936,16 +940,13 @@ static void findings_table(struct page *pg, struct json_object *doc)
 	      "<th>what it means</th></tr>\n", f);
 	for (size_t i = 0; i < count(a); i++) {
 		struct json_object *x = at(a, i);
+		const char *sev = str(x, "severity");
 
 		if (!finding(pg, x, i))
 			continue;
-		put(f, "<tr class=\"finding\" data-finding=\"", str(x, "id"));
-		put(f, "\" data-severity=\"", str(x, "severity"));
-		put(f, "\"><td class=\"sev ", str(x, "severity"));
-		put(f, "\">", str(x, "severity"));
-		put(f, "</td><td>", str(x, "id"));
-		put(f, "</td><td>", str(x, "message"));
-		fputs("</td></tr>\n", f);
+		html(f, "<tr class=\"finding\" data-finding=\"%s\" data-severity=\"%s\"><td class="
+		     "\"sev %s\">%s</td><td>%s</td><td>%s</td></tr>\n", str(x, "id"), sev, sev, sev,
+		     str(x, "id"), str(x, "message"));
 	}
 	fputs("</table>\n", f);
 }
@@ -1063,11 +1064,9 @@ static void head(FILE *f, struct json_object *doc)
 	fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 		"<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
 		"style-src 'unsafe-inline'; img-src data:\">\n%s", GENERATOR);
-	esc(f, str(doc, "awr_version"));
-	fputs("\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-	      "<title>awr qualify ", f);
-	esc(f, *verdict ? verdict : "(no verdict)");
-	put(f, ": ", str(doc, "path"));
+	html(f, "%s\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+	     "\n<title>awr qualify %s: %s", str(doc, "awr_version"),
+	     *verdict ? verdict : "(no verdict)", str(doc, "path"));
 	fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n", style);
 }
 
@@ -1080,8 +1079,7 @@ static void run_line(FILE *f, struct json_object *doc)
 	};
 	char t[32];
 
-	fputs("<tr><th>run</th><td id=\"run\">", f);
-	esc(f, str(doc, "date"));
+	html(f, "<tr><th>run</th><td id=\"run\">%s", str(doc, "date"));
 	fprintf(f, "%s, %s", json_object_get_boolean(typed(doc, "quick", json_type_boolean)) ?
 		" (quick)" : "", us_text(num(doc, "seconds") * 1e6, t, sizeof(t)));
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
@@ -1109,8 +1107,7 @@ static void write_cache_row(FILE *f, struct json_object *sysfs)
 
 	if (!get(sysfs, "write_cache"))
 		return;
-	fputs("<tr><th>write cache</th><td id=\"write_cache\">", f);
-	esc(f, *wc ? wc : "unknown");
+	html(f, "<tr><th>write cache</th><td id=\"write_cache\">%s", *wc ? wc : "unknown");
 	if (fua)
 		fprintf(f, ", FUA %d", json_object_get_boolean(fua) ? 1 : 0);
 	if (!strcmp(wc, "write back"))
@@ -1128,15 +1125,13 @@ static void scope_line(FILE *f, struct json_object *doc)
 	struct json_object *req = typed(doc, "require", json_type_object);
 
 	if (typed(doc, "scope_text", json_type_string)) {
-		put(f, "<p id=\"scope\" data-scope=\"", str(doc, "scope"));
-		put(f, "\">", str(doc, "scope_text"));
-		fputs("</p>\n", f);
+		html(f, "<p id=\"scope\" data-scope=\"%s\">%s</p>\n", str(doc, "scope"),
+		     str(doc, "scope_text"));
 	}
 	if (!req || json_object_get_boolean(typed(req, "met", json_type_boolean)))
 		return;
-	put(f, "<p id=\"requirement\">", str(req, "reason"));
-	put(f, "</p>\n<p id=\"requirement-todo\">What to do: ", str(req, "what_to_do"));
-	fputs("</p>\n", f);
+	html(f, "<p id=\"requirement\">%s</p>\n<p id=\"requirement-todo\">What to do: %s</p>\n",
+	     str(req, "reason"), str(req, "what_to_do"));
 }
 
 static void summary(FILE *f, struct json_object *doc)
@@ -1144,29 +1139,22 @@ static void summary(FILE *f, struct json_object *doc)
 	const char *verdict = word(str(doc, "verdict"));
 	struct json_object *sysfs;
 
-	fprintf(f, "<section id=\"summary\">\n<h1>awr qualify <span class=\"verdict %s ",
-		!strcmp(verdict, "PASS") ? "PASS" : "FAIL");
-	put(f, "", str(doc, "scope"));
-	fputs("\" id=\"verdict\">", f);
-	esc(f, *verdict ? verdict : "(no verdict)");
-	fputs("</span></h1>\n", f);
+	html(f, "<section id=\"summary\">\n<h1>awr qualify <span class=\"verdict %s %s\" id="
+	     "\"verdict\">%s</span></h1>\n", strcmp(verdict, "PASS") ? "FAIL" : "PASS",
+	     str(doc, "scope"), *verdict ? verdict : "(no verdict)");
 	scope_line(f, doc);
-	put(f, "<table class=\"meta\">\n<tr><th>path</th><td id=\"path\">", str(doc, "path"));
-	put(f, "</td></tr>\n<tr><th>target</th><td>", str(doc, "target"));
-	put(f, " (", str(doc, "target_type"));
-	fputs(json_object_get_boolean(typed(doc, "scratch_file", json_type_boolean)) ?
-	      ", a scratch file" : "", f);
-	fputs(")</td></tr>\n", f);
+	html(f, "<table class=\"meta\">\n<tr><th>path</th><td id=\"path\">%s</td></tr>\n<tr><th>"
+	     "target</th><td>%s (%s%s)</td></tr>\n", str(doc, "path"), str(doc, "target"),
+	     str(doc, "target_type"), json_object_get_boolean(typed(doc, "scratch_file",
+	     json_type_boolean)) ? ", a scratch file" : "");
 	sysfs = typed(check(doc, "discovery"), "figures", json_type_object);
 	sysfs = get(get(sysfs, "views"), "sysfs");
 	if (is(sysfs, json_type_object)) {
-		put(f, "<tr><th>device</th><td>", str(sysfs, "disk"));
-		fputs("</td></tr>\n", f);
+		html(f, "<tr><th>device</th><td>%s</td></tr>\n", str(sysfs, "disk"));
 		write_cache_row(f, sysfs);
 	}
-	put(f, "<tr><th>kernel</th><td id=\"kernel\">", str(doc, "kernel"));
-	put(f, "</td></tr>\n<tr><th>awr</th><td>", str(doc, "awr_version"));
-	fputs("</td></tr>\n", f);
+	html(f, "<tr><th>kernel</th><td id=\"kernel\">%s</td></tr>\n<tr><th>awr</th><td>%s</td>"
+	     "</tr>\n", str(doc, "kernel"), str(doc, "awr_version"));
 	run_line(f, doc);
 	fputs("</table>\n", f);
 }
@@ -1183,10 +1171,8 @@ static void lacks_section(struct page *pg)
 	      "not what awr qualify writes there (a report of another awr version, or a damaged "
 	      "one):</p>\n<ul>\n", f);
 	json_object_object_foreach(pg->lacks, path, what) {
-		put(f, "<li class=\"lack\" data-key=\"", path);
-		put(f, "\"><code>", path);
-		put(f, "</code>: ", json_object_get_string(what));
-		fputs("</li>\n", f);
+		html(f, "<li class=\"lack\" data-key=\"%s\"><code>%s</code>: %s</li>\n", path, path,
+		     json_object_get_string(what));
 	}
 	if (pg->more)
 		fprintf(f, "<li>and %u more</li>\n", pg->more);
