@@ -17,6 +17,11 @@ mutant report-missing-limits "the HTML report draws the limits table without che
 	$'\tif (lim)\n\t\tkv_table(f, "limits", lim);' \
 	$'\tif (1)\n\t\tkv_table(f, "limits", lim);'
 
+mutant report-html-unescaped "the HTML report's html() writes a string of a %s as it is" \
+	"report_html" cli/report_html.c \
+	'			esc(f, va_arg(ap, const char *));' \
+	'			fputs(va_arg(ap, const char *), f);'
+
 mutant report-array-untyped "the HTML report takes any member as an array (json-c asserts)" \
 	"cli_report_html" cli/report_html.c \
 	'	return is(a, json_type_array) ? json_object_array_length(a) : 0;' \
