@@ -15,8 +15,7 @@
 struct qctx {
 	const char *path;		/* PATH as given */
 	struct awr_qualify_target t;	/* what is written: awr_qualify_target_open() */
-	bool quick, crash;
-	bool hardware;			/* --require-hardware */
+	unsigned int flags;		/* AWR_QUALIFY_*: --quick, --crash, --require-hardware */
 	struct progress *pr;		/* the running check's line */
 	unsigned int nr;		/* checks begun */
 };
@@ -92,23 +91,18 @@ static void print_check(const char *name, const struct awr_qualify_check *c)
 /* hardware_path (files) or short_pin (block devices): one of the two runs */
 #define NR_RUN	(AWR_QUALIFY__CHECKS - 1)
 
-static void progress_check(struct qctx *q, const char *name)
-{
-	char label[96];
-
-	snprintf(label, sizeof(label), "qualify: check %u of %u, %s", ++q->nr, NR_RUN, name);
-	q->pr = progress_start(label, NULL, NULL);
-}
-
 /* awr_qualify_run()'s progress: a progress line while a check runs, its line when it ends. */
 static void on_check(const struct awr_qualify_report *r, enum awr_qualify_check_id id,
 		     bool done, void *arg)
 {
 	const struct awr_qualify_check *c = &r->checks[id];
 	struct qctx *q = arg;
+	char label[96];
 
 	if (!done) {
-		progress_check(q, awr_qualify_check_name(id));
+		snprintf(label, sizeof(label), "qualify: check %u of %u, %s", ++q->nr, NR_RUN,
+			 awr_qualify_check_name(id));
+		q->pr = progress_start(label, NULL, NULL);
 		return;
 	}
 	progress_stop(q->pr);
@@ -124,14 +118,13 @@ static int run_checks(struct qctx *q, struct awr_qualify_report **r)
 	int ret;
 
 	awr_qualify_opts_init(&o);
-	o.flags = (q->quick ? AWR_QUALIFY_QUICK : 0) | (q->crash ? AWR_QUALIFY_CRASH_TEST : 0) |
-		  (q->hardware ? AWR_QUALIFY_REQUIRE_HARDWARE : 0);
+	o.flags = q->flags;
 	o.progress = on_check;
 	o.arg = q;
 	if (out_mode == OUT_NORMAL)
 		printf("qualify %s (%s %s)%s\n", q->path,
 		       q->t.block_device ? "block device" : "file", q->t.path,
-		       q->quick ? ", quick" : "");
+		       q->flags & AWR_QUALIFY_QUICK ? ", quick" : "");
 	ret = awr_qualify_run(q->t.fd, q->t.path, &o, r);
 	if (ret)
 		out_error("cannot probe %s: %s", q->t.path, strerror(-ret));
@@ -318,9 +311,8 @@ int cmd_qualify(int argc, const char **argv)
 	if (cmd_parse(&cc, argc, argv, table, "PATH", true))
 		return AWR_EXIT_USAGE;
 	q.path = cc.operand;
-	q.quick = quick;
-	q.crash = crash;
-	q.hardware = hardware;
+	q.flags = (quick ? AWR_QUALIFY_QUICK : 0) | (crash ? AWR_QUALIFY_CRASH_TEST : 0) |
+		  (hardware ? AWR_QUALIFY_REQUIRE_HARDWARE : 0);
 	if (html && report_html_dest_ok(html, force))
 		goto out;
 	if (open_target(&q, create, force))

@@ -40,6 +40,15 @@ static const struct field sysfs_fields[] = {
 	FLD_END
 };
 
+/* the crash check's target_write_cache: the disk, then its write cache */
+static const struct field disk_fields[] = { Y(disk, FLD_CHARS, "disk"), FLD_END };
+
+#define Q(m, t, k, ...) FLD(struct awr_qualify_report, m, t, k, __VA_ARGS__)
+static const struct field single_block_fields[] = {
+	Q(single_block_unit, FLD_BOOL, "single_block_unit"),
+	FLD_END
+};
+
 /* What each view says, side by side. */
 static struct json_object *views_json(const struct awr_probe *p)
 {
@@ -70,8 +79,7 @@ static void discovery_json(struct json_object *f, const struct awr_qualify_repor
 	json_object_object_add(f, "views", views_json(r->probe));
 	json_object_object_add(f, "findings", out_probe_findings_json(r->probe));
 	if (r->checks[AWR_QUALIFY_DISCOVERY].status == AWR_QUALIFY_PASS)
-		json_object_object_add(f, "single_block_unit",
-				       json_object_new_boolean(r->single_block_unit));
+		fld_json_add(f, single_block_fields, r);
 }
 
 static const char *class_name(int c)
@@ -227,8 +235,7 @@ static void crash_json(struct json_object *f, const struct awr_qualify_report *r
 	json_object_object_add(f, "cycles", a);
 	fld_json_add(f, scope_fields, x);
 	if (y) {
-		wc = json_object_new_object();
-		json_object_object_add(wc, "disk", str(y->disk));
+		wc = fld_json(disk_fields, y);
 		out_add_write_cache(wc, y);
 	}
 	json_object_object_add(f, "target_write_cache", wc);
@@ -482,7 +489,6 @@ static const struct field report_tally_fields[] = {
 };
 
 /* the verdict's scope in words, and --require-hardware's outcome when it was asked */
-#define Q(m, t, k, ...) FLD(struct awr_qualify_report, m, t, k, __VA_ARGS__)
 static const struct field scope_text_fields[] = {
 	Q(scope_text, FLD_CHARS, "scope_text"),
 	FLD_END
