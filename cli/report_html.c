@@ -138,16 +138,14 @@ static bool ran(struct json_object *c)
 
 static const char *type_name(enum json_type t)
 {
-	switch (t) {
-	case json_type_null: return "null";
-	case json_type_boolean: return "true or false";
-	case json_type_int:
-	case json_type_double: return "a number";
-	case json_type_string: return "a string";
-	case json_type_array: return "an array";
-	case json_type_object: return "an object";
-	}
-	return "something";
+	static const char *const names[] = {
+		[json_type_null] = "null", [json_type_boolean] = "true or false",
+		[json_type_int] = "a number", [json_type_double] = "a number",
+		[json_type_string] = "a string", [json_type_array] = "an array",
+		[json_type_object] = "an object",
+	};
+
+	return (unsigned int)t < sizeof(names) / sizeof(names[0]) ? names[t] : "something";
 }
 
 /* What @v is (NULL: JSON null), for a sentence */
@@ -284,25 +282,15 @@ static struct json_object *figures(struct page *pg, struct json_object *doc, con
 
 /* ------------------------------------------------------------------ writing */
 
+/* @s with the characters markup gives a meaning to as entities */
 static void esc(FILE *f, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&#39;", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
+	static const char *const ent[256] = {
+		['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;", ['"'] = "&quot;", ['\''] = "&#39;",
+	};
 
-/* @raw as it is (markup), then @text escaped */
-static void put(FILE *f, const char *raw, const char *text)
-{
-	fputs(raw, f);
-	esc(f, text);
+	for (; s && *s; s++)
+		fputs(ent[(unsigned char)*s] ? ent[(unsigned char)*s] : (char[2]){ *s, 0 }, f);
 }
 
 /* fprintf() of markup, each string of a %s escaped; it knows %s, %d, %zu, %.Nf and %% only. */
@@ -335,12 +323,6 @@ static const char *size_label(double bytes, char *buf, size_t len)
 {
 	return awr__human_bytes(bytes >= 0x1p64 ? UINT64_MAX : bytes > 0 ? (uint64_t)bytes : 0,
 				buf, len);
-}
-
-/* Microseconds for people: "850 us", "72.9 ms", "1.25 s". */
-static const char *us_text(double us, char *buf, size_t len)
-{
-	return awr__human_usec(us, buf, len);
 }
 
 /* ------------------------------------------------------------------ charts */
@@ -463,7 +445,7 @@ static void sweep_dot(FILE *f, const struct axis *x, const struct axis *y, struc
 	html(f, "<circle class=\"sweep-pt %s\" data-size=\"%.0f\" data-result=\"%s\" "
 	     "data-latency-us=\"%.1f\" cx=\"%.1f\" cy=\"%.1f\" r=\"5\"><title>%s: %s, %s</title>"
 	     "</circle>\n", strcmp(rb, "intact") ? "bad" : "ok", s, rb, l, px(x, s), py(y, l),
-	     size_label(s, a, sizeof(a)), us_text(l, b, sizeof(b)), rb);
+	     size_label(s, a, sizeof(a)), awr__human_usec(l, b, sizeof(b)), rb);
 }
 
 /* The size sweep: each size written against its latency, coloured by what was read back. */
@@ -629,7 +611,8 @@ static void cdf_modes(struct page *pg, struct json_object *fig, const struct axi
 				continue;
 			html(f, "<circle class=\"cdf-pt\" data-mode=\"%s\" cx=\"%.1f\" cy=\"%.1f\" "
 			     "r=\"2\" fill=\"%s\"><title>%s: %s, %.2f%%</title></circle>\n", mode,
-			     px(x, us), py(y, sh), col, mode, us_text(us, t, sizeof(t)), sh * 100);
+			     px(x, us), py(y, sh), col, mode, awr__human_usec(us, t, sizeof(t)),
+			     sh * 100);
 		}
 		for (size_t k = 0; k < 3; k++) {
 			double us = num(lat, pcts[k]);
@@ -640,7 +623,7 @@ static void cdf_modes(struct page *pg, struct json_object *fig, const struct axi
 			     "data-us=\"%.1f\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 			     "stroke=\"%s\"><title>%s %s: %s</title></line>\n", mode, pcts[k], us,
 			     px(x, us), py(y, shares[k]) - 7, px(x, us), py(y, shares[k]) + 7, col,
-			     mode, pcts[k], us_text(us, t, sizeof(t)));
+			     mode, pcts[k], awr__human_usec(us, t, sizeof(t)));
 		}
 		fputs("</g>\n", f);
 	}
@@ -663,7 +646,7 @@ static void cdf_legend(struct page *pg, struct json_object *fig)
 		     "\"background:%s\"></span>%s</td><td>%.0f</td>", mode, mode_colour(mode), mode,
 		     num(m, "pages_per_s"));
 		for (size_t k = 0; k < 3; k++)
-			fprintf(f, "<td>%s</td>", us_text(num(lat, pcts[k]), t, sizeof(t)));
+			fprintf(f, "<td>%s</td>", awr__human_usec(num(lat, pcts[k]), t, sizeof(t)));
 		fputs("</tr>\n", f);
 	}
 	fputs("</table>\n", f);
@@ -835,8 +818,7 @@ static void kv_table(FILE *f, const char *cls, struct json_object *o)
 	}
 	fputs("</tr>\n<tr>", f);
 	json_object_object_foreach(o, k2, v2) {
-		put(f, "<td data-key=\"", k2);
-		fputs("\">", f);
+		html(f, "<td data-key=\"%s\">", k2);
 		value(f, k2, v2);
 		fputs("</td>", f);
 	}
@@ -891,7 +873,7 @@ static void checks_table(FILE *f, struct json_object *doc)
 		     "%s\">%s</td><td class=\"name\">%s</td><td class=\"reason\">%s</td><td class="
 		     "\"todo\">%s</td><td class=\"num\">%s</td></tr>\n", str(c, "name"), res, res,
 		     res, str(c, "name"), str(c, "reason"), str(c, "what_to_do"),
-		     us_text(num(c, "seconds") * 1e6, t, sizeof(t)));
+		     awr__human_usec(num(c, "seconds") * 1e6, t, sizeof(t)));
 	}
 	fputs("</table>\n", f);
 }
@@ -1081,7 +1063,7 @@ static void run_line(FILE *f, struct json_object *doc)
 
 	html(f, "<tr><th>run</th><td id=\"run\">%s", str(doc, "date"));
 	fprintf(f, "%s, %s", json_object_get_boolean(typed(doc, "quick", json_type_boolean)) ?
-		" (quick)" : "", us_text(num(doc, "seconds") * 1e6, t, sizeof(t)));
+		" (quick)" : "", awr__human_usec(num(doc, "seconds") * 1e6, t, sizeof(t)));
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
 		struct json_object *v = typed(doc, counts[i].key, NUMBER);
 

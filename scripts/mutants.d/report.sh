@@ -9,8 +9,8 @@ mutant report-counts-swapped "the HTML run line shows the failed count as passed
 
 mutant report-key-unescaped "the HTML report writes an object key into data-key unescaped" \
 	"cli_report_html" cli/report_html.c \
-	$'\t\tput(f, "<td data-key=\\"", k2);\n\t\tfputs("\\">", f);' \
-	$'\t\tfprintf(f, "<td data-key=\\"%s\\">", k2);'
+	'		html(f, "<td data-key=\"%s\">", k2);' \
+	'		fprintf(f, "<td data-key=\"%s\">", k2);'
 
 mutant report-missing-limits "the HTML report draws the limits table without checking for limits" \
 	"cli_report_html" cli/report_html.c \
@@ -18,7 +18,7 @@ mutant report-missing-limits "the HTML report draws the limits table without che
 	$'\tif (1)\n\t\tkv_table(f, "limits", lim);'
 
 mutant report-html-unescaped "the HTML report's html() writes a string of a %s as it is" \
-	"report_html" cli/report_html.c \
+	"cli_report_html" cli/report_html.c \
 	'			esc(f, va_arg(ap, const char *));' \
 	'			fputs(va_arg(ap, const char *), f);'
 
