@@ -114,13 +114,11 @@ static void check_holders(const char *disk, struct awr_safety *s)
 static void check_signatures(int fd, struct awr_safety *s)
 {
 	blkid_probe pr = blkid_new_probe();
-	char self[64];
 	const char *val;
 	int rc, rfd;
 
 	/* a buffered read-only view of the same open device (the caller's may be O_DIRECT) */
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
-	rfd = open(self, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	rfd = awr__reopen(fd, O_RDONLY | O_NONBLOCK);
 	if (!pr || rfd < 0 || blkid_probe_set_device(pr, rfd, 0, 0)) {
 		add_detail(s, AWR_UNSAFE_SIGNATURE, "cannot be examined for signatures");
 		blkid_free_probe(pr);
@@ -256,19 +254,10 @@ static void examine_file(int fd, const struct stat *st, bool created, struct awr
 		add_detail(s, AWR_UNSAFE_BUSY, "is locked for writing by another program");
 }
 
+/* What a target that is neither a regular file nor a block device is (no caller passes one). */
 static const char *type_name(mode_t m)
 {
-	if (S_ISDIR(m))
-		return "a directory";
-	if (S_ISCHR(m))
-		return "a character device";
-	if (S_ISFIFO(m))
-		return "a FIFO";
-	if (S_ISSOCK(m))
-		return "a socket";
-	if (S_ISLNK(m))
-		return "a symbolic link";
-	return "not a regular file or block device";
+	return awr__file_type_name(m, "not a regular file or block device");
 }
 
 /* Open once; block devices exclusively. A symlink is followed only to a block device. */

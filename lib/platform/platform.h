@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* ------------------------------------------------------------------ mountinfo.c */
 
@@ -243,5 +244,17 @@ char *awr__utf8_spelled(const char *s);
  * Return: the new descriptor, or -errno.
  */
 int awr__reopen(int fd, int oflags);
+
+/**
+ * awr__file_type_name() - what a file that is not the kind asked for is, in words
+ * @mode:	st_mode of the file (lstat(2) or fstat(2))
+ * @other:	the words for a type not named below (a regular file, and any other)
+ *
+ * The refusals of a journal path and of a write target say what the file is: "a symbolic link",
+ * "a directory", "a block device", "a character device", "a FIFO", "a socket".
+ *
+ * Return: a static string, or @other.
+ */
+const char *awr__file_type_name(mode_t mode, const char *other);
 
 #endif /* AWR_PLATFORM_H */

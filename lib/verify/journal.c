@@ -473,22 +473,6 @@ void awr__journal_close(struct awr_journal *j)
 
 /* ---- awr_journal_check(): what a file is, before a stress run takes it as its journal ---- */
 
-/* The type of a file that is not a regular one, in words. */
-static const char *file_type(mode_t mode)
-{
-	if (S_ISLNK(mode))
-		return "a symbolic link";
-	if (S_ISDIR(mode))
-		return "a directory";
-	if (S_ISBLK(mode))
-		return "a block device";
-	if (S_ISCHR(mode))
-		return "a character device";
-	if (S_ISFIFO(mode))
-		return "a FIFO";
-	return S_ISSOCK(mode) ? "a socket" : "not a regular file";
-}
-
 /* Printable as text: the bytes shown with \n, \t and \r escaped. */
 static bool text_bytes(const uint8_t *b, size_t len, char *shown, size_t slen)
 {
@@ -553,7 +537,8 @@ int awr_journal_check(const char *path, bool force)
 		return awr__fail(-EINVAL, "refusing to use %s as the journal: it is %s. The "
 				 "journal must be a new or existing journal file (a regular "
 				 "file) on another filesystem than the target%s", path,
-				 file_type(st.st_mode), S_ISLNK(st.st_mode) ?
+				 awr__file_type_name(st.st_mode, "not a regular file"),
+				 S_ISLNK(st.st_mode) ?
 				 "; give the path of the file itself, not a link" :
 				 S_ISBLK(st.st_mode) ? "; records written to a block device land "
 				 "from offset 0 over its data" : "");

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Description: the mutants of the platform layer's mountinfo reading: a mount point left escaped
-# as mountinfo writes it ("a\040b"), by libmount's reader and by the static tools' own (sourced by
+# as mountinfo writes it ("a\040b"), by libmount's reader and by the static tools' own; and the one
+# naming of a file's type the journal and write-target refusals share (sourced by
 # scripts/mutants.sh).
 # shellcheck shell=bash disable=SC2016
 
@@ -13,3 +14,8 @@ mutant unmangle-none "the static tools' mountinfo reader (and /proc/swaps) leave
 	"mountinfo_builtin" lib/platform/str.c \
 	$'\t\tif (in[0] == \'\\\\\' && in[1] >= \'0\'' \
 	$'\t\tif (in[0] == 1 && in[1] >= \'0\''
+
+mutant file-type-fifo-socket "a FIFO named a socket in the journal and write-target refusals" \
+	"str journal_open_safety" lib/platform/fd.c \
+	$'\t\treturn "a FIFO";' \
+	$'\t\treturn "a socket";'

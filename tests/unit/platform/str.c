@@ -3,8 +3,8 @@
  * Description: the platform layer's string helpers: joins and copies cut to fit, a formatted
  * path that does not fit is an error, trailing blanks trimmed, \ooo escapes undone (and a
  * backslash that starts none kept), sizes and durations for people, errno names, a disk's
- * write cache in words, another open of a descriptor (its own flags, the same file), and the
- * clocks and CPU time move forward.
+ * write cache in words, another open of a descriptor (its own flags, the same file), what kind
+ * of file a mode is in words, and the clocks and CPU time move forward.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -106,6 +106,26 @@ static void check_reopen(void)
 	close(fd);
 }
 
+/* The refusals of a journal and of a write target name the file's type the same way. */
+static void check_file_type(void)
+{
+	static const struct {
+		mode_t mode;
+		const char *want;
+	} t[] = {
+		{ S_IFLNK, "a symbolic link" }, { S_IFDIR, "a directory" },
+		{ S_IFBLK, "a block device" }, { S_IFCHR, "a character device" },
+		{ S_IFIFO, "a FIFO" }, { S_IFSOCK, "a socket" }, { S_IFREG, "other" },
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		const char *got = awr__file_type_name(t[i].mode | 0644, "other");
+
+		T_EXPECT(!strcmp(got, t[i].want), "mode %o: %s, expected %s", (unsigned)t[i].mode,
+			 got, t[i].want);
+	}
+}
+
 static void check_clocks(void)
 {
 	uint64_t t0 = awr__now_ns(), r = awr__realtime_ns();
@@ -128,6 +148,7 @@ int main(void)
 	check_human();
 	check_words();
 	check_reopen();
+	check_file_type();
 	check_clocks();
 	return t_done("str");
 }
