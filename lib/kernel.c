@@ -88,10 +88,12 @@ static const struct krule krules[AWR_KRULE__COUNT] = {
 	 * bio (de67c139b384), both in the for-6.19/dm-changes merge */
 	[AWR_KRULE_DM_CRYPT_STACK] = { "dm_crypt_stacking", AWR_KERNEL(6, 19, 0), { 0 },
 		"dm-crypt stacks its device's atomic limits, and dm never splits an atomic bio" },
-	/* drivers/md/dm-mpath.c multipath_target.features (61c73e8de993, "dm mpath: enable
-	 * DM_TARGET_ATOMIC_WRITES"), in the same for-6.19/dm-changes merge as dm-crypt (mainline
-	 * 2025-12-11; earlier tables said 7.0). Seen: 6.12.117 and 6.18.15 read 0, 7.3.4 stacks */
-	[AWR_KRULE_DM_MPATH_STACK] = { "dm_multipath_stacking", AWR_KERNEL(6, 19, 0), { 0 },
+	/* drivers/md/dm-mpath.c multipath_target.features gains DM_TARGET_ATOMIC_WRITES in
+	 * 61c73e8de993 ("dm mpath: enable DM_TARGET_ATOMIC_WRITES"), queued on linux-dm for-next
+	 * on 2025-11-18 on top of the 6.19 series: not in the for-6.19 dm pull (dm-crypt's
+	 * ce51c6963a91 and de67c139b384 are, next-20251211), merged for 7.0. Seen: 6.12.117 and
+	 * 6.18.15 read 0, 7.3.4 stacks */
+	[AWR_KRULE_DM_MPATH_STACK] = { "dm_multipath_stacking", AWR_KERNEL(7, 0, 0), { 0 },
 		"dm-multipath stacks its paths' atomic limits" },
 	/* fs/xfs/xfs_super.c xfs_fs_parse_param() Opt_max_atomic_write and fs/xfs/xfs_mount.c
 	 * xfs_set_max_atomic_write_opt() (4528b9052731, merged for 6.16): a power of two, a

@@ -378,6 +378,11 @@ mutant maw-reflink-6.19 "the XFS max_atomic_write refusal without reflink dated 
 	'"xfs_max_atomic_write_reflink", AWR_KERNEL(6, 17, 0)' \
 	'"xfs_max_atomic_write_reflink", AWR_KERNEL(6, 19, 0)'
 
+mutant mpath-stack-6.19 "dm-multipath stacking dated 6.19 (dm-crypt's merge) instead of 7.0" \
+	"kernel_rules" lib/kernel.c \
+	'"dm_multipath_stacking", AWR_KERNEL(7, 0, 0)' \
+	'"dm_multipath_stacking", AWR_KERNEL(6, 19, 0)'
+
 # The mutants of one area each live in scripts/mutants.d/AREA.sh (the same mutant calls).
 for f in "$here"/scripts/mutants.d/*.sh; do
 	[ -e "$f" ] || continue

@@ -97,7 +97,7 @@ enum awr_kernel_rule {
 	AWR_KRULE_BOUNDARY_CHUNK_EITHER,/* 6.18: boundary and chunk multiples of each other */
 	AWR_KRULE_NVME_NO_AWUPF,	/* 7.0: NVMe ignores AWUPF */
 	AWR_KRULE_DM_CRYPT_STACK,	/* 6.19: dm-crypt stacking, no split of an atomic bio */
-	AWR_KRULE_DM_MPATH_STACK,	/* 6.19: dm-multipath stacking */
+	AWR_KRULE_DM_MPATH_STACK,	/* 7.0: dm-multipath stacking */
 	AWR_KRULE_XFS_MAX_ATOMIC_WRITE,	/* 6.16: XFS mount option max_atomic_write= */
 	AWR_KRULE_XFS_MAW_REFLINK,	/* 6.17: max_atomic_write= above one block needs reflink */
 	AWR_KRULE_DAX_NO_ATOMIC,	/* 6.17: no atomic writes on DAX files */

@@ -687,11 +687,11 @@ stack_all() {
 	dm_stack "$g" dm_linear awrlin "0 $n linear /dev/$a 0" 6.14 0 "$a"
 	dm_stack "$g" dm_stripe awrstr "0 $((2 * n)) striped 2 128 /dev/$a 0 /dev/$b 0" 6.14 65536 "$a" "$b"
 	# dm-crypt (the null cipher: no key, nothing to set up) over LEG1: its target stacks from 6.19
-	# ("dm-crypt: enable DM_TARGET_ATOMIC_WRITES"); dm-multipath, one path LEG1: also
-	# from 6.19 ("dm mpath: enable DM_TARGET_ATOMIC_WRITES", the same dm merge)
+	# ("dm-crypt: enable DM_TARGET_ATOMIC_WRITES"); dm-multipath, one path LEG1: from 7.0
+	# ("dm mpath: enable DM_TARGET_ATOMIC_WRITES", merged after the 6.19 dm pull)
 	modprobe dm-crypt; modprobe crypto_null; modprobe dm-multipath; modprobe dm-round-robin
 	dm_stack "$g" dm_crypt awrcrypt "0 $n crypt cipher_null-ecb - 0 /dev/$a 0" 6.19 0 "$a"
-	dm_stack "$g" dm_multipath awrmpath "0 $n multipath 0 0 1 1 round-robin 0 1 1 /dev/$a 1" 6.19 0 "$a"
+	dm_stack "$g" dm_multipath awrmpath "0 $n multipath 0 0 1 1 round-robin 0 1 1 /dev/$a 1" 7.0 0 "$a"
 	for lvl in 0 1 10; do
 		chunk=0
 		[ "$lvl" = 1 ] || chunk=65536
