@@ -153,6 +153,11 @@ mutant queue-run-no-stop "the queued-write loop queues units after a failed one 
 	$'\twhile (r->next < r->nr && !r->error &&\n' \
 	$'\twhile (r->next < r->nr &&\n'
 
+mutant pages-unsent-ok "pages not sent after the batch's failed one keep status 0, as if written" \
+	"pages_store" lib/pages/write.c \
+	'			pages[idx[i]].status = ret ? ret : -ECANCELED;' \
+	'			pages[idx[i]].status = ret ? ret : 0;'
+
 mutant pages-lock-on-ring-fd "the store's writes use the guard's own descriptor (the dead process's ring then holds the lock)" \
 	"pages_crash_reopen_doublewrite pages_crash_reopen_software" lib/pages/store.c \
 	'	fd = reopen_for_writes(s->lock_fd, path, &st);' \

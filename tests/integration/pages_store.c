@@ -3,8 +3,9 @@
  * Description: the page store's API on scratch XFS: every mode the target offers writes, reads back
  * and reopens; a forced mode the target lacks fails with EOPNOTSUPP and a reason; a page given
  * twice in a batch ends with its last copy; unaligned buffers; the sidecar is never taken when it
- * is not this store's area; a mounted block device is refused. "threads MODE": four threads writing
- * through one store in software or doublewrite mode (software where not offered: a skip).
+ * is not this store's area; a failed page cancels the pages not yet sent after it; a mounted
+ * block device is refused. "threads MODE": four threads writing through one store in software or
+ * doublewrite mode (software where not offered: a skip).
  *
  *   pages_store [threads software|doublewrite]     (run under with-scratch-xfs.sh)
  */
@@ -301,6 +302,48 @@ static int threads(const char *mode)
 	return t_done("pages_store threads");
 }
 
+/*
+ * The first failed page ends the sending of its batch: it has its own error, and every page not
+ * in flight yet (past the queue's depth, 64) is -ECANCELED; a page in flight then lands (0).
+ */
+static void first_failure(void)
+{
+	char path[1024];
+	struct awr_page pg[NP];
+	uint8_t *buf = pages_buf(NP);
+	struct awr_pages *s;
+	unsigned int cancelled = 0;
+	int before = t_failures, ret;
+
+	snprintf(path, sizeof(path), "%s/store-fail.db", dir);
+	ret = awr_pages_open(path, PS, AWR_PAGES_SOFTWARE | AWR_PAGES_CREATE, &s);
+	if (ret) {
+		printf("SKIP first_failure: %s\n", awr_last_error());
+		free(buf);
+		return;
+	}
+	for (unsigned int i = 0; i < NP; i++) {
+		tp_fill(buf + (size_t)i * PS, PS, i, 1, 0);
+		pg[i] = (struct awr_page){ .buf = buf + (size_t)i * PS, .page_no = i, .status = 7 };
+	}
+	pg[0].page_no = (1ULL << 63) / PS;	/* at 8 EiB: past any file's end */
+	ret = awr_pages_write(s, pg, NP);
+	printf("    a page at 8 EiB first: %s\n", awr_last_error());
+	T_EXPECT(ret < 0 && ret != -ECANCELED, "the batch fails with the page's error: %d", ret);
+	T_EXPECT_EQ(pg[0].status, ret, "the failed page's status");
+	for (unsigned int i = 1; i < NP; i++) {
+		bool ok = pg[i].status == -ECANCELED || (i < 64 && !pg[i].status);
+
+		T_EXPECT(ok, "page %u after the failed one: status %d", i, pg[i].status);
+		cancelled += pg[i].status == -ECANCELED;
+	}
+	printf("    %u of the %u pages after it cancelled\n", cancelled, NP - 1);
+	awr_pages_close(s);
+	unlink(path);
+	free(buf);
+	printf("%s first_failure\n", t_failures == before ? "PASS" : "FAIL");
+}
+
 int main(int argc, char **argv)
 {
 	dir = getenv("AWR_SCRATCH_DIR");
@@ -314,6 +357,7 @@ int main(int argc, char **argv)
 	}
 	modes_and_reopen();
 	sidecar_safety();
+	first_failure();
 	mounted_device();
 	return t_done("pages_store");
 }
