@@ -9,7 +9,7 @@
 
 #include "private.h"
 
-static __thread char last[512];
+static __thread char last[1024];	/* a sentence with a path in it (PATH_MAX cut short) */
 static __thread unsigned long nr_failures;
 
 const char *awr_last_error(void)

@@ -195,6 +195,33 @@ int awr_nvme_decode_ns(const void *buf, size_t len, struct awr_nvme_id *id);
 int awr_scsi_decode_bl_vpd(const void *buf, size_t len, struct awr_scsi_id *id);
 
 /**
+ * awr_nvme_id_load() - read a saved Identify page from a file and decode it
+ * @path:	the file: one page, binary or hex text as awr_dump_parse() reads it
+ * @name:	how an error names the file ("--nvme-ns id-ns.bin"), NULL for @path
+ * @ns:		the page is an Identify Namespace page, else Identify Controller
+ * @id:		the page's fields are filled, others kept
+ *
+ * A file over 1 MiB is refused unread: it is no identify page.
+ *
+ * Return: 0, or -errno with awr_last_error() naming the file, what is wrong
+ * and what would be right: the open error, -EFBIG (over 1 MiB), -EOVERFLOW
+ * (more than one page), -EINVAL (neither binary nor hex text, or an invalid
+ * LBA format), -EMSGSIZE (shorter than the page).
+ */
+int awr_nvme_id_load(const char *path, const char *name, bool ns, struct awr_nvme_id *id);
+
+/**
+ * awr_scsi_id_load() - read a saved Block Limits VPD page from a file and decode it
+ * @path:	the file: the page, binary or hex text (sg_vpd -p bl -r, -H)
+ * @name:	how an error names the file, NULL for @path
+ * @id:		the VPD fields are filled, others kept
+ *
+ * Return: 0, or -errno as awr_nvme_id_load(); -EINVAL also for a page that
+ * is not B0h, -EMSGSIZE for one shorter than its page length promises.
+ */
+int awr_scsi_id_load(const char *path, const char *name, struct awr_scsi_id *id);
+
+/**
  * awr_nvme_derive() - the limits a kernel release derives from NVMe identify data
  * @id:		decoded identify data (controller and namespace)
  * @kernel:	AWR_KERNEL() of the release, 0 for the running one
@@ -610,6 +637,170 @@ size_t awr_input_split(const void *buf, size_t len);
  * different values (what changed between the readings).
  */
 uint64_t awr_input_update(struct awr_input *in, const struct awr_input *later);
+
+/**
+ * awr_input_format_name() - a format's name as users know the tool
+ * @format:	one AWR_INPUT_* bit
+ *
+ * Return: "nvme-cli", "nvme-cli -H", "nvme-cli -o json", "sg_vpd -p bl",
+ * "sg_readcap", "dump", "elided"; NULL for no single known bit.
+ */
+const char *awr_input_format_name(unsigned int format);
+
+/*
+ * Readings: saved tool output of one device, as a fleet keeps it or a user
+ * pastes it, read into input records and split at `nvme format`
+ * (awr_input_split()): the readings before and after a format, the fields
+ * that changed between them and what the change means on a kernel, and the
+ * device view of the reading picked. `awr decode FILE...` is this.
+ */
+struct awr_readings;
+
+/* A field whose value changed from one reading to the next. */
+struct awr_reading_change {
+	enum awr_input_field field;
+	unsigned int reading;		/* 1-based: the reading that holds @after */
+	uint64_t before, after;		/* the value in the readings up to it, and in it */
+};
+
+/**
+ * awr_readings_open() - read files of tool output and dumps into readings
+ * @paths:	NULL-terminated file names ("-": standard input), or NULL for
+ *		none (awr_readings_add() then gives the text)
+ * @out:	the readings (awr_readings_free())
+ *
+ * Each file is read whole (at most 1 MiB) and added as awr_readings_add()
+ * adds text; a reading goes on from one file into the next.
+ *
+ * Return: 0, or -errno with awr_last_error() naming the file, what is wrong
+ * with it and what would be right: the open or read error, -EFBIG (over
+ * 1 MiB), and those of awr_readings_add(); *@out is NULL then.
+ */
+int awr_readings_open(const char *const *paths, struct awr_readings **out);
+
+/**
+ * awr_readings_add() - add one piece of text or a dump
+ * @r:		the readings
+ * @buf:	the piece (need not be NUL-terminated)
+ * @len:	its length
+ * @name:	how an error names the piece ("id-ns.txt"), NULL for "the input"
+ *
+ * The piece is split at `nvme format` (awr_input_split()): what follows a
+ * format starts a new reading, up to 8; each part goes to awr_input_add().
+ * Parts without fields ("Success formatting namespace") are skipped.
+ *
+ * Return: 0, or -errno with awr_last_error() saying why: -ENOMSG when no
+ * part is recognised, -EMSGSIZE for a page too short, -EINVAL for a
+ * malformed value or a field given twice with two values (the field, both
+ * values and the line).
+ */
+int awr_readings_add(struct awr_readings *r, const void *buf, size_t len, const char *name);
+
+/**
+ * awr_readings_count() - how many readings the pieces hold
+ * @r:	the readings
+ *
+ * Return: 1 when no `nvme format` ran between them, 0 when nothing was added.
+ */
+unsigned int awr_readings_count(const struct awr_readings *r);
+
+/**
+ * awr_readings_pick() - the reading the answer uses
+ * @r:	the readings
+ * @n:	1..awr_readings_count(), 0 for the last
+ *
+ * Reading 1 with each later one over it (awr_input_update()) up to reading
+ * @n becomes the record that awr_readings_input() and awr_readings_device()
+ * use; the changes between all readings are found.
+ *
+ * Return: 0, -ERANGE for @n beyond the readings, -EINVAL when a reading is of
+ * a controller with another serial number than reading 1 (two devices'
+ * output), with awr_last_error() saying so.
+ */
+int awr_readings_pick(struct awr_readings *r, unsigned int n);
+
+/**
+ * awr_readings_used() - the reading picked
+ * @r:	the readings
+ *
+ * Return: 1-based, 0 before awr_readings_pick() or when there is none.
+ */
+unsigned int awr_readings_used(const struct awr_readings *r);
+
+/**
+ * awr_readings_input() - a reading's input record
+ * @r:	the readings
+ * @n:	0 for the picked one (readings merged, block sizes given to
+ *	awr_readings_device() included), 1..awr_readings_count() for one as read
+ *
+ * Return: the record (its formats and the fields it holds), NULL for no
+ * such reading.
+ */
+const struct awr_input *awr_readings_input(const struct awr_readings *r, unsigned int n);
+
+/**
+ * awr_readings_device() - the device view of the picked reading
+ * @r:		the readings, picked
+ * @caps:	block layer caps' inputs, or NULL
+ * @lbs:	the SCSI logical block size where the text gives none, 0 unknown
+ * @pbs:	the physical block size likewise
+ * @out:	the view (awr_device_free()), made as awr_input_device() makes it
+ *
+ * What was missing and assumed is kept for awr_readings_missing().
+ *
+ * Return: 0, -ENODATA when the readings hold no atomic write field, -EINVAL
+ * when they mix an NVMe and a SCSI device, with awr_last_error() saying so;
+ * -ENOMEM.
+ */
+int awr_readings_device(struct awr_readings *r, const struct awr_queue_caps *caps, uint32_t lbs,
+			uint32_t pbs, struct awr_device **out);
+
+/**
+ * awr_readings_missing() - what the picked reading lacks, and the assumption made
+ * @r:	the readings, after awr_readings_device()
+ *
+ * Return: "" when nothing needed was missing, else the sentence of
+ * awr_input_device().
+ */
+const char *awr_readings_missing(const struct awr_readings *r);
+
+/**
+ * awr_readings_nr_changes() - how many field values changed between readings
+ * @r:	the readings, picked
+ *
+ * Return: the number of changes, in reading order, then field order.
+ */
+unsigned int awr_readings_nr_changes(const struct awr_readings *r);
+
+/**
+ * awr_readings_change() - one change between readings
+ * @r:	the readings, picked
+ * @i:	0..awr_readings_nr_changes() - 1
+ *
+ * Return: the change, NULL beyond them.
+ */
+const struct awr_reading_change *awr_readings_change(const struct awr_readings *r,
+						      unsigned int i);
+
+/**
+ * awr_readings_meaning() - what the changes mean to a kernel
+ * @r:		the readings, picked
+ * @kernel:	AWR_KERNEL(major, minor, patch), 0 for the running kernel
+ *
+ * A new LBA format is taken at the rescan after the format. A changed AWUPF
+ * is ignored from 7.0; before, the kernel keeps the AWUPF it read when the
+ * subsystem was first seen, times the current block size.
+ *
+ * Return: the sentence, kept in @r until the next call; "" when the changes
+ * mean nothing there.
+ */
+const char *awr_readings_meaning(struct awr_readings *r, uint32_t kernel);
+
+/**
+ * awr_readings_free() - free readings
+ * @r:	the readings, or NULL
+ */
+void awr_readings_free(struct awr_readings *r);
 
 /* A guarantee a cloud provider documents for its disks, beside what Linux derives. */
 struct awr_provider_atomic {

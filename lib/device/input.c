@@ -40,6 +40,19 @@ const char *awr_input_field_name(enum awr_input_field f)
 	return (unsigned int)f < AWR_IF__COUNT ? field_names[f] : "?";
 }
 
+static const char *const format_names[] = {
+	"nvme-cli", "nvme-cli -H", "nvme-cli -o json", "sg_vpd -p bl", "sg_readcap", "dump",
+	"elided",
+};
+
+const char *awr_input_format_name(unsigned int format)
+{
+	for (unsigned int i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++)
+		if (format == 1U << i)
+			return format_names[i];
+	return NULL;
+}
+
 void awr_input_init(struct awr_input *in)
 {
 	memset(in, 0, sizeof(*in));
@@ -165,6 +178,14 @@ static uint64_t field_get(void *p, unsigned int bits)
 	case 32: return *(uint32_t *)p;
 	default: return *(uint64_t *)p;
 	}
+}
+
+uint64_t awr__input_value(const struct awr_input *in, enum awr_input_field f)
+{
+	unsigned int bits;
+	void *p = field_ptr((struct awr_input *)in, f, &bits);
+
+	return p ? field_get(p, bits) : 0;
 }
 
 static void field_put(void *p, unsigned int bits, uint64_t v)

@@ -60,9 +60,9 @@ mutant cloud-split-none "a transcript is never split at nvme format: before/afte
 	'		if (0 ||'
 
 mutant cloud-serial-unchecked "readings of two controllers (serials differ) taken as one" \
-	"cli_decode" cli/cmd_decode.c \
-	'		    a->readings[i].sn_hash != a->readings[0].sn_hash) {' \
-	'		    0) {'
+	"readings cli_decode" lib/device/readings.c \
+	'		    r->readings[i].sn_hash != r->readings[0].sn_hash)' \
+	'		    0)'
 
 mutant cloud-update-no-change "awr_input_update reports no change" \
 	"provider_cloud cli_decode" lib/device/input.c \
@@ -85,6 +85,6 @@ mutant cloud-db-condition-kernel "a device-implicit verdict on the provider's wo
 	'	if (0)'
 
 mutant transcript-awupf-kept "a transcript's AWUPF change before 7.0: the kernel keeps the new AWUPF" \
-	"cli_decode" cli/cmd_decode.c \
-	'	uint64_t kept = (first->awupf + 1ULL) * last->lba_size,' \
-	'	uint64_t kept = (last->awupf + 1ULL) * last->lba_size,'
+	"readings cli_decode" lib/device/readings.c \
+	'	uint64_t kept = (first->awupf + 1ULL) * last->lba_size;' \
+	'	uint64_t kept = (last->awupf + 1ULL) * last->lba_size;'
