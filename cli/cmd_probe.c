@@ -99,35 +99,24 @@ static void row(const char *label, const uint64_t *a, const uint64_t *b, const u
 	putchar('\n');
 }
 
+/* The cells of a row: statx's (when @c), sysfs', the device's, the effective limit */
 #define CELL(cond, v) ((cond) ? &(uint64_t){ (v) } : NULL)
+#define X(c, m) CELL(c, s->m)
+#define Y(m) CELL(y, y->m)
+#define D(m) CELL(l, l->m)
+#define E(m) (&(uint64_t){ e->m })
 
-/* The device column: derived limits when the device's data gave them. */
-struct dev_cells {
-	bool have;
-	uint64_t unit_min, unit_max, max_bytes, boundary, lbs, pbs;
-	char title[80];
-};
-
-static void dev_cells(const struct awr_device *d, struct dev_cells *c)
+/* The device column: its derived limits when its data gave them (else NULL), its block sizes */
+static const struct awr_device_limits *dev_column(const struct awr_device *d, uint64_t *lbs,
+						  uint64_t *pbs)
 {
-	const struct awr_device_limits *l = d ? awr_device_derived(d) : NULL;
+	bool nvme = d && awr_device_type(d) == AWR_DEVICE_NVME;
+	const struct awr_nvme_id *n = nvme ? awr_device_nvme(d) : NULL;
+	const struct awr_scsi_id *s = d && !nvme ? awr_device_scsi(d) : NULL;
 
-	memset(c, 0, sizeof(*c));
-	snprintf(c->title, sizeof(c->title), "device(%s)", d ? awr_device_name(d) : "none");
-	if (!d)
-		return;
-	if (awr_device_type(d) == AWR_DEVICE_NVME) {
-		c->have = awr_device_nvme(d)->have_ns;
-		c->lbs = awr_device_nvme(d)->lba_size;
-	} else {
-		c->have = awr_device_scsi(d)->logical_block_size != 0;
-		c->lbs = awr_device_scsi(d)->logical_block_size;
-		c->pbs = awr_device_scsi(d)->physical_block_size;
-	}
-	c->unit_min = l->unit_min;
-	c->unit_max = l->unit_max;
-	c->max_bytes = l->max_bytes;
-	c->boundary = l->boundary;
+	*lbs = n ? n->lba_size : s ? s->logical_block_size : 0;
+	*pbs = s ? s->physical_block_size : 0;
+	return (n && n->have_ns) || (s && s->logical_block_size) ? awr_device_derived(d) : NULL;
 }
 
 static void probe_print(const struct awr_probe *p)
@@ -137,10 +126,11 @@ static void probe_print(const struct awr_probe *p)
 	const struct awr_limits *e = awr_probe_effective(p);
 	const struct awr_device *d = awr_probe_device(p);
 	bool sa = s && s->atomic_reported;
-	char col[80], a[32], b[32];
-	struct dev_cells dc;
+	const struct awr_device_limits *l;
+	char col[80], dcol[80], a[32], b[32];
+	uint64_t lbs, pbs;
 
-	dev_cells(d, &dc);
+	l = dev_column(d, &lbs, &pbs);
 	printf("%s: %s", awr_probe_path_name(p), kind_words(p));
 	if (y)
 		printf(" on %s%s%s", y->disk, y->partition[0] ? ", partition " : "", y->partition);
@@ -148,24 +138,19 @@ static void probe_print(const struct awr_probe *p)
 		printf("; the answer is for a new file made in it");
 	printf("\n\n");
 	snprintf(col, sizeof(col), "sysfs(%s)", y ? y->disk : "-");
-	printf("  %-20s %-14s %-14s %-14s %-14s\n", "", "statx", col, dc.title, "effective");
-	row("unit_min", CELL(sa, s->unit_min), CELL(y, y->unit_min), CELL(dc.have, dc.unit_min),
-	    &(uint64_t){ e->unit_min });
-	row("unit_max", CELL(sa, s->unit_max), CELL(y, y->unit_max), CELL(dc.have, dc.unit_max),
-	    &(uint64_t){ e->unit_max });
-	row("max_bytes", NULL, CELL(y, y->max_bytes), CELL(dc.have, dc.max_bytes),
-	    &(uint64_t){ e->max_bytes });
-	row("boundary", NULL, CELL(y, y->boundary), CELL(dc.have, dc.boundary),
-	    &(uint64_t){ e->boundary });
-	row("segments_max", CELL(sa, s->segments_max), NULL, NULL, &(uint64_t){ e->segments_max });
-	row("unit_max_opt", CELL(sa, s->unit_max_opt), NULL, NULL, &(uint64_t){ e->unit_max_opt });
-	row("logical_block_size", NULL, CELL(y, y->logical_block_size), CELL(dc.lbs, dc.lbs), NULL);
-	row("physical_block_size", NULL, CELL(y, y->physical_block_size), CELL(dc.pbs, dc.pbs),
-	    NULL);
-	row("dio_mem_align", CELL(s && s->dio_reported, s->dio_mem_align), NULL, NULL,
-	    &(uint64_t){ e->mem_align });
-	row("dio_offset_align", CELL(s && s->dio_reported, s->dio_offset_align), NULL, NULL,
-	    &(uint64_t){ e->offset_align });
+	snprintf(dcol, sizeof(dcol), "device(%s)", d ? awr_device_name(d) : "none");
+	printf("  %-20s %-14s %-14s %-14s %-14s\n", "", "statx", col, dcol, "effective");
+	row("unit_min", X(sa, unit_min), Y(unit_min), D(unit_min), E(unit_min));
+	row("unit_max", X(sa, unit_max), Y(unit_max), D(unit_max), E(unit_max));
+	row("max_bytes", NULL, Y(max_bytes), D(max_bytes), E(max_bytes));
+	row("boundary", NULL, Y(boundary), D(boundary), E(boundary));
+	row("segments_max", X(sa, segments_max), NULL, NULL, E(segments_max));
+	row("unit_max_opt", X(sa, unit_max_opt), NULL, NULL, E(unit_max_opt));
+	row("logical_block_size", NULL, Y(logical_block_size), CELL(lbs, lbs), NULL);
+	row("physical_block_size", NULL, Y(physical_block_size), CELL(pbs, pbs), NULL);
+	row("dio_mem_align", X(s && s->dio_reported, dio_mem_align), NULL, NULL, E(mem_align));
+	row("dio_offset_align", X(s && s->dio_reported, dio_offset_align), NULL, NULL,
+	    E(offset_align));
 	if (y)	/* the queue the writes go to: a partition's disk, a dm or md device's own */
 		printf("  %-20s %s: %s\n", "write cache", y->disk,
 		       out_write_cache_text(y, col, sizeof(col)));
@@ -194,6 +179,10 @@ static void probe_print(const struct awr_probe *p)
 		out_finding_print(awr_probe_finding(p, i));
 	fs_probe_print(awr_probe_path_name(p));	/* cli/fs_out.c */
 }
+#undef X
+#undef Y
+#undef D
+#undef E
 
 /* --require SIZE and its outcome */
 struct requirement {
