@@ -50,6 +50,7 @@ static const char *dash(const char *s)
 static void print_line(const struct awr_blockdev *b)
 {
 	char s[4][24], dev[32], parts[24], lbs[16], verdict[16];
+
 	if (b->nr_parts)
 		snprintf(parts, sizeof(parts), "%u/%u", b->nr_parts_aligned, b->nr_parts);
 	else
