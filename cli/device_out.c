@@ -32,9 +32,8 @@ static const char *const field_keys[AWR_IF__COUNT] = {
 };
 
 /* What must have been read for a row's value to be shown (JSON null otherwise) */
-enum have { H_ANY, H_CTRL, H_NS, H_LBAF, H_DN, H_VPD, H_ATOMIC, H_VID, H_MODEL, H_NTWP, H_PREAD };
+enum have { H_ANY, H_CTRL, H_NS, H_LBAF, H_DN, H_VID, H_MODEL, H_NTWP, H_VPD, H_ATOMIC, H_PREAD };
 
-struct dev_field;
 typedef const char *(*dev_fmt)(const struct awr_device *d, uint64_t v, char *buf, size_t len);
 
 /*
@@ -53,7 +52,7 @@ struct dev_field {
 
 static bool have(const struct awr_device *d, enum have h)
 {
-	const struct awr_nvme_id *n = h >= H_CTRL && h <= H_DN ? awr_device_nvme(d) : NULL;
+	const struct awr_nvme_id *n = h >= H_CTRL && h <= H_NTWP ? awr_device_nvme(d) : NULL;
 	const struct awr_scsi_id *s = h == H_VPD || h == H_ATOMIC ? awr_device_scsi(d) : NULL;
 
 	switch (h) {
@@ -63,9 +62,9 @@ static bool have(const struct awr_device *d, enum have h)
 	case H_DN: return n->have_dn;
 	case H_VPD: return s->have_vpd;
 	case H_ATOMIC: return s->vpd_has_atomic;
-	case H_VID: return awr_device_nvme(d)->vendor_have & AWR_NVME_HAVE_VID;
-	case H_MODEL: return awr_device_nvme(d)->vendor_have & AWR_NVME_HAVE_MODEL;
-	case H_NTWP: return awr_device_nvme(d)->vendor_have & AWR_NVME_HAVE_NTWP;
+	case H_VID: return n->vendor_have & AWR_NVME_HAVE_VID;
+	case H_MODEL: return n->vendor_have & AWR_NVME_HAVE_MODEL;
+	case H_NTWP: return n->vendor_have & AWR_NVME_HAVE_NTWP;
 	case H_PREAD: return awr_device_provider(d)->read;
 	default: return true;
 	}
