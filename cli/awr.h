@@ -87,7 +87,6 @@ void out_add_versions(struct json_object *o);
 struct json_object *out_limits_json(const struct awr_limits *l);
 struct json_object *out_verdict_json(const struct awr_verdict *v);
 const char *out_size(uint64_t bytes, char *buf, size_t len);
-const char *out_severity_name(enum awr_severity s);
 struct json_object *out_finding_json(const struct awr_finding *f);
 /* "  [warn] id: message": a finding as every command's text shows it */
 void out_finding_print(const struct awr_finding *f);
@@ -138,7 +137,18 @@ void cmd_done(struct cmd_ctx *c);
 /* @fn for each option of @t and the tables it includes, in the order --help lists them */
 void opt_each(const struct poptOption *t, void (*fn)(const struct poptOption *o, void *arg),
 	      void *arg);
-int parse_size_arg(const char *opt, const char *text, uint64_t *out);
+/*
+ * The value parsers of every command: 0 with the value in *@out, or -EINVAL (-ERANGE) after
+ * out_error() named the option and what it takes. @text NULL (the option not given): 0 with
+ * *@out untouched, but for a size, which is then required.
+ */
+int parse_size_arg(const char *opt, const char *text, uint64_t *out);	/* "16k", "1MiB" */
+/* a whole number from 1 to @max ("16", "1k") */
+int parse_count_arg(const char *opt, const char *text, unsigned int max, unsigned int *out);
+/* seconds, more than 0 and at most @max ("0.5") */
+int parse_seconds_arg(const char *opt, const char *text, unsigned int max, double *out);
+/* one of the words @name spells (name(0), name(1), ... until NULL): its number */
+int parse_word_arg(const char *opt, const char *text, const char *(*name)(int), int *out);
 /*
  * The one way a command opens what it writes: awr_target_open() with the
  * refusal explained ("refusing to VERB PATH: it is mounted on /mnt/x ...").

@@ -14,20 +14,9 @@
 
 #define SHOWN_MAX	10	/* files with their reasons in the text output, without --files */
 
-static const char *verdict_name(int v)
-{
-	return awr_db_verdict_name((enum awr_db_verdict)v);
-}
-
-static const char *write_route_name(int p)
-{
-	return awr_write_route_name((enum awr_write_route)p);
-}
-
-static const char *engine_name(int e)
-{
-	return e == AWR_DB_INNODB ? "innodb" : "postgresql";
-}
+FLD_ENUM_NAME(awr_db_verdict_name, enum awr_db_verdict)
+FLD_ENUM_NAME(awr_write_route_name, enum awr_write_route)
+FLD_ENUM_NAME(awr_db_engine_name, enum awr_db_engine)
 
 /* the running kernel's release, in a buffer that lives until the next call */
 static const char *kernel_name(int k)
@@ -41,7 +30,7 @@ static const char *kernel_name(int k)
 static const struct field file_fields[] = {
 	F(path, FLD_CHARS, "path"),
 	F(page_size, FLD_SIZE, "page_size", .flags = FLD_NULL_ZERO),
-	F(verdict, FLD_ENUM, "verdict", .name = verdict_name),
+	F(verdict, FLD_ENUM, "verdict", .name = awr_db_verdict_name_int),
 	F(fs, FLD_CHARS, "fs"),
 	F(device, FLD_CHARS, "device", .flags = FLD_NULL_ZERO),
 	F(statx_atomic, FLD_BOOL, "statx_atomic"),
@@ -50,7 +39,7 @@ static const struct field file_fields[] = {
 	F(hw_atomic, FLD_BOOL, "hw_atomic"),
 	F(by_provider, FLD_BOOL, "by_provider"),
 	F(hw_unit_max, FLD_SIZE, "hw_unit_max"),
-	F(write_route, FLD_ENUM, "write_path", .name = write_route_name),
+	F(write_route, FLD_ENUM, "write_path", .name = awr_write_route_name_int),
 	F(mapped_bytes, FLD_SIZE, "mapped_bytes"),
 	F(aligned_bytes, FLD_SIZE, "aligned_bytes"),
 	F(device_offset_align, FLD_SIZE, "device_offset_align", .flags = FLD_NULL_ZERO),
@@ -63,7 +52,7 @@ static const struct field file_fields[] = {
 #define R(m, t, k, ...) FLD(struct awr_db_report, m, t, k, __VA_ARGS__)
 static const struct field report_fields[] = {
 	R(datadir, FLD_CHARS, "datadir"),
-	R(engine, FLD_ENUM, "engine", .name = engine_name),
+	R(engine, FLD_ENUM, "engine", .name = awr_db_engine_name_int),
 	R(page_size, FLD_SIZE, "page_size", .flags = FLD_NULL_ZERO),
 	R(page_size_from, FLD_CHARS, "page_size_from"),
 	R(direct_io, FLD_BOOL, "direct_io"),
@@ -73,7 +62,7 @@ static const struct field report_fields[] = {
 	R(atomic_writes, FLD_BOOL, "atomic_writes"),
 	R(atomic_why, FLD_CHARS, "atomic_writes_why"),
 	R(kernel, FLD_ENUM, "kernel", .name = kernel_name),
-	R(verdict, FLD_ENUM, "verdict", .name = verdict_name),
+	R(verdict, FLD_ENUM, "verdict", .name = awr_db_verdict_name_int),
 	R(advice, FLD_CHARS, "advice"),
 	R(what_to_do, FLD_STR, "what_to_do", .flags = FLD_NULL_ZERO),
 	R(server_pid, FLD_INT, "server_pid", .flags = FLD_NULL_ZERO),
@@ -157,20 +146,6 @@ static void print_reasons(const struct awr_db_report *r)
 		       ng - (ng > SHOWN_MAX ? SHOWN_MAX : ng) + more);
 }
 
-/* A verdict in words, for text (JSON has awr_db_verdict_name(): "not_safe" is "not safe"). */
-static const char *verdict_words(enum awr_db_verdict v)
-{
-	static const char *const words[] = {
-		[AWR_DB_UNKNOWN] = "unknown",
-		[AWR_DB_NOT_SAFE] = "not safe",
-		[AWR_DB_GUARANTEED] = "guaranteed",
-		[AWR_DB_DEVICE_IMPLICIT] = "device-implicit",
-	};
-
-	return (unsigned int)v < sizeof(words) / sizeof(words[0]) && words[v] ? words[v] :
-	       "unknown";
-}
-
 static void print_text(const struct awr_db_report *r, bool all)
 {
 	unsigned int count[4] = { 0 };
@@ -204,7 +179,7 @@ static void print_text(const struct awr_db_report *r, bool all)
 
 		printf("  %s: %s; %s pages, %s on %s, statx atomic %s, %s of %s mapped bytes in "
 		       "aligned pages, atomic writes take the %s path\n", f->path,
-		       verdict_words(f->verdict),
+		       awr_db_verdict_text(f->verdict),
 		       f->page_size ? out_size(f->page_size, kbuf, sizeof(kbuf)) : "unknown",
 		       f->fs[0] ? f->fs : "?",
 		       f->device[0] ? f->device : "no device", f->statx_atomic ? "yes" : "no",
@@ -226,7 +201,7 @@ static void print_text(const struct awr_db_report *r, bool all)
 	printf("%s: %s (%s)\n",
 	       r->engine == AWR_DB_INNODB ? "innodb_doublewrite" : "full_page_writes",
 	       r->protection < 0 ? "unknown" : r->protection ? "ON" : "OFF", r->protection_from);
-	printf("verdict: %s\nadvice: %s\n", verdict_words(r->verdict), r->advice);
+	printf("verdict: %s\nadvice: %s\n", awr_db_verdict_text(r->verdict), r->advice);
 	if (r->what_to_do)
 		printf("what to do: %s\n", r->what_to_do);
 	if (r->speed[0])
@@ -244,7 +219,7 @@ static void qualify_failed(const char *datadir, enum awr_db_engine engine, int r
 			  datadir);
 	else if (ret == -ENODATA)
 		out_error("%s holds no %s data file (%s): is it the data directory, and the engine "
-			  "right?", datadir, engine_name(engine), engine == AWR_DB_INNODB ?
+			  "right?", datadir, awr_db_engine_name(engine), engine == AWR_DB_INNODB ?
 			  "ibdata1, undoNNN, *.ibd" :
 			  "base/*/NNNN, global/NNNN, pg_tblspc/*/PG_*/*/NNNN");
 	else

@@ -3,12 +3,9 @@
  * awr extents FILE [--unit U]: the FIEMAP extents, which are aligned to U, and the misaligned
  * ranges.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "awr.h"
 
@@ -90,10 +87,9 @@ int cmd_extents(int argc, const char **argv)
 		POPT_TABLEEND
 	};
 	struct awr_extent_report *r = NULL;
-	struct awr_fs_view v;
 	struct cmd_ctx c;
 	uint64_t unit = 0;
-	int fd = -1, ret, rc = AWR_EXIT_USAGE;
+	int rc = AWR_EXIT_USAGE;
 
 	if (cmd_parse(&c, argc, argv, table, "FILE", true))
 		return AWR_EXIT_USAGE;
@@ -105,22 +101,10 @@ int cmd_extents(int argc, const char **argv)
 			out_error("--unit 0: give a power of two such as 16k");
 		goto out;
 	}
-	fd = open(c.operand, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0) {
-		out_error("cannot open %s: %s", c.operand, strerror(errno));
+	if (awr_extents_read_path(c.operand, unit, &r)) {
+		out_error("%s", awr_last_error());
 		goto out;
 	}
-	if (!unit && !awr_fs_view_fd(fd, &v))
-		unit = awr_fs_default_unit(&v);
-	ret = awr_extents_read(fd, unit, &r);
-	if (ret == -EINVAL)
-		out_error("%s is not a regular file: extents are a file's", c.operand);
-	else if (ret == -EOPNOTSUPP)
-		out_error("the filesystem of %s has no extent map (FIEMAP)", c.operand);
-	else if (ret)
-		out_error("cannot read the extents of %s: %s", c.operand, strerror(-ret));
-	if (ret)
-		goto out;
 	if (out_mode == OUT_JSON)
 		out_print_json(extents_json(c.operand, r));
 	else
@@ -128,8 +112,6 @@ int cmd_extents(int argc, const char **argv)
 	rc = AWR_EXIT_OK;
 out:
 	awr_extent_report_free(r);
-	if (fd >= 0)
-		close(fd);
 	cmd_done(&c);
 	return rc;
 }

@@ -13,19 +13,6 @@
 #include "awr.h"
 #include "platform/platform.h"
 
-static const char *refusal_name(enum awr_prepare_refusal r)
-{
-	static const char *const names[] = {
-		[AWR_PREPARE_OK] = "ok", [AWR_PREPARE_HAS_DATA] = "has_data",
-		[AWR_PREPARE_NOT_POW2] = "not_pow2", [AWR_PREPARE_UNIT_SMALL] = "unit_small",
-		[AWR_PREPARE_UNIT_FS] = "unit_fs", [AWR_PREPARE_UNIT_DEVICE] = "unit_device",
-		[AWR_PREPARE_SIZE] = "size", [AWR_PREPARE_FS] = "filesystem",
-		[AWR_PREPARE_FAILED] = "failed",
-	};
-
-	return (unsigned int)r < sizeof(names) / sizeof(names[0]) ? names[r] : "failed";
-}
-
 #define P(m, t, k) FLD(struct awr_prepare_result, m, t, k)
 static const struct field result_fields[] = {
 	P(extsize_hint, FLD_SIZE, "extsize_hint"),
@@ -124,7 +111,7 @@ int cmd_prepare(int argc, const char **argv)
 	}
 	if (ret) {
 		out_error("cannot prepare %s: %s (%s)", c.operand, res.message,
-			  refusal_name(res.refusal));
+			  awr_prepare_refusal_name(res.refusal));
 		if (created && res.refusal != AWR_PREPARE_FAILED && same_file(c.operand, fd))
 			unlink(c.operand);	/* refused before any change: leave nothing behind
 						   */

@@ -48,6 +48,14 @@ struct field {
 			       .off = offsetof(S, M), __VA_ARGS__ }
 #define FLD_END { .key = NULL }
 
+/*
+ * static const char *FN_int(int v): the library's namer FN of enum type T as a row's .name (and
+ * parse_word_arg()'s) takes it: FLD_ENUM_NAME(awr_rule_name, enum awr_rule) makes
+ * awr_rule_name_int.
+ */
+#define FLD_ENUM_NAME(FN, T) \
+	static const char *FN##_int(int v) { return FN((T)v); }
+
 /* One value as JSON (NULL: JSON null), as an unsigned or signed number, or as human text. */
 struct json_object *fld_json_value(const struct field *f, const void *s);
 uint64_t fld_u64(const struct field *f, const void *s);

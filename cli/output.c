@@ -383,11 +383,6 @@ struct json_object *out_limits_json(const struct awr_limits *l)
 	return fld_json(limits_fields, l);
 }
 
-const char *out_severity_name(enum awr_severity s)
-{
-	return s == AWR_SEV_ERROR ? "error" : s == AWR_SEV_WARN ? "warn" : "info";
-}
-
 void out_add_versions(struct json_object *o)
 {
 	struct utsname u;
@@ -404,14 +399,11 @@ struct json_object *out_double(double v, int decimals)
 	return json_object_new_double_s(v, buf);
 }
 
-static const char *severity_name(int s)
-{
-	return out_severity_name((enum awr_severity)s);
-}
+FLD_ENUM_NAME(awr_severity_name, enum awr_severity)
 
 static const struct field finding_fields[] = {
 	FLD(struct awr_finding, id, FLD_STR, "id"),
-	FLD(struct awr_finding, severity, FLD_ENUM, "severity", .name = severity_name),
+	FLD(struct awr_finding, severity, FLD_ENUM, "severity", .name = awr_severity_name_int),
 	FLD(struct awr_finding, message, FLD_CHARS, "message"),
 	FLD(struct awr_finding, what_to_do, FLD_STR, "what_to_do", .flags = FLD_NULL_ZERO),
 	FLD_END
@@ -424,7 +416,7 @@ struct json_object *out_finding_json(const struct awr_finding *f)
 
 void out_finding_print(const struct awr_finding *f)
 {
-	printf("  [%s] %s: %s\n", out_severity_name(f->severity), f->id, f->message);
+	printf("  [%s] %s: %s\n", awr_severity_name(f->severity), f->id, f->message);
 	if (f->what_to_do)
 		printf("      what to do: %s\n", f->what_to_do);
 }
@@ -438,14 +430,6 @@ struct json_object *out_probe_findings_json(const struct awr_probe *p)
 	return a;
 }
 
-/* queue/write_cache's own words, NULL when not read */
-static const char *write_cache_name(enum awr_write_cache wc)
-{
-	if (wc == AWR_WRITE_CACHE_WRITE_BACK)
-		return "write back";
-	return wc == AWR_WRITE_CACHE_WRITE_THROUGH ? "write through" : NULL;
-}
-
 static struct json_object *bool_or_null(bool known, bool v)
 {
 	return known ? json_object_new_boolean(v) : NULL;
@@ -453,7 +437,7 @@ static struct json_object *bool_or_null(bool known, bool v)
 
 void out_add_write_cache(struct json_object *o, const struct awr_sysfs_view *y)
 {
-	const char *wc = write_cache_name(y->write_cache);
+	const char *wc = awr_write_cache_name(y->write_cache);
 
 	json_object_object_add(o, "write_cache", wc ? json_object_new_string(wc) : NULL);
 	json_object_object_add(o, "write_cache_volatile",
@@ -464,8 +448,8 @@ void out_add_write_cache(struct json_object *o, const struct awr_sysfs_view *y)
 
 const char *out_write_cache_text(const struct awr_sysfs_view *y, char *buf, size_t len)
 {
-	int wb = write_cache_name(y->write_cache) ? y->write_cache == AWR_WRITE_CACHE_WRITE_BACK :
-		 -1;
+	int wb = !awr_write_cache_name(y->write_cache) ? -1 :
+		 y->write_cache == AWR_WRITE_CACHE_WRITE_BACK;
 
 	return awr__write_cache_text(wb, y->fua == AWR_FUA_UNKNOWN ? -1 : y->fua == AWR_FUA_YES,
 				     buf, len);
@@ -482,14 +466,11 @@ const char *out_write_cache_cell(const struct awr_sysfs_view *y)
 	return "-";
 }
 
-static const char *rule_name(int r)
-{
-	return awr_rule_name((enum awr_rule)r);
-}
+FLD_ENUM_NAME(awr_rule_name, enum awr_rule)
 
 static const struct field verdict_fields[] = {
 	FLD(struct awr_verdict, rule, FLD_BOOL, "atomic", .flags = FLD_NOT),	/* AWR_RULE_OK */
-	FLD(struct awr_verdict, rule, FLD_ENUM, "rule", .name = rule_name),
+	FLD(struct awr_verdict, rule, FLD_ENUM, "rule", .name = awr_rule_name_int),
 	FLD(struct awr_verdict, error, FLD_ENUM, "errno", .name = awr__errno_name),
 	FLD(struct awr_verdict, message, FLD_CHARS, "message"),
 	FLD_END

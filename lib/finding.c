@@ -25,6 +25,11 @@ const struct awr__finding_entry awr__findings[AWR__F_NR] = {
 #undef VARIANT
 #undef FINDING
 
+const char *awr_severity_name(enum awr_severity s)
+{
+	return s == AWR_SEV_ERROR ? "error" : s == AWR_SEV_WARN ? "warn" : "info";
+}
+
 void awr__finding_vadd(struct awr_finding *arr, unsigned int *nr, unsigned int max,
 		       enum awr__finding_key key, const char *fmt, va_list ap)
 {

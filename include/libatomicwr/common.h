@@ -285,6 +285,14 @@ struct awr_finding {
 	const char *what_to_do;		/* one sentence for warn and error, else NULL */
 };
 
+/**
+ * awr_severity_name() - a finding's severity as awr prints it
+ * @s:		the severity
+ *
+ * Return: "info", "warn" or "error".
+ */
+const char *awr_severity_name(enum awr_severity s);
+
 /* --- test seam: where sysfs is read -------------------------------------- */
 
 #ifdef AWR_TEST_HOOKS

@@ -161,6 +161,14 @@ int awr_pg_control_block_size(const void *buf, size_t len, uint32_t *blcksz);
 enum awr_db_engine awr_db_engine_parse(const char *name);
 
 /**
+ * awr_db_engine_name() - an engine's name, as awr_db_engine_parse() reads it and JSON carries it
+ * @e:		the engine
+ *
+ * Return: "innodb", "postgresql", or "any" for AWR_DB_ANY.
+ */
+const char *awr_db_engine_name(enum awr_db_engine e);
+
+/**
  * awr_db_qualify() - may @engine's torn-page protection be turned off for @datadir?
  * @datadir:	the data directory (opened read-only; nothing is created in it)
  * @engine:	AWR_DB_INNODB, AWR_DB_POSTGRESQL, or AWR_DB_ANY: the engine whose files
@@ -197,6 +205,17 @@ void awr_db_report_free(struct awr_db_report *r);
  * Return: a static string.
  */
 const char *awr_db_verdict_name(enum awr_db_verdict v);
+
+/**
+ * awr_db_verdict_text() - a verdict in words: "guaranteed", "device-implicit", "not safe",
+ *			   "unknown"
+ * @v:	the verdict
+ *
+ * As text output says it (JSON has awr_db_verdict_name()).
+ *
+ * Return: a static string.
+ */
+const char *awr_db_verdict_text(enum awr_db_verdict v);
 
 /* --- libatomicwr-preload: the counters of a program run under it -------- */
 

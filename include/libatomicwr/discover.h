@@ -57,6 +57,14 @@ enum awr_fua {
 	AWR_FUA_YES,			/* queue/fua 1 */
 };
 
+/**
+ * awr_write_cache_name() - queue/write_cache's own words for a write cache
+ * @wc:		the write cache of a sysfs view
+ *
+ * Return: "write back", "write through", or NULL when it was not read.
+ */
+const char *awr_write_cache_name(enum awr_write_cache wc);
+
 /* What sysfs of the backing block device said. */
 struct awr_sysfs_view {
 	char disk[64];			/* "nvme0n1" */
@@ -496,6 +504,18 @@ struct awr_extent_report {
  * the filesystem has no FIEMAP, other negative errno.
  */
 int awr_extents_read(int fd, uint64_t unit, struct awr_extent_report **out);
+
+/**
+ * awr_extents_read_path() - awr_extents_read() of the file at @path
+ * @path:	the file (a symbolic link is not followed)
+ * @unit:	the atomic unit in bytes, a power of two; 0: awr_fs_default_unit() of the
+ *		file's view (the hardware path's maximum, else unit_min, else the block)
+ * @out:	the new report, freed with awr_extent_report_free()
+ *
+ * Return: 0 or a negative errno as awr_extents_read() (-EINVAL also: not a regular file);
+ * awr_last_error() says why ("the filesystem of PATH has no extent map (FIEMAP)").
+ */
+int awr_extents_read_path(const char *path, uint64_t unit, struct awr_extent_report **out);
 
 /**
  * awr_extent_report_free() - free a report

@@ -157,6 +157,15 @@ struct awr_prepare_result {
 	uint32_t reserved[8];
 };
 
+/**
+ * awr_prepare_refusal_name() - a refusal of awr_prepare() in snake_case
+ * @r:		the refusal
+ *
+ * Return: "ok", "has_data", "not_pow2", "unit_small", "unit_fs", "unit_device", "size",
+ * "filesystem" or "failed".
+ */
+const char *awr_prepare_refusal_name(enum awr_prepare_refusal r);
+
 /* awr_prepare() flags */
 /* XFS: set the hint and fallocate, no aligned placement */
 #define AWR_PREPARE_HINT_ONLY	(1U << 0)

@@ -61,6 +61,17 @@ const char *awr_db_verdict_name(enum awr_db_verdict v)
 	}
 }
 
+const char *awr_db_verdict_text(enum awr_db_verdict v)
+{
+	return v == AWR_DB_DEVICE_IMPLICIT ? "device-implicit" : v == AWR_DB_NOT_SAFE ? "not safe" :
+	       awr_db_verdict_name(v);
+}
+
+const char *awr_db_engine_name(enum awr_db_engine e)
+{
+	return e == AWR_DB_INNODB ? "innodb" : e == AWR_DB_POSTGRESQL ? "postgresql" : "any";
+}
+
 static void reason(struct awr_db_file *f, enum awr__finding_key key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 

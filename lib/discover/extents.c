@@ -4,6 +4,7 @@
  * atomic unit, and the filesystem's rule for which path an atomic write takes.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <linux/fiemap.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "private.h"
 #include "discover/discover.h"
@@ -183,6 +185,36 @@ int awr_extents_read(int fd, uint64_t unit, struct awr_extent_report **out)
 	}
 	*out = r;
 	return 0;
+}
+
+/* awr_fs_default_unit() of the file open as @fd, 0 (its block) when it has no view */
+static uint64_t default_unit(int fd)
+{
+	struct awr_fs_view v;
+
+	return awr_fs_view_fd(fd, &v) ? 0 : awr_fs_default_unit(&v);
+}
+
+int awr_extents_read_path(const char *path, uint64_t unit, struct awr_extent_report **out)
+{
+	int fd, ret;
+
+	if (unit && !awr_is_pow2(unit))
+		return awr__fail(-EINVAL, "unit %" PRIu64 " is not a power of two", unit);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		ret = -errno;
+		return awr__fail(ret, "cannot open %s: %s", path, strerror(-ret));
+	}
+	ret = awr_extents_read(fd, unit ? unit : default_unit(fd), out);
+	close(fd);
+	if (ret == -EINVAL)
+		awr__fail(ret, "%s is not a regular file: extents are a file's", path);
+	else if (ret == -EOPNOTSUPP)
+		awr__fail(ret, "the filesystem of %s has no extent map (FIEMAP)", path);
+	else if (ret)
+		awr__fail(ret, "cannot read the extents of %s: %s", path, strerror(-ret));
+	return ret;
 }
 
 void awr_extent_report_free(struct awr_extent_report *r)

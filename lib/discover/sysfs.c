@@ -24,9 +24,20 @@ static void copy_name(char *dst, size_t len, const char *path)
 }
 
 /*
- * queue/write_cache and queue/fua of a queue directory: queue_wc_show() prints "write back" when
- * the queue has BLK_FEAT_WRITE_CACHE and not BLK_FLAG_WRITE_CACHE_DISABLED, else "write through";
- * queue_fua_show() prints 1 with BLK_FEAT_FUA (block/blk-sysfs.c, 6.11+; the same words since 4.7).
+ * queue_wc_show() prints "write back" when the queue has BLK_FEAT_WRITE_CACHE and not
+ * BLK_FLAG_WRITE_CACHE_DISABLED, else "write through" (block/blk-sysfs.c, 6.11+; the same words
+ * since 4.7).
+ */
+const char *awr_write_cache_name(enum awr_write_cache wc)
+{
+	if (wc == AWR_WRITE_CACHE_WRITE_BACK)
+		return "write back";
+	return wc == AWR_WRITE_CACHE_WRITE_THROUGH ? "write through" : NULL;
+}
+
+/*
+ * queue/write_cache and queue/fua of a queue directory; queue_fua_show() prints 1 with
+ * BLK_FEAT_FUA (block/blk-sysfs.c).
  */
 static void read_cache(const char *q, enum awr_write_cache *wc, enum awr_fua *fua)
 {

@@ -210,6 +210,19 @@ static int place_aligned(int fd, uint64_t size, uint64_t unit, struct awr_prepar
 	return 0;
 }
 
+const char *awr_prepare_refusal_name(enum awr_prepare_refusal r)
+{
+	static const char *const names[] = {
+		[AWR_PREPARE_OK] = "ok", [AWR_PREPARE_HAS_DATA] = "has_data",
+		[AWR_PREPARE_NOT_POW2] = "not_pow2", [AWR_PREPARE_UNIT_SMALL] = "unit_small",
+		[AWR_PREPARE_UNIT_FS] = "unit_fs", [AWR_PREPARE_UNIT_DEVICE] = "unit_device",
+		[AWR_PREPARE_SIZE] = "size", [AWR_PREPARE_FS] = "filesystem",
+		[AWR_PREPARE_FAILED] = "failed",
+	};
+
+	return (unsigned int)r < sizeof(names) / sizeof(names[0]) ? names[r] : "failed";
+}
+
 int awr_prepare(int fd, uint64_t size, uint64_t unit, unsigned int flags,
 		struct awr_prepare_result *res)
 {

@@ -22,3 +22,8 @@ mutant completion-values-as-files "the completion offers file names for an optio
 	"completion_values" completion/awr \
 	'		compgen -W "${kind//|/ }" -- "$cur"' \
 	'		compgen -f -- "$cur"'
+
+mutant extents-path-silent "awr_extents_read_path() fails without saying why" \
+	"discover_fs_view_extents" lib/discover/extents.c \
+	$'\tif (ret == -EINVAL)\n\t\tawr__fail(ret, "%s is not a regular file: extents are a file\'s", path);' \
+	$'\tif (ret == -EINVAL)\n\t\t;'

@@ -52,3 +52,8 @@ mutant db-skipped-dropped "skipped entries past the report's lines vanish withou
 	"db_files" lib/database/db.c \
 	'	else if (r->nr_skipped + 1 == room)' \
 	'	else if (0)'
+
+mutant db-verdict-text-snake "the verdict in words spelled as JSON's snake_case (device_implicit)" \
+	"db_verdict_lib" lib/database/db.c \
+	'	return v == AWR_DB_DEVICE_IMPLICIT ? "device-implicit" : v == AWR_DB_NOT_SAFE ? "not safe" :' \
+	'	return v == AWR_DB_DEVICE_IMPLICIT ? "device_implicit" : v == AWR_DB_NOT_SAFE ? "not safe" :'

@@ -214,10 +214,26 @@ static int snapshot(const char *my, const char *name)
 	return run("find %s -printf '%%P %%s %%T@ %%i\\n' | sort >%s/%s", my, work, name);
 }
 
+/* The names: words for text, snake_case for JSON, an engine's name read back by the parser */
+static void names(void)
+{
+	T_EXPECT(!strcmp(awr_db_verdict_text(AWR_DB_NOT_SAFE), "not safe") &&
+		 !strcmp(awr_db_verdict_text(AWR_DB_DEVICE_IMPLICIT), "device-implicit") &&
+		 !strcmp(awr_db_verdict_text(AWR_DB_GUARANTEED), "guaranteed") &&
+		 !strcmp(awr_db_verdict_text(AWR_DB_UNKNOWN), "unknown"), "verdicts in words");
+	T_EXPECT(!strcmp(awr_db_verdict_name(AWR_DB_NOT_SAFE), "not_safe"), "not_safe in JSON");
+	for (int e = AWR_DB_INNODB; e <= AWR_DB_POSTGRESQL; e++)
+		T_EXPECT((int)awr_db_engine_parse(awr_db_engine_name((enum awr_db_engine)e)) == e,
+			 "engine %d's name parses back", e);
+	T_EXPECT(!strcmp(awr_db_engine_name(AWR_DB_INNODB), "innodb"), "innodb");
+}
+
 int main(void)
 {
 	const char *scratch = getenv("AWR_SCRATCH_DIR");
 	char my[300];
+
+	names();
 
 	if (!scratch)
 		T_SKIP("run under with-scratch-xfs.sh (AWR_SCRATCH_DIR)");

@@ -125,6 +125,30 @@ static void check_view(const char *mnt)
 	T_EXPECT_EQ(v.extsize_hint, 65536, "the directory's new files get the 64 KiB hint");
 }
 
+/* awr_extents_read_path(): the same map by name, its default unit, and why it fails */
+static void check_extents_path(const char *file, const char *dir)
+{
+	struct awr_extent_report *r = NULL;
+	struct awr_fs_view v;
+	uint64_t unit;
+
+	T_EXPECT_EQ(awr_fs_view_path(file, &v), 0, "view of the file");
+	unit = awr_fs_default_unit(&v);
+	T_EXPECT_EQ(awr_extents_read_path(file, 0, &r), 0, "extents by path");
+	T_EXPECT(r && r->unit == unit, "unit 0: the hardware path's maximum, else unit_min, else "
+		 "the block");
+	awr_extent_report_free(r);
+	T_EXPECT_EQ(awr_extents_read_path(file, 65536, &r), 0, "extents by path, 64 KiB");
+	T_EXPECT(r && r->unit == 65536 && r->nr_extents > 1, "the unit asked for");
+	awr_extent_report_free(r);
+	T_EXPECT_EQ(awr_extents_read_path(dir, 0, &r), -EINVAL, "a directory");
+	T_EXPECT(strstr(awr_last_error(), "is not a regular file: extents are a file's") != NULL,
+		 "awr_last_error() says why");
+	T_EXPECT_EQ(awr_extents_read_path("/nonexistent/x", 0, &r), -ENOENT, "no such file");
+	T_EXPECT(strstr(awr_last_error(), "cannot open /nonexistent/x: ") != NULL,
+		 "awr_last_error() names the path");
+}
+
 static void check_extents(const char *mnt)
 {
 	char file[4200], other[4200];
@@ -178,6 +202,7 @@ static void check_extents(const char *mnt)
 	T_EXPECT_EQ(awr_extents_read(fd, 3 * 4096, &r), -EINVAL, "unit not a power of two");
 	close(fd);
 	close(fd2);
+	check_extents_path(file, mnt);
 }
 
 static void check_write_path(const char *mnt)
