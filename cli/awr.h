@@ -85,7 +85,6 @@ struct json_object *out_double(double v, int decimals);
 /* "kernel" (the running release) and "awr_version": what a saved report was made with */
 void out_add_versions(struct json_object *o);
 struct json_object *out_limits_json(const struct awr_limits *l);
-struct json_object *out_verdict_json(const struct awr_verdict *v);
 const char *out_size(uint64_t bytes, char *buf, size_t len);
 struct json_object *out_finding_json(const struct awr_finding *f);
 /* "  [warn] id: message": a finding as every command's text shows it */
@@ -98,8 +97,6 @@ const char *out_write_cache_text(const struct awr_sysfs_view *y, char *buf, size
 /* The same in one cell of awr list: "back", "back+fua", "through", "-" */
 const char *out_write_cache_cell(const struct awr_sysfs_view *y);
 
-/* progress.c: seconds on the monotonic clock */
-double cli_now_s(void);
 /*
  * progress.c: one line on a terminal's standard error while a long call runs (normal output
  * only)
@@ -115,9 +112,8 @@ void progress_stop(struct progress *p);	/* clears the line; NULL is fine */
 void progress_seconds(void *arg, double elapsed, char *buf, size_t len);
 /* arg: struct progress_file */
 void progress_allocated(void *arg, double elapsed, char *buf, size_t len);
-/* arg: struct progress_file */
+/* arg: struct progress_file, its base awr__io_read_bytes() at the start */
 void progress_read(void *arg, double elapsed, char *buf, size_t len);
-uint64_t progress_read_base(void);	/* read_bytes so far, for progress_file.base */
 
 /* args.c: popt context and operand helpers shared by commands */
 struct cmd_ctx {

@@ -6,6 +6,28 @@
 
 #include "awr.h"
 
+/* The document: the verdict, then the write it is about */
+struct check_doc {
+	struct awr_verdict v;
+	const char *path;
+	uint64_t offset, length;
+};
+
+FLD_ENUM_NAME(awr_rule_name, enum awr_rule)
+
+#define C(m, t, k, ...) FLD(struct check_doc, m, t, k, __VA_ARGS__)
+static const struct field doc_fields[] = {
+	C(v.rule, FLD_BOOL, "atomic", .flags = FLD_NOT),	/* AWR_RULE_OK */
+	C(v.rule, FLD_ENUM, "rule", .name = awr_rule_name_int),
+	C(v.error, FLD_ENUM, "errno", .name = awr__errno_name),
+	C(v.message, FLD_CHARS, "message"),
+	C(path, FLD_STR, "path"),
+	C(offset, FLD_SIZE, "offset"),
+	C(length, FLD_SIZE, "length"),
+	FLD_END
+};
+#undef C
+
 int cmd_check(int argc, const char **argv)
 {
 	char *offset_s = NULL, *length_s = NULL;
@@ -21,9 +43,8 @@ int cmd_check(int argc, const char **argv)
 		POPT_TABLEEND
 	};
 	struct awr_write_plan plan = { .nr_segs = 1 };
-	struct awr_verdict v;
+	struct check_doc d = { .offset = 0 };
 	struct awr_probe *p;
-	struct json_object *o;
 	struct cmd_ctx c;
 	int ret;
 
@@ -47,19 +68,17 @@ int cmd_check(int argc, const char **argv)
 		cmd_done(&c);
 		return AWR_EXIT_USAGE;
 	}
-	ret = awr_check(awr_probe_effective(p), &plan, &v);
-	if (out_mode == OUT_JSON) {
-		o = out_verdict_json(&v);
-		json_object_object_add(o, "path", json_object_new_string(c.operand));
-		json_object_object_add(o, "offset", out_u64(plan.offset));
-		json_object_object_add(o, "length", out_u64(plan.length));
-		out_print_json(o);
-	} else if (!ret) {
-		printf("atomic: %s\n", v.message);
-	} else {
-		printf("not atomic: %s (rule %s; the kernel returns %s)\n", v.message,
-		       awr_rule_name(v.rule), awr__errno_name(v.error));
-	}
+	ret = awr_check(awr_probe_effective(p), &plan, &d.v);
+	d.path = c.operand;
+	d.offset = plan.offset;
+	d.length = plan.length;
+	if (out_mode == OUT_JSON)
+		out_print_json(fld_json(doc_fields, &d));
+	else if (!ret)
+		printf("atomic: %s\n", d.v.message);
+	else
+		printf("not atomic: %s (rule %s; the kernel returns %s)\n", d.v.message,
+		       awr_rule_name(d.v.rule), awr__errno_name(d.v.error));
 	awr_probe_free(p);
 	cmd_done(&c);
 	if (ret)

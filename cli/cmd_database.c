@@ -208,24 +208,6 @@ static void print_text(const struct awr_db_report *r, bool all)
 		printf("speed: %s\n", r->speed);
 }
 
-/* Why awr_db_qualify() gave no report, and what to give instead. */
-static void qualify_failed(const char *datadir, enum awr_db_engine engine, int ret)
-{
-	if (ret == -EMEDIUMTYPE)
-		out_error("%s: give --for innodb (MySQL, MariaDB) or --for postgresql",
-			  awr_last_error());
-	else if (ret == -ENODATA && engine == AWR_DB_ANY)
-		out_error("%s holds no data file its engine reads: is it the data directory?",
-			  datadir);
-	else if (ret == -ENODATA)
-		out_error("%s holds no %s data file (%s): is it the data directory, and the engine "
-			  "right?", datadir, awr_db_engine_name(engine), engine == AWR_DB_INNODB ?
-			  "ibdata1, undoNNN, *.ibd" :
-			  "base/*/NNNN, global/NNNN, pg_tblspc/*/PG_*/*/NNNN");
-	else
-		out_error("cannot read the data directory %s: %s", datadir, strerror(-ret));
-}
-
 int cmd_database(int argc, const char **argv)
 {
 	char *engine_s = NULL;
@@ -268,7 +250,9 @@ int cmd_database(int argc, const char **argv)
 	}
 	ret = awr_db_qualify(c.operand, engine, atomic ? AWR_DB_ATOMIC_WRITES : 0, &r);
 	if (ret) {
-		qualify_failed(c.operand, engine, ret);
+		/* awr_last_error() says why; for an unknown engine, awr says what to give */
+		out_error(ret == -EMEDIUMTYPE ? "%s: give --for innodb (MySQL, MariaDB) or --for "
+			  "postgresql" : "%s", awr_last_error());
 		cmd_done(&c);
 		return AWR_EXIT_USAGE;
 	}

@@ -33,11 +33,15 @@ static const struct field extent_fields[] = {
 	FLD_END
 };
 
+static const struct field path_field[] = {
+	{ .key = "path", .type = FLD_STR },	/* a const char * at offset 0 */
+	FLD_END
+};
+
 static struct json_object *extents_json(const char *path, const struct awr_extent_report *r)
 {
-	struct json_object *o = json_object_new_object();
+	struct json_object *o = fld_json(path_field, &path);
 
-	json_object_object_add(o, "path", json_object_new_string(path));
 	fld_json_add(o, head_fields, r);
 	json_object_object_add(o, "extents", fld_json_array(extent_fields, r->extents,
 							    sizeof(*r->extents), r->nr_extents));

@@ -40,9 +40,15 @@ static const struct field counters[] = {
 };
 #undef C
 
-/* The sums, as JSON adds them after the counters */
+/* The file the counters came from (JSON's first key), and the sums JSON adds after them */
 struct sums {
+	const char *file;
 	uint64_t atomic, plain;
+};
+
+static const struct field file_field[] = {
+	FLD(struct sums, file, FLD_STR, "file"),
+	FLD_END
 };
 
 static const struct field sums[] = {
@@ -51,14 +57,13 @@ static const struct field sums[] = {
 	FLD_END
 };
 
-static void render(const char *file, const struct awr_preload_stats *s, const struct sums *n)
+static void render(const struct awr_preload_stats *s, const struct sums *n)
 {
 	struct json_object *o;
 	char ps[32];
 
 	if (out_mode == OUT_JSON) {
-		o = json_object_new_object();
-		json_object_object_add(o, "file", json_object_new_string(file));
+		o = fld_json(file_field, n);
 		fld_json_add(o, head, s);
 		fld_json_add(o, counters, s);
 		fld_json_add(o, sums, n);
@@ -66,7 +71,7 @@ static void render(const char *file, const struct awr_preload_stats *s, const st
 		return;
 	}
 	printf("%s: pid %" PRIu64 ", %s pages: %" PRIu64 " page writes made atomic, %" PRIu64
-	       " writes to named files left as they were, %" PRIu64 " refused\n", file, s->pid,
+	       " writes to named files left as they were, %" PRIu64 " refused\n", n->file, s->pid,
 	       out_size(s->page_size, ps, sizeof(ps)), n->atomic, n->plain, s->refused);
 	fld_print(counters, s, 18, 12);
 }
@@ -97,7 +102,8 @@ int cmd_preload_stats(int argc, const char **argv)
 	n.atomic = s.atomic_pwrite + s.atomic_uring + s.atomic_aio;
 	n.plain = s.plain_size + s.plain_misaligned + s.plain_buffered + s.plain_segments +
 		  s.plain_position + s.plain_append;
-	render(c.operand, &s, &n);
+	n.file = c.operand;
+	render(&s, &n);
 	cmd_done(&c);
 	/* 1: the kernel refused an atomic page write, or a named file was refused */
 	out_outcome("refused");

@@ -7,11 +7,22 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "awr.h"
-#include "platform/platform.h"
+
+/* The document: what was asked, then what was done */
+struct prepare_doc {
+	const char *path;
+	uint64_t size, unit;
+};
+
+static const struct field doc_fields[] = {
+	FLD(struct prepare_doc, path, FLD_STR, "path"),
+	FLD(struct prepare_doc, size, FLD_SIZE, "size"),
+	FLD(struct prepare_doc, unit, FLD_SIZE, "unit"),
+	FLD_END
+};
 
 #define P(m, t, k) FLD(struct awr_prepare_result, m, t, k)
 static const struct field result_fields[] = {
@@ -42,23 +53,12 @@ static void prepare_report(const char *path, uint64_t size, uint64_t unit,
 		if (have_v)
 			fs_view_print(&v, r);
 	} else {
-		o = json_object_new_object();
-		json_object_object_add(o, "path", json_object_new_string(path));
-		json_object_object_add(o, "size", out_u64(size));
-		json_object_object_add(o, "unit", out_u64(unit));
+		o = fld_json(doc_fields, &(struct prepare_doc){ path, size, unit });
 		fld_json_add(o, result_fields, res);
 		json_object_object_add(o, "fs", have_v ? fs_view_json(&v, r) : NULL);
 		out_print_json(o);
 	}
 	awr_extent_report_free(r);
-}
-
-/* Does @path still name the file open as @fd (not another put in its place since)? */
-static bool same_file(const char *path, int fd)
-{
-	struct stat a, b;
-
-	return !fstat(fd, &a) && !lstat(path, &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 int cmd_prepare(int argc, const char **argv)
@@ -112,7 +112,7 @@ int cmd_prepare(int argc, const char **argv)
 	if (ret) {
 		out_error("cannot prepare %s: %s (%s)", c.operand, res.message,
 			  awr_prepare_refusal_name(res.refusal));
-		if (created && res.refusal != AWR_PREPARE_FAILED && same_file(c.operand, fd))
+		if (created && res.refusal != AWR_PREPARE_FAILED && awr__same_file(c.operand, fd))
 			unlink(c.operand);	/* refused before any change: leave nothing behind
 						   */
 		rc = res.refusal == AWR_PREPARE_FAILED ? AWR_EXIT_FAIL : AWR_EXIT_USAGE;

@@ -225,7 +225,7 @@ int cmd_verify(int argc, const char **argv)
 	o.arg = &k;
 	{
 		struct progress_file pf = { .total = o.span ? o.span : target_bytes(c.operand),
-					    .base = progress_read_base() };
+					    .base = awr__io_read_bytes() };
 		struct progress *pr = progress_start("verify", progress_read, &pf);
 
 		ret = awr_verify_run(c.operand, &o, &r);

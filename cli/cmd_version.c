@@ -9,18 +9,7 @@
 #include "awr.h"
 #include "config.h"
 
-/* Each rule of the library's kernel table, and whether it applies on @kernel. */
-static void rules_print(uint32_t kernel)
-{
-	char since[64];
-
-	for (int r = 0; r < AWR_KRULE__COUNT; r++)
-		printf("  %-3s %-26s %s [from %s]\n", awr_kernel_has(kernel, r) ? "yes" : "no",
-		       awr_kernel_rule_name(r), awr_kernel_rule_text(r),
-		       awr_kernel_rule_since(r, since, sizeof(since)));
-}
-
-/* One rule of the kernel table as the document gives it */
+/* One rule of the library's kernel table, and whether it applies on the running kernel */
 struct rule_row {
 	bool applies;
 	char since[64];
@@ -34,19 +23,40 @@ static const struct field rule_fields[] = {
 	FLD_END
 };
 
-static struct json_object *rules_json(uint32_t kernel)
+/* Each rule: a line of text, or a member of @o (JSON) named after the rule */
+static void rules_render(uint32_t kernel, struct json_object *o)
 {
-	struct json_object *o = json_object_new_object();
 	struct rule_row x;
 
 	for (int r = 0; r < AWR_KRULE__COUNT; r++) {
+		const char *name = awr_kernel_rule_name(r);
+
 		x.applies = awr_kernel_has(kernel, r);
 		awr_kernel_rule_since(r, x.since, sizeof(x.since));
 		x.text = awr_kernel_rule_text(r);
-		json_object_object_add(o, awr_kernel_rule_name(r), fld_json(rule_fields, &x));
+		if (o)
+			json_object_object_add(o, name, fld_json(rule_fields, &x));
+		else
+			printf("  %-3s %-26s %s [from %s]\n", x.applies ? "yes" : "no", name,
+			       x.text, x.since);
 	}
-	return o;
 }
+
+/* The document: the versions, then the kernel's release and rules */
+struct version_doc {
+	const char *awr, *libatomicwr;
+};
+
+static const struct field version_fields[] = {
+	FLD(struct version_doc, awr, FLD_STR, "awr"),
+	FLD(struct version_doc, libatomicwr, FLD_STR, "libatomicwr"),
+	FLD_END
+};
+
+static const struct field kernel_fields[] = {
+	FLD(struct utsname, release, FLD_CHARS, "release"),
+	FLD_END
+};
 
 int cmd_version(int argc, const char **argv)
 {
@@ -55,7 +65,7 @@ int cmd_version(int argc, const char **argv)
 		POPT_AUTOHELP
 		POPT_TABLEEND
 	};
-	struct json_object *o, *k;
+	struct json_object *o, *k, *rules;
 	struct utsname u;
 	struct cmd_ctx c;
 	uint32_t kernel;
@@ -73,14 +83,13 @@ int cmd_version(int argc, const char **argv)
 	if (out_mode == OUT_NORMAL) {
 		printf("awr %s\nlibatomicwr %s\nkernel %s\n", AWR_VERSION_STRING, awr_version(),
 		       u.release);
-		rules_print(kernel);
+		rules_render(kernel, NULL);
 	} else {
-		o = json_object_new_object();
-		json_object_object_add(o, "awr", json_object_new_string(AWR_VERSION_STRING));
-		json_object_object_add(o, "libatomicwr", json_object_new_string(awr_version()));
-		k = json_object_new_object();
-		json_object_object_add(k, "release", json_object_new_string(u.release));
-		json_object_object_add(k, "rules", rules_json(kernel));
+		o = fld_json(version_fields, &(struct version_doc){ AWR_VERSION_STRING,
+								     awr_version() });
+		k = fld_json(kernel_fields, &u);
+		rules_render(kernel, rules = json_object_new_object());
+		json_object_object_add(k, "rules", rules);
 		json_object_object_add(o, "kernel", k);
 		out_print_json(o);
 	}

@@ -466,21 +466,6 @@ const char *out_write_cache_cell(const struct awr_sysfs_view *y)
 	return "-";
 }
 
-FLD_ENUM_NAME(awr_rule_name, enum awr_rule)
-
-static const struct field verdict_fields[] = {
-	FLD(struct awr_verdict, rule, FLD_BOOL, "atomic", .flags = FLD_NOT),	/* AWR_RULE_OK */
-	FLD(struct awr_verdict, rule, FLD_ENUM, "rule", .name = awr_rule_name_int),
-	FLD(struct awr_verdict, error, FLD_ENUM, "errno", .name = awr__errno_name),
-	FLD(struct awr_verdict, message, FLD_CHARS, "message"),
-	FLD_END
-};
-
-struct json_object *out_verdict_json(const struct awr_verdict *v)
-{
-	return fld_json(verdict_fields, v);
-}
-
 /* Sizes for people: "16 KiB", "11.9 MiB" (the platform's awr__human_bytes); 0 is "0" */
 const char *out_size(uint64_t bytes, char *buf, size_t len)
 {

@@ -29,7 +29,7 @@ struct progress {
 	size_t width;
 };
 
-double cli_now_s(void)
+static double cli_now_s(void)
 {
 	return (double)awr__now_ns() / 1e9;
 }
@@ -58,18 +58,15 @@ static void draw(struct progress *p)
 static void *ticker(void *arg)
 {
 	struct progress *p = arg;
-	struct timespec until;
+	uint64_t ns;
 
 	pthread_mutex_lock(&p->lock);
 	while (!p->stop) {
 		draw(p);
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += 250000000L;
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&p->cond, &p->lock, &until);
+		ns = awr__realtime_ns() + 250000000ULL;	/* the condition's clock: CLOCK_REALTIME */
+		pthread_cond_timedwait(&p->cond, &p->lock,
+				       &(struct timespec){ (time_t)(ns / 1000000000ULL),
+							   (long)(ns % 1000000000ULL) });
 	}
 	pthread_mutex_unlock(&p->lock);
 	return NULL;
@@ -149,26 +146,11 @@ void progress_allocated(void *arg, double el, char *buf, size_t len)
 		 100.0 * (double)done / (double)f->total, el);
 }
 
-/* read_bytes of /proc/self/io: what this process has read from storage so far */
-uint64_t progress_read_base(void)
-{
-	char line[128];
-	uint64_t v = 0;
-	FILE *io = fopen("/proc/self/io", "re");
-
-	while (io && fgets(line, sizeof(line), io))
-		if (sscanf(line, "read_bytes: %" SCNu64, &v) == 1)
-			break;
-	if (io)
-		fclose(io);
-	return v;
-}
-
 /* bytes this process read from storage (/proc/self/io read_bytes) against the target: awr verify */
 void progress_read(void *arg, double el, char *buf, size_t len)
 {
 	const struct progress_file *f = arg;
-	uint64_t done = progress_read_base();
+	uint64_t done = awr__io_read_bytes();
 	char a[32], b[32];
 
 	done = done > f->base ? done - f->base : 0;

@@ -1386,8 +1386,8 @@ static int judge_all(struct awr_db_report *r, int dfd, const struct awr__db_list
 	return 0;
 }
 
-int awr_db_qualify(const char *datadir, enum awr_db_engine engine, unsigned int flags,
-		   struct awr_db_report **out)
+static int db_qualify(const char *datadir, enum awr_db_engine engine, unsigned int flags,
+		      struct awr_db_report **out)
 {
 	struct preload_cfg cfg = { 0 };
 	struct awr__db_list l;
@@ -1454,4 +1454,28 @@ void awr_db_report_free(struct awr_db_report *r)
 	if (r)
 		free(r->files);
 	free(r);
+}
+
+/* Why no report: awr__db_engine_of() said it for -EMEDIUMTYPE; the rest named here */
+static int no_report(const char *datadir, enum awr_db_engine engine, int ret)
+{
+	if (ret == -EMEDIUMTYPE || !datadir)
+		return ret;
+	if (ret == -ENODATA && engine == AWR_DB_ANY)
+		return awr__fail(ret, "%s holds no data file its engine reads: is it the data "
+				 "directory?", datadir);
+	if (ret == -ENODATA)
+		return awr__fail(ret, "%s holds no %s data file (%s): is it the data directory, "
+				 "and the engine right?", datadir, awr_db_engine_name(engine),
+				 engine == AWR_DB_INNODB ? "ibdata1, undoNNN, *.ibd" :
+				 "base/*/NNNN, global/NNNN, pg_tblspc/*/PG_*/*/NNNN");
+	return awr__fail(ret, "cannot read the data directory %s: %s", datadir, strerror(-ret));
+}
+
+int awr_db_qualify(const char *datadir, enum awr_db_engine engine, unsigned int flags,
+		   struct awr_db_report **out)
+{
+	int ret = db_qualify(datadir, engine, flags, out);
+
+	return ret ? no_report(datadir, engine, ret) : 0;
 }

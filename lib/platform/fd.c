@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Open file descriptions: another one of what a descriptor has open, through /proc/self/fd; and
- * what kind of file one is, in words.
+ * Open file descriptions: another one of what a descriptor has open, through /proc/self/fd;
+ * what kind of file one is, in words; and whether a name still leads to it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,4 +33,11 @@ const char *awr__file_type_name(mode_t mode, const char *other)
 	if (S_ISFIFO(mode))
 		return "a FIFO";
 	return S_ISSOCK(mode) ? "a socket" : other;
+}
+
+bool awr__same_file(const char *path, int fd)
+{
+	struct stat a, b;
+
+	return !fstat(fd, &a) && !lstat(path, &b) && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }

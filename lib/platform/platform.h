@@ -124,6 +124,13 @@ uint64_t awr__realtime_ns(void);
  */
 double awr__cpu_s(bool user_only);
 
+/**
+ * awr__io_read_bytes() - the bytes this process has read from storage so far
+ *
+ * Return: read_bytes of /proc/self/io (proc_pid_io_accounting()), 0 when it cannot be read.
+ */
+uint64_t awr__io_read_bytes(void);
+
 /* ------------------------------------------------------------------ str.c */
 
 /**
@@ -256,5 +263,15 @@ int awr__reopen(int fd, int oflags);
  * Return: a static string, or @other.
  */
 const char *awr__file_type_name(mode_t mode, const char *other);
+
+/**
+ * awr__same_file() - does @path still name the file open as @fd?
+ * @path:	the name (a symbolic link is not followed)
+ * @fd:		the open file
+ *
+ * Return: true when both are the same inode of the same device (not another file put in its
+ * place since it was opened).
+ */
+bool awr__same_file(const char *path, int fd);
 
 #endif /* AWR_PLATFORM_H */

@@ -57,3 +57,8 @@ mutant db-verdict-text-snake "the verdict in words spelled as JSON's snake_case 
 	"db_verdict_lib" lib/database/db.c \
 	'	return v == AWR_DB_DEVICE_IMPLICIT ? "device-implicit" : v == AWR_DB_NOT_SAFE ? "not safe" :' \
 	'	return v == AWR_DB_DEVICE_IMPLICIT ? "device_implicit" : v == AWR_DB_NOT_SAFE ? "not safe" :'
+
+mutant db-no-report-silent "awr_db_qualify() finds no data file and does not say which it looked for" \
+	"db_verdict_lib" lib/database/db.c \
+	$'\tif (ret == -ENODATA)\n\t\treturn awr__fail(ret, "%s holds no %s data file (%s): is it the data directory, "' \
+	$'\tif (ret == -ENODATA)\n\t\treturn ret;\n\tif (0)\n\t\treturn awr__fail(ret, "%s holds no %s data file (%s): is it the data directory, "'

@@ -200,9 +200,17 @@ static void refusals(const char *my)
 	snprintf(path, sizeof(path), "%s/nope", my);
 	ret = awr_db_qualify(path, AWR_DB_INNODB, 0, &r);
 	T_EXPECT(ret == -ENOENT, "a missing directory: %s", strerror(-ret));
+	T_EXPECT(!strcmp(strrchr(awr_last_error(), ':'), ": No such file or directory"),
+		 "it says why: %s", awr_last_error());
 	snprintf(path, sizeof(path), "%s/performance_schema", my);
 	ret = awr_db_qualify(path, AWR_DB_INNODB, 0, &r);
 	T_EXPECT(ret == -ENODATA, "a directory of no InnoDB file: %s", strerror(-ret));
+	T_EXPECT(strstr(awr_last_error(), "/performance_schema holds no innodb data file (ibdata1, "
+			"undoNNN, *.ibd): is it the data directory") != NULL, "it says why: %s",
+		 awr_last_error());
+	ret = awr_db_qualify(path, AWR_DB_ANY, 0, &r);
+	T_EXPECT(ret == -EMEDIUMTYPE && strstr(awr_last_error(), "holds the files of neither"),
+		 "no engine's files: %s", awr_last_error());
 	ret = awr_db_qualify(my, AWR_DB_POSTGRESQL, 0, &r);
 	T_EXPECT(ret == -ENODATA, "InnoDB files read as PostgreSQL: %s", strerror(-ret));
 	printf("ok: a file, a missing directory and a directory of no data file refused\n");
