@@ -32,13 +32,6 @@ int awr__nvme_text(const char *s, size_t len, struct awr_input *in);
 int awr__nvme_json(const char *s, size_t len, struct awr_input *in);
 int awr__scsi_text(const char *s, size_t len, struct awr_input *in);
 
-/* The largest file read whole: a text dump of a 4 KiB page is ~16 KiB (input_file.c). */
-#define AWR__INPUT_MAX	(1U << 20)
-/*
- * Read @fd into @raw (AWR__INPUT_MAX + 1 bytes) until its end or past the limit: the length
- * read (above AWR__INPUT_MAX: larger), *@err the errno of a failed read, else 0.
- */
-size_t awr__input_read(int fd, char *raw, int *err);
 /* A file of tool output added to @r as awr_readings_add() adds it; "-" is standard input. */
 int awr__readings_add_file(struct awr_readings *r, const char *path);
 /* The value of field @f in @in as a number (0 for one that has none). */

@@ -12,37 +12,48 @@
 
 #include "input.h"
 
-size_t awr__input_read(int fd, char *raw, int *err)
+#define INPUT_MAX	(1U << 20)	/* a text dump of a 4 KiB page is ~16 KiB */
+
+/*
+ * @path ("-": standard input, when @std) read whole into *@raw (to free()): the length read,
+ * above INPUT_MAX when larger, or -errno when it cannot be opened, with a sentence calling it
+ * @name; *@err the errno of a failed read, else 0.
+ */
+static ssize_t read_whole(const char *path, const char *name, bool std, char **raw, int *err)
 {
+	bool in = std && !strcmp(path, "-");
+	int fd = in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	size_t n = 0;
 	ssize_t r = 0;
 
-	while (n <= AWR__INPUT_MAX && (r = read(fd, raw + n, AWR__INPUT_MAX + 1 - n)) > 0)
+	*err = fd < 0 ? errno : ENOMEM;
+	*raw = fd < 0 ? NULL : malloc(INPUT_MAX + 1);
+	if (!*raw) {
+		if (fd >= 0 && !in)
+			close(fd);
+		return awr__fail(-*err, "cannot open %s: %s", name, strerror(*err));
+	}
+	while (n <= INPUT_MAX && (r = read(fd, *raw + n, INPUT_MAX + 1 - n)) > 0)
 		n += (size_t)r;
 	*err = r < 0 ? errno : 0;
-	return n;
+	if (!in)
+		close(fd);
+	return (ssize_t)n;
 }
 
 /* @path's page in @out (@cap bytes): its length or -errno. A read error reads as what was read. */
 static ssize_t load_page(const char *path, const char *name, uint8_t *out, size_t cap)
 {
-	char *raw = malloc(AWR__INPUT_MAX + 1);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	int err = fd < 0 ? errno : ENOMEM;
-	ssize_t n;
+	char *raw;
+	int err;
+	ssize_t n = read_whole(path, name, false, &raw, &err);
 
-	if (fd < 0 || !raw) {
-		free(raw);
-		if (fd >= 0)
-			close(fd);
-		return awr__fail(-err, "cannot open %s: %s", name, strerror(err));
-	}
-	n = (ssize_t)awr__input_read(fd, raw, &err);
-	close(fd);
-	if (n > AWR__INPUT_MAX) {
+	if (n < 0)
+		return n;
+	if (n > INPUT_MAX) {
 		free(raw);
 		return awr__fail(-EFBIG, "%s is larger than %u bytes: not an identify or VPD dump",
-				 name, AWR__INPUT_MAX);
+				 name, INPUT_MAX);
 	}
 	n = awr_dump_parse(raw, (size_t)n, out, cap);
 	free(raw);
@@ -105,27 +116,18 @@ int awr_scsi_id_load(const char *path, const char *name, struct awr_scsi_id *id)
 /* A file of tool output, added to @r; "-" is standard input (nvme id-ctrl ... | awr decode -). */
 int awr__readings_add_file(struct awr_readings *r, const char *path)
 {
-	bool in = !strcmp(path, "-");
-	char *raw = malloc(AWR__INPUT_MAX + 1);
-	int fd = in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-	int err = fd < 0 ? errno : 0, ret;
-	size_t n;
+	char *raw;
+	int err, ret;
+	ssize_t n = read_whole(path, path, true, &raw, &err);
 
-	if (fd < 0 || !raw) {
-		free(raw);
-		if (fd >= 0 && !in)
-			close(fd);
-		err = err ? err : ENOMEM;
-		return awr__fail(-err, "cannot open %s: %s", path, strerror(err));
-	}
-	n = awr__input_read(fd, raw, &err);
-	if (!in)
-		close(fd);
-	if (err || n > AWR__INPUT_MAX)
+	if (n < 0)
+		return (int)n;
+	if (err || n > INPUT_MAX)
 		ret = awr__fail(err ? -err : -EFBIG, "%s %s", path, err ? strerror(err) :
 				"is larger than 1 MiB: not tool output or a dump");
 	else
-		ret = awr_readings_add(r, raw, n, in ? "standard input" : path);
+		ret = awr_readings_add(r, raw, (size_t)n,
+				       strcmp(path, "-") ? path : "standard input");
 	free(raw);
 	return ret;
 }

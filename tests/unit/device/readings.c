@@ -153,6 +153,9 @@ static void files_refused(void)
 	T_EXPECT(!r && strstr(awr_last_error(), "cannot open ") &&
 		 strstr(awr_last_error(), "no/such/file: No such file"), "%s", awr_last_error());
 	T_EXPECT_EQ(awr_readings_open(dir, &r), -EISDIR, "a directory");
+	T_EXPECT_EQ(awr_nvme_id_load(none[0], "--nvme-ctrl m", false, &nid), -ENOENT, "no page");
+	T_EXPECT(!strcmp(awr_last_error(), "cannot open --nvme-ctrl m: No such file or directory"),
+		 "the caller's name for the file: %s", awr_last_error());
 	T_EXPECT(!awr_nvme_id_load(fx("ctrl-awupf63.hex"), NULL, false, &nid) &&
 		 nid.awupf == 63 && nid.have_ctrl, "ctrl page: %s", awr_last_error());
 	T_EXPECT(!awr_nvme_id_load(fx("ns-nawupf-16k.hex"), NULL, true, &nid) && nid.have_ns &&
