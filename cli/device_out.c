@@ -497,39 +497,43 @@ void device_print(const struct awr_device *d)
 		scsi_print(d);
 }
 
-static const char *const ident_keys[] = { "model", "serial", "firmware" };
+/* What the device says of itself, and awr list's word for the limits derived from it */
+struct identity {
+	const char *model, *serial, *firmware, *verdict;
+};
 
-static void identity(const struct awr_device *d, const char **v)
+#define I(m) FLD(struct identity, m, FLD_STR, #m, .flags = FLD_NULL_ZERO)
+static const struct field ident_fields[] = {
+	I(model), I(serial), I(firmware), I(verdict), FLD_END
+};
+#undef I
+
+static struct identity identity(const struct awr_device *d)
 {
-	v[0] = awr_device_model(d);
-	v[1] = awr_device_serial(d);
-	v[2] = awr_device_firmware(d);
+	return (struct identity){ awr_device_model(d), awr_device_serial(d), awr_device_firmware(d),
+				  awr_device_verdict(d) };
 }
 
 /* "model", "serial", "firmware" (null when the input lacks them) and awr list's "verdict" */
 void device_identity_json(struct json_object *o, const struct awr_device *d)
 {
-	const char *v[3];
+	struct identity id = identity(d);
 
-	identity(d, v);
-	for (int i = 0; i < 3; i++)
-		json_object_object_add(o, ident_keys[i],
-				       *v[i] ? json_object_new_string(v[i]) : NULL);
-	json_object_object_add(o, "verdict", json_object_new_string(awr_device_verdict(d)));
+	fld_json_add(o, ident_fields, &id);
 }
 
 /* "model: X, serial: Y, firmware: Z" ("not in the input" for each it lacks), then the verdict */
 void device_identity_print(const struct awr_device *d)
 {
-	const char *v[3];
-	char word[16];
+	struct identity id = identity(d);
+	char v[128];
 
-	identity(d, v);
 	printf("identity:");
-	for (int i = 0; i < 3; i++)
-		printf("%s %s %s", i ? "," : "", ident_keys[i], *v[i] ? v[i] : "not in the input");
+	for (const struct field *f = ident_fields; f < ident_fields + 3; f++)
+		printf("%s %s %s", f == ident_fields ? "" : ",", f->key,
+		       fld_is_null(f, &id) ? "not in the input" : fld_text(f, &id, v, sizeof(v)));
 	printf("\nverdict: %s (awr list's word for the derived limits)\n\n",
-	       verdict_text(awr_device_verdict(d), word, sizeof(word)));
+	       verdict_text(id.verdict, v, sizeof(v)));
 }
 
 /* The verdict in text: words ("single-block"), where JSON has the key ("single_block"). */
