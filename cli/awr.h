@@ -49,6 +49,11 @@ extern const size_t awr_nr_commands;
 /* help.c: --help, the man pages and the completion from the command table */
 const struct awr_cmd *awr_command(const char *name);
 void help_usage(FILE *f);
+/*
+ * @text wrapped at word boundaries to @width columns, each later line indented by @indent, the
+ * first already at column @col; a newline at the end
+ */
+void text_wrap(FILE *f, const char *text, int indent, int col, int width);
 int cmd_help(int argc, const char **argv);
 struct cmd_ctx;
 /* --help or -? among the arguments (before "--") */

@@ -26,13 +26,12 @@ static const char *help_source;	/* the man page's prose (HELP_MAN) */
 
 /* ---- text: --help and awr help ---- */
 
-/* @text wrapped at HELP_WIDTH, every line indented by @indent, the first already at column @col */
-static void wrap(FILE *f, const char *text, int indent, int col)
+void text_wrap(FILE *f, const char *text, int indent, int col, int width)
 {
 	while (*text) {
 		size_t n = strcspn(text, " ");
 
-		if (col > indent && col + 1 + (int)n > HELP_WIDTH) {
+		if (col > indent && col + 1 + (int)n > width) {
 			fprintf(f, "\n%*s", indent, "");
 			col = indent;
 		} else if (col > indent) {
@@ -92,12 +91,12 @@ static void text_help(FILE *f, const struct awr_cmd *cmd, const struct cmd_ctx *
 		fprintf(f, "  %-15s", n->term);
 		if (strlen(n->term) > 15)
 			fprintf(f, "\n%*s", 17, "");
-		wrap(f, n->text, 18, 17);
+		text_wrap(f, n->text, 18, 17, HELP_WIDTH);
 	}
 	fprintf(f, "\nExamples:\n");
 	for (const struct awr_example *e = cmd->examples; e && e->line; e++) {
 		fputs("  # ", f);
-		wrap(f, e->what, 4, 4);
+		text_wrap(f, e->what, 4, 4, HELP_WIDTH);
 		fprintf(f, "  %s\n", e->line);
 	}
 	fprintf(f, "\nSee awr-%s(1) for the whole description.\n", cmd->name);
