@@ -832,24 +832,19 @@ static void rows_table(FILE *f, const char *cls, struct json_object *a)
 
 	if (!is(first, json_type_object))
 		return;
-	fprintf(f, "<table class=\"rows %s\">\n<tr>", cls);
-	json_object_object_foreach(first, k, v) {
-		if (json_object_is_type(v, json_type_object) ||
-		    json_object_is_type(v, json_type_array))
-			continue;
-		html(f, "<th>%s</th>", k);
-	}
-	fputs("</tr>\n", f);
-	for (size_t i = 0; i < count(a); i++) {
-		struct json_object *r = at(a, i);
-
+	fprintf(f, "<table class=\"rows %s\">\n", cls);
+	for (size_t i = 0; i <= count(a); i++) {	/* the header row, then one per element */
 		fputs("<tr>", f);
-		json_object_object_foreach(first, k2, v2) {
-			if (json_object_is_type(v2, json_type_object) ||
-			    json_object_is_type(v2, json_type_array))
+		json_object_object_foreach(first, k, v) {
+			if (json_object_is_type(v, json_type_object) ||
+			    json_object_is_type(v, json_type_array))
 				continue;
+			if (!i) {
+				html(f, "<th>%s</th>", k);
+				continue;
+			}
 			fputs("<td>", f);
-			value(f, k2, get(r, k2));
+			value(f, k, get(at(a, i - 1), k));
 			fputs("</td>", f);
 		}
 		fputs("</tr>\n", f);
