@@ -215,6 +215,11 @@ mutant qualify-target-kept "awr_qualify_target_close() leaves the scratch file i
 	$'\tif (t->created) {\n\t\tunlink(t->path);' \
 	$'\tif (t->created) {'
 
+mutant qualify-prom-seconds-result "-o prometheus labels each check's seconds with a result" \
+	"qualify_prometheus" cli/cmd_qualify.c \
+	'		l[4] = m == P_CHECK ? "result" : NULL;' \
+	'		l[4] = "result";'
+
 mutant qualify-cleanup-target-kept "awr_qualify_cleanup() leaves the file made for the run" \
 	"qualify_lib" lib/qualify/run.c \
 	$'\tawr__q_target_cleanup();\n' \
