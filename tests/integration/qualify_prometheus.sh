@@ -32,6 +32,15 @@ else
 	fail "no awr_qualify_verdict{target=\"$want\"}:" \
 		"$(grep -a awr_qualify_verdict "$dir/q.prom")"
 fi
+# a check's seconds: labelled by the target and the check alone (the result is awr_qualify_check's)
+secs=$(grep -ac '^awr_qualify_check_seconds{' "$dir/q.prom")
+if [ "$secs" -gt 0 ] && ! grep -a '^awr_qualify_check_seconds{' "$dir/q.prom" | grep -qa 'result='
+then
+	ok "$secs checks' seconds, labelled by target and check"
+else
+	fail "awr_qualify_check_seconds: $secs samples, or one with a result label:" \
+		"$(grep -a '^awr_qualify_check_seconds{' "$dir/q.prom" | head -n 2)"
+fi
 [ -e "$dir/$name" ] && fail "qualify left its scratch file" || ok "the scratch file is removed"
 # JSON is UTF-8 (RFC 8259): the report and an error document spell such bytes \xff too (json-c
 # wrote them raw: no JSON reader took the document)
