@@ -68,13 +68,10 @@ static int read_files(struct decode_args *a)
 	return awr_readings_pick(a->r, (unsigned int)n) ? lib_error("decode: ") : 0;
 }
 
-static const char *field_name(int f)
-{
-	return awr_input_field_name((enum awr_input_field)f);
-}
+FLD_ENUM_NAME(awr_input_field_name, enum awr_input_field)
 
 static const struct field change_fields[] = {
-	FLD(struct awr_reading_change, field, FLD_ENUM, "field", .name = field_name),
+	FLD(struct awr_reading_change, field, FLD_ENUM, "field", .name = awr_input_field_name_int),
 	FLD(struct awr_reading_change, reading, FLD_UINT, "reading"),
 	FLD(struct awr_reading_change, before, FLD_UINT, "before"),
 	FLD(struct awr_reading_change, after, FLD_UINT, "after"),
