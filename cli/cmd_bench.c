@@ -21,97 +21,38 @@ struct bench_args {
 	int force, sqpoll, fixed_buffers;
 };
 
-/* What --mode, --order and --durability take, by value; NULL past the last */
-static const char *mode_word(int v)
+/* The options as text, set in the library (awr_bench_opts_set()) in the order they are checked */
+static int parse_opts(const struct bench_args *a, struct awr_bench_opts *o)
 {
-	return v <= AWR_BENCH_PAGES ? awr_bench_mode_name((enum awr_bench_mode)v) :
-	       v == AWR_BENCH_PAGES + 1 ? "all" : NULL;
+	const char *name[] = { "qd", "batch", "jobs", "seconds", "mode", "order", "durability" };
+	const char *text[] = { a->qd, a->batch, a->jobs, a->seconds, a->mode, a->order,
+			       a->durability };
+
+	if ((a->unit && parse_size_arg("unit", a->unit, &o->unit)) ||
+	    (a->size && parse_size_arg("size", a->size, &o->span)))
+		return -EINVAL;
+	for (unsigned int i = 0; i < sizeof(name) / sizeof(name[0]); i++)
+		if (text[i] && awr_bench_opts_set(o, name[i], text[i]))
+			goto err;
+	if (awr_bench_opts_check(o))
+		goto err;
+	o->sqpoll = a->sqpoll;
+	o->fixed_buffers = a->fixed_buffers;
+	return 0;
+err:
+	out_error("--%s", awr_last_error());
+	return -EINVAL;
 }
 
+/* the enums' spellings (the library's) as the field tables name them */
 static const char *order_name(int v)
 {
-	return v == AWR_BENCH_RANDOM ? "random" : v == AWR_BENCH_SEQUENTIAL ? "sequential" : NULL;
+	return awr_bench_order_name((enum awr_bench_order)v);
 }
 
 static const char *durability_name(int v)
 {
-	return v <= AWR_BENCH_NO_SYNC ? awr_bench_durability_name((enum awr_bench_durability)v) :
-	       NULL;
-}
-
-/* @text as the value of the words @name gives, into @out; a usage error naming them all */
-static int pick(const char *opt, const char *text, const char *(*name)(int), int *out)
-{
-	char all[128];
-	size_t n = 0;
-
-	if (!text)
-		return 0;
-	for (int i = 0; name(i); i++) {
-		if (!strcmp(text, name(i))) {
-			*out = i;
-			return 0;
-		}
-		n += (size_t)snprintf(all + n, sizeof(all) - n, "%s%s", i ? ", " : "", name(i));
-	}
-	out_error("--%s '%s' is unknown: use one of %s", opt, text, all);
-	return -EINVAL;
-}
-
-static int parse_count(const char *opt, const char *text, unsigned int max, unsigned int *out)
-{
-	uint64_t v;
-
-	if (!text)
-		return 0;
-	if (awr_parse_size(text, &v) || !v || v > max) {
-		out_error("--%s '%s': give a whole number from 1 to %u", opt, text, max);
-		return -EINVAL;
-	}
-	*out = (unsigned int)v;
-	return 0;
-}
-
-static int parse_seconds(const char *text, double *out)
-{
-	char *end;
-
-	if (!text)
-		return 0;
-	errno = 0;
-	*out = strtod(text, &end);
-	if (errno || *end || end == text || !(*out > 0) || *out > 86400) {
-		out_error("--seconds '%s': give a duration in seconds, more than 0 and at most "
-			  "86400 (0.5 is fine)", text);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int parse_opts(const struct bench_args *a, struct awr_bench_opts *o)
-{
-	int mode = AWR_BENCH_PAGES + 1, order = AWR_BENCH_RANDOM, dur = AWR_BENCH_FDATASYNC;
-
-	if ((a->unit && parse_size_arg("unit", a->unit, &o->unit)) ||
-	    (a->size && parse_size_arg("size", a->size, &o->span)) ||
-	    parse_count("qd", a->qd, 32768, &o->qd) ||
-	    parse_count("batch", a->batch, 65536, &o->batch) ||
-	    parse_count("jobs", a->jobs, 64, &o->jobs) ||
-	    parse_seconds(a->seconds, &o->seconds) || pick("mode", a->mode, mode_word, &mode) ||
-	    pick("order", a->order, order_name, &order) ||
-	    pick("durability", a->durability, durability_name, &dur))
-		return -EINVAL;
-	if (!o->unit || o->unit % 512 || o->unit > (1ULL << 30)) {
-		out_error("--unit %" PRIu64 " must be a multiple of 512 bytes up to 1 GiB "
-			  "(a page size such as 16k)", o->unit);
-		return -EINVAL;
-	}
-	o->modes = mode > AWR_BENCH_PAGES ? AWR_BENCH_ALL : 1U << mode;
-	o->sqpoll = a->sqpoll;
-	o->fixed_buffers = a->fixed_buffers;
-	o->order = (enum awr_bench_order)order;
-	o->durability = (enum awr_bench_durability)dur;
-	return 0;
+	return awr_bench_durability_name((enum awr_bench_durability)v);
 }
 
 static const struct awr_bench_mode_result *mode_of(const struct awr_bench_result *r,
@@ -157,7 +98,7 @@ static void print_head(const char *path, const struct awr_bench_opts *o,
 
 	printf("awr bench %s: %s pages, queue depth %u%s, %s order, span %s, %s per mode\n",
 	       path, awr__human_bytes(o->unit, u, sizeof(u)), o->qd, o->jobs > 1 ? " per job" : "",
-	       o->order == AWR_BENCH_RANDOM ? "random" : "sequential",
+	       awr_bench_order_name(o->order),
 	       awr__human_bytes(r->span, s, sizeof(s)), awr__human_usec(o->seconds * 1e6, t,
 									 sizeof(t)));
 	printf("layout: %s\n", r->layout);

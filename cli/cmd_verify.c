@@ -6,10 +6,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <linux/fs.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -155,27 +153,6 @@ static void report_text(const struct awr_verify_opts *o, const struct awr_verify
 		printf("result: OK\n");
 }
 
-/* the bytes a scan of PATH reads at most: a file's size, a block device's (0 unknown) */
-static uint64_t target_bytes(const char *path)
-{
-	uint64_t n = 0;
-	struct stat st;
-	int fd;
-
-	if (stat(path, &st))
-		return 0;
-	if (S_ISREG(st.st_mode))
-		return (uint64_t)st.st_size;
-	if (!S_ISBLK(st.st_mode))
-		return 0;
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd >= 0 && ioctl(fd, BLKGETSIZE64, &n))
-		n = 0;
-	if (fd >= 0)
-		close(fd);
-	return n;
-}
-
 int cmd_verify(int argc, const char **argv)
 {
 	char *unit_s = NULL, *size_s = NULL, *journal = NULL, *secret = NULL;
@@ -224,9 +201,13 @@ int cmd_verify(int argc, const char **argv)
 	k.list = out_mode == OUT_JSON ? json_object_new_array() : NULL;
 	o.arg = &k;
 	{
-		struct progress_file pf = { .total = o.span ? o.span : target_bytes(c.operand),
-					    .base = awr__io_read_bytes() };
-		struct progress *pr = progress_start("verify", progress_read, &pf);
+		/* the bytes the scan reads at most: --size, or the file's or device's */
+		struct progress_file pf = { .total = o.span, .base = awr__io_read_bytes() };
+		struct progress *pr;
+
+		if (!pf.total && awr__path_size(c.operand, &pf.total))
+			pf.total = 0;
+		pr = progress_start("verify", progress_read, &pf);
 
 		ret = awr_verify_run(c.operand, &o, &r);
 		progress_stop(pr);

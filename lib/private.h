@@ -92,7 +92,6 @@ void awr__finding_copy(struct awr_finding *arr, unsigned int *nr, unsigned int m
 		       const struct awr_finding *f);
 
 /* span.c */
-int awr__fd_size(int fd, uint64_t *size);
 /* Read up to @len bytes at @off (EINTR retried); short only at the end of the file. */
 ssize_t awr__pread_full(int fd, void *buf, size_t len, uint64_t off);
 /* fsync the directory that holds @path (relative to @dirfd, or AT_FDCWD): a new entry made

@@ -7,9 +7,6 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <linux/fs.h>
-#include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "private.h"
@@ -30,18 +27,6 @@ ssize_t awr__pread_full(int fd, void *buf, size_t len, uint64_t off)
 		done += (size_t)got;
 	}
 	return (ssize_t)done;
-}
-
-int awr__fd_size(int fd, uint64_t *size)
-{
-	struct stat st;
-
-	if (fstat(fd, &st))
-		return -errno;
-	if (S_ISBLK(st.st_mode))
-		return ioctl(fd, BLKGETSIZE64, size) ? -errno : 0;
-	*size = (uint64_t)st.st_size;
-	return 0;
 }
 
 int awr__sync_dir_of(int dirfd, const char *path)

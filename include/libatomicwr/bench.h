@@ -214,6 +214,40 @@ const char *awr_bench_mode_name(enum awr_bench_mode m);
  */
 const char *awr_bench_durability_name(enum awr_bench_durability d);
 
+/**
+ * awr_bench_order_name() - "random" or "sequential"
+ * @o:		the order
+ *
+ * Return: a static string; "unknown" for values out of range.
+ */
+const char *awr_bench_order_name(enum awr_bench_order o);
+
+/**
+ * awr_bench_opts_set() - set one option of a run from its text
+ * @o:		the options (awr_bench_opts_init() first)
+ * @name:	"qd", "batch", "jobs" (whole numbers, "1k" too), "seconds" (a
+ *		decimal), "mode" (a mode's name or "all"), "order" or "durability"
+ *		(the names of awr_bench_order_name() and awr_bench_durability_name())
+ * @value:	the text, as a command line or a configuration file gives it
+ *
+ * Return: 0, or -EINVAL with the sentence naming the option, the text and
+ * what it takes in awr_last_error() ("qd '0': give a whole number from 1 to
+ * 32768"); @o is left as it was.
+ */
+int awr_bench_opts_set(struct awr_bench_opts *o, const char *name, const char *value);
+
+/**
+ * awr_bench_opts_check() - whether awr_bench_run() can take @o
+ * @o:		the options
+ *
+ * Checks the unit (a multiple of 512 bytes up to 1 GiB), then a non-zero
+ * depth and jobs, seconds above 0 and modes within AWR_BENCH_ALL.
+ *
+ * Return: 0, or -EINVAL with the sentence in awr_last_error() ("unit 1000
+ * must be a multiple of 512 bytes up to 1 GiB (a page size such as 16k)").
+ */
+int awr_bench_opts_check(const struct awr_bench_opts *o);
+
 #ifdef __cplusplus
 }
 #endif

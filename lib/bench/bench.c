@@ -755,3 +755,9 @@ const char *awr_bench_durability_name(enum awr_bench_durability d)
 
 	return (unsigned int)d < 3 ? names[d] : "unknown";
 }
+
+const char *awr_bench_order_name(enum awr_bench_order o)
+{
+	return o == AWR_BENCH_RANDOM ? "random" : o == AWR_BENCH_SEQUENTIAL ? "sequential" :
+	       "unknown";
+}

@@ -274,4 +274,22 @@ const char *awr__file_type_name(mode_t mode, const char *other);
  */
 bool awr__same_file(const char *path, int fd);
 
+/**
+ * awr__fd_size() - the bytes a regular file or block device holds
+ * @fd:		an open descriptor
+ * @size:	set to the file's size, or the block device's (BLKGETSIZE64)
+ *
+ * Return: 0, or -errno.
+ */
+int awr__fd_size(int fd, uint64_t *size);
+
+/**
+ * awr__path_size() - awr__fd_size() of a path, opened read-only for the look only
+ * @path:	a regular file or block device (O_NONBLOCK: a FIFO does not wait)
+ * @size:	set to its size
+ *
+ * Return: 0, or -errno.
+ */
+int awr__path_size(const char *path, uint64_t *size);
+
 #endif /* AWR_PLATFORM_H */

@@ -7,15 +7,13 @@
 #include <endian.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <linux/fs.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "logwrites.h"
+#include "platform/platform.h"
 
 static int problem(struct awr__lw_problem *why, enum awr__lw_reason r, uint64_t entry,
 		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -75,18 +73,6 @@ static int read_at(int fd, void *buf, size_t len, uint64_t off)
 	return 0;
 }
 
-static int log_size(int fd, uint64_t *size)
-{
-	struct stat st;
-
-	if (fstat(fd, &st))
-		return -errno;
-	if (S_ISBLK(st.st_mode))
-		return ioctl(fd, BLKGETSIZE64, size) ? -errno : 0;
-	*size = (uint64_t)st.st_size;
-	return 0;
-}
-
 static bool sectorsize_ok(uint32_t s)
 {
 	return s >= 512 && s <= 65536 && !(s & (s - 1));
@@ -102,7 +88,7 @@ int awr__lw_open(int fd, struct awr__lw_log *log, struct awr__lw_problem *why)
 	log->fd = fd;
 	if (why)
 		memset(why, 0, sizeof(*why));
-	ret = log_size(fd, &log->size);
+	ret = awr__fd_size(fd, &log->size);
 	if (ret)
 		return problem(why, AWR__LW_IO, 0, "cannot tell the log's size: %s",
 			       strerror(-ret));

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
-# Description: the mutants of the bench's latency histogram (lib/bench/hist.c; sourced by
-# scripts/mutants.sh).
+# Description: the mutants of the bench's latency histogram (lib/bench/hist.c) and its options
+# from text (lib/bench/opts.c); sourced by scripts/mutants.sh.
 # shellcheck shell=bash disable=SC2016
 
 mutant bench-hist-clamp "the histogram clamps the last power of two one bucket too late" \
@@ -12,3 +12,8 @@ mutant bench-hist-p99 "p99 read at the median" \
 	"hist bench_run" lib/bench/hist.c \
 	$'\tr->p99_us = hist_percentile_us(h, 99);' \
 	$'\tr->p99_us = hist_percentile_us(h, 50);'
+
+mutant bench-opts-zero-count "awr_bench_opts_set() takes a count of 0 (qd, batch, jobs)" \
+	"bench_run bench_cli" lib/bench/opts.c \
+	$'\tif (awr_parse_size(text, &v) || !v || v > max)' \
+	$'\tif (awr_parse_size(text, &v) || v > max)'

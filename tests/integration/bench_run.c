@@ -11,6 +11,7 @@
  *   bench_run      (under with-scratch-xfs.sh: AWR_SCRATCH_DIR)
  */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -247,6 +248,52 @@ static void refusals(void)
 	T_EXPECT(awr_bench_run(-1, NULL, &r) == -EINVAL, "NULL options");
 }
 
+/* awr_bench_opts_set(): one option from text, its refusal naming it; awr_bench_opts_check() */
+static void text_options(void)
+{
+	static const char *const bad[][3] = {
+		{ "qd", "0", "qd '0': give a whole number from 1 to 32768" },
+		{ "jobs", "65", "jobs '65': give a whole number from 1 to 64" },
+		{ "batch", "65537", "batch '65537': give a whole number from 1 to 65536" },
+		{ "seconds", "0", "seconds '0': give a duration in seconds, more than 0" },
+		{ "mode", "fast", "mode 'fast' is unknown: use one of atomic, plain, doublewrite, "
+				  "pages, all" },
+		{ "order", "up", "order 'up' is unknown: use one of random, sequential" },
+		{ "durability", "x", "durability 'x' is unknown: use one of fdatasync, dsync, "
+				     "none" },
+		{ "depth", "1", "depth is not an option" },
+	};
+	struct awr_bench_opts o, was;
+
+	awr_bench_opts_init(&o);
+	T_EXPECT(!awr_bench_opts_set(&o, "qd", "1k") && o.qd == 1024, "qd 1k: %u", o.qd);
+	T_EXPECT(!awr_bench_opts_set(&o, "seconds", "0.5") && o.seconds == 0.5, "seconds 0.5");
+	T_EXPECT(!awr_bench_opts_set(&o, "mode", "pages") && o.modes == 1U << AWR_BENCH_PAGES,
+		 "mode pages: 0x%x", o.modes);
+	T_EXPECT(!awr_bench_opts_set(&o, "mode", "all") && o.modes == AWR_BENCH_ALL, "mode all");
+	T_EXPECT(!awr_bench_opts_set(&o, "order", "sequential") &&
+		 o.order == AWR_BENCH_SEQUENTIAL, "order sequential");
+	T_EXPECT(!awr_bench_opts_set(&o, "durability", "none") &&
+		 o.durability == AWR_BENCH_NO_SYNC, "durability none");
+	T_EXPECT(!awr_bench_opts_check(&o), "checked: %s", awr_last_error());
+	T_EXPECT(!strcmp(awr_bench_order_name(AWR_BENCH_SEQUENTIAL), "sequential") &&
+		 !strcmp(awr_bench_order_name((enum awr_bench_order)7), "unknown"), "order names");
+	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		was = o;
+		T_EXPECT(awr_bench_opts_set(&o, bad[i][0], bad[i][1]) == -EINVAL &&
+			 !strncmp(awr_last_error(), bad[i][2], strlen(bad[i][2])) &&
+			 !memcmp(&was, &o, sizeof(o)), "%s '%s': '%s'", bad[i][0], bad[i][1],
+			 awr_last_error());
+	}
+	o.unit = 1000;
+	T_EXPECT(awr_bench_opts_check(&o) == -EINVAL && !strcmp(awr_last_error(),
+		 "unit 1000 must be a multiple of 512 bytes up to 1 GiB (a page size such as 16k)"),
+		 "unit 1000: '%s'", awr_last_error());
+	o.unit = 16384;
+	o.jobs = 0;
+	T_EXPECT(awr_bench_opts_check(&o) == -EINVAL, "jobs 0 passes the check");
+}
+
 /* 2 MiB atomic pages are beyond XFS's atomic maximum: atomic fails with its rule, plain runs. */
 static void one_mode_fails(void)
 {
@@ -323,6 +370,7 @@ int main(void)
 	snprintf(path, sizeof(path), "%s/bench_run.dat", dir);
 	all_modes(dir);
 	refusals();
+	text_options();
 	one_mode_fails();
 	stop();
 	unlink(path);
