@@ -50,20 +50,37 @@ static const struct field entry_fields[] = {
 	FLD_END
 };
 
-static struct json_object *entry_json(const struct awr__lw_entry *e)
+static const struct field mark_fields[] = {
+	FLD(struct awr__lw_entry, mark, FLD_CHARS, "name"),
+	FLD(struct awr__lw_entry, index, FLD_UINT, "index"),
+	FLD_END
+};
+
+/* awr replay LOG -o json: the entries, the flush points' indexes and the marks as they come */
+struct listing {
+	struct json_object *entries, *flush_points, *marks;
+};
+
+static void entry_json(const struct awr__lw_entry *e, void *arg)
 {
+	struct listing *l = arg;
 	struct json_object *o = fld_json(entry_fields, e);
 
 	json_object_object_add(o, "flags", flags_json(e->flags));
 	json_object_object_add(o, "mark",
 			       (e->flags & AWR__LW_MARK) ? json_object_new_string(e->mark) : NULL);
-	return o;
+	json_object_array_add(l->entries, o);
+	if (awr__lw_flush_point(e))
+		json_object_array_add(l->flush_points, out_u64(e->index));
+	if (e->flags & AWR__LW_MARK)
+		json_object_array_add(l->marks, fld_json(mark_fields, e));
 }
 
-static void entry_print(const struct awr__lw_entry *e)
+static void entry_print(const struct awr__lw_entry *e, void *arg)
 {
 	char f[64];
 
+	(void)arg;
 	awr__lw_flags_text(e->flags, f, sizeof(f));
 	printf("%8" PRIu64 " %14" PRIu64 " %9" PRIu64 "  ", e->index, e->sector, e->nr_sectors);
 	if (e->flags & AWR__LW_MARK)
@@ -77,79 +94,67 @@ static void log_error(const char *path, const struct awr__lw_problem *why)
 	out_error("%s: %s", path, why->message);
 }
 
-struct listing {
-	struct json_object *entries, *flush_points, *marks;
-	uint64_t nr_flush, nr_marks;
+/* The head of both documents: the schema, the log, [the target,] its sector size */
+struct doc_head {
+	int schema_version;
+	const char *log, *target;
+	uint64_t sector_size;
 };
 
-static void listing_add(struct listing *l, const struct awr__lw_entry *e)
-{
-	struct json_object *m;
+static const struct field head_fields[] = {
+	FLD(struct doc_head, schema_version, FLD_INT, "schema_version"),
+	FLD(struct doc_head, log, FLD_STR, "log"),
+	FLD(struct doc_head, target, FLD_STR, "target"),
+	FLD(struct doc_head, sector_size, FLD_UINT, "sector_size"),
+	FLD_END
+};
 
-	if (awr__lw_flush_point(e)) {
-		l->nr_flush++;
-		if (l->flush_points)
-			json_object_array_add(l->flush_points, out_u64(e->index));
-	}
-	if (e->flags & AWR__LW_MARK) {
-		l->nr_marks++;
-		if (l->marks) {
-			m = json_object_new_object();
-			json_object_object_add(m, "name", json_object_new_string(e->mark));
-			json_object_object_add(m, "index", out_u64(e->index));
-			json_object_array_add(l->marks, m);
-		}
-	}
-	if (l->entries)
-		json_object_array_add(l->entries, entry_json(e));
-	else
-		entry_print(e);
-}
-
-static struct json_object *listing_doc(const char *path, const struct awr__lw_log *log,
-				       struct listing *l)
+static struct json_object *doc_head(const char *log_path, const char *target,
+				    const struct awr__lw_log *log)
 {
+	struct doc_head h = { REPLAY_SCHEMA_VERSION, log_path, target, log->sectorsize };
 	struct json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "schema_version", json_object_new_int(REPLAY_SCHEMA_VERSION));
-	json_object_object_add(o, "log", json_object_new_string(path));
-	json_object_object_add(o, "sector_size", out_u64(log->sectorsize));
-	json_object_object_add(o, "nr_entries", out_u64(log->nr_entries));
-	json_object_object_add(o, "entries", l->entries);
-	json_object_object_add(o, "flush_points", l->flush_points);
-	json_object_object_add(o, "marks", l->marks);
+	for (const struct field *f = head_fields; f->key; f++)
+		if (target || strcmp(f->key, "target"))
+			json_object_object_add(o, f->key, fld_json_value(f, &h));
 	return o;
 }
 
 static int list_log(const char *path, struct awr__lw_log *log)
 {
-	struct listing l = { 0 };
+	struct listing l = { json_object_new_array(), json_object_new_array(),
+			     json_object_new_array() };
+	bool json = out_mode == OUT_JSON;
+	struct awr__lw_listing n;
 	struct awr__lw_problem why;
-	struct awr__lw_entry e;
+	struct json_object *o;
 	int ret;
 
-	if (out_mode == OUT_JSON) {
-		l.entries = json_object_new_array();
-		l.flush_points = json_object_new_array();
-		l.marks = json_object_new_array();
-	} else {
+	if (!json) {
 		printf("%s: dm-log-writes log, sector size %" PRIu32 ", %" PRIu64 " entries\n\n",
 		       path, log->sectorsize, log->nr_entries);
 		printf("%8s %14s %9s  %-22s %s\n", "index", "sector", "sectors", "flags", "mark");
 	}
-	while ((ret = awr__lw_next(log, &e, &why)) > 0)
-		listing_add(&l, &e);
+	ret = awr__lw_list(log, json ? entry_json : entry_print, &l, &n, &why);
+	o = doc_head(path, NULL, log);
+	json_object_object_add(o, "nr_entries", out_u64(log->nr_entries));
+	json_object_object_add(o, "entries", l.entries);
+	json_object_object_add(o, "flush_points", l.flush_points);
+	json_object_object_add(o, "marks", l.marks);
 	if (ret < 0) {
 		fflush(stdout);
 		log_error(path, &why);
-		json_object_put(listing_doc(path, log, &l));
+		json_object_put(o);
 		return AWR_EXIT_USAGE;
 	}
-	if (out_mode == OUT_JSON)
-		out_print_json(listing_doc(path, log, &l));
+	if (json)
+		out_print_json(o);
 	else
 		printf("\n%" PRIu64 " entries, %" PRIu64 " flush points, %" PRIu64 " marks\n",
-		       log->nr_entries, l.nr_flush, l.nr_marks);
+		       log->nr_entries, n.flush_points, n.marks);
+	if (!json)
+		json_object_put(o);
 	return AWR_EXIT_OK;
 }
 
@@ -185,29 +190,9 @@ static void replay_report(const struct replay_opts *o, const struct awr__lw_log 
 		printf("\n");
 		return;
 	}
-	d = json_object_new_object();
-	json_object_object_add(d, "schema_version", json_object_new_int(REPLAY_SCHEMA_VERSION));
-	json_object_object_add(d, "log", json_object_new_string(o->log_path));
-	json_object_object_add(d, "target", json_object_new_string(o->target));
-	json_object_object_add(d, "sector_size", out_u64(log->sectorsize));
+	d = doc_head(o->log_path, o->target, log);
 	fld_json_add(d, run_fields, r);
 	out_print_json(d);
-}
-
-/*
- * --force covers what a target holds (a filesystem, a partition table), never a target in use:
- * mounted, held (dm, md), opened exclusively or locked by another program.
- */
-static int refuse_in_use(const char *path)
-{
-	struct awr_safety s;
-
-	if (awr_target_safety(path, &s) || !(s.reasons & (AWR_UNSAFE_MOUNTED | AWR_UNSAFE_BUSY)))
-		return 0;
-	out_error("refusing to replay onto %s: it %s. Nothing was written (--force covers a "
-		  "filesystem or partition table on the target, never a target in use)", path,
-		  s.detail);
-	return -EBUSY;
 }
 
 static int replay_log(const struct replay_opts *o, struct awr__lw_log *log)
@@ -219,7 +204,11 @@ static int replay_log(const struct replay_opts *o, struct awr__lw_log *log)
 	ret = awr__lw_range(log, &b, &r);
 	if (ret)
 		out_error("%s", r.message);
-	if (ret || (o->force && refuse_in_use(o->target)))
+	if (!ret && o->force && awr__lw_in_use(o->target, &r)) {
+		out_error("%s", r.message);
+		ret = -EBUSY;
+	}
+	if (ret)
 		return AWR_EXIT_USAGE;
 	fd = target_open("replay", o->target, O_RDWR, AWR_TARGET_CREATE | AWR_TARGET_KEEP_DATA,
 			 o->force);
@@ -243,27 +232,13 @@ static int replay_log(const struct replay_opts *o, struct awr__lw_log *log)
 
 static int check_options(const struct replay_opts *o)
 {
-	int bounds = (o->to_entry >= 0) + (o->to_flush >= 0) + !!o->to_mark;
+	struct awr__lw_bound b = { o->to_entry, o->to_flush, o->from_entry, o->to_mark };
+	struct awr__lw_replay r;
 
-	if (bounds > 1) {
-		out_error("replay: give one of --to-entry, --to-flush and --to-mark");
-		return -EINVAL;
-	}
-	if (!o->target && (bounds || o->from_entry >= 0 || o->force)) {
-		out_error("replay: --to-entry, --to-flush, --to-mark, --from-entry and --force "
-			  "need --target DEV (without it awr replay lists the log)");
-		return -EINVAL;
-	}
-	if (!o->to_entry || !o->to_flush || !o->from_entry) {
-		out_error("replay: %s 0: entries and flush points count from 1", !o->to_entry ?
-			  "--to-entry" : !o->to_flush ? "--to-flush" : "--from-entry");
-		return -EINVAL;
-	}
-	if (o->to_mark && !*o->to_mark) {
-		out_error("replay: --to-mark needs a mark's name");
-		return -EINVAL;
-	}
-	return 0;
+	if (!awr__lw_bound_check(&b, o->target, o->force, &r))
+		return 0;
+	out_error("%s", r.message);
+	return -EINVAL;
 }
 
 static int run(struct replay_opts *o)

@@ -225,6 +225,22 @@ int awr__lw_read_data(const struct awr__lw_log *log, const struct awr__lw_entry 
 
 static const char *const flag_names[] = { "flush", "fua", "discard", "mark", "metadata" };
 
+int awr__lw_list(struct awr__lw_log *log, awr__lw_entry_fn fn, void *arg,
+		 struct awr__lw_listing *n, struct awr__lw_problem *why)
+{
+	struct awr__lw_entry e;
+	int ret;
+
+	*n = (struct awr__lw_listing){ 0 };
+	awr__lw_rewind(log);
+	while ((ret = awr__lw_next(log, &e, why)) > 0) {
+		n->flush_points += awr__lw_flush_point(&e);
+		n->marks += !!(e.flags & AWR__LW_MARK);
+		fn(&e, arg);
+	}
+	return ret;
+}
+
 const char *awr__lw_flag_name(unsigned int bit)
 {
 	return bit < sizeof(flag_names) / sizeof(flag_names[0]) ? flag_names[bit] : NULL;

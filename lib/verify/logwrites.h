@@ -140,6 +140,30 @@ struct awr__lw_replay {
 };
 
 /*
+ * awr__lw_bound_check() - the bounds of awr replay's options: one at most, each from 1, and
+ * none (nor @force) without a @target
+ * Return: 0, or -EINVAL with the sentence in @r->message.
+ */
+int awr__lw_bound_check(const struct awr__lw_bound *b, bool target, bool force,
+			struct awr__lw_replay *r);
+/*
+ * awr__lw_in_use() - whether the target @path is in use (mounted, held, opened exclusively or
+ * locked), which --force never covers
+ * Return: 0, or -EBUSY with the sentence in @r->message.
+ */
+int awr__lw_in_use(const char *path, struct awr__lw_replay *r);
+/*
+ * awr__lw_list() - every entry of the log in order to @fn, counting flush points and marks
+ * Return: 0, or the negative errno of a damaged log (@why says why).
+ */
+struct awr__lw_listing {
+	uint64_t flush_points, marks;
+};
+typedef void (*awr__lw_entry_fn)(const struct awr__lw_entry *e, void *arg);
+int awr__lw_list(struct awr__lw_log *log, awr__lw_entry_fn fn, void *arg,
+		 struct awr__lw_listing *n, struct awr__lw_problem *why);
+
+/*
  * Each stage below that fails leaves its sentence in @r->message (the log's problem, the bound
  * not found, the target too small, the write that failed).
  *

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "libatomicwr.h"
 #include "logwrites.h"
 
 #define REPLAY_CHUNK		(1U << 20)	/* bytes copied per read and write */
@@ -36,6 +37,41 @@ static void say(struct awr__lw_replay *r, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(r->message, sizeof(r->message), fmt, ap);
 	va_end(ap);
+}
+
+int awr__lw_bound_check(const struct awr__lw_bound *b, bool target, bool force,
+			struct awr__lw_replay *r)
+{
+	int bounds = (b->to_entry >= 0) + (b->to_flush >= 0) + !!b->to_mark;
+
+	if (bounds > 1)
+		say(r, "replay: give one of --to-entry, --to-flush and --to-mark");
+	else if (!target && (bounds || b->from_entry >= 0 || force))
+		say(r, "replay: --to-entry, --to-flush, --to-mark, --from-entry and --force need "
+		    "--target DEV (without it awr replay lists the log)");
+	else if (!b->to_entry || !b->to_flush || !b->from_entry)
+		say(r, "replay: %s 0: entries and flush points count from 1", !b->to_entry ?
+		    "--to-entry" : !b->to_flush ? "--to-flush" : "--from-entry");
+	else if (b->to_mark && !*b->to_mark)
+		say(r, "replay: --to-mark needs a mark's name");
+	else
+		return 0;
+	return -EINVAL;
+}
+
+/*
+ * --force covers what a target holds (a filesystem, a partition table), never a target in use:
+ * mounted, held (dm, md), opened exclusively or locked by another program (awr_target_safety()).
+ */
+int awr__lw_in_use(const char *path, struct awr__lw_replay *r)
+{
+	struct awr_safety s;
+
+	if (awr_target_safety(path, &s) || !(s.reasons & (AWR_UNSAFE_MOUNTED | AWR_UNSAFE_BUSY)))
+		return 0;
+	say(r, "refusing to replay onto %s: it %s. Nothing was written (--force covers a "
+	    "filesystem or partition table on the target, never a target in use)", path, s.detail);
+	return -EBUSY;
 }
 
 /* The range asked for is not in the log: which bound, and what the log has. */

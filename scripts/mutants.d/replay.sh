@@ -43,6 +43,11 @@ mutant replay-unknown-flag-accepted "an entry with a flag no kernel writes is re
 	'	if (0)'
 
 mutant replay-force-covers-mounted "--force writes a mounted target" \
-	"replay_log" cli/cmd_replay.c \
-	'	if (ret || (o->force && refuse_in_use(o->target)))' \
-	'	if (ret)'
+	"replay_log" lib/verify/replay.c \
+	'	if (awr_target_safety(path, &s) || !(s.reasons & (AWR_UNSAFE_MOUNTED | AWR_UNSAFE_BUSY)))' \
+	'	if (awr_target_safety(path, &s) || !(s.reasons & 0))'
+
+mutant replay-list-mark-uncounted "the listing counts no marks" \
+	"replay_log" lib/verify/logwrites.c \
+	$'\t\tn->marks += !!(e.flags & AWR__LW_MARK);' \
+	$'\t\tn->marks += 0;'
