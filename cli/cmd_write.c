@@ -19,13 +19,12 @@
 
 struct write_cli {
 	const char *path, *engine, *input;
+	enum awr_job_engine e;
 	struct awr_write_job job;
 	struct awr_write_job_result res;
 	struct json_object *units;	/* --report-path: [{offset, length, path}] */
 	bool force, verify;
 };
-
-static const char *const engines[] = { "sync", "uring", "nvme", "scsi" };
 
 static const struct field report_fields[] = {
 	FLD(struct awr_write_job, offset, FLD_UINT, "offset"),
@@ -82,82 +81,27 @@ static int parse_pattern(struct awr_write_job *j, const char *pattern)
 	return 0;
 }
 
-/* --input: read as the writes go; --verify reads it again, so it must be a regular file. */
-static int open_input(struct write_cli *w)
+/* The engine and depth, then the range: the library's checks (awr_write_job_engine(), _check()) */
+static int parse_job(struct write_cli *w, char **s)
 {
-	struct stat st;
+	struct awr_write_job *j = &w->job;
+	uint64_t v;
 
-	w->job.input_fd = open(w->input, O_RDONLY | O_CLOEXEC);
-	if (w->job.input_fd < 0 || fstat(w->job.input_fd, &st)) {
-		out_error("cannot open --input %s: %s", w->input, strerror(errno));
-		return -errno;
-	}
-	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size < w->job.length) {
-		out_error("--input %s holds %" PRIu64 " bytes, fewer than --length %" PRIu64,
-			  w->input, (uint64_t)st.st_size, w->job.length);
+	if (awr_write_job_engine(j, w->engine, s[5], &w->e)) {
+		if (w->e < AWR_JOB__ENGINES && awr_parse_size(s[5], &v))
+			parse_size_arg("qd", s[5], &v);	/* why the text is no size, first */
+		out_error("%s", awr_last_error());
 		return -EINVAL;
 	}
-	if (w->verify && !S_ISREG(st.st_mode)) {
-		out_error("--verify with --input %s: the input is read twice (to write, then to "
-			  "compare), so it must be a regular file, not a pipe or device", w->input);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int engine_index(const char *engine)
-{
-	for (unsigned int i = 0; i < sizeof(engines) / sizeof(engines[0]); i++)
-		if (!strcmp(engine ? engine : "sync", engines[i]))
-			return (int)i;
-	return -1;
-}
-
-static int parse_engine(struct write_cli *w, const char *qd_s)
-{
-	static const unsigned int max[] = { 32768, 32768, AWR_QUEUE_NVME_MAX, AWR_QUEUE_SCSI_MAX };
-	int e = engine_index(w->engine);
-	uint64_t v = 32;
-
-	if (e < 0) {
-		out_error("--engine '%s' is unknown: use sync, uring, nvme or scsi", w->engine);
-		return -EINVAL;
-	}
-	if (qd_s && (parse_size_arg("qd", qd_s, &v) || !v || v > 32768)) {
-		out_error("--qd %s: give a queue depth from 1 to 32768", qd_s);
-		return -EINVAL;
-	}
-	if (v > max[e] && (qd_s || e == 2)) {
-		out_error("--qd %s: the %s engine keeps at most %u writes in flight%s: give 1 "
-			  "to %u", qd_s, engines[e], max[e], e == 3 ? " (the sg driver's queue of "
-			  "one open file)" : "", max[e]);
-		return -EINVAL;
-	}
-	/* scsi: one command at a time (SG_IO) unless --qd asks for the sg driver's queue */
-	w->job.qd = e == 1 || e == 2 || (e == 3 && qd_s) ? (unsigned int)v : 0;
-	return 0;
-}
-
-static int parse_range(struct awr_write_job *j, const char *offset_s, const char *length_s,
-		       const char *unit_s)
-{
-	if (parse_size_arg("offset", offset_s, &j->offset) ||
-	    parse_size_arg("length", length_s, &j->length))
+	if (parse_size_arg("offset", s[0], &j->offset) ||
+	    parse_size_arg("length", s[1], &j->length))
 		return -EINVAL;
 	j->unit = j->length;
-	if (unit_s && parse_size_arg("unit", unit_s, &j->unit))
+	if (s[2] && parse_size_arg("unit", s[2], &j->unit))
 		return -EINVAL;
-	if (!j->length || !j->unit || j->length % j->unit)
-		out_error("--length %" PRIu64 " must be a non-zero multiple of --unit %" PRIu64
-			  ": use --unit 16k and a --length of whole units", j->length, j->unit);
-	else if (j->offset > (uint64_t)INT64_MAX - j->length)
-		out_error("--offset %" PRIu64 " plus --length %" PRIu64 " ends past the largest "
-			  "file offset (2^63 - 1): give a smaller --offset", j->offset, j->length);
-	else if (j->unit > (1ULL << 30))
-		out_error("--unit %" PRIu64 " is larger than 1 GiB: give a smaller --unit (each "
-			  "unit is one write held in memory)", j->unit);
-	else
+	if (!awr_write_job_check(j))
 		return 0;
+	out_error("%s", awr_last_error());
 	return -EINVAL;
 }
 
@@ -266,7 +210,7 @@ static int render(const struct write_cli *w)
  */
 static int open_passthrough(struct write_cli *w)
 {
-	bool nvme = !strcmp(w->engine, "nvme");
+	bool nvme = w->e == AWR_JOB_NVME;
 	char node[128];
 	const char *disk;
 	int ret = awr_queue_open(nvme ? AWR_QUEUE_NVME : AWR_QUEUE_SCSI, w->path, NULL,
@@ -332,13 +276,13 @@ static int setup(struct write_cli *w, char **s, int dsync, int report_path)
 
 	j->write_flags = dsync ? AWR_WRITE_DSYNC : 0;
 	j->flags = w->verify ? AWR_JOB_VERIFY : 0;
-	if (parse_engine(w, s[5]) || parse_range(j, s[0], s[1], s[2]))
+	if (parse_job(w, s))
 		return -EINVAL;
 	if (s[3] && w->input) {
 		out_error("--pattern and --input exclude each other: give one");
 		return -EINVAL;
 	}
-	if (report_path && engine_index(w->engine)) {
+	if (report_path && w->e != AWR_JOB_SYNC) {
 		out_error("--report-path works with --engine sync: each unit's extent map is read "
 			  "before and after its write");
 		return -EINVAL;
@@ -348,7 +292,12 @@ static int setup(struct write_cli *w, char **s, int dsync, int report_path)
 		j->route = route_json;
 		j->arg = w->units = json_object_new_array();
 	}
-	return w->input ? open_input(w) : parse_pattern(j, s[3]);
+	if (!w->input)
+		return parse_pattern(j, s[3]);
+	if (!awr_write_job_input(j, w->input))
+		return 0;
+	out_error("%s", awr_last_error());
+	return -EINVAL;
 }
 
 int cmd_write(int argc, const char **argv)
@@ -394,7 +343,7 @@ int cmd_write(int argc, const char **argv)
 	w.force = force;
 	w.verify = do_verify;
 	if (!setup(&w, s, dsync, report_path))
-		rc = engine_index(engine) >= 2 ? run_passthrough(&w) : run_file(&w);
+		rc = w.e >= AWR_JOB_NVME ? run_passthrough(&w) : run_file(&w);
 	json_object_put(w.units);
 	if (w.job.input_fd >= 0)
 		close(w.job.input_fd);

@@ -379,6 +379,61 @@ struct awr_write_job_result {
  */
 int awr_write_job_run(const struct awr_write_job *job, struct awr_write_job_result *res);
 
+/* The engines of a write job, as awr write --engine names them. */
+enum awr_job_engine {
+	AWR_JOB_SYNC,		/* pwritev2 on an awr_file, one unit at a time */
+	AWR_JOB_URING,		/* io_uring on an awr_file */
+	AWR_JOB_NVME,		/* NVMe passthrough (AWR_QUEUE_NVME) */
+	AWR_JOB_SCSI,		/* SCSI WRITE ATOMIC(16) (AWR_QUEUE_SCSI) */
+	AWR_JOB__ENGINES
+};
+
+/**
+ * awr_job_engine_name() - "sync", "uring", "nvme" or "scsi"
+ * @e:		the engine
+ *
+ * Return: a static string; "unknown" for values out of range.
+ */
+const char *awr_job_engine_name(enum awr_job_engine e);
+
+/**
+ * awr_write_job_engine() - the engine and queue depth of a job, from their names
+ * @job:	its @qd is set: the depth asked for (32 without @qd) for uring and
+ *		nvme, for scsi only when asked (else 0: SG_IO, one at a time), 0 for sync
+ * @engine:	an engine's name (awr_job_engine_name()), or NULL: sync
+ * @qd:		the depth as text ("64"), or NULL
+ * @e:		set to the engine; AWR_JOB__ENGINES when @engine is unknown
+ *
+ * The depth is 1 to 32768, and at most AWR_QUEUE_NVME_MAX or AWR_QUEUE_SCSI_MAX
+ * on those engines.
+ *
+ * Return: 0, or -EINVAL with awr write's sentence in awr_last_error()
+ * ("--qd 100: the nvme engine keeps at most 64 writes in flight: give 1 to 64").
+ */
+int awr_write_job_engine(struct awr_write_job *job, const char *engine, const char *qd,
+			 enum awr_job_engine *e);
+
+/**
+ * awr_write_job_check() - whether @job's range is whole units awr_write_job_run() can hold
+ * @job:	its @offset, @length and @unit
+ *
+ * A non-zero length of whole units, an end within 2^63 - 1, a unit of at most 1 GiB.
+ *
+ * Return: 0, or -EINVAL with awr write's sentence in awr_last_error().
+ */
+int awr_write_job_check(const struct awr_write_job *job);
+
+/**
+ * awr_write_job_input() - open the file whose content @job writes
+ * @job:	its @input_fd is set (the caller closes it, also after a failure);
+ *		its @length and AWR_JOB_VERIFY are checked against the file
+ * @path:	the file: a regular file of at least @length bytes, or a pipe or a
+ *		device (not with AWR_JOB_VERIFY: the input is read a second time)
+ *
+ * Return: 0, or a negative errno with awr write's sentence in awr_last_error().
+ */
+int awr_write_job_input(struct awr_write_job *job, const char *path);
+
 #ifdef __cplusplus
 }
 #endif

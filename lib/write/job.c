@@ -8,10 +8,12 @@
  * checked before the first write, so a refused range is left untouched.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "write/queue.h"
@@ -271,6 +273,85 @@ static int job_run(struct job *b)
 		return failed(b, AWR_JOB_VERIFY_FAILED, j->offset, -ENODEV);
 	}
 	return verify(b, vfd);
+}
+
+/* ---- a job from awr write's options: the engine, the range, the input, in its words ---- */
+
+static const char *const engines[AWR_JOB__ENGINES] = { "sync", "uring", "nvme", "scsi" };
+
+const char *awr_job_engine_name(enum awr_job_engine e)
+{
+	return (unsigned int)e < AWR_JOB__ENGINES ? engines[e] : "unknown";
+}
+
+/* the depth asked for, 1 to 32768, within what the engine keeps in flight */
+static int engine_depth(enum awr_job_engine e, const char *qd, uint64_t *v)
+{
+	static const unsigned int max[] = { 32768, 32768, AWR_QUEUE_NVME_MAX, AWR_QUEUE_SCSI_MAX };
+
+	if (qd && (awr_parse_size(qd, v) || !*v || *v > 32768))
+		return awr__fail(-EINVAL, "--qd %s: give a queue depth from 1 to 32768", qd);
+	if (*v > max[e] && (qd || e == AWR_JOB_NVME))
+		return awr__fail(-EINVAL, "--qd %s: the %s engine keeps at most %u writes in "
+				 "flight%s: give 1 to %u", qd, engines[e], max[e],
+				 e == AWR_JOB_SCSI ? " (the sg driver's queue of one open file)" :
+				 "", max[e]);
+	return 0;
+}
+
+int awr_write_job_engine(struct awr_write_job *j, const char *engine, const char *qd,
+			 enum awr_job_engine *e)
+{
+	uint64_t v = 32;
+	int ret;
+
+	for (*e = AWR_JOB_SYNC; *e < AWR_JOB__ENGINES; (*e)++)
+		if (!strcmp(engine ? engine : "sync", engines[*e]))
+			break;
+	if (*e == AWR_JOB__ENGINES)
+		return awr__fail(-EINVAL, "--engine '%s' is unknown: use sync, uring, nvme or "
+				 "scsi", engine);
+	ret = engine_depth(*e, qd, &v);
+	if (ret)
+		return ret;
+	/* scsi: one command at a time (SG_IO) unless --qd asks for the sg driver's queue */
+	j->qd = *e == AWR_JOB_URING || *e == AWR_JOB_NVME || (*e == AWR_JOB_SCSI && qd) ?
+		(unsigned int)v : 0;
+	return 0;
+}
+
+int awr_write_job_check(const struct awr_write_job *j)
+{
+	if (!j->length || !j->unit || j->length % j->unit)
+		return awr__fail(-EINVAL, "--length %" PRIu64 " must be a non-zero multiple of "
+				 "--unit %" PRIu64 ": use --unit 16k and a --length of whole units",
+				 j->length, j->unit);
+	if (j->offset > (uint64_t)INT64_MAX - j->length)
+		return awr__fail(-EINVAL, "--offset %" PRIu64 " plus --length %" PRIu64
+				 " ends past the largest file offset (2^63 - 1): give a smaller "
+				 "--offset", j->offset, j->length);
+	if (j->unit > (1ULL << 30))
+		return awr__fail(-EINVAL, "--unit %" PRIu64 " is larger than 1 GiB: give a smaller "
+				 "--unit (each unit is one write held in memory)", j->unit);
+	return 0;
+}
+
+/* The input is read as the writes go; AWR_JOB_VERIFY reads it again: a regular file then. */
+int awr_write_job_input(struct awr_write_job *j, const char *path)
+{
+	struct stat st;
+
+	j->input_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (j->input_fd < 0 || fstat(j->input_fd, &st))
+		return awr__fail(-errno, "cannot open --input %s: %s", path, strerror(errno));
+	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size < j->length)
+		return awr__fail(-EINVAL, "--input %s holds %" PRIu64 " bytes, fewer than --length "
+				 "%" PRIu64, path, (uint64_t)st.st_size, j->length);
+	if ((j->flags & AWR_JOB_VERIFY) && !S_ISREG(st.st_mode))
+		return awr__fail(-EINVAL, "--verify with --input %s: the input is read twice "
+				 "(to write, then to compare), so it must be a regular file, not a "
+				 "pipe or device", path);
+	return 0;
 }
 
 int awr_write_job_run(const struct awr_write_job *j, struct awr_write_job_result *r)

@@ -2,7 +2,8 @@
 /*
  * Description: the io_uring engine on a real target: mixed valid and refused writes in one batch,
  * QD 1 and 128, batches larger than the ring, registered file on and off, plain writes, and the
- * kernel agreeing with the rule checker.
+ * kernel agreeing with the rule checker; a write job's engine, depth, range and input as awr
+ * write gives them (awr_write_job_engine(), _check(), _input()).
  *
  *   write_uring_engine [TARGET]
  *
@@ -376,6 +377,51 @@ static void run_case(struct target *t, const char *name, case_fn fn, unsigned in
 	printf("PASS %s\n", label);
 }
 
+/* awr write's options as a job: each refusal in its words, each default as it says */
+static void job_options(const char *path)
+{
+	struct awr_write_job j = { .input_fd = -1, .pattern = -1 };
+	enum awr_job_engine e;
+
+	T_EXPECT(!awr_write_job_engine(&j, NULL, NULL, &e) && e == AWR_JOB_SYNC && !j.qd,
+		 "sync by default, no queue");
+	T_EXPECT(!awr_write_job_engine(&j, "uring", NULL, &e) && e == AWR_JOB_URING &&
+		 j.qd == 32, "uring: depth %u", j.qd);
+	T_EXPECT(!awr_write_job_engine(&j, "scsi", NULL, &e) && !j.qd, "scsi: SG_IO");
+	T_EXPECT(!awr_write_job_engine(&j, "scsi", "4", &e) && j.qd == 4, "scsi --qd 4");
+	T_EXPECT(awr_write_job_engine(&j, "nvme", "100", &e) == -EINVAL &&
+		 !strcmp(awr_last_error(), "--qd 100: the nvme engine keeps at most 64 writes in "
+			 "flight: give 1 to 64"), "nvme 100: %s", awr_last_error());
+	T_EXPECT(awr_write_job_engine(&j, "uring", "0", &e) == -EINVAL, "uring --qd 0");
+	T_EXPECT(awr_write_job_engine(&j, "raw", NULL, &e) == -EINVAL && e == AWR_JOB__ENGINES &&
+		 !strcmp(awr_job_engine_name(AWR_JOB_NVME), "nvme"), "unknown engine");
+	j.length = 40960;
+	j.unit = 16384;
+	T_EXPECT(awr_write_job_check(&j) == -EINVAL && strstr(awr_last_error(),
+		 "--length 40960 must be a non-zero multiple of --unit 16384"), "40k of 16k");
+	j.length = 32768;
+	j.unit = 2ULL << 30;
+	T_EXPECT(awr_write_job_check(&j) == -EINVAL, "a unit of 2 GiB");
+	j.unit = 16384;
+	j.offset = (uint64_t)INT64_MAX;
+	T_EXPECT(awr_write_job_check(&j) == -EINVAL, "an end past 2^63 - 1");
+	j.offset = 0;
+	T_EXPECT(!awr_write_job_check(&j), "32k of 16k at 0: %s", awr_last_error());
+	j.length = 1ULL << 40;	/* the target is shorter */
+	T_EXPECT(awr_write_job_input(&j, path) == -EINVAL && strstr(awr_last_error(),
+		 "bytes, fewer than --length"), "a short input: %s", awr_last_error());
+	close(j.input_fd);
+	j.length = 16384;
+	j.flags = AWR_JOB_VERIFY;
+	T_EXPECT(awr_write_job_input(&j, "/dev/zero") == -EINVAL, "--verify with a device");
+	close(j.input_fd);
+	j.length = 0;	/* the target may be empty yet */
+	T_EXPECT(!awr_write_job_input(&j, path) && j.input_fd >= 0, "input %s: %s", path,
+		 awr_last_error());
+	close(j.input_fd);
+	T_EXPECT(awr_write_job_input(&j, "/nonexistent/x") == -ENOENT, "no input");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; case_fn fn; } cases[] = {
@@ -402,6 +448,7 @@ int main(int argc, char **argv)
 	ret = open_target(&t);
 	if (ret)
 		T_SKIP("cannot open %s for direct I/O: %s", t.path, strerror(-ret));
+	job_options(t.path);
 	/* whether to skip is the kernel's answer, read here; the library's must agree with it */
 	raw_atomic_read(t.path, &raw);
 	if (size_target(&t, &raw))
