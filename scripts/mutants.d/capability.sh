@@ -19,6 +19,6 @@ mutant jserve-mac-unchecked "the journal server takes a client whose authenticat
 	'if (0 && !awr__rj_mac_equal(mac, auth + AWR_RJ_AUTH_BODY)) {'
 
 mutant job-nvme-depth-unchecked "awr_write_job_engine() gives the nvme engine a depth past 64" \
-	"uring_engine" lib/write/job.c \
+	"write_uring_engine" lib/write/job.c \
 	$'\tif (*v > max[e] && (qd || e == AWR_JOB_NVME))' \
 	$'\tif (*v > max[e] && !qd && e == AWR_JOB_NVME)'
