@@ -58,25 +58,8 @@ static int open_target(struct qctx *q, bool create, bool force)
 /* @text after @lead, wrapped at word boundaries to 100 columns, later lines indented */
 static void print_wrapped(const char *lead, const char *text)
 {
-	size_t col = strlen(lead), indent = col;
-
 	fputs(lead, stdout);
-	while (*text) {
-		size_t w = strcspn(text, " ");
-
-		if (col > indent && col + 1 + w > 100) {
-			printf("\n%*s", (int)indent, "");
-			col = indent;
-		} else if (col > indent) {
-			putchar(' ');
-			col++;
-		}
-		fwrite(text, 1, w, stdout);
-		col += w;
-		text += w;
-		text += strspn(text, " ");
-	}
-	putchar('\n');
+	text_wrap(stdout, text, (int)strlen(lead), (int)strlen(lead), 100);
 }
 
 /* A check's line; a FAIL's what to do under it. */

@@ -82,25 +82,11 @@ static void discovery_json(struct json_object *f, const struct awr_qualify_repor
 		fld_json_add(f, single_block_fields, r);
 }
 
-static const char *class_name(int c)
-{
-	return awr_unit_class_name(c);
-}
-
-static const char *rule_name(int r)
-{
-	return awr_rule_name(r);
-}
-
-static const char *path_name(int p)
-{
-	return awr_write_route_name(p);
-}
-
-static const char *outcome_name(int o)
-{
-	return awr_qualify_pin_outcome_name(o);
-}
+FLD_ENUM_NAME(awr_unit_class_name, enum awr_unit_class)
+FLD_ENUM_NAME(awr_rule_name, enum awr_rule)
+FLD_ENUM_NAME(awr_write_route_name, enum awr_write_route)
+FLD_ENUM_NAME(awr_qualify_pin_outcome_name, enum awr_qualify_pin_outcome)
+FLD_ENUM_NAME(awr_bench_durability_name, enum awr_bench_durability)
 
 #define W(m, t, k, ...) FLD(struct awr_qualify_sweep_write, m, t, k, __VA_ARGS__)
 static const struct field sweep_fields[] = {
@@ -114,7 +100,7 @@ static const struct field sweep_fields[] = {
 static const struct field sweep_write_fields[] = { W(write_error, FLD_ENUM, "write",
 						     .name = awr__errno_name), FLD_END };
 static const struct field sweep_read_fields[] = { W(read_back, FLD_ENUM, "read_back",
-						    .name = class_name), FLD_END };
+						    .name = awr_unit_class_name_int), FLD_END };
 
 static void sweep_json(struct json_object *f, const struct awr_qualify_report *r)
 {
@@ -141,7 +127,7 @@ static const struct field refusal_fields[] = {
 	R(x.name, FLD_STR, "case"),
 	R(x.offset, FLD_SIZE, "offset"),
 	R(x.length, FLD_SIZE, "length"),
-	R(x.rule, FLD_ENUM, "rule", .name = rule_name),
+	R(x.rule, FLD_ENUM, "rule", .name = awr_rule_name_int),
 	R(x.predicted, FLD_ENUM, "predicted", .name = awr__errno_name),
 	R(kernel, FLD_STR, "kernel"),
 	FLD_END
@@ -275,7 +261,7 @@ static const struct field pin_head_fields[] = {
 static const struct field pin_tail_fields[] = {
 	P(x.pages_new, FLD_UINT, "pages_new"),
 	P(x.pages_old, FLD_UINT, "pages_old"),
-	P(x.outcome, FLD_ENUM, "outcome", .name = outcome_name),
+	P(x.outcome, FLD_ENUM, "outcome", .name = awr_qualify_pin_outcome_name_int),
 	P(x.kernel_has_fix, FLD_BOOL, "kernel_has_fix"),
 	FLD_END
 };
@@ -287,17 +273,12 @@ struct perf_row {
 	uint64_t span;
 };
 
-static const char *durability_name(int d)
-{
-	return awr_bench_durability_name(d);
-}
-
 #define B(m, t, k, ...) FLD(struct perf_row, m, t, k, __VA_ARGS__)
 static const struct field perf_fields[] = {
 	B(method, FLD_STR, "method"),
 	B(o.unit, FLD_SIZE, "unit"),
 	B(o.qd, FLD_UINT, "qd"),
-	B(o.durability, FLD_ENUM, "durability", .name = durability_name),
+	B(o.durability, FLD_ENUM, "durability", .name = awr_bench_durability_name_int),
 	B(o.seconds, FLD_DOUBLE, "seconds_per_mode", .decimals = 3),
 	B(span, FLD_SIZE, "span"),
 	FLD_END
@@ -399,7 +380,7 @@ static struct json_object *checks_json(const struct awr_qualify_report *r)
 static const struct field range_fields[] = {
 	E(offset, FLD_SIZE, "offset"),
 	E(length, FLD_SIZE, "length"),
-	E(route, FLD_ENUM, "path", .name = path_name),
+	E(route, FLD_ENUM, "path", .name = awr_write_route_name_int),
 	E(extents, FLD_UINT, "extents"),
 	FLD_END
 };
