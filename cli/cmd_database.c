@@ -74,16 +74,7 @@ static const struct field report_fields[] = {
 };
 #undef R
 
-static struct json_object *file_json(const struct awr_db_file *f)
-{
-	struct json_object *o = fld_json(file_fields, f), *why = json_object_new_array();
-
-	for (unsigned int i = 0; i < f->nr_reasons; i++)
-		json_object_array_add(why, json_object_new_string(f->reasons[i]));
-	json_object_object_add(o, "reasons", why);
-	return o;
-}
-
+/* A JSON array of the @n sentences of @s */
 static struct json_object *strings(const char (*s)[256], unsigned int n)
 {
 	struct json_object *a = json_object_new_array();
@@ -91,6 +82,14 @@ static struct json_object *strings(const char (*s)[256], unsigned int n)
 	for (unsigned int i = 0; i < n; i++)
 		json_object_array_add(a, json_object_new_string(s[i]));
 	return a;
+}
+
+static struct json_object *file_json(const struct awr_db_file *f)
+{
+	struct json_object *o = fld_json(file_fields, f);
+
+	json_object_object_add(o, "reasons", strings(f->reasons, f->nr_reasons));
+	return o;
 }
 
 static void print_json(const struct awr_db_report *r)
