@@ -48,6 +48,20 @@ static const struct field queue_fields[] = {
 	FLD_END
 };
 
+/* after inflight_mean, the one figure the queue's counters do not hold */
+static const struct field queue_tail[] = {
+	FLD(struct awr_write_job_result, stats.submit_calls, FLD_UINT, "submit_calls"),
+	FLD_END
+};
+
+/* --report-path: units per route */
+static const struct field route_fields[] = {
+	FLD(struct awr_write_job_result, routes[AWR_ROUTE_HARDWARE], FLD_UINT, "hardware"),
+	FLD(struct awr_write_job_result, routes[AWR_ROUTE_SOFTWARE], FLD_UINT, "software"),
+	FLD(struct awr_write_job_result, routes[AWR_ROUTE_UNKNOWN], FLD_UINT, "unknown"),
+	FLD_END
+};
+
 /* What to do about a refusal, by the rule broken (the limits: awr probe PATH). */
 static const char *const what_to_do[AWR_RULE__COUNT] = {
 	[AWR_RULE_NOT_POWER_OF_TWO] = "give a --unit that is a power of two, such as 16k",
@@ -124,9 +138,7 @@ static void report_routes(const struct write_cli *w, struct json_object *o)
 		       n[AWR_ROUTE_HARDWARE], n[AWR_ROUTE_SOFTWARE], n[AWR_ROUTE_UNKNOWN]);
 		return;
 	}
-	json_object_object_add(o, "hardware", out_u64(n[AWR_ROUTE_HARDWARE]));
-	json_object_object_add(o, "software", out_u64(n[AWR_ROUTE_SOFTWARE]));
-	json_object_object_add(o, "unknown", out_u64(n[AWR_ROUTE_UNKNOWN]));
+	fld_json_add(o, route_fields, &w->res);
 	json_object_object_add(o, "units", json_object_get(w->units));
 }
 
@@ -160,7 +172,7 @@ static void report(const struct write_cli *w)
 		q = fld_json(queue_fields, r);
 		json_object_object_add(q, "inflight_mean", out_double(r->stats.reaps ?
 			(double)r->stats.inflight_sum / (double)r->stats.reaps : 0, 2));
-		json_object_object_add(q, "submit_calls", out_u64(r->stats.submit_calls));
+		fld_json_add(q, queue_tail, r);
 		json_object_object_add(o, "queue", q);
 	}
 	if (w->units)
