@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Description: the dated results file of a bench script, built from the `awr bench -o json`
 # documents of its runs: NAME-YYYY-MM-DD-COMMIT.md (the runs' figures, the script's own table)
-# and NAME-YYYY-MM-DD-COMMIT.json (every document as awr printed it) in DIR; prints the one
-# summary line a README keeps.
+# and NAME-YYYY-MM-DD-COMMIT.json (every document as awr printed it, the target's "path" cut to
+# its file name) in DIR; prints the one summary line a README keeps.
 #
 #   bench/results.py NAME --runs RUNS.jsonl [--dir DIR] [--body FILE.md] [--about TEXT]
 #                    [--summary TEXT]
@@ -169,6 +169,8 @@ def main():
     ratios = list(ratio_rows(runs))
     if ratios:
         lines += [''] + ratios
+    for run in runs:	# the target by name only: its folder is a scratch path of this machine
+        run['bench']['path'] = os.path.basename(run['bench'].get('path') or '')
     with open(stem + '.json.tmp', 'w') as f:
         json.dump({'name': a.name, 'date': date, 'commit': head, 'kernel': platform.release(),
                    'cpus': os.cpu_count(), 'runs': runs}, f, indent=1)

@@ -34,6 +34,7 @@ import json, re, sys
 md = open(sys.argv[1]).read()
 doc = json.load(open(sys.argv[2]))
 assert len(doc['runs']) == 2, 'runs: %d' % len(doc['runs'])
+assert all(r['bench']['path'] == 'modes.dat' for r in doc['runs']), 'a machine path is kept'
 for run in doc['runs']:
     for mode, m in run['bench']['modes'].items():
         row = '| %s | %s | %.0f |' % (run['label'], mode, m['pages_per_s'])
