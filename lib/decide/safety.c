@@ -254,9 +254,11 @@ static void examine_file(int fd, const struct stat *st, bool created, struct awr
 		add_detail(s, AWR_UNSAFE_BUSY, "is locked for writing by another program");
 }
 
-/* What a target that is neither a regular file nor a block device is (no caller passes one). */
+/* What a symbolic link's target is, in words (a block device is followed, not named). */
 static const char *type_name(mode_t m)
 {
+	if (S_ISREG(m))
+		return "a regular file";
 	return awr__file_type_name(m, "not a regular file or block device");
 }
 

@@ -19,3 +19,8 @@ mutant file-type-fifo-socket "a FIFO named a socket in the journal and write-tar
 	"str journal_open_safety" lib/platform/fd.c \
 	$'\t\treturn "a FIFO";' \
 	$'\t\treturn "a socket";'
+
+mutant symlink-regular-unnamed "a symbolic link to a regular file called not a regular file" \
+	"write_target_open" lib/decide/safety.c \
+	$'\tif (S_ISREG(m))\n\t\treturn "a regular file";\n' \
+	''

@@ -122,7 +122,8 @@ echo "precious" >"$work/victim"
 ln -s "$work/victim" "$work/link"
 for cmd in "write --offset 0 --length 4k" "stress --unit 4k --writes 1 --no-atomic --size 1M" "bench --seconds 0.2 --mode plain"; do
 	# shellcheck disable=SC2086
-	expect_refused "symlink: ${cmd%% *}" "$work/victim" "symbolic link" "$awr" $cmd "$work/link"
+	expect_refused "symlink: ${cmd%% *}" "$work/victim" "symbolic link to a regular file" \
+		"$awr" $cmd "$work/link"
 done
 
 # --- 4. a mount whose mountinfo line is longer than 4096 bytes is still seen as a mount
