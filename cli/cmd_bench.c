@@ -269,7 +269,6 @@ static struct json_object *pair_json(const struct awr_bench_result *r)
 	return o;
 }
 
-
 /* The run's head as awr bench -o json starts: what was asked, then what the target gave. */
 static const struct field asked[] = {
 	FLD(struct awr_bench_opts, unit, FLD_UINT, "unit"),
