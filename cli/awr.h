@@ -47,6 +47,7 @@ extern const struct awr_cmd awr_commands[];
 extern const size_t awr_nr_commands;
 
 /* help.c: --help, the man pages and the completion from the command table */
+struct cmd_ctx;
 const struct awr_cmd *awr_command(const char *name);
 void help_usage(FILE *f);
 /*
@@ -54,8 +55,6 @@ void help_usage(FILE *f);
  * first already at column @col; a newline at the end
  */
 void text_wrap(FILE *f, const char *text, int indent, int col, int width);
-int cmd_help(int argc, const char **argv);
-struct cmd_ctx;
 /* --help or -? among the arguments (before "--") */
 bool help_asked(int argc, const char **argv);
 /* what --help prints for the command parsed by @c: text, a man page or completion words */
@@ -73,24 +72,22 @@ int out_apply_options(const char *cmd);
 void prom_gauge(const char *name, const char *help);
 void prom_sample(const char *name, const char *const *labels, double value);
 void prom_info(void);
-void out_print_json(struct json_object *obj);
 /* adds "schema_version" to a JSON document (every one printed or written carries it) */
 struct json_object *out_json_schema(struct json_object *obj);
-void out_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* the command and its target, for the error document of -o json (cmd_parse sets them) */
 void out_set_command(const char *name, const char *target);
-void out_finish(int rc);
-void out_outcome(const char *why);
 void out_set_errno(int e);
 void out_prescan(int argc, const char **argv);
-bool out_is_tty(void);
+void out_print_json(struct json_object *obj);
+void out_outcome(const char *why);
+void out_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void out_finish(int rc);
 struct json_object *out_u64(uint64_t v);
-/* a double with a fixed number of decimals, as its meaning asks (seconds to the millisecond: 3) */
-struct json_object *out_double(double v, int decimals);
+struct json_object *out_limits_json(const struct awr_limits *l);
 /* "kernel" (the running release) and "awr_version": what a saved report was made with */
 void out_add_versions(struct json_object *o);
-struct json_object *out_limits_json(const struct awr_limits *l);
-const char *out_size(uint64_t bytes, char *buf, size_t len);
+/* a double with a fixed number of decimals, as its meaning asks (seconds to the millisecond: 3) */
+struct json_object *out_double(double v, int decimals);
 struct json_object *out_finding_json(const struct awr_finding *f);
 /* "  [warn] id: message": a finding as every command's text shows it */
 void out_finding_print(const struct awr_finding *f);
@@ -101,6 +98,7 @@ void out_add_write_cache(struct json_object *o, const struct awr_sysfs_view *y);
 const char *out_write_cache_text(const struct awr_sysfs_view *y, char *buf, size_t len);
 /* The same in one cell of awr list: "back", "back+fua", "through", "-" */
 const char *out_write_cache_cell(const struct awr_sysfs_view *y);
+const char *out_size(uint64_t bytes, char *buf, size_t len);
 
 /*
  * progress.c: one line on a terminal's standard error while a long call runs (normal output
@@ -109,7 +107,6 @@ const char *out_write_cache_cell(const struct awr_sysfs_view *y);
 struct progress;
 typedef void (*progress_fn)(void *arg, double elapsed, char *buf, size_t len);
 struct progress_file { int fd; uint64_t total; uint64_t base; };
-bool progress_wanted(void);
 /* NULL: none shown */
 struct progress *progress_start(const char *label, progress_fn fn, void *arg);
 void progress_stop(struct progress *p);	/* clears the line; NULL is fine */
@@ -132,24 +129,17 @@ struct cmd_ctx {
 	char other_help[96];	/* "[OPTION...] FILE...": the usage line's operands */
 };
 
-int cmd_parse(struct cmd_ctx *c, int argc, const char **argv,
-	      const struct poptOption *table, const char *operand_name, bool operand_required);
-void cmd_done(struct cmd_ctx *c);
 /* @fn for each option of @t and the tables it includes, in the order --help lists them */
 void opt_each(const struct poptOption *t, void (*fn)(const struct poptOption *o, void *arg),
 	      void *arg);
+int cmd_parse(struct cmd_ctx *c, int argc, const char **argv,
+	      const struct poptOption *table, const char *operand_name, bool operand_required);
+void cmd_done(struct cmd_ctx *c);
 /*
- * The value parsers of every command: 0 with the value in *@out, or -EINVAL (-ERANGE) after
- * out_error() named the option and what it takes. @text NULL (the option not given): 0 with
- * *@out untouched, but for a size, which is then required.
+ * --SIZE "16k", "1MiB": 0 with the value in *@out, or -EINVAL (-ERANGE) after out_error() named
+ * the option and what it takes; @text NULL (the option not given) is refused as required.
  */
-int parse_size_arg(const char *opt, const char *text, uint64_t *out);	/* "16k", "1MiB" */
-/* a whole number from 1 to @max ("16", "1k") */
-int parse_count_arg(const char *opt, const char *text, unsigned int max, unsigned int *out);
-/* seconds, more than 0 and at most @max ("0.5") */
-int parse_seconds_arg(const char *opt, const char *text, unsigned int max, double *out);
-/* one of the words @name spells (name(0), name(1), ... until NULL): its number */
-int parse_word_arg(const char *opt, const char *text, const char *(*name)(int), int *out);
+int parse_size_arg(const char *opt, const char *text, uint64_t *out);
 /*
  * The one way a command opens what it writes: awr_target_open() with the
  * refusal explained ("refusing to VERB PATH: it is mounted on /mnt/x ...").
@@ -163,8 +153,36 @@ int target_open_as(const char *verb, const char *path, int oflags, unsigned int 
 extern volatile sig_atomic_t stop_signal;
 void catch_stop_signals(void (*on)(int));
 
+/* The commands of the table (cmd_NAME.c; cmd_help in help.c) */
+int cmd_probe(int argc, const char **argv);
+int cmd_check(int argc, const char **argv);
+int cmd_extents(int argc, const char **argv);
+int cmd_prepare(int argc, const char **argv);
+int cmd_list(int argc, const char **argv);
+int cmd_decode(int argc, const char **argv);
+int cmd_write(int argc, const char **argv);
+int cmd_bench(int argc, const char **argv);
+int cmd_stress(int argc, const char **argv);
+int cmd_verify(int argc, const char **argv);
+int cmd_replay(int argc, const char **argv);	/* dm-log-writes logs */
+int cmd_journal_serve(int argc, const char **argv);
+int cmd_qualify(int argc, const char **argv);
+int cmd_report(int argc, const char **argv);
+int cmd_database(int argc, const char **argv);
+int cmd_preload_stats(int argc, const char **argv);
+int cmd_help(int argc, const char **argv);
+int cmd_version(int argc, const char **argv);
+
 /* cmd_bench.c: one mode's figures as awr bench -o json prints them (qualify reuses it) */
 struct json_object *bench_mode_json(const struct awr_bench_mode_result *x);
+
+/* cmd_verify.c: verification results, shared with qualify */
+int stamp_unit_arg(const char *text, uint32_t *unit);	/* --unit of stress and verify */
+struct json_object *verify_result_json(const struct awr_verify_result *r, bool journal);
+
+/* cmd_journal_serve.c: --secret-file of stress, verify and the journal server */
+int secret_file_check(const char *file);
+
 /* device_out.c: device views (NVMe / SCSI) */
 void device_add_json(struct json_object *o, const struct awr_device *d);
 void device_print(const struct awr_device *d);
@@ -176,49 +194,17 @@ const char *verdict_text(const char *v, char *buf, size_t len);
 struct json_object *stack_json(const struct awr_stack_view *s);
 void stack_print(const struct awr_stack_view *s);
 
-/* commands */
-int cmd_probe(int argc, const char **argv);
-int cmd_check(int argc, const char **argv);
-int cmd_write(int argc, const char **argv);
-int cmd_bench(int argc, const char **argv);
-int cmd_stress(int argc, const char **argv);
-int cmd_verify(int argc, const char **argv);
-int cmd_qualify(int argc, const char **argv);
-int cmd_database(int argc, const char **argv);
-int cmd_preload_stats(int argc, const char **argv);
-/*
- * cmd_journal_serve.c: the journal server; tcp:// journal errors and --secret-file for stress and
- * verify
- */
-int cmd_journal_serve(int argc, const char **argv);
-int secret_file_check(const char *file);
-
-/* cmd_verify.c: verification results, shared with qualify */
-int stamp_unit_arg(const char *text, uint32_t *unit);	/* --unit of stress and verify */
-struct json_object *verify_issue_json(const struct awr_verify_issue *is);
-struct json_object *verify_result_json(const struct awr_verify_result *r, bool journal);
-int cmd_decode(int argc, const char **argv);
-int cmd_list(int argc, const char **argv);	/* cmd_list.c */
-int cmd_version(int argc, const char **argv);	/* cmd_version.c */
-int cmd_replay(int argc, const char **argv);	/* cmd_replay.c: dm-log-writes logs */
-
-
 /* fs_out.c: the filesystem view and extent reports (probe's fs section, extents, prepare) */
 #define FS_MAX_FINDINGS 8	/* the fs section shows at most 8 of awr_fs_findings() */
-const char *fs_type_label(const struct awr_fs_view *v);
 struct json_object *fs_view_json(const struct awr_fs_view *v, const struct awr_extent_report *r);
 void fs_view_print(const struct awr_fs_view *v, const struct awr_extent_report *r);
 struct json_object *extents_ranges_json(const struct awr_extent_report *r);
 struct json_object *fs_probe_json(const char *path);
 void fs_probe_print(const char *path);
-int cmd_extents(int argc, const char **argv);
-int cmd_report(int argc, const char **argv);
 
 /* report_html.c: the qualification report as one self-contained HTML file */
 const char *report_html_not_report(struct json_object *doc);	/* why not a report, or NULL */
-int report_html(struct json_object *doc, FILE *f);
 int report_html_dest_ok(const char *path, bool force);	/* 0, or refused (out_error said why) */
 int report_html_file(struct json_object *doc, const char *path);
-int cmd_prepare(int argc, const char **argv);
 
 #endif /* AWR_CLI_H */

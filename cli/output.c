@@ -8,7 +8,6 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "config.h"
 
@@ -351,11 +350,6 @@ void out_finish(int rc)
 				outcome_of(rc) };
 	o = fld_json(error_fields, &d);
 	print_doc(o);
-}
-
-bool out_is_tty(void)
-{
-	return out_mode == OUT_NORMAL && isatty(STDOUT_FILENO);
 }
 
 struct json_object *out_u64(uint64_t v)

@@ -72,7 +72,7 @@ static void *ticker(void *arg)
 	return NULL;
 }
 
-bool progress_wanted(void)
+static bool progress_wanted(void)
 {
 	return out_mode == OUT_NORMAL && isatty(STDERR_FILENO);
 }
