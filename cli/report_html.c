@@ -9,11 +9,13 @@
  * Every drawn element carries data-* attributes naming what it shows, so a
  * browser test can count them against the JSON.
  *
- * A saved report may come from another awr version or be damaged: every member
- * is read through a typed getter (a member of another type counts as missing),
- * the page draws what the report holds, and a list at its top names each part
- * that is missing or of the wrong type. Every string from the JSON, object keys
- * included, reaches the page escaped.
+ * A saved report may come from another awr version or be damaged: a table of
+ * what the page reads (each member's type, whether the page needs it) is walked
+ * once before drawing, and a list at the page's top names each part that is
+ * missing or of the wrong type; the drawing reads every member through a typed
+ * getter (a member of another type counts as missing) and draws what the report
+ * holds. Every string from the JSON, object keys included, reaches the page
+ * escaped.
  */
 #include <errno.h>
 #include <float.h>
@@ -43,9 +45,8 @@
 #define LACKS_MAX	64	/* lacks listed on the page; more are counted */
 #define JPATH		1024	/* a JSON path named on the page (a longer one is cut) */
 
-/* The page being drawn: where it goes, and what the report lacks (path -> sentence, in order). */
+/* What the report lacks (path -> sentence, in order), found before the page is drawn. */
 struct page {
-	FILE *f;
 	struct json_object *lacks;
 	unsigned int more;
 };
@@ -169,113 +170,211 @@ static void lack(struct page *pg, const char *path, const char *what)
 }
 
 /*
- * @o's member @key (at path @where.@key) when it is of type @t, else NULL. A member of another
- * type is named on the page; a missing or null one too when @need. A missing @o was named already.
+ * What the page reads of the report, and how: a member's key, its type (NUMBER: a finite number),
+ * whether the page needs it (NEED; RAN: when its check ran; MAY: named only when of another
+ * type), a rule for its value, and @sub: the members of the object it is, or of each element of
+ * the array it is (each a member, of each mode of the performance figures).
  */
-static struct json_object *member(struct page *pg, struct json_object *o, const char *where,
-				  const char *key, enum json_type t, bool need)
+enum need { MAY, NEED, RAN };
+enum rule { ANY, OBJECTS, STRINGS, PAIRS, POSITIVE, MODES };
+
+struct shape {
+	const char *key;		/* NULL ends a table */
+	enum json_type type;
+	enum need need;
+	enum rule rule;			/* an array's elements; POSITIVE: a number above 0 */
+	const struct shape *sub;
+};
+
+/* Does element @e of an array keep @rule? PAIRS: [microseconds, share], both numbers. */
+static bool keeps(struct json_object *e, enum rule rule)
 {
-	struct json_object *v = NULL;
-	bool present = is(o, json_type_object) && json_object_object_get_ex(o, key, &v);
+	if (rule == OBJECTS)
+		return is(e, json_type_object);
+	if (rule == STRINGS)
+		return is(e, json_type_string);
+	if (rule == PAIRS)
+		return count(e) >= 2 && is(at(e, 0), NUMBER) && is(at(e, 1), NUMBER);
+	return true;
+}
+
+/* What an element that breaks @rule is, for a sentence */
+static const char *breaks(struct json_object *e, enum rule rule, char *buf, size_t len)
+{
+	if (rule == STRINGS)
+		return "not a string";
+	if (rule == PAIRS)
+		return "not a pair of numbers [microseconds, share]";
+	snprintf(buf, len, "%s where an object belongs", type_of(e));
+	return buf;
+}
+
+/* Is @m a mode of the performance figures: an object with a latency distribution? */
+static bool is_mode(struct json_object *m)
+{
+	return is(m, json_type_object) && json_object_object_get_ex(m, "latency_cdf", NULL);
+}
+
+static void walk(struct page *pg, struct json_object *o, const char *where,
+		 const struct shape *f, bool ran);
+
+/* The value @v at @path of the member @f: its rule, its elements, its members, its modes. */
+static void walk_value(struct page *pg, struct json_object *v, const char *path,
+		       const struct shape *f, bool ran)
+{
+	char el[JPATH + 32], what[96];
+
+	if (f->rule == POSITIVE && json_object_get_double(v) <= 0)
+		lack(pg, path, "not a positive size");
+	if (f->type == json_type_object && f->rule != MODES)
+		walk(pg, v, path, f->sub, ran);
+	for (size_t i = 0; f->type == json_type_array && i < count(v); i++) {
+		snprintf(el, sizeof(el), "%s[%zu]", path, i);
+		if (!keeps(at(v, i), f->rule))
+			lack(pg, el, breaks(at(v, i), f->rule, what, sizeof(what)));
+		else if (f->sub)
+			walk(pg, at(v, i), el, f->sub, ran);
+	}
+	if (f->rule != MODES)
+		return;
+	json_object_object_foreach(v, mode, m) {
+		snprintf(el, sizeof(el), "%s.%s", path, mode);
+		if (is_mode(m))
+			walk(pg, m, el, f->sub, ran);
+	}
+}
+
+/*
+ * Name on the page what the object @o (at path @where) lacks of the members @f, and of their
+ * parts: a member of another type, and a missing or null one the page needs (RAN: when the
+ * check @ran).
+ */
+static void walk(struct page *pg, struct json_object *o, const char *where,
+		 const struct shape *f, bool ran)
+{
 	char path[JPATH], what[96];
 
-	if (is(v, t) || !is(o, json_type_object) || (!need && !v))
-		return is(v, t) ? v : NULL;
-	snprintf(path, sizeof(path), "%s%s%s", where, *where ? "." : "", key);
-	if (!present)
-		snprintf(what, sizeof(what), "missing");
-	else
-		snprintf(what, sizeof(what), "%s where %s belongs", type_of(v), type_name(t));
-	lack(pg, path, what);
-	return NULL;
+	for (; f && is(o, json_type_object) && f->key; f++) {
+		struct json_object *v = NULL;
+		bool present = json_object_object_get_ex(o, f->key, &v);
+
+		snprintf(path, sizeof(path), "%s%s%s", where, *where ? "." : "", f->key);
+		snprintf(what, sizeof(what), "%s where %s belongs", type_of(v), type_name(f->type));
+		if (is(v, f->type))
+			walk_value(pg, v, path, f, ran);
+		else if (v || f->need == NEED || (f->need == RAN && ran))
+			lack(pg, path, present ? what : "missing");
+	}
 }
 
-static struct json_object *need(struct page *pg, struct json_object *o, const char *where,
-				const char *key, enum json_type t)
-{
-	return member(pg, o, where, key, t, true);
-}
-
-static struct json_object *may(struct page *pg, struct json_object *o, const char *where,
-			       const char *key, enum json_type t)
-{
-	return member(pg, o, where, key, t, false);
-}
-
-/* An element of an array that must be an object; @path names the element. */
-static struct json_object *need_obj(struct page *pg, struct json_object *e, const char *path)
-{
-	char what[96];
-
-	if (is(e, json_type_object))
-		return e;
-	snprintf(what, sizeof(what), "%s where an object belongs", type_of(e));
-	lack(pg, path, what);
-	return NULL;
-}
+static const struct shape pcts_shape[] = {
+	{ "p50", NUMBER, NEED }, { "p99", NUMBER, NEED }, { "p99_9", NUMBER, NEED }, { NULL },
+};
+static const struct shape mode_shape[] = {
+	{ "latency_us", json_type_object, NEED, ANY, pcts_shape }, { "pages_per_s", NUMBER, NEED },
+	{ "latency_cdf", json_type_array, NEED, PAIRS }, { NULL },
+};
+static const struct shape range_shape[] = {
+	{ "offset", NUMBER, NEED }, { "length", NUMBER, NEED },
+	{ "path", json_type_string, NEED }, { "extents", NUMBER, NEED }, { NULL },
+};
+static const struct shape extent_map_shape[] = {
+	{ "file_size", NUMBER, NEED }, { "unit", NUMBER, NEED }, { "nr_extents", NUMBER, NEED },
+	{ "nr_ranges", NUMBER, NEED }, { "hardware_bytes", NUMBER, NEED },
+	{ "software_bytes", NUMBER, NEED },
+	{ "ranges", json_type_array, NEED, OBJECTS, range_shape }, { NULL },
+};
 
 /* The members every report has at its top level, as awr qualify writes them. */
-static void lacks_top(struct page *pg, struct json_object *doc)
-{
-	static const struct { const char *key; enum json_type type; bool need; } m[] = {
-		{ "verdict", json_type_string, true }, { "path", json_type_string, true },
-		{ "target", json_type_string, true }, { "target_type", json_type_string, true },
-		{ "kernel", json_type_string, true }, { "awr_version", json_type_string, true },
-		{ "date", json_type_string, true }, { "seconds", NUMBER, true },
-		{ "passed", NUMBER, true }, { "failed", NUMBER, true },
-		{ "skipped", NUMBER, true }, { "info", NUMBER, true },
-		{ "limits", json_type_object, true },
-		{ "checks", json_type_array, true }, { "quick", json_type_boolean, false },
-		{ "scratch_file", json_type_boolean, false }, { "notes", json_type_array, false },
-		{ "extent_map", json_type_object, false }, { "scope", json_type_string, false },
-		{ "scope_text", json_type_string, false }, { "require", json_type_object, false },
-	};
+static const struct shape top_shape[] = {
+	{ "verdict", json_type_string, NEED }, { "path", json_type_string, NEED },
+	{ "target", json_type_string, NEED }, { "target_type", json_type_string, NEED },
+	{ "kernel", json_type_string, NEED }, { "awr_version", json_type_string, NEED },
+	{ "date", json_type_string, NEED }, { "seconds", NUMBER, NEED },
+	{ "passed", NUMBER, NEED }, { "failed", NUMBER, NEED },
+	{ "skipped", NUMBER, NEED }, { "info", NUMBER, NEED },
+	{ "limits", json_type_object, NEED },
+	{ "checks", json_type_array, NEED }, { "quick", json_type_boolean, MAY },
+	{ "scratch_file", json_type_boolean, MAY }, { "notes", json_type_array, MAY, STRINGS },
+	{ "extent_map", json_type_object, MAY, ANY, extent_map_shape },
+	{ "scope", json_type_string, MAY }, { "scope_text", json_type_string, MAY },
+	{ "require", json_type_object, MAY }, { NULL },
+};
 
-	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++)
-		member(pg, doc, "", m[i].key, m[i].type, m[i].need);
-}
+static const struct shape check_shape[] = {
+	{ "name", json_type_string, NEED }, { "result", json_type_string, NEED },
+	{ "reason", json_type_string, NEED }, { "seconds", NUMBER, NEED },
+	{ "figures", json_type_object, NEED }, { "what_to_do", json_type_string, MAY }, { NULL },
+};
 
-/* Each check's own members, and the checks the page draws a section from. */
+static const struct shape write_shape[] = {
+	{ "size", NUMBER, NEED, POSITIVE }, { "latency_us", NUMBER, NEED },
+	{ "read_back", json_type_string, MAY }, { "write", json_type_string, MAY }, { NULL },
+};
+static const struct shape findings_shape[] = {
+	{ "findings", json_type_array, NEED, OBJECTS, (const struct shape[]){
+		{ "id", json_type_string, NEED }, { "severity", json_type_string, NEED },
+		{ "message", json_type_string, NEED }, { NULL } } }, { NULL },
+};
+
+/* The checks whose figures the page draws (@drawn: each report has it), and what it reads there. */
+static const struct {
+	const char *name;
+	bool drawn;
+	struct shape fig;
+} figs[] = {
+	{ "discovery", true, { .type = json_type_object, .sub = findings_shape } },
+	{ "size_sweep", true, { .type = json_type_object, .sub = (const struct shape[]){
+		{ "writes", json_type_array, RAN, OBJECTS, write_shape }, { NULL } } } },
+	{ "kernel_refusals", true, { .type = json_type_object, .sub = (const struct shape[]){
+		{ "cases", json_type_array, RAN }, { NULL } } } },
+	{ "concurrent_torn", true, { .type = json_type_object, .sub = (const struct shape[]){
+		{ "verify", json_type_object, RAN, ANY, (const struct shape[]){
+			{ "counts", json_type_object, NEED }, { NULL } } }, { NULL } } } },
+	{ "performance", true, { .type = json_type_object, .rule = MODES, .sub = mode_shape } },
+	{ "crash", false, { .type = json_type_object, .sub = (const struct shape[]){
+		{ "cycles", json_type_array, MAY }, { NULL } } } },
+	{ "short_pin", false, { .type = json_type_object, .sub = (const struct shape[]){
+		{ "outcome", json_type_string, MAY }, { NULL } } } },
+};
+
+/* Each check's own members, the checks the page draws a section from, and their figures. */
 static void lacks_checks(struct page *pg, struct json_object *doc)
 {
-	static const char *const drawn[] = {
-		"discovery", "size_sweep", "kernel_refusals", "concurrent_torn", "performance",
-	};
-	struct json_object *a = typed(doc, "checks", json_type_array);
-	char path[JPATH];
+	struct json_object *a = typed(doc, "checks", json_type_array), *c;
+	char path[JPATH], what[96];
 
 	for (size_t i = 0; i < count(a); i++) {
-		struct json_object *c = at(a, i);
-
+		c = at(a, i);
 		snprintf(path, sizeof(path), "checks[%zu]", i);
-		if (!need_obj(pg, c, path))
+		if (!is(c, json_type_object)) {
+			lack(pg, path, breaks(c, OBJECTS, what, sizeof(what)));
 			continue;
+		}
 		if (typed(c, "name", json_type_string))
 			snprintf(path, sizeof(path), "checks[%s]", str(c, "name"));
-		need(pg, c, path, "name", json_type_string);
-		need(pg, c, path, "result", json_type_string);
-		need(pg, c, path, "reason", json_type_string);
-		need(pg, c, path, "seconds", NUMBER);
-		need(pg, c, path, "figures", json_type_object);
-		may(pg, c, path, "what_to_do", json_type_string);
+		walk(pg, c, path, check_shape, true);
 	}
-	for (size_t i = 0; a && i < sizeof(drawn) / sizeof(drawn[0]); i++) {
-		snprintf(path, sizeof(path), "checks[%s]", drawn[i]);
-		if (!check(doc, drawn[i]))
+	for (size_t i = 0; i < sizeof(figs) / sizeof(figs[0]); i++) {
+		c = check(doc, figs[i].name);
+		snprintf(path, sizeof(path), "checks[%s]", figs[i].name);
+		if (!c && a && figs[i].drawn)
 			lack(pg, path, "missing");
+		strcat(path, ".figures");
+		if (typed(c, "figures", json_type_object))
+			walk_value(pg, get(c, "figures"), path, &figs[i].fig, ran(c));
 	}
 }
-
 /* A check's figures, for a section: NULL (and a sentence saying why) when there are none. */
-static struct json_object *figures(struct page *pg, struct json_object *doc, const char *name)
+static struct json_object *figures(FILE *f, struct json_object *doc, const char *name)
 {
 	struct json_object *c = check(doc, name), *fig = typed(c, "figures", json_type_object);
 
 	if (!c)
-		fprintf(pg->f, "<p class=\"empty\">The report has no %s check (see what it "
+		fprintf(f, "<p class=\"empty\">The report has no %s check (see what it "
 			"lacks, above).</p>\n", name);
 	else if (!fig)
-		fprintf(pg->f, "<p class=\"empty\">The %s check has no figures (see what the "
+		fprintf(f, "<p class=\"empty\">The %s check has no figures (see what the "
 			"report lacks, above).</p>\n", name);
 	return fig;
 }
@@ -323,6 +422,11 @@ static const char *size_label(double bytes, char *buf, size_t len)
 {
 	return awr__human_bytes(bytes >= 0x1p64 ? UINT64_MAX : bytes > 0 ? (uint64_t)bytes : 0,
 				buf, len);
+}
+
+static void section(FILE *f, const char *id, const char *title)
+{
+	fprintf(f, "</section>\n<section id=\"%s\">\n<h2>%s</h2>\n", id, title);
 }
 
 /* ------------------------------------------------------------------ charts */
@@ -415,25 +519,11 @@ static void linear_ticks(FILE *f, const struct axis *a)
 }
 
 /* A write of the size sweep that can be drawn: a positive size and a latency. */
-static bool sweep_point(struct page *pg, struct json_object *e, size_t i, double *size, double *us)
+static bool sweep_point(struct json_object *e, double *size, double *us)
 {
-	struct json_object *s, *l;
-	char where[96];
-
-	snprintf(where, sizeof(where), "checks[size_sweep].figures.writes[%zu]", i);
-	if (!need_obj(pg, e, where))
-		return false;
-	s = need(pg, e, where, "size", NUMBER);
-	l = need(pg, e, where, "latency_us", NUMBER);
-	may(pg, e, where, "read_back", json_type_string);
-	may(pg, e, where, "write", json_type_string);
 	*size = num(e, "size");
 	*us = num(e, "latency_us");
-	if (s && *size <= 0) {
-		snprintf(where + strlen(where), sizeof(where) - strlen(where), ".size");
-		lack(pg, where, "not a positive size");
-	}
-	return s && l && *size > 0;
+	return typed(e, "size", NUMBER) && typed(e, "latency_us", NUMBER) && *size > 0;
 }
 
 static void sweep_dot(FILE *f, const struct axis *x, const struct axis *y, struct json_object *e)
@@ -449,20 +539,17 @@ static void sweep_dot(FILE *f, const struct axis *x, const struct axis *y, struc
 }
 
 /* The size sweep: each size written against its latency, coloured by what was read back. */
-static void sweep_chart(struct page *pg, struct json_object *doc)
+static void sweep_chart(FILE *f, struct json_object *doc)
 {
-	struct json_object *fig = figures(pg, doc, "size_sweep"), *w;
+	struct json_object *fig = figures(f, doc, "size_sweep");
+	struct json_object *w = typed(fig, "writes", json_type_array);
 	struct axis x = { 0, 1, true }, y = { 0, 1, false };
 	double smin = 0, smax = 0, lmax = 0, s, l;
-	size_t n, drawn = 0;
-	FILE *f = pg->f;
+	size_t n = count(w), drawn = 0;
 	char a[32];
 
-	w = member(pg, fig, "checks[size_sweep].figures", "writes", json_type_array,
-		   ran(check(doc, "size_sweep")));
-	n = count(w);
 	for (size_t i = 0; i < n; i++) {
-		if (!sweep_point(pg, at(w, i), i, &s, &l))
+		if (!sweep_point(at(w, i), &s, &l))
 			continue;
 		smin = !drawn || s < smin ? s : smin;
 		smax = s > smax ? s : smax;
@@ -481,11 +568,11 @@ static void sweep_chart(struct page *pg, struct json_object *doc)
 	svg_open(f, "sweep-chart", "size sweep: write size against latency");
 	linear_ticks(f, &y);
 	for (size_t i = 0; i < n; i++)
-		if (sweep_point(pg, at(w, i), i, &s, &l))
+		if (sweep_point(at(w, i), &s, &l))
 			x_tick(f, &x, s, size_label(s, a, sizeof(a)));
 	axis_titles(f, "atomic write size (durable, one write each)", "latency");
 	for (size_t i = 0; i < n; i++)
-		if (sweep_point(pg, at(w, i), i, &s, &l))
+		if (sweep_point(at(w, i), &s, &l))
 			sweep_dot(f, &x, &y, at(w, i));
 	fputs("</svg>\n", f);
 	if (drawn < n)
@@ -510,59 +597,36 @@ static const char *const pcts[] = { "p50", "p99", "p99_9" };
 
 /*
  * A performance mode's latency distribution (an array of [microseconds, share]), or NULL for a
- * member of the figures that is not a mode (method, unit, ...); @where gets the path of its
- * points.
+ * member of the figures that is not a mode (method, unit, ...).
  */
-static struct json_object *mode_cdf(struct page *pg, const char *mode, struct json_object *m,
-				    char *where, size_t len)
+static struct json_object *mode_cdf(struct json_object *m)
 {
-	struct json_object *lat;
-
-	if (!is(m, json_type_object) || !json_object_object_get_ex(m, "latency_cdf", NULL))
-		return NULL;
-	snprintf(where, len, "checks[performance].figures.%s", mode);
-	lat = need(pg, m, where, "latency_us", json_type_object);
-	for (size_t k = 0; lat && k < sizeof(pcts) / sizeof(pcts[0]); k++) {
-		char w[JPATH];
-
-		snprintf(w, sizeof(w), "%s.latency_us", where);
-		need(pg, lat, w, pcts[k], NUMBER);
-	}
-	need(pg, m, where, "pages_per_s", NUMBER);
-	m = need(pg, m, where, "latency_cdf", json_type_array);
-	snprintf(where + strlen(where), len - strlen(where), ".latency_cdf");
-	return m;
+	return is_mode(m) ? typed(m, "latency_cdf", json_type_array) : NULL;
 }
 
 /* A point of a latency distribution: [microseconds, share], both numbers. */
-static bool cdf_point(struct page *pg, const char *where, struct json_object *p, size_t i,
-		      double *us, double *share)
+static bool cdf_point(struct json_object *p, double *us, double *share)
 {
-	char path[JPATH];
-
-	if (count(p) < 2 || !is(at(p, 0), NUMBER) || !is(at(p, 1), NUMBER)) {
-		snprintf(path, sizeof(path), "%s[%zu]", where, i);
-		lack(pg, path, "not a pair of numbers [microseconds, share]");
+	if (!keeps(p, PAIRS))
 		return false;
-	}
 	*us = json_object_get_double(at(p, 0));
 	*share = json_object_get_double(at(p, 1));
 	return true;
 }
 
 /* The latency axis over every mode's points; 0 when no mode has a point to draw. */
-static unsigned int cdf_domain(struct page *pg, struct json_object *fig, struct axis *x)
+static unsigned int cdf_domain(struct json_object *fig, struct axis *x)
 {
 	double lo = 0, hi = 0, us, sh;
 	unsigned int modes = 0, points = 0;
-	char where[JPATH];
 
 	json_object_object_foreach(fig, mode, m) {
-		struct json_object *c = mode_cdf(pg, mode, m, where, sizeof(where));
+		struct json_object *c = mode_cdf(m);
 		unsigned int before = points;
 
+		(void)mode;
 		for (size_t i = 0; i < count(c); i++) {
-			if (!cdf_point(pg, where, at(c, i), i, &us, &sh))
+			if (!cdf_point(at(c, i), &us, &sh))
 				continue;
 			lo = !points || us < lo ? us : lo;
 			hi = us > hi ? us : hi;
@@ -578,15 +642,14 @@ static unsigned int cdf_domain(struct page *pg, struct json_object *fig, struct 
 }
 
 /* Each mode's line, its points and its p50/p99/p99.9 marks. */
-static void cdf_modes(struct page *pg, struct json_object *fig, const struct axis *x,
+static void cdf_modes(FILE *f, struct json_object *fig, const struct axis *x,
 		      const struct axis *y)
 {
 	static const double shares[] = { 0.5, 0.99, 0.999 };
-	FILE *f = pg->f;
-	char where[JPATH], t[32];
+	char t[32];
 
 	json_object_object_foreach(fig, mode, m) {
-		struct json_object *c = mode_cdf(pg, mode, m, where, sizeof(where));
+		struct json_object *c = mode_cdf(m);
 		struct json_object *lat = typed(m, "latency_us", json_type_object);
 		size_t n = count(c);
 		const char *col = mode_colour(mode);
@@ -598,7 +661,7 @@ static void cdf_modes(struct page *pg, struct json_object *fig, const struct axi
 		for (size_t i = 0, drawn = 0; i < n; i++) {
 			double us, sh;
 
-			if (cdf_point(pg, where, at(c, i), i, &us, &sh))
+			if (cdf_point(at(c, i), &us, &sh))
 				fprintf(f, "%s%.1f,%.1f", drawn++ ? " " : "", px(x, us),
 					py(y, sh));
 		}
@@ -607,7 +670,7 @@ static void cdf_modes(struct page *pg, struct json_object *fig, const struct axi
 			struct json_object *p = json_object_array_get_idx(c, i);
 			double us, sh;
 
-			if (!cdf_point(pg, where, p, i, &us, &sh))
+			if (!cdf_point(p, &us, &sh))
 				continue;
 			html(f, "<circle class=\"cdf-pt\" data-mode=\"%s\" cx=\"%.1f\" cy=\"%.1f\" "
 			     "r=\"2\" fill=\"%s\"><title>%s: %s, %.2f%%</title></circle>\n", mode,
@@ -630,17 +693,16 @@ static void cdf_modes(struct page *pg, struct json_object *fig, const struct axi
 }
 
 /* The legend: each mode drawn with its pages/s and percentiles. */
-static void cdf_legend(struct page *pg, struct json_object *fig)
+static void cdf_legend(FILE *f, struct json_object *fig)
 {
-	FILE *f = pg->f;
-	char where[JPATH], t[32];
+	char t[32];
 
 	fputs("<table class=\"legend\"><tr><th>mode</th><th>pages/s</th><th>p50</th><th>p99</th>"
 	      "<th>p99.9</th></tr>\n", f);
 	json_object_object_foreach(fig, mode, m) {
 		struct json_object *lat = typed(m, "latency_us", json_type_object);
 
-		if (!count(mode_cdf(pg, mode, m, where, sizeof(where))))
+		if (!count(mode_cdf(m)))
 			continue;
 		html(f, "<tr class=\"perf-mode\" data-mode=\"%s\"><td><span class=\"swatch\" style="
 		     "\"background:%s\"></span>%s</td><td>%.0f</td>", mode, mode_colour(mode), mode,
@@ -653,17 +715,16 @@ static void cdf_legend(struct page *pg, struct json_object *fig)
 }
 
 /* The performance check's latency distribution per mode, p50/p99/p99.9 marked. */
-static void cdf_chart(struct page *pg, struct json_object *doc)
+static void cdf_chart(FILE *f, struct json_object *doc)
 {
-	struct json_object *fig = figures(pg, doc, "performance");
+	struct json_object *fig = figures(f, doc, "performance");
 	struct axis x = { 0, 1, true }, y = { 0, 1, false };
-	FILE *f = pg->f;
 	char a[32];
 	int ticks = 0;
 
 	if (!fig)
 		return;
-	if (!cdf_domain(pg, fig, &x)) {
+	if (!cdf_domain(fig, &x)) {
 		fputs("<p class=\"empty\">The performance check measured no latencies (see its "
 		      "check above).</p>\n", f);
 		return;
@@ -678,9 +739,9 @@ static void cdf_chart(struct page *pg, struct json_object *doc)
 		y_tick(f, &y, v, a);
 	}
 	axis_titles(f, "latency of a page write (log scale)", "share of writes at or below");
-	cdf_modes(pg, fig, &x, &y);
+	cdf_modes(f, fig, &x, &y);
 	fputs("</svg>\n", f);
-	cdf_legend(pg, fig);
+	cdf_legend(f, fig);
 }
 
 static const char *path_colour(const char *p)
@@ -689,19 +750,9 @@ static const char *path_colour(const char *p)
 }
 
 /* A range of the extent map that can be drawn: an offset and a length. */
-static bool extent_range(struct page *pg, struct json_object *r, size_t i)
+static bool extent_range(struct json_object *r)
 {
-	char where[64];
-	bool o, l;
-
-	snprintf(where, sizeof(where), "extent_map.ranges[%zu]", i);
-	if (!need_obj(pg, r, where))
-		return false;
-	o = need(pg, r, where, "offset", NUMBER);
-	l = need(pg, r, where, "length", NUMBER);
-	need(pg, r, where, "path", json_type_string);
-	need(pg, r, where, "extents", NUMBER);
-	return o && l;
+	return typed(r, "offset", NUMBER) && typed(r, "length", NUMBER);
 }
 
 static void extent_bar(FILE *f, struct json_object *r, double size)
@@ -720,26 +771,19 @@ static void extent_bar(FILE *f, struct json_object *r, double size)
 }
 
 /* The extent map of the test file: each range where it lies in the file, coloured by its path. */
-static void extent_chart(struct page *pg, struct json_object *doc)
+static void extent_chart(FILE *f, struct json_object *doc)
 {
-	static const char *const nums[] = {
-		"file_size", "unit", "nr_extents", "nr_ranges", "hardware_bytes", "software_bytes",
-	};
-	struct json_object *map = typed(doc, "extent_map", json_type_object), *e;
+	struct json_object *map = typed(doc, "extent_map", json_type_object);
+	struct json_object *e = typed(map, "ranges", json_type_array);
 	double size = num(map, "file_size");
-	FILE *f = pg->f;
 	char a[32], b[32], c[32], d[32];
-	size_t n;
+	size_t n = count(e);
 
 	if (!map) {
 		fputs("<p class=\"empty\">No extent map: the target is a block device, or its "
 		      "filesystem has no FIEMAP.</p>\n", f);
 		return;
 	}
-	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
-		need(pg, map, "extent_map", nums[i], NUMBER);
-	e = need(pg, map, "extent_map", "ranges", json_type_array);
-	n = count(e);
 	fprintf(f, "<p>%.0f extent%s in %.0f range%s over %s, judged at a unit of %s: %s would "
 		"take the hardware path, %s the software path%s.</p>\n", num(map, "nr_extents"),
 		num(map, "nr_extents") == 1 ? "" : "s", num(map, "nr_ranges"),
@@ -753,7 +797,7 @@ static void extent_chart(struct page *pg, struct json_object *doc)
 		"x=\"%.0f\" y=\"10\" width=\"%.0f\" height=\"30\"/>\n", CHART_W, CHART_W, ML,
 		CHART_W - ML - MR);
 	for (size_t i = 0; i < n; i++)
-		if (extent_range(pg, at(e, i), i))
+		if (extent_range(at(e, i)))
 			extent_bar(f, at(e, i), size);
 	fprintf(f, "<text class=\"tick\" x=\"%.0f\" y=\"56\">0</text><text class=\"tick\" "
 		"x=\"%.0f\" y=\"56\" text-anchor=\"end\">%s</text>\n</svg>\n<p class=\"key\">"
@@ -852,6 +896,17 @@ static void rows_table(FILE *f, const char *cls, struct json_object *a)
 	fputs("</table>\n", f);
 }
 
+static void limits_table(FILE *f, struct json_object *doc)
+{
+	struct json_object *lim = typed(doc, "limits", json_type_object);
+
+	if (lim)
+		kv_table(f, "limits", lim);
+	else
+		fputs("<p class=\"empty\">The report holds no limits (see what it lacks, above)."
+		      "</p>\n", f);
+}
+
 static void checks_table(FILE *f, struct json_object *doc)
 {
 	struct json_object *a = typed(doc, "checks", json_type_array);
@@ -873,41 +928,21 @@ static void checks_table(FILE *f, struct json_object *doc)
 	fputs("</table>\n", f);
 }
 
-static void notes(struct page *pg, struct json_object *doc)
+static void notes(FILE *f, struct json_object *doc)
 {
 	struct json_object *a = typed(doc, "notes", json_type_array);
-	char path[32];
 
-	for (size_t i = 0; i < count(a); i++) {
-		if (!is(at(a, i), json_type_string)) {
-			snprintf(path, sizeof(path), "notes[%zu]", i);
-			lack(pg, path, "not a string");
-			continue;
-		}
-		html(pg->f, "<p class=\"note\">note: %s</p>\n", json_object_get_string(at(a, i)));
-	}
+	for (size_t i = 0; i < count(a); i++)
+		if (is(at(a, i), json_type_string))
+			html(f, "<p class=\"note\">note: %s</p>\n",
+			     json_object_get_string(at(a, i)));
 }
 
-/* A finding that can be listed: an object; what it lacks is named. */
-static bool finding(struct page *pg, struct json_object *x, size_t i)
+static void findings_table(FILE *f, struct json_object *doc)
 {
-	char where[64];
+	struct json_object *fig = figures(f, doc, "discovery");
+	struct json_object *a = typed(fig, "findings", json_type_array);
 
-	snprintf(where, sizeof(where), "checks[discovery].figures.findings[%zu]", i);
-	if (!need_obj(pg, x, where))
-		return false;
-	need(pg, x, where, "id", json_type_string);
-	need(pg, x, where, "severity", json_type_string);
-	need(pg, x, where, "message", json_type_string);
-	return true;
-}
-
-static void findings_table(struct page *pg, struct json_object *doc)
-{
-	struct json_object *fig = figures(pg, doc, "discovery"), *a;
-	FILE *f = pg->f;
-
-	a = need(pg, fig, "checks[discovery].figures", "findings", json_type_array);
 	if (!count(a)) {
 		if (fig)
 			fputs("<p class=\"empty\">Discovery made no findings.</p>\n", f);
@@ -919,7 +954,7 @@ static void findings_table(struct page *pg, struct json_object *doc)
 		struct json_object *x = at(a, i);
 		const char *sev = str(x, "severity");
 
-		if (!finding(pg, x, i))
+		if (!is(x, json_type_object))
 			continue;
 		html(f, "<tr class=\"finding\" data-finding=\"%s\" data-severity=\"%s\"><td class="
 		     "\"sev %s\">%s</td><td>%s</td><td>%s</td></tr>\n", str(x, "id"), sev, sev, sev,
@@ -928,50 +963,46 @@ static void findings_table(struct page *pg, struct json_object *doc)
 	fputs("</table>\n", f);
 }
 
-static void refusals_table(struct page *pg, struct json_object *doc)
+static void refusals_table(FILE *f, struct json_object *doc)
 {
-	struct json_object *fig = figures(pg, doc, "kernel_refusals");
-	bool need_cases = ran(check(doc, "kernel_refusals"));
+	struct json_object *fig = figures(f, doc, "kernel_refusals");
 
-	rows_table(pg->f, "refusal-cases", member(pg, fig, "checks[kernel_refusals].figures",
-						  "cases", json_type_array, need_cases));
+	rows_table(f, "refusal-cases", typed(fig, "cases", json_type_array));
 }
 
-static void torn_counts(struct page *pg, struct json_object *doc)
+static void torn_counts(FILE *f, struct json_object *doc)
 {
-	struct json_object *fig = figures(pg, doc, "concurrent_torn"), *v, *x;
+	struct json_object *fig = figures(f, doc, "concurrent_torn");
+	struct json_object *x = typed(typed(fig, "verify", json_type_object), "counts",
+				      json_type_object);
 
-	v = member(pg, fig, "checks[concurrent_torn].figures", "verify", json_type_object,
-		   ran(check(doc, "concurrent_torn")));
-	x = need(pg, v, "checks[concurrent_torn].figures.verify", "counts", json_type_object);
 	if (x)
-		kv_table(pg->f, "torn-counts", x);
+		kv_table(f, "torn-counts", x);
 	else if (fig)
 		fputs("<p class=\"empty\">The concurrency check did not verify (see its check "
-		      "above).</p>\n", pg->f);
+		      "above).</p>\n", f);
 }
 
-static void crash_cycles(struct page *pg, struct json_object *doc)
+static void crash_cycles(FILE *f, struct json_object *doc)
 {
 	struct json_object *fig = typed(check(doc, "crash"), "figures", json_type_object);
-	struct json_object *x = may(pg, fig, "checks[crash].figures", "cycles", json_type_array);
+	struct json_object *x = typed(fig, "cycles", json_type_array);
 
 	if (count(x)) {
-		fputs("</section>\n<section id=\"crash\">\n<h2>Crash cycles</h2>\n", pg->f);
-		rows_table(pg->f, "crash-cycles", x);
+		section(f, "crash", "Crash cycles");
+		rows_table(f, "crash-cycles", x);
 	}
 }
 
 /* A block device's short_pin check, when it ran: what a partly pinned buffer's atomic write did. */
-static void short_pin(struct page *pg, struct json_object *doc)
+static void short_pin(FILE *f, struct json_object *doc)
 {
 	struct json_object *fig = typed(check(doc, "short_pin"), "figures", json_type_object);
 
-	if (!may(pg, fig, "checks[short_pin].figures", "outcome", json_type_string))
+	if (!typed(fig, "outcome", json_type_string))
 		return;
-	fputs("</section>\n<section id=\"short-pin\">\n"
-	      "<h2>An atomic write from a partly pinned buffer</h2>\n", pg->f);
-	kv_table(pg->f, "short-pin", fig);
+	section(f, "short-pin", "An atomic write from a partly pinned buffer");
+	kv_table(f, "short-pin", fig);
 }
 
 /* The JSON for tools: '<', '>' and '&' as \u escapes, so nothing in it can end the element. */
@@ -980,7 +1011,10 @@ static void embed_json(FILE *f, struct json_object *doc)
 	const char *s = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN |
 						       JSON_C_TO_STRING_NOSLASHESCAPE);
 
-	fputs("<script type=\"application/json\" id=\"awr-report\">", f);
+	fputs("<p>The report this page was drawn from, as <code>awr qualify -o json</code> wrote "
+	      "it, is embedded in the element <code>script#awr-report</code> (type "
+	      "application/json) for tools.</p>\n<script type=\"application/json\" "
+	      "id=\"awr-report\">", f);
 	for (; *s; s++) {
 		if (*s == '<' || *s == '>' || *s == '&')
 			fprintf(f, "\\u%04x", (unsigned char)*s);
@@ -992,47 +1026,23 @@ static void embed_json(FILE *f, struct json_object *doc)
 
 /* ------------------------------------------------------------------ the page */
 
-static void section(FILE *f, const char *id, const char *title)
-{
-	fprintf(f, "</section>\n<section id=\"%s\">\n<h2>%s</h2>\n", id, title);
-}
-
-/* Every section after the summary and what the report lacks. */
-static void sections(struct page *pg, struct json_object *doc)
-{
-	struct json_object *lim = typed(doc, "limits", json_type_object);
-	FILE *f = pg->f;
-
-	section(f, "checks", "Checks");
-	checks_table(f, doc);
-	notes(pg, doc);
-	section(f, "limits", "Atomic write limits (effective)");
-	if (lim)
-		kv_table(f, "limits", lim);
-	else
-		fputs("<p class=\"empty\">The report holds no limits (see what it lacks, above)."
-		      "</p>\n", f);
-	section(f, "findings", "Findings");
-	findings_table(pg, doc);
-	section(f, "sweep", "Size sweep");
-	sweep_chart(pg, doc);
-	section(f, "latency", "Latency of atomic, plain and doublewrite page writes");
-	cdf_chart(pg, doc);
-	section(f, "refusals", "Writes the kernel must refuse");
-	refusals_table(pg, doc);
-	section(f, "torn", "Concurrent writers");
-	torn_counts(pg, doc);
-	crash_cycles(pg, doc);
-	short_pin(pg, doc);
-	section(f, "extents", "Extent map of the test file");
-	extent_chart(pg, doc);
-	section(f, "json", "The JSON report");
-	fputs("<p>The report this page was drawn from, as <code>awr qualify -o json</code> wrote "
-	      "it, is embedded in the element <code>script#awr-report</code> (type "
-	      "application/json) for tools.</p>\n", f);
-	embed_json(f, doc);
-	fputs("</section>\n</body>\n</html>\n", f);
-}
+/*
+ * The sections after the summary and what the report lacks, in order. A drawer without a title
+ * draws into the section before it, or opens its own when it has something to show.
+ */
+static const struct {
+	const char *id, *title;
+	void (*draw)(FILE *f, struct json_object *doc);
+} sections[] = {
+	{ "checks", "Checks", checks_table }, { NULL, NULL, notes },
+	{ "limits", "Atomic write limits (effective)", limits_table },
+	{ "findings", "Findings", findings_table }, { "sweep", "Size sweep", sweep_chart },
+	{ "latency", "Latency of atomic, plain and doublewrite page writes", cdf_chart },
+	{ "refusals", "Writes the kernel must refuse", refusals_table },
+	{ "torn", "Concurrent writers", torn_counts }, { NULL, NULL, crash_cycles },
+	{ NULL, NULL, short_pin }, { "extents", "Extent map of the test file", extent_chart },
+	{ "json", "The JSON report", embed_json },
+};
 
 static void head(FILE *f, struct json_object *doc)
 {
@@ -1137,10 +1147,8 @@ static void summary(FILE *f, struct json_object *doc)
 }
 
 /* The list of what the report lacks, when it lacks anything. */
-static void lacks_section(struct page *pg)
+static void lacks_section(FILE *f, struct page *pg)
 {
-	FILE *f = pg->f;
-
 	if (!json_object_object_length(pg->lacks))
 		return;
 	section(f, "lacks", "What this report lacks");
@@ -1176,33 +1184,26 @@ const char *report_html_not_report(struct json_object *doc)
 
 int report_html(struct json_object *doc, FILE *f)
 {
-	struct page pg = { .lacks = json_object_new_object() };
-	char *body = NULL;
-	size_t len = 0;
-	int ret = -ENOMEM;
+	struct page pg = { 0 };
 
-	if (report_html_not_report(doc)) {
-		json_object_put(pg.lacks);
+	if (report_html_not_report(doc))
 		return -EINVAL;
-	}
-	pg.f = pg.lacks ? open_memstream(&body, &len) : NULL;
-	if (!pg.f)
-		goto out;
-	lacks_top(&pg, doc);
+	pg.lacks = json_object_new_object();
+	if (!pg.lacks)
+		return -ENOMEM;
+	walk(&pg, doc, "", top_shape, true);
 	lacks_checks(&pg, doc);
-	sections(&pg, doc);	/* drawn first: drawing finds what the figures lack */
-	if (fclose(pg.f))
-		goto out;
-	pg.f = f;
 	head(f, doc);
 	summary(f, doc);
-	lacks_section(&pg);
-	fwrite(body, 1, len, f);
-	ret = ferror(f) ? -EIO : 0;
-out:
-	free(body);
+	lacks_section(f, &pg);
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
+		if (sections[i].title)
+			section(f, sections[i].id, sections[i].title);
+		sections[i].draw(f, doc);
+	}
+	fputs("</section>\n</body>\n</html>\n", f);
 	json_object_put(pg.lacks);
-	return ret;
+	return ferror(f) ? -EIO : 0;
 }
 
 /* May @path be written? A new or empty file, a report awr wrote before, anything with --force. */
