@@ -104,41 +104,20 @@ static void print_json(const struct awr_db_report *r)
 	out_print_json(out_json_schema(o));
 }
 
-/* The distinct reasons across files, each with how many files give it and the first of them. */
-struct reason_group {
-	const char *text, *first;
-	unsigned int files;
-};
-
+/* The distinct reasons across files (the report's groups), the first SHOWN_MAX of them */
 static void print_reasons(const struct awr_db_report *r)
 {
-	struct reason_group g[64];
-	unsigned int ng = 0, more = 0;
+	unsigned int ng = r->nr_reason_groups, more = r->reason_groups_more;
 
-	for (unsigned int i = 0; i < r->nr_files; i++) {
-		const struct awr_db_file *f = &r->files[i];
-
-		for (unsigned int k = 0; k < f->nr_reasons; k++) {
-			unsigned int j = 0;
-
-			while (j < ng && strcmp(g[j].text, f->reasons[k]))
-				j++;
-			if (j < ng) {
-				g[j].files++;
-			} else if (ng < sizeof(g) / sizeof(g[0])) {
-				g[ng++] = (struct reason_group){ f->reasons[k], f->path, 1 };
-			} else {
-				more++;
-			}
-		}
-	}
 	if (ng)
 		printf("reasons:\n");
 	for (unsigned int j = 0; j < ng && j < SHOWN_MAX; j++) {
-		if (g[j].files == 1)
-			printf("  - %s: %s\n", g[j].first, g[j].text);
+		const struct awr_db_reason_group *g = &r->reason_groups[j];
+
+		if (g->files == 1)
+			printf("  - %s: %s\n", g->first, g->text);
 		else
-			printf("  - %u files (%s, ...): %s\n", g[j].files, g[j].first, g[j].text);
+			printf("  - %u files (%s, ...): %s\n", g->files, g->first, g->text);
 	}
 	if (ng > SHOWN_MAX || more)
 		printf("  ... and %u more (every file's with --files or -o json)\n",

@@ -69,6 +69,16 @@ struct awr_db_file {
 	const char *what_to_do;
 };
 
+/* awr_db_report.reasons: the distinct reasons it groups */
+#define AWR_DB_MAX_REASON_GROUPS	64
+
+/* One distinct reason across a report's files: how many files give it, and the first. */
+struct awr_db_reason_group {
+	const char *text;		/* the sentence, in the first file's reasons */
+	const char *first;		/* that file's path (relative to the data directory) */
+	unsigned int files;		/* how many files give it */
+};
+
 /* The verdict for a data directory. */
 struct awr_db_report {
 	enum awr_db_engine engine;
@@ -116,6 +126,11 @@ struct awr_db_report {
 	unsigned int engine_version;
 	/* PostgreSQL: pg_control's (0: no data checksums); -1 unknown */
 	int data_checksum_version;
+	/* the distinct reasons of its files, in the order the files give them first */
+	unsigned int nr_reason_groups;
+	struct awr_db_reason_group reason_groups[AWR_DB_MAX_REASON_GROUPS];
+	/* reasons past the groups' room, each file's counted */
+	unsigned int reason_groups_more;
 };
 
 /**

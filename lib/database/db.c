@@ -44,6 +44,7 @@
 #include "database/preload_names.h"
 #include "database/dbfiles.h"
 #include "database/pgconf.h"
+#include "database/reasons.h"
 #include "device/device.h"
 #include "discover/discover.h"
 
@@ -1383,6 +1384,7 @@ static int judge_all(struct awr_db_report *r, int dfd, const struct awr__db_list
 	if (!r->page_size && r->verdict != AWR_DB_NOT_SAFE)
 		r->verdict = AWR_DB_UNKNOWN;
 	what_to_do(r);
+	awr__db_group_reasons(r);
 	return 0;
 }
 

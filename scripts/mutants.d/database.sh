@@ -62,3 +62,13 @@ mutant db-no-report-silent "awr_db_qualify() finds no data file and does not say
 	"db_verdict_lib" lib/database/db.c \
 	$'\tif (ret == -ENODATA)\n\t\treturn awr__fail(ret, "%s holds no %s data file (%s): is it the data directory, "' \
 	$'\tif (ret == -ENODATA)\n\t\treturn ret;\n\tif (0)\n\t\treturn awr__fail(ret, "%s holds no %s data file (%s): is it the data directory, "'
+
+mutant db-reasons-each-new "a reason given again counted as a new file's group, never added to its own" \
+	"db_reasons" lib/database/reasons.c \
+	$'\tif (j < r->nr_reason_groups)\n\t\tr->reason_groups[j].files++;\n\telse if' \
+	$'\tif (0)\n\t\tr->reason_groups[j].files++;\n\telse if'
+
+mutant db-reasons-room "the reason groups' room overrun by one (65 groups, none counted past it)" \
+	"db_reasons" lib/database/reasons.c \
+	'else if (j < AWR_DB_MAX_REASON_GROUPS)' \
+	'else if (j <= AWR_DB_MAX_REASON_GROUPS)'

@@ -8,7 +8,8 @@
  * Each of three checks then changes the answer: the same files on tmpfs (statx:
  * no atomic writes) are not safe, a tablespace whose page 0 is damaged makes the
  * directory unknown and is named, and the directory is only read. A file, a
- * missing directory and a directory of no InnoDB file are refused.
+ * missing directory and a directory of no InnoDB file are refused. The report groups the files'
+ * reasons: one sentence that every file gives, once.
  *
  *   db_verdict_lib   (run under with-scratch-xfs.sh)
  */
@@ -81,6 +82,23 @@ static bool skipped(const struct awr_db_report *r, const char *name)
 }
 
 /* Without the preload: plain page writes on a device with no atomic writes. */
+/* The report's reason groups: every file's reason in one group, counted once per file */
+static void grouped(const struct awr_db_report *r)
+{
+	unsigned int given = 0, counted = 0;
+
+	for (unsigned int i = 0; i < r->nr_files; i++)
+		given += r->files[i].nr_reasons;
+	for (unsigned int j = 0; j < r->nr_reason_groups; j++)
+		counted += r->reason_groups[j].files;
+	T_EXPECT(r->nr_reason_groups && r->nr_reason_groups < given,
+		 "%u reason groups of %u reasons", r->nr_reason_groups, given);
+	T_EXPECT_EQ(counted + r->reason_groups_more, given, "reasons counted in their groups");
+	T_EXPECT(r->nr_reason_groups && r->reason_groups[0].files == r->nr_files &&
+		 any_reason(&r->files[0], r->reason_groups[0].text),
+		 "the first group given by every file");
+}
+
 static void not_safe(const char *my)
 {
 	struct awr_db_report *r = qualify(my, 0);
@@ -103,6 +121,7 @@ static void not_safe(const char *my)
 			 f->nr_reasons ? f->reasons[0] : "no reason");
 		T_EXPECT(!f->hw_atomic, "%s: the loop device taken as atomic", f->path);
 	}
+	grouped(r);
 	printf("ok: not safe without atomic writes, %u files of %u bytes pages\n", r->nr_files,
 	       r->page_size);
 	awr_db_report_free(r);
