@@ -6,6 +6,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "awr.h"
@@ -142,12 +143,18 @@ struct json_object *extents_ranges_json(const struct awr_extent_report *r)
 /* awr probe's fs section for PATH (a regular file with its extents, or a directory) */
 static int fs_probe_view(const char *path, struct awr_fs_view *v, struct awr_extent_report **r)
 {
-	if (awr_fs_view_extents(path, v, r))
+	char *file;
+
+	*r = NULL;
+	if (awr_fs_view_path(path, v) ||
+	    (v->type != AWR_FS_XFS && v->type != AWR_FS_EXT4 && v->type != AWR_FS_OTHER))
 		return -1;
-	if (v->type == AWR_FS_XFS || v->type == AWR_FS_EXT4 || v->type == AWR_FS_OTHER)
-		return 0;
-	awr_extent_report_free(*r);
-	return -1;
+	/* the file a symbolic link names, as the probe follows it; no extents for a directory */
+	file = v->tmpfile ? NULL : realpath(path, NULL);
+	if (file)
+		awr_extents_read_path(file, awr_fs_default_unit(v), r);
+	free(file);
+	return 0;
 }
 
 struct json_object *fs_probe_json(const char *path)

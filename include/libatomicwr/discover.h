@@ -497,7 +497,9 @@ struct awr_extent_report {
 /**
  * awr_extents_read() - read a file's extent map (FIEMAP) and judge it against a unit
  * @fd:		the file
- * @unit:	the atomic unit in bytes, a power of two; 0: the file system block
+ * @unit:	the atomic unit in bytes, a power of two; 0: awr_fs_default_unit() of the
+ *		file's view (the hardware path's maximum, else unit_min, else the block),
+ *		without a view the file's st_blksize
  * @out:	the new report, freed with awr_extent_report_free()
  *
  * Return: 0, -EINVAL for a unit that is not a power of two, -EOPNOTSUPP when
@@ -508,8 +510,7 @@ int awr_extents_read(int fd, uint64_t unit, struct awr_extent_report **out);
 /**
  * awr_extents_read_path() - awr_extents_read() of the file at @path
  * @path:	the file (a symbolic link is not followed)
- * @unit:	the atomic unit in bytes, a power of two; 0: awr_fs_default_unit() of the
- *		file's view (the hardware path's maximum, else unit_min, else the block)
+ * @unit:	as awr_extents_read()
  * @out:	the new report, freed with awr_extent_report_free()
  *
  * Return: 0 or a negative errno as awr_extents_read() (-EINVAL also: not a regular file);
@@ -522,18 +523,6 @@ int awr_extents_read_path(const char *path, uint64_t unit, struct awr_extent_rep
  * @r:	the report, may be NULL
  */
 void awr_extent_report_free(struct awr_extent_report *r);
-
-/**
- * awr_fs_view_extents() - the filesystem view of a path and a regular file's extents
- * @path:	as awr_fs_view_path()
- * @v:		the view
- * @r:		receives the file's extent report (awr_extents_read() against
- *		awr_fs_default_unit(); free with awr_extent_report_free()), or NULL for a
- *		directory, a block device, or when the extents cannot be read
- *
- * Return: 0, or the negative errno of awr_fs_view_path().
- */
-int awr_fs_view_extents(const char *path, struct awr_fs_view *v, struct awr_extent_report **r);
 
 /**
  * awr_fs_findings() - what a filesystem view means for atomic writes, as findings

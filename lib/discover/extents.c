@@ -154,6 +154,19 @@ static int report_extent(const struct fiemap_extent *fe, void *arg)
 	return ret ? ret : add_range(r, &c->mcap, last, hi - last);
 }
 
+/*
+ * Unit 0: awr_fs_default_unit() of the file's view, else its st_blksize. They differ where
+ * st_blksize is not the allocation block: XFS mounted with largeio reports the stripe
+ * width or allocsize (xfs_stat_blksize(), fs/xfs/xfs_iops.c, 6.18), a device with
+ * hardware atomic writes gives its hardware maximum.
+ */
+static uint64_t default_unit(int fd, const struct stat *st)
+{
+	struct awr_fs_view v;
+
+	return awr_fs_view_fd(fd, &v) ? (uint64_t)st->st_blksize : awr_fs_default_unit(&v);
+}
+
 int awr_extents_read(int fd, uint64_t unit, struct awr_extent_report **out)
 {
 	struct awr_extent_report *r;
@@ -168,7 +181,7 @@ int awr_extents_read(int fd, uint64_t unit, struct awr_extent_report **out)
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
 	if (!unit)
-		unit = st.st_blksize;
+		unit = default_unit(fd, &st);
 	if (!awr_is_pow2(unit))
 		return -EINVAL;
 	r = calloc(1, sizeof(*r));
@@ -187,14 +200,6 @@ int awr_extents_read(int fd, uint64_t unit, struct awr_extent_report **out)
 	return 0;
 }
 
-/* awr_fs_default_unit() of the file open as @fd, 0 (its block) when it has no view */
-static uint64_t default_unit(int fd)
-{
-	struct awr_fs_view v;
-
-	return awr_fs_view_fd(fd, &v) ? 0 : awr_fs_default_unit(&v);
-}
-
 int awr_extents_read_path(const char *path, uint64_t unit, struct awr_extent_report **out)
 {
 	int fd, ret;
@@ -206,7 +211,7 @@ int awr_extents_read_path(const char *path, uint64_t unit, struct awr_extent_rep
 		ret = -errno;
 		return awr__fail(ret, "cannot open %s: %s", path, strerror(-ret));
 	}
-	ret = awr_extents_read(fd, unit ? unit : default_unit(fd), out);
+	ret = awr_extents_read(fd, unit, out);
 	close(fd);
 	if (ret == -EINVAL)
 		awr__fail(ret, "%s is not a regular file: extents are a file's", path);

@@ -298,19 +298,3 @@ unsigned int awr_fs_paths(const struct awr_fs_view *v, struct awr_fs_band *band)
 						  "the filesystem's path is not known" };
 	return n;
 }
-
-int awr_fs_view_extents(const char *path, struct awr_fs_view *v, struct awr_extent_report **r)
-{
-	int fd, ret = awr_fs_view_path(path, v);
-
-	*r = NULL;
-	if (ret || v->tmpfile || v->type == AWR_FS_BLOCK)
-		return ret;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	if (awr_extents_read(fd, awr_fs_default_unit(v), r))
-		*r = NULL;
-	close(fd);
-	return 0;
-}

@@ -27,3 +27,8 @@ mutant extents-path-silent "awr_extents_read_path() fails without saying why" \
 	"discover_fs_view_extents" lib/discover/extents.c \
 	$'\tif (ret == -EINVAL)\n\t\tawr__fail(ret, "%s is not a regular file: extents are a file\'s", path);' \
 	$'\tif (ret == -EINVAL)\n\t\t;'
+
+mutant extents-unit-blksize "awr_extents_read() judges unit 0 against st_blksize, not the view's default unit" \
+	"discover_fs_view_extents_largeio" lib/discover/extents.c \
+	$'\t\tunit = default_unit(fd, &st);' \
+	$'\t\tunit = st.st_blksize;'

@@ -5,7 +5,9 @@
  * device); a directory's view is its O_TMPFILE's and carries the directory's
  * inherited extent size hint as xfs_io shows it; awr_extents_read() matches
  * xfs_io's FIEMAP listing extent by extent; an atomic write's mapping before
- * and after says software, as xfs_io's FIEMAP does independently.
+ * and after says software, as xfs_io's FIEMAP does independently. With
+ * "largeio" (mounted largeio,allocsize=64k): unit 0 is the view's default unit,
+ * not the 64 KiB st_blksize.
  */
 #include <fcntl.h>
 #include <inttypes.h>
@@ -267,12 +269,51 @@ static void check_write_path(const char *mnt)
 	awr_file_close(f);
 }
 
-int main(void)
+/*
+ * Mounted with largeio,allocsize=64k (argument "largeio"): XFS reports st_blksize 64 KiB
+ * (xfs_stat_blksize(), fs/xfs/xfs_iops.c) while the view's default unit stays the 4 KiB
+ * unit_min of a loop device: unit 0 is the view's, not st_blksize.
+ */
+static void check_default_unit(const char *mnt)
+{
+	static unsigned char buf[1 << 16] __attribute__((aligned(4096)));
+	struct awr_extent_report *r = NULL;
+	struct awr_fs_view v;
+	char file[4200];
+	struct stat st;
+	int fd;
+
+	snprintf(file, sizeof(file), "%s/largeio", mnt);
+	fd = open(file, O_CREAT | O_RDWR | O_TRUNC, 0600);
+	T_EXPECT(fd >= 0 && pwrite(fd, buf, sizeof(buf), 0) == sizeof(buf), "write 64 KiB");
+	T_EXPECT(!fsync(fd) && !fstat(fd, &st), "fsync, fstat");
+	if (st.st_blksize != 65536)
+		T_SKIP("st_blksize %ld, not the 64 KiB of largeio,allocsize=64k",
+		       (long)st.st_blksize);
+	T_EXPECT_EQ(awr_fs_view_fd(fd, &v), 0, "view");
+	T_EXPECT(awr_fs_default_unit(&v) && awr_fs_default_unit(&v) < 65536,
+		 "the view's default unit (%" PRIu64 ") is below st_blksize",
+		 awr_fs_default_unit(&v));
+	T_EXPECT_EQ(awr_extents_read(fd, 0, &r), 0, "extents, unit 0");
+	T_EXPECT(r && r->unit == awr_fs_default_unit(&v), "unit 0: the view's default unit");
+	awr_extent_report_free(r);
+	r = NULL;
+	T_EXPECT_EQ(awr_extents_read_path(file, 0, &r), 0, "extents by path, unit 0");
+	T_EXPECT(r && r->unit == awr_fs_default_unit(&v), "by path: the same unit");
+	awr_extent_report_free(r);
+	close(fd);
+}
+
+int main(int argc, char **argv)
 {
 	const char *mnt = getenv("AWR_SCRATCH_DIR");
 
 	if (!mnt)
 		T_SKIP("AWR_SCRATCH_DIR not set: run under with-scratch-xfs.sh");
+	if (argc > 1 && !strcmp(argv[1], "largeio")) {
+		check_default_unit(mnt);
+		return t_done("discover_fs_view_extents_largeio");
+	}
 	if (system("command -v xfs_io >/dev/null && command -v xfs_info >/dev/null"))
 		T_SKIP("xfs_io/xfs_info not installed (xfsprogs)");
 	check_view(mnt);
