@@ -79,6 +79,22 @@ static struct json_object *words_json(const char *s)
 	return a;
 }
 
+/* A disk as the list shows it: the library's struct, and what awr list derives from it */
+struct list_row {
+	struct awr_blockdev b;
+	unsigned int misaligned;	/* partitions whose start is off the atomic alignment */
+	int verdict;			/* awr_blockdev_verdict()'s word, as list_verdicts[] */
+};
+
+static const char *const list_verdicts[] = { "atomic", "misaligned", "single_block", "none",
+					     "unknown" };
+#define NR_VERDICTS ((int)(sizeof(list_verdicts) / sizeof(list_verdicts[0])))
+
+static const char *verdict_name(int v)
+{
+	return list_verdicts[v];
+}
+
 static const struct field mount_fields[] = {
 	FLD(struct awr_blockdev_mount, device, FLD_CHARS, "device"),
 	FLD(struct awr_blockdev_mount, target, FLD_CHARS, "mountpoint"),
@@ -86,7 +102,35 @@ static const struct field mount_fields[] = {
 	FLD_END
 };
 
-#define B(m, t, k, ...) FLD(struct awr_blockdev, m, t, k, __VA_ARGS__)
+static const struct field part_fields[] = {
+	FLD(struct awr_sysfs_view, partition, FLD_CHARS, "name"),
+	FLD(struct awr_sysfs_view, part_start, FLD_SIZE, "start"),
+	FLD(struct awr_sysfs_view, part_aligned, FLD_BOOL, "aligned"),
+	FLD_END
+};
+
+/* the device's own figures: an object each, null when the first is not known */
+static const struct field nvme_fields[] = {
+	FLD(struct awr_blockdev, awupf, FLD_INT, "awupf", .flags = FLD_NULL_NEG),
+	FLD(struct awr_blockdev, nawupf, FLD_INT, "nawupf", .flags = FLD_NULL_NEG),
+	FLD_END
+};
+
+static const struct field scsi_fields[] = {
+	FLD(struct awr_blockdev, scsi_matl, FLD_INT, "max_atomic_transfer_length",
+	    .flags = FLD_NULL_NEG),
+	FLD_END
+};
+
+static const struct field provider_fields[] = {
+	FLD(struct awr_blockdev, provider, FLD_CHARS, "provider", .flags = FLD_NULL_ZERO),
+	FLD(struct awr_blockdev, provider_unit, FLD_SIZE, "unit"),
+	FLD(struct awr_blockdev, provider_granularity, FLD_SIZE, "granularity"),
+	FLD(struct awr_blockdev, provider_boundary, FLD_SIZE, "boundary"),
+	FLD_END
+};
+
+#define B(m, t, k, ...) FLD(struct list_row, b.m, t, k, __VA_ARGS__)
 static const struct field disk_fields[] = {
 	B(name, FLD_CHARS, "name"),
 	B(model, FLD_CHARS, "model", .flags = FLD_NULL_ZERO),
@@ -102,78 +146,37 @@ static const struct field disk_fields[] = {
 	FLD_END
 };
 
-static const struct field nvme_fields[] = {
-	B(awupf, FLD_INT, "awupf"),
-	B(nawupf, FLD_INT, "nawupf", .flags = FLD_NULL_NEG),
+/* after the write cache: the device's figures and partitions, then holders */
+static const struct field device_fields[] = {
+	FLD(struct list_row, b, FLD_OBJECT, "nvme", .sub = nvme_fields, .flags = FLD_NULL_HEAD),
+	FLD(struct list_row, b, FLD_OBJECT, "scsi", .sub = scsi_fields, .flags = FLD_NULL_HEAD),
+	FLD(struct list_row, b, FLD_OBJECT, "provider", .sub = provider_fields,
+	    .flags = FLD_NULL_HEAD),
+	FLD_ARR(struct list_row, b.parts, b.nr_parts, "partitions", part_fields,
+		.flags = FLD_PTR),
 	FLD_END
 };
 
-static const struct field scsi_fields[] = {
-	B(scsi_matl, FLD_INT, "max_atomic_transfer_length"),
+static const struct field claim_fields[] = {
+	FLD_ARR(struct list_row, b.mounts, b.nr_mounts, "mounts", mount_fields,
+		.flags = FLD_PTR),
+	FLD(struct list_row, verdict, FLD_ENUM, "verdict", .name = verdict_name),
 	FLD_END
 };
 
-static const struct field provider_fields[] = {
-	B(provider, FLD_CHARS, "provider"),
-	B(provider_unit, FLD_SIZE, "unit"),
-	B(provider_granularity, FLD_SIZE, "granularity"),
-	B(provider_boundary, FLD_SIZE, "boundary"),
-	FLD_END
-};
-#undef B
-
-static const struct field part_fields[] = {
-	FLD(struct awr_sysfs_view, partition, FLD_CHARS, "name"),
-	FLD(struct awr_sysfs_view, part_start, FLD_SIZE, "start"),
-	FLD(struct awr_sysfs_view, part_aligned, FLD_BOOL, "aligned"),
-	FLD_END
-};
-
-static struct json_object *device_json(const struct awr_blockdev *b)
+static struct json_object *device_json(const struct list_row *row)
 {
-	struct json_object *o = fld_json(disk_fields, b);
+	struct json_object *o = fld_json(disk_fields, row);
 
-	out_add_write_cache(o, &b->sysfs);
-	json_object_object_add(o, "nvme", b->awupf >= 0 ? fld_json(nvme_fields, b) : NULL);
-	json_object_object_add(o, "scsi", b->scsi_matl >= 0 ? fld_json(scsi_fields, b) : NULL);
-	json_object_object_add(o, "provider", b->provider[0] ? fld_json(provider_fields, b) : NULL);
-	json_object_object_add(o, "partitions", fld_json_array(part_fields, b->parts,
-							       sizeof(*b->parts), b->nr_parts));
-	json_object_object_add(o, "holders", words_json(b->holders));
-	json_object_object_add(o, "mounts", fld_json_array(mount_fields, b->mounts,
-							   sizeof(*b->mounts), b->nr_mounts));
-	json_object_object_add(o, "verdict", json_object_new_string(awr_blockdev_verdict(b)));
+	out_add_write_cache(o, &row->b.sysfs);
+	fld_json_add(o, device_fields, row);
+	json_object_object_add(o, "holders", words_json(row->b.holders));
+	fld_json_add(o, claim_fields, row);
 	return o;
 }
 
-static const char *const list_verdicts[] = { "atomic", "misaligned", "single_block", "none",
-					     "unknown" };
-
-/* The write cache and FUA of each disk whose sysfs shows them (untorn is not durable) */
-static void prom_cache(const struct awr_blockdev *list, unsigned int nr)
-{
-	prom_gauge("awr_write_cache_volatile", "1: the disk has a volatile write cache (sysfs "
-		   "queue/write_cache \"write back\"): acknowledged writes, atomic or not, need a "
-		   "flush to survive a power cut");
-	for (unsigned int i = 0; i < nr; i++) {
-		const char *const lab[] = { "device", list[i].name, NULL };
-
-		if (list[i].sysfs.write_cache != AWR_WRITE_CACHE_UNKNOWN)
-			prom_sample("awr_write_cache_volatile", lab,
-				    list[i].sysfs.write_cache == AWR_WRITE_CACHE_WRITE_BACK);
-	}
-	prom_gauge("awr_fua", "1: the disk takes FUA writes itself (sysfs queue/fua); 0: each FUA "
-		   "write becomes the write and a cache flush");
-	for (unsigned int i = 0; i < nr; i++) {
-		const char *const lab[] = { "device", list[i].name, NULL };
-
-		if (list[i].sysfs.fua != AWR_FUA_UNKNOWN)
-			prom_sample("awr_fua", lab, list[i].sysfs.fua == AWR_FUA_YES);
-	}
-}
-
 /* -o prometheus: one gauge per device and limit, for node_exporter's textfile collector */
-#define P(m, k, h) FLD(struct awr_blockdev, m, FLD_UINT, k, .help = h)
+#define P(m, k, h) B(m, FLD_UINT, k, .help = h)
 static const struct field prom_limits[] = {
 	P(sysfs.unit_min, "awr_atomic_unit_min_bytes", "the smallest atomic write the kernel takes "
 	  "on the disk (sysfs atomic_write_unit_min_bytes; 0: none)"),
@@ -191,7 +194,7 @@ static const struct field prom_limits[] = {
 };
 #undef P
 
-#define P(m, k, h) FLD(struct awr_blockdev, m, FLD_INT, k, .flags = FLD_NULL_NEG, .help = h)
+#define P(m, k, h) B(m, FLD_INT, k, .flags = FLD_NULL_NEG, .help = h)
 static const struct field prom_device[] = {
 	P(awupf, "awr_nvme_awupf", "NVMe AWUPF of the controller, 0's based (blocks - 1) as "
 	  "Identify Controller reports it"),
@@ -203,9 +206,34 @@ static const struct field prom_device[] = {
 };
 #undef P
 
+/* The write cache and FUA of each disk whose sysfs shows them (untorn is not durable), ... */
+static const struct field prom_disk[] = {
+	B(sysfs.write_cache, FLD_BOOL, "awr_write_cache_volatile", .flags = FLD_NULL_ZERO,
+	  .is = AWR_WRITE_CACHE_WRITE_BACK, .help = "1: the disk has a volatile write cache "
+	  "(sysfs queue/write_cache \"write back\"): acknowledged writes, atomic or not, need a "
+	  "flush to survive a power cut"),
+	B(sysfs.fua, FLD_BOOL, "awr_fua", .flags = FLD_NULL_ZERO, .is = AWR_FUA_YES,
+	  .help = "1: the disk takes FUA writes itself (sysfs queue/fua); 0: each FUA write "
+	  "becomes the write and a cache flush"),
+	/* ... its partitions off the alignment, and its verdict */
+	FLD(struct list_row, misaligned, FLD_UINT, "awr_partitions_misaligned",
+	    .help = "partitions of the disk whose start is not a multiple of its atomic unit and "
+	    "boundary"),
+	FLD(struct list_row, verdict, FLD_ONEHOT, "awr_atomic_verdict", .name = verdict_name,
+	    .values = NR_VERDICTS, .lkey = "verdict", .help = "awr list's verdict of the disk: 1 "
+	    "for the verdict it has, 0 for the others"),
+	FLD_END
+};
+#undef B
+
+static void labels_device(const void *row, const char **lab)
+{
+	lab[0] = "device", lab[1] = ((const struct list_row *)row)->b.name, lab[2] = NULL;
+}
+
 static void labels_model(const void *row, const char **lab)
 {
-	const struct awr_blockdev *b = row;
+	const struct awr_blockdev *b = &((const struct list_row *)row)->b;
 
 	lab[0] = "device", lab[1] = b->name, lab[2] = "model", lab[3] = b->model;
 	lab[4] = NULL;
@@ -214,53 +242,47 @@ static void labels_model(const void *row, const char **lab)
 static void labels_limits(const void *row, const char **lab)
 {
 	labels_model(row, lab);
-	lab[4] = "transport", lab[5] = ((const struct awr_blockdev *)row)->transport;
+	lab[4] = "transport", lab[5] = ((const struct list_row *)row)->b.transport;
 	lab[6] = NULL;
 }
 
-static void print_prometheus(const struct awr_blockdev *list, unsigned int nr)
+static void print_prometheus(const struct list_row *rows, unsigned int nr)
 {
-	const char *l[9];
-
-	fld_prom(prom_limits, list, sizeof(*list), nr, labels_limits);
-	fld_prom(prom_device, list, sizeof(*list), nr, labels_model);
-	prom_cache(list, nr);
-	prom_gauge("awr_partitions_misaligned", "partitions of the disk whose start is not a "
-						"multiple of its atomic unit and boundary");
-	for (unsigned int i = 0; i < nr; i++)
-		prom_sample("awr_partitions_misaligned",
-			    (const char *const[]){ "device", list[i].name, NULL },
-			    list[i].nr_parts - list[i].nr_parts_aligned);
-	prom_gauge("awr_atomic_verdict", "awr list's verdict of the disk: 1 for the verdict it "
-					 "has, 0 for the others");
-	for (unsigned int i = 0; i < nr; i++) {
-		const char *v = awr_blockdev_verdict(&list[i]);
-
-		for (size_t k = 0; k < sizeof(list_verdicts) / sizeof(list_verdicts[0]); k++) {
-			l[0] = "device", l[1] = list[i].name;
-			l[2] = "verdict", l[3] = list_verdicts[k], l[4] = NULL;
-			prom_sample("awr_atomic_verdict", l, !strcmp(v, list_verdicts[k]));
-		}
-	}
+	fld_prom(prom_limits, rows, sizeof(*rows), nr, labels_limits);
+	fld_prom(prom_device, rows, sizeof(*rows), nr, labels_model);
+	fld_prom(prom_disk, rows, sizeof(*rows), nr, labels_device);
 	prom_info();
 }
 
+/* awr_blockdev_verdict()'s word as an index of list_verdicts[] */
+static int verdict_of(const struct awr_blockdev *b)
+{
+	const char *v = awr_blockdev_verdict(b);
+	int i = 0;
+
+	while (i < NR_VERDICTS - 1 && strcmp(v, list_verdicts[i]))
+		i++;
+	return i;
+}
+
 /*
- * The devices shown, in @shown (a shallow copy of @list's): virtual ones (no driver below them)
- * only with @all; returns how many.
+ * The devices shown, in @shown (a shallow copy of @list's, with what is derived from each):
+ * virtual ones (no driver below them) only with @all; returns how many.
  */
 static unsigned int shown_devices(const struct awr_blockdev *list, unsigned int nr, bool all,
-				  struct awr_blockdev *shown)
+				  struct list_row *shown)
 {
 	unsigned int n = 0;
 
 	for (unsigned int i = 0; i < nr; i++)
 		if (all || !list[i].is_virtual)
-			shown[n++] = list[i];
+			shown[n++] = (struct list_row){ list[i],
+							list[i].nr_parts - list[i].nr_parts_aligned,
+							verdict_of(&list[i]) };
 	return n;
 }
 
-static void render(const struct awr_blockdev *list, unsigned int nr)
+static void render(const struct list_row *rows, unsigned int nr)
 {
 	struct json_object *o, *a;
 
@@ -269,14 +291,14 @@ static void render(const struct awr_blockdev *list, unsigned int nr)
 		       "UNIT_MIN", "UNIT_MAX", "MAX", "BOUNDARY", "DEVICE", "PARTS", "VERDICT",
 		       "CACHE", "MOUNTS/HOLDERS");
 		for (unsigned int i = 0; i < nr; i++)
-			print_line(&list[i]);
+			print_line(&rows[i].b);
 	} else if (out_mode == OUT_PROMETHEUS) {
-		print_prometheus(list, nr);
+		print_prometheus(rows, nr);
 	} else {
 		o = json_object_new_object();
 		a = json_object_new_array();
 		for (unsigned int i = 0; i < nr; i++)
-			json_object_array_add(a, device_json(&list[i]));
+			json_object_array_add(a, device_json(&rows[i]));
 		out_add_versions(o);
 		json_object_object_add(o, "devices", a);
 		out_print_json(o);
@@ -297,7 +319,8 @@ int cmd_list(int argc, const char **argv)
 		POPT_AUTOHELP
 		POPT_TABLEEND
 	};
-	struct awr_blockdev *list = NULL, *shown = NULL;
+	struct awr_blockdev *list = NULL;
+	struct list_row *shown = NULL;
 	unsigned int nr = 0;
 	struct cmd_ctx c;
 	int ret, rc = AWR_EXIT_USAGE;

@@ -43,10 +43,18 @@ static const char *str_of(const struct field *f, const void *s)
 	return v ? v : "";
 }
 
-/* a bool, or an integer read as one (FLD_NOT: its being 0) */
+/* a bool, or an integer read as one (FLD_NOT: its being 0; .is: its being .is) */
 static bool bool_of(const struct field *f, const void *s)
 {
+	if (f->is)
+		return fld_i64(f, s) == f->is;
 	return (f->flags & FLD_NOT) ? !fld_u64(f, s) : fld_u64(f, s) != 0;
+}
+
+/* FLD_OBJECT, FLD_ARRAY: where the struct (the first element) lies, NULL for a NULL pointer */
+static const void *sub_of(const struct field *f, const void *s)
+{
+	return (f->flags & FLD_PTR) ? *(const void *const *)at(f, s) : at(f, s);
 }
 
 static double double_of(const struct field *f, const void *s)
@@ -58,6 +66,11 @@ static double double_of(const struct field *f, const void *s)
 
 int fld_is_null(const struct field *f, const void *s)
 {
+	if (f->type == FLD_ARRAY)	/* a NULL pointer with a count of 0: [] */
+		return 0;
+	if (f->type == FLD_OBJECT)
+		return !sub_of(f, s) ||
+		       ((f->flags & FLD_NULL_HEAD) && fld_is_null(f->sub, sub_of(f, s)));
 	if ((f->flags & FLD_NULL_NEG) && fld_i64(f, s) < 0)
 		return 1;
 	if (!(f->flags & FLD_NULL_ZERO))
@@ -67,6 +80,26 @@ int fld_is_null(const struct field *f, const void *s)
 	return !fld_u64(f, s);
 }
 
+/* FLD_ARRAY: each element an object of .sub, or with FLD_TUPLE an array of its values */
+static struct json_object *array_of(const struct field *f, const void *s)
+{
+	struct field n = { .size = f->count_size, .off = f->count };
+	const char *rows = sub_of(f, s);
+	uint64_t nr = fld_u64(&n, s);
+	struct json_object *a, *e;
+
+	if (!(f->flags & FLD_TUPLE))
+		return fld_json_array(f->sub, rows, f->stride, nr);
+	a = json_object_new_array();
+	for (uint64_t i = 0; i < nr; i++) {
+		e = json_object_new_array();
+		for (const struct field *t = f->sub; t->key; t++)
+			json_object_array_add(e, fld_json_value(t, rows + i * f->stride));
+		json_object_array_add(a, e);
+	}
+	return a;
+}
+
 struct json_object *fld_json_value(const struct field *f, const void *s)
 {
 	char buf[64];
@@ -74,6 +107,10 @@ struct json_object *fld_json_value(const struct field *f, const void *s)
 	if (fld_is_null(f, s))
 		return NULL;
 	switch (f->type) {
+	case FLD_OBJECT:
+		return fld_json(f->sub, sub_of(f, s));
+	case FLD_ARRAY:
+		return array_of(f, s);
 	case FLD_INT:
 		return json_object_new_int64(fld_i64(f, s));
 	case FLD_BOOL:
@@ -82,6 +119,7 @@ struct json_object *fld_json_value(const struct field *f, const void *s)
 	case FLD_STR:
 		return json_object_new_string(str_of(f, s));
 	case FLD_ENUM:
+	case FLD_ONEHOT:
 		return json_object_new_string(f->name((int)fld_i64(f, s)));
 	case FLD_DOUBLE:
 	case FLD_NSEC:
@@ -104,7 +142,7 @@ const char *fld_text(const struct field *f, const void *s, char *buf, size_t len
 		snprintf(buf, len, "%s", bool_of(f, s) ? "yes" : "no");
 	else if (f->type == FLD_CHARS || f->type == FLD_STR)
 		snprintf(buf, len, "%s", str_of(f, s));
-	else if (f->type == FLD_ENUM)
+	else if (f->type == FLD_ENUM || f->type == FLD_ONEHOT)
 		snprintf(buf, len, "%s", f->name((int)fld_i64(f, s)));
 	else if (f->type == FLD_DOUBLE || f->type == FLD_NSEC)
 		snprintf(buf, len, "%.*f", f->decimals, double_of(f, s));
@@ -146,6 +184,19 @@ void fld_print(const struct field *t, const void *s, int lw, int vw)
 		       t->help ? "  " : "", t->help ? t->help : "");
 }
 
+/* FLD_ONEHOT: a sample for each value, labelled @lab and .lkey="NAME" (@lab has room) */
+static void prom_onehot(const struct field *t, const void *row, const char **lab)
+{
+	size_t n = 0;
+
+	while (lab[n])
+		n += 2;
+	for (int v = 0; v < t->values; v++) {
+		lab[n] = t->lkey, lab[n + 1] = t->name(v), lab[n + 2] = NULL;
+		prom_sample(t->key, lab, fld_i64(t, row) == v);
+	}
+}
+
 void fld_prom(const struct field *t, const void *rows, size_t stride, size_t n,
 	      fld_labels_fn labels)
 {
@@ -159,9 +210,12 @@ void fld_prom(const struct field *t, const void *rows, size_t stride, size_t n,
 			if (fld_is_null(t, row))
 				continue;
 			labels(row, lab);
-			prom_sample(t->key, lab, t->type == FLD_INT ? (double)fld_i64(t, row) :
-				    t->type == FLD_BOOL ? (double)bool_of(t, row) :
-				    (double)fld_u64(t, row));
+			if (t->type == FLD_ONEHOT)
+				prom_onehot(t, row, lab);
+			else
+				prom_sample(t->key, lab, t->type == FLD_INT ?
+					    (double)fld_i64(t, row) : t->type == FLD_BOOL ?
+					    (double)bool_of(t, row) : (double)fld_u64(t, row));
 		}
 	}
 }

@@ -23,12 +23,30 @@ enum fld_type {
 	FLD_ENUM,	/* an int (enum) the row's name() spells */
 	FLD_DOUBLE,	/* a double, with the row's decimals */
 	FLD_NSEC,	/* a uint64_t of nanoseconds shown as seconds, with the row's decimals */
+	/* JSON: the row's .sub table over the member struct (FLD_PTR: the struct it points to) */
+	FLD_OBJECT,
+	/*
+	 * JSON: an array, .sub over each of the count member's elements, .stride bytes apart
+	 * from the member (FLD_PTR: from where it points); FLD_ARR() below
+	 */
+	FLD_ARRAY,
+	/*
+	 * An int (enum) the row's name() spells, as FLD_ENUM; Prometheus: one sample for each of
+	 * .values values, labelled .lkey="NAME", 1 for the value the row has and 0 for the others
+	 */
+	FLD_ONEHOT,
 };
 
-/* Row flags: when the value is JSON null (and left out of Prometheus), how a bool reads */
+/*
+ * Row flags: when the value is JSON null (and left out of Prometheus), how a bool reads, where a
+ * sub-table's struct lies
+ */
 #define FLD_NULL_ZERO	(1U << 0)	/* a 0 or an empty string */
 #define FLD_NULL_NEG	(1U << 1)	/* a signed value below 0 */
 #define FLD_NOT		(1U << 2)	/* the bool (or an integer's being 0) is the opposite */
+#define FLD_PTR		(1U << 3)	/* OBJECT, ARRAY: the member points to the struct */
+#define FLD_NULL_HEAD	(1U << 4)	/* OBJECT: null when .sub's first row is */
+#define FLD_TUPLE	(1U << 5)	/* ARRAY: an element is a JSON array of .sub's values */
 
 struct field {
 	const char *key;	/* the JSON key; Prometheus: the metric name */
@@ -41,12 +59,26 @@ struct field {
 	const char *unit;	/* after the value in text ("pages"), or NULL */
 	const char *(*name)(int v);	/* FLD_ENUM */
 	const char *help;	/* text: the sentence after the value; Prometheus: HELP */
+	int is;			/* FLD_BOOL of an integer, when not 0: true when it is @is */
+	const struct field *sub;	/* FLD_OBJECT, FLD_ARRAY: the struct's table */
+	size_t stride;		/* FLD_ARRAY: bytes from one element to the next */
+	size_t count;		/* FLD_ARRAY: offsetof the count member */
+	unsigned char count_size;	/* FLD_ARRAY: its sizeof */
+	unsigned char values;	/* FLD_ONEHOT: name() spells 0 .. @values - 1 */
+	const char *lkey;	/* FLD_ONEHOT: the Prometheus label of the value's name */
 };
 
 /* A row for member M of struct S: FLD(S, M, FLD_UINT, "key", .help = "...") */
 #define FLD(S, M, T, K, ...) { .key = (K), .type = (T), .size = sizeof(((S *)0)->M), \
 			       .off = offsetof(S, M), __VA_ARGS__ }
 #define FLD_END { .key = NULL }
+/*
+ * An array member M (or a pointer to one, with FLD_PTR) of struct S whose count is member N,
+ * each element a JSON object of table SUB: FLD_ARR(S, M, N, "key", sub_fields)
+ */
+#define FLD_ARR(S, M, N, K, SUB, ...) FLD(S, M, FLD_ARRAY, K, .sub = (SUB), \
+	.stride = sizeof(((S *)0)->M[0]), .count = offsetof(S, N), \
+	.count_size = sizeof(((S *)0)->N), __VA_ARGS__)
 
 /*
  * static const char *FN_int(int v): the library's namer FN of enum type T as a row's .name (and

@@ -289,8 +289,8 @@ mutant list-awupf-from-awun "awr list takes the controller's AWUN as its AWUPF" 
 
 mutant list-json-awupf-nawupf "awr list -o json prints NAWUPF (when set) as awupf" \
 	"list_guest" cli/cmd_list.c \
-	$'\tB(awupf, FLD_INT, "awupf"),' \
-	$'\tB(nawupf, FLD_INT, "awupf"),'
+	$'\tFLD(struct awr_blockdev, awupf, FLD_INT, "awupf", .flags = FLD_NULL_NEG),' \
+	$'\tFLD(struct awr_blockdev, nawupf, FLD_INT, "awupf", .flags = FLD_NULL_NEG),'
 
 mutant list-text-awupf-first "awr list's DEVICE column shows AWUPF even where NSFEAT bit 1 makes NAWUPF the field" \
 	"list_guest" cli/cmd_list.c \

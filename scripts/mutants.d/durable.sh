@@ -35,5 +35,5 @@ mutant durable-condition-any-cache "the durability condition calls every cache v
 
 mutant durable-prom-inverted "awr_write_cache_volatile 1 for a write-through disk" \
 	"write_cache" cli/cmd_list.c \
-	'list[i].sysfs.write_cache == AWR_WRITE_CACHE_WRITE_BACK);' \
-	'list[i].sysfs.write_cache != AWR_WRITE_CACHE_WRITE_BACK);'
+	'.is = AWR_WRITE_CACHE_WRITE_BACK, .help' \
+	'.is = AWR_WRITE_CACHE_WRITE_THROUGH, .help'

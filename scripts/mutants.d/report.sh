@@ -34,8 +34,8 @@ mutant prom-utf8 "-o prometheus writes label bytes that are not UTF-8 as they ar
 
 mutant prom-misaligned-all "awr_partitions_misaligned counts every partition of the disk" \
 	"list_prometheus" cli/cmd_list.c \
-	'list[i].nr_parts - list[i].nr_parts_aligned);' \
-	'list[i].nr_parts);'
+	'list[i].nr_parts - list[i].nr_parts_aligned,' \
+	'list[i].nr_parts,'
 
 mutant json-utf8-raw "JSON documents carry bytes that are not UTF-8 as they are (no reader takes them)" \
 	"qualify_prometheus" cli/output.c \
