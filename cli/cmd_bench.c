@@ -177,30 +177,7 @@ static void print_normal(const char *path, const struct awr_bench_opts *o,
 	print_pair(r);
 }
 
-/* [[us, share of pages at or below], ...] */
-static struct json_object *cdf_json(const struct awr_bench_mode_result *x)
-{
-	struct json_object *a = json_object_new_array(), *p;
-
-	for (unsigned int i = 0; i < x->cdf_n; i++) {
-		p = json_object_new_array();
-		json_object_array_add(p, out_double(x->cdf_us[i], 1));
-		json_object_array_add(p, out_double(x->cdf_share[i], 5));
-		json_object_array_add(a, p);
-	}
-	return a;
-}
-
 #define MODE(M, T, K, ...) FLD(struct awr_bench_mode_result, M, T, K, __VA_ARGS__)
-
-/* A mode's figures in the order of its JSON object, around latency_us, latency_cdf, batch_ms. */
-static const struct field mode_rates[] = {
-	MODE(pages, FLD_UINT, "pages"),
-	MODE(seconds, FLD_DOUBLE, "seconds", .decimals = 3),
-	MODE(pages_per_s, FLD_DOUBLE, "pages_per_s", .decimals = 1),
-	MODE(mb_per_s, FLD_DOUBLE, "mb_per_s", .decimals = 2),
-	FLD_END
-};
 
 static const struct field mode_latency[] = {
 	MODE(p50_us, FLD_DOUBLE, "p50", .decimals = 1),
@@ -209,7 +186,32 @@ static const struct field mode_latency[] = {
 	FLD_END
 };
 
-static const struct field mode_costs[] = {
+/* [us, share of pages at or below]: element i of the two arrays, a double apart */
+static const struct field mode_cdf[] = {
+	MODE(cdf_us[0], FLD_DOUBLE, "us", .decimals = 1),
+	MODE(cdf_share[0], FLD_DOUBLE, "share", .decimals = 5),
+	FLD_END
+};
+
+/* the steps of a batch, null for a stream mode (no batches) */
+static const struct field mode_batch[] = {
+	MODE(batches, FLD_UINT, "batches", .flags = FLD_NULL_ZERO),
+	MODE(batch_step_ms[AWR_BENCH_STEP_COPY], FLD_DOUBLE, "copy", .decimals = 3),
+	MODE(batch_step_ms[AWR_BENCH_STEP_WRITES], FLD_DOUBLE, "writes", .decimals = 3),
+	MODE(batch_step_ms[AWR_BENCH_STEP_FLUSH], FLD_DOUBLE, "flush", .decimals = 3),
+	FLD_END
+};
+
+/* A mode's figures as its JSON object has them (the library sets a message with an error) */
+static const struct field mode_fields[] = {
+	MODE(pages, FLD_UINT, "pages"),
+	MODE(seconds, FLD_DOUBLE, "seconds", .decimals = 3),
+	MODE(pages_per_s, FLD_DOUBLE, "pages_per_s", .decimals = 1),
+	MODE(mb_per_s, FLD_DOUBLE, "mb_per_s", .decimals = 2),
+	FLD_GROUP("latency_us", mode_latency),
+	{ .key = "latency_cdf", .type = FLD_ARRAY, .sub = mode_cdf, .flags = FLD_TUPLE,
+	  .stride = sizeof(double), .count = offsetof(struct awr_bench_mode_result, cdf_n),
+	  .count_size = sizeof(((struct awr_bench_mode_result *)0)->cdf_n) },
 	MODE(cpu_ns_per_page, FLD_DOUBLE, "cpu_ns_per_write", .decimals = 1),
 	MODE(user_cpu_ns_per_page, FLD_DOUBLE, "user_cpu_ns_per_write", .decimals = 1),
 	MODE(queue_ns_per_write, FLD_DOUBLE, "queue_ns_per_write", .decimals = 1,
@@ -220,110 +222,93 @@ static const struct field mode_costs[] = {
 	MODE(ring_setup_flags, FLD_UINT, "ring_setup_flags"),
 	MODE(ring_wait_flags, FLD_UINT, "ring_wait_flags"),
 	MODE(moved_pages, FLD_INT, "moved_pages", .flags = FLD_NULL_NEG),
+	FLD_GROUP("batch_ms", mode_batch, .flags = FLD_NULL_HEAD),
+	MODE(message, FLD_CHARS, "error", .flags = FLD_NULL_ZERO),
 	FLD_END
 };
-
-static const struct field mode_batch[] = {
-	MODE(batches, FLD_UINT, "batches"),
-	MODE(batch_step_ms[AWR_BENCH_STEP_COPY], FLD_DOUBLE, "copy", .decimals = 3),
-	MODE(batch_step_ms[AWR_BENCH_STEP_WRITES], FLD_DOUBLE, "writes", .decimals = 3),
-	MODE(batch_step_ms[AWR_BENCH_STEP_FLUSH], FLD_DOUBLE, "flush", .decimals = 3),
-	FLD_END
-};
+#undef MODE
 
 struct json_object *bench_mode_json(const struct awr_bench_mode_result *x)
 {
-	struct json_object *o = fld_json(mode_rates, x);
-
-	json_object_object_add(o, "latency_us", fld_json(mode_latency, x));
-	json_object_object_add(o, "latency_cdf", cdf_json(x));
-	fld_json_add(o, mode_costs, x);
-	json_object_object_add(o, "batch_ms", x->batches ? fld_json(mode_batch, x) : NULL);
-	json_object_object_add(o, "error", x->error ? json_object_new_string(x->message) : NULL);
-	return o;
+	return fld_json(mode_fields, x);
 }
+
+/* The run as awr bench -o json prints it: what was asked, what the target gave, the figures */
+struct bench_doc {
+	const char *path;
+	struct awr_bench_opts o;
+	struct awr_bench_result r;
+	/* pages mode's paired writers, NULL when it did not run */
+	const struct awr_bench_mode_result *pages_dw, *naive_dw;
+};
+
+#define D(m, t, k, ...) FLD(struct bench_doc, m, t, k, __VA_ARGS__)
+static const struct field head_fields[] = {
+	D(path, FLD_STR, "path"),
+	D(o.unit, FLD_UINT, "unit"),
+	D(o.qd, FLD_UINT, "qd"),
+	D(o.jobs, FLD_UINT, "jobs"),
+	D(o.sqpoll, FLD_BOOL, "sqpoll"),
+	D(o.fixed_buffers, FLD_BOOL, "fixed_buffers"),
+	D(r.batch, FLD_UINT, "batch"),
+	D(r.span, FLD_UINT, "span"),
+	D(r.layout, FLD_CHARS, "layout"),
+	D(o.order, FLD_ENUM, "order", .name = order_name),
+	D(o.durability, FLD_ENUM, "durability", .name = durability_name),
+	D(o.seconds, FLD_DOUBLE, "seconds_per_mode", .decimals = 3),
+	FLD_END
+};
 
 /* pages mode's paired rounds (a ratio is null without rounds: then it is 0) */
-static const struct field pair_ratios[] = {
-	FLD(struct awr_bench_result, rounds, FLD_UINT, "rounds"),
-	FLD(struct awr_bench_result, pages_to_naive_median, FLD_DOUBLE, "pages_to_naive_median",
-	    .decimals = 3, .flags = FLD_NULL_ZERO),
-	FLD(struct awr_bench_result, pages_to_naive_q1, FLD_DOUBLE, "pages_to_naive_q1",
-	    .decimals = 3, .flags = FLD_NULL_ZERO),
-	FLD(struct awr_bench_result, pages_to_naive_q3, FLD_DOUBLE, "pages_to_naive_q3",
-	    .decimals = 3, .flags = FLD_NULL_ZERO),
-	FLD(struct awr_bench_result, pages_dw_to_naive_median, FLD_DOUBLE,
-	    "pages_doublewrite_to_naive_median", .decimals = 3, .flags = FLD_NULL_ZERO),
-	FLD_END
-};
-
-static struct json_object *pair_json(const struct awr_bench_result *r)
-{
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "pages_doublewrite",
-			       bench_mode_json(mode_of(r, AWR_BENCH_PAGES_DW)));
-	json_object_object_add(o, "naive_doublewrite",
-			       bench_mode_json(mode_of(r, AWR_BENCH_NAIVE_DW)));
-	fld_json_add(o, pair_ratios, r);
-	return o;
-}
-
-/* The run's head as awr bench -o json starts: what was asked, then what the target gave. */
-static const struct field asked[] = {
-	FLD(struct awr_bench_opts, unit, FLD_UINT, "unit"),
-	FLD(struct awr_bench_opts, qd, FLD_UINT, "qd"),
-	FLD(struct awr_bench_opts, jobs, FLD_UINT, "jobs"),
-	FLD(struct awr_bench_opts, sqpoll, FLD_BOOL, "sqpoll"),
-	FLD(struct awr_bench_opts, fixed_buffers, FLD_BOOL, "fixed_buffers"),
-	FLD_END
-};
-
-static const struct field given[] = {
-	FLD(struct awr_bench_result, batch, FLD_UINT, "batch"),
-	FLD(struct awr_bench_result, span, FLD_UINT, "span"),
-	FLD(struct awr_bench_result, layout, FLD_CHARS, "layout"),
-	FLD_END
-};
-
-static const struct field asked_how[] = {
-	FLD(struct awr_bench_opts, order, FLD_ENUM, "order", .name = order_name),
-	FLD(struct awr_bench_opts, durability, FLD_ENUM, "durability", .name = durability_name),
-	FLD(struct awr_bench_opts, seconds, FLD_DOUBLE, "seconds_per_mode", .decimals = 3),
+static const struct field pair_fields[] = {
+	D(pages_dw, FLD_OBJECT, "pages_doublewrite", .sub = mode_fields, .flags = FLD_PTR),
+	D(naive_dw, FLD_OBJECT, "naive_doublewrite", .sub = mode_fields, .flags = FLD_PTR),
+	D(r.rounds, FLD_UINT, "rounds"),
+	D(r.pages_to_naive_median, FLD_DOUBLE, "pages_to_naive_median", .decimals = 3,
+	  .flags = FLD_NULL_ZERO),
+	D(r.pages_to_naive_q1, FLD_DOUBLE, "pages_to_naive_q1", .decimals = 3,
+	  .flags = FLD_NULL_ZERO),
+	D(r.pages_to_naive_q3, FLD_DOUBLE, "pages_to_naive_q3", .decimals = 3,
+	  .flags = FLD_NULL_ZERO),
+	D(r.pages_dw_to_naive_median, FLD_DOUBLE, "pages_doublewrite_to_naive_median",
+	  .decimals = 3, .flags = FLD_NULL_ZERO),
 	FLD_END
 };
 
 /* atomic/doublewrite, atomic/plain, pages/doublewrite: null when a side did not run */
 static const struct field ratio_fields[] = {
-	FLD(struct awr_bench_result, atomic_to_doublewrite, FLD_DOUBLE, "atomic_to_doublewrite",
-	    .decimals = 3, .flags = FLD_NULL_ZERO),
-	FLD(struct awr_bench_result, atomic_to_plain, FLD_DOUBLE, "atomic_to_plain",
-	    .decimals = 3, .flags = FLD_NULL_ZERO),
-	FLD(struct awr_bench_result, pages_to_doublewrite, FLD_DOUBLE, "pages_to_doublewrite",
-	    .decimals = 3, .flags = FLD_NULL_ZERO),
+	D(r.atomic_to_doublewrite, FLD_DOUBLE, "atomic_to_doublewrite", .decimals = 3,
+	  .flags = FLD_NULL_ZERO),
+	D(r.atomic_to_plain, FLD_DOUBLE, "atomic_to_plain", .decimals = 3,
+	  .flags = FLD_NULL_ZERO),
+	D(r.pages_to_doublewrite, FLD_DOUBLE, "pages_to_doublewrite", .decimals = 3,
+	  .flags = FLD_NULL_ZERO),
 	FLD_END
 };
+
+/* after "modes": the store's choice and the paired rounds when pages mode ran */
+static const struct field tail_fields[] = {
+	D(r.pages_store, FLD_CHARS, "pages_store", .flags = FLD_NULL_ZERO | FLD_OMIT),
+	FLD_GROUP("pages_paired", pair_fields, .flags = FLD_NULL_HEAD | FLD_OMIT),
+	FLD_GROUP("ratios", ratio_fields),
+	FLD_END
+};
+#undef D
 
 static void print_json(const char *path, const struct awr_bench_opts *o,
 		       const struct awr_bench_result *r)
 {
-	struct json_object *root = json_object_new_object(), *modes = json_object_new_object();
+	bool pages = mode_of(r, AWR_BENCH_PAGES)->ran;
+	struct bench_doc d = { path, *o, *r, pages ? mode_of(r, AWR_BENCH_PAGES_DW) : NULL,
+			       pages ? mode_of(r, AWR_BENCH_NAIVE_DW) : NULL };
+	struct json_object *root = fld_json(head_fields, &d), *modes = json_object_new_object();
 
-	json_object_object_add(root, "path", json_object_new_string(path));
-	fld_json_add(root, asked, o);
-	fld_json_add(root, given, r);
-	fld_json_add(root, asked_how, o);
 	for (int m = 0; m <= AWR_BENCH_PAGES; m++)
 		if (mode_of(r, m)->ran)
 			json_object_object_add(modes, awr_bench_mode_name(m),
 					       bench_mode_json(mode_of(r, m)));
 	json_object_object_add(root, "modes", modes);
-	if (r->pages_store[0])
-		json_object_object_add(root, "pages_store",
-				       json_object_new_string(r->pages_store));
-	if (mode_of(r, AWR_BENCH_PAGES)->ran)
-		json_object_object_add(root, "pages_paired", pair_json(r));
-	json_object_object_add(root, "ratios", fld_json(ratio_fields, r));
+	fld_json_add(root, tail_fields, &d);
 	out_print_json(root);
 }
 

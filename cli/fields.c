@@ -154,7 +154,8 @@ const char *fld_text(const struct field *f, const void *s, char *buf, size_t len
 void fld_json_add(struct json_object *o, const struct field *t, const void *s)
 {
 	for (; t->key; t++)
-		json_object_object_add(o, t->key, fld_json_value(t, s));
+		if (!(t->flags & FLD_OMIT) || !fld_is_null(t, s))
+			json_object_object_add(o, t->key, fld_json_value(t, s));
 }
 
 struct json_object *fld_json(const struct field *t, const void *s)

@@ -47,6 +47,7 @@ enum fld_type {
 #define FLD_PTR		(1U << 3)	/* OBJECT, ARRAY: the member points to the struct */
 #define FLD_NULL_HEAD	(1U << 4)	/* OBJECT: null when .sub's first row is */
 #define FLD_TUPLE	(1U << 5)	/* ARRAY: an element is a JSON array of .sub's values */
+#define FLD_OMIT	(1U << 6)	/* JSON: no key at all where the value is null */
 
 struct field {
 	const char *key;	/* the JSON key; Prometheus: the metric name */
@@ -72,6 +73,8 @@ struct field {
 #define FLD(S, M, T, K, ...) { .key = (K), .type = (T), .size = sizeof(((S *)0)->M), \
 			       .off = offsetof(S, M), __VA_ARGS__ }
 #define FLD_END { .key = NULL }
+/* An object of rows SUB over the row's own struct: FLD_GROUP("latency_us", latency_fields) */
+#define FLD_GROUP(K, SUB, ...) { .key = (K), .type = FLD_OBJECT, .sub = (SUB), __VA_ARGS__ }
 /*
  * An array member M (or a pointer to one, with FLD_PTR) of struct S whose count is member N,
  * each element a JSON object of table SUB: FLD_ARR(S, M, N, "key", sub_fields)
