@@ -317,68 +317,6 @@ static const struct shape findings_shape[] = {
 		{ "message", json_type_string, NEED }, { NULL } } }, { NULL },
 };
 
-/* The checks whose figures the page draws (@drawn: each report has it), and what it reads there. */
-static const struct {
-	const char *name;
-	bool drawn;
-	struct shape fig;
-} figs[] = {
-	{ "discovery", true, { .type = json_type_object, .sub = findings_shape } },
-	{ "size_sweep", true, { .type = json_type_object, .sub = (const struct shape[]){
-		{ "writes", json_type_array, RAN, OBJECTS, write_shape }, { NULL } } } },
-	{ "kernel_refusals", true, { .type = json_type_object, .sub = (const struct shape[]){
-		{ "cases", json_type_array, RAN }, { NULL } } } },
-	{ "concurrent_torn", true, { .type = json_type_object, .sub = (const struct shape[]){
-		{ "verify", json_type_object, RAN, ANY, (const struct shape[]){
-			{ "counts", json_type_object, NEED }, { NULL } } }, { NULL } } } },
-	{ "performance", true, { .type = json_type_object, .rule = MODES, .sub = mode_shape } },
-	{ "crash", false, { .type = json_type_object, .sub = (const struct shape[]){
-		{ "cycles", json_type_array, MAY }, { NULL } } } },
-	{ "short_pin", false, { .type = json_type_object, .sub = (const struct shape[]){
-		{ "outcome", json_type_string, MAY }, { NULL } } } },
-};
-
-/* Each check's own members, the checks the page draws a section from, and their figures. */
-static void lacks_checks(struct page *pg, struct json_object *doc)
-{
-	struct json_object *a = typed(doc, "checks", json_type_array), *c;
-	char path[JPATH], what[96];
-
-	for (size_t i = 0; i < count(a); i++) {
-		c = at(a, i);
-		snprintf(path, sizeof(path), "checks[%zu]", i);
-		if (!is(c, json_type_object)) {
-			lack(pg, path, breaks(c, OBJECTS, what, sizeof(what)));
-			continue;
-		}
-		if (typed(c, "name", json_type_string))
-			snprintf(path, sizeof(path), "checks[%s]", str(c, "name"));
-		walk(pg, c, path, check_shape, true);
-	}
-	for (size_t i = 0; i < sizeof(figs) / sizeof(figs[0]); i++) {
-		c = check(doc, figs[i].name);
-		snprintf(path, sizeof(path), "checks[%s]", figs[i].name);
-		if (!c && a && figs[i].drawn)
-			lack(pg, path, "missing");
-		strcat(path, ".figures");
-		if (typed(c, "figures", json_type_object))
-			walk_value(pg, get(c, "figures"), path, &figs[i].fig, ran(c));
-	}
-}
-/* A check's figures, for a section: NULL (and a sentence saying why) when there are none. */
-static struct json_object *figures(FILE *f, struct json_object *doc, const char *name)
-{
-	struct json_object *c = check(doc, name), *fig = typed(c, "figures", json_type_object);
-
-	if (!c)
-		fprintf(f, "<p class=\"empty\">The report has no %s check (see what it "
-			"lacks, above).</p>\n", name);
-	else if (!fig)
-		fprintf(f, "<p class=\"empty\">The %s check has no figures (see what the "
-			"report lacks, above).</p>\n", name);
-	return fig;
-}
-
 /* ------------------------------------------------------------------ writing */
 
 /* @s with the characters markup gives a meaning to as entities */
@@ -539,9 +477,8 @@ static void sweep_dot(FILE *f, const struct axis *x, const struct axis *y, struc
 }
 
 /* The size sweep: each size written against its latency, coloured by what was read back. */
-static void sweep_chart(FILE *f, struct json_object *doc)
+static void sweep_chart(FILE *f, struct json_object *fig)
 {
-	struct json_object *fig = figures(f, doc, "size_sweep");
 	struct json_object *w = typed(fig, "writes", json_type_array);
 	struct axis x = { 0, 1, true }, y = { 0, 1, false };
 	double smin = 0, smax = 0, lmax = 0, s, l;
@@ -557,9 +494,8 @@ static void sweep_chart(FILE *f, struct json_object *doc)
 		drawn++;
 	}
 	if (!drawn) {
-		if (fig)
-			fputs("<p class=\"empty\">The size sweep wrote nothing (see its check "
-			      "above).</p>\n", f);
+		fputs("<p class=\"empty\">The size sweep wrote nothing (see its check "
+		      "above).</p>\n", f);
 		return;
 	}
 	x.lo = log10(smin) - 0.15;
@@ -715,15 +651,12 @@ static void cdf_legend(FILE *f, struct json_object *fig)
 }
 
 /* The performance check's latency distribution per mode, p50/p99/p99.9 marked. */
-static void cdf_chart(FILE *f, struct json_object *doc)
+static void cdf_chart(FILE *f, struct json_object *fig)
 {
-	struct json_object *fig = figures(f, doc, "performance");
 	struct axis x = { 0, 1, true }, y = { 0, 1, false };
 	char a[32];
 	int ticks = 0;
 
-	if (!fig)
-		return;
 	if (!cdf_domain(fig, &x)) {
 		fputs("<p class=\"empty\">The performance check measured no latencies (see its "
 		      "check above).</p>\n", f);
@@ -938,14 +871,12 @@ static void notes(FILE *f, struct json_object *doc)
 			     json_object_get_string(at(a, i)));
 }
 
-static void findings_table(FILE *f, struct json_object *doc)
+static void findings_table(FILE *f, struct json_object *fig)
 {
-	struct json_object *fig = figures(f, doc, "discovery");
 	struct json_object *a = typed(fig, "findings", json_type_array);
 
 	if (!count(a)) {
-		if (fig)
-			fputs("<p class=\"empty\">Discovery made no findings.</p>\n", f);
+		fputs("<p class=\"empty\">Discovery made no findings.</p>\n", f);
 		return;
 	}
 	fputs("<table class=\"findings\">\n<tr><th>severity</th><th>finding</th>"
@@ -963,29 +894,25 @@ static void findings_table(FILE *f, struct json_object *doc)
 	fputs("</table>\n", f);
 }
 
-static void refusals_table(FILE *f, struct json_object *doc)
+static void refusals_table(FILE *f, struct json_object *fig)
 {
-	struct json_object *fig = figures(f, doc, "kernel_refusals");
-
 	rows_table(f, "refusal-cases", typed(fig, "cases", json_type_array));
 }
 
-static void torn_counts(FILE *f, struct json_object *doc)
+static void torn_counts(FILE *f, struct json_object *fig)
 {
-	struct json_object *fig = figures(f, doc, "concurrent_torn");
 	struct json_object *x = typed(typed(fig, "verify", json_type_object), "counts",
 				      json_type_object);
 
 	if (x)
 		kv_table(f, "torn-counts", x);
-	else if (fig)
+	else
 		fputs("<p class=\"empty\">The concurrency check did not verify (see its check "
 		      "above).</p>\n", f);
 }
 
-static void crash_cycles(FILE *f, struct json_object *doc)
+static void crash_cycles(FILE *f, struct json_object *fig)
 {
-	struct json_object *fig = typed(check(doc, "crash"), "figures", json_type_object);
 	struct json_object *x = typed(fig, "cycles", json_type_array);
 
 	if (count(x)) {
@@ -995,10 +922,8 @@ static void crash_cycles(FILE *f, struct json_object *doc)
 }
 
 /* A block device's short_pin check, when it ran: what a partly pinned buffer's atomic write did. */
-static void short_pin(FILE *f, struct json_object *doc)
+static void short_pin(FILE *f, struct json_object *fig)
 {
-	struct json_object *fig = typed(check(doc, "short_pin"), "figures", json_type_object);
-
 	if (!typed(fig, "outcome", json_type_string))
 		return;
 	section(f, "short-pin", "An atomic write from a partly pinned buffer");
@@ -1026,23 +951,87 @@ static void embed_json(FILE *f, struct json_object *doc)
 
 /* ------------------------------------------------------------------ the page */
 
+#define FIGURES(...)	{ .type = json_type_object, __VA_ARGS__ }
+
 /*
- * The sections after the summary and what the report lacks, in order. A drawer without a title
- * draws into the section before it, or opens its own when it has something to show.
+ * The sections after the summary and what the report lacks, in order: a drawer of a section
+ * without a title draws into the one before, or opens its own when it has something to show.
+ * A drawer with a check draws that check's figures (@shape: what it reads of them); each
+ * section's check with a title is in every report.
  */
 static const struct {
 	const char *id, *title;
-	void (*draw)(FILE *f, struct json_object *doc);
+	void (*draw)(FILE *f, struct json_object *o);	/* @o: the figures, or the report */
+	const char *check;
+	struct shape shape;
 } sections[] = {
 	{ "checks", "Checks", checks_table }, { NULL, NULL, notes },
 	{ "limits", "Atomic write limits (effective)", limits_table },
-	{ "findings", "Findings", findings_table }, { "sweep", "Size sweep", sweep_chart },
-	{ "latency", "Latency of atomic, plain and doublewrite page writes", cdf_chart },
-	{ "refusals", "Writes the kernel must refuse", refusals_table },
-	{ "torn", "Concurrent writers", torn_counts }, { NULL, NULL, crash_cycles },
-	{ NULL, NULL, short_pin }, { "extents", "Extent map of the test file", extent_chart },
+	{ "findings", "Findings", findings_table, "discovery", FIGURES(.sub = findings_shape) },
+	{ "sweep", "Size sweep", sweep_chart, "size_sweep", FIGURES(.sub = (const struct shape[]){
+		{ "writes", json_type_array, RAN, OBJECTS, write_shape }, { NULL } }) },
+	{ "latency", "Latency of atomic, plain and doublewrite page writes", cdf_chart,
+	  "performance", FIGURES(.rule = MODES, .sub = mode_shape) },
+	{ "refusals", "Writes the kernel must refuse", refusals_table, "kernel_refusals",
+	  FIGURES(.sub = (const struct shape[]){ { "cases", json_type_array, RAN }, { NULL } }) },
+	{ "torn", "Concurrent writers", torn_counts, "concurrent_torn", FIGURES(.sub =
+	  (const struct shape[]){ { "verify", json_type_object, RAN, ANY, (const struct shape[]){
+		{ "counts", json_type_object, NEED }, { NULL } } }, { NULL } }) },
+	{ NULL, NULL, crash_cycles, "crash", FIGURES(.sub = (const struct shape[]){
+		{ "cycles", json_type_array, MAY }, { NULL } }) },
+	{ NULL, NULL, short_pin, "short_pin", FIGURES(.sub = (const struct shape[]){
+		{ "outcome", json_type_string, MAY }, { NULL } }) },
+	{ "extents", "Extent map of the test file", extent_chart },
 	{ "json", "The JSON report", embed_json },
 };
+
+/* Each check's own members, the checks the page draws a section from, and their figures. */
+static void lacks_checks(struct page *pg, struct json_object *doc)
+{
+	struct json_object *a = typed(doc, "checks", json_type_array), *c;
+	char path[JPATH], what[96];
+
+	for (size_t i = 0; i < count(a); i++) {
+		c = at(a, i);
+		snprintf(path, sizeof(path), "checks[%zu]", i);
+		if (!is(c, json_type_object)) {
+			lack(pg, path, breaks(c, OBJECTS, what, sizeof(what)));
+			continue;
+		}
+		if (typed(c, "name", json_type_string))
+			snprintf(path, sizeof(path), "checks[%s]", str(c, "name"));
+		walk(pg, c, path, check_shape, true);
+	}
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
+		if (!sections[i].check)
+			continue;
+		c = check(doc, sections[i].check);
+		snprintf(path, sizeof(path), "checks[%s]", sections[i].check);
+		if (!c && a && sections[i].title)
+			lack(pg, path, "missing");
+		strcat(path, ".figures");
+		if (typed(c, "figures", json_type_object))
+			walk_value(pg, get(c, "figures"), path, &sections[i].shape, ran(c));
+	}
+}
+
+/* Section @i: its figures when it has a check, else a sentence saying why there are none. */
+static void draw(FILE *f, struct json_object *doc, size_t i)
+{
+	const char *name = sections[i].check;
+	struct json_object *c = name ? check(doc, name) : NULL;
+
+	if (sections[i].title)
+		section(f, sections[i].id, sections[i].title);
+	if (!name || typed(c, "figures", json_type_object))
+		sections[i].draw(f, name ? get(c, "figures") : doc);
+	else if (sections[i].title && !c)
+		fprintf(f, "<p class=\"empty\">The report has no %s check (see what it lacks, "
+			"above).</p>\n", name);
+	else if (sections[i].title)
+		fprintf(f, "<p class=\"empty\">The %s check has no figures (see what the report "
+			"lacks, above).</p>\n", name);
+}
 
 static void head(FILE *f, struct json_object *doc)
 {
@@ -1196,11 +1185,8 @@ int report_html(struct json_object *doc, FILE *f)
 	head(f, doc);
 	summary(f, doc);
 	lacks_section(f, &pg);
-	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
-		if (sections[i].title)
-			section(f, sections[i].id, sections[i].title);
-		sections[i].draw(f, doc);
-	}
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
+		draw(f, doc, i);
 	fputs("</section>\n</body>\n</html>\n", f);
 	json_object_put(pg.lacks);
 	return ferror(f) ? -EIO : 0;

@@ -47,5 +47,5 @@ mutant scsi-kernel-vpd-never-missing "a SCSI disk's sysfs is never found without
 
 mutant report-short-pin-dropped "the HTML report leaves out the short_pin section" \
 	"qualify_short_pin_report" cli/report_html.c \
-	'	{ NULL, NULL, short_pin }, { "extents", "Extent map of the test file", extent_chart },' \
-	'	{ "extents", "Extent map of the test file", extent_chart },'
+	'	{ NULL, NULL, short_pin, "short_pin", FIGURES(' \
+	'	{ NULL, NULL, short_pin, "short-pin", FIGURES('
