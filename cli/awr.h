@@ -129,9 +129,6 @@ struct cmd_ctx {
 	char other_help[96];	/* "[OPTION...] FILE...": the usage line's operands */
 };
 
-/* @fn for each option of @t and the tables it includes, in the order --help lists them */
-void opt_each(const struct poptOption *t, void (*fn)(const struct poptOption *o, void *arg),
-	      void *arg);
 int cmd_parse(struct cmd_ctx *c, int argc, const char **argv,
 	      const struct poptOption *table, const char *operand_name, bool operand_required);
 void cmd_done(struct cmd_ctx *c);

@@ -10,13 +10,13 @@ mutant version-outside-output "awr --version runs the version command outside th
 
 mutant help-no-examples "awr COMMAND --help without its examples" \
 	"help_pages" cli/help.c \
-	'	fprintf(f, "\nExamples:\n");' \
-	'	return;'
+	'	.note = text_note, .example = text_example,' \
+	'	.note = text_note,'
 
 mutant man-no-options "the pages awr-COMMAND(1) without the options of the command's table" \
 	"help_pages" cli/help.c \
-	'	opt_each(c->table, man_option, f);' \
-	'	(void)c;'
+	'	fputs(".TP\n", f);' \
+	'	return;'
 
 mutant completion-values-as-files "the completion offers file names for an option that lists its values" \
 	"completion_values" completion/awr \
