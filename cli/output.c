@@ -424,29 +424,44 @@ struct json_object *out_probe_findings_json(const struct awr_probe *p)
 	return a;
 }
 
-static struct json_object *bool_or_null(bool known, bool v)
-{
-	return known ? json_object_new_boolean(v) : NULL;
-}
+/*
+ * A disk's write cache as JSON and text show it: queue/write_cache's words (NULL: not read),
+ * then whether the cache is volatile and whether the disk takes FUA itself: 1, 0 or -1 (not read)
+ */
+struct write_cache {
+	const char *mode;
+	int volatile_cache, fua;
+};
 
-void out_add_write_cache(struct json_object *o, const struct awr_sysfs_view *y)
+static struct write_cache write_cache_of(const struct awr_sysfs_view *y)
 {
 	const char *wc = awr_write_cache_name(y->write_cache);
 
-	json_object_object_add(o, "write_cache", wc ? json_object_new_string(wc) : NULL);
-	json_object_object_add(o, "write_cache_volatile",
-			       bool_or_null(wc, y->write_cache == AWR_WRITE_CACHE_WRITE_BACK));
-	json_object_object_add(o, "fua",
-			       bool_or_null(y->fua != AWR_FUA_UNKNOWN, y->fua == AWR_FUA_YES));
+	return (struct write_cache){ wc, !wc ? -1 : y->write_cache == AWR_WRITE_CACHE_WRITE_BACK,
+				     y->fua == AWR_FUA_UNKNOWN ? -1 : y->fua == AWR_FUA_YES };
+}
+
+#define W(m, t, k, f) FLD(struct write_cache, m, t, k, .flags = (f))
+static const struct field write_cache_fields[] = {
+	W(mode, FLD_STR, "write_cache", FLD_NULL_ZERO),
+	W(volatile_cache, FLD_BOOL, "write_cache_volatile", FLD_NULL_NEG),
+	W(fua, FLD_BOOL, "fua", FLD_NULL_NEG),
+	FLD_END
+};
+#undef W
+
+void out_add_write_cache(struct json_object *o, const struct awr_sysfs_view *y)
+{
+	struct write_cache w = write_cache_of(y);
+
+	fld_json_add(o, write_cache_fields, &w);
 }
 
 const char *out_write_cache_text(const struct awr_sysfs_view *y, char *buf, size_t len)
 {
-	int wb = !awr_write_cache_name(y->write_cache) ? -1 :
-		 y->write_cache == AWR_WRITE_CACHE_WRITE_BACK;
+	struct write_cache w = write_cache_of(y);
 
-	return awr__write_cache_text(wb, y->fua == AWR_FUA_UNKNOWN ? -1 : y->fua == AWR_FUA_YES,
-				     buf, len);
+	return awr__write_cache_text(w.volatile_cache, w.fua, buf, len);
 }
 
 const char *out_write_cache_cell(const struct awr_sysfs_view *y)
