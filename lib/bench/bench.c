@@ -582,23 +582,6 @@ static void run_mode_mapped(struct bench *jobs, enum awr_bench_mode m,
 	free(after);
 }
 
-/* Options a run cannot take, refused before the target is touched. */
-static int opts_check(const struct awr_bench_opts *o, struct awr_bench_result *r)
-{
-	char *m = r->message;
-	size_t len = sizeof(r->message);
-
-	if (!o->unit || o->unit % 512 || o->unit > (1ULL << 30) || !o->qd || !o->jobs)
-		return awr__bench_say(m, len, -EINVAL, "bench: unit %" PRIu64 ", queue depth %u, "
-				      "jobs %u: need a unit that is a multiple of 512 up to 1 GiB "
-				      "and non-zero depth and jobs", o->unit, o->qd, o->jobs);
-	if (!(o->seconds > 0) || !o->modes || (o->modes & ~AWR_BENCH_ALL))
-		return awr__bench_say(m, len, -EINVAL, "bench: %g seconds per mode, modes 0x%x: "
-				      "need more than 0 seconds and modes of AWR_BENCH_ALL (0x%x)",
-				      o->seconds, o->modes, AWR_BENCH_ALL);
-	return 0;
-}
-
 static void jobs_free(struct bench *jobs, unsigned int n)
 {
 	for (unsigned int i = 0; jobs && i < n; i++) {
@@ -700,7 +683,10 @@ int awr_bench_run(int fd, const struct awr_bench_opts *o, struct awr_bench_resul
 	*res = out ? &out->r : NULL;
 	if (!out)
 		ret = -ENOMEM;
-	else if (!(ret = opts_check(o, &out->r)))
+	else if ((ret = awr_bench_opts_check(o)))	/* refused before the target is touched */
+		awr__bench_say(out->r.message, sizeof(out->r.message), ret, "bench: %s",
+			       awr_last_error());
+	else
 		ret = awr__bench_target(fd, o, &f, out);
 	if (!ret)
 		jobs = jobs_make(o, f, out->r.span, &out->r, &ret);

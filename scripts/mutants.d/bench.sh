@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
-# Description: the mutants of the bench's latency histogram (lib/bench/hist.c) and its options
-# from text (lib/bench/opts.c); sourced by scripts/mutants.sh.
+# Description: the mutants of the bench's latency histogram (lib/bench/hist.c), its options
+# from text (lib/bench/opts.c) and their check in the run (lib/bench/bench.c); sourced by
+# scripts/mutants.sh.
 # shellcheck shell=bash disable=SC2016
 
 mutant bench-hist-clamp "the histogram clamps the last power of two one bucket too late" \
@@ -17,3 +18,8 @@ mutant bench-opts-zero-count "awr_bench_opts_set() takes a count of 0 (qd, batch
 	"bench_run bench_cli" lib/bench/opts.c \
 	$'\tif (awr_parse_size(text, &v) || !v || v > max)' \
 	$'\tif (awr_parse_size(text, &v) || v > max)'
+
+mutant bench-run-unchecked "awr_bench_run() starts without awr_bench_opts_check() (a unit of 1000 bytes)" \
+	"bench_run" lib/bench/bench.c \
+	$'\telse if ((ret = awr_bench_opts_check(o)))' \
+	$'\telse if (0 && (ret = awr_bench_opts_check(o)))'
