@@ -7,7 +7,9 @@
 # The release stage of scripts/run-tests.sh compares the build with both (abidiff,
 # dpkg-gensymbols -c4) and fails on any difference, and when abi/ changed in a commit that
 # did not change NEWS. After an intended change of the API: run this, say in NEWS what changed
-# (a removal or an incompatible change also needs a new soname), commit all three together.
+# and the number of functions it prints (tests/check-symbols.py compares that figure with the
+# version map; a removal or an incompatible change also needs a new soname), commit all three
+# together.
 #
 #   scripts/abi-update.sh [BUILDDIR]      build the library (default: build-abi) and record
 #   scripts/abi-update.sh --dump LIB OUT  only write LIB's description to OUT (the check's dump)
@@ -50,4 +52,6 @@ symbols=$src/debian/libatomicwr0.symbols
 mv "$symbols.new" "$symbols"
 n=$(grep -c '^ ' "$symbols")
 echo "recorded: abi/libatomicwr.abi and debian/libatomicwr0.symbols ($n symbols, from $lib)"
-echo "now say in NEWS what changed and commit abi/, debian/libatomicwr0.symbols and NEWS together"
+nf=$(grep -c '^ awr_' "$symbols")
+echo "now say in NEWS what changed (\"its $nf functions in version node\": check_symbols compares"
+echo "it with lib/libatomicwr.map) and commit abi/, debian/libatomicwr0.symbols and NEWS together"

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-# Description: the public headers, the version map and the shared library's exports agree.
-#   AWR_TEST_HOOKS_BUILD=true|false check-symbols.py INCLUDEDIR MAPFILE SOLIB MANDIR
+# Description: the public headers, the version map and the shared library's exports agree, and
+# NEWS states their number.
+#   AWR_TEST_HOOKS_BUILD=true|false check-symbols.py INCLUDEDIR MAPFILE SOLIB MANDIR NEWS
 # INCLUDEDIR holds the umbrella libatomicwr.h and the per-area headers libatomicwr/*.h; the
 # umbrella includes every per-area header. The test seams (declared under #ifdef AWR_TEST_HOOKS)
 # are exported only by a library built with -Dtest_hooks=true (AWR_TEST_HOOKS_BUILD "true"; in the
@@ -11,7 +12,7 @@ import re
 import subprocess
 import sys
 
-incdir, mapfile, solib, mandir = sys.argv[1:5]
+incdir, mapfile, solib, mandir, news = sys.argv[1:6]
 hooks_build = os.environ.get('AWR_TEST_HOOKS_BUILD', 'false')
 
 umbrella = open(os.path.join(incdir, 'libatomicwr.h')).read()
@@ -55,6 +56,13 @@ for n in sorted(mapped):
     if not os.path.exists(os.path.join(mandir, n + '.3')) and f"'{n}'" not in man_index:
         print(f'FAIL: {n} has no man page (man/{n}.3 or an alias in man/meson.build)')
         bad += 1
+# NEWS says how many functions the release exports ("its 185 functions in version node"), a
+# figure that changes with every export added or removed: it must be the map's, less the seams.
+said = re.search(r'\bits (\d+) functions in version node', open(news).read())
+if not said or int(said.group(1)) != len(mapped - hooks):
+    print(f'FAIL: NEWS says "its {said.group(1) if said else "N"} functions in version node", '
+          f'the version map has {len(mapped - hooks)} (less the test seams)')
+    bad += 1
 print(f'symbols: {len(declared)} declared, {len(mapped)} mapped, {len(exported)} exported, '
       f'{len(hooks)} test seam(s) {"in" if hooks_build == "true" else "out of"} the library')
 sys.exit(1 if bad else 0)
