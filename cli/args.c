@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "awr.h"
 
@@ -297,13 +296,6 @@ int parse_word_arg(const char *opt, const char *text, const char *(*name)(int), 
 	return -EINVAL;
 }
 
-static bool char_device(const char *path)
-{
-	struct stat st;
-
-	return !stat(path, &st) && S_ISCHR(st.st_mode);
-}
-
 int target_open_as(const char *verb, const char *path, int oflags, unsigned int tflags, bool force,
 		   bool *created)
 {
@@ -312,39 +304,13 @@ int target_open_as(const char *verb, const char *path, int oflags, unsigned int 
 
 	if (created)
 		*created = fd >= 0 && s.created;
-	if (fd >= 0) {
-		if (s.reasons)
-			out_error("warning: writing %s although it %s: --force given", path,
-				  s.detail);
+	if (fd < 0) {	/* the library's sentence, naming the command */
+		awr_target_refusal(&s, fd, path, oflags, verb);
+		out_error("%s", awr_last_error());
 		return fd;
 	}
-	if (fd == -EINVAL && (oflags & O_DIRECT) && char_device(path))
-		out_error("cannot %s %s: it is a character device, not a block device or a file; "
-			  "for NVMe passthrough give /dev/ngXnY with --engine nvme", verb, path);
-	else if (fd == -EINVAL && (s.reasons & AWR_UNSAFE_TYPE))
-		out_error("cannot %s %s: it %s; give a regular file or a block device", verb, path,
-			  s.detail);
-	else if (fd == -ELOOP && (s.reasons & AWR_UNSAFE_SYMLINK))
-		out_error("refusing to write %s (awr %s): it %s. Nothing was written.", path, verb,
-			  s.detail);
-	else if (fd == -ELOOP)
-		out_error("refusing to write %s (awr %s): it is a symbolic link that leads nowhere "
-			  "usable: give the real path",
-			  path, verb);
-	else if ((fd == -EBUSY || fd == -EEXIST) && s.reasons)
-		out_error("refusing to write %s (awr %s): it %s. Nothing was written. %s", path,
-			  verb, s.detail,
-			  fd == -EEXIST ? "Give a new or empty file, or --force to overwrite its "
-					  "data."
-					: "Use --force to write it anyway and lose its data.");
-	else if (fd == -ENOENT)
-		out_error("cannot %s %s: no such file or directory", verb, path);
-	else if (fd == -EINVAL && (oflags & O_DIRECT))
-		out_error("cannot open %s for direct I/O (O_DIRECT): %s; its filesystem may not "
-			  "support it",
-			  path, strerror(-fd));
-	else
-		out_error("cannot open %s to %s it: %s", path, verb, strerror(-fd));
+	if (s.reasons)
+		out_error("warning: writing %s although it %s: --force given", path, s.detail);
 	return fd;
 }
 

@@ -111,9 +111,30 @@ int awr_target_safety(const char *path, struct awr_safety *out);
  * Return: the descriptor (close it when done), or -EBUSY (in use), -EEXIST
  * (a file holding data), -EINVAL (not a regular file or block device, or bad
  * arguments), -ELOOP (a symlink) or another negative errno, with @why saying
- * what was found. With AWR_TARGET_FORCE only the type and open errors refuse.
+ * what was found and awr_last_error() the refusal in a sentence with what to
+ * do (awr_target_refusal() with no verb). With AWR_TARGET_FORCE only the type
+ * and open errors refuse.
  */
 int awr_target_open(const char *path, int oflags, unsigned int flags, struct awr_safety *why);
+
+/**
+ * awr_target_refusal() - say why awr_target_open() refused, as awr VERB says it
+ * @why:	what awr_target_open() found (may be NULL)
+ * @err:	what it returned
+ * @path:	the path it was given
+ * @oflags:	the open flags it was given
+ * @verb:	the awr command that writes (the sentence names "awr @verb"), or NULL:
+ *		a write, no command named (awr_target_open()'s own sentence)
+ *
+ * "refusing to write PATH (awr VERB): it is mounted on /mnt. Nothing was written.
+ * Use --force to write it anyway and lose its data."; "cannot VERB PATH: no such
+ * file or directory"; a character device given for O_DIRECT is pointed to NVMe
+ * passthrough.
+ *
+ * Return: @err, with the sentence in awr_last_error().
+ */
+int awr_target_refusal(const struct awr_safety *why, int err, const char *path, int oflags,
+		       const char *verb);
 
 #ifdef __cplusplus
 }

@@ -301,6 +301,54 @@ static int open_once(const char *path, int oflags, unsigned int flags, bool *cre
 	return fd;
 }
 
+/* A character device given for O_DIRECT: most likely an NVMe generic node meant for passthrough. */
+static bool char_device(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISCHR(st.st_mode);
+}
+
+/* What to do about a refusal of what the target holds or who uses it. */
+static const char *refusal_advice(int err)
+{
+	if (err == -ELOOP)
+		return "";
+	return err == -EEXIST ? " Give a new or empty file, or --force to overwrite its data." :
+	       " Use --force to write it anyway and lose its data.";
+}
+
+int awr_target_refusal(const struct awr_safety *why, int err, const char *path, int oflags,
+		       const char *verb)
+{
+	const char *v = verb ? verb : "write";
+	unsigned int r = why ? why->reasons : 0;
+	char who[48] = "";
+
+	if (verb)
+		snprintf(who, sizeof(who), " (awr %.32s)", verb);
+	if (err == -EINVAL && (oflags & O_DIRECT) && char_device(path))
+		return awr__fail(err, "cannot %s %s: it is a character device, not a block device "
+				 "or a file; for NVMe passthrough give /dev/ngXnY with --engine "
+				 "nvme", v, path);
+	if (err == -EINVAL && (r & AWR_UNSAFE_TYPE))
+		return awr__fail(err, "cannot %s %s: it %s; give a regular file or a block device",
+				 v, path, why->detail);
+	if ((err == -ELOOP && (r & AWR_UNSAFE_SYMLINK)) ||
+	    ((err == -EBUSY || err == -EEXIST) && r))
+		return awr__fail(err, "refusing to write %s%s: it %s. Nothing was written.%s", path,
+				 who, why->detail, refusal_advice(err));
+	if (err == -ELOOP)
+		return awr__fail(err, "refusing to write %s%s: it is a symbolic link that leads "
+				 "nowhere usable: give the real path", path, who);
+	if (err == -ENOENT)
+		return awr__fail(err, "cannot %s %s: no such file or directory", v, path);
+	if (err == -EINVAL && (oflags & O_DIRECT))
+		return awr__fail(err, "cannot open %s for direct I/O (O_DIRECT): %s; its filesystem "
+				 "may not support it", path, strerror(-err));
+	return awr__fail(err, "cannot open %s to %s it: %s", path, v, strerror(-err));
+}
+
 int awr__unlink_if_same(const char *path, int fd)
 {
 	struct stat a, b;
@@ -312,19 +360,13 @@ int awr__unlink_if_same(const char *path, int fd)
 	return unlink(path) ? -errno : 0;
 }
 
-int awr_target_open(const char *path, int oflags, unsigned int flags, struct awr_safety *s)
+/* awr_target_open() on valid arguments: the descriptor, or the negative errno of a refusal. */
+static int open_checked(const char *path, int oflags, unsigned int flags, struct awr_safety *s)
 {
-	struct awr_safety tmp;
 	bool created = false;
 	struct stat st;
 	int fd, err;
 
-	if (!s)
-		s = &tmp;
-	memset(s, 0, sizeof(*s));
-	if (!path || (oflags & ~(O_ACCMODE | O_DIRECT | O_DSYNC | O_SYNC)) ||
-	    (flags & ~(AWR_TARGET_CREATE | AWR_TARGET_FORCE | AWR_TARGET_KEEP_DATA)))
-		return -EINVAL;
 	/*
 	 * A look first that opens nothing for reading or writing (O_PATH, the link itself): a
 	 * character device, FIFO, socket or directory is refused before any open of it, which
@@ -384,6 +426,21 @@ int awr_target_open(const char *path, int oflags, unsigned int flags, struct awr
 		return err;
 	}
 	return fd;
+}
+
+int awr_target_open(const char *path, int oflags, unsigned int flags, struct awr_safety *s)
+{
+	struct awr_safety tmp;
+	int fd;
+
+	if (!s)
+		s = &tmp;
+	memset(s, 0, sizeof(*s));
+	if (!path || (oflags & ~(O_ACCMODE | O_DIRECT | O_DSYNC | O_SYNC)) ||
+	    (flags & ~(AWR_TARGET_CREATE | AWR_TARGET_FORCE | AWR_TARGET_KEEP_DATA)))
+		return awr__fail(-EINVAL, "awr_target_open: no path, or unknown flags");
+	fd = open_checked(path, oflags, flags, s);
+	return fd < 0 ? awr_target_refusal(s, fd, path, oflags, NULL) : fd;
 }
 
 int awr_target_safety(const char *path, struct awr_safety *out)

@@ -25,37 +25,14 @@ static char live_target[4200];
 
 #define OPEN_FLAGS	(O_RDWR | O_DIRECT)
 
-/* awr_target_open()'s refusal in a sentence, as awr qualify says it. */
-static int open_refused(const char *path, int err, const struct awr_safety *s)
-{
-	if (err == -EINVAL && (s->reasons & AWR_UNSAFE_TYPE))
-		return awr__fail(err, "cannot qualify %s: it %s; give a regular file or a block "
-				 "device", path, s->detail);
-	if (err == -ELOOP && (s->reasons & AWR_UNSAFE_SYMLINK))
-		return awr__fail(err, "refusing to write %s (awr qualify): it %s. Nothing was "
-				 "written.", path, s->detail);
-	if (err == -ELOOP)
-		return awr__fail(err, "refusing to write %s (awr qualify): it is a symbolic link "
-				 "that leads nowhere usable: give the real path", path);
-	if ((err == -EBUSY || err == -EEXIST) && s->reasons)
-		return awr__fail(err, "refusing to write %s (awr qualify): it %s. Nothing was "
-				 "written. %s", path, s->detail, err == -EEXIST ?
-				 "Give a new or empty file, or --force to overwrite its data." :
-				 "Use --force to write it anyway and lose its data.");
-	if (err == -ENOENT)
-		return awr__fail(err, "cannot qualify %s: no such file or directory", path);
-	if (err == -EINVAL)
-		return awr__fail(err, "cannot open %s for direct I/O (O_DIRECT): %s; its "
-				 "filesystem may not support it", path, strerror(-err));
-	return awr__fail(err, "cannot open %s to qualify it: %s", path, strerror(-err));
-}
-
 static int open_target(struct awr_qualify_target *t, unsigned int flags)
 {
 	unsigned int tf = flags & AWR_QUALIFY_TARGET_FORCE ? AWR_TARGET_FORCE : 0;
 
 	t->fd = awr_target_open(t->path, OPEN_FLAGS, tf, &t->safety);
-	return t->fd < 0 ? open_refused(t->path, t->fd, &t->safety) : 0;
+	if (t->fd < 0)	/* awr_target_open()'s refusal, as awr qualify says it */
+		return awr_target_refusal(&t->safety, t->fd, t->path, OPEN_FLAGS, "qualify");
+	return 0;
 }
 
 /* The scratch file: new (O_EXCL, no symlink followed), then opened and held like any target. */
