@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* Argument helpers shared by the commands: popt contexts, sizes, the write guard. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -246,54 +245,6 @@ int parse_size_arg(const char *opt, const char *text, uint64_t *out)
 		out_error("--%s '%s' is not a size: use a non-negative number with an optional "
 			  "unit, such as 4096, 16k, 16KiB or 1MiB", opt, text);
 	return ret;
-}
-
-int parse_count_arg(const char *opt, const char *text, unsigned int max, unsigned int *out)
-{
-	uint64_t v;
-
-	if (!text)
-		return 0;
-	if (awr_parse_size(text, &v) || !v || v > max) {
-		out_error("--%s '%s': give a whole number from 1 to %u", opt, text, max);
-		return -EINVAL;
-	}
-	*out = (unsigned int)v;
-	return 0;
-}
-
-int parse_seconds_arg(const char *opt, const char *text, unsigned int max, double *out)
-{
-	char *end;
-
-	if (!text)
-		return 0;
-	errno = 0;
-	*out = strtod(text, &end);
-	if (errno || *end || end == text || !(*out > 0) || *out > max) {
-		out_error("--%s '%s': give a duration in seconds, more than 0 and at most %u (0.5 "
-			  "is fine)", opt, text, max);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-int parse_word_arg(const char *opt, const char *text, const char *(*name)(int), int *out)
-{
-	char all[128];
-	size_t n = 0;
-
-	if (!text)
-		return 0;
-	for (int i = 0; name(i); i++) {
-		if (!strcmp(text, name(i))) {
-			*out = i;
-			return 0;
-		}
-		n += (size_t)snprintf(all + n, sizeof(all) - n, "%s%s", i ? ", " : "", name(i));
-	}
-	out_error("--%s '%s' is unknown: use one of %s", opt, text, all);
-	return -EINVAL;
 }
 
 int target_open_as(const char *verb, const char *path, int oflags, unsigned int tflags, bool force,
