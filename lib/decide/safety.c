@@ -344,8 +344,8 @@ int awr_target_refusal(const struct awr_safety *why, int err, const char *path, 
 	if (err == -ENOENT)
 		return awr__fail(err, "cannot %s %s: no such file or directory", v, path);
 	if (err == -EINVAL && (oflags & O_DIRECT))
-		return awr__fail(err, "cannot open %s for direct I/O (O_DIRECT): %s; its filesystem "
-				 "may not support it", path, strerror(-err));
+		return awr__fail(err, "cannot open %s for direct I/O (O_DIRECT): %s; its "
+				 "filesystem may not support it", path, strerror(-err));
 	return awr__fail(err, "cannot open %s to %s it: %s", path, v, strerror(-err));
 }
 
