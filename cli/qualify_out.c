@@ -392,15 +392,12 @@ struct map_row {
 };
 
 #define M(m, t, k, ...) FLD(struct map_row, m, t, k, __VA_ARGS__)
-static const struct field map_head_fields[] = {
+static const struct field map_fields[] = {
 	M(m.unit, FLD_SIZE, "unit"),
 	M(m.file_size, FLD_SIZE, "file_size"),
 	M(m.nr_extents, FLD_UINT, "nr_extents"),
 	M(m.nr_ranges, FLD_UINT, "nr_ranges"),
-	FLD_END
-};
-
-static const struct field map_tail_fields[] = {
+	FLD_ARR(struct map_row, m.ranges, m.nr_listed, "ranges", range_fields, .flags = FLD_PTR),
 	M(m.aligned_bytes, FLD_SIZE, "aligned_bytes"),
 	M(m.bytes[AWR_ROUTE_HARDWARE], FLD_SIZE, "hardware_bytes"),
 	M(m.bytes[AWR_ROUTE_SOFTWARE], FLD_SIZE, "software_bytes"),
@@ -411,15 +408,8 @@ static const struct field map_tail_fields[] = {
 static struct json_object *extent_map_json(const struct awr_qualify_extent_map *m)
 {
 	struct map_row row = { *m, m->bytes[AWR_ROUTE_UNKNOWN] + m->bytes[AWR_ROUTE_REFUSED] };
-	struct json_object *o;
 
-	if (!m->present)
-		return NULL;
-	o = fld_json(map_head_fields, &row);
-	json_object_object_add(o, "ranges", fld_json_array(range_fields, m->ranges,
-							   sizeof(*m->ranges), m->nr_listed));
-	fld_json_add(o, map_tail_fields, &row);
-	return o;
+	return m->present ? fld_json(map_fields, &row) : NULL;
 }
 
 static struct json_object *notes_json(const struct awr_qualify_report *r)
@@ -469,17 +459,19 @@ static const struct field report_tally_fields[] = {
 	FLD_END
 };
 
-/* the verdict's scope in words, and --require-hardware's outcome when it was asked */
-static const struct field scope_text_fields[] = {
-	Q(scope_text, FLD_CHARS, "scope_text"),
-	FLD_END
-};
-
+/* --require-hardware's outcome, when it was asked */
 static const struct field require_fields[] = {
-	Q(require_hardware, FLD_BOOL, "hardware"),
+	Q(require_hardware, FLD_BOOL, "hardware", .flags = FLD_NULL_ZERO),
 	Q(requirement_met, FLD_BOOL, "met"),
 	Q(requirement, FLD_CHARS, "reason", .flags = FLD_NULL_ZERO),
 	Q(what_to_do, FLD_CHARS, "what_to_do", .flags = FLD_NULL_ZERO),
+	FLD_END
+};
+
+/* the verdict's scope in words, and "require" when it was asked */
+static const struct field scope_text_fields[] = {
+	Q(scope_text, FLD_CHARS, "scope_text"),
+	FLD_GROUP("require", require_fields, .flags = FLD_NULL_HEAD | FLD_OMIT),
 	FLD_END
 };
 
@@ -506,7 +498,5 @@ struct json_object *q_report_json(const struct awr_qualify_report *r, const char
 	json_object_object_add(o, "notes", notes_json(r));
 	fld_json_add(o, report_tally_fields, &row);
 	fld_json_add(o, scope_text_fields, r);
-	if (r->require_hardware)
-		json_object_object_add(o, "require", fld_json(require_fields, r));
 	return o;
 }
