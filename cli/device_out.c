@@ -14,23 +14,6 @@ static bool assumed(const struct awr_device *d, int f)
 	return d && f >= 0 && ((awr_device_assumed(d) >> f) & 1);
 }
 
-/* JSON keys of the input fields, for "assumed": [...] */
-static const char *const field_keys[AWR_IF__COUNT] = {
-	[AWR_IF_MDTS] = "mdts", [AWR_IF_AWUN] = "awun", [AWR_IF_AWUPF] = "awupf",
-	[AWR_IF_ACWU] = "acwu",
-	[AWR_IF_NSZE] = "nsze", [AWR_IF_NSFEAT] = "nsfeat", [AWR_IF_NLBAF] = "nlbaf",
-	[AWR_IF_FLBAS] = "flbas", [AWR_IF_NAWUN] = "nawun", [AWR_IF_NAWUPF] = "nawupf",
-	[AWR_IF_NACWU] = "nacwu", [AWR_IF_NABSN] = "nabsn", [AWR_IF_NABO] = "nabo",
-	[AWR_IF_NABSPF] = "nabspf", [AWR_IF_NOIOB] = "noiob", [AWR_IF_LBAF] = "lba_size",
-	[AWR_IF_VPD_BL] = "vpd_page_length", [AWR_IF_MAX_XFER] = "max_transfer_length",
-	[AWR_IF_MATL] = "max_atomic_transfer_length", [AWR_IF_ATOMIC_ALIGN] = "atomic_alignment",
-	[AWR_IF_ATOMIC_GRAN] = "atomic_granularity",
-	[AWR_IF_MATL_BNDRY] = "max_atomic_transfer_length_with_boundary",
-	[AWR_IF_MAX_BNDRY] = "max_atomic_boundary_size", [AWR_IF_LBS] = "logical_block_size",
-	[AWR_IF_PBS] = "physical_block_size", [AWR_IF_VID] = "vid", [AWR_IF_MODEL] = "model",
-	[AWR_IF_NTWPU] = "ntwpu", [AWR_IF_NTWPG] = "ntwpg", [AWR_IF_NTWPB] = "ntwpb",
-};
-
 /* What must have been read for a row's value to be shown (JSON null otherwise) */
 enum have { H_ANY, H_CTRL, H_NS, H_LBAF, H_DN, H_VID, H_MODEL, H_NTWP, H_VPD, H_ATOMIC, H_PREAD };
 
@@ -195,15 +178,6 @@ static void provider_print(const struct awr_device *d)
 	printf("  %-14s known by %s\n  %-14s %s\n", "", p->known_by, "", p->source);
 }
 
-static struct json_object *assumed_json(const struct awr_device *d)
-{
-	struct json_object *a = json_object_new_array();
-
-	for (int i = 0; i < AWR_IF__COUNT; i++)
-		if (assumed(d, i) && field_keys[i])
-			json_object_array_add(a, json_object_new_string(field_keys[i]));
-	return a;
-}
 
 /* the five every limits object starts with (out_limits_json()'s), then the driver's own */
 #define L(m, k, line) { FLD(struct awr_device_limits, m, FLD_SIZE, k, .label = k), -1, H_ANY, \
@@ -315,30 +289,6 @@ static const struct dev_field nvme_vendor[] = {
 #undef N
 #undef NF
 
-static struct json_object *nvme_json(const struct awr_device *d)
-{
-	const struct awr_nvme_id *n = awr_device_nvme(d);
-	struct awr_device_limits with, without;
-	bool alt = awr_device_awupf_answers(d, &with, &without);
-	struct json_object *o = json_object_new_object();
-	bool s = n->have_ns;
-
-	json_object_object_add(o, "device", json_object_new_string(awr_device_name(d)));
-	dev_json_add(o, nvme_fields, d, n);
-	json_object_object_add(o, "assumed", assumed_json(d));
-	dev_json_add(o, nvme_dn, d, n);
-	json_object_object_add(o, "chunk_bytes", s ? out_u64(awr_device_chunk_bytes(d)) : NULL);
-	json_object_object_add(o, "derived", s ? derived_json(d) : NULL);
-	json_object_object_add(o, "derived_by_kernel", s ? ranges_json(d) : NULL);
-	json_object_object_add(o, "derived_with_awupf", s ? limits_json(&with) : NULL);
-	json_object_object_add(o, "derived_without_awupf", alt ? limits_json(&without) : NULL);
-	json_object_object_add(o, "nsfeat_mam",
-			       s ? json_object_new_boolean(n->nsfeat & 0x40) : NULL);
-	dev_json_add(o, nvme_vendor, d, n);
-	json_object_object_add(o, "provider", provider_json(d));
-	return o;
-}
-
 #define S(m, k, in, h, l, ...) { FLD(struct awr_scsi_id, m, FLD_UINT, k, __VA_ARGS__), in, h, l, \
 				 NULL }
 static const struct dev_field scsi_fields[] = {
@@ -364,6 +314,56 @@ static const struct dev_field scsi_fields[] = {
 	DEV_END
 };
 #undef S
+
+/*
+ * An input field's JSON key: its row's (the first, as lba_size before metadata_size), nsze's
+ * (no row: only its absence is told); the vendor fields are never assumed
+ */
+static const char *input_key(int input)
+{
+	static const struct dev_field *const tables[] = { nvme_fields, scsi_fields };
+
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
+		for (const struct dev_field *t = tables[i]; t->f.key; t++)
+			if (t->input == input)
+				return t->f.key;
+	return input == AWR_IF_NSZE ? "nsze" : NULL;
+}
+
+/* "assumed": [...], the keys in the order of the input fields */
+static struct json_object *assumed_json(const struct awr_device *d)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (int i = 0; i < AWR_IF__COUNT; i++)
+		if (assumed(d, i) && input_key(i))
+			json_object_array_add(a, json_object_new_string(input_key(i)));
+	return a;
+}
+
+static struct json_object *nvme_json(const struct awr_device *d)
+{
+	const struct awr_nvme_id *n = awr_device_nvme(d);
+	struct awr_device_limits with, without;
+	bool alt = awr_device_awupf_answers(d, &with, &without);
+	struct json_object *o = json_object_new_object();
+	bool s = n->have_ns;
+
+	json_object_object_add(o, "device", json_object_new_string(awr_device_name(d)));
+	dev_json_add(o, nvme_fields, d, n);
+	json_object_object_add(o, "assumed", assumed_json(d));
+	dev_json_add(o, nvme_dn, d, n);
+	json_object_object_add(o, "chunk_bytes", s ? out_u64(awr_device_chunk_bytes(d)) : NULL);
+	json_object_object_add(o, "derived", s ? derived_json(d) : NULL);
+	json_object_object_add(o, "derived_by_kernel", s ? ranges_json(d) : NULL);
+	json_object_object_add(o, "derived_with_awupf", s ? limits_json(&with) : NULL);
+	json_object_object_add(o, "derived_without_awupf", alt ? limits_json(&without) : NULL);
+	json_object_object_add(o, "nsfeat_mam",
+			       s ? json_object_new_boolean(n->nsfeat & 0x40) : NULL);
+	dev_json_add(o, nvme_vendor, d, n);
+	json_object_object_add(o, "provider", provider_json(d));
+	return o;
+}
 
 static struct json_object *scsi_json(const struct awr_device *d)
 {
