@@ -83,6 +83,9 @@ void out_outcome(const char *why);
 void out_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void out_finish(int rc);
 struct json_object *out_u64(uint64_t v);
+/* the rows of a struct awr_limits ("effective", "limits") and of a struct awr_finding */
+extern const struct field out_limits_fields[];
+extern const struct field out_finding_fields[];
 struct json_object *out_limits_json(const struct awr_limits *l);
 /* "kernel" (the running release) and "awr_version": what a saved report was made with */
 void out_add_versions(struct json_object *o);

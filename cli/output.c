@@ -358,7 +358,7 @@ struct json_object *out_u64(uint64_t v)
 }
 
 #define L(m, t, k) FLD(struct awr_limits, m, t, k)
-static const struct field limits_fields[] = {
+const struct field out_limits_fields[] = {
 	L(supported, FLD_BOOL, "supported"),
 	L(unit_min, FLD_SIZE, "unit_min"),
 	L(unit_max, FLD_SIZE, "unit_max"),
@@ -374,7 +374,7 @@ static const struct field limits_fields[] = {
 
 struct json_object *out_limits_json(const struct awr_limits *l)
 {
-	return fld_json(limits_fields, l);
+	return fld_json(out_limits_fields, l);
 }
 
 void out_add_versions(struct json_object *o)
@@ -395,7 +395,7 @@ struct json_object *out_double(double v, int decimals)
 
 FLD_ENUM_NAME(awr_severity_name, enum awr_severity)
 
-static const struct field finding_fields[] = {
+const struct field out_finding_fields[] = {
 	FLD(struct awr_finding, id, FLD_STR, "id"),
 	FLD(struct awr_finding, severity, FLD_ENUM, "severity", .name = awr_severity_name_int),
 	FLD(struct awr_finding, message, FLD_CHARS, "message"),
@@ -405,7 +405,7 @@ static const struct field finding_fields[] = {
 
 struct json_object *out_finding_json(const struct awr_finding *f)
 {
-	return fld_json(finding_fields, f);
+	return fld_json(out_finding_fields, f);
 }
 
 void out_finding_print(const struct awr_finding *f)
@@ -424,44 +424,27 @@ struct json_object *out_probe_findings_json(const struct awr_probe *p)
 	return a;
 }
 
-/*
- * A disk's write cache as JSON and text show it: queue/write_cache's words (NULL: not read),
- * then whether the cache is volatile and whether the disk takes FUA itself: 1, 0 or -1 (not read)
- */
-struct write_cache {
-	const char *mode;
-	int volatile_cache, fua;
-};
+FLD_ENUM_NAME(awr_write_cache_name, enum awr_write_cache)
 
-static struct write_cache write_cache_of(const struct awr_sysfs_view *y)
-{
-	const char *wc = awr_write_cache_name(y->write_cache);
-
-	return (struct write_cache){ wc, !wc ? -1 : y->write_cache == AWR_WRITE_CACHE_WRITE_BACK,
-				     y->fua == AWR_FUA_UNKNOWN ? -1 : y->fua == AWR_FUA_YES };
-}
-
-#define W(m, t, k, f) FLD(struct write_cache, m, t, k, .flags = (f))
+/* A disk's write cache and FUA, null when sysfs did not show them (AWR_*_UNKNOWN is 0) */
+#define W(m, t, k, ...) FLD(struct awr_sysfs_view, m, t, k, .flags = FLD_NULL_ZERO, __VA_ARGS__)
 static const struct field write_cache_fields[] = {
-	W(mode, FLD_STR, "write_cache", FLD_NULL_ZERO),
-	W(volatile_cache, FLD_BOOL, "write_cache_volatile", FLD_NULL_NEG),
-	W(fua, FLD_BOOL, "fua", FLD_NULL_NEG),
+	W(write_cache, FLD_ENUM, "write_cache", .name = awr_write_cache_name_int),
+	W(write_cache, FLD_BOOL, "write_cache_volatile", .is = AWR_WRITE_CACHE_WRITE_BACK),
+	W(fua, FLD_BOOL, "fua", .is = AWR_FUA_YES),
 	FLD_END
 };
 #undef W
 
 void out_add_write_cache(struct json_object *o, const struct awr_sysfs_view *y)
 {
-	struct write_cache w = write_cache_of(y);
-
-	fld_json_add(o, write_cache_fields, &w);
+	fld_json_add(o, write_cache_fields, y);
 }
 
 const char *out_write_cache_text(const struct awr_sysfs_view *y, char *buf, size_t len)
 {
-	struct write_cache w = write_cache_of(y);
-
-	return awr__write_cache_text(w.volatile_cache, w.fua, buf, len);
+	return awr__write_cache_text(y->write_cache ? y->write_cache == AWR_WRITE_CACHE_WRITE_BACK :
+				     -1, y->fua ? y->fua == AWR_FUA_YES : -1, buf, len);
 }
 
 const char *out_write_cache_cell(const struct awr_sysfs_view *y)
