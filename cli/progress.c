@@ -126,24 +126,33 @@ void progress_seconds(void *arg, double el, char *buf, size_t len)
 		snprintf(buf, len, "%.0f s", el);
 }
 
+/* "1.2 GiB of 4 GiB VERB (30%), 12 s"; without a total "1.2 GiB VERB, 12 s" */
+static void progress_bytes(uint64_t done, uint64_t total, const char *verb, double el, char *buf,
+			   size_t len)
+{
+	char a[32], b[32];
+
+	if (!total) {
+		snprintf(buf, len, "%s %s, %.0f s", awr__human_bytes(done, a, sizeof(a)), verb, el);
+		return;
+	}
+	if (done > total)
+		done = total;
+	snprintf(buf, len, "%s of %s %s (%.0f%%), %.0f s", awr__human_bytes(done, a, sizeof(a)),
+		 awr__human_bytes(total, b, sizeof(b)), verb, 100.0 * (double)done / (double)total,
+		 el);
+}
+
 /* bytes allocated to the file (st_blocks) against its size: awr prepare */
 void progress_allocated(void *arg, double el, char *buf, size_t len)
 {
 	const struct progress_file *f = arg;
-	char a[32], b[32];
 	struct stat st;
-	uint64_t done;
 
-	if (fstat(f->fd, &st) || !f->total) {
+	if (fstat(f->fd, &st) || !f->total)
 		snprintf(buf, len, "%.0f s", el);
-		return;
-	}
-	done = (uint64_t)st.st_blocks * 512;
-	if (done > f->total)
-		done = f->total;
-	snprintf(buf, len, "%s of %s allocated (%.0f%%), %.0f s",
-		 awr__human_bytes(done, a, sizeof(a)), awr__human_bytes(f->total, b, sizeof(b)),
-		 100.0 * (double)done / (double)f->total, el);
+	else
+		progress_bytes((uint64_t)st.st_blocks * 512, f->total, "allocated", el, buf, len);
 }
 
 /* bytes this process read from storage (/proc/self/io read_bytes) against the target: awr verify */
@@ -151,16 +160,6 @@ void progress_read(void *arg, double el, char *buf, size_t len)
 {
 	const struct progress_file *f = arg;
 	uint64_t done = awr__io_read_bytes();
-	char a[32], b[32];
 
-	done = done > f->base ? done - f->base : 0;
-	if (!f->total) {
-		snprintf(buf, len, "%s read, %.0f s", awr__human_bytes(done, a, sizeof(a)), el);
-		return;
-	}
-	if (done > f->total)
-		done = f->total;
-	snprintf(buf, len, "%s of %s read (%.0f%%), %.0f s", awr__human_bytes(done, a, sizeof(a)),
-		 awr__human_bytes(f->total, b, sizeof(b)),
-		 100.0 * (double)done / (double)f->total, el);
+	progress_bytes(done > f->base ? done - f->base : 0, f->total, "read", el, buf, len);
 }
