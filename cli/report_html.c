@@ -42,6 +42,10 @@
 #define MT		12.0
 #define MB		40.0
 #define NUMBER		json_type_double	/* to a getter: a finite number, integer or not */
+#define STRING		json_type_string
+#define OBJECT		json_type_object
+#define ARRAY		json_type_array
+#define BOOLEAN		json_type_boolean
 #define LACKS_MAX	64	/* lacks listed on the page; more are counted */
 #define JPATH		1024	/* a JSON path named on the page (a longer one is cut) */
 
@@ -81,7 +85,7 @@ static struct json_object *typed(struct json_object *o, const char *key, enum js
 
 static size_t count(struct json_object *a)
 {
-	return is(a, json_type_array) ? json_object_array_length(a) : 0;
+	return is(a, ARRAY) ? json_object_array_length(a) : 0;
 }
 
 static struct json_object *at(struct json_object *a, size_t i)
@@ -91,7 +95,7 @@ static struct json_object *at(struct json_object *a, size_t i)
 
 static const char *str(struct json_object *o, const char *key)
 {
-	struct json_object *v = typed(o, key, json_type_string);
+	struct json_object *v = typed(o, key, STRING);
 
 	return v ? json_object_get_string(v) : "";
 }
@@ -106,7 +110,7 @@ static double num(struct json_object *o, const char *key)
 /* A check by name from the report's "checks" array. */
 static struct json_object *check(struct json_object *doc, const char *name)
 {
-	struct json_object *a = typed(doc, "checks", json_type_array);
+	struct json_object *a = typed(doc, "checks", ARRAY);
 
 	for (size_t i = 0; i < count(a); i++)
 		if (!strcmp(str(at(a, i), "name"), name))
@@ -140,10 +144,9 @@ static bool ran(struct json_object *c)
 static const char *type_name(enum json_type t)
 {
 	static const char *const names[] = {
-		[json_type_null] = "null", [json_type_boolean] = "true or false",
-		[json_type_int] = "a number", [json_type_double] = "a number",
-		[json_type_string] = "a string", [json_type_array] = "an array",
-		[json_type_object] = "an object",
+		[json_type_null] = "null", [BOOLEAN] = "true or false",
+		[json_type_int] = "a number", [NUMBER] = "a number",
+		[STRING] = "a string", [ARRAY] = "an array", [OBJECT] = "an object",
 	};
 
 	return (unsigned int)t < sizeof(names) / sizeof(names[0]) ? names[t] : "something";
@@ -172,11 +175,12 @@ static void lack(struct page *pg, const char *path, const char *what)
 /*
  * What the page reads of the report, and how: a member's key, its type (NUMBER: a finite number),
  * whether the page needs it (NEED; RAN: when its check ran; MAY: named only when of another
- * type), a rule for its value, and @sub: the members of the object it is, or of each element of
- * the array it is (each a member, of each mode of the performance figures).
+ * type), a rule for its value or its elements (NAMED: objects, each named by its "name"), and
+ * @sub: the members of the object it is, of each element of the array it is, or of each mode of
+ * the performance figures.
  */
-enum need { MAY, NEED, RAN };
-enum rule { ANY, OBJECTS, STRINGS, PAIRS, POSITIVE, MODES };
+enum need { NEED, MAY, RAN };
+enum rule { ANY, OBJECTS, NAMED, STRINGS, PAIRS, POSITIVE, MODES };
 
 struct shape {
 	const char *key;		/* NULL ends a table */
@@ -189,10 +193,10 @@ struct shape {
 /* Does element @e of an array keep @rule? PAIRS: [microseconds, share], both numbers. */
 static bool keeps(struct json_object *e, enum rule rule)
 {
-	if (rule == OBJECTS)
-		return is(e, json_type_object);
+	if (rule == OBJECTS || rule == NAMED)
+		return is(e, OBJECT);
 	if (rule == STRINGS)
-		return is(e, json_type_string);
+		return is(e, STRING);
 	if (rule == PAIRS)
 		return count(e) >= 2 && is(at(e, 0), NUMBER) && is(at(e, 1), NUMBER);
 	return true;
@@ -212,7 +216,7 @@ static const char *breaks(struct json_object *e, enum rule rule, char *buf, size
 /* Is @m a mode of the performance figures: an object with a latency distribution? */
 static bool is_mode(struct json_object *m)
 {
-	return is(m, json_type_object) && json_object_object_get_ex(m, "latency_cdf", NULL);
+	return is(m, OBJECT) && json_object_object_get_ex(m, "latency_cdf", NULL);
 }
 
 static void walk(struct page *pg, struct json_object *o, const char *where,
@@ -226,10 +230,12 @@ static void walk_value(struct page *pg, struct json_object *v, const char *path,
 
 	if (f->rule == POSITIVE && json_object_get_double(v) <= 0)
 		lack(pg, path, "not a positive size");
-	if (f->type == json_type_object && f->rule != MODES)
+	if (f->type == OBJECT && f->rule != MODES)
 		walk(pg, v, path, f->sub, ran);
-	for (size_t i = 0; f->type == json_type_array && i < count(v); i++) {
+	for (size_t i = 0; f->type == ARRAY && i < count(v); i++) {
 		snprintf(el, sizeof(el), "%s[%zu]", path, i);
+		if (f->rule == NAMED && typed(at(v, i), "name", STRING))
+			snprintf(el, sizeof(el), "%s[%s]", path, str(at(v, i), "name"));
 		if (!keeps(at(v, i), f->rule))
 			lack(pg, el, breaks(at(v, i), f->rule, what, sizeof(what)));
 		else if (f->sub)
@@ -254,7 +260,7 @@ static void walk(struct page *pg, struct json_object *o, const char *where,
 {
 	char path[JPATH], what[96];
 
-	for (; f && is(o, json_type_object) && f->key; f++) {
+	for (; f && is(o, OBJECT) && f->key; f++) {
 		struct json_object *v = NULL;
 		bool present = json_object_object_get_ex(o, f->key, &v);
 
@@ -268,54 +274,60 @@ static void walk(struct page *pg, struct json_object *o, const char *where,
 }
 
 static const struct shape pcts_shape[] = {
-	{ "p50", NUMBER, NEED }, { "p99", NUMBER, NEED }, { "p99_9", NUMBER, NEED }, { NULL },
+	{ "p50", NUMBER }, { "p99", NUMBER }, { "p99_9", NUMBER }, { NULL },
 };
 static const struct shape mode_shape[] = {
-	{ "latency_us", json_type_object, NEED, ANY, pcts_shape }, { "pages_per_s", NUMBER, NEED },
-	{ "latency_cdf", json_type_array, NEED, PAIRS }, { NULL },
+	{ "latency_us", OBJECT, .sub = pcts_shape }, { "pages_per_s", NUMBER },
+	{ "latency_cdf", ARRAY, .rule = PAIRS }, { NULL },
 };
 static const struct shape range_shape[] = {
-	{ "offset", NUMBER, NEED }, { "length", NUMBER, NEED },
-	{ "path", json_type_string, NEED }, { "extents", NUMBER, NEED }, { NULL },
+	{ "offset", NUMBER }, { "length", NUMBER }, { "path", STRING }, { "extents", NUMBER },
+	{ NULL },
 };
 static const struct shape extent_map_shape[] = {
-	{ "file_size", NUMBER, NEED }, { "unit", NUMBER, NEED }, { "nr_extents", NUMBER, NEED },
-	{ "nr_ranges", NUMBER, NEED }, { "hardware_bytes", NUMBER, NEED },
-	{ "software_bytes", NUMBER, NEED },
-	{ "ranges", json_type_array, NEED, OBJECTS, range_shape }, { NULL },
+	{ "file_size", NUMBER }, { "unit", NUMBER }, { "nr_extents", NUMBER },
+	{ "nr_ranges", NUMBER }, { "hardware_bytes", NUMBER }, { "software_bytes", NUMBER },
+	{ "ranges", ARRAY, .rule = OBJECTS, .sub = range_shape }, { NULL },
+};
+static const struct shape check_shape[] = {
+	{ "name", STRING }, { "result", STRING }, { "reason", STRING }, { "seconds", NUMBER },
+	{ "figures", OBJECT }, { "what_to_do", STRING, MAY }, { NULL },
 };
 
 /* The members every report has at its top level, as awr qualify writes them. */
 static const struct shape top_shape[] = {
-	{ "verdict", json_type_string, NEED }, { "path", json_type_string, NEED },
-	{ "target", json_type_string, NEED }, { "target_type", json_type_string, NEED },
-	{ "kernel", json_type_string, NEED }, { "awr_version", json_type_string, NEED },
-	{ "date", json_type_string, NEED }, { "seconds", NUMBER, NEED },
-	{ "passed", NUMBER, NEED }, { "failed", NUMBER, NEED },
-	{ "skipped", NUMBER, NEED }, { "info", NUMBER, NEED },
-	{ "limits", json_type_object, NEED },
-	{ "checks", json_type_array, NEED }, { "quick", json_type_boolean, MAY },
-	{ "scratch_file", json_type_boolean, MAY }, { "notes", json_type_array, MAY, STRINGS },
-	{ "extent_map", json_type_object, MAY, ANY, extent_map_shape },
-	{ "scope", json_type_string, MAY }, { "scope_text", json_type_string, MAY },
-	{ "require", json_type_object, MAY }, { NULL },
-};
-
-static const struct shape check_shape[] = {
-	{ "name", json_type_string, NEED }, { "result", json_type_string, NEED },
-	{ "reason", json_type_string, NEED }, { "seconds", NUMBER, NEED },
-	{ "figures", json_type_object, NEED }, { "what_to_do", json_type_string, MAY }, { NULL },
+	{ "verdict", STRING }, { "path", STRING }, { "target", STRING }, { "target_type", STRING },
+	{ "kernel", STRING }, { "awr_version", STRING }, { "date", STRING }, { "seconds", NUMBER },
+	{ "passed", NUMBER }, { "failed", NUMBER }, { "skipped", NUMBER }, { "info", NUMBER },
+	{ "limits", OBJECT }, { "checks", ARRAY, .rule = NAMED, .sub = check_shape },
+	{ "quick", BOOLEAN, MAY }, { "scratch_file", BOOLEAN, MAY },
+	{ "notes", ARRAY, MAY, STRINGS }, { "extent_map", OBJECT, MAY, .sub = extent_map_shape },
+	{ "scope", STRING, MAY }, { "scope_text", STRING, MAY }, { "require", OBJECT, MAY },
+	{ NULL },
 };
 
 static const struct shape write_shape[] = {
-	{ "size", NUMBER, NEED, POSITIVE }, { "latency_us", NUMBER, NEED },
-	{ "read_back", json_type_string, MAY }, { "write", json_type_string, MAY }, { NULL },
+	{ "size", NUMBER, .rule = POSITIVE }, { "latency_us", NUMBER },
+	{ "read_back", STRING, MAY }, { "write", STRING, MAY }, { NULL },
 };
-static const struct shape findings_shape[] = {
-	{ "findings", json_type_array, NEED, OBJECTS, (const struct shape[]){
-		{ "id", json_type_string, NEED }, { "severity", json_type_string, NEED },
-		{ "message", json_type_string, NEED }, { NULL } } }, { NULL },
+static const struct shape finding_shape[] = {
+	{ "id", STRING }, { "severity", STRING }, { "message", STRING }, { NULL },
 };
+
+/* What the page reads of each check's figures it draws */
+static const struct shape discovery_shape[] = {
+	{ "findings", ARRAY, .rule = OBJECTS, .sub = finding_shape }, { NULL },
+};
+static const struct shape size_sweep_shape[] = {
+	{ "writes", ARRAY, RAN, OBJECTS, write_shape }, { NULL },
+};
+static const struct shape refusals_shape[] = { { "cases", ARRAY, RAN }, { NULL } };
+static const struct shape torn_shape[] = {
+	{ "verify", OBJECT, RAN, .sub = (const struct shape[]){ { "counts", OBJECT }, { NULL } } },
+	{ NULL },
+};
+static const struct shape crash_shape[] = { { "cycles", ARRAY, MAY }, { NULL } };
+static const struct shape short_pin_shape[] = { { "outcome", STRING, MAY }, { NULL } };
 
 /* ------------------------------------------------------------------ writing */
 
@@ -479,7 +491,7 @@ static void sweep_dot(FILE *f, const struct axis *x, const struct axis *y, struc
 /* The size sweep: each size written against its latency, coloured by what was read back. */
 static void sweep_chart(FILE *f, struct json_object *fig)
 {
-	struct json_object *w = typed(fig, "writes", json_type_array);
+	struct json_object *w = typed(fig, "writes", ARRAY);
 	struct axis x = { 0, 1, true }, y = { 0, 1, false };
 	double smin = 0, smax = 0, lmax = 0, s, l;
 	size_t n = count(w), drawn = 0;
@@ -537,7 +549,7 @@ static const char *const pcts[] = { "p50", "p99", "p99_9" };
  */
 static struct json_object *mode_cdf(struct json_object *m)
 {
-	return is_mode(m) ? typed(m, "latency_cdf", json_type_array) : NULL;
+	return is_mode(m) ? typed(m, "latency_cdf", ARRAY) : NULL;
 }
 
 /* A point of a latency distribution: [microseconds, share], both numbers. */
@@ -586,7 +598,7 @@ static void cdf_modes(FILE *f, struct json_object *fig, const struct axis *x,
 
 	json_object_object_foreach(fig, mode, m) {
 		struct json_object *c = mode_cdf(m);
-		struct json_object *lat = typed(m, "latency_us", json_type_object);
+		struct json_object *lat = typed(m, "latency_us", OBJECT);
 		size_t n = count(c);
 		const char *col = mode_colour(mode);
 
@@ -636,7 +648,7 @@ static void cdf_legend(FILE *f, struct json_object *fig)
 	fputs("<table class=\"legend\"><tr><th>mode</th><th>pages/s</th><th>p50</th><th>p99</th>"
 	      "<th>p99.9</th></tr>\n", f);
 	json_object_object_foreach(fig, mode, m) {
-		struct json_object *lat = typed(m, "latency_us", json_type_object);
+		struct json_object *lat = typed(m, "latency_us", OBJECT);
 
 		if (!count(mode_cdf(m)))
 			continue;
@@ -706,8 +718,8 @@ static void extent_bar(FILE *f, struct json_object *r, double size)
 /* The extent map of the test file: each range where it lies in the file, coloured by its path. */
 static void extent_chart(FILE *f, struct json_object *doc)
 {
-	struct json_object *map = typed(doc, "extent_map", json_type_object);
-	struct json_object *e = typed(map, "ranges", json_type_array);
+	struct json_object *map = typed(doc, "extent_map", OBJECT);
+	struct json_object *e = typed(map, "ranges", ARRAY);
 	double size = num(map, "file_size");
 	char a[32], b[32], c[32], d[32];
 	size_t n = count(e);
@@ -766,7 +778,7 @@ static void scalar(FILE *f, struct json_object *v)
 {
 	if (!v)
 		fputs("&mdash;", f);
-	else if (json_object_is_type(v, json_type_string))
+	else if (json_object_is_type(v, STRING))
 		esc(f, json_object_get_string(v));
 	else
 		esc(f, json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN));
@@ -807,14 +819,14 @@ static void rows_table(FILE *f, const char *cls, struct json_object *a)
 {
 	struct json_object *first = at(a, 0);
 
-	if (!is(first, json_type_object))
+	if (!is(first, OBJECT))
 		return;
 	fprintf(f, "<table class=\"rows %s\">\n", cls);
 	for (size_t i = 0; i <= count(a); i++) {	/* the header row, then one per element */
 		fputs("<tr>", f);
 		json_object_object_foreach(first, k, v) {
-			if (json_object_is_type(v, json_type_object) ||
-			    json_object_is_type(v, json_type_array))
+			if (json_object_is_type(v, OBJECT) ||
+			    json_object_is_type(v, ARRAY))
 				continue;
 			if (!i) {
 				html(f, "<th>%s</th>", k);
@@ -831,7 +843,7 @@ static void rows_table(FILE *f, const char *cls, struct json_object *a)
 
 static void limits_table(FILE *f, struct json_object *doc)
 {
-	struct json_object *lim = typed(doc, "limits", json_type_object);
+	struct json_object *lim = typed(doc, "limits", OBJECT);
 
 	if (lim)
 		kv_table(f, "limits", lim);
@@ -842,7 +854,7 @@ static void limits_table(FILE *f, struct json_object *doc)
 
 static void checks_table(FILE *f, struct json_object *doc)
 {
-	struct json_object *a = typed(doc, "checks", json_type_array);
+	struct json_object *a = typed(doc, "checks", ARRAY);
 	size_t n = count(a);
 	char t[32];
 
@@ -863,17 +875,17 @@ static void checks_table(FILE *f, struct json_object *doc)
 
 static void notes(FILE *f, struct json_object *doc)
 {
-	struct json_object *a = typed(doc, "notes", json_type_array);
+	struct json_object *a = typed(doc, "notes", ARRAY);
 
 	for (size_t i = 0; i < count(a); i++)
-		if (is(at(a, i), json_type_string))
+		if (is(at(a, i), STRING))
 			html(f, "<p class=\"note\">note: %s</p>\n",
 			     json_object_get_string(at(a, i)));
 }
 
 static void findings_table(FILE *f, struct json_object *fig)
 {
-	struct json_object *a = typed(fig, "findings", json_type_array);
+	struct json_object *a = typed(fig, "findings", ARRAY);
 
 	if (!count(a)) {
 		fputs("<p class=\"empty\">Discovery made no findings.</p>\n", f);
@@ -885,7 +897,7 @@ static void findings_table(FILE *f, struct json_object *fig)
 		struct json_object *x = at(a, i);
 		const char *sev = str(x, "severity");
 
-		if (!is(x, json_type_object))
+		if (!is(x, OBJECT))
 			continue;
 		html(f, "<tr class=\"finding\" data-finding=\"%s\" data-severity=\"%s\"><td class="
 		     "\"sev %s\">%s</td><td>%s</td><td>%s</td></tr>\n", str(x, "id"), sev, sev, sev,
@@ -896,13 +908,13 @@ static void findings_table(FILE *f, struct json_object *fig)
 
 static void refusals_table(FILE *f, struct json_object *fig)
 {
-	rows_table(f, "refusal-cases", typed(fig, "cases", json_type_array));
+	rows_table(f, "refusal-cases", typed(fig, "cases", ARRAY));
 }
 
 static void torn_counts(FILE *f, struct json_object *fig)
 {
-	struct json_object *x = typed(typed(fig, "verify", json_type_object), "counts",
-				      json_type_object);
+	struct json_object *x = typed(typed(fig, "verify", OBJECT), "counts",
+				      OBJECT);
 
 	if (x)
 		kv_table(f, "torn-counts", x);
@@ -913,7 +925,7 @@ static void torn_counts(FILE *f, struct json_object *fig)
 
 static void crash_cycles(FILE *f, struct json_object *fig)
 {
-	struct json_object *x = typed(fig, "cycles", json_type_array);
+	struct json_object *x = typed(fig, "cycles", ARRAY);
 
 	if (count(x)) {
 		section(f, "crash", "Crash cycles");
@@ -924,7 +936,7 @@ static void crash_cycles(FILE *f, struct json_object *fig)
 /* A block device's short_pin check, when it ran: what a partly pinned buffer's atomic write did. */
 static void short_pin(FILE *f, struct json_object *fig)
 {
-	if (!typed(fig, "outcome", json_type_string))
+	if (!typed(fig, "outcome", STRING))
 		return;
 	section(f, "short-pin", "An atomic write from a partly pinned buffer");
 	kv_table(f, "short-pin", fig);
@@ -951,7 +963,7 @@ static void embed_json(FILE *f, struct json_object *doc)
 
 /* ------------------------------------------------------------------ the page */
 
-#define FIGURES(...)	{ .type = json_type_object, __VA_ARGS__ }
+#define FIGURES(...)	{ .type = OBJECT, __VA_ARGS__ }
 
 /*
  * The sections after the summary and what the report lacks, in order: a drawer of a section
@@ -967,41 +979,26 @@ static const struct {
 } sections[] = {
 	{ "checks", "Checks", checks_table }, { NULL, NULL, notes },
 	{ "limits", "Atomic write limits (effective)", limits_table },
-	{ "findings", "Findings", findings_table, "discovery", FIGURES(.sub = findings_shape) },
-	{ "sweep", "Size sweep", sweep_chart, "size_sweep", FIGURES(.sub = (const struct shape[]){
-		{ "writes", json_type_array, RAN, OBJECTS, write_shape }, { NULL } }) },
+	{ "findings", "Findings", findings_table, "discovery", FIGURES(.sub = discovery_shape) },
+	{ "sweep", "Size sweep", sweep_chart, "size_sweep", FIGURES(.sub = size_sweep_shape) },
 	{ "latency", "Latency of atomic, plain and doublewrite page writes", cdf_chart,
 	  "performance", FIGURES(.rule = MODES, .sub = mode_shape) },
 	{ "refusals", "Writes the kernel must refuse", refusals_table, "kernel_refusals",
-	  FIGURES(.sub = (const struct shape[]){ { "cases", json_type_array, RAN }, { NULL } }) },
-	{ "torn", "Concurrent writers", torn_counts, "concurrent_torn", FIGURES(.sub =
-	  (const struct shape[]){ { "verify", json_type_object, RAN, ANY, (const struct shape[]){
-		{ "counts", json_type_object, NEED }, { NULL } } }, { NULL } }) },
-	{ NULL, NULL, crash_cycles, "crash", FIGURES(.sub = (const struct shape[]){
-		{ "cycles", json_type_array, MAY }, { NULL } }) },
-	{ NULL, NULL, short_pin, "short_pin", FIGURES(.sub = (const struct shape[]){
-		{ "outcome", json_type_string, MAY }, { NULL } }) },
+	  FIGURES(.sub = refusals_shape) },
+	{ "torn", "Concurrent writers", torn_counts, "concurrent_torn",
+	  FIGURES(.sub = torn_shape) },
+	{ NULL, NULL, crash_cycles, "crash", FIGURES(.sub = crash_shape) },
+	{ NULL, NULL, short_pin, "short_pin", FIGURES(.sub = short_pin_shape) },
 	{ "extents", "Extent map of the test file", extent_chart },
 	{ "json", "The JSON report", embed_json },
 };
 
-/* Each check's own members, the checks the page draws a section from, and their figures. */
+/* The checks the page draws a section from, and what it reads of their figures. */
 static void lacks_checks(struct page *pg, struct json_object *doc)
 {
-	struct json_object *a = typed(doc, "checks", json_type_array), *c;
-	char path[JPATH], what[96];
+	struct json_object *a = typed(doc, "checks", ARRAY), *c;
+	char path[JPATH];
 
-	for (size_t i = 0; i < count(a); i++) {
-		c = at(a, i);
-		snprintf(path, sizeof(path), "checks[%zu]", i);
-		if (!is(c, json_type_object)) {
-			lack(pg, path, breaks(c, OBJECTS, what, sizeof(what)));
-			continue;
-		}
-		if (typed(c, "name", json_type_string))
-			snprintf(path, sizeof(path), "checks[%s]", str(c, "name"));
-		walk(pg, c, path, check_shape, true);
-	}
 	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
 		if (!sections[i].check)
 			continue;
@@ -1010,7 +1007,7 @@ static void lacks_checks(struct page *pg, struct json_object *doc)
 		if (!c && a && sections[i].title)
 			lack(pg, path, "missing");
 		strcat(path, ".figures");
-		if (typed(c, "figures", json_type_object))
+		if (typed(c, "figures", OBJECT))
 			walk_value(pg, get(c, "figures"), path, &sections[i].shape, ran(c));
 	}
 }
@@ -1023,7 +1020,7 @@ static void draw(FILE *f, struct json_object *doc, size_t i)
 
 	if (sections[i].title)
 		section(f, sections[i].id, sections[i].title);
-	if (!name || typed(c, "figures", json_type_object))
+	if (!name || typed(c, "figures", OBJECT))
 		sections[i].draw(f, name ? get(c, "figures") : doc);
 	else if (sections[i].title && !c)
 		fprintf(f, "<p class=\"empty\">The report has no %s check (see what it lacks, "
@@ -1056,7 +1053,7 @@ static void run_line(FILE *f, struct json_object *doc)
 	char t[32];
 
 	html(f, "<tr><th>run</th><td id=\"run\">%s", str(doc, "date"));
-	fprintf(f, "%s, %s", json_object_get_boolean(typed(doc, "quick", json_type_boolean)) ?
+	fprintf(f, "%s, %s", json_object_get_boolean(typed(doc, "quick", BOOLEAN)) ?
 		" (quick)" : "", awr__human_usec(num(doc, "seconds") * 1e6, t, sizeof(t)));
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
 		struct json_object *v = typed(doc, counts[i].key, NUMBER);
@@ -1079,7 +1076,7 @@ static void run_line(FILE *f, struct json_object *doc)
 static void write_cache_row(FILE *f, struct json_object *sysfs)
 {
 	const char *wc = str(sysfs, "write_cache");
-	struct json_object *fua = typed(sysfs, "fua", json_type_boolean);
+	struct json_object *fua = typed(sysfs, "fua", BOOLEAN);
 
 	if (!get(sysfs, "write_cache"))
 		return;
@@ -1098,13 +1095,13 @@ static void write_cache_row(FILE *f, struct json_object *sysfs)
  */
 static void scope_line(FILE *f, struct json_object *doc)
 {
-	struct json_object *req = typed(doc, "require", json_type_object);
+	struct json_object *req = typed(doc, "require", OBJECT);
 
-	if (typed(doc, "scope_text", json_type_string)) {
+	if (typed(doc, "scope_text", STRING)) {
 		html(f, "<p id=\"scope\" data-scope=\"%s\">%s</p>\n", str(doc, "scope"),
 		     str(doc, "scope_text"));
 	}
-	if (!req || json_object_get_boolean(typed(req, "met", json_type_boolean)))
+	if (!req || json_object_get_boolean(typed(req, "met", BOOLEAN)))
 		return;
 	html(f, "<p id=\"requirement\">%s</p>\n<p id=\"requirement-todo\">What to do: %s</p>\n",
 	     str(req, "reason"), str(req, "what_to_do"));
@@ -1122,10 +1119,10 @@ static void summary(FILE *f, struct json_object *doc)
 	html(f, "<table class=\"meta\">\n<tr><th>path</th><td id=\"path\">%s</td></tr>\n<tr><th>"
 	     "target</th><td>%s (%s%s)</td></tr>\n", str(doc, "path"), str(doc, "target"),
 	     str(doc, "target_type"), json_object_get_boolean(typed(doc, "scratch_file",
-	     json_type_boolean)) ? ", a scratch file" : "");
-	sysfs = typed(check(doc, "discovery"), "figures", json_type_object);
+	     BOOLEAN)) ? ", a scratch file" : "");
+	sysfs = typed(check(doc, "discovery"), "figures", OBJECT);
 	sysfs = get(get(sysfs, "views"), "sysfs");
-	if (is(sysfs, json_type_object)) {
+	if (is(sysfs, OBJECT)) {
 		html(f, "<tr><th>device</th><td>%s</td></tr>\n", str(sysfs, "disk"));
 		write_cache_row(f, sysfs);
 	}
@@ -1164,7 +1161,7 @@ static bool has(struct json_object *o, const char *key)
  */
 const char *report_html_not_report(struct json_object *doc)
 {
-	if (!is(doc, json_type_object))
+	if (!is(doc, OBJECT))
 		return "its top level is not a JSON object";
 	if (!has(doc, "checks") && !(has(doc, "verdict") && has(doc, "passed")))
 		return "it has no \"checks\", nor \"verdict\" and \"passed\"";

@@ -24,7 +24,7 @@ mutant report-html-unescaped "the HTML report's html() writes a string of a %s a
 
 mutant report-array-untyped "the HTML report takes any member as an array (json-c asserts)" \
 	"cli_report_html" cli/report_html.c \
-	'	return is(a, json_type_array) ? json_object_array_length(a) : 0;' \
+	'	return is(a, ARRAY) ? json_object_array_length(a) : 0;' \
 	'	return a ? json_object_array_length(a) : 0;'
 
 mutant prom-utf8 "-o prometheus writes label bytes that are not UTF-8 as they are" \
