@@ -111,18 +111,20 @@ static void on_stop(int sig)
 	awr_stress_stop();
 }
 
-/* Seconds or writes, the unit, the span; fills @o. */
+/*
+ * The unit, the span, seconds or writes (10 s when neither) and the threads into @o, judged by
+ * awr_stress_opts_check(). Refused here only what its unsigned fields cannot hold: a --size of
+ * 0 (the whole target there), a negative or second limit, fewer than one thread.
+ */
 static int stress_setup(struct awr_stress_opts *o, const char *unit_s, const char *size_s,
-			double seconds, long long writes)
+			double seconds, long long writes, int threads)
 {
-	if (stamp_unit_arg(unit_s, &o->unit))
+	if (stamp_unit_arg(unit_s, &o->unit) ||
+	    (size_s && parse_size_arg("size", size_s, &o->span)))
 		return -EINVAL;
-	if (size_s && parse_size_arg("size", size_s, &o->span))
-		return -EINVAL;
-	if (size_s && (!o->span || o->span % o->unit)) {
+	if (size_s && !o->span) {
 		out_error("--size %s is not a multiple of --unit %s: the span holds whole units, "
-			  "such as --size %" PRIu64,
-			  size_s, unit_s, (o->span / o->unit + 1) * o->unit);
+			  "such as --size %" PRIu32, size_s, unit_s, o->unit);
 		return -EINVAL;
 	}
 	if (seconds < 0 || writes < 0 || (seconds > 0 && writes > 0)) {
@@ -133,6 +135,15 @@ static int stress_setup(struct awr_stress_opts *o, const char *unit_s, const cha
 	o->duration_ms = (uint64_t)(seconds * 1000);
 	if (!o->writes && !o->duration_ms)
 		o->duration_ms = 10000;
+	if (threads < 1) {
+		out_error("--threads %d must be between 1 and 256", threads);
+		return -EINVAL;
+	}
+	o->threads = (uint32_t)threads;
+	if (awr_stress_opts_check(o)) {
+		out_error("%s", awr_last_error());
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -179,13 +190,8 @@ int cmd_stress(int argc, const char **argv)
 
 	if (cmd_parse(&c, argc, argv, table, "PATH", true))
 		return AWR_EXIT_USAGE;
-	if (stress_setup(&o, unit_s, size_s, seconds, writes))
+	if (stress_setup(&o, unit_s, size_s, seconds, writes, threads))
 		goto out;
-	if (threads < 1 || threads > 256) {
-		out_error("--threads %d must be between 1 and 256", threads);
-		goto out;
-	}
-	o.threads = (uint32_t)threads;
 	o.journal = journal;
 	o.flags = (dsync || journal ? AWR_STRESS_DSYNC : 0) | (plain ? AWR_STRESS_PLAIN : 0);
 	o.journal_force = journal_force;	/* --force is about the target only */

@@ -42,7 +42,7 @@ static const struct field issue_fields[] = {
 };
 #undef I
 
-struct json_object *verify_issue_json(const struct awr_verify_issue *is)
+static struct json_object *verify_issue_json(const struct awr_verify_issue *is)
 {
 	return fld_json(issue_fields, is);
 }
@@ -61,16 +61,15 @@ static int keep_issue(const struct awr_verify_issue *is, void *arg)
 	return 0;
 }
 
-/* --unit U of awr stress and awr verify: a multiple of 512 up to 1 GiB */
+/* --unit U of awr stress and awr verify (awr_stamp_unit_check()) */
 int stamp_unit_arg(const char *text, uint32_t *unit)
 {
 	uint64_t v;
 
 	if (parse_size_arg("unit", text, &v))
 		return -EINVAL;
-	if (!v || v % AWR_STAMP_SECTOR || v > (1U << 30)) {
-		out_error("--unit %" PRIu64 " must be a multiple of 512 up to 1 GiB, such as 16k",
-			  v);
+	if (awr_stamp_unit_check(v)) {
+		out_error("%s", awr_last_error());
 		return -EINVAL;
 	}
 	*unit = (uint32_t)v;

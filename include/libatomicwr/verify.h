@@ -22,6 +22,8 @@ extern "C" {
  * and the unit's last 8 bytes hold XXH3_64bits of its first U - 8 bytes.
  */
 #define AWR_STAMP_SECTOR	512
+/* the largest stamped unit (each writer holds one unit in memory) */
+#define AWR_STAMP_UNIT_MAX	(1U << 30)
 #define AWR_STAMP_MAGIC		0x31504d5453525741ULL	/* "AWRSTMP1" */
 
 /* What a unit read back holds. */
@@ -88,6 +90,19 @@ int awr_stamp_classify(const void *buf, uint32_t unit_size, uint64_t unit,
  * Return: a static string; "unknown" for values out of range.
  */
 const char *awr_unit_class_name(enum awr_unit_class cls);
+
+/**
+ * awr_stamp_unit_check() - whether @unit can be the unit of stamped writes
+ * @unit:	bytes
+ *
+ * The unit of awr_stress_run() and awr_verify_run(): a non-zero multiple of
+ * AWR_STAMP_SECTOR up to AWR_STAMP_UNIT_MAX.
+ *
+ * Return: 0, or -EINVAL with the sentence in awr_last_error(), in awr
+ * stress's and awr verify's words ("--unit 1000 must be a multiple of 512 up
+ * to 1 GiB, such as 16k").
+ */
+int awr_stamp_unit_check(uint64_t unit);
 
 
 /* awr_stress_opts.flags */
@@ -178,6 +193,19 @@ int awr_stress_run(const char *path, const struct awr_stress_opts *o,
  * Return: as awr_stress_run().
  */
 int awr_stress_run_fd(int fd, const struct awr_stress_opts *o, struct awr_stress_result *out);
+
+/**
+ * awr_stress_opts_check() - whether awr_stress_run() can take @o
+ * @o:		the options
+ *
+ * Checks, in this order, the unit (awr_stamp_unit_check()), the span (whole
+ * units, at most 2^63 - 1 bytes), a count of writes or a time (one of them),
+ * and at most 256 threads; awr_stress_run() checks the same before it starts.
+ *
+ * Return: 0, or -EINVAL with the sentence in awr_last_error(), in awr
+ * stress's words ("--threads 300 must be between 1 and 256").
+ */
+int awr_stress_opts_check(const struct awr_stress_opts *o);
 
 /**
  * awr_stress_stop() - ask the running awr_stress_run() to stop early

@@ -5,6 +5,7 @@
  * a crash is never written, intact, torn, corrupt or misplaced.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 #include "platform/hash.h"
 
@@ -64,6 +65,14 @@ static void filler(uint8_t *p, size_t len, const struct stamp *s)
 static bool bad_size(uint32_t unit_size)
 {
 	return !unit_size || unit_size % AWR_STAMP_SECTOR;
+}
+
+int awr_stamp_unit_check(uint64_t unit)
+{
+	if (!unit || unit % AWR_STAMP_SECTOR || unit > AWR_STAMP_UNIT_MAX)
+		return awr__fail(-EINVAL, "--unit %" PRIu64 " must be a multiple of %d up to "
+				 "1 GiB, such as 16k", unit, AWR_STAMP_SECTOR);
+	return 0;
 }
 
 static size_t filler_len(uint32_t i, uint32_t nsec)

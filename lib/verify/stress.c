@@ -357,6 +357,30 @@ static int explain(const struct awr_stress_opts *o, const struct awr_stress_resu
 	return awr__fail(ret, "%s", strerror(-ret));
 }
 
+int awr_stress_opts_check(const struct awr_stress_opts *o)
+{
+	int ret;
+
+	if (!o)
+		return awr__fail(-EINVAL, "no options");
+	ret = awr_stamp_unit_check(o->unit);
+	if (ret)
+		return ret;
+	if (o->span % o->unit)
+		return awr__fail(-EINVAL, "--size %" PRIu64 " is not a multiple of --unit %" PRIu32
+				 ": the span holds whole units, such as --size %" PRIu64, o->span,
+				 o->unit, (o->span / o->unit + 1) * o->unit);
+	if (o->span > INT64_MAX)
+		return awr__fail(-EINVAL, "--size %" PRIu64 " ends past the largest offset "
+				 "(2^63 - 1)", o->span);
+	if (!o->writes && !o->duration_ms)
+		return awr__fail(-EINVAL, "give --seconds S or --writes N (one, positive)");
+	if (o->threads > 256)
+		return awr__fail(-EINVAL, "--threads %" PRIu32 " must be between 1 and 256",
+				 o->threads);
+	return 0;
+}
+
 int awr_stress_run_fd(int fd, const struct awr_stress_opts *o, struct awr_stress_result *out)
 {
 	struct stress s = { .o = o, .next_gen = 1 };
@@ -365,11 +389,11 @@ int awr_stress_run_fd(int fd, const struct awr_stress_opts *o, struct awr_stress
 
 	if (fd < 0)
 		return awr__fail(-EBADF, "stress: no target descriptor");
-	if (!o || !out || !o->unit || o->unit % AWR_STAMP_SECTOR ||
-	    (!o->writes && !o->duration_ms) || o->threads > 256 || o->span > INT64_MAX)
-		return awr__fail(-EINVAL, "stress: a unit that is a multiple of %d, a count of "
-				 "writes or a time, at most 256 threads are needed",
-				 AWR_STAMP_SECTOR);
+	if (!out)
+		return awr__fail(-EINVAL, "stress: no result to fill");
+	ret = awr_stress_opts_check(o);
+	if (ret)
+		return ret;
 	memset(out, 0, sizeof(*out));
 	stop_requested = 0;
 	s.wflags = (o->flags & AWR_STRESS_DSYNC) || o->journal ? AWR_WRITE_DSYNC : 0;
