@@ -173,8 +173,8 @@ int cmd_preload_stats(int argc, const char **argv);
 int cmd_help(int argc, const char **argv);
 int cmd_version(int argc, const char **argv);
 
-/* cmd_bench.c: one mode's figures as awr bench -o json prints them (qualify reuses it) */
-struct json_object *bench_mode_json(const struct awr_bench_mode_result *x);
+/* cmd_bench.c: each mode that ran, its figures under its name (awr bench -o json, qualify) */
+void bench_modes_add(struct json_object *o, const struct awr_bench_result *r);
 
 /* cmd_verify.c: verification results, shared with qualify */
 int stamp_unit_arg(const char *text, uint32_t *unit);	/* --unit of stress and verify */

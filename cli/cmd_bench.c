@@ -45,15 +45,8 @@ err:
 }
 
 /* the enums' spellings (the library's) as the field tables name them */
-static const char *order_name(int v)
-{
-	return awr_bench_order_name((enum awr_bench_order)v);
-}
-
-static const char *durability_name(int v)
-{
-	return awr_bench_durability_name((enum awr_bench_durability)v);
-}
+FLD_ENUM_NAME(awr_bench_order_name, enum awr_bench_order)
+FLD_ENUM_NAME(awr_bench_durability_name, enum awr_bench_durability)
 
 static const struct awr_bench_mode_result *mode_of(const struct awr_bench_result *r,
 						   enum awr_bench_mode m)
@@ -228,9 +221,12 @@ static const struct field mode_fields[] = {
 };
 #undef MODE
 
-struct json_object *bench_mode_json(const struct awr_bench_mode_result *x)
+void bench_modes_add(struct json_object *o, const struct awr_bench_result *r)
 {
-	return fld_json(mode_fields, x);
+	for (int m = 0; m <= AWR_BENCH_PAGES; m++)
+		if (mode_of(r, m)->ran)
+			json_object_object_add(o, awr_bench_mode_name(m),
+					       fld_json(mode_fields, mode_of(r, m)));
 }
 
 /* The run as awr bench -o json prints it: what was asked, what the target gave, the figures */
@@ -253,8 +249,8 @@ static const struct field head_fields[] = {
 	D(r.batch, FLD_UINT, "batch"),
 	D(r.span, FLD_UINT, "span"),
 	D(r.layout, FLD_CHARS, "layout"),
-	D(o.order, FLD_ENUM, "order", .name = order_name),
-	D(o.durability, FLD_ENUM, "durability", .name = durability_name),
+	D(o.order, FLD_ENUM, "order", .name = awr_bench_order_name_int),
+	D(o.durability, FLD_ENUM, "durability", .name = awr_bench_durability_name_int),
 	D(o.seconds, FLD_DOUBLE, "seconds_per_mode", .decimals = 3),
 	FLD_END
 };
@@ -303,10 +299,7 @@ static void print_json(const char *path, const struct awr_bench_opts *o,
 			       pages ? mode_of(r, AWR_BENCH_NAIVE_DW) : NULL };
 	struct json_object *root = fld_json(head_fields, &d), *modes = json_object_new_object();
 
-	for (int m = 0; m <= AWR_BENCH_PAGES; m++)
-		if (mode_of(r, m)->ran)
-			json_object_object_add(modes, awr_bench_mode_name(m),
-					       bench_mode_json(mode_of(r, m)));
+	bench_modes_add(modes, r);
 	json_object_object_add(root, "modes", modes);
 	fld_json_add(root, tail_fields, &d);
 	out_print_json(root);

@@ -83,7 +83,7 @@ static struct json_object *words_json(const char *s)
 struct list_row {
 	struct awr_blockdev b;
 	unsigned int misaligned;	/* partitions whose start is off the atomic alignment */
-	int verdict;			/* awr_blockdev_verdict()'s word, as list_verdicts[] */
+	const char *verdict;		/* awr_blockdev_verdict() */
 };
 
 static const char *const list_verdicts[] = { "atomic", "misaligned", "single_block", "none",
@@ -160,7 +160,7 @@ static const struct field device_fields[] = {
 static const struct field claim_fields[] = {
 	FLD_ARR(struct list_row, b.mounts, b.nr_mounts, "mounts", mount_fields,
 		.flags = FLD_PTR),
-	FLD(struct list_row, verdict, FLD_ENUM, "verdict", .name = verdict_name),
+	FLD(struct list_row, verdict, FLD_STR, "verdict"),
 	FLD_END
 };
 
@@ -219,50 +219,27 @@ static const struct field prom_disk[] = {
 	FLD(struct list_row, misaligned, FLD_UINT, "awr_partitions_misaligned",
 	    .help = "partitions of the disk whose start is not a multiple of its atomic unit and "
 	    "boundary"),
-	FLD(struct list_row, verdict, FLD_ONEHOT, "awr_atomic_verdict", .name = verdict_name,
-	    .values = NR_VERDICTS, .lkey = "verdict", .help = "awr list's verdict of the disk: 1 "
-	    "for the verdict it has, 0 for the others"),
+	FLD(struct list_row, verdict, FLD_STR, "awr_atomic_verdict", .flags = FLD_ONEHOT,
+	    .name = verdict_name, .values = NR_VERDICTS, .lkey = "verdict",
+	    .help = "awr list's verdict of the disk: 1 for the verdict it has, 0 for the others"),
 	FLD_END
+};
+
+/* the labels of the samples: the disk, its model, its transport */
+static const struct field lab_limits[] = {
+	B(name, FLD_CHARS, "device"), B(model, FLD_CHARS, "model"),
+	B(transport, FLD_CHARS, "transport"), FLD_END
 };
 #undef B
 
-static void labels_device(const void *row, const char **lab)
-{
-	lab[0] = "device", lab[1] = ((const struct list_row *)row)->b.name, lab[2] = NULL;
-}
-
-static void labels_model(const void *row, const char **lab)
-{
-	const struct awr_blockdev *b = &((const struct list_row *)row)->b;
-
-	lab[0] = "device", lab[1] = b->name, lab[2] = "model", lab[3] = b->model;
-	lab[4] = NULL;
-}
-
-static void labels_limits(const void *row, const char **lab)
-{
-	labels_model(row, lab);
-	lab[4] = "transport", lab[5] = ((const struct list_row *)row)->b.transport;
-	lab[6] = NULL;
-}
-
 static void print_prometheus(const struct list_row *rows, unsigned int nr)
 {
-	fld_prom(prom_limits, rows, sizeof(*rows), nr, labels_limits);
-	fld_prom(prom_device, rows, sizeof(*rows), nr, labels_model);
-	fld_prom(prom_disk, rows, sizeof(*rows), nr, labels_device);
+	fld_prom(prom_limits, lab_limits, rows, sizeof(*rows), nr);
+	fld_prom(prom_device, (const struct field[]){ lab_limits[0], lab_limits[1], FLD_END },
+		 rows, sizeof(*rows), nr);
+	fld_prom(prom_disk, (const struct field[]){ lab_limits[0], FLD_END }, rows, sizeof(*rows),
+		 nr);
 	prom_info();
-}
-
-/* awr_blockdev_verdict()'s word as an index of list_verdicts[] */
-static int verdict_of(const struct awr_blockdev *b)
-{
-	const char *v = awr_blockdev_verdict(b);
-	int i = 0;
-
-	while (i < NR_VERDICTS - 1 && strcmp(v, list_verdicts[i]))
-		i++;
-	return i;
 }
 
 /*
@@ -278,7 +255,7 @@ static unsigned int shown_devices(const struct awr_blockdev *list, unsigned int 
 		if (all || !list[i].is_virtual)
 			shown[n++] = (struct list_row){ list[i],
 							list[i].nr_parts - list[i].nr_parts_aligned,
-							verdict_of(&list[i]) };
+							awr_blockdev_verdict(&list[i]) };
 	return n;
 }
 

@@ -152,14 +152,6 @@ static const struct dev_field provider_fields[] = {
 };
 #undef P
 
-/* A cloud provider's statement, beside the kernel's derivation: "provider": {...} or null. */
-static struct json_object *provider_json(const struct awr_device *d)
-{
-	const struct awr_provider_atomic *p = awr_device_provider(d);
-
-	return p ? dev_json(provider_fields, d, p) : NULL;
-}
-
 static void provider_print(const struct awr_device *d)
 {
 	const struct awr_provider_atomic *p = awr_device_provider(d);
@@ -343,6 +335,7 @@ static struct json_object *assumed_json(const struct awr_device *d)
 
 static struct json_object *nvme_json(const struct awr_device *d)
 {
+	const struct awr_provider_atomic *p = awr_device_provider(d);
 	const struct awr_nvme_id *n = awr_device_nvme(d);
 	struct awr_device_limits with, without;
 	bool alt = awr_device_awupf_answers(d, &with, &without);
@@ -361,7 +354,8 @@ static struct json_object *nvme_json(const struct awr_device *d)
 	json_object_object_add(o, "nsfeat_mam",
 			       s ? json_object_new_boolean(n->nsfeat & 0x40) : NULL);
 	dev_json_add(o, nvme_vendor, d, n);
-	json_object_object_add(o, "provider", provider_json(d));
+	/* a cloud provider's statement, beside the kernel's derivation */
+	json_object_object_add(o, "provider", p ? dev_json(provider_fields, d, p) : NULL);
 	return o;
 }
 

@@ -119,7 +119,6 @@ struct json_object *fld_json_value(const struct field *f, const void *s)
 	case FLD_STR:
 		return json_object_new_string(str_of(f, s));
 	case FLD_ENUM:
-	case FLD_ONEHOT:
 		return json_object_new_string(f->name((int)fld_i64(f, s)));
 	case FLD_DOUBLE:
 	case FLD_NSEC:
@@ -142,7 +141,7 @@ const char *fld_text(const struct field *f, const void *s, char *buf, size_t len
 		snprintf(buf, len, "%s", bool_of(f, s) ? "yes" : "no");
 	else if (f->type == FLD_CHARS || f->type == FLD_STR)
 		snprintf(buf, len, "%s", str_of(f, s));
-	else if (f->type == FLD_ENUM || f->type == FLD_ONEHOT)
+	else if (f->type == FLD_ENUM)
 		snprintf(buf, len, "%s", f->name((int)fld_i64(f, s)));
 	else if (f->type == FLD_DOUBLE || f->type == FLD_NSEC)
 		snprintf(buf, len, "%.*f", f->decimals, double_of(f, s));
@@ -185,23 +184,23 @@ void fld_print(const struct field *t, const void *s, int lw, int vw)
 		       t->help ? "  " : "", t->help ? t->help : "");
 }
 
-/* FLD_ONEHOT: a sample for each value, labelled @lab and .lkey="NAME" (@lab has room) */
-static void prom_onehot(const struct field *t, const void *row, const char **lab)
+/* FLD_ONEHOT: a sample for each value, labelled @l and .lkey="NAME" (@l has room at @n) */
+static void prom_onehot(const struct field *t, const void *row, const char **l, size_t n)
 {
-	size_t n = 0;
+	char v[64];
 
-	while (lab[n])
-		n += 2;
-	for (int v = 0; v < t->values; v++) {
-		lab[n] = t->lkey, lab[n + 1] = t->name(v), lab[n + 2] = NULL;
-		prom_sample(t->key, lab, fld_i64(t, row) == v);
+	fld_text(t, row, v, sizeof(v));
+	for (int i = 0; i < t->values; i++) {
+		l[n] = t->lkey, l[n + 1] = t->name(i), l[n + 2] = NULL;
+		prom_sample(t->key, l, !strcmp(v, t->name(i)));
 	}
 }
 
-void fld_prom(const struct field *t, const void *rows, size_t stride, size_t n,
-	      fld_labels_fn labels)
+void fld_prom(const struct field *t, const struct field *lab, const void *rows, size_t stride,
+	      size_t n)
 {
-	const char *lab[16];
+	const char *l[16];
+	size_t k;
 
 	for (; t->key; t++) {
 		prom_gauge(t->key, t->help);
@@ -210,11 +209,13 @@ void fld_prom(const struct field *t, const void *rows, size_t stride, size_t n,
 
 			if (fld_is_null(t, row))
 				continue;
-			labels(row, lab);
-			if (t->type == FLD_ONEHOT)
-				prom_onehot(t, row, lab);
+			for (k = 0; lab[k / 2].key; k += 2)
+				l[k] = lab[k / 2].key, l[k + 1] = str_of(&lab[k / 2], row);
+			l[k] = NULL;
+			if (t->flags & FLD_ONEHOT)
+				prom_onehot(t, row, l, k);
 			else
-				prom_sample(t->key, lab, t->type == FLD_INT ?
+				prom_sample(t->key, l, t->type == FLD_INT ?
 					    (double)fld_i64(t, row) : t->type == FLD_BOOL ?
 					    (double)bool_of(t, row) : (double)fld_u64(t, row));
 		}

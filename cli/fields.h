@@ -30,11 +30,6 @@ enum fld_type {
 	 * from the member (FLD_PTR: from where it points); FLD_ARR() below
 	 */
 	FLD_ARRAY,
-	/*
-	 * An int (enum) the row's name() spells, as FLD_ENUM; Prometheus: one sample for each of
-	 * .values values, labelled .lkey="NAME", 1 for the value the row has and 0 for the others
-	 */
-	FLD_ONEHOT,
 };
 
 /*
@@ -48,6 +43,8 @@ enum fld_type {
 #define FLD_NULL_HEAD	(1U << 4)	/* OBJECT: null when .sub's first row is */
 #define FLD_TUPLE	(1U << 5)	/* ARRAY: an element is a JSON array of .sub's values */
 #define FLD_OMIT	(1U << 6)	/* JSON: no key at all where the value is null */
+/* Prometheus: a sample per value name() spells (0 .. .values - 1), .lkey="NAME", 1 for the row's */
+#define FLD_ONEHOT	(1U << 7)
 
 struct field {
 	const char *key;	/* the JSON key; Prometheus: the metric name */
@@ -65,8 +62,8 @@ struct field {
 	size_t stride;		/* FLD_ARRAY: bytes from one element to the next */
 	size_t count;		/* FLD_ARRAY: offsetof the count member */
 	unsigned char count_size;	/* FLD_ARRAY: its sizeof */
-	unsigned char values;	/* FLD_ONEHOT: name() spells 0 .. @values - 1 */
-	const char *lkey;	/* FLD_ONEHOT: the Prometheus label of the value's name */
+	unsigned char values;	/* FLD_ONEHOT: how many values name() spells */
+	const char *lkey;	/* FLD_ONEHOT: the label of the value's name */
 };
 
 /* A row for member M of struct S: FLD(S, M, FLD_UINT, "key", .help = "...") */
@@ -110,12 +107,11 @@ struct json_object *fld_json_array(const struct field *t, const void *rows, size
 void fld_print(const struct field *t, const void *s, int lw, int vw);
 
 /*
- * Prometheus back end: for each row of @t, HELP and TYPE once, then one sample
- * for each of the @n structs of @stride bytes from @rows whose value is not
- * null, labelled by @labels(row, lab) (NULL-terminated key and value pairs).
+ * Prometheus back end: for each row of @t, HELP and TYPE once, then one sample for each of the
+ * @n structs of @stride bytes from @rows whose value is not null, labelled KEY="VALUE" by each
+ * row of @lab (strings of the same structs).
  */
-typedef void (*fld_labels_fn)(const void *row, const char **lab);
-void fld_prom(const struct field *t, const void *rows, size_t stride, size_t n,
-	      fld_labels_fn labels);
+void fld_prom(const struct field *t, const struct field *lab, const void *rows, size_t stride,
+	      size_t n);
 
 #endif /* AWR_CLI_FIELDS_H */

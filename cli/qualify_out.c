@@ -8,11 +8,6 @@
 
 #include "qualify.h"
 
-static struct json_object *str(const char *s)
-{
-	return json_object_new_string(s);
-}
-
 const char *q_status_word(enum awr_qualify_status s)
 {
 	static const char *const words[AWR_QUALIFY__STATUSES] = { "PASS", "FAIL", "SKIP", "INFO" };
@@ -287,17 +282,12 @@ static const struct field perf_fields[] = {
 static void perf_json(struct json_object *f, const struct awr_qualify_report *r)
 {
 	struct perf_row row = { "awr bench: random page writes, io_uring", r->perf_opts, 0 };
-	const struct awr_bench_mode_result *m;
 
 	if (!r->perf || r->perf_error)
 		return;
 	row.span = r->perf->span;
 	fld_json_add(f, perf_fields, &row);
-	for (int i = 0; i <= AWR_BENCH_PAGES; i++) {
-		m = awr_bench_result_mode(r->perf, i);
-		if (m->ran)
-			json_object_object_add(f, awr_bench_mode_name(i), bench_mode_json(m));
-	}
+	bench_modes_add(f, r->perf);
 }
 
 static void short_pin_json(struct json_object *f, const struct awr_qualify_report *r)
@@ -308,8 +298,9 @@ static void short_pin_json(struct json_object *f, const struct awr_qualify_repor
 	if (!row.x.ran)
 		return;
 	fld_json_add(f, pin_head_fields, &row);
-	json_object_object_add(f, "returned", ret < 0 ? str(awr__errno_name((int)ret)) :
-						      out_u64((uint64_t)ret));
+	json_object_object_add(f, "returned", ret < 0 ?
+			       json_object_new_string(awr__errno_name((int)ret)) :
+			       out_u64((uint64_t)ret));
 	fld_json_add(f, pin_tail_fields, &row);
 }
 
@@ -417,7 +408,7 @@ static struct json_object *notes_json(const struct awr_qualify_report *r)
 	struct json_object *a = json_object_new_array();
 
 	for (unsigned int i = 0; i < r->nr_notes; i++)
-		json_object_array_add(a, str(r->notes[i]));
+		json_object_array_add(a, json_object_new_string(r->notes[i]));
 	return a;
 }
 
