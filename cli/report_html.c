@@ -1168,13 +1168,11 @@ const char *report_html_not_report(struct json_object *doc)
 	return NULL;
 }
 
-int report_html(struct json_object *doc, FILE *f)
+/* The page of the report @doc (report_html_not_report() said it is one) to @f. */
+static int report_html(struct json_object *doc, FILE *f)
 {
-	struct page pg = { 0 };
+	struct page pg = { .lacks = json_object_new_object() };
 
-	if (report_html_not_report(doc))
-		return -EINVAL;
-	pg.lacks = json_object_new_object();
 	if (!pg.lacks)
 		return -ENOMEM;
 	walk(&pg, doc, "", top_shape, true);
