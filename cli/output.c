@@ -12,7 +12,6 @@
 #include "config.h"
 
 #include "awr.h"
-#include "platform/platform.h"
 
 enum out_mode out_mode = OUT_NORMAL;
 static char *out_arg;

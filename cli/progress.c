@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "awr.h"
-#include "platform/platform.h"
 
 struct progress {
 	pthread_t thread;

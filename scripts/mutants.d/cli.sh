@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Description: the mutants of the command dispatch (cli/awr.c), --help, the pages and the completion
-# (cli/help.c, completion/awr); sourced by scripts/mutants.sh.
+# (cli/help.c, completion/awr), the output layer's own rows (cli/output.c); sourced by
+# scripts/mutants.sh.
 # shellcheck shell=bash disable=SC2016
 
 mutant version-outside-output "awr --version runs the version command outside the output layer (-o json printed nothing)" \
@@ -17,6 +18,11 @@ mutant man-no-options "the pages awr-COMMAND(1) without the options of the comma
 	"help_pages" cli/help.c \
 	'	fputs(".TP\n", f);' \
 	'	return;'
+
+mutant write-cache-unknown-not-null "a disk whose sysfs shows no write cache gets write_cache keys, not null" \
+	"list_guest" cli/output.c \
+	'FLD(struct awr_sysfs_view, m, t, k, .flags = FLD_NULL_ZERO, __VA_ARGS__)' \
+	'FLD(struct awr_sysfs_view, m, t, k, .flags = FLD_NULL_NEG, __VA_ARGS__)'
 
 mutant completion-values-as-files "the completion offers file names for an option that lists its values" \
 	"completion_values" completion/awr \
