@@ -2,16 +2,13 @@
 /*
  * awr write PATH --offset O --length L [--unit U]: atomic writes of a pattern
  * or a file's content, each unit one untorn write, optionally read back: the
- * library's write job (awr_write_job_run()); this file parses and renders.
+ * library's write job (awr_write_job_open(), awr_write_job_run()); this file
+ * parses and renders.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "awr.h"
 #include "fields.h"
@@ -214,71 +211,36 @@ static int render(const struct write_cli *w)
 	return AWR_EXIT_USAGE;
 }
 
-/*
- * nvme, scsi: the device's queue (a partition is refused: a passthrough command
- * addresses the whole namespace or disk), its block disk claimed like any target
- * (awr_target_open(), O_EXCL) and kept for the read-back, so that nothing can
- * mount or claim it while awr writes; with no block disk bound its content is unknown.
- */
-static int open_passthrough(struct write_cli *w)
+/* --force given: what the target held, or a passthrough device whose content is unknown */
+static void force_warning(const struct write_cli *w, const struct awr_safety *s)
 {
-	bool nvme = w->e == AWR_JOB_NVME;
 	char node[128];
-	const char *disk;
-	int ret = awr_queue_open(nvme ? AWR_QUEUE_NVME : AWR_QUEUE_SCSI, w->path, NULL,
-				 nvme && !w->job.qd ? 1 : w->job.qd, AWR_QUEUE_SUBMIT_EACH,
-				 &w->job.queue);
 
-	if (ret) {	/* a partition (-EINVAL), not a device of the kind (-ENODEV), ... */
-		out_error("%s%s", awr_last_error(), ret == -EINVAL ?
-			  ", or --engine sync for a partition" : "");
-		return ret;
+	if (w->job.queue && !s->is_block_device) {
+		out_error("warning: cannot tell whether %s holds data (no block device is bound to "
+			  "it): --force given", w->path);
+		return;
 	}
-	disk = awr_device_disk(awr_queue_device(w->job.queue));
-	snprintf(node, sizeof(node), "/dev/%s", disk);
-	if (*disk && !access(node, F_OK)) {
-		w->job.verify_fd = target_open("write", node, O_RDONLY | O_DIRECT, 0, w->force);
-		return w->job.verify_fd < 0 ? w->job.verify_fd : 0;
-	}
-	if (!w->force) {
-		out_error("cannot tell whether %s holds data: no block device is bound to it. "
-			  "Nothing was written. Use --force to write it anyway.", w->path);
-		return -EBUSY;
-	}
-	out_error("warning: cannot tell whether %s holds data (no block device is bound to it): "
-		  "--force given", w->path);
-	return 0;
+	if (!s->reasons)
+		return;
+	if (w->job.queue)	/* what was examined: the block disk claimed */
+		snprintf(node, sizeof(node), "/dev/%s",
+			 awr_device_disk(awr_queue_device(w->job.queue)));
+	out_error("warning: writing %s although it %s: --force given",
+		  w->job.queue ? node : w->path, s->detail);
 }
 
-static int run_passthrough(struct write_cli *w)
+/* The target opened once and guarded for the engine (awr_write_job_open()), the job run. */
+static int run(struct write_cli *w)
 {
-	int rc = AWR_EXIT_USAGE;
+	struct awr_safety s;
 
-	if (!open_passthrough(w)) {
-		awr_write_job_run(&w->job, &w->res);
-		rc = render(w);
-	}
-	awr_queue_close(w->job.queue);
-	if (w->job.verify_fd >= 0)
-		close(w->job.verify_fd);
-	return rc;
-}
-
-/* sync, uring: the file or device, opened once and guarded (the named range may hold data). */
-static int run_file(struct write_cli *w)
-{
-	int ret = target_open("write", w->path, O_RDWR | O_DIRECT,
-			      AWR_TARGET_CREATE | AWR_TARGET_KEEP_DATA, w->force);
-
-	if (ret < 0)
-		return AWR_EXIT_USAGE;
-	ret = awr_file_adopt(ret, &w->job.file);
-	if (ret) {
-		out_error("cannot open %s for direct writing: %s", w->path, strerror(-ret));
+	if (awr_write_job_open(&w->job, w->path, w->e, w->force ? AWR_TARGET_FORCE : 0, &s)) {
+		out_error("%s", awr_last_error());
 		return AWR_EXIT_USAGE;
 	}
+	force_warning(w, &s);
 	awr_write_job_run(&w->job, &w->res);
-	awr_file_close(w->job.file);
 	return render(w);
 }
 
@@ -355,10 +317,9 @@ int cmd_write(int argc, const char **argv)
 	w.force = force;
 	w.verify = do_verify;
 	if (!setup(&w, s, dsync, report_path))
-		rc = w.e >= AWR_JOB_NVME ? run_passthrough(&w) : run_file(&w);
+		rc = run(&w);
 	json_object_put(w.units);
-	if (w.job.input_fd >= 0)
-		close(w.job.input_fd);
+	awr_write_job_close(&w.job);
 	cmd_done(&c);
 	return rc;
 }

@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <libatomicwr/decide.h>
 #include <libatomicwr/write.h>
 
 #ifdef __cplusplus
@@ -433,6 +434,38 @@ int awr_write_job_check(const struct awr_write_job *job);
  * Return: 0, or a negative errno with awr write's sentence in awr_last_error().
  */
 int awr_write_job_input(struct awr_write_job *job, const char *path);
+
+/**
+ * awr_write_job_open() - open the target of @job for @engine, as awr write opens it
+ * @job:	its @qd is the depth (awr_write_job_engine()); its @file, or its @queue and
+ *		@verify_fd, are set
+ * @path:	sync, uring: a regular file (made when missing) or a block device, whose
+ *		data outside the range is kept; nvme: an NVMe generic node (/dev/ngXnY) or
+ *		namespace; scsi: a SCSI disk or its sg node
+ * @engine:	the engine
+ * @flags:	0, or AWR_TARGET_FORCE: written even when in use or formatted, and a
+ *		passthrough device with no block disk bound (its content unknown)
+ * @why:	what awr_target_open() found on @path or, for nvme and scsi, on the
+ *		device's block disk /dev/DISK (awr_device_disk()), which is claimed and
+ *		read back through; @why->is_block_device false there: no block disk is
+ *		bound (may be NULL)
+ *
+ * The one open of awr_target_open() for every engine: a partition is refused for
+ * nvme and scsi (a passthrough command addresses the whole namespace or disk).
+ *
+ * Return: 0, or a negative errno with awr write's sentence in awr_last_error()
+ * ("refusing to write /dev/nvme0n1 (awr write): it is mounted on /mnt. ..."); nothing
+ * is left open.
+ */
+int awr_write_job_open(struct awr_write_job *job, const char *path, enum awr_job_engine engine,
+		       unsigned int flags, struct awr_safety *why);
+
+/**
+ * awr_write_job_close() - close what awr_write_job_open() and awr_write_job_input() opened
+ * @job:	its @file, @queue, @verify_fd and @input_fd are closed and cleared; NULL is
+ *		fine
+ */
+void awr_write_job_close(struct awr_write_job *job);
 
 #ifdef __cplusplus
 }

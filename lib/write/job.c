@@ -238,11 +238,13 @@ static int job_open(struct job *b)
 	return 0;
 }
 
+/* The range as awr_write_job_check() takes it; one target, one source. */
 static int job_valid(const struct awr_write_job *j)
 {
-	if (!j->unit || !j->length || j->length % j->unit || j->unit > (1ULL << 30))
-		return awr__fail(-EINVAL, "a length of %" PRIu64 " is not whole units of %" PRIu64
-				 " bytes (at most 1 GiB each)", j->length, j->unit);
+	int ret = awr_write_job_check(j);
+
+	if (ret)
+		return ret;
 	if (!j->file == !j->queue || j->pattern > 255 || (j->pattern < 0 && j->input_fd < 0))
 		return awr__fail(-EINVAL, "a write job names one target (a file or a queue) and "
 				 "one source (a byte or an input)");
@@ -352,6 +354,106 @@ int awr_write_job_input(struct awr_write_job *j, const char *path)
 				 "(to write, then to compare), so it must be a regular file, not a "
 				 "pipe or device", path);
 	return 0;
+}
+
+/* ---- the target, opened once and guarded, as awr write opens it ---- */
+
+/*
+ * nvme, scsi: the device's queue (a partition is refused: a passthrough command addresses the
+ * whole namespace or disk), its block disk claimed like any target (awr_target_open(), O_EXCL)
+ * and kept for the read-back, so that nothing can mount or claim it while the job writes; with
+ * no block disk bound its content is unknown: written only when forced.
+ */
+static int open_passthrough(struct awr_write_job *j, const char *path, enum awr_job_engine e,
+			    unsigned int flags, struct awr_safety *why)
+{
+	bool nvme = e == AWR_JOB_NVME;
+	char node[128], said[1024];
+	const char *disk;
+	int ret = awr_queue_open(nvme ? AWR_QUEUE_NVME : AWR_QUEUE_SCSI, path, NULL,
+				 nvme && !j->qd ? 1 : j->qd, AWR_QUEUE_SUBMIT_EACH, &j->queue);
+
+	if (ret == -EINVAL) {	/* a partition; not a device of the kind is -ENODEV */
+		snprintf(said, sizeof(said), "%s", awr_last_error());
+		return awr__fail(ret, "%s, or --engine sync for a partition", said);
+	}
+	if (ret)
+		return ret;
+	disk = awr_device_disk(awr_queue_device(j->queue));
+	snprintf(node, sizeof(node), "/dev/%s", disk);
+	if (*disk && !access(node, F_OK)) {
+		j->verify_fd = awr_target_open(node, O_RDONLY | O_DIRECT, flags, why);
+		if (j->verify_fd < 0)
+			return awr_target_refusal(why, j->verify_fd, node, O_RDONLY | O_DIRECT,
+						  "write");
+		return 0;
+	}
+	if (!(flags & AWR_TARGET_FORCE))
+		return awr__fail(-EBUSY, "cannot tell whether %s holds data: no block device is "
+				 "bound to it. Nothing was written. Use --force to write it "
+				 "anyway.", path);
+	return 0;
+}
+
+/* sync, uring: the file or device (the named range only is written: it may hold data). */
+static int open_file(struct awr_write_job *j, const char *path, unsigned int flags,
+		     struct awr_safety *why)
+{
+	int fd = awr_target_open(path, O_RDWR | O_DIRECT,
+				 flags | AWR_TARGET_CREATE | AWR_TARGET_KEEP_DATA, why);
+	int ret;
+
+	if (fd < 0)
+		return awr_target_refusal(why, fd, path, O_RDWR | O_DIRECT, "write");
+	ret = awr_file_adopt(fd, &j->file);
+	if (ret)
+		return awr__fail(ret, "cannot open %s for direct writing: %s", path,
+				 strerror(-ret));
+	return 0;
+}
+
+/* What awr_write_job_open() opened. */
+static void close_target(struct awr_write_job *j)
+{
+	awr_file_close(j->file);
+	awr_queue_close(j->queue);
+	if (j->verify_fd >= 0)
+		close(j->verify_fd);
+	j->file = NULL;
+	j->queue = NULL;
+	j->verify_fd = -1;
+}
+
+int awr_write_job_open(struct awr_write_job *j, const char *path, enum awr_job_engine e,
+		       unsigned int flags, struct awr_safety *why)
+{
+	struct awr_safety tmp;
+	int ret;
+
+	if (!why)
+		why = &tmp;
+	memset(why, 0, sizeof(*why));
+	if (!j || !path || (unsigned int)e >= AWR_JOB__ENGINES || (flags & ~AWR_TARGET_FORCE))
+		return awr__fail(-EINVAL, "awr_write_job_open: no job or path, an unknown engine "
+				 "or unknown flags");
+	j->file = NULL;
+	j->queue = NULL;
+	j->verify_fd = -1;
+	ret = e >= AWR_JOB_NVME ? open_passthrough(j, path, e, flags, why) :
+				  open_file(j, path, flags, why);
+	if (ret)
+		close_target(j);
+	return ret;
+}
+
+void awr_write_job_close(struct awr_write_job *j)
+{
+	if (!j)
+		return;
+	close_target(j);
+	if (j->input_fd >= 0)
+		close(j->input_fd);
+	j->input_fd = -1;
 }
 
 int awr_write_job_run(const struct awr_write_job *j, struct awr_write_job_result *r)

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Description: the mutants of opening what awr writes: awr_target_open()'s refusal said once, in
-# the library, for awr and for a C caller alike (sourced by scripts/mutants.sh).
+# the library, for awr and for a C caller alike; awr write's target opened and its range checked by
+# the library's write job (sourced by scripts/mutants.sh).
 # shellcheck shell=bash disable=SC2016
 
 mutant target-refusal-unsaid "awr_target_open() refuses without a sentence in awr_last_error()" \
@@ -12,3 +13,13 @@ mutant target-refusal-verb-dropped "a refusal names no awr command: (awr VERB) l
 	"safety write_target_open" lib/decide/safety.c \
 	$'\tif (verb)\n\t\tsnprintf(who, sizeof(who), " (awr %.32s)", verb);\n' \
 	''
+
+mutant job-range-unchecked "awr_write_job_run() takes a range awr_write_job_check() refuses" \
+	"write_uring_engine" lib/write/job.c \
+	$'\tint ret = awr_write_job_check(j);\n\n\tif (ret)\n\t\treturn ret;\n' \
+	''
+
+mutant job-open-unnamed "awr_write_job_open() refuses a file without naming awr write" \
+	"write_uring_engine" lib/write/job.c \
+	'		return awr_target_refusal(why, fd, path, O_RDWR | O_DIRECT, "write");' \
+	'		return awr_target_refusal(why, fd, path, O_RDWR | O_DIRECT, NULL);'

@@ -3,7 +3,9 @@
  * Description: the io_uring engine on a real target: mixed valid and refused writes in one batch,
  * QD 1 and 128, batches larger than the ring, registered file on and off, plain writes, and the
  * kernel agreeing with the rule checker; a write job's engine, depth, range and input as awr
- * write gives them (awr_write_job_engine(), _check(), _input()).
+ * write gives them (awr_write_job_engine(), _check(), _input()), its target opened and refused
+ * in awr write's words (awr_write_job_open(), _close()), and its range checked by _run() as
+ * _check() checks it.
  *
  *   write_uring_engine [TARGET]
  *
@@ -425,6 +427,48 @@ static void job_options(const char *path)
 	T_EXPECT(awr_write_job_input(&j, "/nonexistent/x") == -ENOENT, "no input");
 }
 
+/* A job's target in @dir: opened once and guarded, refused in awr write's words, closed. */
+static void job_open(const char *dir)
+{
+	struct awr_write_job j = { .input_fd = -1, .verify_fd = -1, .pattern = 0x5a,
+				   .length = 40960, .unit = 16384 };
+	struct awr_write_job k = { .input_fd = -1, .verify_fd = -1, .pattern = -1 };
+	struct awr_write_job_result res;
+	char path[512], link_[520], want[1200];
+	struct awr_safety s;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/job.dat", dir);
+	snprintf(link_, sizeof(link_), "%s.link", path);
+	unlink(path);
+	ret = awr_write_job_open(&j, path, AWR_JOB_SYNC, 0, &s);
+	T_EXPECT(!ret && j.file && !j.queue && s.created, "a new file for sync: %d %s", ret,
+		 awr_last_error());
+	ret = awr_write_job_open(&k, path, AWR_JOB_URING, 0, &s);
+	snprintf(want, sizeof(want), "refusing to write %s (awr write): it is locked for writing "
+		 "by another program. Nothing was written. Use --force to write it anyway and lose "
+		 "its data.", path);
+	T_EXPECT(ret == -EBUSY && !k.file && !strcmp(awr_last_error(), want),
+		 "a file another job writes: %d \"%s\"", ret, awr_last_error());
+	T_EXPECT(awr_write_job_run(&j, &res) == -EINVAL && res.stage == AWR_JOB_BAD_JOB &&
+		 !strcmp(awr_last_error(), "--length 40960 must be a non-zero multiple of --unit "
+			 "16384: use --unit 16k and a --length of whole units"),
+		 "a range of part units, as awr_write_job_check() says it: %s", awr_last_error());
+	awr_write_job_close(&j);
+	T_EXPECT(!j.file && j.verify_fd == -1, "closed and cleared");
+	T_EXPECT(!symlink(path, link_), "a symbolic link to the file");
+	ret = awr_write_job_open(&k, link_, AWR_JOB_SYNC, AWR_TARGET_FORCE, NULL);
+	T_EXPECT(ret == -ELOOP && !k.file && strstr(awr_last_error(), "(awr write): it is a "
+		 "symbolic link to a regular file"), "a link: %d %s", ret, awr_last_error());
+	ret = awr_write_job_open(&k, path, AWR_JOB_NVME, 0, &s);
+	T_EXPECT(ret < 0 && !k.queue && k.verify_fd == -1 && *awr_last_error(),
+		 "nvme on a regular file: %d %s", ret, awr_last_error());
+	T_EXPECT(awr_write_job_open(&k, path, AWR_JOB__ENGINES, 0, NULL) == -EINVAL,
+		 "an unknown engine");
+	unlink(link_);
+	unlink(path);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct { const char *name; case_fn fn; } cases[] = {
@@ -452,6 +496,10 @@ int main(int argc, char **argv)
 	if (ret)
 		T_SKIP("cannot open %s for direct I/O: %s", t.path, strerror(-ret));
 	job_options(t.path);
+	if (dir)
+		job_open(dir);
+	else
+		printf("job_open: no AWR_SCRATCH_DIR: its checks are not run\n");
 	/* whether to skip is the kernel's answer, read here; the library's must agree with it */
 	raw_atomic_read(t.path, &raw);
 	if (size_target(&t, &raw))
