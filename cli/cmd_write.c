@@ -59,21 +59,6 @@ static const struct field route_fields[] = {
 	FLD_END
 };
 
-/* What to do about a refusal, by the rule broken (the limits: awr probe PATH). */
-static const char *const what_to_do[AWR_RULE__COUNT] = {
-	[AWR_RULE_NOT_POWER_OF_TWO] = "give a --unit that is a power of two, such as 16k",
-	[AWR_RULE_MISALIGNED] = "give an --offset that is a multiple of --unit",
-	[AWR_RULE_TOO_SMALL] = "give a --unit of at least the target's unit_min (awr probe)",
-	[AWR_RULE_TOO_LARGE] = "give a smaller --unit, at most the target's unit_max (awr probe)",
-	[AWR_RULE_CROSSES_BOUNDARY] = "give an --offset and --unit that keep each unit within "
-				      "one boundary (awr probe)",
-	[AWR_RULE_DEVICE_LIMIT] = "give a --unit within the device's own atomic limit (awr probe)",
-	[AWR_RULE_PAST_END] = "keep --offset plus --length within the device",
-	[AWR_RULE_BEYOND_END] = "keep --offset plus --length within the device",
-	[AWR_RULE_OFFSET_RANGE] = "give a smaller --offset",
-	[AWR_RULE_READ_ONLY] = "make the device writable first (blockdev --setrw)",
-};
-
 static int parse_pattern(struct awr_write_job *j, const char *pattern)
 {
 	char *end;
@@ -192,10 +177,6 @@ static int render(const struct write_cli *w)
 	}
 	if (r->stage != AWR_JOB_DONE)
 		out_outcome(outcome[r->stage]);
-	if (r->stage == AWR_JOB_REFUSED && what_to_do[r->verdict.rule]) {
-		out_error("%s: %s", awr_last_error(), what_to_do[r->verdict.rule]);
-		return AWR_EXIT_FAIL;
-	}
 	if (r->stage != AWR_JOB_DONE && r->stage != AWR_JOB_VERIFY_FAILED) {
 		out_error("%s", awr_last_error());
 		return AWR_EXIT_FAIL;

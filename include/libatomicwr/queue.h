@@ -376,7 +376,9 @@ struct awr_write_job_result {
  * @queue through it; else through awr_pwrite() one at a time.
  *
  * Return: 0, or the negative errno of the stage @res names; awr_last_error()
- * says what failed ("refused before writing at 4096: ...; nothing was written").
+ * says what failed and, for a refused unit, what to do in awr write's options ("refused
+ * before writing at 4096: ...; nothing was written: give an --offset that is a multiple of
+ * --unit").
  */
 int awr_write_job_run(const struct awr_write_job *job, struct awr_write_job_result *res);
 

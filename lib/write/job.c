@@ -68,6 +68,28 @@ static int failed(struct job *b, enum awr_job_stage stage, uint64_t off, int err
 	return err;
 }
 
+/* What to do about a refused unit, by the rule broken, in awr write's words (limits: awr probe) */
+static const char *const what_to_do[AWR_RULE__COUNT] = {
+	[AWR_RULE_NOT_POWER_OF_TWO] = "give a --unit that is a power of two, such as 16k",
+	[AWR_RULE_MISALIGNED] = "give an --offset that is a multiple of --unit",
+	[AWR_RULE_TOO_SMALL] = "give a --unit of at least the target's unit_min (awr probe)",
+	[AWR_RULE_TOO_LARGE] = "give a smaller --unit, at most the target's unit_max (awr probe)",
+	[AWR_RULE_CROSSES_BOUNDARY] = "give an --offset and --unit that keep each unit within "
+				      "one boundary (awr probe)",
+	[AWR_RULE_DEVICE_LIMIT] = "give a --unit within the device's own atomic limit (awr probe)",
+	[AWR_RULE_PAST_END] = "keep --offset plus --length within the device",
+	[AWR_RULE_BEYOND_END] = "keep --offset plus --length within the device",
+	[AWR_RULE_OFFSET_RANGE] = "give a smaller --offset",
+	[AWR_RULE_READ_ONLY] = "make the device writable first (blockdev --setrw)",
+};
+
+static const char *advice(enum awr_rule rule)
+{
+	const char *todo = (unsigned int)rule < AWR_RULE__COUNT ? what_to_do[rule] : NULL;
+
+	return todo ? todo : "";
+}
+
 /* Every unit against the target's (or device's) limits, before the first write. */
 static int check_range(struct job *b)
 {
@@ -80,7 +102,9 @@ static int check_range(struct job *b)
 			     awr_file_check(j->file, b->bufs, j->unit, off, v);
 		if (ret) {
 			awr__fail(ret, "refused before writing at %" PRIu64 ": %s (rule %s); "
-				  "nothing was written", off, v->message, awr_rule_name(v->rule));
+				  "nothing was written%s%s", off, v->message,
+				  awr_rule_name(v->rule), *advice(v->rule) ? ": " : "",
+				  advice(v->rule));
 			return failed(b, AWR_JOB_REFUSED, off, ret);
 		}
 	}

@@ -23,3 +23,8 @@ mutant job-open-unnamed "awr_write_job_open() refuses a file without naming awr 
 	"write_uring_engine" lib/write/job.c \
 	'		return awr_target_refusal(why, fd, path, O_RDWR | O_DIRECT, "write");' \
 	'		return awr_target_refusal(why, fd, path, O_RDWR | O_DIRECT, NULL);'
+
+mutant job-refusal-advice-dropped "a refused unit's sentence says no what to do" \
+	"write_uring_engine" lib/write/job.c \
+	'	return todo ? todo : "";' \
+	'	return "";'

@@ -454,6 +454,12 @@ static void job_open(const char *dir)
 		 !strcmp(awr_last_error(), "--length 40960 must be a non-zero multiple of --unit "
 			 "16384: use --unit 16k and a --length of whole units"),
 		 "a range of part units, as awr_write_job_check() says it: %s", awr_last_error());
+	j.offset = 4096;
+	j.length = 16384;
+	T_EXPECT(awr_write_job_run(&j, &res) == -EINVAL && res.stage == AWR_JOB_REFUSED &&
+		 (res.verdict.rule != AWR_RULE_MISALIGNED || strstr(awr_last_error(),
+		  "; nothing was written: give an --offset that is a multiple of --unit")),
+		 "a misaligned unit, with what to do: %s", awr_last_error());
 	awr_write_job_close(&j);
 	T_EXPECT(!j.file && j.verify_fd == -1, "closed and cleared");
 	T_EXPECT(!symlink(path, link_), "a symbolic link to the file");
