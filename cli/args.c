@@ -34,8 +34,8 @@ static const struct poptOption *find_option(const struct poptOption *t, const ch
 		       (1U << POPT_ARG_LONGLONG) | (1U << POPT_ARG_DOUBLE))
 #define STRING_TYPES (1U << POPT_ARG_STRING)
 
-void opt_each(const struct poptOption *t, void (*fn)(const struct poptOption *o, void *arg),
-	      void *arg)
+static void opt_each(const struct poptOption *t,
+		     void (*fn)(const struct poptOption *o, void *arg), void *arg)
 {
 	for (; t->longName || t->shortName || t->argInfo; t++) {
 		if ((t->argInfo & POPT_ARG_MASK) != POPT_ARG_INCLUDE_TABLE)
