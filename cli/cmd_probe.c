@@ -184,38 +184,13 @@ static void probe_print(const struct awr_probe *p)
 #undef D
 #undef E
 
-/* --require SIZE and its outcome */
-struct requirement {
-	uint64_t size;
-	bool met;
-	const char *reason;	/* why not, NULL when met */
-};
-
+/* --require SIZE and its outcome (awr_limits_require()) */
 static const struct field require_fields[] = {
-	FLD(struct requirement, size, FLD_SIZE, "size"),
-	FLD(struct requirement, met, FLD_BOOL, "met"),
-	FLD(struct requirement, reason, FLD_STR, "reason", .flags = FLD_NULL_ZERO),
+	FLD(struct awr_requirement, size, FLD_SIZE, "size"),
+	FLD(struct awr_requirement, met, FLD_BOOL, "met"),
+	FLD(struct awr_requirement, reason, FLD_CHARS, "reason", .flags = FLD_NULL_ZERO),
 	FLD_END
 };
-
-/* --require SIZE: met, or why not in one sentence (reason) */
-static bool check_require(const struct awr_limits *e, uint64_t size, char *reason, size_t len)
-{
-	char a[32], b[32], c[32];
-
-	out_size(size, c, sizeof(c));
-	if (!e->supported)
-		snprintf(reason, len,
-			 "required size %s is not atomic here: no atomic write support", c);
-	else if (size < e->unit_min || size > e->unit_max || (size & (size - 1)))
-		snprintf(reason, len, "required size %s is not atomic here: atomic writes are "
-				      "powers of two from %s to %s",
-			 c, out_size(e->unit_min, a, sizeof(a)),
-			 out_size(e->unit_max, b, sizeof(b)));
-	else
-		return true;
-	return false;
-}
 
 int cmd_probe(int argc, const char **argv)
 {
@@ -227,11 +202,10 @@ int cmd_probe(int argc, const char **argv)
 		POPT_AUTOHELP
 		POPT_TABLEEND
 	};
+	struct awr_requirement r = { .met = true };
 	struct cmd_ctx c;
 	struct awr_probe *p;
 	uint64_t req = 0;
-	char reason[160];
-	bool met;
 	int ret;
 
 	if (cmd_parse(&c, argc, argv, table, "PATH", true))
@@ -247,11 +221,10 @@ int cmd_probe(int argc, const char **argv)
 		cmd_done(&c);
 		return AWR_EXIT_USAGE;
 	}
-	met = !require || check_require(awr_probe_effective(p), req, reason, sizeof(reason));
+	if (require)
+		awr_limits_require(awr_probe_effective(p), req, &r);
 	if (out_mode == OUT_JSON) {
 		struct json_object *o = probe_json(p);
-
-		struct requirement r = { req, met, met ? NULL : reason };
 
 		if (require)	/* the requirement and its outcome, for a collector */
 			json_object_object_add(o, "require", fld_json(require_fields, &r));
@@ -260,8 +233,8 @@ int cmd_probe(int argc, const char **argv)
 		probe_print(p);
 	}
 	ret = AWR_EXIT_OK;
-	if (!met) {
-		out_error("%s", reason);
+	if (!r.met) {
+		out_error("%s", r.reason);
 		out_outcome("requirement_not_met");
 		ret = AWR_EXIT_FAIL;
 	}

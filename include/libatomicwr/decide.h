@@ -36,6 +36,31 @@ int awr_check(const struct awr_limits *lim, const struct awr_write_plan *plan,
  */
 const char *awr_rule_name(enum awr_rule rule);
 
+/* A size a caller needs written untorn (awr probe --require) and whether limits take it. */
+struct awr_requirement {
+	uint64_t size;		/* the bytes asked */
+	bool met;		/* a naturally aligned write of size is atomic within the limits */
+	char reason[160];	/* not met: why, one sentence with the sizes; "" when met */
+};
+
+/**
+ * awr_limits_require() - may a write of @size be atomic within @lim?
+ * @lim:	the limits (awr_probe_effective())
+ * @size:	the bytes a caller needs written untorn, such as a database's page
+ * @out:	what was asked and the outcome
+ *
+ * Met when @lim take atomic writes and @size is a power of two from unit_min
+ * to unit_max: the size alone, before any offset or descriptor (awr_check()
+ * judges a whole write).
+ *
+ * Return: 0 when met; -EOPNOTSUPP when @lim take no atomic write, -EINVAL when
+ * @size is outside them, with the sentence in @out->reason and awr_last_error()
+ * ("required size 64 KiB is not atomic here: atomic writes are powers of two
+ * from 4 KiB to 16 KiB").
+ */
+int awr_limits_require(const struct awr_limits *lim, uint64_t size,
+		       struct awr_requirement *out);
+
 /**
  * awr_rule_errno() - the negative errno the kernel returns for a rule
  * @rule:	the rule

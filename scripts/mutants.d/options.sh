@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # Description: the mutants of the option checks a command's library call makes for it (awr stress's
-# awr_stress_opts_check() and awr_stamp_unit_check());
+# awr_stress_opts_check() and awr_stamp_unit_check(), awr probe --require's awr_limits_require());
 # sourced by scripts/mutants.sh.
 # shellcheck shell=bash
 
@@ -18,3 +18,13 @@ mutant stamp-unit-max "a stamped unit past 1 GiB taken" \
 	"stress_opts" lib/verify/stamp.c \
 	'unit % AWR_STAMP_SECTOR || unit > AWR_STAMP_UNIT_MAX)' \
 	'unit % AWR_STAMP_SECTOR)'
+
+mutant require-power-of-two "probe --require met by a size that is not a power of two" \
+	"require" lib/decide/require.c \
+	'size > lim->unit_max || (size & (size - 1)))' \
+	'size > lim->unit_max)'
+
+mutant require-unsupported "probe --require met on a target without atomic writes" \
+	"require" lib/decide/require.c \
+	$'\tif (!lim->supported)\n\t\tret = -EOPNOTSUPP;\n\telse if' \
+	$'\tif (0)\n\t\tret = -EOPNOTSUPP;\n\telse if'
