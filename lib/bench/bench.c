@@ -2,7 +2,8 @@
 /*
  * The benchmark engine (awr_bench_run(), include/libatomicwr/bench.h):
  * database-style page writes through the library's queue (awr_queue_open(),
- * the io_uring engine), atomic vs plain vs doublewrite, each mode on --jobs
+ * the io_uring engine) and its queued-write loop (awr__queue_run(),
+ * lib/write/batch.c), atomic vs plain vs doublewrite, each mode on --jobs
  * threads with a queue each; pages mode is in pages.c, the latency histogram
  * in hist.c, the target in target.c.
  */
@@ -16,8 +17,8 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "write/queue.h"
 
-#define REAP_MAX	64U
 #define QHIST		1024U	/* ns buckets of the queueing time per write */
 #define DW_CHUNK_MAX	(1U << 20)		/* doublewrite copy: writes of up to 1 MiB */
 
@@ -38,6 +39,10 @@ struct bench {
 	unsigned char *buf;		/* max(qd, batch) pages */
 	uint64_t *t_start;		/* per slot: when queued (ns) */
 	uint64_t *off;			/* per slot: offset */
+	unsigned int *free_slots;	/* streaming: slots whose write completed */
+	unsigned int nr_free;
+	uint64_t now;			/* streaming: when the last reap returned */
+	uint64_t t_queue;		/* streaming: when the write being queued was made */
 	uint64_t npages;		/* pages in the data area */
 	uint64_t dw_offset;		/* this job's doublewrite area */
 	uint64_t seq, rng;
@@ -117,26 +122,11 @@ static void progress(struct bench *b, uint64_t now, bool last)
 	b->o->progress(&p, b->o->progress_arg);
 }
 
-/* Queue a page; one the queue refuses (a rule broken) stops the mode, naming the rule. */
-static int queue_page(struct bench *b, unsigned int slot)
+/* A page the queue refused (a rule broken) stops the mode, naming the rule. */
+static int refused(struct bench *b, int err, const struct awr_verdict *v)
 {
-	const unsigned char *p = b->buf + (uint64_t)slot * b->o->unit;
-	struct awr_verdict v;
-	int ret;
-
-	v.rule = AWR_RULE_OK;	/* set by the queue only when a rule refuses the write */
-	ret = awr_queue_write(b->q, p, b->o->unit, b->off[slot], slot, b->flags, &v);
-	if (ret && ret != -EBUSY && v.rule != AWR_RULE_OK)
-		return fail(b, ret, "refused before the kernel: %s (rule %s)", v.message,
-			    awr_rule_name(v.rule));
-	return ret;
-}
-
-static int queue_slot(struct bench *b, unsigned int slot, uint64_t now)
-{
-	b->off[slot] = next_offset(b);
-	b->t_start[slot] = now;
-	return queue_page(b, slot);
+	return fail(b, err, "refused before the kernel: %s (rule %s)", v->message,
+		    awr_rule_name(v->rule));
 }
 
 /* Until the deadline, unless awr_bench_stop() asked to stop. */
@@ -149,38 +139,6 @@ static bool running(const struct bench *b, uint64_t now)
 static void qhist_add(struct bench *b, double per, unsigned int n)
 {
 	b->qhist[per <= 0 ? 0 : per >= QHIST - 1 ? QHIST - 1 : (unsigned int)per] += n;
-}
-
-/*
- * Queue the slots @s[0..n) with one clock read before and one after: the
- * time in between (the rule check, the SQE, the page order; no system call)
- * is the library's CPU per queued write, measured in the running loop.
- */
-static int queue_slots(struct bench *b, const unsigned int *s, unsigned int n)
-{
-	uint64_t t = awr__now_ns(), t1;
-	int ret = 0;
-
-	/*
-	 * Each write handed over as it is queued, as a ring made with
-	 * AWR_QUEUE_SUBMIT_EACH does, but by hand: the queueing is timed alone,
-	 * without the system call.
-	 */
-	if (b->o->qd > 1) {
-		for (unsigned int i = 0; i < n && !ret; i++) {
-			ret = queue_slot(b, s[i], t);
-			t1 = awr__now_ns();
-			qhist_add(b, (double)(t1 - t) - b->clock_ns, 1);
-			if (!ret)
-				awr_queue_submit(b->q);
-			t = awr__now_ns();
-		}
-		return ret;
-	}
-	for (unsigned int i = 0; i < n && !ret; i++)
-		ret = queue_slot(b, s[i], t);
-	qhist_add(b, ((double)(awr__now_ns() - t) - b->clock_ns) / (double)(n ? n : 1), n);
-	return ret;
 }
 
 /*
@@ -221,80 +179,157 @@ static double qhist_median(const uint64_t *h)
 	return 0;
 }
 
-/* The first qd writes, REAP_MAX at a time. */
-static int stream_start(struct bench *b)
+/*
+ * Durability none or dsync: qd writes in flight until the deadline through
+ * the queued-write loop (awr__queue_run()), each write in a slot of its own
+ * (its page of the buffer, its offset, when it was made), taken back when it
+ * completes. The time from stream_next() to stream_sent() (the page order,
+ * the rule check, the SQE; no system call) is the library's CPU per queued
+ * write, measured in the running loop.
+ */
+static int stream_next(void *arg, uint64_t i, const void **buf, uint64_t *off, uint64_t *tag)
 {
-	unsigned int again[REAP_MAX], nr_again = 0;
-	int ret = 0;
+	struct bench *b = arg;
+	unsigned int s;
 
-	for (unsigned int s = 0; s < b->o->qd && !ret; s++) {
-		again[nr_again++] = s;
-		if (nr_again == REAP_MAX || s + 1 == b->o->qd) {
-			ret = queue_slots(b, again, nr_again);
-			nr_again = 0;
-		}
-	}
-	return ret;
+	(void)i;
+	if (!running(b, b->now))
+		return -ECANCELED;	/* no more writes: those in flight complete */
+	s = b->free_slots[b->nr_free - 1];	/* taken in stream_sent() */
+	b->t_queue = awr__now_ns();
+	b->t_start[s] = b->t_queue;
+	b->off[s] = next_offset(b);
+	*buf = b->buf + (uint64_t)s * b->o->unit;
+	*off = b->off[s];
+	*tag = s;
+	return 0;
 }
 
-/* Durability none or dsync: keep qd writes in flight until the deadline, latency per write. */
+/*
+ * Each write handed over as it is queued, as a ring made with
+ * AWR_QUEUE_SUBMIT_EACH does, but by hand: the queueing is timed alone,
+ * without the system call. At QD 1 the write goes with the reap's.
+ */
+static void stream_sent(void *arg, uint64_t tag)
+{
+	struct bench *b = arg;
+
+	(void)tag;
+	b->nr_free--;
+	qhist_add(b, (double)(awr__now_ns() - b->t_queue) - b->clock_ns, 1);
+	if (b->o->qd > 1)
+		awr_queue_submit(b->q);
+}
+
+/* One clock read for a reap's completions. */
+static void stream_reaped(void *arg, unsigned int n)
+{
+	struct bench *b = arg;
+
+	(void)n;
+	b->now = awr__now_ns();
+	progress(b, b->now, false);
+}
+
+static void stream_done(void *arg, const struct awr_completion *c, int err,
+			const struct awr_verdict *v)
+{
+	struct bench *b = arg;
+	unsigned int s = (unsigned int)c->tag;
+
+	if (v) {		/* never sent: its slot was not taken */
+		refused(b, err, v);
+		return;
+	}
+	b->free_slots[b->nr_free++] = s;
+	if (err) {
+		fail_write(b, c, b->off[s], b->o->unit);
+		return;
+	}
+	awr__hist_add(&b->hist, b->now - b->t_start[s], 1);
+	b->res->pages++;
+}
+
 static int run_stream(struct bench *b)
 {
-	struct awr_completion c[REAP_MAX];
-	unsigned int again[REAP_MAX], nr_again;
-	uint64_t now;
-	int n, ret = stream_start(b);
+	static const struct awr__run_ops ops = {
+		.next = stream_next, .sent = stream_sent, .reaped = stream_reaped,
+		.done = stream_done,
+	};
+	struct awr__run r = { .q = b->q, .ops = &ops, .arg = b, .nr = UINT64_MAX,
+			      .len = (size_t)b->o->unit, .flags = b->flags };
+	int ret;
 
-	while (!ret && awr_queue_outstanding(b->q)) {
-		n = awr_queue_reap(b->q, c, REAP_MAX, 1);
-		if (n < 0)
-			return fail(b, n, "waiting for completions failed: %s", strerror(-n));
-		now = awr__now_ns();
-		nr_again = 0;
-		for (int i = 0; i < n; i++) {
-			unsigned int s = (unsigned int)c[i].tag;
+	b->nr_free = 0;
+	for (unsigned int s = b->o->qd; s-- > 0;)
+		b->free_slots[b->nr_free++] = s;	/* slot 0 first */
+	b->now = awr__now_ns();
+	ret = awr__queue_run(&r);
+	if (ret && ret != -ECANCELED)
+		return fail(b, ret, "queueing failed: %s", strerror(-ret));
+	return b->res->error;
+}
 
-			if (c[i].res != (int)b->o->unit) {
-				fail_write(b, &c[i], b->off[s], b->o->unit);
-				continue;
-			}
-			awr__hist_add(&b->hist, now - b->t_start[s], 1);
-			b->res->pages++;
-			if (!b->res->error && running(b, now))
-				again[nr_again++] = s;
-		}
-		ret = queue_slots(b, again, nr_again);
-		progress(b, now, false);
-	}
-	return ret ? fail(b, ret, "queueing failed: %s", strerror(-ret)) : b->res->error;
+/* A batch's page i: from the buffer's page i to off[i]; the first failure kept. */
+struct pages_run {
+	const unsigned char *buf;
+	const uint64_t *off;
+	uint64_t unit;
+	struct awr__bench_failure *bad;
+};
+
+static int pages_next(void *arg, uint64_t i, const void **buf, uint64_t *off, uint64_t *tag)
+{
+	const struct pages_run *p = arg;
+
+	*buf = p->buf + i * p->unit;
+	*off = p->off[i];
+	*tag = i;
+	return 0;
+}
+
+static void pages_done(void *arg, const struct awr_completion *c, int err,
+		       const struct awr_verdict *v)
+{
+	struct pages_run *p = arg;
+
+	if (!err || p->bad->error)
+		return;
+	p->bad->error = err;
+	p->bad->c = *c;
+	if (v)
+		p->bad->v = *v;
+}
+
+int awr__bench_write_pages(struct awr_queue *q, const unsigned char *buf, const uint64_t *off,
+			   unsigned int n, uint64_t unit, unsigned int flags,
+			   struct awr__bench_failure *bad)
+{
+	static const struct awr__run_ops ops = { .next = pages_next, .done = pages_done };
+	struct pages_run p = { buf, off, unit, bad };
+	struct awr__run r = { .q = q, .ops = &ops, .arg = &p, .nr = n, .len = (size_t)unit,
+			      .flags = flags };
+	int ret;
+
+	memset(bad, 0, sizeof(*bad));
+	ret = awr__queue_run(&r);
+	return ret ? ret : bad->error;
 }
 
 /* Write the batch's pages (slot i at b->off[i]) with qd in flight; wait for all. */
 static int write_batch(struct bench *b)
 {
-	struct awr_completion c[REAP_MAX];
-	unsigned int next = 0;
-	int n, ret;
+	struct awr__bench_failure bad;
+	int ret = awr__bench_write_pages(b->q, b->buf, b->off, b->batch, b->o->unit, b->flags,
+					 &bad);
 
-	while (next < b->batch || awr_queue_outstanding(b->q)) {
-		while (next < b->batch && !b->res->error) {
-			ret = queue_page(b, next);
-			if (ret == -EBUSY)
-				break;
-			if (ret)
-				return fail(b, ret, "queueing failed: %s", strerror(-ret));
-			next++;
-		}
-		if (b->res->error && next < b->batch)
-			next = b->batch;
-		n = awr_queue_reap(b->q, c, REAP_MAX, 1);
-		if (n < 0)
-			return fail(b, n, "waiting for completions failed: %s", strerror(-n));
-		for (int i = 0; i < n; i++)
-			if (c[i].res != (int)b->o->unit)
-				fail_write(b, &c[i], b->off[c[i].tag], b->o->unit);
-	}
-	return b->res->error;
+	if (!ret)
+		return 0;
+	if (!bad.error)
+		return fail(b, ret, "queueing failed: %s", strerror(-ret));
+	if (bad.v.rule != AWR_RULE_OK)
+		return refused(b, ret, &bad.v);
+	return fail_write(b, &bad.c, b->off[bad.c.tag], b->o->unit);
 }
 
 static int sync_step(struct bench *b)
@@ -555,7 +590,9 @@ static int bench_setup(struct bench *b, const struct awr_bench_opts *o, uint64_t
 	b->seq = b->npages / o->jobs * job;
 	b->t_start = calloc(slots, sizeof(*b->t_start));
 	b->off = calloc(slots, sizeof(*b->off));
-	if (!b->t_start || !b->off || posix_memalign((void **)&b->buf, 4096, slots * o->unit))
+	b->free_slots = calloc(slots, sizeof(*b->free_slots));
+	if (!b->t_start || !b->off || !b->free_slots ||
+	    posix_memalign((void **)&b->buf, 4096, slots * o->unit))
 		return -ENOMEM;
 	for (uint64_t i = 0; i < slots * o->unit; i++)
 		b->buf[i] = (unsigned char)(i * 31 + (i >> 12));
@@ -588,6 +625,7 @@ static void jobs_free(struct bench *jobs, unsigned int n)
 		free(jobs[i].buf);
 		free(jobs[i].t_start);
 		free(jobs[i].off);
+		free(jobs[i].free_slots);
 	}
 	free(jobs);
 }

@@ -43,6 +43,21 @@ int awr__bench_prefill(int fd, uint64_t size);
 int awr__bench_say(char *buf, size_t len, int err, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/*
+ * bench.c: a batch of @n pages through @q by the queued-write loop (awr__queue_run()), page i
+ * from @buf + i * @unit to byte @off[i]; 0, the engine's -errno, or the first failed page's
+ * error, that page in @bad
+ */
+struct awr__bench_failure {
+	int error;
+	struct awr_completion c;	/* its completion (tag: i) */
+	struct awr_verdict v;		/* the rule when the queue refused it, else AWR_RULE_OK */
+};
+
+int awr__bench_write_pages(struct awr_queue *q, const unsigned char *buf, const uint64_t *off,
+			   unsigned int n, uint64_t unit, unsigned int flags,
+			   struct awr__bench_failure *bad);
+
 /* pages.c: pages mode (the store, forced doublewrite and a naive doublewrite, in turn) */
 void awr__bench_pages_run(const struct awr_bench_opts *o, uint64_t npages, unsigned int batch,
 			  struct awr__bench_out *out);

@@ -73,35 +73,19 @@ static uint64_t next_page(uint64_t *rng, uint64_t npages, uint64_t *seq,
 
 /* naive-dw's batch: area write, fdatasync, in place through the ring, fdatasync. */
 static int naive_batch(struct writer *w, const struct awr_bench_opts *o, const unsigned char *buf,
-		       const uint64_t *pn, unsigned int batch, uint64_t area_off)
+		       const uint64_t *off, unsigned int batch, uint64_t area_off)
 {
-	struct awr_completion c[64];
+	struct awr__bench_failure bad;
 	size_t len = (size_t)batch * o->unit;
-	unsigned int next = 0, done = 0;
-	int n, ret;
+	int ret;
 
 	if (pwrite(w->fd, buf, len, (off_t)area_off) != (ssize_t)len)
 		return errno ? -errno : -EIO;
 	if (fdatasync(w->fd))
 		return -errno;
-	while (done < batch) {
-		while (next < batch) {
-			ret = awr_queue_write(w->q, buf + (size_t)next * o->unit, o->unit,
-					      pn[next] * o->unit, next, AWR_WRITE_PLAIN, NULL);
-			if (ret == -EBUSY)
-				break;
-			if (ret)
-				return ret;
-			next++;
-		}
-		n = awr_queue_reap(w->q, c, 64, 1);
-		if (n < 0)
-			return n;
-		for (int i = 0; i < n; i++)
-			if (c[i].res != (int)o->unit)
-				return c[i].res < 0 ? c[i].res : -EIO;
-		done += (unsigned int)n;
-	}
+	ret = awr__bench_write_pages(w->q, buf, off, batch, o->unit, AWR_WRITE_PLAIN, &bad);
+	if (ret)
+		return ret;
 	return fdatasync(w->fd) ? -errno : 0;
 }
 
@@ -152,6 +136,7 @@ struct round {
 	const struct awr_bench_opts *o;
 	const unsigned char *buf;
 	const uint64_t *pn;
+	uint64_t *off;		/* the pages' byte offsets */
 	unsigned int batch;
 	uint64_t area_off;	/* naive-dw's doublewrite area */
 	struct awr_page *pg;
@@ -166,7 +151,7 @@ static int one_batch(struct writer *w, int k, const struct round *rd)
 	int ret;
 
 	if (k == W_NAIVE)
-		ret = naive_batch(w, rd->o, rd->buf, rd->pn, rd->batch, rd->area_off);
+		ret = naive_batch(w, rd->o, rd->buf, rd->off, rd->batch, rd->area_off);
 	else
 		ret = store_batch(w, rd->buf, rd->pn, rd->batch, rd->o->unit, rd->pg);
 	w->lat[rd->n] = awr__now_ns() - t0;
@@ -236,8 +221,10 @@ static int rounds_run(struct writer *w, struct round *rd, uint64_t npages, doubl
 	for (rd->n = 0; awr__now_ns() < deadline && !awr__bench_stopped; rd->n++) {
 		if (rd->n == *cap && (ret = grow(w, ratio, cap)))
 			return ret;
-		for (unsigned int i = 0; i < rd->batch; i++)
+		for (unsigned int i = 0; i < rd->batch; i++) {
 			pn[i] = next_page(&rng, npages, &seq, rd->o->order);
+			rd->off[i] = pn[i] * rd->o->unit;
+		}
 		for (int j = 0; j < W__N && !ret; j++) {
 			int k = (int)((rd->n + (size_t)j) % W__N);
 
@@ -256,7 +243,7 @@ static int measure(struct writer *w, const struct awr_bench_opts *o, uint64_t np
 		   unsigned int batch, struct awr_bench_result *r)
 {
 	struct round rd = { .o = o, .batch = batch, .area_off = npages * o->unit };
-	uint64_t *pn = calloc(batch, sizeof(*pn));
+	uint64_t *pn = calloc(batch, sizeof(*pn)), *off = calloc(batch, sizeof(*off));
 	struct awr_page *pg = calloc(batch, sizeof(*pg));
 	size_t cap = 1024;
 	double *ratio = malloc(cap * sizeof(*ratio));
@@ -265,13 +252,14 @@ static int measure(struct writer *w, const struct awr_bench_opts *o, uint64_t np
 
 	for (int k = 0; k < W__N; k++)
 		w[k].lat = malloc(cap * sizeof(*w[k].lat));
-	if (!pn || !pg || !ratio || !w[0].lat || !w[1].lat || !w[2].lat ||
+	if (!pn || !off || !pg || !ratio || !w[0].lat || !w[1].lat || !w[2].lat ||
 	    posix_memalign((void **)&buf, 4096, (size_t)batch * o->unit))
 		goto out;
 	for (uint64_t i = 0; i < (uint64_t)batch * o->unit; i++)
 		buf[i] = (unsigned char)(i * 31 + (i >> 12));
 	rd.buf = buf;
 	rd.pn = pn;
+	rd.off = off;
 	rd.pg = pg;
 	ret = rounds_run(w, &rd, npages, &ratio, &cap);
 	if (ret == -ENOMEM)
@@ -288,6 +276,7 @@ out:
 	free(buf);
 	free(pg);
 	free(pn);
+	free(off);
 	return ret;
 }
 

@@ -2,23 +2,24 @@
 /*
  * The queued-write loop, the library's one: a run of equal units, each one
  * write, through a queue of any engine, refilled as completions arrive, so a
- * run may be far larger than its depth (awr__queue_run()). Three users drive
+ * run may be far larger than its depth (awr__queue_run()). Four users drive
  * it: a range as naturally aligned units from one buffer
  * (awr_queue_write_units()), or made unit by unit into a few buffers, one per
- * write in flight (awr_queue_write_source()), and the page store's in-place
- * writes (lib/pages/write.c), scattered pages from the caller's buffers.
+ * write in flight (awr_queue_write_source()), the page store's in-place
+ * writes (lib/pages/write.c), scattered pages from the caller's buffers, and
+ * the benchmark's page writes (lib/bench/bench.c), in batches or streamed.
  *
  * The loop keeps the rules they share: after the first failure (a completion
  * in error or short, or a unit the queue refused before the kernel) no unit is
  * queued and the ones in flight complete and are reported; when the engine
  * fails, what is in flight is waited for, since the buffers are the caller's.
- * Its users give the rest through three calls (struct awr__run_ops): where
- * unit i's data is, that it was queued, how it completed. Calls rather than a
- * table of units made up front, because the data of a unit is known only when
- * the queue has room for it: a source fills a buffer a completion gave back,
- * the page store copies an unaligned page to a bounce buffer only when it is
- * sent, and its fault points (lib/pages/fault.c) act between one write and
- * the next.
+ * Its users give the rest through calls (struct awr__run_ops): where unit
+ * i's data is, that it was queued, that a reap brought completions, how each
+ * completed. Calls rather than a table of units made up front, because the
+ * data of a unit is known only when the queue has room for it: a source
+ * fills a buffer a completion gave back, the page store copies an unaligned
+ * page to a bounce buffer only when it is sent, and its fault points
+ * (lib/pages/fault.c) act between one write and the next.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -76,6 +77,8 @@ static int fill(struct awr__run *r)
 
 static void complete(struct awr__run *r, const struct awr_completion *c, int n)
 {
+	if (r->ops->reaped)
+		r->ops->reaped(r->arg, (unsigned int)n);
 	for (int i = 0; i < n; i++) {
 		int err = 0;
 

@@ -75,6 +75,8 @@ struct awr__run_ops {
 	int (*next)(void *arg, uint64_t i, const void **buf, uint64_t *off, uint64_t *tag);
 	/* The unit of @tag is in the queue (optional). */
 	void (*sent)(void *arg, uint64_t tag);
+	/* @n completions were reaped, their done() calls follow (optional: a clock read once). */
+	void (*reaped)(void *arg, unsigned int n);
 	/*
 	 * The unit of @c->tag completed: @err 0 when it was written whole,
 	 * else its error (-EIO for a short write). @v: the queue refused it

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Description: the mutants of the bench's latency histogram (lib/bench/hist.c), its options
-# from text (lib/bench/opts.c) and their check in the run (lib/bench/bench.c); sourced by
-# scripts/mutants.sh.
+# from text (lib/bench/opts.c), their check in the run and its streaming modes
+# (lib/bench/bench.c); sourced by scripts/mutants.sh.
 # shellcheck shell=bash disable=SC2016
 
 mutant bench-hist-clamp "the histogram clamps the last power of two one bucket too late" \
@@ -23,3 +23,8 @@ mutant bench-run-unchecked "awr_bench_run() starts without awr_bench_opts_check(
 	"bench_run" lib/bench/bench.c \
 	$'\telse if ((ret = awr_bench_opts_check(o)))' \
 	$'\telse if (0 && (ret = awr_bench_opts_check(o)))'
+
+mutant bench-stream-deadline-failed "the streaming modes (durability none, dsync) fail at their deadline" \
+	"bench_run" lib/bench/bench.c \
+	$'\tif (ret && ret != -ECANCELED)' \
+	$'\tif (ret)'
