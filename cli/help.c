@@ -4,9 +4,8 @@
  * synopsis, examples, notes) with each command's popt option table gives
  * awr COMMAND --help, the man page awr-COMMAND(1) (awr help --man COMMAND
  * SOURCE, run by the build, adds the prose of man/src/COMMAND.man) and what
- * the bash completion offers (awr help --complete COMMAND). One walk over the
- * options, notes and examples feeds the three renderers (struct help_ops), so
- * pages and --help cannot drift: they print the same strings.
+ * the bash completion offers (awr help --complete COMMAND). Pages and --help
+ * cannot drift: they print the same strings; --help's option list is popt's own.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -24,113 +23,6 @@ static const char *help_source;	/* the man page's prose (HELP_MAN) */
 
 #define HELP_WIDTH 79	/* --help text is wrapped to this column */
 #define MAN_DATE "2026-12-07"
-
-/* ---- the walk: options, notes and examples, for each renderer ---- */
-
-/*
- * A renderer of a command's help (text, roff, completion): the walk calls its parts in order.
- * table: an included option table's heading ("Output:"); section: "Columns", "Examples".
- * NULL parts print nothing.
- */
-struct help_ops {
-	void (*table)(FILE *f, const char *title);
-	void (*option)(FILE *f, const struct poptOption *o, int width);
-	void (*section)(FILE *f, const char *title);
-	void (*note)(FILE *f, const struct awr_note *n);
-	void (*example)(FILE *f, const struct awr_example *e);
-};
-
-/* popt's callback entries and hidden options are not shown */
-static bool hidden(const struct poptOption *o)
-{
-	return (o->argInfo & POPT_ARG_MASK) == POPT_ARG_CALLBACK ||
-	       (o->argInfo & POPT_ARGFLAG_DOC_HIDDEN) || (!o->longName && !o->shortName);
-}
-
-static bool included(const struct poptOption *o)
-{
-	return (o->argInfo & POPT_ARG_MASK) == POPT_ARG_INCLUDE_TABLE;
-}
-
-/* what an option takes ("SIZE"), or NULL for a flag */
-static const char *option_arg(const struct poptOption *o)
-{
-	if ((o->argInfo & POPT_ARG_MASK) == POPT_ARG_NONE)
-		return NULL;
-	return o->argDescrip ? o->argDescrip : "ARG";
-}
-
-/* "-o, --output=normal|json", "    --require=SIZE": an option's names as --help lists them */
-static int option_names(const struct poptOption *o, char *buf, size_t len)
-{
-	const char *arg = option_arg(o);
-	int n;
-
-	if (o->shortName && o->longName)
-		n = snprintf(buf, len, "-%c, --%s", o->shortName, o->longName);
-	else if (o->shortName)
-		n = snprintf(buf, len, "-%c", o->shortName);
-	else
-		n = snprintf(buf, len, "    --%s", o->longName);
-	if (arg)
-		n += snprintf(buf + n, len - (size_t)n, "%s%s",
-			      strchr(" =(", *arg) ? "" : o->longName ? "=" : " ", arg);
-	return n;
-}
-
-/*
- * The width of the names column: its widest entry, counting "-X, " for every option as popt
- * does (popt 1.19 maxArgWidth())
- */
-static int options_width(const struct poptOption *t)
-{
-	char names[128];
-	int w = 0, n;
-
-	for (; t->longName || t->shortName || t->arg; t++) {
-		if (included(t))
-			n = t->arg ? options_width(t->arg) : 0;
-		else if (hidden(t))
-			n = 0;
-		else
-			n = 2 + option_names(t, names, sizeof(names)) + (t->longName ? 0 : 2);
-		w = n > w ? n : w;
-	}
-	return w;
-}
-
-/* A table's options, then the tables it includes, each under its heading (as popt lists them) */
-static void walk_options(FILE *f, const struct help_ops *ops, const struct poptOption *t,
-			 int width)
-{
-	for (const struct poptOption *o = t; o->longName || o->shortName || o->arg; o++)
-		if (!included(o) && !hidden(o))
-			ops->option(f, o, width);
-	for (const struct poptOption *o = t; o->longName || o->shortName || o->arg; o++) {
-		if (!included(o) || !o->arg)
-			continue;
-		if (o->descrip && ops->table)
-			ops->table(f, o->descrip);
-		walk_options(f, ops, o->arg, width);
-	}
-}
-
-/* The parts of one command's help that every renderer shows, in order */
-static void help_walk(FILE *f, const struct help_ops *ops, const struct awr_cmd *cmd,
-		      const struct poptOption *t)
-{
-	walk_options(f, ops, t, options_width(t));
-	if (ops->note && cmd->notes) {
-		ops->section(f, cmd->notes_title);
-		for (const struct awr_note *n = cmd->notes; n->term; n++)
-			ops->note(f, n);
-	}
-	if (!ops->example)
-		return;
-	ops->section(f, "Examples");
-	for (const struct awr_example *e = cmd->examples; e && e->line; e++)
-		ops->example(f, e);
-}
 
 /* ---- text: --help and awr help ---- */
 
@@ -169,62 +61,22 @@ void help_usage(FILE *f)
 		"See awr(1) and awr-COMMAND(1).\n");
 }
 
-static void text_table(FILE *f, const char *title)
+/* popt's option list without its first line (the usage line, printed before the purpose) */
+static void text_options(FILE *f, poptContext pc)
 {
-	fprintf(f, "\n%s\n", title);
+	char *buf = NULL, *nl;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m)
+		return;
+	poptPrintHelp(pc, m, 0);
+	fclose(m);
+	nl = buf ? strchr(buf, '\n') : NULL;
+	if (nl)
+		fputs(nl + 1, f);
+	free(buf);
 }
-
-/*
- * One option: its names padded to @width, then its description under itself, broken at spaces
- * while the rest does not fit in the line (the last line may reach column 79, the others 78),
- * as popt 1.19's singleOptionHelp() printed it
- */
-static void text_option(FILE *f, const struct poptOption *o, int width)
-{
-	const char *d = o->descrip ? o->descrip : "";
-	size_t room = (size_t)(HELP_WIDTH - width - 5), n;
-	char names[128];
-
-	option_names(o, names, sizeof(names));
-	fprintf(f, "  %-*s   ", width, names);
-	while (strlen(d) > room) {
-		for (n = room - 1; n && d[n] != ' '; n--)
-			;
-		if (!n)
-			break;
-		while (n > 1 && d[n] == ' ')
-			n--;
-		fprintf(f, "%.*s\n%*s", (int)++n, d, width + 5, "");
-		for (d += n; *d == ' '; d++)
-			;
-	}
-	fprintf(f, "%s\n", d);
-}
-
-static void text_section(FILE *f, const char *title)
-{
-	fprintf(f, "\n%s:\n", title);
-}
-
-static void text_note(FILE *f, const struct awr_note *n)
-{
-	fprintf(f, "  %-15s", n->term);
-	if (strlen(n->term) > 15)
-		fprintf(f, "\n%*s", 17, "");
-	text_wrap(f, n->text, 18, 17, HELP_WIDTH);
-}
-
-static void text_example(FILE *f, const struct awr_example *e)
-{
-	fputs("  # ", f);
-	text_wrap(f, e->what, 4, 4, HELP_WIDTH);
-	fprintf(f, "  %s\n", e->line);
-}
-
-static const struct help_ops text_ops = {
-	.table = text_table, .option = text_option, .section = text_section,
-	.note = text_note, .example = text_example,
-};
 
 static void text_help(FILE *f, const struct awr_cmd *cmd, const struct cmd_ctx *c,
 		      const char *operand_name)
@@ -232,7 +84,21 @@ static void text_help(FILE *f, const struct awr_cmd *cmd, const struct cmd_ctx *
 	fprintf(f, "Usage: %s %s\n", c->prog, operand_name ? c->other_help : "[OPTION...]");
 	fprintf(f, "%s\n", cmd->summary);
 	fprintf(f, "  awr %s%s%s\n\n", cmd->name, *cmd->synopsis ? " " : "", cmd->synopsis);
-	help_walk(f, &text_ops, cmd, c->table);
+	text_options(f, c->pc);
+	for (const struct awr_note *n = cmd->notes; n && n->term; n++) {
+		if (n == cmd->notes)
+			fprintf(f, "\n%s:\n", cmd->notes_title);
+		fprintf(f, "  %-15s", n->term);
+		if (strlen(n->term) > 15)
+			fprintf(f, "\n%*s", 17, "");
+		text_wrap(f, n->text, 18, 17, HELP_WIDTH);
+	}
+	fprintf(f, "\nExamples:\n");
+	for (const struct awr_example *e = cmd->examples; e && e->line; e++) {
+		fputs("  # ", f);
+		text_wrap(f, e->what, 4, 4, HELP_WIDTH);
+		fprintf(f, "  %s\n", e->line);
+	}
 	fprintf(f, "\nSee awr-%s(1) for the whole description.\n", cmd->name);
 }
 
@@ -263,16 +129,31 @@ static void man_put(FILE *f, const char *before, const char *s, const char *afte
 	fputs(after, f);
 }
 
-static void man_option(FILE *f, const struct poptOption *o, int width)
+/*
+ * @fn for each option of @t and of the tables it includes that --help shows (not popt's callback
+ * entries, nor hidden ones): the one walk of the page's and the completion's options
+ */
+static void each_option(FILE *f, const struct poptOption *t,
+			void (*fn)(FILE *f, const struct poptOption *o))
 {
-	(void)width;
+	for (; t->longName || t->shortName || t->argInfo; t++) {
+		if ((t->argInfo & POPT_ARG_MASK) == POPT_ARG_INCLUDE_TABLE && t->arg)
+			each_option(f, t->arg, fn);
+		else if ((t->argInfo & POPT_ARG_MASK) != POPT_ARG_CALLBACK &&
+			 !(t->argInfo & POPT_ARGFLAG_DOC_HIDDEN) && (t->longName || t->shortName))
+			fn(f, t);
+	}
+}
+
+static void man_option(FILE *f, const struct poptOption *o)
+{
 	fputs(".TP\n", f);
 	if (o->shortName)
 		fprintf(f, "\\fB\\-%c\\fR%s", o->shortName, o->longName ? ", " : "");
 	if (o->longName)
 		man_put(f, "\\fB\\-\\-", o->longName, "\\fR");
-	if (option_arg(o))
-		man_put(f, "=\\fI", option_arg(o), "\\fR");
+	if ((o->argInfo & POPT_ARG_MASK) != POPT_ARG_NONE)
+		man_put(f, "=\\fI", o->argDescrip ? o->argDescrip : "ARG", "\\fR");
 	man_put(f, "\n", o->descrip ? o->descrip : "", "\n");
 }
 
@@ -284,31 +165,6 @@ static void man_head(FILE *f, const char *page, const char *summary)
 	man_put(f, ".SH NAME\n", page, " \\- ");
 	man_put(f, "", summary, "\n");
 }
-
-/* a section named in capitals: "Examples" is .SH EXAMPLES */
-static void man_section(FILE *f, const char *title)
-{
-	fputs(".SH ", f);
-	for (const char *t = title; *t; t++)
-		fputc(toupper((unsigned char)*t), f);
-	fputs("\n", f);
-}
-
-static void man_note(FILE *f, const struct awr_note *n)
-{
-	man_put(f, ".TP\n.B ", n->term, "\n");
-	man_put(f, "", n->text, "\n");
-}
-
-static void man_example(FILE *f, const struct awr_example *e)
-{
-	man_put(f, ".PP\n", e->what, ":\n.RS\n.nf\n");
-	man_put(f, "", e->line, "\n.fi\n.RE\n");
-}
-
-static const struct help_ops man_ops = {
-	.option = man_option, .section = man_section, .note = man_note, .example = man_example,
-};
 
 static void man_commands(FILE *f)
 {
@@ -330,8 +186,23 @@ static void man_sections(FILE *f, const struct awr_cmd *cmd, const struct cmd_ct
 		man_commands(f);
 		return;
 	}
-	man_section(f, "Options");
-	help_walk(f, &man_ops, cmd, c->table);
+	fputs(".SH OPTIONS\n", f);
+	each_option(f, c->table, man_option);
+	if (cmd->notes) {
+		fputs(".SH ", f);
+		for (const char *t = cmd->notes_title; *t; t++)
+			fputc(toupper((unsigned char)*t), f);
+		fputs("\n", f);
+	}
+	for (const struct awr_note *n = cmd->notes; n && n->term; n++) {
+		man_put(f, ".TP\n.B ", n->term, "\n");
+		man_put(f, "", n->text, "\n");
+	}
+	fputs(".SH EXAMPLES\n", f);
+	for (const struct awr_example *e = cmd->examples; e && e->line; e++) {
+		man_put(f, ".PP\n", e->what, ":\n.RS\n.nf\n");
+		man_put(f, "", e->line, "\n.fi\n.RE\n");
+	}
 }
 
 /*
@@ -390,24 +261,21 @@ static int man_overview(FILE *f, const char *source)
 /* ---- completion: awr help --complete ---- */
 
 /* one line per option: --LONG -S ARG ("-" for a part it has not) */
-static void complete_option(FILE *f, const struct poptOption *o, int width)
+static void complete_option(FILE *f, const struct poptOption *t)
 {
-	(void)width;
-	fprintf(f, "%s%s ", o->longName ? "--" : "-", o->longName ? o->longName : "");
-	if (o->shortName)
-		fprintf(f, "-%c ", o->shortName);
+	fprintf(f, "%s%s ", t->longName ? "--" : "-", t->longName ? t->longName : "");
+	if (t->shortName)
+		fprintf(f, "-%c ", t->shortName);
 	else
 		fputs("- ", f);
-	fprintf(f, "%s\n", option_arg(o) ? option_arg(o) : "-");
+	fprintf(f, "%s\n", (t->argInfo & POPT_ARG_MASK) == POPT_ARG_NONE ? "-" :
+		t->argDescrip ? t->argDescrip : "ARG");
 }
 
-static const struct help_ops complete_ops = { .option = complete_option };
-
-static void complete_command(FILE *f, const struct awr_cmd *cmd, const struct cmd_ctx *c,
-			     const char *operand_name)
+static void complete_command(FILE *f, const struct cmd_ctx *c, const char *operand_name)
 {
 	fprintf(f, "operand %s\n", operand_name ? operand_name : "-");
-	help_walk(f, &complete_ops, cmd, c->table);
+	each_option(f, c->table, complete_option);
 }
 
 /* ---- entry points ---- */
@@ -438,7 +306,7 @@ int help_command(const struct cmd_ctx *c, const char *operand_name)
 	case HELP_MAN:
 		return man_command(stdout, cmd, c);
 	case HELP_COMPLETE:
-		complete_command(stdout, cmd, c, operand_name);
+		complete_command(stdout, c, operand_name);
 		return 0;
 	default:
 		text_help(stdout, cmd, c, operand_name);
