@@ -255,32 +255,29 @@ static const struct field head_fields[] = {
 	FLD_END
 };
 
-/* pages mode's paired rounds (a ratio is null without rounds: then it is 0) */
+/* a ratio of two modes' figures: null when a side did not run (then it is 0) */
+#define RATIO(m, k) D(r.m, FLD_DOUBLE, k, .decimals = 3, .flags = FLD_NULL_ZERO)
+
+/* pages mode's paired rounds (a ratio is null without rounds) */
 static const struct field pair_fields[] = {
 	D(pages_dw, FLD_OBJECT, "pages_doublewrite", .sub = mode_fields, .flags = FLD_PTR),
 	D(naive_dw, FLD_OBJECT, "naive_doublewrite", .sub = mode_fields, .flags = FLD_PTR),
 	D(r.rounds, FLD_UINT, "rounds"),
-	D(r.pages_to_naive_median, FLD_DOUBLE, "pages_to_naive_median", .decimals = 3,
-	  .flags = FLD_NULL_ZERO),
-	D(r.pages_to_naive_q1, FLD_DOUBLE, "pages_to_naive_q1", .decimals = 3,
-	  .flags = FLD_NULL_ZERO),
-	D(r.pages_to_naive_q3, FLD_DOUBLE, "pages_to_naive_q3", .decimals = 3,
-	  .flags = FLD_NULL_ZERO),
-	D(r.pages_dw_to_naive_median, FLD_DOUBLE, "pages_doublewrite_to_naive_median",
-	  .decimals = 3, .flags = FLD_NULL_ZERO),
+	RATIO(pages_to_naive_median, "pages_to_naive_median"),
+	RATIO(pages_to_naive_q1, "pages_to_naive_q1"),
+	RATIO(pages_to_naive_q3, "pages_to_naive_q3"),
+	RATIO(pages_dw_to_naive_median, "pages_doublewrite_to_naive_median"),
 	FLD_END
 };
 
-/* atomic/doublewrite, atomic/plain, pages/doublewrite: null when a side did not run */
+/* atomic/doublewrite, atomic/plain, pages/doublewrite */
 static const struct field ratio_fields[] = {
-	D(r.atomic_to_doublewrite, FLD_DOUBLE, "atomic_to_doublewrite", .decimals = 3,
-	  .flags = FLD_NULL_ZERO),
-	D(r.atomic_to_plain, FLD_DOUBLE, "atomic_to_plain", .decimals = 3,
-	  .flags = FLD_NULL_ZERO),
-	D(r.pages_to_doublewrite, FLD_DOUBLE, "pages_to_doublewrite", .decimals = 3,
-	  .flags = FLD_NULL_ZERO),
+	RATIO(atomic_to_doublewrite, "atomic_to_doublewrite"),
+	RATIO(atomic_to_plain, "atomic_to_plain"),
+	RATIO(pages_to_doublewrite, "pages_to_doublewrite"),
 	FLD_END
 };
+#undef RATIO
 
 /* after "modes": the store's choice and the paired rounds when pages mode ran */
 static const struct field tail_fields[] = {

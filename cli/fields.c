@@ -102,8 +102,6 @@ static struct json_object *array_of(const struct field *f, const void *s)
 
 struct json_object *fld_json_value(const struct field *f, const void *s)
 {
-	char buf[64];
-
 	if (fld_is_null(f, s))
 		return NULL;
 	switch (f->type) {
@@ -122,8 +120,7 @@ struct json_object *fld_json_value(const struct field *f, const void *s)
 		return json_object_new_string(f->name((int)fld_i64(f, s)));
 	case FLD_DOUBLE:
 	case FLD_NSEC:
-		snprintf(buf, sizeof(buf), "%.*f", f->decimals, double_of(f, s));
-		return json_object_new_double_s(double_of(f, s), buf);
+		return out_double(double_of(f, s), f->decimals);
 	default:
 		return json_object_new_uint64(fld_u64(f, s));
 	}

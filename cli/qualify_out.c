@@ -238,22 +238,22 @@ static void hw_path_json(struct json_object *f, const struct awr_qualify_report 
 		fld_json_add(f, hw_path_fields, &r->hw_path);
 }
 
-/* the pages the kernel could read, and the write's count or errno */
+/* the pages the kernel could read, and the write's count or errno ("returned" either way) */
 struct pin_row {
 	struct awr_qualify_short_pin x;
 	uint32_t readable;
+	int64_t count;
+	int error;
 };
 
 #define P(m, t, k, ...) FLD(struct pin_row, m, t, k, __VA_ARGS__)
-static const struct field pin_head_fields[] = {
+static const struct field pin_fields[] = {
 	P(x.unit, FLD_SIZE, "unit"),
 	P(x.offset, FLD_SIZE, "offset"),
 	P(x.pages, FLD_UINT, "pages"),
 	P(readable, FLD_UINT, "readable_pages"),
-	FLD_END
-};
-
-static const struct field pin_tail_fields[] = {
+	P(count, FLD_INT, "returned", .flags = FLD_NULL_NEG | FLD_OMIT),
+	P(error, FLD_ENUM, "returned", .name = awr__errno_name, .flags = FLD_NULL_ZERO | FLD_OMIT),
 	P(x.pages_new, FLD_UINT, "pages_new"),
 	P(x.pages_old, FLD_UINT, "pages_old"),
 	P(x.outcome, FLD_ENUM, "outcome", .name = awr_qualify_pin_outcome_name_int),
@@ -292,16 +292,12 @@ static void perf_json(struct json_object *f, const struct awr_qualify_report *r)
 
 static void short_pin_json(struct json_object *f, const struct awr_qualify_report *r)
 {
-	struct pin_row row = { r->short_pin, r->short_pin.pages - 1 };
-	int64_t ret = row.x.returned;
+	int64_t ret = r->short_pin.returned;
+	struct pin_row row = { r->short_pin, r->short_pin.pages - 1, ret < 0 ? -1 : ret,
+			       ret < 0 ? (int)ret : 0 };
 
-	if (!row.x.ran)
-		return;
-	fld_json_add(f, pin_head_fields, &row);
-	json_object_object_add(f, "returned", ret < 0 ?
-			       json_object_new_string(awr__errno_name((int)ret)) :
-			       out_u64((uint64_t)ret));
-	fld_json_add(f, pin_tail_fields, &row);
+	if (row.x.ran)
+		fld_json_add(f, pin_fields, &row);
 }
 
 static struct json_object *figures_json(const struct awr_qualify_report *r,
