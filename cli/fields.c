@@ -66,6 +66,8 @@ static double double_of(const struct field *f, const void *s)
 
 int fld_is_null(const struct field *f, const void *s)
 {
+	if (f->when && !bool_of(f->when, s))
+		return 1;
 	if (f->type == FLD_ARRAY)	/* a NULL pointer with a count of 0: [] */
 		return 0;
 	if (f->type == FLD_OBJECT)

@@ -64,6 +64,7 @@ struct field {
 	unsigned char count_size;	/* FLD_ARRAY: its sizeof */
 	unsigned char values;	/* FLD_ONEHOT: how many values name() spells */
 	const char *lkey;	/* FLD_ONEHOT: the label of the value's name */
+	const struct field *when;	/* a bool row of the struct: null unless it is true */
 };
 
 /* A row for member M of struct S: FLD(S, M, FLD_UINT, "key", .help = "...") */

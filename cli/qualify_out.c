@@ -84,63 +84,46 @@ FLD_ENUM_NAME(awr_qualify_pin_outcome_name, enum awr_qualify_pin_outcome)
 FLD_ENUM_NAME(awr_bench_durability_name, enum awr_bench_durability)
 
 #define W(m, t, k, ...) FLD(struct awr_qualify_sweep_write, m, t, k, __VA_ARGS__)
+/* a write that failed has no read-back */
+static const struct field sweep_wrote = W(write_error, FLD_BOOL, "wrote", .flags = FLD_NOT);
+
 static const struct field sweep_fields[] = {
 	W(size, FLD_SIZE, "size"),
 	W(offset, FLD_SIZE, "offset"),
 	W(latency_us, FLD_DOUBLE, "latency_us", .decimals = 1),
+	W(write_error, FLD_ENUM, "write", .name = awr__errno_name,
+	  .flags = FLD_NULL_ZERO | FLD_OMIT),
+	W(read_back, FLD_ENUM, "read_back", .name = awr_unit_class_name_int, .flags = FLD_OMIT,
+	  .when = &sweep_wrote),
 	FLD_END
 };
 
-/* a write that failed has no read-back */
-static const struct field sweep_write_fields[] = { W(write_error, FLD_ENUM, "write",
-						     .name = awr__errno_name), FLD_END };
-static const struct field sweep_read_fields[] = { W(read_back, FLD_ENUM, "read_back",
-						    .name = awr_unit_class_name_int), FLD_END };
-
-static void sweep_json(struct json_object *f, const struct awr_qualify_report *r)
+/* the kernel's answer: "accepted" (a count), or its errno */
+static const char *kernel_answer(int v)
 {
-	struct json_object *a = json_object_new_array();
-
-	for (unsigned int i = 0; i < r->nr_sweep; i++) {
-		const struct awr_qualify_sweep_write *w = &r->sweep[i];
-		struct json_object *o = fld_json(sweep_fields, w);
-
-		fld_json_add(o, w->write_error ? sweep_write_fields : sweep_read_fields, w);
-		json_object_array_add(a, o);
-	}
-	json_object_object_add(f, "writes", a);
+	return v >= 0 ? "accepted" : awr__errno_name(v);
 }
 
-/* the kernel's answer: "accepted", or its errno */
-struct refusal_row {
-	struct awr_qualify_refusal x;
-	const char *kernel;
-};
-
-#define R(m, t, k, ...) FLD(struct refusal_row, m, t, k, __VA_ARGS__)
+#define R(m, t, k, ...) FLD(struct awr_qualify_refusal, m, t, k, __VA_ARGS__)
 static const struct field refusal_fields[] = {
-	R(x.name, FLD_STR, "case"),
-	R(x.offset, FLD_SIZE, "offset"),
-	R(x.length, FLD_SIZE, "length"),
-	R(x.rule, FLD_ENUM, "rule", .name = awr_rule_name_int),
-	R(x.predicted, FLD_ENUM, "predicted", .name = awr__errno_name),
-	R(kernel, FLD_STR, "kernel"),
+	R(name, FLD_STR, "case"),
+	R(offset, FLD_SIZE, "offset"),
+	R(length, FLD_SIZE, "length"),
+	R(rule, FLD_ENUM, "rule", .name = awr_rule_name_int),
+	R(predicted, FLD_ENUM, "predicted", .name = awr__errno_name),
+	R(kernel, FLD_ENUM, "kernel", .name = kernel_answer),
 	FLD_END
 };
 
-static void refusals_json(struct json_object *f, const struct awr_qualify_report *r)
-{
-	struct json_object *a = json_object_new_array();
+static const struct field sweep_figures[] = {
+	FLD_ARR(struct awr_qualify_report, sweep, nr_sweep, "writes", sweep_fields),
+	FLD_END
+};
 
-	for (unsigned int i = 0; i < r->nr_refusals; i++) {
-		const struct awr_qualify_refusal *x = &r->refusals[i];
-		struct refusal_row row = { *x, x->kernel >= 0 ? "accepted" :
-					   awr__errno_name((int)x->kernel) };
-
-		json_object_array_add(a, fld_json(refusal_fields, &row));
-	}
-	json_object_object_add(f, "cases", a);
-}
+static const struct field refusal_figures[] = {
+	FLD_ARR(struct awr_qualify_report, refusals, nr_refusals, "cases", refusal_fields),
+	FLD_END
+};
 
 /* the writers' figures, with their rate */
 struct stress_row {
@@ -306,12 +289,15 @@ static struct json_object *figures_json(const struct awr_qualify_report *r,
 	static void (*const fig[AWR_QUALIFY__CHECKS])(struct json_object *f,
 						       const struct awr_qualify_report *r) = {
 		[AWR_QUALIFY_DISCOVERY] = discovery_json,
-		[AWR_QUALIFY_SIZE_SWEEP] = sweep_json,
-		[AWR_QUALIFY_KERNEL_REFUSALS] = refusals_json,
 		[AWR_QUALIFY_CRASH] = crash_json,
 		[AWR_QUALIFY_PERFORMANCE] = perf_json,
 		[AWR_QUALIFY_HARDWARE_PATH] = hw_path_json,
 		[AWR_QUALIFY_SHORT_PIN] = short_pin_json,
+	};
+	/* or rows of the report */
+	static const struct field *const rows[AWR_QUALIFY__CHECKS] = {
+		[AWR_QUALIFY_SIZE_SWEEP] = sweep_figures,
+		[AWR_QUALIFY_KERNEL_REFUSALS] = refusal_figures,
 	};
 	struct json_object *f = json_object_new_object();
 
@@ -319,6 +305,8 @@ static struct json_object *figures_json(const struct awr_qualify_report *r,
 		stress_json(f, &r->concurrent);
 	else if (fig[id])
 		fig[id](f, r);
+	else if (rows[id])
+		fld_json_add(f, rows[id], r);
 	return f;
 }
 
