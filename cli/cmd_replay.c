@@ -5,8 +5,8 @@
  * log-writes target recorded it), or write the device's state at an entry, a flush point or a
  * mark to a target: the state a power cut just after that point may leave on a disk with a
  * volatile write cache (fstests' replay-log does the same for generic/455 and others).
- * The log is read by lib/verify/logwrites.c; the target is opened as every awr write tool
- * opens one (target_open()).
+ * The log is read by lib/verify/logwrites.c and replayed by lib/verify/replay.c, which opens
+ * the target as every awr write tool opens one (awr_target_open()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -199,33 +199,20 @@ static int replay_log(const struct replay_opts *o, struct awr__lw_log *log)
 {
 	struct awr__lw_bound b = { o->to_entry, o->to_flush, o->from_entry, o->to_mark };
 	struct awr__lw_replay r = { .log_path = o->log_path, .target_path = o->target };
-	int fd, ret;
+	int ret = awr__lw_replay_onto(log, &b, o->force, &r);
 
-	ret = awr__lw_range(log, &b, &r);
-	if (ret)
-		out_error("%s", r.message);
-	if (!ret && o->force && awr__lw_in_use(o->target, &r)) {
-		out_error("%s", r.message);
-		ret = -EBUSY;
+	if (r.forced)
+		out_error("warning: writing %s although it %s: --force given", o->target,
+			  r.safety.detail);
+	if (!ret) {
+		replay_report(o, log, &r);
+		return AWR_EXIT_OK;
 	}
-	if (ret)
+	out_error("%s", r.message);
+	if (r.stage != AWR__LW_AT_REPLAY)
 		return AWR_EXIT_USAGE;
-	fd = target_open("replay", o->target, O_RDWR, AWR_TARGET_CREATE | AWR_TARGET_KEEP_DATA,
-			 o->force);
-	if (fd < 0)
-		return AWR_EXIT_USAGE;
-	ret = awr__lw_target(fd, log, &r);
-	if (!ret)
-		ret = awr__lw_replay(fd, log, &r);
-	close(fd);
-	if (ret)
-		out_error("%s", r.message);
-	if (ret && r.stage == AWR__LW_AT_REPLAY)
-		out_outcome("write_failed");
-	if (ret)
-		return r.stage == AWR__LW_AT_REPLAY ? AWR_EXIT_FAIL : AWR_EXIT_USAGE;
-	replay_report(o, log, &r);
-	return AWR_EXIT_OK;
+	out_outcome("write_failed");
+	return AWR_EXIT_FAIL;
 }
 
 /* ---- the command --------------------------------------------------------------------- */

@@ -24,6 +24,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "libatomicwr.h"
+
 #define AWR__LW_MAGIC		0x6a736677736872ULL	/* WRITE_LOG_MAGIC */
 #define AWR__LW_VERSION		1ULL			/* WRITE_LOG_VERSION */
 #define AWR__LW_SUPER_SIZE	28U	/* struct log_write_super (packed fields) */
@@ -135,6 +137,8 @@ struct awr__lw_replay {
 	bool flush_failed;		/* the target's fdatasync after the replay failed */
 	struct awr__lw_problem why;
 	const char *log_path, *target_path;	/* set by the caller: the sentence names them */
+	struct awr_safety safety;	/* what awr_target_open() found on the target */
+	bool forced;			/* the target was opened in spite of @safety: --force */
 	enum { AWR__LW_AT_RANGE, AWR__LW_AT_TARGET, AWR__LW_AT_REPLAY } stage;
 	char message[512];		/* why a stage failed, in one sentence with what to do */
 };
@@ -147,12 +151,6 @@ struct awr__lw_replay {
 int awr__lw_bound_check(const struct awr__lw_bound *b, bool target, bool force,
 			struct awr__lw_replay *r);
 /*
- * awr__lw_in_use() - whether the target @path is in use (mounted, held, opened exclusively or
- * locked), which --force never covers
- * Return: 0, or -EBUSY with the sentence in @r->message.
- */
-int awr__lw_in_use(const char *path, struct awr__lw_replay *r);
-/*
  * awr__lw_list() - every entry of the log in order to @fn, counting flush points and marks
  * Return: 0, or the negative errno of a damaged log (@why says why).
  */
@@ -164,27 +162,20 @@ int awr__lw_list(struct awr__lw_log *log, awr__lw_entry_fn fn, void *arg,
 		 struct awr__lw_listing *n, struct awr__lw_problem *why);
 
 /*
- * Each stage below that fails leaves its sentence in @r->message (the log's problem, the bound
- * not found, the target too small, the write that failed).
- *
- * awr__lw_range() - the range @b asks for, every header up to its last entry read (so that a
- * damaged log stops before any write)
- * Return: 0; -ENOENT the bound is not in the log (@r->flushes: its flush points); -EINVAL
- * --from-entry lies after the last entry; another negative errno with @r->log_damaged.
+ * awr__lw_replay_onto() - replay the range @b asks for onto @r->target_path: every header up
+ * to the range's last entry read (a damaged log stops before any write); with @force a target
+ * in use (mounted, held, opened exclusively or locked) still refused, which --force never
+ * covers; the target opened once by awr_target_open() (made when missing, its data kept),
+ * every entry checked to lie within it, then the entries written in log order and the target
+ * flushed
+ * Return: 0, or the negative errno of the stage @r->stage names with its sentence in
+ * @r->message (the log's problem, the bound not found, the target refused or too small, the
+ * write that failed): -ENOENT the bound is not in the log, -EINVAL --from-entry lies after the
+ * last entry, -EBUSY in use, awr_target_open()'s refusals, -ELOOP the target is the log
+ * itself, -ENOSPC an entry (@r->bad) ends past the target's end, -ENODATA the log could not
+ * be read at @r->bad.
  */
-int awr__lw_range(struct awr__lw_log *log, const struct awr__lw_bound *b, struct awr__lw_replay *r);
-/*
- * awr__lw_target() - the target open as @fd: its size (@r->target_end), and every entry of the
- * range within it
- * Return: 0; -ELOOP the target is the log itself; -ENOSPC an entry (@r->bad) ends past the
- * target's end; another negative errno (@r->log_damaged: from the log).
- */
-int awr__lw_target(int fd, struct awr__lw_log *log, struct awr__lw_replay *r);
-/*
- * awr__lw_replay() - write the range's entries onto @fd in log order, then fdatasync it
- * Return: 0; -ENODATA the log could not be read at @r->bad; another negative errno: the
- * replay of @r->bad failed, or @r->log_damaged, or @r->flush_failed.
- */
-int awr__lw_replay(int fd, struct awr__lw_log *log, struct awr__lw_replay *r);
+int awr__lw_replay_onto(struct awr__lw_log *log, const struct awr__lw_bound *b, bool force,
+			struct awr__lw_replay *r);
 
 #endif /* AWR_VERIFY_LOGWRITES_H */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Replaying a dm-log-writes log onto a target: the range asked for (up to an entry, a flush
- * point or a mark, from an entry), every entry of it checked to lie within the target before
+ * point or a mark, from an entry), the target opened as every awr writer opens one
+ * (awr_target_open()), every entry of the range checked to lie within the target before
  * the first write, then each write copied and each discard zeroed in log order, and the target
  * flushed: the state a power cut just after the range's last entry may leave on a disk with a
  * volatile write cache (fstests' replay-log does the same). Private to awr replay, as the
@@ -63,7 +64,7 @@ int awr__lw_bound_check(const struct awr__lw_bound *b, bool target, bool force,
  * --force covers what a target holds (a filesystem, a partition table), never a target in use:
  * mounted, held (dm, md), opened exclusively or locked by another program (awr_target_safety()).
  */
-int awr__lw_in_use(const char *path, struct awr__lw_replay *r)
+static int in_use(const char *path, struct awr__lw_replay *r)
 {
 	struct awr_safety s;
 
@@ -174,7 +175,8 @@ static int range(struct awr__lw_log *log, const struct awr__lw_bound *o, struct 
 	return r->from > r->to ? -EINVAL : 0;
 }
 
-int awr__lw_range(struct awr__lw_log *log, const struct awr__lw_bound *b, struct awr__lw_replay *r)
+static int find_range(struct awr__lw_log *log, const struct awr__lw_bound *b,
+		      struct awr__lw_replay *r)
 {
 	int ret = range(log, b, r);
 
@@ -233,7 +235,7 @@ static int check_target_end(struct awr__lw_log *log, struct awr__lw_replay *r)
 	return ret < 0 ? ret : 0;
 }
 
-int awr__lw_target(int fd, struct awr__lw_log *log, struct awr__lw_replay *r)
+static int check_target(int fd, struct awr__lw_log *log, struct awr__lw_replay *r)
 {
 	int ret = target_size(fd, r);
 
@@ -346,7 +348,7 @@ static int replay_entry(int fd, const struct awr__lw_log *log, const struct awr_
 	return ret;
 }
 
-int awr__lw_replay(int fd, struct awr__lw_log *log, struct awr__lw_replay *r)
+static int write_range(int fd, struct awr__lw_log *log, struct awr__lw_replay *r)
 {
 	struct awr__lw_entry e;
 	char *buf = malloc(REPLAY_CHUNK);
@@ -373,4 +375,41 @@ int awr__lw_replay(int fd, struct awr__lw_log *log, struct awr__lw_replay *r)
 		r->flush_failed = true;
 	}
 	return err ? stopped(log, NULL, r, err) : 0;
+}
+
+/* ---- the whole replay ---------------------------------------------------------------- */
+
+/* The target, opened once as every awr writer opens one (awr_target_open()). */
+static int open_target(struct awr__lw_replay *r, bool force)
+{
+	unsigned int flags = AWR_TARGET_CREATE | AWR_TARGET_KEEP_DATA |
+			     (force ? AWR_TARGET_FORCE : 0);
+	int fd = awr_target_open(r->target_path, O_RDWR, flags, &r->safety);
+
+	r->stage = AWR__LW_AT_TARGET;
+	if (fd < 0) {	/* the library's sentence, naming awr replay */
+		awr_target_refusal(&r->safety, fd, r->target_path, O_RDWR, "replay");
+		say(r, "%s", awr_last_error());
+	}
+	r->forced = fd >= 0 && r->safety.reasons;
+	return fd;
+}
+
+int awr__lw_replay_onto(struct awr__lw_log *log, const struct awr__lw_bound *b, bool force,
+			struct awr__lw_replay *r)
+{
+	int fd, ret = find_range(log, b, r);
+
+	if (!ret && force)
+		ret = in_use(r->target_path, r);
+	if (ret)
+		return ret;
+	fd = open_target(r, force);
+	if (fd < 0)
+		return fd;
+	ret = check_target(fd, log, r);
+	if (!ret)
+		ret = write_range(fd, log, r);
+	close(fd);
+	return ret;
 }

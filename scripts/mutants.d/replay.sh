@@ -51,3 +51,8 @@ mutant replay-list-mark-uncounted "the listing counts no marks" \
 	"replay_log" lib/verify/logwrites.c \
 	$'\t\tn->marks += !!(e.flags & AWR__LW_MARK);' \
 	$'\t\tn->marks += 0;'
+
+mutant replay-force-unwarned "a target written with --force in spite of what it holds, unsaid" \
+	"replay_log" lib/verify/replay.c \
+	'	r->forced = fd >= 0 && r->safety.reasons;' \
+	'	r->forced = false;'

@@ -181,7 +181,7 @@ if [ "$(id -u)" = 0 ] && command -v mkfs.xfs >/dev/null && command -v losetup >/
 fi
 if [ -n "$dev" ]; then
 	expect_rc 2 "loop device with XFS: refused" "$awr" replay "$s/log" --target "$dev"
-	expect_text "signature"
+	expect_text "refusing to write $dev (awr replay): it holds a filesystem or volume signature"
 	mkdir "$work/mnt"
 	if mount -t xfs "$dev" "$work/mnt" 2>/dev/null; then
 		expect_rc 2 "mounted loop device: refused with --force too" "$awr" replay "$s/log" \
@@ -192,6 +192,7 @@ if [ -n "$dev" ]; then
 		fail "mount -t xfs $dev"
 	fi
 	expect_rc 0 "loop device with XFS: --force" "$awr" replay "$s/log" --target "$dev" --force -o json
+	expect_text "warning: writing $dev although it holds a filesystem or volume signature: xfs"
 	case "$out" in *'"discard_method": "blkzeroout"'*) ok "BLKZEROOUT on a block device" ;;
 	*) fail "not BLKZEROOUT: $out" ;; esac
 	dd if=/dev/zero of="$dev" bs=1M count=1 oflag=direct status=none
