@@ -195,7 +195,6 @@ struct json_object *stack_json(const struct awr_stack_view *s);
 void stack_print(const struct awr_stack_view *s);
 
 /* fs_out.c: the filesystem view and extent reports (probe's fs section, extents, prepare) */
-#define FS_MAX_FINDINGS 8	/* the fs section shows at most 8 of awr_fs_findings() */
 struct json_object *fs_view_json(const struct awr_fs_view *v, const struct awr_extent_report *r);
 void fs_view_print(const struct awr_fs_view *v, const struct awr_extent_report *r);
 struct json_object *extents_ranges_json(const struct awr_extent_report *r);

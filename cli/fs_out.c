@@ -11,7 +11,9 @@
 
 #include "awr.h"
 
-const char *fs_type_label(const struct awr_fs_view *v)
+#define FS_MAX_FINDINGS 8	/* the fs section shows at most 8 of awr_fs_findings() */
+
+static const char *fs_type_label(const struct awr_fs_view *v)
 {
 	return v->type_name[0] ? v->type_name : "unknown";
 }
@@ -72,7 +74,7 @@ static const struct field range_fields[] = {
 
 struct json_object *fs_view_json(const struct awr_fs_view *v, const struct awr_extent_report *r)
 {
-	struct json_object *o = json_object_new_object(), *a, *b;
+	struct json_object *o = json_object_new_object(), *b;
 	struct awr_finding f[FS_MAX_FINDINGS];
 	struct awr_fs_band band[AWR_FS_MAX_BANDS];
 	unsigned int n = awr_fs_paths(v, band);
@@ -94,10 +96,7 @@ struct json_object *fs_view_json(const struct awr_fs_view *v, const struct awr_e
 		json_object_object_add(o, "extents", b);
 	}
 	n = awr_fs_findings(v, r, f, FS_MAX_FINDINGS);
-	a = json_object_new_array();
-	for (unsigned int i = 0; i < n; i++)
-		json_object_array_add(a, out_finding_json(&f[i]));
-	json_object_object_add(o, "findings", a);
+	json_object_object_add(o, "findings", fld_json_array(out_finding_fields, f, sizeof(*f), n));
 	return o;
 }
 
@@ -140,43 +139,36 @@ struct json_object *extents_ranges_json(const struct awr_extent_report *r)
 			      r->nr_misaligned);
 }
 
-/* awr probe's fs section for PATH (a regular file with its extents, or a directory) */
-static int fs_probe_view(const char *path, struct awr_fs_view *v, struct awr_extent_report **r)
+/* awr probe's fs section for PATH (a file with its extents, or a directory), as JSON or text */
+static struct json_object *fs_probe(const char *path, bool json)
 {
+	struct awr_extent_report *r = NULL;
+	struct json_object *o = NULL;
+	struct awr_fs_view v;
 	char *file;
 
-	*r = NULL;
-	if (awr_fs_view_path(path, v) ||
-	    (v->type != AWR_FS_XFS && v->type != AWR_FS_EXT4 && v->type != AWR_FS_OTHER))
-		return -1;
-	/* the file a symbolic link names, as the probe follows it; no extents for a directory */
-	file = v->tmpfile ? NULL : realpath(path, NULL);
-	if (file)
-		awr_extents_read_path(file, awr_fs_default_unit(v), r);
-	free(file);
-	return 0;
-}
-
-struct json_object *fs_probe_json(const char *path)
-{
-	struct awr_extent_report *r;
-	struct awr_fs_view v;
-	struct json_object *o;
-
-	if (fs_probe_view(path, &v, &r))
+	if (awr_fs_view_path(path, &v) ||
+	    (v.type != AWR_FS_XFS && v.type != AWR_FS_EXT4 && v.type != AWR_FS_OTHER))
 		return NULL;
-	o = fs_view_json(&v, r);
+	/* the file a symbolic link names, as the probe follows it; no extents for a directory */
+	file = v.tmpfile ? NULL : realpath(path, NULL);
+	if (file)
+		awr_extents_read_path(file, awr_fs_default_unit(&v), &r);
+	free(file);
+	if (json)
+		o = fs_view_json(&v, r);
+	else
+		fs_view_print(&v, r);
 	awr_extent_report_free(r);
 	return o;
 }
 
+struct json_object *fs_probe_json(const char *path)
+{
+	return fs_probe(path, true);
+}
+
 void fs_probe_print(const char *path)
 {
-	struct awr_extent_report *r;
-	struct awr_fs_view v;
-
-	if (fs_probe_view(path, &v, &r))
-		return;
-	fs_view_print(&v, r);
-	awr_extent_report_free(r);
+	fs_probe(path, false);
 }
