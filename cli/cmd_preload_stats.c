@@ -40,39 +40,35 @@ static const struct field counters[] = {
 };
 #undef C
 
-/* The file the counters came from (JSON's first key), and the sums JSON adds after them */
-struct sums {
-	const char *file;
-	uint64_t atomic, plain;
-};
-
+/* The file the counters came from (JSON's first key), then their sums after them */
 static const struct field file_field[] = {
-	FLD(struct sums, file, FLD_STR, "file"),
+	FLD(struct cmd_ctx, operand, FLD_STR, "file"),
 	FLD_END
 };
 
 static const struct field sums[] = {
-	FLD(struct sums, atomic, FLD_UINT, "atomic"),
-	FLD(struct sums, plain, FLD_UINT, "plain"),
+	FLD(struct awr_preload_totals, atomic, FLD_UINT, "atomic"),
+	FLD(struct awr_preload_totals, plain, FLD_UINT, "plain"),
 	FLD_END
 };
 
-static void render(const struct awr_preload_stats *s, const struct sums *n)
+static void render(const struct cmd_ctx *c, const struct awr_preload_stats *s,
+		   const struct awr_preload_totals *t)
 {
 	struct json_object *o;
 	char ps[32];
 
 	if (out_mode == OUT_JSON) {
-		o = fld_json(file_field, n);
+		o = fld_json(file_field, c);
 		fld_json_add(o, head, s);
 		fld_json_add(o, counters, s);
-		fld_json_add(o, sums, n);
+		fld_json_add(o, sums, t);
 		out_print_json(o);
 		return;
 	}
 	printf("%s: pid %" PRIu64 ", %s pages: %" PRIu64 " page writes made atomic, %" PRIu64
-	       " writes to named files left as they were, %" PRIu64 " refused\n", n->file, s->pid,
-	       out_size(s->page_size, ps, sizeof(ps)), n->atomic, n->plain, s->refused);
+	       " writes to named files left as they were, %" PRIu64 " refused\n", c->operand,
+	       s->pid, out_size(s->page_size, ps, sizeof(ps)), t->atomic, t->plain, s->refused);
 	fld_print(counters, s, 18, 12);
 }
 
@@ -83,29 +79,21 @@ int cmd_preload_stats(int argc, const char **argv)
 		POPT_AUTOHELP
 		POPT_TABLEEND
 	};
+	struct awr_preload_totals t;
 	struct awr_preload_stats s;
 	struct cmd_ctx c;
-	struct sums n;
-	int ret;
 
 	if (cmd_parse(&c, argc, argv, table, "FILE", true))
 		return AWR_EXIT_USAGE;
-	ret = awr_preload_stats_read(c.operand, &s);
-	if (ret) {
-		out_error("%s: %s", c.operand, ret == -EINVAL ?
-			  "not a counters file of libatomicwr-preload (name the file "
-			  "AWR_PRELOAD_STATS gave, with %p replaced by the process id)" :
-			  strerror(-ret));
+	if (awr_preload_stats_read(c.operand, &s)) {
+		out_error("%s: %s", c.operand, awr_last_error());
 		cmd_done(&c);
 		return AWR_EXIT_USAGE;
 	}
-	n.atomic = s.atomic_pwrite + s.atomic_uring + s.atomic_aio;
-	n.plain = s.plain_size + s.plain_misaligned + s.plain_buffered + s.plain_segments +
-		  s.plain_position + s.plain_append;
-	n.file = c.operand;
-	render(&s, &n);
+	awr_preload_stats_totals(&s, &t);
+	render(&c, &s, &t);
 	cmd_done(&c);
 	/* 1: the kernel refused an atomic page write, or a named file was refused */
 	out_outcome("refused");
-	return s.refused || s.files_refused ? AWR_EXIT_FAIL : AWR_EXIT_OK;
+	return t.refused ? AWR_EXIT_FAIL : AWR_EXIT_OK;
 }

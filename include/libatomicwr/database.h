@@ -281,9 +281,24 @@ struct awr_preload_stats {
  * @out:	the counters
  *
  * Return: 0, -EINVAL when the file is not such a file (magic, version or
- * size), other negative errno.
+ * size), other negative errno; awr_last_error() says which.
  */
 int awr_preload_stats_read(const char *path, struct awr_preload_stats *out);
+
+/* What the counters add up to (awr preload-stats' summary line). */
+struct awr_preload_totals {
+	uint64_t atomic;	/* page writes made atomic: atomic_pwrite, _uring, _aio */
+	uint64_t plain;		/* writes to named files left as they were: the plain_* counters */
+	bool refused;		/* the kernel refused an atomic page write, or a named file */
+};
+
+/**
+ * awr_preload_stats_totals() - what the counters of a program under the preload add up to
+ * @s:		the counters (awr_preload_stats_read())
+ * @out:	the page writes made atomic, the writes left plain, whether any was refused
+ */
+void awr_preload_stats_totals(const struct awr_preload_stats *s,
+			      struct awr_preload_totals *out);
 
 #ifdef __cplusplus
 }

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "libatomicwr.h"
+#include "private.h"
 
 int awr_preload_stats_read(const char *path, struct awr_preload_stats *out)
 {
@@ -19,17 +19,26 @@ int awr_preload_stats_read(const char *path, struct awr_preload_stats *out)
 	/* O_NONBLOCK: a FIFO given by mistake is refused below, not waited on */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -EINVAL;
-	}
-	n = pread(fd, out, sizeof(*out), 0);
-	err = n < 0 ? -errno : 0;
+		return awr__fail(-errno, "%s", strerror(errno));
+	err = fstat(fd, &st) || !S_ISREG(st.st_mode) ? -EINVAL : 0;
+	n = err ? 0 : pread(fd, out, sizeof(*out), 0);
+	if (n < 0)
+		err = -errno;
 	if (!err && (n != (ssize_t)sizeof(*out) || pread(fd, &extra, 1, sizeof(*out)) != 0 ||
 		     memcmp(out->magic, AWR_PRELOAD_STATS_MAGIC, sizeof(out->magic)) ||
 		     out->version != AWR_PRELOAD_STATS_VERSION))
 		err = -EINVAL;
 	close(fd);
-	return err;
+	if (err == -EINVAL)
+		return awr__fail(err, "not a counters file of libatomicwr-preload (name the file "
+				 "AWR_PRELOAD_STATS gave, with %%p replaced by the process id)");
+	return err ? awr__fail(err, "%s", strerror(-err)) : 0;
+}
+
+void awr_preload_stats_totals(const struct awr_preload_stats *s, struct awr_preload_totals *out)
+{
+	out->atomic = s->atomic_pwrite + s->atomic_uring + s->atomic_aio;
+	out->plain = s->plain_size + s->plain_misaligned + s->plain_buffered + s->plain_segments +
+		     s->plain_position + s->plain_append;
+	out->refused = s->refused || s->files_refused;
 }

@@ -72,3 +72,13 @@ mutant db-reasons-room "the reason groups' room overrun by one (65 groups, none 
 	"db_reasons" lib/database/reasons.c \
 	'else if (j < AWR_DB_MAX_REASON_GROUPS)' \
 	'else if (j <= AWR_DB_MAX_REASON_GROUPS)'
+
+mutant preload-totals-append "the preload's O_APPEND writes left out of the plain writes' sum" \
+	"preload_stats" lib/database/preload_stats.c \
+	$'\t\t     s->plain_position + s->plain_append;' \
+	$'\t\t     s->plain_position;'
+
+mutant preload-totals-files-refused "a named file refused not counted as a refusal" \
+	"preload_stats" lib/database/preload_stats.c \
+	'	out->refused = s->refused || s->files_refused;' \
+	'	out->refused = s->refused;'
