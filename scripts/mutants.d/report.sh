@@ -27,6 +27,16 @@ mutant report-array-untyped "the HTML report takes any member as an array (json-
 	'	return is(a, ARRAY) ? json_object_array_length(a) : 0;' \
 	'	return a ? json_object_array_length(a) : 0;'
 
+mutant report-walk-elements-skipped "the HTML report does not walk the members of array elements" \
+	"cli_report_html" cli/report_html.c \
+	$'\t\telse if (f->sub)\n\t\t\twalk(pg, at(v, i), el, f->sub, ran);' \
+	$'\t\telse if (0)\n\t\t\twalk(pg, at(v, i), el, f->sub, ran);'
+
+mutant report-check-path-by-index "the HTML report names a check by its index in what it lacks" \
+	"cli_report_html" cli/report_html.c \
+	'		if (f->rule == NAMED && typed(at(v, i), "name", STRING))' \
+	'		if (0 && typed(at(v, i), "name", STRING))'
+
 mutant prom-utf8 "-o prometheus writes label bytes that are not UTF-8 as they are" \
 	"list_prometheus qualify_prometheus" cli/output.c \
 	'		size_t n = awr__utf8_len((const unsigned char *)v);' \
