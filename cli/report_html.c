@@ -528,19 +528,6 @@ static void sweep_chart(FILE *f, struct json_object *fig)
 			"report lacks, above).</p>\n", n - drawn, n);
 }
 
-static const char *mode_colour(const char *mode)
-{
-	static const struct { const char *mode, *colour; } c[] = {
-		{ "atomic", "#1f6fb4" }, { "plain", "#6b6b6b" }, { "doublewrite", "#c8372d" },
-		{ "pages", "#2a9a3c" }, { "pages-dw", "#9b59b6" },
-	};
-
-	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++)
-		if (!strcmp(mode, c[i].mode))
-			return c[i].colour;
-	return "#c08a00";
-}
-
 static const char *const pcts[] = { "p50", "p99", "p99_9" };
 
 /*
@@ -600,12 +587,11 @@ static void cdf_modes(FILE *f, struct json_object *fig, const struct axis *x,
 		struct json_object *c = mode_cdf(m);
 		struct json_object *lat = typed(m, "latency_us", OBJECT);
 		size_t n = count(c);
-		const char *col = mode_colour(mode);
 
 		if (!n)
 			continue;
 		html(f, "<g class=\"cdf\" data-mode=\"%s\" data-points=\"%zu\">\n<polyline class="
-		     "\"cdf-line\" stroke=\"%s\" points=\"", mode, n, col);
+		     "\"cdf-line\" points=\"", mode, n);
 		for (size_t i = 0, drawn = 0; i < n; i++) {
 			double us, sh;
 
@@ -621,9 +607,8 @@ static void cdf_modes(FILE *f, struct json_object *fig, const struct axis *x,
 			if (!cdf_point(p, &us, &sh))
 				continue;
 			html(f, "<circle class=\"cdf-pt\" data-mode=\"%s\" cx=\"%.1f\" cy=\"%.1f\" "
-			     "r=\"2\" fill=\"%s\"><title>%s: %s, %.2f%%</title></circle>\n", mode,
-			     px(x, us), py(y, sh), col, mode, awr__human_usec(us, t, sizeof(t)),
-			     sh * 100);
+			     "r=\"2\"><title>%s: %s, %.2f%%</title></circle>\n", mode, px(x, us),
+			     py(y, sh), mode, awr__human_usec(us, t, sizeof(t)), sh * 100);
 		}
 		for (size_t k = 0; k < 3; k++) {
 			double us = num(lat, pcts[k]);
@@ -631,10 +616,10 @@ static void cdf_modes(FILE *f, struct json_object *fig, const struct axis *x,
 			if (us <= 0)
 				continue;
 			html(f, "<line class=\"pct-mark\" data-mode=\"%s\" data-pct=\"%s\" "
-			     "data-us=\"%.1f\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-			     "stroke=\"%s\"><title>%s %s: %s</title></line>\n", mode, pcts[k], us,
-			     px(x, us), py(y, shares[k]) - 7, px(x, us), py(y, shares[k]) + 7, col,
-			     mode, pcts[k], awr__human_usec(us, t, sizeof(t)));
+			     "data-us=\"%.1f\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\">"
+			     "<title>%s %s: %s</title></line>\n", mode, pcts[k], us, px(x, us),
+			     py(y, shares[k]) - 7, px(x, us), py(y, shares[k]) + 7, mode, pcts[k],
+			     awr__human_usec(us, t, sizeof(t)));
 		}
 		fputs("</g>\n", f);
 	}
@@ -652,9 +637,8 @@ static void cdf_legend(FILE *f, struct json_object *fig)
 
 		if (!count(mode_cdf(m)))
 			continue;
-		html(f, "<tr class=\"perf-mode\" data-mode=\"%s\"><td><span class=\"swatch\" style="
-		     "\"background:%s\"></span>%s</td><td>%.0f</td>", mode, mode_colour(mode), mode,
-		     num(m, "pages_per_s"));
+		html(f, "<tr class=\"perf-mode\" data-mode=\"%s\"><td><span class=\"swatch\">"
+		     "</span>%s</td><td>%.0f</td>", mode, mode, num(m, "pages_per_s"));
 		for (size_t k = 0; k < 3; k++)
 			fprintf(f, "<td>%s</td>", awr__human_usec(num(lat, pcts[k]), t, sizeof(t)));
 		fputs("</tr>\n", f);
@@ -689,11 +673,6 @@ static void cdf_chart(FILE *f, struct json_object *fig)
 	cdf_legend(f, fig);
 }
 
-static const char *path_colour(const char *p)
-{
-	return !strcmp(p, "hardware") ? "#2a9a3c" : !strcmp(p, "software") ? "#e08a1e" : "#9a9a9a";
-}
-
 /* A range of the extent map that can be drawn: an offset and a length. */
 static bool extent_range(struct json_object *r)
 {
@@ -708,11 +687,10 @@ static void extent_bar(FILE *f, struct json_object *r, double size)
 	char a[32], b[32];
 
 	html(f, "<rect class=\"extent-range\" data-path=\"%s\" data-offset=\"%.0f\" data-length="
-	     "\"%.0f\" x=\"%.2f\" y=\"10\" width=\"%.2f\" height=\"30\" fill=\"%s\"><title>%s "
-	     "at %s: %s path, %.0f extent%s</title></rect>\n", path, l, len, x0,
-	     wd > 0.5 ? wd : 0.5, path_colour(path), size_label(len, a, sizeof(a)),
-	     size_label(l, b, sizeof(b)), path, num(r, "extents"),
-	     num(r, "extents") == 1 ? "" : "s");
+	     "\"%.0f\" x=\"%.2f\" y=\"10\" width=\"%.2f\" height=\"30\"><title>%s at %s: %s "
+	     "path, %.0f extent%s</title></rect>\n", path, l, len, x0, wd > 0.5 ? wd : 0.5,
+	     size_label(len, a, sizeof(a)), size_label(l, b, sizeof(b)), path,
+	     num(r, "extents"), num(r, "extents") == 1 ? "" : "s");
 }
 
 /* The extent map of the test file: each range where it lies in the file, coloured by its path. */
@@ -746,12 +724,10 @@ static void extent_chart(FILE *f, struct json_object *doc)
 			extent_bar(f, at(e, i), size);
 	fprintf(f, "<text class=\"tick\" x=\"%.0f\" y=\"56\">0</text><text class=\"tick\" "
 		"x=\"%.0f\" y=\"56\" text-anchor=\"end\">%s</text>\n</svg>\n<p class=\"key\">"
-		"<span class=\"swatch\" style=\"background:%s\"></span>hardware path "
-		"<span class=\"swatch\" "
-		"style=\"background:%s\"></span>software path <span class=\"swatch\" "
-		"style=\"background:%s\"></span>unknown (a hole: not yet written)</p>\n", ML,
-		CHART_W - MR, size_label(size, a, sizeof(a)), path_colour("hardware"),
-		path_colour("software"), path_colour("unknown"));
+		"<span class=\"swatch\" data-path=\"hardware\"></span>hardware path "
+		"<span class=\"swatch\" data-path=\"software\"></span>software path "
+		"<span class=\"swatch\" data-path=\"unknown\"></span>unknown (a hole: not yet "
+		"written)</p>\n", ML, CHART_W - MR, size_label(size, a, sizeof(a)));
 }
 
 /* ------------------------------------------------------------------ tables */
