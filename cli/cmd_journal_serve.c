@@ -68,11 +68,8 @@ int cmd_journal_serve(int argc, const char **argv)
 
 	if (cmd_parse(&c, argc, argv, table, NULL, false))
 		return AWR_EXIT_USAGE;
-	if (!listen || !dir) {
-		out_error("give --listen ADDR:PORT (such as 127.0.0.1:7070) and --dir DIR");
-		goto out;
-	}
-	if (max_clients < 1 || max_clients > 1024) {
+	/* 0 would be the library's default: the option counts connections */
+	if (max_clients < 1) {
 		out_error("--max-clients %d must be between 1 and 1024", max_clients);
 		goto out;
 	}

@@ -22,20 +22,15 @@ struct progress {
 	pthread_cond_t cond;
 	bool stop;
 	char label[96];
-	double start;			/* cli_now_s() */
+	uint64_t start;			/* awr__now_ns() */
 	progress_fn fn;
 	void *arg;
 	size_t width;
 };
 
-static double cli_now_s(void)
-{
-	return (double)awr__now_ns() / 1e9;
-}
-
 static double elapsed(const struct progress *p)
 {
-	return cli_now_s() - p->start;
+	return (double)(awr__now_ns() - p->start) / 1e9;
 }
 
 static void draw(struct progress *p)
@@ -85,7 +80,7 @@ struct progress *progress_start(const char *label, progress_fn fn, void *arg)
 	snprintf(p->label, sizeof(p->label), "%s", label);
 	p->fn = fn;
 	p->arg = arg;
-	p->start = cli_now_s();
+	p->start = awr__now_ns();
 	draw(p);	/* at once: a step shorter than the thread's first turn is still shown */
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);
