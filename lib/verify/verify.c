@@ -442,9 +442,11 @@ int awr_verify_run(const char *path, const struct awr_verify_opts *o,
 	uint64_t size, span, start;
 	int fd, ret;
 
-	if (!path || !o || !out || !o->unit || o->unit % AWR_STAMP_SECTOR)
-		return awr__fail(-EINVAL, "verify: a path and a unit that is a multiple of %d are "
-				 "needed", AWR_STAMP_SECTOR);
+	if (!path || !o || !out)
+		return awr__fail(-EINVAL, "verify: no path, options or result");
+	ret = awr_stamp_unit_check(o->unit);
+	if (ret)
+		return ret;
 	memset(out, 0, sizeof(*out));
 	fd = open_for_scan(path, &out->direct);
 	if (fd < 0)

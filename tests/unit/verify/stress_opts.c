@@ -4,7 +4,7 @@
  * directly: a run's options taken as they are; each refusal (a unit not a multiple of 512 or
  * past 1 GiB, a span not whole units or past 2^63 - 1, no count and no time, more than 256
  * threads) with -EINVAL and awr stress's sentence in awr_last_error(); a count and a time
- * together, and threads 0 (four), taken.
+ * together, and threads 0 (four), taken. awr_verify_run() refuses a unit the same way.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -71,9 +71,23 @@ static void stamp_unit(void)
 	T_EXPECT_EQ(awr_stamp_unit_check(768), -EINVAL, "768: a multiple of 512? no");
 }
 
+/* awr_verify_run() judges its unit the same way, before it opens anything */
+static void verify_unit(void)
+{
+	struct awr_verify_opts o = { .unit = 1000 };
+	struct awr_verify_result r;
+
+	T_EXPECT(awr_verify_run("no-such-target", &o, &r) == -EINVAL &&
+		 !strcmp(awr_last_error(), "--unit 1000 must be a multiple of 512 up to 1 GiB, "
+			 "such as 16k"), "verify, unit 1000: %s", awr_last_error());
+	o.unit = 2 * AWR_STAMP_UNIT_MAX;
+	T_EXPECT_EQ(awr_verify_run("no-such-target", &o, &r), -EINVAL, "verify, unit 2 GiB");
+}
+
 int main(void)
 {
 	stress_opts();
 	stamp_unit();
+	verify_unit();
 	return t_done("stress_opts");
 }
