@@ -205,8 +205,11 @@ static void crash_json(struct json_object *f, const struct awr_qualify_report *r
 	json_object_object_add(f, "target_write_cache", wc);
 }
 
-#define H(m, t, k, ...) FLD(struct awr_qualify_hw_path, m, t, k, __VA_ARGS__)
-static const struct field hw_path_fields[] = {
+/* the pages and their paths, when every page was written */
+static const struct field hw_ran = Q(hw_path.ran, FLD_BOOL, "ran");
+
+#define H(m, t, k) Q(hw_path.m, t, k, .flags = FLD_OMIT, .when = &hw_ran)
+static const struct field hw_path_figures[] = {
 	H(pages, FLD_UINT, "pages"),
 	H(count[AWR_ROUTE_HARDWARE], FLD_UINT, "hardware"),
 	H(count[AWR_ROUTE_SOFTWARE], FLD_UINT, "software"),
@@ -214,12 +217,6 @@ static const struct field hw_path_fields[] = {
 	H(prepared_aligned_bytes, FLD_SIZE, "prepared_aligned_bytes"),
 	FLD_END
 };
-
-static void hw_path_json(struct json_object *f, const struct awr_qualify_report *r)
-{
-	if (r->hw_path.ran)
-		fld_json_add(f, hw_path_fields, &r->hw_path);
-}
 
 /* the pages the kernel could read, and the write's count or errno ("returned" either way) */
 struct pin_row {
@@ -291,13 +288,13 @@ static struct json_object *figures_json(const struct awr_qualify_report *r,
 		[AWR_QUALIFY_DISCOVERY] = discovery_json,
 		[AWR_QUALIFY_CRASH] = crash_json,
 		[AWR_QUALIFY_PERFORMANCE] = perf_json,
-		[AWR_QUALIFY_HARDWARE_PATH] = hw_path_json,
 		[AWR_QUALIFY_SHORT_PIN] = short_pin_json,
 	};
 	/* or rows of the report */
 	static const struct field *const rows[AWR_QUALIFY__CHECKS] = {
 		[AWR_QUALIFY_SIZE_SWEEP] = sweep_figures,
 		[AWR_QUALIFY_KERNEL_REFUSALS] = refusal_figures,
+		[AWR_QUALIFY_HARDWARE_PATH] = hw_path_figures,
 	};
 	struct json_object *f = json_object_new_object();
 
