@@ -325,6 +325,8 @@ int awr_target_refusal(const struct awr_safety *why, int err, const char *path, 
 	unsigned int r = why ? why->reasons : 0;
 	char who[48] = "";
 
+	if (!path)
+		return awr__fail(err, "no target path given");
 	if (verb)
 		snprintf(who, sizeof(who), " (awr %.32s)", verb);
 	if (err == -EINVAL && (oflags & O_DIRECT) && char_device(path))

@@ -90,6 +90,9 @@ int main(void)
 	link_missing_fifo();
 	T_EXPECT_EQ(awr_target_open(NULL, O_RDWR, 0, NULL), -EINVAL, "no path");
 	expect_said("awr_target_open: no path, or unknown flags", "bad arguments");
+	T_EXPECT_EQ(awr_target_refusal(NULL, -EINVAL, NULL, 0, "write"), -EINVAL, "no path");
+	expect_said("no target path given", "awr_target_refusal() without a path");
+	awr_target_open(NULL, O_RDWR, 0, NULL);
 	/* a target it may write: a new file; the sentence of the last refusal stays */
 	fd = awr_target_open(empty, O_RDWR, AWR_TARGET_CREATE, NULL);
 	T_EXPECT(fd >= 0, "a new file is opened: %d", fd);
