@@ -126,7 +126,7 @@ static void print_reasons(const struct awr_db_report *r)
 
 static void print_text(const struct awr_db_report *r, bool all)
 {
-	unsigned int count[4] = { 0 };
+	const unsigned int *count = r->nr_files_by_verdict;
 	char a[32], b[32], kbuf[32];
 
 	if (r->warning[0])	/* first and loud: the server runs unprotected where a page can tear
@@ -146,8 +146,6 @@ static void print_text(const struct awr_db_report *r, bool all)
 	if (r->data_checksum_version >= 0)
 		printf("data checksums: %s (pg_control data_checksum_version %d)\n",
 		       r->data_checksum_version ? "on" : "off", r->data_checksum_version);
-	for (unsigned int i = 0; i < r->nr_files; i++)
-		count[r->files[i].verdict]++;
 	printf("%u data file(s): %u guaranteed, %u device-implicit, %u not safe, %u unknown\n",
 	       r->nr_files,
 	       count[AWR_DB_GUARANTEED], count[AWR_DB_DEVICE_IMPLICIT], count[AWR_DB_NOT_SAFE],

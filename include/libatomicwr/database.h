@@ -131,6 +131,8 @@ struct awr_db_report {
 	struct awr_db_reason_group reason_groups[AWR_DB_MAX_REASON_GROUPS];
 	/* reasons past the groups' room, each file's counted */
 	unsigned int reason_groups_more;
+	/* how many files have each verdict, indexed by enum awr_db_verdict */
+	unsigned int nr_files_by_verdict[AWR_DB_GUARANTEED + 1];
 };
 
 /**

@@ -1376,6 +1376,7 @@ static int judge_all(struct awr_db_report *r, int dfd, const struct awr__db_list
 	for (unsigned int i = 0; i < r->nr_files; i++) {
 		enum awr_db_verdict v = r->files[i].verdict;
 
+		r->nr_files_by_verdict[v]++;
 		if (v == AWR_DB_NOT_SAFE ||
 		    (v == AWR_DB_UNKNOWN && r->verdict != AWR_DB_NOT_SAFE) ||
 		    (v == AWR_DB_DEVICE_IMPLICIT && r->verdict == AWR_DB_GUARANTEED))

@@ -82,3 +82,8 @@ mutant preload-totals-files-refused "a named file refused not counted as a refus
 	"preload_stats" lib/database/preload_stats.c \
 	'	out->refused = s->refused || s->files_refused;' \
 	'	out->refused = s->refused;'
+
+mutant db-by-verdict-uncounted "the report's files by verdict never counted" \
+	"db_verdict_lib" lib/database/db.c \
+	$'\t\tr->nr_files_by_verdict[v]++;\n' \
+	''

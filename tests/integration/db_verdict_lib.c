@@ -9,7 +9,7 @@
  * no atomic writes) are not safe, a tablespace whose page 0 is damaged makes the
  * directory unknown and is named, and the directory is only read. A file, a
  * missing directory and a directory of no InnoDB file are refused. The report groups the files'
- * reasons: one sentence that every file gives, once.
+ * reasons: one sentence that every file gives, once; and counts the files of each verdict.
  *
  *   db_verdict_lib   (run under with-scratch-xfs.sh)
  */
@@ -122,6 +122,9 @@ static void not_safe(const char *my)
 		T_EXPECT(!f->hw_atomic, "%s: the loop device taken as atomic", f->path);
 	}
 	grouped(r);
+	T_EXPECT(r->nr_files_by_verdict[AWR_DB_NOT_SAFE] == r->nr_files &&
+		 !r->nr_files_by_verdict[AWR_DB_GUARANTEED], "files by verdict: %u not safe of %u",
+		 r->nr_files_by_verdict[AWR_DB_NOT_SAFE], r->nr_files);
 	printf("ok: not safe without atomic writes, %u files of %u bytes pages\n", r->nr_files,
 	       r->page_size);
 	awr_db_report_free(r);
@@ -148,6 +151,8 @@ static void guaranteed(const char *my)
 	T_EXPECT(!strncmp(r->advice, "Turn the doublewrite buffer off", 31), "advice: %s",
 		 r->advice);
 	T_EXPECT(r->nr_conditions >= 1, "no condition named for the guarantee");
+	T_EXPECT(r->nr_files_by_verdict[AWR_DB_GUARANTEED] == r->nr_files, "files by verdict: %u "
+		 "guaranteed of %u", r->nr_files_by_verdict[AWR_DB_GUARANTEED], r->nr_files);
 	printf("ok: guaranteed with atomic writes: %s\n", r->advice);
 	awr_db_report_free(r);
 }
