@@ -237,11 +237,6 @@ static int setup(struct write_cli *w, char **s, int dsync, int report_path)
 		out_error("--pattern and --input exclude each other: give one");
 		return -EINVAL;
 	}
-	if (report_path && w->e != AWR_JOB_SYNC) {
-		out_error("--report-path works with --engine sync: each unit's extent map is read "
-			  "before and after its write");
-		return -EINVAL;
-	}
 	if (report_path) {
 		j->flags |= AWR_JOB_ROUTES;
 		j->route = route_json;

@@ -453,7 +453,8 @@ int awr_write_job_input(struct awr_write_job *job, const char *path);
  *		bound (may be NULL)
  *
  * The one open of awr_target_open() for every engine: a partition is refused for
- * nvme and scsi (a passthrough command addresses the whole namespace or disk).
+ * nvme and scsi (a passthrough command addresses the whole namespace or disk), and
+ * AWR_JOB_ROUTES in @job's flags for any engine but sync, before anything is opened.
  *
  * Return: 0, or a negative errno with awr write's sentence in awr_last_error()
  * ("refusing to write /dev/nvme0n1 (awr write): it is mounted on /mnt. ..."); nothing

@@ -262,13 +262,22 @@ static int job_open(struct job *b)
 	return 0;
 }
 
-/* The range as awr_write_job_check() takes it; one target, one source. */
+/* Each unit's route is read around a pwritev2 of it: AWR_JOB_ROUTES needs the sync engine. */
+static int routes_refused(void)
+{
+	return awr__fail(-EINVAL, "--report-path works with --engine sync: each unit's extent map "
+			 "is read before and after its write");
+}
+
+/* The range as awr_write_job_check() takes it; routes through pwritev2; one target, one source. */
 static int job_valid(const struct awr_write_job *j)
 {
 	int ret = awr_write_job_check(j);
 
 	if (ret)
 		return ret;
+	if ((j->flags & AWR_JOB_ROUTES) && (!j->file || j->qd))
+		return routes_refused();
 	if (!j->file == !j->queue || j->pattern > 255 || (j->pattern < 0 && j->input_fd < 0))
 		return awr__fail(-EINVAL, "a write job names one target (a file or a queue) and "
 				 "one source (a byte or an input)");
@@ -463,6 +472,8 @@ int awr_write_job_open(struct awr_write_job *j, const char *path, enum awr_job_e
 	j->file = NULL;
 	j->queue = NULL;
 	j->verify_fd = -1;
+	if ((j->flags & AWR_JOB_ROUTES) && e != AWR_JOB_SYNC)
+		return routes_refused();	/* before anything is made or claimed */
 	ret = e >= AWR_JOB_NVME ? open_passthrough(j, path, e, flags, why) :
 				  open_file(j, path, flags, why);
 	if (ret)

@@ -28,3 +28,13 @@ mutant job-refusal-advice-dropped "a refused unit's sentence says no what to do"
 	"write_uring_engine" lib/write/job.c \
 	'	return todo ? todo : "";' \
 	'	return "";'
+
+mutant job-routes-queued "a job asks for routes through a queue and silently gets none" \
+	"write_uring_engine" lib/write/job.c \
+	$'\tif ((j->flags & AWR_JOB_ROUTES) && (!j->file || j->qd))\n\t\treturn routes_refused();\n' \
+	''
+
+mutant job-open-routes-unchecked "awr write --report-path --engine uring runs without routes" \
+	"write_uring_engine prepare_extents" lib/write/job.c \
+	$'\tif ((j->flags & AWR_JOB_ROUTES) && e != AWR_JOB_SYNC)\n' \
+	$'\tif (0)\n'

@@ -441,6 +441,13 @@ static void job_open(const char *dir)
 	snprintf(path, sizeof(path), "%s/job.dat", dir);
 	snprintf(link_, sizeof(link_), "%s.link", path);
 	unlink(path);
+	k.flags = AWR_JOB_ROUTES;	/* routes are read around pwritev2 only */
+	ret = awr_write_job_open(&k, path, AWR_JOB_URING, 0, &s);
+	T_EXPECT(ret == -EINVAL && !k.file && access(path, F_OK) && !strcmp(awr_last_error(),
+		 "--report-path works with --engine sync: each unit's extent map is read before "
+		 "and after its write"), "routes on uring, refused before the open: %d %s", ret,
+		 awr_last_error());
+	k.flags = 0;
 	ret = awr_write_job_open(&j, path, AWR_JOB_SYNC, 0, &s);
 	T_EXPECT(!ret && j.file && !j.queue && s.created, "a new file for sync: %d %s", ret,
 		 awr_last_error());
@@ -454,8 +461,15 @@ static void job_open(const char *dir)
 		 !strcmp(awr_last_error(), "--length 40960 must be a non-zero multiple of --unit "
 			 "16384: use --unit 16k and a --length of whole units"),
 		 "a range of part units, as awr_write_job_check() says it: %s", awr_last_error());
-	j.offset = 4096;
 	j.length = 16384;
+	j.flags = AWR_JOB_ROUTES;
+	j.qd = 4;
+	T_EXPECT(awr_write_job_run(&j, &res) == -EINVAL && res.stage == AWR_JOB_BAD_JOB &&
+		 strstr(awr_last_error(), "--report-path works with --engine sync"),
+		 "routes through a queue of 4: %s", awr_last_error());
+	j.flags = 0;
+	j.qd = 0;
+	j.offset = 4096;
 	T_EXPECT(awr_write_job_run(&j, &res) == -EINVAL && res.stage == AWR_JOB_REFUSED &&
 		 (res.verdict.rule != AWR_RULE_MISALIGNED || strstr(awr_last_error(),
 		  "; nothing was written: give an --offset that is a multiple of --unit")),
