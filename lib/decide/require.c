@@ -33,7 +33,7 @@ int awr_limits_require(const struct awr_limits *lim, uint64_t size,
 	size_text(size, c, sizeof(c));
 	if (!lim->supported)
 		ret = -EOPNOTSUPP;
-	else if (size < lim->unit_min || size > lim->unit_max || (size & (size - 1)))
+	else if (!awr_is_pow2(size) || size < lim->unit_min || size > lim->unit_max)
 		ret = -EINVAL;
 	if (ret == -EOPNOTSUPP)
 		snprintf(out->reason, sizeof(out->reason), "required size %s is not atomic here: "

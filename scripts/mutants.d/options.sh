@@ -21,8 +21,8 @@ mutant stamp-unit-max "a stamped unit past 1 GiB taken" \
 
 mutant require-power-of-two "probe --require met by a size that is not a power of two" \
 	"require" lib/decide/require.c \
-	'size > lim->unit_max || (size & (size - 1)))' \
-	'size > lim->unit_max)'
+	'else if (!awr_is_pow2(size) || size < lim->unit_min' \
+	'else if (size < lim->unit_min'
 
 mutant require-unsupported "probe --require met on a target without atomic writes" \
 	"require" lib/decide/require.c \
